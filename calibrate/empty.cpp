@@ -1,0 +1,1 @@
+// Keeps the calibrate library non-empty until its sources land.

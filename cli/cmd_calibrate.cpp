@@ -1,0 +1,9 @@
+// vitsim calibrate: placeholder until issue 5 (calibrate) lands.
+#include "cli/commands.h"
+#include "cli/run_app.h"
+
+namespace vitsim::cli {
+
+int cmd_calibrate(int, char**) { return not_built("calibrate", "issue 5 (calibrate)"); }
+
+}  // namespace vitsim::cli

@@ -1,0 +1,91 @@
+// vitsim model: the layer graph of a ViT (parameters, MACs, activation memory per layer).
+// FLOP convention (docs/layer-graph.md): MAC = one multiply-add; FLOPs = 2 x MACs.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/model_options.h"
+#include "cli/run_app.h"
+#include "costmodel/layer_graph.h"
+#include "schema/model_io.h"
+
+namespace vitsim::cli {
+
+namespace {
+
+std::string with_commas(int64_t n) {
+  std::string s = std::to_string(n);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return s;
+}
+
+nlohmann::json to_json(const costmodel::LayerGraph& g) {
+  nlohmann::json layers = nlohmann::json::array();
+  for (const auto& l : g.layers) {
+    layers.push_back({{"name", l.name},
+                      {"kind", costmodel::to_string(l.kind)},
+                      {"parameters", l.parameters},
+                      {"forward_mac_per_sample", l.forward_mac_per_sample},
+                      {"forward_flop_per_sample", l.forward_flop_per_sample()},
+                      {"activation_bytes_per_sample", l.activation_bytes_per_sample()},
+                      {"gradient_bytes", l.gradient_bytes()}});
+  }
+  return {{"model", schema::write_model(g.config)},
+          {"flop_convention", "MAC = one multiply-add; FLOP = 2 x MAC"},
+          {"activation_element_bytes", 4},
+          {"layers", layers},
+          {"totals",
+           {{"parameters", g.parameters()},
+            {"forward_mac_per_sample", g.forward_mac_per_sample()},
+            {"forward_flop_per_sample", 2 * g.forward_mac_per_sample()},
+            {"activation_bytes_per_sample", g.activation_bytes_per_sample()},
+            {"gradient_bytes", g.gradient_bytes()}}}};
+}
+
+void print_table(const costmodel::LayerGraph& g) {
+  const auto& c = g.config;
+  std::cout << fmt::format("{}: image {}x{}, patch {}, width {}, depth {}, heads {}, MLP {}, {} classes, {} tokens\n",
+                           c.name, c.image_size, c.image_size, c.patch_size, c.width, c.depth,
+                           c.heads, c.mlp_dim(), c.classes, c.tokens());
+  const char* row = "{:<20} {:<12} {:>12} {:>14} {:>16} {:>12}\n";
+  std::cout << fmt::format(row, "layer", "kind", "parameters", "forward", "activations", "gradient");
+  std::cout << fmt::format(row, "", "", "count", "GMAC/sample", "MB/sample fp32", "MB fp32");
+  for (const auto& l : g.layers) {
+    std::cout << fmt::format("{:<20} {:<12} {:>12} {:>14.4f} {:>16.3f} {:>12.3f}\n", l.name,
+                             costmodel::to_string(l.kind), l.parameters,
+                             l.forward_mac_per_sample / 1e9, l.activation_bytes_per_sample() / 1e6,
+                             l.gradient_bytes() / 1e6);
+  }
+  std::cout << fmt::format("{:<20} {:<12} {:>12} {:>14.4f} {:>16.3f} {:>12.3f}\n", "total", "",
+                           g.parameters(), g.forward_mac_per_sample() / 1e9,
+                           g.activation_bytes_per_sample() / 1e6, g.gradient_bytes() / 1e6);
+  std::cout << "\nparameters:           " << with_commas(g.parameters()) << "\n"
+            << fmt::format("forward per sample:   {:.2f} GMAC = {:.2f} GFLOP (FLOP = 2 x multiply-add)\n",
+                           g.forward_mac_per_sample() / 1e9, 2 * g.forward_mac_per_sample() / 1e9)
+            << fmt::format("activations kept:     {:.1f} MB per sample (fp32; half in fp16/bf16)\n",
+                           g.activation_bytes_per_sample() / 1e6)
+            << fmt::format("gradient (fp32):      {} bytes\n", with_commas(g.gradient_bytes()));
+}
+
+}  // namespace
+
+int cmd_model(int argc, char** argv) {
+  CLI::App app{"Print the layer graph of a ViT: per layer parameters, forward multiply-adds and "
+               "activation memory, in execution order, with totals.", "vitsim model"};
+  ModelOptions model;
+  bool json = false;
+  add_model_options(app, model, /*positional=*/true);
+  app.add_flag("--json", json, "print JSON instead of the table");
+  return run_app(app, argc, argv, [&] {
+    const auto graph = costmodel::build_layer_graph(model.resolve());
+    if (json) {
+      std::cout << to_json(graph).dump(2) << "\n";
+    } else {
+      print_table(graph);
+    }
+    return 0;
+  });
+}
+
+}  // namespace vitsim::cli

@@ -1,0 +1,9 @@
+// vitsim reproduce: placeholder until issue 5 (calibrate) lands.
+#include "cli/commands.h"
+#include "cli/run_app.h"
+
+namespace vitsim::cli {
+
+int cmd_reproduce(int, char**) { return not_built("reproduce", "issue 5 (calibrate)"); }
+
+}  // namespace vitsim::cli

@@ -1,0 +1,9 @@
+// vitsim simulate: placeholder until issue 4 (simulator) lands.
+#include "cli/commands.h"
+#include "cli/run_app.h"
+
+namespace vitsim::cli {
+
+int cmd_simulate(int, char**) { return not_built("simulate", "issue 4 (simulator)"); }
+
+}  // namespace vitsim::cli

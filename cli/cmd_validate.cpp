@@ -1,0 +1,9 @@
+// vitsim validate: placeholder until issue 5 (calibrate) lands.
+#include "cli/commands.h"
+#include "cli/run_app.h"
+
+namespace vitsim::cli {
+
+int cmd_validate(int, char**) { return not_built("validate", "issue 5 (calibrate)"); }
+
+}  // namespace vitsim::cli

@@ -1,0 +1,62 @@
+// Command-line model selection shared by vitsim and vitsim-train (header-only, CLI11):
+//   --model vit_b_16 [--image-size N --patch-size N --width N --depth N --heads N --mlp-ratio X
+//                     --classes N]
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "costmodel/vit_config.h"
+
+namespace vitsim::cli {
+
+struct ModelOptions {
+  std::string preset = "vit_b_16";
+  std::optional<int64_t> image_size, patch_size, width, depth, heads, classes;
+  std::optional<double> mlp_ratio;
+
+  // The preset with the overrides applied; name becomes "<preset>+overrides" when any is given.
+  // Throws std::invalid_argument for an unknown preset or an impossible configuration.
+  costmodel::ViTConfig resolve() const {
+    costmodel::ViTConfig c = costmodel::vit_preset(preset);
+    bool changed = false;
+    auto apply = [&](const auto& opt, auto& field) {
+      if (opt) {
+        changed = changed || field != *opt;
+        field = *opt;
+      }
+    };
+    apply(image_size, c.image_size);
+    apply(patch_size, c.patch_size);
+    apply(width, c.width);
+    apply(depth, c.depth);
+    apply(heads, c.heads);
+    apply(classes, c.classes);
+    apply(mlp_ratio, c.mlp_ratio);
+    if (changed) c.name = preset + "+overrides";
+    c.validate();
+    return c;
+  }
+};
+
+// `positional` = true makes the preset the first positional argument (vitsim model vit_b_16).
+inline void add_model_options(CLI::App& app, ModelOptions& m, bool positional = false) {
+  if (positional) {
+    app.add_option("model", m.preset, "model preset: vit_ti_16, vit_s_16, vit_b_16, vit_l_16")
+        ->capture_default_str();
+  } else {
+    app.add_option("--model", m.preset, "model preset: vit_ti_16, vit_s_16, vit_b_16, vit_l_16")
+        ->capture_default_str();
+  }
+  app.add_option("--image-size", m.image_size, "override: input image side, pixels");
+  app.add_option("--patch-size", m.patch_size, "override: patch side, pixels");
+  app.add_option("--width", m.width, "override: hidden size D");
+  app.add_option("--depth", m.depth, "override: encoder blocks");
+  app.add_option("--heads", m.heads, "override: attention heads");
+  app.add_option("--mlp-ratio", m.mlp_ratio, "override: MLP hidden size / D");
+  app.add_option("--classes", m.classes, "override: classes of the head");
+}
+
+}  // namespace vitsim::cli

@@ -1,0 +1,112 @@
+// Evaluation of fitted costs, including scaling to a model other than the measured one.
+#include "costmodel/cost_model.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace vitsim::costmodel {
+
+double LinearCost::at(double x) const { return std::max(floor_s, fixed_s + per_unit_s * x); }
+
+const char* to_string(CostSource s) {
+  switch (s) {
+    case CostSource::kMeasured: return "measured";
+    case CostSource::kImported: return "imported";
+    case CostSource::kTransferred: return "transferred";
+  }
+  return "?";
+}
+
+CostSource parse_cost_source(const std::string& text) {
+  if (text == "measured") return CostSource::kMeasured;
+  if (text == "imported") return CostSource::kImported;
+  if (text == "transferred") return CostSource::kTransferred;
+  throw std::invalid_argument("unknown cost source '" + text +
+                              "' (expected measured, imported or transferred)");
+}
+
+const DeviceCosts* CostModel::find(const std::string& device, Precision precision) const {
+  for (const auto& d : devices) {
+    if (d.device == device && d.precision == precision) return &d;
+  }
+  return nullptr;
+}
+
+const LinkCost* CostModel::find_link(const std::string& link_class) const {
+  for (const auto& l : links) {
+    if (l.link_class == link_class) return &l;
+  }
+  return nullptr;
+}
+
+double LayerTimes::forward_total_s() const {
+  double t = 0;
+  for (double x : forward_s) t += x;
+  return t;
+}
+
+double LayerTimes::backward_total_s() const {
+  double t = 0;
+  for (double x : backward_s) t += x;
+  return t;
+}
+
+namespace {
+
+// Work measure used to scale a layer between models: MACs, or traffic for element-wise layers.
+double work(const Layer& l) {
+  return l.forward_mac_per_sample > 0 ? l.forward_mac_per_sample : l.traffic_elements_per_sample;
+}
+
+}  // namespace
+
+LayerTimes layer_times(const DeviceCosts& costs, const LayerGraph& target, double micro_batch) {
+  if (costs.layers.empty()) {
+    throw std::invalid_argument("cost model for " + costs.device + " has no layer costs");
+  }
+  LayerTimes out;
+  const bool same_model = costs.model == target.config;
+  const LayerGraph measured = build_layer_graph(costs.model);
+  for (const Layer& layer : target.layers) {
+    if (same_model) {
+      auto it = std::find_if(costs.layers.begin(), costs.layers.end(),
+                             [&](const LayerCost& c) { return c.layer == layer.name; });
+      if (it != costs.layers.end()) {
+        out.forward_s.push_back(it->forward.at(micro_batch));
+        out.backward_s.push_back(it->backward.at(micro_batch));
+        continue;
+      }
+    }
+    // Scale from the measured layers of the same kind: time per unit of work at this b.
+    double fwd = 0, bwd = 0, measured_work = 0;
+    for (const LayerCost& c : costs.layers) {
+      if (c.kind != layer.kind) continue;
+      const int idx = measured.find(c.layer);
+      if (idx < 0) continue;
+      fwd += c.forward.at(micro_batch);
+      bwd += c.backward.at(micro_batch);
+      measured_work += work(measured.layers[idx]);
+    }
+    if (measured_work <= 0) {
+      throw std::invalid_argument("cost model for " + costs.device + " has no '" +
+                                  to_string(layer.kind) + "' layer to scale " + layer.name + " from");
+    }
+    const double ratio = work(layer) / measured_work;
+    out.forward_s.push_back(fwd * ratio);
+    out.backward_s.push_back(bwd * ratio);
+  }
+  return out;
+}
+
+double memory_bytes(const DeviceCosts& costs, const LayerGraph& target, double micro_batch) {
+  if (costs.model == target.config) {
+    return costs.memory_fixed_bytes + costs.memory_per_sample_bytes * micro_batch;
+  }
+  const LayerGraph measured = build_layer_graph(costs.model);
+  const double param_ratio =
+      static_cast<double>(target.parameters()) / static_cast<double>(measured.parameters());
+  const double act_ratio = target.activation_bytes_per_sample() / measured.activation_bytes_per_sample();
+  return costs.memory_fixed_bytes * param_ratio + costs.memory_per_sample_bytes * act_ratio * micro_batch;
+}
+
+}  // namespace vitsim::costmodel

@@ -1,0 +1,99 @@
+// Fitted cost functions: what `vitsim calibrate` produces and `vitsim simulate` consumes.
+// Pure data + evaluation; the JSON form is schema/cost_model_io.h, the fitting is calibrate/,
+// and the equations are in docs/cost-model.md.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "costmodel/layer_graph.h"
+#include "costmodel/precision.h"
+#include "costmodel/vit_config.h"
+
+namespace vitsim::costmodel {
+
+// t(x) = max(floor_s, fixed_s + per_unit_s * x). x is the micro-batch size in samples unless the
+// field using it says otherwise.
+struct LinearCost {
+  double fixed_s = 0;
+  double per_unit_s = 0;
+  double floor_s = 0;
+  double at(double x) const;
+};
+
+// Where a cost came from; every report says it.
+enum class CostSource { kMeasured, kImported, kTransferred };
+const char* to_string(CostSource s);
+CostSource parse_cost_source(const std::string& text);  // throws std::invalid_argument
+
+struct LayerCost {
+  std::string layer;        // layer name in the layer graph of DeviceCosts::model
+  LayerKind kind = LayerKind::kNorm;
+  LinearCost forward;       // x = micro-batch (samples)
+  LinearCost backward;      // x = micro-batch (samples)
+  double forward_residual_rel = 0;   // RMS of (fit - measured) / measured over the fitted points
+  double backward_residual_rel = 0;
+};
+
+struct DeviceCosts {
+  std::string device;             // DeviceSpec::id (gpus.json or the cluster's own devices)
+  Precision precision = Precision::kFp32;
+  CostSource source = CostSource::kMeasured;
+  std::string derived_from;       // provenance: profile files, or the devices a transfer used
+  ViTConfig model;                // model the layer costs were measured on
+  std::vector<LayerCost> layers;  // in layer-graph order of `model`
+  LinearCost optimizer;           // x = trainable parameters (one optimizer step)
+  LinearCost host_to_device;      // x = micro-batch (samples)
+  LinearCost data_wait;           // exposed data-loading wait, x = micro-batch (samples)
+  LinearCost step_overhead;       // other per-step time outside the timers, x = micro-batch
+  double memory_fixed_bytes = 0;       // peak device memory at micro-batch 0 (extrapolated)
+  double memory_per_sample_bytes = 0;  // peak device memory growth per sample
+  std::vector<int> micro_batches;      // micro-batches the fit saw (empty when transferred)
+};
+
+// Alpha-beta cost of one link class: a message of n bytes over one link takes
+// latency_s + n / bandwidth_bytes_per_s.
+struct LinkCost {
+  std::string link_class;          // matches the cluster file's link_class fields
+  double latency_s = 0;
+  double bandwidth_bytes_per_s = 0;
+  CostSource source = CostSource::kMeasured;
+  std::string derived_from;
+};
+
+// Roofline efficiencies fitted on measured devices, used for transfers (docs/cost-model.md).
+struct RooflineFit {
+  Precision precision = Precision::kFp32;
+  double compute_efficiency = 0;   // achieved / peak matrix FLOP/s
+  double memory_efficiency = 0;    // achieved / peak memory bandwidth
+  double launch_overhead_s = 0;    // per layer and pass
+  std::vector<std::string> fitted_on;  // device ids
+};
+
+struct CostModel {
+  std::vector<DeviceCosts> devices;
+  std::vector<LinkCost> links;
+  std::vector<RooflineFit> roofline;
+
+  const DeviceCosts* find(const std::string& device, Precision precision) const;
+  const LinkCost* find_link(const std::string& link_class) const;
+};
+
+// Per-layer forward and backward times of `target` on a device at micro-batch b.
+// Layers of the model the costs were measured on are used as fitted; for another model (other
+// width, depth, image size...) each layer is scaled from the measured layers of the same kind by
+// its work ratio (MACs; element traffic for LayerNorm). See docs/cost-model.md.
+struct LayerTimes {
+  std::vector<double> forward_s;
+  std::vector<double> backward_s;
+  double forward_total_s() const;
+  double backward_total_s() const;
+};
+LayerTimes layer_times(const DeviceCosts& costs, const LayerGraph& target, double micro_batch);
+
+// Peak memory of a rank at micro-batch b for `target` (scaled like layer_times when the model
+// differs): memory_fixed scaled by parameter ratio + per-sample growth scaled by activation ratio.
+double memory_bytes(const DeviceCosts& costs, const LayerGraph& target, double micro_batch);
+
+}  // namespace vitsim::costmodel

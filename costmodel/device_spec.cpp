@@ -1,0 +1,39 @@
+#include "costmodel/device_spec.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace vitsim::costmodel {
+
+double DeviceSpec::matrix_peak_flop_per_s(Precision p) const {
+  switch (p) {
+    case Precision::kFp32: return fp32_peak_flop_per_s;
+    case Precision::kFp16:
+      return fp16_tensor_peak_flop_per_s > 0 ? fp16_tensor_peak_flop_per_s : fp32_peak_flop_per_s;
+    case Precision::kBf16: return bf16_tensor_peak_flop_per_s;
+  }
+  return 0;
+}
+
+namespace {
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+}  // namespace
+
+const DeviceSpec* DeviceCatalog::find(const std::string& id_or_name) const {
+  const std::string key = lower(id_or_name);
+  for (const auto& d : devices) {
+    if (lower(d.id) == key || lower(d.name) == key) return &d;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> DeviceCatalog::ids() const {
+  std::vector<std::string> out;
+  for (const auto& d : devices) out.push_back(d.id);
+  return out;
+}
+
+}  // namespace vitsim::costmodel

@@ -1,0 +1,40 @@
+// Datasheet figures of one device type (platforms/gpus.json, docs/gpus.md), and the catalog.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "costmodel/precision.h"
+
+namespace vitsim::costmodel {
+
+struct DeviceSpec {
+  std::string id;            // short key used by cluster files and cost models, e.g. "rtx3070"
+  std::string name;          // vendor name, e.g. "GeForce RTX 3070"
+  std::string variant;       // e.g. "8GB GDDR6 (reference)"
+  std::string architecture;  // e.g. "Ampere"
+  double compute_capability = 0;
+  double fp32_peak_flop_per_s = 0;         // non-tensor FP32
+  double fp16_tensor_peak_flop_per_s = 0;  // dense, FP32 accumulate (what autocast uses); 0 = none
+  double bf16_tensor_peak_flop_per_s = 0;  // dense; 0 = no BF16 support
+  double tf32_tensor_peak_flop_per_s = 0;  // dense; 0 = none
+  double memory_bandwidth_bytes_per_s = 0;
+  double memory_bytes = 0;                 // device memory, bytes (GiB on datasheets taken as 2^30)
+  double tdp_w = 0;
+  std::string source;                      // datasheet / whitepaper the row comes from
+
+  // Peak FLOP/s for matrix work in this precision: fp32 -> fp32 peak; fp16 -> tensor peak where
+  // the device has tensor cores, else the fp32 peak (Pascal: AMP gives no speedup); bf16 -> bf16
+  // tensor peak (0 where unsupported).
+  double matrix_peak_flop_per_s(Precision p) const;
+  bool supports(Precision p) const { return matrix_peak_flop_per_s(p) > 0; }
+};
+
+struct DeviceCatalog {
+  std::vector<DeviceSpec> devices;
+  // nullptr when absent. Matches id, or name (case-insensitive).
+  const DeviceSpec* find(const std::string& id_or_name) const;
+  std::vector<std::string> ids() const;
+};
+
+}  // namespace vitsim::costmodel

@@ -1,0 +1,67 @@
+// Cluster description (schema "vitsim.cluster", version 1; docs/formats/cluster.md):
+// platforms/*.json. Read by the simulator, which builds the SimGrid platform from it.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "costmodel/device_spec.h"
+#include "schema/json_node.h"
+
+namespace vitsim::schema {
+
+inline constexpr const char* kClusterSchema = "vitsim.cluster";
+inline constexpr int kClusterVersion = 1;
+
+// One link: alpha-beta. link_class names the class whose measured cost (cost model `links`)
+// replaces these datasheet figures when present.
+struct LinkSpec {
+  double bandwidth_bytes_per_s = 0;
+  double latency_s = 0;
+  std::string link_class;
+};
+
+struct IntraNodeFabric {
+  std::string kind;  // "pcie-host" (through host memory), "pcie-p2p", "nvlink"
+  LinkSpec link;     // per GPU port into the node's fabric
+};
+
+struct GpuGroup {
+  std::string device;  // device id (gpus.json, or the cluster's own "devices")
+  int64_t count = 1;   // GPUs of this type in the node
+};
+
+struct NodeSpec {
+  std::string name;    // host name; with count > 1 the hosts are name0, name1, ...
+  int64_t count = 1;   // node template count (--nodes overrides it for a single template)
+  std::vector<GpuGroup> gpus;
+  IntraNodeFabric intra_node;
+  LinkSpec nic;        // per node (or per GPU when nic_per_gpu)
+  bool nic_per_gpu = false;  // one NIC per GPU (rail-optimized H100/H200 systems)
+};
+
+struct NetworkSpec {
+  std::string topology = "star";  // "star" | "fat-tree"
+  LinkSpec switch_link;           // star: the switch's backplane; fat-tree: leaf-spine links
+  int64_t nodes_per_leaf = 0;     // fat-tree only
+  int64_t spines = 0;             // fat-tree only
+};
+
+struct ClusterSpec {
+  std::string name;
+  std::string description;
+  std::vector<costmodel::DeviceSpec> devices;  // devices not in gpus.json (e.g. an emulated CPU)
+  std::vector<NodeSpec> nodes;
+  NetworkSpec network;
+  // Default hosts for a rank count, e.g. {"2": ["tesla1", "tesla2"]} (the study's host sets).
+  std::map<int64_t, std::vector<std::string>> host_sets;
+  std::string file;  // path it was read from
+};
+
+ClusterSpec read_cluster(const std::string& path);
+ClusterSpec read_cluster(const Node& root);
+Json write_cluster_json(const ClusterSpec& cluster);
+
+}  // namespace vitsim::schema

@@ -1,0 +1,77 @@
+// Reading JSON with the file name and JSON pointer of every value, so that any error says where.
+// A Node refuses what a careless reader would accept: missing keys, wrong types, non-finite or
+// out-of-range numbers, and (via expect_keys) unknown keys.
+//
+//   Node root = Node::parse_file(path);
+//   root.expect_schema("vitsim.profile", 1);
+//   root.expect_keys({"schema", "schema_version", "context", "device"});
+//   double t = root["forward_time_s"].nonnegative();
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "schema/input_error.h"
+
+namespace vitsim::schema {
+
+using Json = nlohmann::json;
+
+class Node {
+ public:
+  Node(const Json& value, std::string file, std::string pointer);
+
+  // Parses a file; a missing file or malformed JSON is an InputError naming the file (and the
+  // byte offset for a parse error).
+  static Node parse_file(const std::string& path);
+  static Node parse_text(const std::string& text, const std::string& file);
+
+  const Json& json() const { return *value_; }
+  const std::string& file() const { return file_; }
+  const std::string& pointer() const { return pointer_; }
+
+  // Object access. operator[] requires the key; get() returns nullopt when absent.
+  Node operator[](const std::string& key) const;
+  std::optional<Node> get(const std::string& key) const;
+  bool has(const std::string& key) const;
+  // Every key must be one of `allowed`; else an InputError listing the allowed keys.
+  void expect_keys(std::initializer_list<const char*> allowed) const;
+  void expect_keys(const std::vector<std::string>& allowed) const;
+  // "schema" must equal `name` and "schema_version" must be one this reader knows.
+  void expect_schema(const std::string& name, int64_t version) const;
+
+  // Arrays.
+  std::vector<Node> items() const;
+  std::vector<Node> items_nonempty() const;
+
+  // Scalars. All numbers are checked finite.
+  double number() const;
+  double nonnegative() const;     // >= 0 (times, sizes)
+  double positive() const;        // > 0 (bandwidths, batch sizes)
+  double in_range(double lo, double hi) const;
+  int64_t integer() const;
+  int64_t integer_at_least(int64_t lo) const;
+  std::string string() const;
+  std::string one_of(std::initializer_list<const char*> choices) const;
+  bool boolean() const;
+
+  // Throws InputError at this node.
+  [[noreturn]] void fail(const std::string& expected, const std::string& got,
+                         const std::string& hint = "") const;
+  // A short description of the value for "got ...": `string "10 Gbps"`, `number -1`, `null`.
+  std::string describe() const;
+
+ private:
+  const Json* value_;
+  std::string file_;
+  std::string pointer_;
+  std::shared_ptr<const Json> owner_;  // keeps a parsed document alive
+};
+
+}  // namespace vitsim::schema

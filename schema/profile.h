@@ -1,0 +1,72 @@
+// Profile (schema "vitsim.profile", version 1; docs/formats/profile.md): measured costs of one
+// device type. Written by `vitsim-train profile`, `vitsim-train bench-allreduce` and
+// `vitsim import-deepspeed`; read by `vitsim calibrate`.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "costmodel/layer_graph.h"
+#include "costmodel/precision.h"
+#include "costmodel/vit_config.h"
+#include "schema/json_node.h"
+
+namespace vitsim::schema {
+
+inline constexpr const char* kProfileSchema = "vitsim.profile";
+inline constexpr int kProfileVersion = 1;
+
+// Times are medians over repetitions; spreads are the interquartile range (p75 - p25).
+struct LayerTiming {
+  std::string name;  // layer name of the layer graph
+  costmodel::LayerKind kind = costmodel::LayerKind::kNorm;
+  double forward_time_s = 0;
+  double forward_spread_s = 0;
+  double backward_time_s = 0;
+  double backward_spread_s = 0;
+};
+
+struct MicroBatchProfile {
+  int64_t micro_batch = 0;  // samples per micro-step on one device
+  int64_t repetitions = 0;  // timed repetitions behind each median
+  std::vector<LayerTiming> layers;
+  double optimizer_time_s = 0;       // one optimizer step (independent of micro-batch)
+  double host_to_device_time_s = 0; // copying one micro-batch of inputs + labels
+  double data_time_s = 0;            // exposed wait for the data loader, one micro-batch
+  double step_overhead_time_s = 0;   // per-step time outside the other timers
+  std::optional<double> peak_memory_bytes;  // absent where it was not measured
+};
+
+struct AllreducePoint {
+  double message_bytes = 0;
+  double time_s = 0;             // median
+  double algbw_bytes_per_s = 0;  // message_bytes / time_s
+  double busbw_bytes_per_s = 0;  // algbw * 2(n-1)/n (nccl-tests' definition)
+};
+
+struct AllreduceProfile {
+  std::string link_class;  // what the ranks talked over, matching cluster files' link_class
+  int64_t ranks = 0;
+  std::string backend;     // "mpi", "nccl", "deepspeed-nccl"
+  std::vector<AllreducePoint> points;
+};
+
+struct Profile {
+  Json context = Json::object();
+  std::string device;       // device id (gpus.json or a cluster's own device, e.g. "cpu-2core")
+  std::string device_name;  // human-readable
+  std::string source = "measured";  // "measured" (vitsim-train) | "imported" (DeepSpeed logs)
+  costmodel::Precision precision = costmodel::Precision::kFp32;
+  std::optional<costmodel::ViTConfig> model;  // absent for allreduce-only profiles
+  std::vector<MicroBatchProfile> compute;     // one entry per micro-batch
+  std::vector<AllreduceProfile> allreduce;
+};
+
+// Throws InputError (file: /pointer: expected ..., got ...).
+Profile read_profile(const std::string& path);
+Profile read_profile(const Node& root);
+Json write_profile_json(const Profile& profile);
+void write_profile(const std::string& path, const Profile& profile);  // atomic
+
+}  // namespace vitsim::schema

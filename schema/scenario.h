@@ -1,0 +1,55 @@
+// Scenario (schema "vitsim.scenario", version 1; docs/formats/scenario.md): scenarios/*.json, a set
+// of training configurations to predict on one cluster. Read by `vitsim simulate`.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "costmodel/precision.h"
+#include "costmodel/vit_config.h"
+#include "schema/json_node.h"
+
+namespace vitsim::schema {
+
+inline constexpr const char* kScenarioSchema = "vitsim.scenario";
+inline constexpr int kScenarioVersion = 1;
+
+// One training configuration. Fields left unset in a scenario's configuration take the scenario's
+// defaults; the CLI (`vitsim predict`) fills one directly.
+struct TrainingConfig {
+  std::string label;
+  int64_t gpus = 1;                      // ranks
+  std::optional<int64_t> nodes;          // overrides the template count
+  std::optional<int64_t> gpus_per_node;  // ranks per node (placement)
+  std::vector<std::string> hosts;        // explicit hosts, one per rank (overrides the above)
+  costmodel::Precision precision = costmodel::Precision::kFp32;
+  int64_t micro_batch = 16;
+  std::vector<int64_t> per_rank_micro_batch;  // load-balancing what-if; empty = micro_batch
+  int64_t accumulation = 1;
+  int64_t images = 50000;                // training images before the data fraction
+  double data_fraction = 1.0;            // fraction of the images used (weak scaling: 0.1 * gpus)
+  bool overlap = false;                  // all-reduce overlaps backward (DeepSpeed overlap_comm)
+  std::string collective = "ring";       // "ring" | "tree" | "hierarchical"
+  std::string collective_level = "auto"; // "step" | "flow" | "auto" (flow above 64 ranks)
+  double bucket_bytes = 5e8;             // gradient bucket size
+  std::string placement;                 // "intra-node" | "inter-node" (for matching measurements)
+  std::string scaling;                   // "strong" | "weak" | "" (informational)
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::string cluster;               // path of the cluster file, relative to the scenario file
+  costmodel::ViTConfig model;
+  std::vector<TrainingConfig> configurations;
+  std::string file;
+};
+
+Scenario read_scenario(const std::string& path);
+Scenario read_scenario(const Node& root);
+// One configuration object; keys absent take the values of `defaults`.
+TrainingConfig read_training_config(const Node& node, const TrainingConfig& defaults);
+Json write_training_config(const TrainingConfig& config);
+
+}  // namespace vitsim::schema

@@ -1,0 +1,1 @@
+// Keeps the sim library non-empty until its sources land.
