@@ -32,7 +32,19 @@ void write_file_atomic(const std::string& path, const std::string& text) {
 }
 
 void write_json_atomic(const std::string& path, const nlohmann::json& doc) {
-  write_file_atomic(path, doc.dump(2) + "\n");
+  // nlohmann::json sorts object keys; every file must open with schema, schema_version, context.
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  if (doc.is_object()) {
+    for (const char* head : {"schema", "schema_version", "context"}) {
+      if (doc.contains(head)) out[head] = doc.at(head);
+    }
+    for (auto it = doc.begin(); it != doc.end(); ++it) {
+      if (!out.contains(it.key())) out[it.key()] = it.value();
+    }
+  } else {
+    out = doc;
+  }
+  write_file_atomic(path, out.dump(2) + "\n");
 }
 
 nlohmann::json make_context(const std::string& tool, const std::vector<std::string>& argv,

@@ -39,6 +39,10 @@ Node Node::parse_text(const std::string& text, const std::string& file) {
   } catch (const Json::parse_error& e) {
     throw InputError(file + ": malformed JSON at byte " + std::to_string(e.byte) + ": " +
                      e.what() + " (hint: check for a missing comma, quote or bracket)");
+  } catch (const Json::out_of_range& e) {
+    // A number literal too large for a double (e.g. 1e999) is out_of_range, not parse_error.
+    throw InputError(file + ": malformed JSON: " + e.what() +
+                     " (hint: numbers must be finite and fit a double)");
   }
   Node n(*doc, file, "");
   n.owner_ = doc;

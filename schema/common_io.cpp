@@ -1,0 +1,56 @@
+// Shared readers for the document head, context and enumerations; see common_io.h.
+#include "schema/common_io.h"
+
+#include <stdexcept>
+
+namespace vitsim::schema {
+
+Json document_head(const char* name, int version, const Json& context) {
+  return {{"schema", name}, {"schema_version", version}, {"context", context}};
+}
+
+Json read_context(const Node& root) {
+  const Node c = root["context"];
+  if (!c.json().is_object()) {
+    c.fail("object (free-form: tool, versions, host, argv...)", c.describe(), "write {} if empty");
+  }
+  return c.json();
+}
+
+costmodel::Precision read_precision(const Node& node) {
+  return costmodel::parse_precision(node.one_of({"fp32", "fp16", "bf16"}));
+}
+
+costmodel::LayerKind read_layer_kind(const Node& node) {
+  return costmodel::parse_layer_kind(
+      node.one_of({"patch_embed", "attention", "mlp", "norm", "head"}));
+}
+
+costmodel::CostSource read_cost_source(const Node& node) {
+  return costmodel::parse_cost_source(node.one_of({"measured", "imported", "transferred"}));
+}
+
+void LayerOrderCheck::next(const Node& name_node, const Node& kind_node,
+                           costmodel::LayerKind kind) {
+  const std::string name = name_node.string();
+  const int index = graph_.find(name);
+  if (index < 0) {
+    name_node.fail(
+        "a layer of the model (patch_embed, blocks.<i>.attention, blocks.<i>.mlp with i < " +
+            std::to_string(graph_.config.depth) + ", norm, head)",
+        name_node.describe(), "layer names must match the file's \"model\"");
+  }
+  if (index <= previous_) {
+    name_node.fail("a layer after " + graph_.layers[previous_].name + " in execution order",
+                   name_node.describe(), "list each layer once, in the order of the forward pass");
+  }
+  const costmodel::LayerKind expected = graph_.layers[index].kind;
+  if (kind != expected) {
+    kind_node.fail(
+        std::string("\"") + costmodel::to_string(expected) + "\" (the kind of " + name + ")",
+        kind_node.describe());
+  }
+  previous_ = index;
+}
+
+}  // namespace vitsim::schema

@@ -1,0 +1,218 @@
+// Cost model reader and writer (schema "vitsim.cost_model", version 1); see cost_model_io.h and
+// docs/formats/cost-model.md. Cross-field checks: layer costs name layers of the entry's model
+// with the right kind, in execution order; one entry per (device, precision), per link class and
+// per roofline precision; a measured entry lists the micro-batches its fit saw.
+#include "schema/cost_model_io.h"
+
+#include <set>
+#include <utility>
+
+#include "schema/common_io.h"
+#include "schema/json_file.h"
+#include "schema/model_io.h"
+
+namespace vitsim::schema {
+namespace {
+
+using costmodel::LinearCost;
+
+// Compute and copy costs grow with their x, so a fit must not slope down; a near-constant cost
+// (data wait, step overhead) may come out of a least-squares fit with a slightly negative slope,
+// which the floor keeps harmless: t(x) = max(floor_s, ...) >= 0.
+enum class Slope { kNonnegative, kAny };
+
+LinearCost read_linear(const Node& n, Slope slope) {
+  n.expect_keys({"fixed_s", "per_unit_s", "floor_s"});
+  LinearCost c;
+  c.fixed_s = n["fixed_s"].nonnegative();
+  const Node per_unit = n["per_unit_s"];
+  c.per_unit_s = per_unit.number();
+  if (slope == Slope::kNonnegative && c.per_unit_s < 0) {
+    per_unit.fail("number >= 0", per_unit.describe(),
+                  "this cost grows with its x: constrain the fitted slope to >= 0");
+  }
+  c.floor_s = n["floor_s"].nonnegative();
+  return c;
+}
+
+Json write_linear(const LinearCost& c) {
+  return {{"fixed_s", c.fixed_s}, {"per_unit_s", c.per_unit_s}, {"floor_s", c.floor_s}};
+}
+
+costmodel::LayerCost read_layer_cost(const Node& n, LayerOrderCheck& order) {
+  n.expect_keys(
+      {"layer", "kind", "forward", "backward", "forward_residual_rel", "backward_residual_rel"});
+  costmodel::LayerCost c;
+  c.layer = n["layer"].string();
+  c.kind = read_layer_kind(n["kind"]);
+  order.next(n["layer"], n["kind"], c.kind);
+  c.forward = read_linear(n["forward"], Slope::kNonnegative);
+  c.backward = read_linear(n["backward"], Slope::kNonnegative);
+  c.forward_residual_rel = n["forward_residual_rel"].nonnegative();
+  c.backward_residual_rel = n["backward_residual_rel"].nonnegative();
+  return c;
+}
+
+void read_micro_batches(const Node& n, costmodel::DeviceCosts& d) {
+  for (const Node& b : n.items()) {
+    d.micro_batches.push_back(static_cast<int>(b.integer_at_least(1)));
+    const size_t k = d.micro_batches.size();
+    if (k > 1 && d.micro_batches[k - 1] <= d.micro_batches[k - 2]) {
+      b.fail("a micro-batch > " + std::to_string(d.micro_batches[k - 2]), b.describe(),
+             "list each micro-batch once, increasing");
+    }
+  }
+  if (d.source == costmodel::CostSource::kMeasured && d.micro_batches.empty()) {
+    n.fail("the micro-batches the fit saw", "an empty array",
+           "a measured entry was fitted on some micro-batches; transferred ones may list none");
+  }
+}
+
+costmodel::DeviceCosts read_device_costs(const Node& n) {
+  n.expect_keys({"device", "precision", "source", "derived_from", "model", "layers", "optimizer",
+                 "host_to_device", "data_wait", "step_overhead", "memory_fixed_bytes",
+                 "memory_per_sample_bytes", "micro_batches"});
+  costmodel::DeviceCosts d;
+  d.device = n["device"].string();
+  if (d.device.empty()) n["device"].fail("non-empty device id", "empty string");
+  d.precision = read_precision(n["precision"]);
+  d.source = read_cost_source(n["source"]);
+  d.derived_from = n["derived_from"].string();
+  d.model = read_model(n["model"]);
+  const costmodel::LayerGraph graph = costmodel::build_layer_graph(d.model);
+  LayerOrderCheck order(graph);
+  for (const Node& l : n["layers"].items_nonempty()) d.layers.push_back(read_layer_cost(l, order));
+  d.optimizer = read_linear(n["optimizer"], Slope::kNonnegative);
+  d.host_to_device = read_linear(n["host_to_device"], Slope::kNonnegative);
+  d.data_wait = read_linear(n["data_wait"], Slope::kAny);
+  d.step_overhead = read_linear(n["step_overhead"], Slope::kAny);
+  d.memory_fixed_bytes = n["memory_fixed_bytes"].nonnegative();
+  d.memory_per_sample_bytes = n["memory_per_sample_bytes"].nonnegative();
+  read_micro_batches(n["micro_batches"], d);
+  return d;
+}
+
+costmodel::LinkCost read_link(const Node& n) {
+  n.expect_keys({"link_class", "latency_s", "bandwidth_bytes_per_s", "source", "derived_from"});
+  costmodel::LinkCost l;
+  l.link_class = n["link_class"].string();
+  if (l.link_class.empty()) n["link_class"].fail("non-empty link class", "empty string");
+  l.latency_s = n["latency_s"].nonnegative();
+  l.bandwidth_bytes_per_s = n["bandwidth_bytes_per_s"].positive();
+  l.source = read_cost_source(n["source"]);
+  l.derived_from = n["derived_from"].string();
+  return l;
+}
+
+costmodel::RooflineFit read_roofline(const Node& n) {
+  n.expect_keys(
+      {"precision", "compute_efficiency", "memory_efficiency", "launch_overhead_s", "fitted_on"});
+  costmodel::RooflineFit r;
+  r.precision = read_precision(n["precision"]);
+  const Node ce = n["compute_efficiency"];
+  r.compute_efficiency = ce.in_range(0, 1);
+  if (!(r.compute_efficiency > 0))
+    ce.fail("number in (0, 1]", ce.describe(), "achieved / peak FLOP/s");
+  // No upper bound: the traffic of a layer is an estimate, so achieved/peak may exceed 1.
+  r.memory_efficiency = n["memory_efficiency"].positive();
+  r.launch_overhead_s = n["launch_overhead_s"].nonnegative();
+  for (const Node& d : n["fitted_on"].items_nonempty()) r.fitted_on.push_back(d.string());
+  return r;
+}
+
+// Fails at `key_node` when `key` was seen before in the same list.
+template <typename Key>
+void expect_unique(std::set<Key>& seen, const Key& key, const Node& key_node,
+                   const std::string& what) {
+  if (!seen.insert(key).second) key_node.fail(what + " not listed before", key_node.describe());
+}
+
+}  // namespace
+
+CostModelFile read_cost_model(const Node& root) {
+  root.expect_schema(kCostModelSchema, kCostModelVersion);
+  root.expect_keys({"schema", "schema_version", "context", "devices", "links", "roofline"});
+  CostModelFile f;
+  f.context = read_context(root);
+  std::set<std::pair<std::string, int>> devices;
+  for (const Node& d : root["devices"].items()) {
+    f.costs.devices.push_back(read_device_costs(d));
+    const auto& back = f.costs.devices.back();
+    expect_unique(devices, {back.device, static_cast<int>(back.precision)}, d["device"],
+                  "a (device, precision) pair");
+  }
+  std::set<std::string> links;
+  for (const Node& l : root["links"].items()) {
+    f.costs.links.push_back(read_link(l));
+    expect_unique(links, f.costs.links.back().link_class, l["link_class"], "a link class");
+  }
+  std::set<int> precisions;
+  for (const Node& r : root["roofline"].items()) {
+    f.costs.roofline.push_back(read_roofline(r));
+    expect_unique(precisions, static_cast<int>(f.costs.roofline.back().precision), r["precision"],
+                  "a precision");
+  }
+  return f;
+}
+
+CostModelFile read_cost_model(const std::string& path) {
+  return read_cost_model(Node::parse_file(path));
+}
+
+namespace {
+
+Json write_device_costs(const costmodel::DeviceCosts& d) {
+  Json layers = Json::array();
+  for (const auto& l : d.layers) {
+    layers.push_back({{"layer", l.layer},
+                      {"kind", costmodel::to_string(l.kind)},
+                      {"forward", write_linear(l.forward)},
+                      {"backward", write_linear(l.backward)},
+                      {"forward_residual_rel", l.forward_residual_rel},
+                      {"backward_residual_rel", l.backward_residual_rel}});
+  }
+  return {{"device", d.device},
+          {"precision", costmodel::to_string(d.precision)},
+          {"source", costmodel::to_string(d.source)},
+          {"derived_from", d.derived_from},
+          {"model", write_model(d.model)},
+          {"layers", layers},
+          {"optimizer", write_linear(d.optimizer)},
+          {"host_to_device", write_linear(d.host_to_device)},
+          {"data_wait", write_linear(d.data_wait)},
+          {"step_overhead", write_linear(d.step_overhead)},
+          {"memory_fixed_bytes", d.memory_fixed_bytes},
+          {"memory_per_sample_bytes", d.memory_per_sample_bytes},
+          {"micro_batches", d.micro_batches}};
+}
+
+}  // namespace
+
+Json write_cost_model_json(const CostModelFile& file) {
+  Json j = document_head(kCostModelSchema, kCostModelVersion, file.context);
+  j["devices"] = Json::array();
+  for (const auto& d : file.costs.devices) j["devices"].push_back(write_device_costs(d));
+  j["links"] = Json::array();
+  for (const auto& l : file.costs.links) {
+    j["links"].push_back({{"link_class", l.link_class},
+                          {"latency_s", l.latency_s},
+                          {"bandwidth_bytes_per_s", l.bandwidth_bytes_per_s},
+                          {"source", costmodel::to_string(l.source)},
+                          {"derived_from", l.derived_from}});
+  }
+  j["roofline"] = Json::array();
+  for (const auto& r : file.costs.roofline) {
+    j["roofline"].push_back({{"precision", costmodel::to_string(r.precision)},
+                             {"compute_efficiency", r.compute_efficiency},
+                             {"memory_efficiency", r.memory_efficiency},
+                             {"launch_overhead_s", r.launch_overhead_s},
+                             {"fitted_on", r.fitted_on}});
+  }
+  return j;
+}
+
+void write_cost_model(const std::string& path, const CostModelFile& file) {
+  write_json_atomic(path, write_cost_model_json(file));
+}
+
+}  // namespace vitsim::schema

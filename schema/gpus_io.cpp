@@ -1,0 +1,104 @@
+// Device catalog reader (schema "vitsim.gpus", version 1) and the device object shared with
+// cluster files; see gpus_io.h and docs/formats/gpus.md. platforms/gpus.json itself is generated
+// from data/gpu_specs.csv by scripts/gen-gpus-json.
+#include "schema/gpus_io.h"
+
+#include <cstdlib>
+#include <set>
+
+#include "schema/common_io.h"
+
+namespace vitsim::schema {
+namespace {
+
+// Ids are keys in cluster files and cost models: short, lower case, no spaces.
+bool is_valid_id(const std::string& id) {
+  if (id.empty()) return false;
+  for (char c : id) {
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+std::string optional_string(const Node& n, const char* key) {
+  auto v = n.get(key);
+  return v ? v->string() : std::string();
+}
+
+double optional_nonnegative(const Node& n, const char* key) {
+  auto v = n.get(key);
+  return v ? v->nonnegative() : 0.0;
+}
+
+}  // namespace
+
+costmodel::DeviceSpec read_device_spec(const Node& n) {
+  n.expect_keys({"id", "name", "variant", "architecture", "compute_capability",
+                 "fp32_peak_flop_per_s", "fp16_tensor_peak_flop_per_s",
+                 "bf16_tensor_peak_flop_per_s", "tf32_tensor_peak_flop_per_s",
+                 "memory_bandwidth_bytes_per_s", "memory_bytes", "tdp_w", "source"});
+  costmodel::DeviceSpec d;
+  d.id = n["id"].string();
+  if (!is_valid_id(d.id)) {
+    n["id"].fail("an id of lower-case letters, digits, '-', '_' or '.'", n["id"].describe(),
+                 "e.g. \"rtx3070\"; the vendor name goes in \"name\"");
+  }
+  d.name = n["name"].string();
+  d.variant = optional_string(n, "variant");
+  d.architecture = optional_string(n, "architecture");
+  d.compute_capability = optional_nonnegative(n, "compute_capability");
+  d.fp32_peak_flop_per_s = n["fp32_peak_flop_per_s"].positive();
+  d.fp16_tensor_peak_flop_per_s = optional_nonnegative(n, "fp16_tensor_peak_flop_per_s");
+  d.bf16_tensor_peak_flop_per_s = optional_nonnegative(n, "bf16_tensor_peak_flop_per_s");
+  d.tf32_tensor_peak_flop_per_s = optional_nonnegative(n, "tf32_tensor_peak_flop_per_s");
+  d.memory_bandwidth_bytes_per_s = n["memory_bandwidth_bytes_per_s"].positive();
+  d.memory_bytes = n["memory_bytes"].positive();
+  d.tdp_w = optional_nonnegative(n, "tdp_w");
+  d.source = optional_string(n, "source");
+  return d;
+}
+
+Json write_device_spec(const costmodel::DeviceSpec& d) {
+  return {{"id", d.id},
+          {"name", d.name},
+          {"variant", d.variant},
+          {"architecture", d.architecture},
+          {"compute_capability", d.compute_capability},
+          {"fp32_peak_flop_per_s", d.fp32_peak_flop_per_s},
+          {"fp16_tensor_peak_flop_per_s", d.fp16_tensor_peak_flop_per_s},
+          {"bf16_tensor_peak_flop_per_s", d.bf16_tensor_peak_flop_per_s},
+          {"tf32_tensor_peak_flop_per_s", d.tf32_tensor_peak_flop_per_s},
+          {"memory_bandwidth_bytes_per_s", d.memory_bandwidth_bytes_per_s},
+          {"memory_bytes", d.memory_bytes},
+          {"tdp_w", d.tdp_w},
+          {"source", d.source}};
+}
+
+costmodel::DeviceCatalog read_gpus(const Node& root) {
+  root.expect_schema(kGpusSchema, kGpusVersion);
+  root.expect_keys({"schema", "schema_version", "context", "devices"});
+  read_context(root);
+  costmodel::DeviceCatalog catalog;
+  std::set<std::string> ids;
+  for (const Node& d : root["devices"].items_nonempty()) {
+    catalog.devices.push_back(read_device_spec(d));
+    if (!ids.insert(catalog.devices.back().id).second) {
+      d["id"].fail("an id not listed before", d["id"].describe(), "ids must be unique");
+    }
+  }
+  return catalog;
+}
+
+costmodel::DeviceCatalog read_gpus(const std::string& path) {
+  return read_gpus(Node::parse_file(path));
+}
+
+std::string default_gpus_path() {
+  const char* env = std::getenv("VITSIM_GPUS");
+  if (env != nullptr && env[0] != '\0') return env;
+  return std::string(VITSIM_SOURCE_DIR) + "/platforms/gpus.json";
+}
+
+}  // namespace vitsim::schema

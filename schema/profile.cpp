@@ -1,0 +1,195 @@
+// Profile reader and writer (schema "vitsim.profile", version 1); see profile.h and
+// docs/formats/profile.md. Besides types and signs, the reader checks what a single field cannot:
+// layer names against the layer graph of the profile's model, algbw/busbw against the time and
+// rank count, message sizes in increasing order.
+#include "schema/profile.h"
+
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include "schema/common_io.h"
+#include "schema/json_file.h"
+#include "schema/model_io.h"
+
+namespace vitsim::schema {
+namespace {
+
+// Relative tolerance for algbw/busbw against message_bytes/time_s: both are computed from the
+// same doubles, but importers may copy figures rounded to a few digits.
+constexpr double kBandwidthRelTolerance = 0.01;
+
+LayerTiming read_layer_timing(const Node& n, LayerOrderCheck& order) {
+  n.expect_keys({"name", "kind", "forward_time_s", "forward_spread_s", "backward_time_s",
+                 "backward_spread_s"});
+  LayerTiming t;
+  t.name = n["name"].string();
+  t.kind = read_layer_kind(n["kind"]);
+  order.next(n["name"], n["kind"], t.kind);
+  t.forward_time_s = n["forward_time_s"].nonnegative();
+  t.forward_spread_s = n["forward_spread_s"].nonnegative();
+  t.backward_time_s = n["backward_time_s"].nonnegative();
+  t.backward_spread_s = n["backward_spread_s"].nonnegative();
+  return t;
+}
+
+MicroBatchProfile read_micro_batch(const Node& n, const costmodel::LayerGraph& graph) {
+  n.expect_keys({"micro_batch", "repetitions", "layers", "optimizer_time_s",
+                 "host_to_device_time_s", "data_time_s", "step_overhead_time_s",
+                 "peak_memory_bytes"});
+  MicroBatchProfile m;
+  m.micro_batch = n["micro_batch"].integer_at_least(1);
+  m.repetitions = n["repetitions"].integer_at_least(1);
+  LayerOrderCheck order(graph);
+  for (const Node& l : n["layers"].items()) m.layers.push_back(read_layer_timing(l, order));
+  m.optimizer_time_s = n["optimizer_time_s"].nonnegative();
+  m.host_to_device_time_s = n["host_to_device_time_s"].nonnegative();
+  m.data_time_s = n["data_time_s"].nonnegative();
+  m.step_overhead_time_s = n["step_overhead_time_s"].nonnegative();
+  if (auto p = n.get("peak_memory_bytes")) m.peak_memory_bytes = p->nonnegative();
+  return m;
+}
+
+void check_bandwidth(const Node& n, double stated, double expected, const std::string& formula) {
+  if (std::fabs(stated - expected) > kBandwidthRelTolerance * expected) {
+    std::ostringstream os;
+    os << formula << " = " << expected;
+    n.fail(os.str(), n.describe(), "algbw = message_bytes / time_s; busbw = algbw * 2(n-1)/n");
+  }
+}
+
+AllreducePoint read_point(const Node& n, int64_t ranks) {
+  n.expect_keys({"message_bytes", "time_s", "algbw_bytes_per_s", "busbw_bytes_per_s"});
+  AllreducePoint p;
+  p.message_bytes = n["message_bytes"].positive();
+  p.time_s = n["time_s"].positive();
+  p.algbw_bytes_per_s = n["algbw_bytes_per_s"].positive();
+  p.busbw_bytes_per_s = n["busbw_bytes_per_s"].positive();
+  const double algbw = p.message_bytes / p.time_s;
+  check_bandwidth(n["algbw_bytes_per_s"], p.algbw_bytes_per_s, algbw, "message_bytes / time_s");
+  check_bandwidth(n["busbw_bytes_per_s"], p.busbw_bytes_per_s,
+                  algbw * 2.0 * static_cast<double>(ranks - 1) / static_cast<double>(ranks),
+                  "algbw * 2(n-1)/n (n = " + std::to_string(ranks) + ")");
+  return p;
+}
+
+AllreduceProfile read_allreduce(const Node& n) {
+  n.expect_keys({"link_class", "ranks", "backend", "points"});
+  AllreduceProfile a;
+  a.link_class = n["link_class"].string();
+  if (a.link_class.empty()) n["link_class"].fail("non-empty link class", "empty string");
+  a.ranks = n["ranks"].integer_at_least(2);
+  a.backend = n["backend"].one_of({"mpi", "nccl", "deepspeed-nccl"});
+  for (const Node& p : n["points"].items_nonempty()) {
+    a.points.push_back(read_point(p, a.ranks));
+    if (a.points.size() > 1 &&
+        !(a.points.back().message_bytes > a.points[a.points.size() - 2].message_bytes)) {
+      std::ostringstream os;
+      os << "message_bytes > " << a.points[a.points.size() - 2].message_bytes;
+      p["message_bytes"].fail(os.str(), p["message_bytes"].describe(),
+                              "points are sorted by increasing message size, one per size");
+    }
+  }
+  return a;
+}
+
+}  // namespace
+
+Profile read_profile(const Node& root) {
+  // The schema first: a wrong file type should say so, not complain about its keys.
+  root.expect_schema(kProfileSchema, kProfileVersion);
+  root.expect_keys({"schema", "schema_version", "context", "device", "device_name", "source",
+                    "precision", "model", "compute", "allreduce"});
+  Profile p;
+  p.context = read_context(root);
+  p.device = root["device"].string();
+  if (p.device.empty()) root["device"].fail("non-empty device id", "empty string");
+  p.device_name = root["device_name"].string();
+  p.source = root["source"].one_of({"measured", "imported"});
+  p.precision = read_precision(root["precision"]);
+  if (auto m = root.get("model")) p.model = read_model(*m);
+  const Node compute = root["compute"];
+  const auto compute_items = compute.items();
+  if (!compute_items.empty() && !p.model) {
+    compute.fail("a \"model\" next to layer timings", "compute entries without one",
+                 "layer names only mean something for a model");
+  }
+  if (p.model) {
+    const costmodel::LayerGraph graph = costmodel::build_layer_graph(*p.model);
+    std::set<int64_t> seen;
+    for (const Node& c : compute_items) {
+      p.compute.push_back(read_micro_batch(c, graph));
+      if (!seen.insert(p.compute.back().micro_batch).second) {
+        c["micro_batch"].fail("a micro_batch not listed before", c["micro_batch"].describe(),
+                              "one compute entry per micro-batch size");
+      }
+    }
+  }
+  for (const Node& a : root["allreduce"].items()) p.allreduce.push_back(read_allreduce(a));
+  if (p.compute.empty() && p.allreduce.empty()) {
+    root["compute"].fail("at least one compute or allreduce entry", "both empty",
+                         "a profile with no measurement is of no use to calibrate");
+  }
+  return p;
+}
+
+Profile read_profile(const std::string& path) {
+  return read_profile(Node::parse_file(path));
+}
+
+namespace {
+
+Json write_micro_batch(const MicroBatchProfile& m) {
+  Json layers = Json::array();
+  for (const LayerTiming& t : m.layers) {
+    layers.push_back({{"name", t.name},
+                      {"kind", costmodel::to_string(t.kind)},
+                      {"forward_time_s", t.forward_time_s},
+                      {"forward_spread_s", t.forward_spread_s},
+                      {"backward_time_s", t.backward_time_s},
+                      {"backward_spread_s", t.backward_spread_s}});
+  }
+  Json j = {{"micro_batch", m.micro_batch},
+            {"repetitions", m.repetitions},
+            {"layers", layers},
+            {"optimizer_time_s", m.optimizer_time_s},
+            {"host_to_device_time_s", m.host_to_device_time_s},
+            {"data_time_s", m.data_time_s},
+            {"step_overhead_time_s", m.step_overhead_time_s}};
+  if (m.peak_memory_bytes) j["peak_memory_bytes"] = *m.peak_memory_bytes;
+  return j;
+}
+
+Json write_allreduce(const AllreduceProfile& a) {
+  Json points = Json::array();
+  for (const AllreducePoint& p : a.points) {
+    points.push_back({{"message_bytes", p.message_bytes},
+                      {"time_s", p.time_s},
+                      {"algbw_bytes_per_s", p.algbw_bytes_per_s},
+                      {"busbw_bytes_per_s", p.busbw_bytes_per_s}});
+  }
+  return {
+      {"link_class", a.link_class}, {"ranks", a.ranks}, {"backend", a.backend}, {"points", points}};
+}
+
+}  // namespace
+
+Json write_profile_json(const Profile& p) {
+  Json j = document_head(kProfileSchema, kProfileVersion, p.context);
+  j["device"] = p.device;
+  j["device_name"] = p.device_name;
+  j["source"] = p.source;
+  j["precision"] = costmodel::to_string(p.precision);
+  if (p.model) j["model"] = write_model(*p.model);
+  j["compute"] = Json::array();
+  for (const auto& m : p.compute) j["compute"].push_back(write_micro_batch(m));
+  j["allreduce"] = Json::array();
+  for (const auto& a : p.allreduce) j["allreduce"].push_back(write_allreduce(a));
+  return j;
+}
+
+void write_profile(const std::string& path, const Profile& profile) {
+  write_json_atomic(path, write_profile_json(profile));
+}
+
+}  // namespace vitsim::schema

@@ -1,0 +1,193 @@
+// Run log reader and writer (schema "vitsim.run_log", version 1); see run_log.h and
+// docs/formats/run-log.md. Cross-field checks: global_batch = micro_batch * accumulation *
+// world_size, one host per rank, rank summaries within 0..world_size-1 without duplicates,
+// epochs in increasing order, waiting time within the all-reduce time it is part of.
+#include "schema/run_log.h"
+
+#include <set>
+
+#include "schema/common_io.h"
+#include "schema/json_file.h"
+#include "schema/model_io.h"
+
+namespace vitsim::schema {
+namespace {
+
+void read_run_shape(const Node& n, RunConfig& c) {
+  c.world_size = n["world_size"].integer_at_least(1);
+  c.micro_batch = n["micro_batch"].integer_at_least(1);
+  c.accumulation = n["accumulation"].integer_at_least(1);
+  c.global_batch = n["global_batch"].integer_at_least(1);
+  if (c.global_batch != c.micro_batch * c.accumulation * c.world_size) {
+    n["global_batch"].fail("micro_batch * accumulation * world_size = " +
+                               std::to_string(c.micro_batch * c.accumulation * c.world_size),
+                           n["global_batch"].describe(),
+                           "the global batch is what one optimizer step sees");
+  }
+  const Node hosts = n["hosts"];
+  for (const Node& h : hosts.items()) c.hosts.push_back(h.string());
+  if (static_cast<int64_t>(c.hosts.size()) != c.world_size) {
+    hosts.fail("one host per rank (" + std::to_string(c.world_size) + ")", hosts.describe());
+  }
+}
+
+RunConfig read_config(const Node& n) {
+  n.expect_keys({"model", "precision", "cluster", "hosts", "device", "world_size", "micro_batch",
+                 "accumulation", "global_batch", "data_fraction", "train_images", "optimizer",
+                 "learning_rate", "bucket_bytes", "overlap", "backend", "seed", "dataset"});
+  RunConfig c;
+  c.model = read_model(n["model"]);
+  c.precision = read_precision(n["precision"]);
+  c.cluster = n["cluster"].string();
+  c.device = n["device"].string();
+  if (c.device.empty()) n["device"].fail("non-empty device id", "empty string");
+  read_run_shape(n, c);
+  c.data_fraction = n["data_fraction"].in_range(0, 1);
+  if (!(c.data_fraction > 0))
+    n["data_fraction"].fail("number in (0, 1]", n["data_fraction"].describe());
+  c.train_images = n["train_images"].integer_at_least(1);
+  c.optimizer = n["optimizer"].one_of({"sgd", "adamw"});
+  c.learning_rate = n["learning_rate"].nonnegative();
+  c.bucket_bytes = n["bucket_bytes"].nonnegative();
+  c.overlap = n["overlap"].boolean();
+  c.backend = n["backend"].one_of({"mpi", "nccl"});
+  c.seed = n["seed"].integer_at_least(0);
+  c.dataset = n["dataset"].one_of({"cifar10", "cifar100"});
+  return c;
+}
+
+EpochRecord read_epoch(const Node& n) {
+  n.expect_keys(
+      {"epoch", "steps", "epoch_time_s", "train_loss", "train_accuracy", "test_accuracy"});
+  EpochRecord e;
+  e.epoch = n["epoch"].integer_at_least(0);
+  e.steps = n["steps"].integer_at_least(1);
+  e.epoch_time_s = n["epoch_time_s"].nonnegative();
+  e.train_loss = n["train_loss"].nonnegative();
+  e.train_accuracy = n["train_accuracy"].in_range(0, 1);
+  e.test_accuracy = n["test_accuracy"].in_range(0, 1);
+  return e;
+}
+
+RankStepSummary read_rank(const Node& n, int64_t world_size) {
+  n.expect_keys({"rank", "host", "steps", "step_time_s", "data_time_s", "host_to_device_time_s",
+                 "forward_time_s", "backward_time_s", "allreduce_time_s", "allreduce_wait_time_s",
+                 "optimizer_time_s"});
+  RankStepSummary r;
+  r.rank = n["rank"].integer_at_least(0);
+  if (r.rank >= world_size) {
+    n["rank"].fail("a rank in 0.." + std::to_string(world_size - 1), n["rank"].describe(),
+                   "ranks are numbered below config.world_size");
+  }
+  r.host = n["host"].string();
+  r.steps = n["steps"].integer_at_least(0);
+  r.step_time_s = n["step_time_s"].nonnegative();
+  r.data_time_s = n["data_time_s"].nonnegative();
+  r.host_to_device_time_s = n["host_to_device_time_s"].nonnegative();
+  r.forward_time_s = n["forward_time_s"].nonnegative();
+  r.backward_time_s = n["backward_time_s"].nonnegative();
+  r.allreduce_time_s = n["allreduce_time_s"].nonnegative();
+  r.allreduce_wait_time_s = n["allreduce_wait_time_s"].nonnegative();
+  // Medians keep the order: wait <= all-reduce at every step implies it for the medians.
+  if (r.allreduce_wait_time_s > r.allreduce_time_s * (1 + 1e-9)) {
+    n["allreduce_wait_time_s"].fail(
+        "at most allreduce_time_s (" + n["allreduce_time_s"].json().dump() + ")",
+        n["allreduce_wait_time_s"].describe(), "the wait is part of the exposed all-reduce time");
+  }
+  r.optimizer_time_s = n["optimizer_time_s"].nonnegative();
+  return r;
+}
+
+}  // namespace
+
+RunLog read_run_log(const Node& root) {
+  root.expect_schema(kRunLogSchema, kRunLogVersion);
+  root.expect_keys({"schema", "schema_version", "context", "config", "epochs", "ranks"});
+  RunLog log;
+  log.context = read_context(root);
+  log.config = read_config(root["config"]);
+  for (const Node& e : root["epochs"].items()) {
+    log.epochs.push_back(read_epoch(e));
+    const size_t k = log.epochs.size();
+    if (k > 1 && log.epochs[k - 1].epoch <= log.epochs[k - 2].epoch) {
+      e["epoch"].fail("an epoch after " + std::to_string(log.epochs[k - 2].epoch),
+                      e["epoch"].describe(), "epochs are listed once each, in order");
+    }
+  }
+  std::set<int64_t> seen;
+  for (const Node& r : root["ranks"].items()) {
+    log.ranks.push_back(read_rank(r, log.config.world_size));
+    if (!seen.insert(log.ranks.back().rank).second) {
+      r["rank"].fail("a rank not listed before", r["rank"].describe(), "one summary per rank");
+    }
+  }
+  return log;
+}
+
+RunLog read_run_log(const std::string& path) {
+  return read_run_log(Node::parse_file(path));
+}
+
+namespace {
+
+Json write_config(const RunConfig& c) {
+  return {{"model", write_model(c.model)},
+          {"precision", costmodel::to_string(c.precision)},
+          {"cluster", c.cluster},
+          {"hosts", c.hosts},
+          {"device", c.device},
+          {"world_size", c.world_size},
+          {"micro_batch", c.micro_batch},
+          {"accumulation", c.accumulation},
+          {"global_batch", c.global_batch},
+          {"data_fraction", c.data_fraction},
+          {"train_images", c.train_images},
+          {"optimizer", c.optimizer},
+          {"learning_rate", c.learning_rate},
+          {"bucket_bytes", c.bucket_bytes},
+          {"overlap", c.overlap},
+          {"backend", c.backend},
+          {"seed", c.seed},
+          {"dataset", c.dataset}};
+}
+
+Json write_epoch(const EpochRecord& e) {
+  return {{"epoch", e.epoch},
+          {"steps", e.steps},
+          {"epoch_time_s", e.epoch_time_s},
+          {"train_loss", e.train_loss},
+          {"train_accuracy", e.train_accuracy},
+          {"test_accuracy", e.test_accuracy}};
+}
+
+Json write_rank(const RankStepSummary& r) {
+  return {{"rank", r.rank},
+          {"host", r.host},
+          {"steps", r.steps},
+          {"step_time_s", r.step_time_s},
+          {"data_time_s", r.data_time_s},
+          {"host_to_device_time_s", r.host_to_device_time_s},
+          {"forward_time_s", r.forward_time_s},
+          {"backward_time_s", r.backward_time_s},
+          {"allreduce_time_s", r.allreduce_time_s},
+          {"allreduce_wait_time_s", r.allreduce_wait_time_s},
+          {"optimizer_time_s", r.optimizer_time_s}};
+}
+
+}  // namespace
+
+Json write_run_log_json(const RunLog& log) {
+  Json j = document_head(kRunLogSchema, kRunLogVersion, log.context);
+  j["config"] = write_config(log.config);
+  j["epochs"] = Json::array();
+  for (const auto& e : log.epochs) j["epochs"].push_back(write_epoch(e));
+  j["ranks"] = Json::array();
+  for (const auto& r : log.ranks) j["ranks"].push_back(write_rank(r));
+  return j;
+}
+
+void write_run_log(const std::string& path, const RunLog& log) {
+  write_json_atomic(path, write_run_log_json(log));
+}
+
+}  // namespace vitsim::schema

@@ -1,0 +1,158 @@
+// Cost model format: the minimal example reads, write->read round-trips, bad input is refused with
+// file and JSON pointer, and the cross-field rules hold (docs/formats/cost-model.md).
+#include "schema/cost_model_io.h"
+
+#include <gtest/gtest.h>
+
+#include "schema_test_util.h"
+
+namespace vitsim::schema {
+namespace {
+
+using testing::load_example;
+
+std::string cost_model_error(const Json& doc) {
+  return testing::read_error(doc, [](const Node& n) { read_cost_model(n); });
+}
+
+TEST(CostModelIo, ReadsMinimalExample) {
+  const CostModelFile f = read_cost_model(testing::example_path("cost_model"));
+  ASSERT_EQ(f.costs.devices.size(), 1u);
+  const costmodel::DeviceCosts& d = f.costs.devices[0];
+  EXPECT_EQ(d.device, "rtx3070");
+  EXPECT_EQ(d.source, costmodel::CostSource::kImported);
+  ASSERT_EQ(d.layers.size(), 2u);
+  EXPECT_EQ(d.layers[1].kind, costmodel::LayerKind::kMlp);
+  EXPECT_DOUBLE_EQ(d.layers[1].forward.per_unit_s, 0.00005);
+  EXPECT_DOUBLE_EQ(d.data_wait.per_unit_s, -0.000001);
+  EXPECT_EQ(d.micro_batches, std::vector<int>{16});
+  ASSERT_NE(f.costs.find_link("tesla-10gbe"), nullptr);
+  EXPECT_DOUBLE_EQ(f.costs.find_link("tesla-10gbe")->bandwidth_bytes_per_s, 1.1e9);
+  ASSERT_EQ(f.costs.roofline.size(), 1u);
+  EXPECT_EQ(f.costs.roofline[0].fitted_on, std::vector<std::string>{"rtx3070"});
+}
+
+TEST(CostModelIo, RoundTripsThroughAFile) {
+  CostModelFile f = read_cost_model(testing::example_path("cost_model"));
+  costmodel::DeviceCosts t4 = f.costs.devices[0];
+  t4.device = "t4";
+  t4.source = costmodel::CostSource::kTransferred;
+  t4.micro_batches.clear();
+  f.costs.devices.push_back(t4);
+  const std::string path = testing::scratch_path("cost_model.json");
+  write_cost_model(path, f);
+  const CostModelFile back = read_cost_model(path);
+  EXPECT_EQ(write_cost_model_json(back), write_cost_model_json(f));
+  EXPECT_EQ(back.costs.devices[1].source, costmodel::CostSource::kTransferred);
+  EXPECT_EQ(testing::read_text(path).rfind("{\n  \"schema\": \"vitsim.cost_model\"", 0), 0u);
+}
+
+TEST(CostModelIo, BasicRefusals) {
+  Json doc = load_example("cost_model");
+  doc["devices"][0]["layers"][0]["forward"].erase("floor_s");
+  EXPECT_NE(cost_model_error(doc).find(
+                "bad.json: /devices/0/layers/0/forward/floor_s: expected key \"floor_s\""),
+            std::string::npos);
+  doc = load_example("cost_model");
+  doc["links"][0]["latency_s"] = "50us";
+  EXPECT_NE(cost_model_error(doc).find("/links/0/latency_s: expected number, got string \"50us\""),
+            std::string::npos);
+  doc = load_example("cost_model");
+  doc["roofline"][0]["efficiency"] = 0.5;
+  EXPECT_NE(cost_model_error(doc).find("/roofline/0/efficiency: expected one of the keys"),
+            std::string::npos);
+  doc = load_example("cost_model");
+  doc["schema_version"] = 3;
+  EXPECT_NE(cost_model_error(doc).find("/schema_version: expected schema_version 1, got number 3"),
+            std::string::npos);
+  doc = load_example("cost_model");
+  doc["schema"] = "vitsim.gpus";
+  EXPECT_NE(cost_model_error(doc).find("/schema: expected \"vitsim.cost_model\""),
+            std::string::npos);
+  doc = load_example("cost_model");
+  doc["devices"][0]["memory_per_sample_bytes"] = -5;
+  EXPECT_NE(cost_model_error(doc).find("/devices/0/memory_per_sample_bytes: expected number >= 0"),
+            std::string::npos);
+  doc = load_example("cost_model");
+  doc["links"][0]["bandwidth_bytes_per_s"] = Json(NAN);
+  EXPECT_EQ(cost_model_error(doc),
+            "bad.json: /links/0/bandwidth_bytes_per_s: expected number, got null");
+  doc = load_example("cost_model");
+  doc["links"][0]["source"] = "guessed";
+  EXPECT_NE(cost_model_error(doc).find(
+                "/links/0/source: expected one of measured, imported, transferred"),
+            std::string::npos);
+}
+
+TEST(CostModelIo, SlopesAndEfficiencies) {
+  Json doc = load_example("cost_model");
+  doc["devices"][0]["layers"][0]["backward"]["per_unit_s"] = -1e-6;  // compute cannot shrink with b
+  EXPECT_NE(
+      cost_model_error(doc).find("/devices/0/layers/0/backward/per_unit_s: expected number >= 0"),
+      std::string::npos);
+  doc = load_example("cost_model");
+  doc["devices"][0]["step_overhead"]["per_unit_s"] = -1e-6;  // near-constant cost: allowed
+  EXPECT_EQ(cost_model_error(doc), "");
+  doc["devices"][0]["step_overhead"]["fixed_s"] = -1e-3;
+  EXPECT_NE(cost_model_error(doc).find("/devices/0/step_overhead/fixed_s: expected number >= 0"),
+            std::string::npos);
+  doc = load_example("cost_model");
+  doc["roofline"][0]["compute_efficiency"] = 1.2;
+  EXPECT_NE(cost_model_error(doc).find(
+                "/roofline/0/compute_efficiency: expected number in [0, 1], got number 1.2"),
+            std::string::npos);
+  doc = load_example("cost_model");
+  doc["links"][0]["bandwidth_bytes_per_s"] = 0;
+  EXPECT_NE(cost_model_error(doc).find("/links/0/bandwidth_bytes_per_s: expected number > 0"),
+            std::string::npos);
+}
+
+TEST(CostModelIo, LayerCostsMustBelongToTheModel) {
+  Json doc = load_example("cost_model");
+  doc["devices"][0]["layers"][1]["layer"] = "blocks.3.mlp";
+  EXPECT_NE(cost_model_error(doc).find(
+                "bad.json: /devices/0/layers/1/layer: expected a layer of the model"),
+            std::string::npos);
+  doc = load_example("cost_model");
+  doc["devices"][0]["layers"][1]["kind"] = "head";
+  EXPECT_NE(cost_model_error(doc).find("/devices/0/layers/1/kind: expected \"mlp\" (the kind of "
+                                       "blocks.0.mlp), got string \"head\""),
+            std::string::npos);
+  doc = load_example("cost_model");
+  doc["devices"][0]["layers"][1] = doc["devices"][0]["layers"][0];
+  EXPECT_NE(cost_model_error(doc).find(
+                "/devices/0/layers/1/layer: expected a layer after blocks.0.attention"),
+            std::string::npos);
+}
+
+TEST(CostModelIo, CrossFieldUniqueness) {
+  Json doc = load_example("cost_model");
+  doc["devices"].push_back(doc["devices"][0]);
+  EXPECT_NE(cost_model_error(doc).find(
+                "/devices/1/device: expected a (device, precision) pair not listed before"),
+            std::string::npos);
+  doc["devices"][1]["precision"] = "fp16";  // same device, other precision: fine
+  EXPECT_EQ(cost_model_error(doc), "");
+  doc = load_example("cost_model");
+  doc["links"].push_back(doc["links"][0]);
+  EXPECT_NE(
+      cost_model_error(doc).find("/links/1/link_class: expected a link class not listed before"),
+      std::string::npos);
+  doc = load_example("cost_model");
+  doc["devices"][0]["source"] = "measured";
+  doc["devices"][0]["micro_batches"] = Json::array();
+  EXPECT_NE(cost_model_error(doc).find(
+                "/devices/0/micro_batches: expected the micro-batches the fit saw"),
+            std::string::npos);
+  doc = load_example("cost_model");
+  doc["devices"][0]["micro_batches"] = {32, 16};
+  EXPECT_NE(cost_model_error(doc).find("/devices/0/micro_batches/1: expected a micro-batch > 32"),
+            std::string::npos);
+}
+
+TEST(CostModelIo, DocumentationShowsTheExample) {
+  EXPECT_EQ(testing::doc_example("cost-model.md"), load_example("cost_model"));
+}
+
+}  // namespace
+}  // namespace vitsim::schema

@@ -1,0 +1,136 @@
+// gpus.json: the shipped catalog loads with every datasheet row and the figures the rest of the
+// project relies on; the format refuses bad device objects (docs/formats/gpus.md).
+#include "schema/gpus_io.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "schema_test_util.h"
+
+namespace vitsim::schema {
+namespace {
+
+using testing::load_example;
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::string gpus_error(const Json& doc) {
+  return testing::read_error(doc, [](const Node& n) { read_gpus(n); });
+}
+
+costmodel::DeviceCatalog shipped() {
+  return read_gpus(std::string(VITSIM_SOURCE_DIR) + "/platforms/gpus.json");
+}
+
+TEST(Gpus, ShippedCatalogHasEveryRow) {
+  const costmodel::DeviceCatalog c = shipped();
+  EXPECT_EQ(c.ids(), (std::vector<std::string>{"gtx1070", "rtx3070", "p4", "t4", "v100-pcie",
+                                               "v100-sxm2", "a100-pcie-40gb", "a100-sxm4-40gb",
+                                               "a100-pcie-80gb", "a100-sxm4-80gb", "rtx3090",
+                                               "rtx4090", "h100-sxm", "h200-sxm"}));
+  for (const auto& d : c.devices) {
+    EXPECT_FALSE(d.source.empty()) << d.id;
+    EXPECT_NE(d.source.find("cross-check"), std::string::npos) << d.id;
+    EXPECT_GT(d.tdp_w, 0) << d.id;
+  }
+}
+
+TEST(Gpus, ShippedFigures) {
+  const costmodel::DeviceCatalog c = shipped();
+  const auto* rtx3070 = c.find("rtx3070");
+  ASSERT_NE(rtx3070, nullptr);
+  EXPECT_DOUBLE_EQ(rtx3070->fp32_peak_flop_per_s, 20.3e12);
+  EXPECT_DOUBLE_EQ(rtx3070->fp16_tensor_peak_flop_per_s, 40.6e12);
+  EXPECT_DOUBLE_EQ(rtx3070->memory_bandwidth_bytes_per_s, 448e9);
+  EXPECT_DOUBLE_EQ(rtx3070->memory_bytes, 8 * kGiB);
+  EXPECT_DOUBLE_EQ(rtx3070->compute_capability, 8.6);
+  const auto* h200 = c.find("h200-sxm");
+  ASSERT_NE(h200, nullptr);
+  EXPECT_DOUBLE_EQ(h200->memory_bytes, 141 * kGiB);
+  EXPECT_DOUBLE_EQ(h200->memory_bandwidth_bytes_per_s, 4.8e12);
+  EXPECT_DOUBLE_EQ(h200->tdp_w, 700);                              // "up to 700"
+  EXPECT_DOUBLE_EQ(c.find("p4")->tdp_w, 75);                       // "75 (50-75 configurable)"
+  EXPECT_DOUBLE_EQ(c.find("v100-pcie")->memory_bytes, 16 * kGiB);  // "16 or 32"
+  EXPECT_EQ(c.find("GeForce GTX 1070")->id, "gtx1070");            // lookup by vendor name too
+}
+
+TEST(Gpus, PrecisionSupport) {
+  const costmodel::DeviceCatalog c = shipped();
+  EXPECT_FALSE(c.find("t4")->supports(costmodel::Precision::kBf16));
+  EXPECT_TRUE(c.find("t4")->supports(costmodel::Precision::kFp16));
+  EXPECT_DOUBLE_EQ(c.find("t4")->matrix_peak_flop_per_s(costmodel::Precision::kFp16), 65e12);
+  // Pascal has no tensor cores: fp16 autocast runs at the fp32 rate.
+  EXPECT_DOUBLE_EQ(c.find("p4")->matrix_peak_flop_per_s(costmodel::Precision::kFp16), 5.5e12);
+  EXPECT_TRUE(c.find("a100-sxm4-80gb")->supports(costmodel::Precision::kBf16));
+}
+
+TEST(Gpus, MinimalExampleAndOptionalKeys) {
+  const costmodel::DeviceCatalog c = read_gpus(testing::example_path("gpus"));
+  ASSERT_EQ(c.devices.size(), 2u);
+  const auto& cpu = c.devices[0];
+  EXPECT_EQ(cpu.id, "cpu-2core");
+  EXPECT_DOUBLE_EQ(cpu.fp16_tensor_peak_flop_per_s, 0);
+  EXPECT_FALSE(cpu.supports(costmodel::Precision::kBf16));
+  EXPECT_TRUE(cpu.source.empty());
+}
+
+TEST(Gpus, DeviceSpecRoundTrips) {
+  for (const auto& d : shipped().devices) {
+    const Json j = write_device_spec(d);
+    EXPECT_EQ(write_device_spec(read_device_spec(Node(j, "d.json", ""))), j) << d.id;
+  }
+}
+
+TEST(Gpus, Refusals) {
+  Json doc = load_example("gpus");
+  doc["devices"][0].erase("memory_bytes");
+  EXPECT_NE(
+      gpus_error(doc).find("bad.json: /devices/0/memory_bytes: expected key \"memory_bytes\""),
+      std::string::npos);
+  doc = load_example("gpus");
+  doc["devices"][1]["fp32_tflops"] = 20.3;
+  EXPECT_NE(gpus_error(doc).find("/devices/1/fp32_tflops: expected one of the keys id, name"),
+            std::string::npos);
+  doc = load_example("gpus");
+  doc["devices"][1]["memory_bandwidth_bytes_per_s"] = "448 GB/s";
+  EXPECT_NE(
+      gpus_error(doc).find("/devices/1/memory_bandwidth_bytes_per_s: expected number, got string"),
+      std::string::npos);
+  doc = load_example("gpus");
+  doc["devices"][1]["tdp_w"] = -220;
+  EXPECT_NE(gpus_error(doc).find("/devices/1/tdp_w: expected number >= 0"), std::string::npos);
+  doc = load_example("gpus");
+  doc["devices"][1]["fp32_peak_flop_per_s"] = Json(NAN);
+  EXPECT_EQ(gpus_error(doc),
+            "bad.json: /devices/1/fp32_peak_flop_per_s: expected number, got null");
+  doc = load_example("gpus");
+  doc["schema_version"] = 2;
+  EXPECT_NE(gpus_error(doc).find("/schema_version: expected schema_version 1"), std::string::npos);
+  doc = load_example("gpus");
+  doc["devices"][1]["id"] = "RTX 3070";
+  EXPECT_NE(gpus_error(doc).find("/devices/1/id: expected an id of lower-case letters"),
+            std::string::npos);
+  doc = load_example("gpus");
+  doc["devices"][1]["id"] = "cpu-2core";
+  EXPECT_NE(gpus_error(doc).find("/devices/1/id: expected an id not listed before"),
+            std::string::npos);
+  doc = load_example("gpus");
+  doc["devices"] = Json::array();
+  EXPECT_NE(gpus_error(doc).find("/devices: expected non-empty array"), std::string::npos);
+}
+
+TEST(Gpus, DefaultPathHonoursEnvironment) {
+  ::unsetenv("VITSIM_GPUS");
+  EXPECT_EQ(default_gpus_path(), std::string(VITSIM_SOURCE_DIR) + "/platforms/gpus.json");
+  ::setenv("VITSIM_GPUS", "/tmp/other-gpus.json", 1);
+  EXPECT_EQ(default_gpus_path(), "/tmp/other-gpus.json");
+  ::unsetenv("VITSIM_GPUS");
+}
+
+TEST(Gpus, DocumentationShowsTheExample) {
+  EXPECT_EQ(testing::doc_example("gpus.md"), load_example("gpus"));
+}
+
+}  // namespace
+}  // namespace vitsim::schema

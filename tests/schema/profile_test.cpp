@@ -1,0 +1,240 @@
+// Profile format: the minimal example reads, write->read round-trips, and every kind of bad input
+// is refused with file, JSON pointer, expected and got (docs/formats/profile.md).
+#include "schema/profile.h"
+
+#include <gtest/gtest.h>
+
+#include "schema_test_util.h"
+
+namespace vitsim::schema {
+namespace {
+
+using testing::load_example;
+using testing::read_error;
+
+std::string profile_error(const Json& doc) {
+  return read_error(doc, [](const Node& n) { read_profile(n); });
+}
+
+TEST(Profile, ReadsMinimalExample) {
+  const Profile p = read_profile(testing::example_path("profile"));
+  EXPECT_EQ(p.device, "rtx3070");
+  EXPECT_EQ(p.source, "measured");
+  EXPECT_EQ(p.precision, costmodel::Precision::kFp32);
+  ASSERT_TRUE(p.model.has_value());
+  EXPECT_EQ(p.model->depth, 1);
+  EXPECT_EQ(p.model->image_size, 32);
+  ASSERT_EQ(p.compute.size(), 1u);
+  EXPECT_EQ(p.compute[0].micro_batch, 16);
+  ASSERT_EQ(p.compute[0].layers.size(), 5u);
+  EXPECT_EQ(p.compute[0].layers[1].kind, costmodel::LayerKind::kAttention);
+  EXPECT_DOUBLE_EQ(p.compute[0].layers[1].backward_time_s, 0.0023);
+  ASSERT_TRUE(p.compute[0].peak_memory_bytes.has_value());
+  EXPECT_DOUBLE_EQ(*p.compute[0].peak_memory_bytes, 52428800);
+  ASSERT_EQ(p.allreduce.size(), 1u);
+  EXPECT_EQ(p.allreduce[0].points.size(), 2u);
+  EXPECT_EQ(p.context["host"], "tesla1");
+}
+
+TEST(Profile, RoundTripsThroughAFile) {
+  const Profile p = read_profile(testing::example_path("profile"));
+  const std::string path = testing::scratch_path("profile.json");
+  write_profile(path, p);
+  const Profile back = read_profile(path);
+  EXPECT_EQ(write_profile_json(back), write_profile_json(p));
+  // Every file opens with schema, schema_version, context (in that order).
+  const std::string text = testing::read_text(path);
+  EXPECT_EQ(text.rfind(
+                "{\n  \"schema\": \"vitsim.profile\",\n  \"schema_version\": 1,\n  \"context\"", 0),
+            0u)
+      << text.substr(0, 120);
+}
+
+TEST(Profile, OptionalPartsMayBeAbsent) {
+  Json doc = load_example("profile");
+  doc.erase("model");
+  doc["compute"] = Json::array();
+  const Profile p = read_profile(Node(doc, "allreduce-only.json", ""));
+  EXPECT_FALSE(p.model.has_value());
+  Json no_peak = load_example("profile");
+  no_peak["compute"][0].erase("peak_memory_bytes");
+  EXPECT_FALSE(read_profile(Node(no_peak, "p.json", "")).compute[0].peak_memory_bytes.has_value());
+  // Round trip keeps them absent.
+  const Json out = write_profile_json(read_profile(Node(doc, "a.json", "")));
+  EXPECT_FALSE(out.contains("model"));
+}
+
+TEST(Profile, MissingKey) {
+  Json doc = load_example("profile");
+  doc["compute"][0].erase("optimizer_time_s");
+  EXPECT_EQ(profile_error(doc),
+            "bad.json: /compute/0/optimizer_time_s: expected key \"optimizer_time_s\", got nothing "
+            "(missing) (hint: see the format's page in docs/)");
+}
+
+TEST(Profile, WrongType) {
+  Json doc = load_example("profile");
+  doc["compute"][0]["micro_batch"] = "16";
+  EXPECT_EQ(profile_error(doc),
+            "bad.json: /compute/0/micro_batch: expected integer, got string \"16\"");
+  doc = load_example("profile");
+  doc["allreduce"][0]["points"][0]["time_s"] = "10 ms";
+  EXPECT_NE(profile_error(doc).find(
+                "/allreduce/0/points/0/time_s: expected number, got string \"10 ms\""),
+            std::string::npos);
+}
+
+TEST(Profile, UnknownKey) {
+  Json doc = load_example("profile");
+  doc["compute"][0]["layers"][0]["forward_time_ms"] = 0.2;
+  const std::string e = profile_error(doc);
+  EXPECT_NE(
+      e.find("bad.json: /compute/0/layers/0/forward_time_ms: expected one of the keys name, kind"),
+      std::string::npos)
+      << e;
+  EXPECT_NE(e.find("got unknown key \"forward_time_ms\""), std::string::npos) << e;
+  doc = load_example("profile");
+  doc["comment"] = "x";
+  EXPECT_NE(profile_error(doc).find("bad.json: /comment: expected one of the keys"),
+            std::string::npos);
+}
+
+TEST(Profile, ContextIsFreeFormButAnObject) {
+  Json doc = load_example("profile");
+  doc["context"]["anything"] = {{"nested", 1}};
+  EXPECT_EQ(profile_error(doc), "");
+  doc["context"] = "none";
+  EXPECT_NE(profile_error(doc).find("bad.json: /context: expected object"), std::string::npos);
+}
+
+TEST(Profile, UnknownVersionAndWrongSchema) {
+  Json doc = load_example("profile");
+  doc["schema_version"] = 2;
+  EXPECT_NE(
+      profile_error(doc).find("bad.json: /schema_version: expected schema_version 1, got number 2"),
+      std::string::npos);
+  doc = load_example("profile");
+  doc["schema"] = "vitsim.run_log";
+  EXPECT_NE(profile_error(doc).find(
+                "bad.json: /schema: expected \"vitsim.profile\", got string \"vitsim.run_log\""),
+            std::string::npos);
+}
+
+TEST(Profile, NegativeTimeAndSize) {
+  Json doc = load_example("profile");
+  doc["compute"][0]["layers"][2]["backward_time_s"] = -0.001;
+  EXPECT_EQ(
+      profile_error(doc),
+      "bad.json: /compute/0/layers/2/backward_time_s: expected number >= 0, got number -0.001 "
+      "(hint: times and sizes cannot be negative)");
+  doc = load_example("profile");
+  doc["compute"][0]["peak_memory_bytes"] = -1;
+  EXPECT_NE(profile_error(doc).find("/compute/0/peak_memory_bytes: expected number >= 0"),
+            std::string::npos);
+  doc = load_example("profile");
+  doc["allreduce"][0]["points"][0]["message_bytes"] = 0;
+  EXPECT_NE(profile_error(doc).find("/allreduce/0/points/0/message_bytes: expected number > 0"),
+            std::string::npos);
+}
+
+TEST(Profile, NonFiniteNumbers) {
+  // NaN written by nlohmann becomes null on disk.
+  Json doc = load_example("profile");
+  doc["compute"][0]["data_time_s"] = Json(NAN);
+  EXPECT_EQ(profile_error(doc), "bad.json: /compute/0/data_time_s: expected number, got null");
+  // A NaN still held in memory is refused as non-finite.
+  Json mem = load_example("profile");
+  mem["compute"][0]["data_time_s"] = INFINITY;
+  EXPECT_NE(testing::error_of([&] {
+              read_profile(Node(mem, "m.json", ""));
+            }).find("m.json: /compute/0/data_time_s: expected finite number"),
+            std::string::npos);
+  // 1e999 does not fit a double: the parser refuses the file.
+  const std::string e = testing::error_of([] {
+    read_profile(Node::parse_text(R"({"schema": "vitsim.profile", "x": 1e999})", "huge.json"));
+  });
+  EXPECT_NE(e.find("huge.json: malformed JSON"), std::string::npos) << e;
+}
+
+TEST(Profile, UnknownEnumValues) {
+  Json doc = load_example("profile");
+  doc["precision"] = "fp8";
+  EXPECT_EQ(profile_error(doc),
+            "bad.json: /precision: expected one of fp32, fp16, bf16, got string \"fp8\"");
+  doc = load_example("profile");
+  doc["compute"][0]["layers"][3]["kind"] = "layernorm";
+  EXPECT_NE(
+      profile_error(doc).find(
+          "/compute/0/layers/3/kind: expected one of patch_embed, attention, mlp, norm, head"),
+      std::string::npos);
+  doc = load_example("profile");
+  doc["source"] = "transferred";
+  EXPECT_NE(profile_error(doc).find("/source: expected one of measured, imported"),
+            std::string::npos);
+  doc = load_example("profile");
+  doc["allreduce"][0]["backend"] = "gloo";
+  EXPECT_NE(
+      profile_error(doc).find("/allreduce/0/backend: expected one of mpi, nccl, deepspeed-nccl"),
+      std::string::npos);
+}
+
+TEST(Profile, LayersMustBelongToTheModel) {
+  Json doc = load_example("profile");
+  doc["compute"][0]["layers"][2]["name"] = "blocks.1.mlp";  // the model has depth 1
+  const std::string e = profile_error(doc);
+  EXPECT_NE(e.find("bad.json: /compute/0/layers/2/name: expected a layer of the model"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("got string \"blocks.1.mlp\""), std::string::npos) << e;
+  doc = load_example("profile");
+  doc["compute"][0]["layers"][2]["kind"] = "attention";
+  EXPECT_NE(profile_error(doc).find(
+                "/compute/0/layers/2/kind: expected \"mlp\" (the kind of blocks.0.mlp)"),
+            std::string::npos);
+  doc = load_example("profile");
+  std::swap(doc["compute"][0]["layers"][1], doc["compute"][0]["layers"][2]);
+  EXPECT_NE(profile_error(doc).find(
+                "/compute/0/layers/2/name: expected a layer after blocks.0.mlp in execution order"),
+            std::string::npos);
+}
+
+TEST(Profile, CrossFieldChecks) {
+  Json doc = load_example("profile");
+  doc.erase("model");
+  EXPECT_NE(
+      profile_error(doc).find("bad.json: /compute: expected a \"model\" next to layer timings"),
+      std::string::npos);
+  doc = load_example("profile");
+  doc["compute"] = Json::array();
+  doc["allreduce"] = Json::array();
+  EXPECT_NE(profile_error(doc).find("/compute: expected at least one compute or allreduce entry"),
+            std::string::npos);
+  doc = load_example("profile");
+  doc["compute"].push_back(doc["compute"][0]);
+  EXPECT_NE(
+      profile_error(doc).find("/compute/1/micro_batch: expected a micro_batch not listed before"),
+      std::string::npos);
+  doc = load_example("profile");
+  doc["allreduce"][0]["points"][0]["algbw_bytes_per_s"] = 2.0e8;  // 1e6 B in 10 ms is 1e8 B/s
+  EXPECT_NE(profile_error(doc).find(
+                "/allreduce/0/points/0/algbw_bytes_per_s: expected message_bytes / time_s = 1e+08"),
+            std::string::npos);
+  doc = load_example("profile");
+  doc["allreduce"][0]["ranks"] = 4;  // busbw would be 1.5 x algbw
+  EXPECT_NE(
+      profile_error(doc).find(
+          "/allreduce/0/points/0/busbw_bytes_per_s: expected algbw * 2(n-1)/n (n = 4) = 1.5e+08"),
+      std::string::npos);
+  doc = load_example("profile");
+  std::swap(doc["allreduce"][0]["points"][0], doc["allreduce"][0]["points"][1]);
+  EXPECT_NE(profile_error(doc).find(
+                "/allreduce/0/points/1/message_bytes: expected message_bytes > 4e+06"),
+            std::string::npos);
+}
+
+TEST(Profile, DocumentationShowsTheExample) {
+  EXPECT_EQ(testing::doc_example("profile.md"), load_example("profile"));
+}
+
+}  // namespace
+}  // namespace vitsim::schema

@@ -1,0 +1,151 @@
+// Run log format: the minimal example reads, write->read round-trips, bad input is refused with
+// file and JSON pointer, and the cross-field rules hold (docs/formats/run-log.md).
+#include "schema/run_log.h"
+
+#include <gtest/gtest.h>
+
+#include "schema_test_util.h"
+
+namespace vitsim::schema {
+namespace {
+
+using testing::load_example;
+
+std::string run_log_error(const Json& doc) {
+  return testing::read_error(doc, [](const Node& n) { read_run_log(n); });
+}
+
+TEST(RunLog, ReadsMinimalExample) {
+  const RunLog log = read_run_log(testing::example_path("run_log"));
+  EXPECT_EQ(log.config.world_size, 2);
+  EXPECT_EQ(log.config.global_batch, 64);
+  EXPECT_EQ(log.config.hosts, (std::vector<std::string>{"node0", "node1"}));
+  EXPECT_EQ(log.config.model.depth, 1);
+  EXPECT_EQ(log.config.optimizer, "adamw");
+  EXPECT_TRUE(log.config.overlap);
+  ASSERT_EQ(log.epochs.size(), 1u);
+  EXPECT_DOUBLE_EQ(log.epochs[0].epoch_time_s, 41.5);
+  ASSERT_EQ(log.ranks.size(), 1u);
+  EXPECT_DOUBLE_EQ(log.ranks[0].allreduce_wait_time_s, 0.02);
+}
+
+TEST(RunLog, RoundTripsThroughAFile) {
+  RunLog log = read_run_log(testing::example_path("run_log"));
+  log.config.precision = costmodel::Precision::kBf16;
+  log.config.overlap = false;
+  const std::string path = testing::scratch_path("run_log.json");
+  write_run_log(path, log);
+  const RunLog back = read_run_log(path);
+  EXPECT_EQ(write_run_log_json(back), write_run_log_json(log));
+  EXPECT_EQ(back.config.precision, costmodel::Precision::kBf16);
+  EXPECT_FALSE(back.config.overlap);
+  EXPECT_EQ(testing::read_text(path).rfind("{\n  \"schema\": \"vitsim.run_log\"", 0), 0u);
+}
+
+TEST(RunLog, BasicRefusals) {
+  Json doc = load_example("run_log");
+  doc["config"].erase("seed");
+  EXPECT_NE(run_log_error(doc).find(
+                "bad.json: /config/seed: expected key \"seed\", got nothing (missing)"),
+            std::string::npos);
+  doc = load_example("run_log");
+  doc["config"]["overlap"] = 1;
+  EXPECT_EQ(run_log_error(doc), "bad.json: /config/overlap: expected true or false, got number 1");
+  doc = load_example("run_log");
+  doc["ranks"][0]["allreduce_ms"] = 3;
+  EXPECT_NE(run_log_error(doc).find(
+                "bad.json: /ranks/0/allreduce_ms: expected one of the keys rank, host"),
+            std::string::npos);
+  doc = load_example("run_log");
+  doc["schema_version"] = 0;
+  EXPECT_NE(run_log_error(doc).find("/schema_version: expected schema_version 1, got number 0"),
+            std::string::npos);
+  doc = load_example("run_log");
+  doc["schema"] = "vitsim.profile";
+  EXPECT_NE(run_log_error(doc).find("/schema: expected \"vitsim.run_log\""), std::string::npos);
+  doc = load_example("run_log");
+  doc["epochs"][0]["epoch_time_s"] = -41.5;
+  EXPECT_NE(
+      run_log_error(doc).find("/epochs/0/epoch_time_s: expected number >= 0, got number -41.5"),
+      std::string::npos);
+  doc = load_example("run_log");
+  doc["config"]["bucket_bytes"] = -1;
+  EXPECT_NE(run_log_error(doc).find("/config/bucket_bytes: expected number >= 0"),
+            std::string::npos);
+  doc = load_example("run_log");
+  doc["ranks"][0]["step_time_s"] = Json(NAN);
+  EXPECT_EQ(run_log_error(doc), "bad.json: /ranks/0/step_time_s: expected number, got null");
+}
+
+TEST(RunLog, UnknownEnumValues) {
+  Json doc = load_example("run_log");
+  doc["config"]["optimizer"] = "lamb";
+  EXPECT_EQ(run_log_error(doc),
+            "bad.json: /config/optimizer: expected one of sgd, adamw, got string \"lamb\"");
+  doc = load_example("run_log");
+  doc["config"]["backend"] = "gloo";
+  EXPECT_NE(run_log_error(doc).find("/config/backend: expected one of mpi, nccl"),
+            std::string::npos);
+  doc = load_example("run_log");
+  doc["config"]["precision"] = "FP32";
+  EXPECT_NE(run_log_error(doc).find("/config/precision: expected one of fp32, fp16, bf16"),
+            std::string::npos);
+  doc = load_example("run_log");
+  doc["config"]["dataset"] = "imagenet";
+  EXPECT_NE(run_log_error(doc).find("/config/dataset: expected one of cifar10, cifar100"),
+            std::string::npos);
+}
+
+TEST(RunLog, GlobalBatchMustBeTheProduct) {
+  Json doc = load_example("run_log");
+  doc["config"]["global_batch"] = 32;
+  EXPECT_EQ(
+      run_log_error(doc),
+      "bad.json: /config/global_batch: expected micro_batch * accumulation * world_size = 64, "
+      "got number 32 (hint: the global batch is what one optimizer step sees)");
+}
+
+TEST(RunLog, RanksAndHostsAgreeWithWorldSize) {
+  Json doc = load_example("run_log");
+  doc["config"]["hosts"] = {"node0"};
+  EXPECT_NE(
+      run_log_error(doc).find("/config/hosts: expected one host per rank (2), got array of 1"),
+      std::string::npos);
+  doc = load_example("run_log");
+  doc["ranks"][0]["rank"] = 2;
+  EXPECT_NE(run_log_error(doc).find("/ranks/0/rank: expected a rank in 0..1, got number 2"),
+            std::string::npos);
+  doc = load_example("run_log");
+  doc["ranks"].push_back(doc["ranks"][0]);
+  EXPECT_NE(
+      run_log_error(doc).find("/ranks/1/rank: expected a rank not listed before, got number 0"),
+      std::string::npos);
+  doc = load_example("run_log");
+  doc["ranks"][0]["allreduce_wait_time_s"] = 0.2;
+  EXPECT_NE(
+      run_log_error(doc).find("/ranks/0/allreduce_wait_time_s: expected at most allreduce_time_s"),
+      std::string::npos);
+}
+
+TEST(RunLog, EpochsAndFractions) {
+  Json doc = load_example("run_log");
+  doc["epochs"].push_back(doc["epochs"][0]);
+  EXPECT_NE(run_log_error(doc).find("/epochs/1/epoch: expected an epoch after 0, got number 0"),
+            std::string::npos);
+  doc = load_example("run_log");
+  doc["epochs"][0]["test_accuracy"] = 27;  // a percentage where a fraction belongs
+  EXPECT_NE(
+      run_log_error(doc).find("/epochs/0/test_accuracy: expected number in [0, 1], got number 27"),
+      std::string::npos);
+  doc = load_example("run_log");
+  doc["config"]["data_fraction"] = 0;
+  EXPECT_NE(run_log_error(doc).find("/config/data_fraction: expected number in (0, 1]"),
+            std::string::npos);
+}
+
+TEST(RunLog, DocumentationShowsTheExample) {
+  EXPECT_EQ(testing::doc_example("run-log.md"), load_example("run_log"));
+}
+
+}  // namespace
+}  // namespace vitsim::schema

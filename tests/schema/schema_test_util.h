@@ -1,0 +1,67 @@
+// Helpers for the format tests: load a minimal valid example, edit it, and capture the InputError
+// a reader raises (the message is the product: file, JSON pointer, expected, got, hint).
+#pragma once
+
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+
+#include "schema/json_node.h"
+
+namespace vitsim::schema::testing {
+
+inline std::string example_path(const std::string& format) {
+  return std::string(VITSIM_TEST_DATA_DIR) + "/examples/" + format + ".json";
+}
+
+inline Json load_example(const std::string& format) {
+  std::ifstream in(example_path(format));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return Json::parse(ss.str());
+}
+
+// The InputError message of `f`, or "" when it throws none.
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Serialises `doc` and reads it back as file "bad.json", as a reader would see it on disk.
+template <typename Reader>
+std::string read_error(const Json& doc, Reader reader) {
+  return error_of([&] { reader(Node::parse_text(doc.dump(), "bad.json")); });
+}
+
+// The ```json block of a docs/formats page, parsed (null when the page has none).
+inline Json doc_example(const std::string& page) {
+  std::ifstream in(std::string(VITSIM_SOURCE_DIR) + "/docs/formats/" + page);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  const std::string open = "```json\n";
+  const auto start = text.find(open);
+  if (start == std::string::npos) return nullptr;
+  const auto end = text.find("```", start + open.size());
+  return Json::parse(text.substr(start + open.size(), end - start - open.size()));
+}
+
+// A file in the build tree for write tests.
+inline std::string scratch_path(const std::string& name) {
+  return std::string(VITSIM_BINARY_DIR) + "/schema_test_" + name;
+}
+
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace vitsim::schema::testing
