@@ -1,9 +1,122 @@
-// vitsim calibrate: placeholder until issue 5 (calibrate) lands.
+// vitsim calibrate: profiles -> cost model (schema "vitsim.cost_model"). Fits per device and
+// precision, alpha-beta links, roofline transfer to every device/precision the given clusters use
+// (docs/cost-model.md, docs/calibration.md).
+#include <fmt/format.h>
+
+#include <iostream>
+#include <sstream>
+
+#include "calibrate/calibrator.h"
 #include "cli/commands.h"
 #include "cli/run_app.h"
+#include "schema/cluster.h"
+#include "schema/cost_model_io.h"
+#include "schema/gpus_io.h"
+#include "schema/json_file.h"
 
 namespace vitsim::cli {
 
-int cmd_calibrate(int, char**) { return not_built("calibrate", "issue 5 (calibrate)"); }
+namespace {
+
+std::vector<costmodel::Precision> parse_precisions(const std::string& list) {
+  std::vector<costmodel::Precision> out;
+  std::stringstream ss(list);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (!item.empty()) out.push_back(costmodel::parse_precision(item));
+  }
+  return out;
+}
+
+void print_costs(const costmodel::CostModel& c) {
+  const char* row = "{:<12} {:<6} {:<12} {:>6} {:>10} {:>10} {:>9} {:>9}\n";
+  std::cout << fmt::format(row, "device", "prec", "source", "b", "fwd", "bwd", "optimizer",
+                           "overhead");
+  std::cout << fmt::format(row, "", "", "", "", "ms", "ms", "ms", "ms");
+  for (const auto& d : c.devices) {
+    const auto graph = costmodel::build_layer_graph(d.model);
+    const double b = d.micro_batches.empty() ? 16 : d.micro_batches.front();
+    const auto t = costmodel::layer_times(d, graph, b);
+    std::cout << fmt::format("{:<12} {:<6} {:<12} {:>6} {:>10.2f} {:>10.2f} {:>9.2f} {:>9.2f}\n",
+                             d.device, costmodel::to_string(d.precision),
+                             costmodel::to_string(d.source), b, t.forward_total_s() * 1e3,
+                             t.backward_total_s() * 1e3,
+                             d.optimizer.at(static_cast<double>(graph.parameters())) * 1e3,
+                             (d.step_overhead.at(b) + d.data_wait.at(b) +
+                              d.host_to_device.at(b)) * 1e3);
+  }
+  std::cout << fmt::format("\n{:<16} {:<12} {:>12} {:>12}\n", "link class", "source", "latency",
+                           "bandwidth");
+  std::cout << fmt::format("{:<16} {:<12} {:>12} {:>12}\n", "", "", "us", "GB/s");
+  for (const auto& l : c.links) {
+    std::cout << fmt::format("{:<16} {:<12} {:>12.1f} {:>12.3f}\n", l.link_class,
+                             costmodel::to_string(l.source), l.latency_s * 1e6,
+                             l.bandwidth_bytes_per_s / 1e9);
+  }
+  std::cout << fmt::format("\n{:<6} {:>8} {:>8} {:>12}  fitted on\n", "prec", "eta_c", "eta_m",
+                           "overhead us");
+  for (const auto& r : c.roofline) {
+    std::string on;
+    for (const auto& f : r.fitted_on) on += (on.empty() ? "" : "; ") + f;
+    std::cout << fmt::format("{:<6} {:>8.3f} {:>8.3f} {:>12.2f}  {}\n", costmodel::to_string(r.precision),
+                             r.compute_efficiency, r.memory_efficiency, r.launch_overhead_s * 1e6, on);
+  }
+}
+
+}  // namespace
+
+int cmd_calibrate(int argc, char** argv) {
+  CLI::App app{"Fit cost functions from profiles: per-layer time against micro-batch per device and "
+               "precision (Eigen least squares), memory, alpha-beta link costs; transfer to every "
+               "device/precision the clusters use by roofline (docs/cost-model.md).",
+               "vitsim calibrate"};
+  std::vector<std::string> inputs, clusters;
+  std::string out, precisions = "fp32,fp16,bf16", gpus_path = schema::default_gpus_path();
+  std::string timm = std::string(VITSIM_SOURCE_DIR) +
+                     "/data/public-benchmarks/timm_train_benchmarks.csv";
+  app.add_option("profiles", inputs, "profile JSON files (vitsim-train, import-deepspeed)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  app.add_option("-o,--output", out, "cost model JSON to write")->required();
+  app.add_option("--clusters", clusters, "cluster files whose devices must all get costs")
+      ->check(CLI::ExistingFile);
+  app.add_option("--precisions", precisions, "precisions to cover for the clusters' devices")
+      ->capture_default_str();
+  app.add_option("--gpus", gpus_path, "device catalog")->capture_default_str();
+  app.add_option("--tensor-evidence", timm,
+                 "timm training benchmark CSV giving tensor-core efficiency for fp16/bf16 "
+                 "(\"\" = none: fp32 efficiency)")
+      ->capture_default_str();
+  return run_app(app, argc, argv, [&] {
+    const auto catalog = schema::read_gpus(gpus_path);
+    std::vector<calibrate::ProfileInput> profiles;
+    for (const auto& f : inputs) profiles.push_back({f, schema::read_profile(f)});
+    calibrate::CalibrateOptions opt;
+    opt.precisions = parse_precisions(precisions);
+    for (const auto& f : clusters) opt.clusters.push_back(schema::read_cluster(f));
+    if (!timm.empty() && !profiles.empty()) {
+      const calibrate::ProfileInput* with_model = nullptr;
+      for (const auto& p : profiles) {
+        if (p.profile.model && !with_model) with_model = &p;
+      }
+      if (with_model) {
+        opt.tensor_evidence = calibrate::tensor_efficiency_from_timm(
+            calibrate::CsvTable::read(timm), catalog, *with_model->profile.model);
+      }
+    }
+    const calibrate::Calibration cal = calibrate::calibrate(profiles, catalog, opt);
+    for (const auto& n : cal.notes) std::cerr << "vitsim calibrate: note: " << n << "\n";
+    schema::CostModelFile file;
+    file.costs = cal.costs;
+    file.context = schema::make_context("vitsim calibrate", std::vector<std::string>(argv, argv + argc),
+                                        {{"profiles", inputs}, {"clusters", clusters},
+                                         {"notes", cal.notes}});
+    schema::write_cost_model(out, file);
+    print_costs(cal.costs);
+    std::cout << "\nwrote " << out << " (" << cal.costs.devices.size() << " device/precision costs, "
+              << cal.costs.links.size() << " link classes)\n";
+    return 0;
+  });
+}
 
 }  // namespace vitsim::cli

@@ -1,9 +1,44 @@
-// vitsim report: placeholder until issue 5 (calibrate) lands.
+// vitsim report: HTML page with gnuplot figures (scaling curves predicted vs measured, per-rank
+// step breakdown), the error table and the cost sources. The page embeds its PNG figures; PNG and
+// SVG files are written beside it in DIR/figures/.
+#include <iostream>
+
+#include "calibrate/report.h"
 #include "cli/commands.h"
 #include "cli/run_app.h"
+#include "schema/cost_model_io.h"
 
 namespace vitsim::cli {
 
-int cmd_report(int, char**) { return not_built("report", "issue 5 (calibrate)"); }
+int cmd_report(int argc, char** argv) {
+  CLI::App app{"Write DIR/report.html: scaling curves (epoch time, speedup, efficiency against GPUs) "
+               "predicted against measured, per-rank step breakdown, error table, cost sources. "
+               "Figures by gnuplot.",
+               "vitsim report"};
+  std::vector<std::string> predicted, measured, notes;
+  std::string costs, out, title = "vitsim report";
+  app.add_option("--predicted", predicted, "prediction JSON files")->required()->check(CLI::ExistingFile);
+  app.add_option("--measured", measured, "run logs or CSVs (dev_epoch_times.csv columns)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--costs", costs, "cost model JSON (vitsim calibrate), for the cost-source table")
+      ->check(CLI::ExistingFile);
+  app.add_option("--out", out, "output folder (report.html, figures/)")->required();
+  app.add_option("--title", title, "page title")->capture_default_str();
+  app.add_option("--note", notes, "a paragraph to show at the top (repeatable)");
+  return run_app(app, argc, argv, [&] {
+    calibrate::ReportInputs in;
+    in.title = title;
+    in.notes = notes;
+    for (const auto& f : predicted) in.predictions.push_back({f, schema::read_prediction(f)});
+    for (const auto& f : measured) {
+      for (auto& m : calibrate::read_measured(f)) in.measured.push_back(m);
+    }
+    if (!costs.empty()) in.costs = schema::read_cost_model(costs).costs;
+    const auto r = calibrate::write_report(in, out);
+    std::cout << "wrote " << r.html_path << " (" << r.figure_files.size() / 2
+              << " figures, PNG + SVG in " << out << "/figures)\n";
+    return 0;
+  });
+}
 
 }  // namespace vitsim::cli

@@ -1,0 +1,366 @@
+// Calibration pipeline (see calibrator.h, docs/cost-model.md, docs/calibration.md).
+#include "calibrate/calibrator.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "calibrate/cost_fit.h"
+#include "calibrate/roofline.h"
+#include "calibrate/statistics.h"
+
+namespace vitsim::calibrate {
+
+using costmodel::CostSource;
+using costmodel::DeviceCosts;
+using costmodel::Precision;
+
+namespace {
+
+using Key = std::pair<std::string, Precision>;
+
+std::string key_name(const Key& k) { return k.first + "/" + costmodel::to_string(k.second); }
+
+costmodel::DeviceCatalog merged_catalog(const costmodel::DeviceCatalog& catalog,
+                                        const std::vector<schema::ClusterSpec>& clusters) {
+  costmodel::DeviceCatalog all = catalog;
+  for (const auto& c : clusters) {
+    for (const auto& d : c.devices) {
+      if (!all.find(d.id)) all.devices.push_back(d);
+    }
+  }
+  return all;
+}
+
+std::vector<costmodel::LinkCost> fit_links(const std::vector<ProfileInput>& profiles,
+                                           const CalibrateOptions& o,
+                                           std::vector<std::string>& notes) {
+  std::map<std::string, std::vector<AllreduceSample>> samples;
+  std::map<std::string, std::string> files;
+  std::map<std::string, bool> measured;
+  for (const auto& in : profiles) {
+    for (const auto& a : in.profile.allreduce) {
+      for (const auto& p : a.points) samples[a.link_class].push_back({a.ranks, p.message_bytes, p.time_s});
+      std::string& f = files[a.link_class];
+      if (f.find(in.file) == std::string::npos) f += (f.empty() ? "" : ", ") + in.file;
+      measured[a.link_class] = measured[a.link_class] || in.profile.source == "measured";
+    }
+  }
+  std::vector<costmodel::LinkCost> links;
+  for (const auto& [cls, pts] : samples) {
+    const auto prior = datasheet_latency_s(o.clusters, cls);
+    const AlphaBetaFit f = fit_alpha_beta(pts, prior.value_or(0.0));
+    costmodel::LinkCost l;
+    l.link_class = cls;
+    l.latency_s = f.latency_s;
+    l.bandwidth_bytes_per_s = f.bandwidth_bytes_per_s;
+    l.source = measured[cls] ? CostSource::kMeasured : CostSource::kImported;
+    l.derived_from = fmt::format(
+        "alpha-beta fit (ring: 2(N-1)/N*M/bw + 2(N-1)*lat) of {} point(s) from [{}]; {}; residual "
+        "{:.2f}%",
+        pts.size(), files[cls],
+        f.latency_fitted ? "latency fitted"
+                         : (prior ? fmt::format("latency = datasheet {:.1f} us of the cluster file "
+                                                "(the points cannot determine it)",
+                                                *prior * 1e6)
+                                  : std::string("latency = 0 (no cluster file names this class)")),
+        100 * f.residual_rel);
+    if (!f.latency_fitted && !prior) notes.push_back("link " + cls + ": latency unknown, set to 0");
+    links.push_back(l);
+  }
+  return links;
+}
+
+// Roofline fit per precision that has measured devices with datasheets.
+std::map<Precision, costmodel::RooflineFit> fit_rooflines(
+    const std::map<Key, DeviceFit>& measured, const costmodel::DeviceCatalog& catalog) {
+  std::map<Precision, std::vector<RooflineSample>> layers;
+  std::map<Precision, std::vector<OptimizerSample>> opt;
+  for (const auto& [key, fit] : measured) {
+    const auto* spec = catalog.find(key.first);
+    if (!spec || !(spec->matrix_peak_flop_per_s(key.second) > 0) ||
+        !(spec->memory_bandwidth_bytes_per_s > 0)) {
+      continue;
+    }
+    collect_roofline_samples(fit.costs, *spec, layers[key.second], opt[key.second]);
+  }
+  std::map<Precision, costmodel::RooflineFit> fits;
+  for (const auto& [p, samples] : layers) {
+    if (!samples.empty()) fits[p] = fit_roofline(p, samples, opt[p]);
+  }
+  return fits;
+}
+
+// The roofline of a precision nobody measured: fp32's memory efficiency and overhead, eta_c from
+// tensor-core evidence where the precision runs on tensor cores.
+costmodel::RooflineFit derived_roofline(Precision p, const costmodel::RooflineFit& fp32,
+                                        const CalibrateOptions& o, std::string& how) {
+  costmodel::RooflineFit f = fp32;
+  f.precision = p;
+  if (o.tensor_evidence) {
+    f.compute_efficiency = o.tensor_evidence->compute_efficiency;
+    f.fitted_on.push_back(o.tensor_evidence->description);
+    how = "eta_c from " + o.tensor_evidence->description + ", eta_m and overhead from fp32";
+  } else {
+    how = "eta_c, eta_m and overhead of fp32 (no tensor-core evidence given)";
+  }
+  return f;
+}
+
+}  // namespace
+
+std::optional<double> datasheet_latency_s(const std::vector<schema::ClusterSpec>& clusters,
+                                          const std::string& link_class) {
+  for (const auto& c : clusters) {
+    std::vector<const schema::LinkSpec*> links = {&c.network.switch_link};
+    for (const auto& n : c.nodes) {
+      links.push_back(&n.nic);
+      links.push_back(&n.intra_node.link);
+    }
+    for (const auto* l : links) {
+      if (l->link_class == link_class) return l->latency_s;
+    }
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+struct HostCosts {
+  costmodel::LinearCost host_to_device, data_wait, step_overhead;
+  std::string from;
+};
+
+HostCosts host_of(const DeviceCosts& c, const std::string& from) {
+  return {c.host_to_device, c.data_wait, c.step_overhead, from};
+}
+
+class Pipeline {
+ public:
+  Pipeline(const std::vector<ProfileInput>& profiles, const costmodel::DeviceCatalog& catalog,
+           const CalibrateOptions& o)
+      : o_(o), catalog_(merged_catalog(catalog, o.clusters)) {
+    std::map<Key, std::vector<const ProfileInput*>> groups;
+    for (const auto& in : profiles) {
+      if (!in.profile.compute.empty()) groups[{in.profile.device, in.profile.precision}].push_back(&in);
+    }
+    for (const auto& [key, group] : groups) measured_[key] = fit_device(group);
+    fits_ = fit_rooflines(measured_, catalog_);
+    for (const auto& [p, f] : fits_) {
+      how_[p] = "fitted on " + fmt::format("{}", fmt::join(f.fitted_on, ", "));
+    }
+  }
+
+  std::set<Key> required_pairs();
+  DeviceCosts transfer(const Key& key);
+  HostCosts donor(const std::string& device, Precision p);
+  const costmodel::RooflineFit& roofline(Precision p);
+
+  const CalibrateOptions& o_;
+  costmodel::DeviceCatalog catalog_;
+  std::map<Key, DeviceFit> measured_;
+  std::map<Precision, costmodel::RooflineFit> fits_;
+  std::map<Precision, std::string> how_;
+  std::vector<std::string> notes_;
+};
+
+const costmodel::RooflineFit& Pipeline::roofline(Precision p) {
+  auto it = fits_.find(p);
+  if (it != fits_.end()) return it->second;
+  auto fp32 = fits_.find(Precision::kFp32);
+  if (fp32 == fits_.end()) {
+    throw std::invalid_argument(std::string("no measured device in fp32 (with a datasheet in "
+                                            "gpus.json) to transfer ") +
+                                costmodel::to_string(p) + " costs from");
+  }
+  std::string how;
+  fits_[p] = derived_roofline(p, fp32->second, o_, how);
+  how_[p] = how;
+  return fits_[p];
+}
+
+std::set<Key> Pipeline::required_pairs() {
+  std::set<Key> keys;
+  auto add = [&](const std::string& device, Precision p, const std::string& why) {
+    const auto* spec = catalog_.find(device);
+    if (!spec) {
+      throw std::invalid_argument("device '" + device + "' (" + why +
+                                  ") is neither in gpus.json nor declared by a cluster file");
+    }
+    if (!spec->supports(p) && !measured_.count({spec->id, p})) {
+      notes_.push_back(fmt::format("{}/{}: skipped, the device does not support it", spec->id,
+                                   costmodel::to_string(p)));
+      return;
+    }
+    keys.insert({spec->id, p});
+  };
+  for (const auto& c : o_.clusters) {
+    for (const auto& n : c.nodes) {
+      for (const auto& g : n.gpus) {
+        for (Precision p : o_.precisions) add(g.device, p, "cluster " + c.name);
+      }
+    }
+  }
+  for (const auto& [device, p] : o_.required) add(device, p, "required");
+  return keys;
+}
+
+HostCosts Pipeline::donor(const std::string& device, Precision p) {
+  for (const auto& c : o_.clusters) {
+    bool has = false;
+    for (const auto& n : c.nodes) {
+      for (const auto& g : n.gpus) has = has || g.device == device;
+    }
+    if (!has) continue;
+    for (Precision want : {p, Precision::kFp32}) {
+      for (const auto& n : c.nodes) {
+        for (const auto& g : n.gpus) {
+          auto it = measured_.find({g.device, want});
+          if (g.device != device && it != measured_.end() && it->second.host_costs_known) {
+            return host_of(it->second.costs, "measured " + key_name(it->first) +
+                                                 " of cluster " + c.name);
+          }
+        }
+      }
+    }
+  }
+  // No measured device shares a cluster: the median of every measured device.
+  std::vector<double> v[6];
+  std::string names;
+  for (const auto& [key, fit] : measured_) {
+    if (!fit.host_costs_known) continue;
+    const auto& c = fit.costs;
+    const costmodel::LinearCost* h[3] = {&c.host_to_device, &c.data_wait, &c.step_overhead};
+    for (int i = 0; i < 3; ++i) {
+      v[2 * i].push_back(h[i]->fixed_s);
+      v[2 * i + 1].push_back(h[i]->per_unit_s);
+    }
+    names += (names.empty() ? "" : ", ") + key_name(key);
+  }
+  HostCosts out;
+  if (names.empty()) {
+    notes_.push_back(device + ": no measured host-side costs anywhere, left at 0");
+    out.from = "none measured (0)";
+    return out;
+  }
+  costmodel::LinearCost* h[3] = {&out.host_to_device, &out.data_wait, &out.step_overhead};
+  for (int i = 0; i < 3; ++i) {
+    h[i]->fixed_s = median(v[2 * i]);
+    h[i]->per_unit_s = median(v[2 * i + 1]);
+  }
+  out.from = "median of measured " + names;
+  return out;
+}
+
+const DeviceFit* measured_twin(const std::map<Key, DeviceFit>& measured, const std::string& id) {
+  auto it = measured.find({id, Precision::kFp32});
+  if (it != measured.end()) return &it->second;
+  for (const auto& [key, fit] : measured) {
+    if (key.first == id) return &fit;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+namespace {
+
+DeviceCosts Pipeline::transfer(const Key& key) {
+  const auto* spec = catalog_.find(key.first);
+  const Precision p = key.second;
+  costmodel::RooflineFit fit = roofline(p);
+  std::string how = how_[p];
+  if (p == Precision::kFp16 && !(spec->fp16_tensor_peak_flop_per_s > 0)) {
+    // No tensor cores: autocast's fp16 GEMMs run on the fp32 units (DeviceSpec's fp16 peak is the
+    // fp32 peak), so the fp32 efficiency applies; only the activation bytes halve.
+    fit.compute_efficiency = roofline(Precision::kFp32).compute_efficiency;
+    how = "no tensor cores: fp32 eta_c (" + how_[Precision::kFp32] + "), fp16 activation bytes";
+  }
+  const DeviceFit* twin = measured_twin(measured_, spec->id);
+  const DeviceFit* fleet = twin;
+  for (const auto& [k, f] : measured_) {
+    if (!fleet || (k.second == Precision::kFp32 && fleet->costs.precision != Precision::kFp32)) {
+      fleet = &f;
+    }
+  }
+  if (!fleet) throw std::invalid_argument("no measured device to transfer " + key_name(key) + " from");
+  double factor = 1.0;
+  std::string factor_note;
+  if (twin) {
+    factor = device_factor(twin->costs, *spec, roofline(twin->costs.precision));
+    factor_note = fmt::format("; x{:.3f} = measured/roofline time of {} {}", factor, spec->id,
+                              costmodel::to_string(twin->costs.precision));
+  }
+  DeviceCosts c = transfer_layers(*spec, p, fit, fleet->costs.model, factor);
+  const costmodel::RooflineFit& fp32 = roofline(Precision::kFp32);
+  if (twin) {
+    c.optimizer = twin->costs.optimizer;  // AMP keeps the fp32 AdamW step
+  } else {
+    c.optimizer.per_unit_s =
+        kAdamBytesPerParameter / (fp32.memory_efficiency * spec->memory_bandwidth_bytes_per_s);
+  }
+  const MemoryEstimate mem = estimate_memory(c.model, p);
+  c.memory_fixed_bytes = mem.fixed_bytes;
+  c.memory_per_sample_bytes = mem.per_sample_bytes;
+  HostCosts host = twin && twin->host_costs_known
+                       ? host_of(twin->costs, "measured " + spec->id + " " +
+                                                  costmodel::to_string(twin->costs.precision))
+                       : donor(spec->id, p);
+  c.host_to_device = host.host_to_device;
+  c.data_wait = host.data_wait;
+  c.step_overhead = host.step_overhead;
+  c.derived_from = fmt::format(
+      "roofline from the {} datasheet (peak {:.1f} TFLOP/s {}, {:.0f} GB/s) with eta_c {:.3f}, "
+      "eta_m {:.3f}, overhead {:.1f} us ({}){}; optimizer {}; host-side costs from {}; memory "
+      "first-principles estimate",
+      spec->id, spec->matrix_peak_flop_per_s(p) / 1e12, costmodel::to_string(p),
+      spec->memory_bandwidth_bytes_per_s / 1e9, fit.compute_efficiency, fit.memory_efficiency,
+      fit.launch_overhead_s * 1e6, how, factor_note,
+      twin ? "of the measured " + spec->id : std::string("AdamW traffic at eta_m"), host.from);
+  return c;
+}
+
+}  // namespace
+
+Calibration calibrate(const std::vector<ProfileInput>& profiles,
+                      const costmodel::DeviceCatalog& catalog, const CalibrateOptions& options) {
+  Pipeline pipe(profiles, catalog, options);
+  Calibration out;
+  out.costs.links = fit_links(profiles, options, pipe.notes_);
+  const std::set<Key> required = pipe.required_pairs();
+  std::map<Key, DeviceCosts> devices;
+  for (auto& [key, fit] : pipe.measured_) {
+    DeviceCosts c = fit.costs;
+    if (!fit.host_costs_known) {
+      const HostCosts host = pipe.donor(key.first, key.second);
+      c.host_to_device = host.host_to_device;
+      c.data_wait = host.data_wait;
+      c.step_overhead = host.step_overhead;
+      c.derived_from += "; host-side costs from " + host.from;
+    }
+    devices[key] = c;
+  }
+  for (const Key& key : required) {
+    if (devices.count(key)) continue;
+    devices[key] = pipe.transfer(key);
+    pipe.notes_.push_back(key_name(key) + ": transferred");
+  }
+  std::set<Precision> used;
+  for (auto& [key, c] : devices) {
+    out.costs.devices.push_back(c);
+    used.insert(key.second);
+  }
+  for (Precision p : used) {
+    // A precision's roofline exists when it was measured or can be derived from fp32.
+    if (pipe.fits_.count(p) || pipe.fits_.count(Precision::kFp32)) {
+      out.costs.roofline.push_back(pipe.roofline(p));
+    }
+  }
+  out.notes = pipe.notes_;
+  return out;
+}
+
+}  // namespace vitsim::calibrate

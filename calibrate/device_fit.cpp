@@ -1,0 +1,196 @@
+// Per-device fits from profiles (see device_fit.h, docs/cost-model.md).
+#include "calibrate/device_fit.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "calibrate/cost_fit.h"
+#include "calibrate/statistics.h"
+#include "schema/input_error.h"
+
+namespace vitsim::calibrate {
+
+using costmodel::LinearCost;
+
+MemoryEstimate estimate_memory(const costmodel::ViTConfig& model, costmodel::Precision precision) {
+  const costmodel::LayerGraph g = build_layer_graph(model);
+  const double params = static_cast<double>(g.parameters());
+  double per_param = 4 + 4 + 8 + 4;
+  if (precision != costmodel::Precision::kFp32) per_param += 2;
+  MemoryEstimate m;
+  m.fixed_bytes = params * per_param + kRuntimeReserveBytes;
+  m.per_sample_bytes = g.activation_bytes_per_sample(costmodel::activation_element_bytes(precision));
+  return m;
+}
+
+namespace {
+
+void check_group(const std::vector<const ProfileInput*>& group) {
+  const auto& first = group.front()->profile;
+  if (!first.model) {
+    throw schema::InputError::at(group.front()->file, "/model", "the profiled model",
+                                 "nothing (an all-reduce-only profile)");
+  }
+  for (const auto* in : group) {
+    if (!in->profile.model || *in->profile.model != *first.model) {
+      throw schema::InputError::at(in->file, "/model",
+                                   "the model of " + group.front()->file + " (" +
+                                       first.model->name + ")",
+                                   in->profile.model ? in->profile.model->name : "none",
+                                   "profiles of one device and precision must measure one model");
+    }
+  }
+}
+
+// Fits one pass of one layer; zero-time layers (no MACs in an imported split) stay zero.
+LinearCost fit_pass(const std::vector<FitPoint>& pts, double& residual, std::string& form) {
+  std::vector<FitPoint> positive;
+  for (const auto& p : pts) {
+    if (p.y > 0) positive.push_back(p);
+  }
+  if (positive.empty()) {
+    residual = 0;
+    form = "zero";
+    return LinearCost{};
+  }
+  const CostFit f = fit_batch_cost(positive);
+  residual = f.residual_rel;
+  form = f.form;
+  return f.cost;
+}
+
+std::string describe_forms(const std::map<std::string, int>& forms) {
+  std::string out;
+  for (const auto& [form, n] : forms) {
+    out += (out.empty() ? "" : ", ") + fmt::format("{} {}", n, form);
+  }
+  return out;
+}
+
+// Every point of a group, by what it times.
+struct GroupPoints {
+  std::map<std::string, std::vector<FitPoint>> fwd, bwd;
+  std::vector<FitPoint> opt, h2d, data, over, mem;
+  std::set<int> batches;
+  std::string files;
+  bool any_measured = false;
+};
+
+GroupPoints collect_points(const std::vector<const ProfileInput*>& group, double params) {
+  GroupPoints g;
+  for (const auto* in : group) {
+    g.any_measured = g.any_measured || in->profile.source == "measured";
+    g.files += (g.files.empty() ? "" : ", ") + in->file;
+    for (const auto& m : in->profile.compute) {
+      const double b = static_cast<double>(m.micro_batch);
+      g.batches.insert(static_cast<int>(m.micro_batch));
+      for (const auto& l : m.layers) {
+        g.fwd[l.name].push_back({b, l.forward_time_s});
+        g.bwd[l.name].push_back({b, l.backward_time_s});
+      }
+      if (m.optimizer_time_s > 0) g.opt.push_back({params, m.optimizer_time_s});
+      g.h2d.push_back({b, m.host_to_device_time_s});
+      g.data.push_back({b, m.data_time_s});
+      g.over.push_back({b, m.step_overhead_time_s});
+      if (m.peak_memory_bytes) g.mem.push_back({b, *m.peak_memory_bytes});
+    }
+  }
+  if (g.batches.empty()) {
+    throw schema::InputError::at(group.front()->file, "/compute", "micro-batch measurements",
+                                 "none");
+  }
+  return g;
+}
+
+// Layer fits; returns the median residual and counts the chosen forms.
+double fit_layers(const costmodel::LayerGraph& graph, GroupPoints& g, const std::string& file,
+                  costmodel::DeviceCosts& c, std::map<std::string, int>& forms) {
+  std::vector<double> residuals;
+  for (const auto& layer : graph.layers) {
+    if (!g.fwd.count(layer.name)) {
+      throw schema::InputError::at(file, "/compute/0/layers", "a timing of layer " + layer.name,
+                                   "none", "a profile must time every layer of its model");
+    }
+    costmodel::LayerCost lc;
+    lc.layer = layer.name;
+    lc.kind = layer.kind;
+    std::string form;
+    lc.forward = fit_pass(g.fwd[layer.name], lc.forward_residual_rel, form);
+    forms[form]++;
+    lc.backward = fit_pass(g.bwd[layer.name], lc.backward_residual_rel, form);
+    forms[form]++;
+    residuals.push_back(lc.forward_residual_rel);
+    residuals.push_back(lc.backward_residual_rel);
+    c.layers.push_back(lc);
+  }
+  return median(residuals);
+}
+
+// Returns true when the memory comes from measured peaks.
+bool fit_memory(const GroupPoints& g, costmodel::DeviceCosts& c) {
+  std::set<double> mem_batches;
+  for (const auto& p : g.mem) mem_batches.insert(p.x);
+  const MemoryEstimate est = estimate_memory(c.model, c.precision);
+  if (mem_batches.size() >= 2) {
+    const CostFit f = fit_affine_absolute(g.mem);
+    c.memory_fixed_bytes = f.cost.fixed_s;
+    c.memory_per_sample_bytes = f.cost.per_unit_s;
+    return true;
+  }
+  if (mem_batches.size() == 1) {
+    // One micro-batch: first-principles growth per sample through the measured peak.
+    std::vector<double> peaks;
+    for (const auto& p : g.mem) peaks.push_back(p.y);
+    c.memory_per_sample_bytes = est.per_sample_bytes;
+    c.memory_fixed_bytes = std::max(0.0, median(peaks) - est.per_sample_bytes * g.mem.front().x);
+    return true;
+  }
+  c.memory_fixed_bytes = est.fixed_bytes;
+  c.memory_per_sample_bytes = est.per_sample_bytes;
+  return false;
+}
+
+bool any_nonzero(const std::vector<FitPoint>& pts) {
+  return std::any_of(pts.begin(), pts.end(), [](const FitPoint& p) { return p.y != 0; });
+}
+
+}  // namespace
+
+DeviceFit fit_device(const std::vector<const ProfileInput*>& group) {
+  check_group(group);
+  const schema::Profile& first = group.front()->profile;
+  DeviceFit out;
+  costmodel::DeviceCosts& c = out.costs;
+  c.device = first.device;
+  c.precision = first.precision;
+  c.model = *first.model;
+  const costmodel::LayerGraph graph = build_layer_graph(c.model);
+  GroupPoints g = collect_points(group, static_cast<double>(graph.parameters()));
+  c.source = g.any_measured ? costmodel::CostSource::kMeasured : costmodel::CostSource::kImported;
+  std::map<std::string, int> forms;
+  const double residual = fit_layers(graph, g, group.front()->file, c, forms);
+  c.micro_batches.assign(g.batches.begin(), g.batches.end());
+  if (!g.opt.empty()) c.optimizer = fit_proportional(g.opt).cost;  // x = parameters
+  c.host_to_device = fit_affine_absolute(g.h2d).cost;
+  c.data_wait = fit_affine_absolute(g.data).cost;
+  c.step_overhead = fit_affine_absolute(g.over).cost;
+  out.host_costs_known = any_nonzero(g.h2d) || any_nonzero(g.data) || any_nonzero(g.over);
+  out.memory_measured = fit_memory(g, c);
+  const bool single = g.batches.size() == 1;
+  c.derived_from = fmt::format(
+      "{} of {} profile(s) [{}]: layer passes {}{}; median layer residual {:.2f}%; optimizer "
+      "proportional to parameters; host-side costs {}; memory {}",
+      single ? "scaled" : "least-squares fit", group.size(), g.files, describe_forms(forms),
+      single ? fmt::format(" (single micro-batch {}: t = c*b through the measured point, not a "
+                           "fit; residual = spread between profiles)",
+                           *g.batches.begin())
+             : "",
+      100 * residual, out.host_costs_known ? "from the profiles" : "not in the profiles",
+      out.memory_measured ? "from measured peaks" : "first-principles estimate (docs/cost-model.md)");
+  return out;
+}
+
+}  // namespace vitsim::calibrate

@@ -1,0 +1,41 @@
+// Fits the costs of one device type and precision from its profiles (measured by vitsim-train or
+// imported from DeepSpeed logs): per layer and pass a cost of the micro-batch (cost_fit.h, form
+// chosen by AICc), the optimizer step per parameter, host-side per-step costs and memory.
+// Equations and choices: docs/cost-model.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "costmodel/cost_model.h"
+#include "schema/profile.h"
+
+namespace vitsim::calibrate {
+
+struct ProfileInput {
+  std::string file;  // for provenance (derived_from) and errors
+  schema::Profile profile;
+};
+
+struct DeviceFit {
+  costmodel::DeviceCosts costs;
+  bool host_costs_known = true;  // false: every profile left data/copy/overhead at 0 (a compute-
+                                 // only import such as compute_summary.csv): calibrate fills them
+  bool memory_measured = false;  // false: memory is the first-principles estimate
+};
+
+// All profiles must share device, precision and model (else schema::InputError naming the file).
+DeviceFit fit_device(const std::vector<const ProfileInput*>& group);
+
+// First-principles peak memory of data-parallel training with AdamW (docs/cost-model.md,
+// "Memory"): fixed = parameters x (4 weight + 4 gradient + 8 Adam moments + 4 flat all-reduce
+// bucket [+ 2 fp16 weight copy under autocast]) + kRuntimeReserveBytes; per sample = the layer
+// graph's kept activations at the precision's element size.
+inline constexpr double kRuntimeReserveBytes = 512.0 * 1024 * 1024;  // CUDA context + allocator
+struct MemoryEstimate {
+  double fixed_bytes = 0;
+  double per_sample_bytes = 0;
+};
+MemoryEstimate estimate_memory(const costmodel::ViTConfig& model, costmodel::Precision precision);
+
+}  // namespace vitsim::calibrate

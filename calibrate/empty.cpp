@@ -1,1 +1,0 @@
-// Keeps the calibrate library non-empty until its sources land.

@@ -1,0 +1,212 @@
+// Report figures through gnuplot (see report_figures.h).
+#include "calibrate/report_figures.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <tuple>
+
+#include "calibrate/gnuplot.h"
+#include "schema/json_file.h"
+
+namespace vitsim::calibrate {
+
+namespace {
+
+struct Point {
+  double gpus = 0;
+  double epoch_s = 0;
+  double throughput = 0;  // images per second
+};
+
+struct Series {
+  std::string title;
+  std::vector<Point> predicted, measured;
+  // 1-GPU throughput for speedup: the series' own 1-GPU point, else a 1-GPU configuration of the
+  // scenario with the same micro-batch and precision (e.g. for an inter-node series).
+  std::optional<double> base_predicted, base_measured;
+};
+
+std::optional<double> one_gpu(const std::vector<Point>& pts) {
+  for (const auto& p : pts) {
+    if (p.gpus == 1) return p.throughput;
+  }
+  return std::nullopt;
+}
+
+std::string series_title(const schema::TrainingConfig& c) {
+  std::string t = fmt::format("{} b{} {}", c.placement.empty() ? "" : c.placement, c.micro_batch,
+                              costmodel::to_string(c.precision));
+  if (!c.scaling.empty()) t += " " + c.scaling;
+  if (c.collective != "ring") t += " " + c.collective;
+  if (c.overlap) t += " overlap";
+  if (c.accumulation > 1) t += fmt::format(" acc{}", c.accumulation);
+  return t;
+}
+
+std::vector<Series> build_series(const schema::PredictionFile& pred,
+                                 const std::vector<MeasuredRun>& measured) {
+  std::map<std::string, Series> by_title;
+  std::map<std::string, std::pair<std::optional<double>, std::optional<double>>> base;
+  std::vector<std::string> order;
+  for (const auto& c : pred.configurations) {
+    if (c.out_of_memory || !(c.epoch_time_s > 0)) continue;
+    const std::string title = series_title(c.config);
+    const std::string base_key = fmt::format("{}/{}", c.config.micro_batch,
+                                             costmodel::to_string(c.config.precision));
+    if (!by_title.count(title)) order.push_back(title);
+    Series& s = by_title[title];
+    s.title = title;
+    const double images = c.config.data_fraction * static_cast<double>(c.config.images);
+    s.predicted.push_back({static_cast<double>(c.config.gpus), c.epoch_time_s,
+                           images / c.epoch_time_s});
+    if (c.config.gpus == 1 && !base[base_key].first) base[base_key].first = images / c.epoch_time_s;
+    const ConfigKey key = key_of(c);
+    for (const auto& m : measured) {
+      if (!(m.key == key)) continue;
+      s.measured.push_back({static_cast<double>(m.key.gpus), m.epoch_time_s,
+                            m.key.data_fraction() * m.images / m.epoch_time_s});
+      if (m.key.gpus == 1 && !base[base_key].second) base[base_key].second = s.measured.back().throughput;
+    }
+  }
+  std::vector<Series> out;
+  for (const auto& t : order) {
+    Series s = by_title[t];
+    // The base key of a series: any of its configurations (they share micro-batch and precision).
+    for (const auto& c : pred.configurations) {
+      if (series_title(c.config) != t) continue;
+      const auto& b = base[fmt::format("{}/{}", c.config.micro_batch,
+                                       costmodel::to_string(c.config.precision))];
+      s.base_predicted = one_gpu(s.predicted) ? one_gpu(s.predicted) : b.first;
+      s.base_measured = one_gpu(s.measured) ? one_gpu(s.measured) : b.second;
+      break;
+    }
+    auto by_gpus = [](const Point& a, const Point& b) { return a.gpus < b.gpus; };
+    std::stable_sort(s.predicted.begin(), s.predicted.end(), by_gpus);
+    std::stable_sort(s.measured.begin(), s.measured.end(), by_gpus);
+    out.push_back(s);
+  }
+  return out;
+}
+
+// Value of a point for a figure; speedup/efficiency need the series' 1-GPU throughput (nullopt
+// when the series has none).
+enum class Quantity { kEpoch, kSpeedup, kEfficiency };
+
+std::optional<double> value(const Point& p, const std::optional<double>& base, Quantity q) {
+  if (q == Quantity::kEpoch) return p.epoch_s;
+  if (!base) return std::nullopt;
+  const double speedup = p.throughput / *base;
+  return q == Quantity::kSpeedup ? speedup : speedup / p.gpus;
+}
+
+// Writes one data block per series (predicted, then measured), returns the plot clauses.
+std::string write_data(const std::vector<Series>& series, Quantity q, const std::string& path,
+                       const std::string& data_name) {
+  std::string data, plot;
+  int block = 0;
+  for (size_t i = 0; i < series.size(); ++i) {
+    const int color = static_cast<int>(i % 8) + 1;
+    for (bool meas : {false, true}) {
+      const auto& pts = meas ? series[i].measured : series[i].predicted;
+      const auto& base = meas ? series[i].base_measured : series[i].base_predicted;
+      std::string rows;
+      for (const auto& p : pts) {
+        if (auto v = value(p, base, q)) rows += fmt::format("{} {:.6g}\n", p.gpus, *v);
+      }
+      if (rows.empty()) continue;
+      data += fmt::format("# {} ({})\n{}\n\n", series[i].title, meas ? "measured" : "predicted", rows);
+      plot += fmt::format("{}{} index {} using 1:2 with {} lc {} {} title {}",
+                          plot.empty() ? "plot " : ", \\\n     ", gnuplot_quote(data_name), block++,
+                          meas ? "points pt 7 ps 1.5" : "linespoints pt 6 lw 2", color,
+                          meas ? "" : "dt 1",
+                          gnuplot_quote(series[i].title + (meas ? " (measured)" : " (predicted)")));
+    }
+  }
+  schema::write_file_atomic(path, data);
+  return plot;
+}
+
+std::string terminals(const std::string& png, const std::string& svg, const std::string& plot) {
+  return fmt::format(
+      "set terminal pngcairo size 900,540 noenhanced font 'Sans,10'\nset output {}\n{}\n"
+      "set terminal svg size 900,540 noenhanced font 'Sans,10' background '#ffffff'\n"
+      "set output {}\nreplot\nunset output\n",
+      gnuplot_quote(png), plot, gnuplot_quote(svg));
+}
+
+Figure draw(const std::string& dir, const std::string& name, const std::string& title,
+            const std::string& setup, const std::string& plot) {
+  Figure f{title, name + ".png", name + ".svg"};
+  const std::string script = fmt::format("set title {}\nset grid\nset key below\n{}\n",
+                                         gnuplot_quote(title), setup);
+  const std::string path = dir + "/" + name + ".gp";
+  schema::write_file_atomic(path, script + terminals(f.png, f.svg, plot));
+  run_gnuplot(path, dir);
+  return f;
+}
+
+std::optional<Figure> draw_breakdown(const schema::PredictionFile& pred, const std::string& dir,
+                                     const std::string& stem) {
+  const schema::ConfigPrediction* big = nullptr;
+  for (const auto& c : pred.configurations) {
+    if (c.out_of_memory || c.ranks.empty() || c.ranks.size() > 64) continue;
+    if (!big || c.ranks.size() > big->ranks.size()) big = &c;
+  }
+  if (!big) return std::nullopt;
+  std::string data = "# rank compute_ms exposed_comm_ms idle_ms\n";
+  for (const auto& r : big->ranks) {
+    data += fmt::format("\"r{} {} {}\" {:.4f} {:.4f} {:.4f}\n", r.rank, r.host, r.device,
+                        r.compute_time_s * 1e3, r.exposed_comm_time_s * 1e3, r.idle_time_s * 1e3);
+  }
+  const std::string data_name = stem + "-breakdown.dat";
+  schema::write_file_atomic(dir + "/" + data_name, data);
+  const std::string q = gnuplot_quote(data_name);
+  const std::string setup =
+      "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.85 border -1\n"
+      "set boxwidth 0.7\nset ylabel 'time per step (ms)'\nset xtics rotate by -30\nset yrange [0:*]";
+  const std::string plot = fmt::format(
+      "plot {} using 2:xtic(1) title 'compute' lc rgb '#4c72b0', '' using 3 title 'exposed "
+      "communication' lc rgb '#dd8452', '' using 4 title 'idle (waiting for slower ranks)' lc rgb "
+      "'#8c8c8c'",
+      q);
+  const std::string title =
+      fmt::format("{}: per-rank step breakdown, {}", pred.scenario,
+                  big->config.label.empty() ? fmt::format("{} GPUs", big->config.gpus)
+                                            : big->config.label);
+  return draw(dir, stem + "-breakdown", title, setup, plot);
+}
+
+}  // namespace
+
+std::vector<Figure> draw_scenario_figures(const schema::PredictionFile& pred,
+                                          const std::vector<MeasuredRun>& measured,
+                                          const std::string& dir, const std::string& stem) {
+  std::vector<Figure> figures;
+  const std::vector<Series> series = build_series(pred, measured);
+  const std::tuple<Quantity, std::string, std::string, std::string> kinds[] = {
+      {Quantity::kEpoch, "epoch", "epoch time (s)", "set logscale y"},
+      {Quantity::kSpeedup, "speedup", "speedup (throughput / 1-GPU throughput)", ""},
+      {Quantity::kEfficiency, "efficiency", "parallel efficiency (speedup / GPUs)",
+       "set yrange [0:*]"}};
+  double max_gpus = 1;
+  for (const auto& s : series) {
+    for (const auto& p : s.predicted) max_gpus = std::max(max_gpus, p.gpus);
+  }
+  const std::string xaxis = max_gpus <= 16 ? "set xtics 1" : "set logscale x 2";
+  for (const auto& [q, name, ylabel, extra] : kinds) {
+    const std::string data_name = stem + "-" + name + ".dat";
+    const std::string plot = write_data(series, q, dir + "/" + data_name, data_name);
+    if (plot.empty()) continue;  // e.g. no 1-GPU point for a speedup
+    const std::string setup = fmt::format("set xlabel 'GPUs'\nset ylabel {}\n{}\n{}",
+                                          gnuplot_quote(ylabel), xaxis, extra);
+    figures.push_back(draw(dir, stem + "-" + name,
+                           fmt::format("{}: {} against GPUs", pred.scenario, ylabel), setup, plot));
+  }
+  if (auto b = draw_breakdown(pred, dir, stem)) figures.push_back(*b);
+  return figures;
+}
+
+}  // namespace vitsim::calibrate

@@ -1,0 +1,47 @@
+// `vitsim validate`: lines measured epoch times up with predictions of the same configuration
+// (ConfigKey) and says how far off each is, the median and worst absolute error, and whether the
+// model orders configurations right (Spearman's rank correlation of measured vs predicted epoch
+// times). docs/calibration.md, "Validating".
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "calibrate/measured_runs.h"
+#include "schema/prediction.h"
+
+namespace vitsim::calibrate {
+
+struct NamedPrediction {
+  std::string file;
+  schema::PredictionFile prediction;
+};
+
+struct ValidationRow {
+  ConfigKey key;
+  double measured_s = 0;
+  double predicted_s = 0;
+  double error_pct = 0;  // 100 * (predicted - measured) / measured
+  std::string measured_source;
+  std::string scenario;  // prediction file's scenario
+};
+
+struct ValidationResult {
+  std::vector<ValidationRow> rows;               // matched, in measured order
+  std::vector<MeasuredRun> unmatched_measured;   // no prediction of that configuration
+  std::vector<std::string> unmatched_notes;      // why (e.g. "predicted out of memory")
+  int predicted_without_measurement = 0;
+  double median_abs_error_pct = 0;
+  double worst_abs_error_pct = 0;
+  std::string worst_label;
+  double spearman = 0;  // 0 when fewer than 2 rows
+};
+
+// The first prediction of a key wins (files in order); out-of-memory predictions do not match.
+ValidationResult validate(const std::vector<MeasuredRun>& measured,
+                          const std::vector<NamedPrediction>& predictions);
+
+// The table printed by `vitsim validate` and written to validation.txt (units row included).
+std::string format_validation(const ValidationResult& result);
+
+}  // namespace vitsim::calibrate

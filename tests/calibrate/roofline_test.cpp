@@ -1,0 +1,165 @@
+// Transfer between synthetic devices follows the roofline: profiles generated from a known roofline
+// (eta_c, eta_m, launch overhead) on two devices, with seeded noise, are calibrated; the fitted
+// efficiencies come back within 1% and a third device nobody measured gets exactly the roofline of
+// its datasheet.
+#include "calibrate/roofline.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "calibrate/calibrator.h"
+
+namespace vitsim::calibrate {
+namespace {
+
+using costmodel::Precision;
+
+constexpr double kEtaC = 0.45, kEtaM = 0.6, kOverhead = 20e-6, kNoise = 0.002;
+
+costmodel::DeviceSpec device(const std::string& id, double peak, double bw, double fp16 = 0) {
+  costmodel::DeviceSpec d;
+  d.id = id;
+  d.name = id;
+  d.fp32_peak_flop_per_s = peak;
+  d.fp16_tensor_peak_flop_per_s = fp16;
+  d.memory_bandwidth_bytes_per_s = bw;
+  d.memory_bytes = 16e9;
+  return d;
+}
+
+costmodel::ViTConfig small_vit() {
+  costmodel::ViTConfig c = costmodel::vit_preset("vit_ti_16");
+  c.image_size = 32;
+  c.patch_size = 4;
+  c.depth = 2;
+  c.classes = 10;
+  return c;
+}
+
+double truth_time(const costmodel::DeviceSpec& d, double flop, double bytes) {
+  return std::max(flop / (kEtaC * d.fp32_peak_flop_per_s),
+                  bytes / (kEtaM * d.memory_bandwidth_bytes_per_s)) + kOverhead;
+}
+
+ProfileInput synthetic_profile(const costmodel::DeviceSpec& d, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> noise(0.0, kNoise);
+  const auto graph = costmodel::build_layer_graph(small_vit());
+  schema::Profile p;
+  p.device = d.id;
+  p.device_name = d.name;
+  p.source = "measured";
+  p.model = small_vit();
+  for (int b : {4, 8, 16, 32, 64}) {
+    schema::MicroBatchProfile m;
+    m.micro_batch = b;
+    m.repetitions = 10;
+    for (const auto& l : graph.layers) {
+      schema::LayerTiming t;
+      t.name = l.name;
+      t.kind = l.kind;
+      t.forward_time_s = truth_time(d, pass_flop_per_sample(l, false) * b,
+                                    pass_bytes_per_sample(l, false, Precision::kFp32) * b) *
+                         (1 + noise(rng));
+      t.backward_time_s = truth_time(d, pass_flop_per_sample(l, true) * b,
+                                     pass_bytes_per_sample(l, true, Precision::kFp32) * b) *
+                          (1 + noise(rng));
+      m.layers.push_back(t);
+    }
+    m.optimizer_time_s = static_cast<double>(graph.parameters()) * kAdamBytesPerParameter /
+                         (kEtaM * d.memory_bandwidth_bytes_per_s) * (1 + noise(rng));
+    m.step_overhead_time_s = 0.002;
+    m.peak_memory_bytes = (1.0e9 + 5.0e7 * b) * (1 + noise(rng));
+    p.compute.push_back(m);
+  }
+  return {d.id + ".json", p};
+}
+
+schema::ClusterSpec cluster_of(const std::vector<std::string>& devices) {
+  schema::ClusterSpec c;
+  c.name = "synthetic";
+  for (const auto& id : devices) {
+    schema::NodeSpec n;
+    n.name = "node-" + id;
+    n.gpus.push_back({id, 1});
+    c.nodes.push_back(n);
+  }
+  return c;
+}
+
+class RooflineTransfer : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    catalog_.devices = {device("devA", 10e12, 500e9), device("devC", 4e12, 900e9),
+                        device("devB", 25e12, 300e9, 100e12)};
+    profiles_ = {synthetic_profile(catalog_.devices[0], 1), synthetic_profile(catalog_.devices[1], 2)};
+    options_.clusters = {cluster_of({"devA", "devB", "devC"})};
+  }
+  costmodel::DeviceCatalog catalog_;
+  std::vector<ProfileInput> profiles_;
+  CalibrateOptions options_;
+};
+
+TEST_F(RooflineTransfer, EfficienciesRecoveredWithinOnePercent) {
+  const Calibration cal = calibrate(profiles_, catalog_, options_);
+  ASSERT_EQ(cal.costs.roofline.size(), 1u);
+  const auto& r = cal.costs.roofline[0];
+  EXPECT_NEAR(r.compute_efficiency, kEtaC, 0.01 * kEtaC);
+  EXPECT_NEAR(r.memory_efficiency, kEtaM, 0.01 * kEtaM);
+  EXPECT_NEAR(r.launch_overhead_s, kOverhead, 0.1 * kOverhead);
+  // Measured devices: affine layer costs (overhead + per sample) chosen by AICc.
+  const auto* a = cal.costs.find("devA", Precision::kFp32);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->source, costmodel::CostSource::kMeasured);
+  EXPECT_NE(a->derived_from.find("affine"), std::string::npos) << a->derived_from;
+  // Memory per micro-batch: fixed + per_sample * b fitted on the measured peaks.
+  EXPECT_NEAR(a->memory_fixed_bytes, 1.0e9, 0.01 * 1.0e9);
+  EXPECT_NEAR(a->memory_per_sample_bytes, 5.0e7, 0.01 * 5.0e7);
+}
+
+TEST_F(RooflineTransfer, UnmeasuredDeviceFollowsItsRoofline) {
+  const Calibration cal = calibrate(profiles_, catalog_, options_);
+  const auto* b = cal.costs.find("devB", Precision::kFp32);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->source, costmodel::CostSource::kTransferred);
+  EXPECT_NE(b->derived_from.find("devA"), std::string::npos);  // host costs from a cluster peer
+  const auto graph = costmodel::build_layer_graph(small_vit());
+  const auto times = costmodel::layer_times(*b, graph, 16);
+  const costmodel::DeviceSpec& spec = catalog_.devices[2];
+  for (size_t i = 0; i < graph.layers.size(); ++i) {
+    const auto& l = graph.layers[i];
+    const double want_f = truth_time(spec, pass_flop_per_sample(l, false) * 16,
+                                     pass_bytes_per_sample(l, false, Precision::kFp32) * 16);
+    const double want_b = truth_time(spec, pass_flop_per_sample(l, true) * 16,
+                                     pass_bytes_per_sample(l, true, Precision::kFp32) * 16);
+    EXPECT_NEAR(times.forward_s[i], want_f, 0.01 * want_f) << l.name;
+    EXPECT_NEAR(times.backward_s[i], want_b, 0.01 * want_b) << l.name;
+  }
+  const double params = static_cast<double>(graph.parameters());
+  const double want_opt = params * kAdamBytesPerParameter / (kEtaM * spec.memory_bandwidth_bytes_per_s);
+  EXPECT_NEAR(b->optimizer.at(params), want_opt, 0.01 * want_opt);
+  EXPECT_NEAR(b->step_overhead.at(16), 0.002, 1e-12);
+}
+
+TEST_F(RooflineTransfer, MixedPrecisionUsesTensorEvidence) {
+  options_.precisions = {Precision::kFp32, Precision::kFp16};
+  options_.tensor_evidence = TensorEfficiencyEvidence{0.6, 3, "synthetic evidence"};
+  const Calibration cal = calibrate(profiles_, catalog_, options_);
+  const auto* b = cal.costs.find("devB", Precision::kFp16);
+  ASSERT_NE(b, nullptr);
+  const auto graph = costmodel::build_layer_graph(small_vit());
+  const int mlp = graph.find("blocks.0.mlp");
+  const auto& l = graph.layers[static_cast<size_t>(mlp)];
+  const double compute = pass_flop_per_sample(l, false) / (0.6 * 100e12);
+  const double memory = pass_bytes_per_sample(l, false, Precision::kFp16) / (kEtaM * 300e9);
+  EXPECT_NEAR(b->layers[static_cast<size_t>(mlp)].forward.per_unit_s, std::max(compute, memory),
+              0.01 * std::max(compute, memory));
+  // devA has no tensor cores: its fp16 runs on the fp32 units, at the measured device's factor.
+  const auto* a16 = cal.costs.find("devA", Precision::kFp16);
+  ASSERT_NE(a16, nullptr);
+  EXPECT_NE(a16->derived_from.find("no tensor cores"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vitsim::calibrate
