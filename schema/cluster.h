@@ -35,7 +35,9 @@ struct GpuGroup {
 
 struct NodeSpec {
   std::string name;    // host name; with count > 1 the hosts are name0, name1, ...
+  std::string description;  // free text: what the node is, assumptions behind its figures
   int64_t count = 1;   // node template count (--nodes overrides it for a single template)
+  bool is_template = false;  // written with "count": hosts are name0..name{count-1}
   std::vector<GpuGroup> gpus;
   IntraNodeFabric intra_node;
   LinkSpec nic;        // per node (or per GPU when nic_per_gpu)
@@ -63,5 +65,15 @@ struct ClusterSpec {
 ClusterSpec read_cluster(const std::string& path);
 ClusterSpec read_cluster(const Node& root);
 Json write_cluster_json(const ClusterSpec& cluster);
+
+// Pieces shared with scenario files (node overrides).
+LinkSpec read_link_spec(const Node& node);
+Json write_link_spec(const LinkSpec& link);
+GpuGroup read_gpu_group(const Node& node);
+
+// Names of the hosts a node entry expands to: {name}, or name0..name{count-1} for a template.
+std::vector<std::string> node_host_names(const NodeSpec& node);
+// GPUs in one node of the template (sum of its groups).
+int64_t node_gpu_count(const NodeSpec& node);
 
 }  // namespace vitsim::schema

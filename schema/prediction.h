@@ -24,6 +24,7 @@ struct RankPrediction {
   double exposed_comm_time_s = 0;  // per step: all-reduce time not hidden behind compute
   double idle_time_s = 0;          // per step: waiting for slower ranks
   double memory_bytes = 0;         // predicted peak device memory
+  double device_memory_bytes = 0;  // the device's memory (datasheet)
 };
 
 struct ConfigPrediction {
@@ -48,6 +49,10 @@ struct PredictionFile {
   std::string scenario;
   std::vector<ConfigPrediction> configurations;
 };
+
+// One configuration's object (also what `vitsim predict --json` prints inside its document).
+Json write_config_prediction(const ConfigPrediction& prediction);
+ConfigPrediction read_config_prediction(const Node& node);
 
 PredictionFile read_prediction(const std::string& path);
 PredictionFile read_prediction(const Node& root);

@@ -8,6 +8,7 @@
 
 #include "costmodel/precision.h"
 #include "costmodel/vit_config.h"
+#include "schema/cluster.h"
 #include "schema/json_node.h"
 
 namespace vitsim::schema {
@@ -27,6 +28,7 @@ struct TrainingConfig {
   int64_t micro_batch = 16;
   std::vector<int64_t> per_rank_micro_batch;  // load-balancing what-if; empty = micro_batch
   int64_t accumulation = 1;
+  std::string optimizer = "adamw";       // "adamw" (2 fp32 states) | "sgd" (momentum: 1 state)
   int64_t images = 50000;                // training images before the data fraction
   double data_fraction = 1.0;            // fraction of the images used (weak scaling: 0.1 * gpus)
   bool overlap = false;                  // all-reduce overlaps backward (DeepSpeed overlap_comm)
@@ -37,14 +39,29 @@ struct TrainingConfig {
   std::string scaling;                   // "strong" | "weak" | "" (informational)
 };
 
+// A what-if change to one node of the cluster file (e.g. tesla3's 1 GbE port replaced by 10 GbE).
+// Fields left unset keep the cluster file's values.
+struct NodeOverride {
+  std::string node;                  // node name as in the cluster file
+  std::optional<LinkSpec> nic;
+  std::vector<GpuGroup> gpus;        // empty = unchanged
+};
+
 struct Scenario {
   std::string name;
   std::string description;
   std::string cluster;               // path of the cluster file, relative to the scenario file
   costmodel::ViTConfig model;
+  std::vector<NodeOverride> node_overrides;  // applied to the cluster before simulating
   std::vector<TrainingConfig> configurations;
   std::string file;
 };
+
+// The cluster with the scenario's node overrides applied; InputError at the scenario's
+// /node_overrides/i/node when a node does not exist.
+ClusterSpec apply_overrides(const Scenario& scenario, const ClusterSpec& cluster);
+// Path of the scenario's cluster file, resolved against the scenario file's folder.
+std::string scenario_cluster_path(const Scenario& scenario);
 
 Scenario read_scenario(const std::string& path);
 Scenario read_scenario(const Node& root);

@@ -1,0 +1,48 @@
+// Which GPU of which node each rank runs on. Rules, in order (docs/simulator.md, "Placement"):
+// an explicit host list (one entry per rank; a node named k times gets k ranks), ranks per node
+// (gpus_per_node), the cluster's host set for that rank count, else nodes filled in order.
+// Also the --nodes override of a node template's count.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "schema/cluster.h"
+#include "schema/scenario.h"
+
+namespace vitsim::sim {
+
+// One node host of the cluster, templates expanded.
+struct NodeInstance {
+  std::string host;                     // "tesla0", "h2000", ...
+  const schema::NodeSpec* spec = nullptr;
+  int64_t index = 0;                    // position among all node hosts (fat-tree leaf = index / nodes_per_leaf)
+  std::vector<std::string> gpu_devices; // device id of each GPU, in the order of the spec's groups
+};
+
+struct RankSlot {
+  int64_t node = 0;      // index into Placement::nodes
+  int64_t local = 0;     // GPU index within the node
+  std::string host;      // node host name
+  std::string device;    // device id
+};
+
+struct Placement {
+  std::vector<NodeInstance> nodes;  // every node host of the cluster
+  std::vector<RankSlot> ranks;
+  int64_t nodes_used() const;
+  bool single_node() const { return nodes_used() == 1; }
+  std::vector<int64_t> used_node_indices() const;  // ascending
+};
+
+// The cluster with its single node template's count set to `nodes`; std::invalid_argument when the
+// cluster has several node entries or no template.
+schema::ClusterSpec with_node_count(const schema::ClusterSpec& cluster, int64_t nodes);
+
+std::vector<NodeInstance> expand_nodes(const schema::ClusterSpec& cluster);
+
+// Throws std::invalid_argument naming the problem (unknown host, more ranks than GPUs...).
+Placement place_ranks(const schema::ClusterSpec& cluster, const schema::TrainingConfig& config);
+
+}  // namespace vitsim::sim

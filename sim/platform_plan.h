@@ -1,0 +1,62 @@
+// The simulated platform as plain data: links (with the figures the simulation uses), the GPU
+// hosts of every node that runs a rank, and which links each route crosses. Built once from the
+// cluster file and the measured link costs; the SimGrid builder (platform_builder.h) and the XML
+// export (platform_xml.h) both read it, so the two never disagree.
+//
+// Routes (docs/simulator.md, "Platform"):
+//   GPU a -> GPU b, same node:   port(a) up, port(b) down           (intra-node fabric)
+//   GPU a -> GPU b, other node:  nic(a) up, [uplink(leaf a) up, uplink(leaf b) down], nic(b) down
+// The bracket only for a fat-tree between different leaves. A message crosses two endpoint links,
+// so each endpoint link carries half of its class's latency: end to end, a message then costs the
+// class latency, as the alpha-beta convention of LinkCost says.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "costmodel/cost_model.h"
+#include "schema/cluster.h"
+#include "sim/placement.h"
+
+namespace vitsim::sim {
+
+struct PlanLink {
+  std::string name;
+  double bandwidth_bytes_per_s = 0;  // per direction (split-duplex link)
+  double latency_s = 0;              // SimGrid latency of this link (half the class latency for endpoints)
+  std::string link_class;
+  bool measured = false;             // figures from the cost model's link costs, not the cluster file
+};
+
+struct PlanNode {
+  std::string host;                     // node host name
+  int64_t leaf = 0;                     // fat-tree leaf (0 for a star)
+  std::vector<std::string> gpu_hosts;   // SimGrid host of each GPU: "<host>.gpu<k>"
+  std::vector<int> port_links;          // per GPU: intra-node fabric port (-1 for a 1-GPU node)
+  std::vector<int> nic_links;           // per GPU: NIC link (the same index when the NIC is shared)
+};
+
+struct PlatformPlan {
+  std::string name;
+  std::string topology;               // "star" | "fat-tree"
+  std::vector<PlanLink> links;
+  std::vector<PlanNode> nodes;        // nodes that run ranks (or every node, see plan_platform)
+  std::vector<int64_t> leaves;        // fat-tree leaves used, ascending
+  std::vector<int> leaf_uplinks;      // uplink link index of each entry of `leaves`
+  std::vector<std::string> rank_hosts;  // SimGrid host of each rank
+  std::vector<int64_t> rank_nodes;      // index into `nodes` of each rank
+
+  // Link indices a message from rank a to rank b crosses (up/down as in the header comment).
+  std::vector<int> route(int64_t rank_a, int64_t rank_b) const;
+  double route_latency_s(int64_t rank_a, int64_t rank_b) const;
+  double route_bandwidth_bytes_per_s(int64_t rank_a, int64_t rank_b) const;  // bottleneck
+};
+
+// Platform for the ranks of `placement` (nodes without ranks are left out; `all_nodes` keeps them,
+// for the XML export). Link figures: the cost model's measured LinkCost of a class replaces the
+// cluster file's datasheet figures (costs may be null).
+PlatformPlan plan_platform(const schema::ClusterSpec& cluster, const Placement& placement,
+                           const costmodel::CostModel* costs, bool all_nodes = false);
+
+}  // namespace vitsim::sim

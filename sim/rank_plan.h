@@ -1,0 +1,75 @@
+// What each rank computes in a step, from the cost model: per-layer forward and backward times at
+// the rank's micro-batch, data and copy, optimizer and overhead; the gradient buckets; the memory
+// model; the number of steps in an epoch. Pure arithmetic (no SimGrid): the equations are in
+// docs/simulator.md ("Compute", "Buckets", "Memory", "Steps per epoch").
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "costmodel/cost_model.h"
+#include "costmodel/device_spec.h"
+#include "costmodel/layer_graph.h"
+#include "schema/cluster.h"
+#include "schema/scenario.h"
+#include "sim/placement.h"
+
+namespace vitsim::sim {
+
+// Gradients of consecutive layers (in backward order) grouped until a bucket holds >= bucket_bytes.
+struct Bucket {
+  double bytes = 0;
+  std::vector<int> layers;  // layer indices (forward order numbering), in backward order
+  int ready_after = 0;      // the bucket is complete when this layer's backward ends (its last)
+};
+std::vector<Bucket> make_buckets(const costmodel::LayerGraph& graph, double bucket_bytes);
+
+// Device memory of one rank: fixed + per_sample * micro_batch.
+struct MemoryModel {
+  double fixed_bytes = 0;
+  double per_sample_bytes = 0;
+  bool from_measurement = false;  // the cost model's fitted memory, else the layer graph estimate
+  double at(int64_t micro_batch) const { return fixed_bytes + per_sample_bytes * static_cast<double>(micro_batch); }
+  // Largest micro-batch whose memory fits `device_bytes` (0 when not even 1 fits).
+  int64_t max_micro_batch(double device_bytes) const;
+};
+// CUDA context, library handles and allocator slack assumed on top of the estimate (not fitted).
+inline constexpr double kWorkspaceBytes = 512.0 * 1024 * 1024;
+MemoryModel memory_model(const costmodel::DeviceCosts& costs, const costmodel::LayerGraph& graph,
+                         costmodel::Precision precision, const std::string& optimizer);
+
+struct RankPlan {
+  int64_t rank = 0;
+  std::string host;
+  std::string device;
+  int64_t micro_batch = 0;
+  double data_s = 0;                // exposed data wait + host-to-device copy, one micro-step
+  std::vector<double> forward_s;    // per layer, forward order
+  std::vector<double> backward_s;   // per layer, forward order numbering
+  double optimizer_s = 0;
+  double overhead_s = 0;            // per step
+  MemoryModel memory;
+  double memory_bytes = 0;          // at micro_batch
+  double device_memory_bytes = 0;
+};
+
+// Device catalog plus the cluster's own devices (which win on an id clash).
+costmodel::DeviceCatalog merged_catalog(const costmodel::DeviceCatalog& catalog, const schema::ClusterSpec& cluster);
+
+// Costs of `device` at `precision`; std::invalid_argument naming both and listing what `costs` has.
+const costmodel::DeviceCosts& find_costs(const costmodel::CostModel& costs, const std::string& device,
+                                         costmodel::Precision precision);
+
+// One plan per rank; `sources` gets "device/precision" -> measured|imported|transferred.
+std::vector<RankPlan> plan_ranks(const Placement& placement, const costmodel::DeviceCatalog& catalog,
+                                 const costmodel::LayerGraph& graph, const schema::TrainingConfig& config,
+                                 const costmodel::CostModel& costs, std::map<std::string, std::string>& sources);
+
+// Optimizer steps per epoch (docs/simulator.md, "Steps per epoch"): images used = floor(F * images);
+// equal micro-batches: ceil(ceil(used / ranks) / B) micro-steps (DistributedSampler, drop_last=False);
+// per-rank micro-batches: ceil(used / sum B_r); then ceil(micro-steps / accumulation).
+int64_t steps_per_epoch(const schema::TrainingConfig& config, const std::vector<int64_t>& micro_batches);
+
+}  // namespace vitsim::sim

@@ -1,0 +1,183 @@
+// The rank actors and the engine run; see training_sim.h and docs/simulator.md ("Step").
+#include "sim/training_sim.h"
+
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/platform_builder.h"
+#include "sim/sg_compat.h"
+
+namespace vitsim::sim {
+namespace {
+
+namespace sg4 = simgrid::s4u;
+
+struct Shared {
+  const SimInput* in = nullptr;
+  std::unique_ptr<Collectives> collectives;
+  std::vector<sg4::SemaphorePtr> bucket_ready;  // per rank: one release per bucket
+  std::vector<sg4::SemaphorePtr> step_synced;   // per rank: released when the last bucket is done
+  SimOutput out;
+};
+
+class RankActor {
+ public:
+  RankActor(Shared& sh, int64_t rank) : sh_(sh), in_(*sh.in), plan_(in_.ranks[static_cast<size_t>(rank)]), rank_(rank) {}
+
+  void run() {
+    RankRecord& rec = sh_.out.ranks[static_cast<size_t>(rank_)];
+    const bool communicate = in_.ranks.size() > 1;
+    for (int64_t s = 0; s < in_.steps; ++s) {
+      step_ = s;
+      compute_ = 0;
+      for (int64_t m = 0; m < in_.accumulation; ++m) {
+        sleep("data", plan_.data_s);
+        layers("fwd ", plan_.forward_s, 0, static_cast<int>(plan_.forward_s.size()), true);
+        const bool sync = communicate && m == in_.accumulation - 1;
+        if (!sync) {
+          layers("bwd ", plan_.backward_s, 0, static_cast<int>(plan_.backward_s.size()), false);
+        } else {
+          backward_and_release();
+          const double t0 = sg4::Engine::get_clock();
+          sh_.step_synced[static_cast<size_t>(rank_)]->acquire();
+          span(0, "wait", t0, sg4::Engine::get_clock() - t0);
+        }
+      }
+      sleep("optimizer", plan_.optimizer_s);
+      sleep("overhead", plan_.overhead_s);
+      rec.step_end_s.push_back(sg4::Engine::get_clock());
+      rec.compute_s.push_back(compute_);
+    }
+  }
+
+ private:
+  void span(int track, const std::string& name, double start, double duration) {
+    if (in_.trace && duration > 0) sh_.out.spans.push_back({rank_, track, step_, name, start, duration});
+  }
+
+  void sleep(const std::string& name, double duration_s) {
+    if (duration_s <= 0) return;
+    span(0, name, sg4::Engine::get_clock(), duration_s);
+    sg4::this_actor::sleep_for(duration_s);
+    compute_ += duration_s;
+  }
+
+  // Layers [lo, hi) as one sleep (nothing else can happen on this stream in between), with one
+  // trace span per layer; backward runs from hi-1 down to lo.
+  void layers(const char* prefix, const std::vector<double>& t, int lo, int hi, bool forward) {
+    double total = 0;
+    double at = sg4::Engine::get_clock();
+    for (int k = 0; k < hi - lo; ++k) {
+      const int i = forward ? lo + k : hi - 1 - k;
+      span(0, prefix + in_.layer_names[static_cast<size_t>(i)], at, t[static_cast<size_t>(i)]);
+      at += t[static_cast<size_t>(i)];
+      total += t[static_cast<size_t>(i)];
+    }
+    if (total > 0) sg4::this_actor::sleep_for(total);
+    compute_ += total;
+  }
+
+  // Backward in reverse layer order; with overlap, each bucket is handed to the all-reduce stream
+  // as soon as the backward of its last layer ends; without, all buckets after the backward.
+  void backward_and_release() {
+    const auto& ready = sh_.bucket_ready[static_cast<size_t>(rank_)];
+    int hi = static_cast<int>(plan_.backward_s.size());
+    if (in_.overlap) {
+      for (const Bucket& b : in_.buckets) {
+        layers("bwd ", plan_.backward_s, b.ready_after, hi, false);
+        hi = b.ready_after;
+        ready->release();
+      }
+      layers("bwd ", plan_.backward_s, 0, hi, false);
+    } else {
+      layers("bwd ", plan_.backward_s, 0, hi, false);
+      for (size_t b = 0; b < in_.buckets.size(); ++b) ready->release();
+    }
+  }
+
+  Shared& sh_;
+  const SimInput& in_;
+  const RankPlan& plan_;
+  int64_t rank_;
+  int64_t step_ = 0;
+  double compute_ = 0;
+};
+
+// One stream per rank: the buckets' all-reduces in order, one at a time.
+void allreduce_stream(Shared& sh, int64_t rank) {
+  const SimInput& in = *sh.in;
+  for (int64_t s = 0; s < in.steps; ++s) {
+    for (size_t b = 0; b < in.buckets.size(); ++b) {
+      sh.bucket_ready[static_cast<size_t>(rank)]->acquire();
+      const double t0 = sg4::Engine::get_clock();
+      sh.collectives->allreduce(rank, in.buckets[b].bytes);
+      if (in.trace) {
+        sh.out.spans.push_back({rank, 1, s, "all-reduce bucket " + std::to_string(b), t0,
+                                sg4::Engine::get_clock() - t0});
+      }
+    }
+    sh.step_synced[static_cast<size_t>(rank)]->release();  // the compute stream may go on
+  }
+}
+
+}  // namespace
+
+SimOutput run_simulation(const SimInput& input) {
+  std::vector<std::string> args = {"vitsim",
+                                   "--log=root.thres:critical",
+                                   "--cfg=network/model:" + input.network_model,
+                                   std::string("--cfg=network/crosstraffic:") + (input.crosstraffic ? "1" : "0"),
+                                   "--cfg=network/TCP-gamma:1e30",
+                                   "--cfg=contexts/factory:raw",
+                                   "--cfg=contexts/stack-size:256"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  sg4::Engine engine(&argc, argv.data());
+  Shared sh;
+  sh.in = &input;
+  sh.out.ranks.resize(input.ranks.size());
+  const std::vector<sg4::Host*> hosts = build_platform(input.plan);
+  sh.collectives = std::make_unique<Collectives>(input.plan, hosts, input.collective, input.flow_level);
+  for (size_t r = 0; r < hosts.size(); ++r) {
+    sh.bucket_ready.push_back(sg4::Semaphore::create(0));
+    sh.step_synced.push_back(sg4::Semaphore::create(0));
+  }
+  std::vector<std::unique_ptr<RankActor>> actors;
+  for (size_t r = 0; r < hosts.size(); ++r) {
+    actors.push_back(std::make_unique<RankActor>(sh, static_cast<int64_t>(r)));
+    RankActor* a = actors.back().get();
+    sg4::Actor::create("rank" + std::to_string(r), hosts[r], [a] { a->run(); });
+    if (hosts.size() > 1) {
+      sg4::Actor::create("allreduce" + std::to_string(r), hosts[r],
+                         [&sh, r] { allreduce_stream(sh, static_cast<int64_t>(r)); });
+    }
+  }
+  engine.run();
+  return sh.out;
+}
+
+std::string serialize(const SimOutput& out) {
+  nlohmann::json j = {{"ranks", nlohmann::json::array()}, {"spans", nlohmann::json::array()}};
+  for (const auto& r : out.ranks) j["ranks"].push_back({{"end", r.step_end_s}, {"compute", r.compute_s}});
+  for (const auto& s : out.spans) {
+    j["spans"].push_back({s.rank, s.track, s.step, s.name, s.start_s, s.duration_s});
+  }
+  return j.dump();
+}
+
+SimOutput deserialize_sim_output(const std::string& text) {
+  const nlohmann::json j = nlohmann::json::parse(text);
+  SimOutput out;
+  for (const auto& r : j.at("ranks")) {
+    out.ranks.push_back({r.at("end").get<std::vector<double>>(), r.at("compute").get<std::vector<double>>()});
+  }
+  for (const auto& s : j.at("spans")) {
+    out.spans.push_back({s[0].get<int64_t>(), s[1].get<int>(), s[2].get<int64_t>(), s[3].get<std::string>(),
+                         s[4].get<double>(), s[5].get<double>()});
+  }
+  return out;
+}
+
+}  // namespace vitsim::sim

@@ -1,0 +1,60 @@
+// The discrete-event simulation of a few training steps (docs/simulator.md, "Step"): one actor per
+// rank running data, forward, backward and optimizer as timed sleeps on its host, and one
+// all-reduce stream actor per rank that all-reduces the gradient buckets in order, released by the
+// backward (overlap) or after it. Creates the s4u::Engine, so it runs once per process (see
+// fork_runner.h). Records per rank and step the compute time and the step's end, and (optionally)
+// the spans of a Chrome trace.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/collectives.h"
+#include "sim/platform_plan.h"
+#include "sim/rank_plan.h"
+
+namespace vitsim::sim {
+
+struct SimInput {
+  PlatformPlan plan;
+  std::vector<RankPlan> ranks;
+  std::vector<Bucket> buckets;
+  std::vector<std::string> layer_names;  // for trace spans
+  int64_t accumulation = 1;
+  bool overlap = false;
+  CollectiveAlgorithm collective = CollectiveAlgorithm::kRing;
+  bool flow_level = false;
+  int steps = 3;
+  std::string network_model = "CM02";
+  bool crosstraffic = false;
+  bool trace = false;
+};
+
+// A span of the timeline. track 0: the rank's compute stream (compute, and "wait" while blocked on
+// the all-reduce); track 1: its all-reduce stream.
+struct TraceSpan {
+  int64_t rank = 0;
+  int track = 0;
+  int64_t step = 0;
+  std::string name;
+  double start_s = 0;
+  double duration_s = 0;
+};
+
+struct RankRecord {
+  std::vector<double> step_end_s;  // simulated time at the end of each step
+  std::vector<double> compute_s;   // compute time in each step
+};
+
+struct SimOutput {
+  std::vector<RankRecord> ranks;
+  std::vector<TraceSpan> spans;
+};
+
+SimOutput run_simulation(const SimInput& input);
+
+std::string serialize(const SimOutput& out);
+SimOutput deserialize_sim_output(const std::string& text);
+
+}  // namespace vitsim::sim

@@ -1,0 +1,84 @@
+// Scenario files: the example and every shipped scenario read; defaults apply to configurations;
+// malformed files name the place; node overrides apply to the cluster.
+#include <gtest/gtest.h>
+
+#include "schema_test_util.h"
+
+#include <filesystem>
+
+#include "schema/scenario.h"
+
+namespace vitsim::schema {
+namespace {
+
+const std::string kExample = std::string(VITSIM_TEST_DATA_DIR) + "/examples/scenario.json";
+
+std::string error_of(const std::string& text) {
+  try {
+    read_scenario(Node::parse_text(text, "s.json"));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string with(const std::string& from, const std::string& to) {
+  std::string s = Node::parse_file(kExample).json().dump();
+  const auto at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return s.replace(at, from.size(), to);
+}
+
+TEST(Scenario, ExampleReadsWithDefaults) {
+  const Scenario s = read_scenario(kExample);
+  ASSERT_EQ(s.configurations.size(), 2u);
+  EXPECT_EQ(s.configurations[0].micro_batch, 16);
+  EXPECT_EQ(s.configurations[0].placement, "inter-node");
+  EXPECT_FALSE(s.configurations[0].overlap);
+  EXPECT_TRUE(s.configurations[1].overlap);
+  EXPECT_EQ(s.configurations[1].collective, "tree");
+  EXPECT_EQ(s.configurations[1].optimizer, "adamw");
+  EXPECT_EQ(scenario_cluster_path(s), std::string(VITSIM_TEST_DATA_DIR) + "/examples/cluster.json");
+  const ClusterSpec c = read_cluster(scenario_cluster_path(s));
+  EXPECT_EQ(c.name, "example");
+}
+
+TEST(Scenario, ShippedScenariosRead) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(VITSIM_SOURCE_DIR) + "/scenarios")) {
+    const Scenario s = read_scenario(e.path().string());
+    EXPECT_FALSE(s.configurations.empty()) << e.path();
+    read_cluster(scenario_cluster_path(s));
+    ++n;
+  }
+  EXPECT_GE(n, 11);
+}
+
+TEST(Scenario, MalformedFilesNameThePlace) {
+  EXPECT_NE(error_of(with("\"gpus\":2", "\"gpus\":0")).find("s.json: /configurations/1/gpus: expected integer >= 1"),
+            std::string::npos);
+  EXPECT_NE(error_of(with("\"collective\":\"tree\"", "\"collective\":\"mesh\"")).find("expected one of ring, tree"),
+            std::string::npos);
+  EXPECT_NE(error_of(with("\"gpus\":2", "\"gpus\":2,\"hosts\":[\"node0\"]")).find("one entry per rank (2)"),
+            std::string::npos);
+  EXPECT_NE(error_of(with("\"micro_batch\":16", "\"micro_batch\":\"16\"")).find("/defaults/micro_batch: expected integer"),
+            std::string::npos);
+  EXPECT_NE(error_of(with("\"label\":\"1 GPU\"", "\"lable\":\"1 GPU\"")).find("unknown key \"lable\""),
+            std::string::npos);
+}
+
+TEST(Scenario, NodeOverridesChangeTheCluster) {
+  Scenario s = read_scenario(kExample);
+  const ClusterSpec c = read_cluster(scenario_cluster_path(s));
+  s.node_overrides.push_back({"node", LinkSpec{1.25e10, 5e-6, "example-100g"}, {}});
+  EXPECT_EQ(apply_overrides(s, c).nodes[0].nic.link_class, "example-100g");
+  s.node_overrides[0].node = "nope";
+  EXPECT_THROW(apply_overrides(s, c), InputError);
+}
+
+TEST(ScenarioDoc, PageExampleIsTheTestExample) {
+  EXPECT_EQ(testing::doc_example("scenario.md"), testing::load_example("scenario"));
+}
+
+}  // namespace
+}  // namespace vitsim::schema

@@ -1,0 +1,241 @@
+// Golden simulations on tiny platforms: expected times are derived by hand from the formulas of
+// docs/simulator.md (alpha-beta ring, one slow rank, overlap, accumulation, hierarchical sharing),
+// with synthetic constant costs (sim_test_support.h). CM02 without cross-traffic reproduces them
+// to rounding.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/simulator.h"
+#include "sim_test_support.h"
+
+namespace vitsim::sim {
+namespace {
+
+using test::constant_costs;
+using test::gradient_bytes;
+using test::layer_count;
+using test::ring_config;
+using test::tiny_cluster;
+using test::tiny_model;
+
+constexpr double kFwd = 1e-3;  // per layer forward; backward 2 ms per layer
+
+double compute_per_step(int layers, double fwd = kFwd) { return 1e-3 + layers * 3 * fwd + 3e-3; }
+
+double ring_time(int n, double bytes, double bw, double lat) {
+  return 2.0 * (n - 1) / n * bytes / bw + 2.0 * (n - 1) * lat;
+}
+
+costmodel::CostModel costs_for(std::vector<costmodel::DeviceCosts> d) {
+  costmodel::CostModel c;
+  c.devices = std::move(d);
+  return c;
+}
+
+schema::ConfigPrediction run(const schema::ClusterSpec& cl, const schema::TrainingConfig& t,
+                             const costmodel::CostModel& costs) {
+  return predict(cl, costmodel::DeviceCatalog{}, tiny_model(), t, costs, SimOptions{});
+}
+
+TEST(Golden, RingOfFourHomogeneousRanksIsAlphaBetaExactly) {
+  const double bw = 1.25e9, lat = 5e-5;
+  const auto cl = tiny_cluster(4, 1, bw, lat);
+  const auto p = run(cl, ring_config(4), costs_for({constant_costs("testgpu", kFwd)}));
+  const double comm = ring_time(4, gradient_bytes(), bw, lat);
+  const double expected = compute_per_step(layer_count()) + comm;
+  EXPECT_NEAR(p.step_time_s, expected, 1e-9 * expected);
+  EXPECT_NEAR(p.exposed_comm_time_s, comm, 1e-9 * expected);
+  EXPECT_NEAR(p.compute_time_s, compute_per_step(layer_count()), 1e-12);
+  for (const auto& r : p.ranks) EXPECT_NEAR(r.idle_time_s, 0.0, 1e-12);
+  // 1000 images / 4 ranks = 250 per rank, micro-batch 4 -> 63 steps.
+  EXPECT_EQ(p.steps_per_epoch, 63);
+  EXPECT_NEAR(p.epoch_time_s, 63 * expected, 1e-9 * 63 * expected);
+  EXPECT_EQ(p.config.collective_level, "step");
+}
+
+TEST(Golden, FlowLevelRingAgreesWithStepLevel) {
+  for (int n : {2, 4, 16}) {
+    const auto cl = tiny_cluster(n, 1, 1.25e9, 2.5e-5);
+    const auto costs = costs_for({constant_costs("testgpu", kFwd)});
+    auto t = ring_config(n);
+    const auto step = run(cl, t, costs);
+    t.collective_level = "flow";
+    const auto flow = run(cl, t, costs);
+    EXPECT_EQ(flow.config.collective_level, "flow");
+    EXPECT_NEAR(flow.step_time_s, step.step_time_s, 0.02 * step.step_time_s) << n << " ranks";
+    EXPECT_NEAR(flow.exposed_comm_time_s, step.exposed_comm_time_s, 0.02 * step.exposed_comm_time_s);
+  }
+}
+
+TEST(Golden, OneSlowRankSetsEveryRanksStepAndTheOthersIdleTheDifference) {
+  auto cl = tiny_cluster(3, 1, 1.25e9, 5e-5);
+  schema::NodeSpec slow = cl.nodes[0];
+  slow.name = "slow";
+  slow.is_template = false;
+  slow.count = 1;
+  slow.gpus = {{"slowgpu", 1}};
+  cl.nodes.push_back(slow);
+  cl.devices.push_back(test::test_device("slowgpu"));
+  const auto costs = costs_for({constant_costs("testgpu", kFwd), constant_costs("slowgpu", 3 * kFwd)});
+  const auto p = run(cl, ring_config(4), costs);
+  const double fast = compute_per_step(layer_count()), slow_c = compute_per_step(layer_count(), 3 * kFwd);
+  const double comm = ring_time(4, gradient_bytes(), 1.25e9, 5e-5);
+  EXPECT_NEAR(p.step_time_s, slow_c + comm, 1e-9 * p.step_time_s);
+  EXPECT_NEAR(p.compute_time_s, slow_c, 1e-12);
+  ASSERT_EQ(p.ranks.size(), 4u);
+  EXPECT_EQ(p.ranks[3].device, "slowgpu");
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_NEAR(p.ranks[r].idle_time_s, slow_c - fast, 1e-9) << r;
+    EXPECT_NEAR(p.ranks[r].exposed_comm_time_s, comm, 1e-9) << r;
+  }
+  EXPECT_NEAR(p.ranks[3].idle_time_s, 0.0, 1e-12);
+}
+
+TEST(Golden, OverlapHidesAllButTheLastBucketOnAFastNetwork) {
+  const double bw = 1e12, lat = 1e-6;  // every bucket's all-reduce is shorter than a layer's backward
+  const auto cl = tiny_cluster(4, 1, bw, lat);
+  auto t = ring_config(4);
+  t.bucket_bytes = 1;  // one bucket per layer with parameters
+  t.overlap = true;
+  const auto graph = costmodel::build_layer_graph(tiny_model());
+  const auto p = run(cl, t, costs_for({constant_costs("testgpu", kFwd)}));
+  const double last_bucket = static_cast<double>(graph.layers[0].gradient_bytes());  // patch_embed, ready last
+  const double exposed = ring_time(4, last_bucket, bw, lat);
+  EXPECT_NEAR(p.exposed_comm_time_s, exposed, 1e-9);
+  EXPECT_NEAR(p.step_time_s, compute_per_step(layer_count()) + exposed, 1e-9);
+}
+
+TEST(Golden, OverlapHidesCommunicationUpToTheBackwardTime) {
+  const double bw = 1e8, lat = 1e-5;  // all-reduces far longer than the backward
+  const auto cl = tiny_cluster(4, 1, bw, lat);
+  auto t = ring_config(4);
+  t.bucket_bytes = 1;
+  const auto graph = costmodel::build_layer_graph(tiny_model());
+  const auto costs = costs_for({constant_costs("testgpu", kFwd)});
+  const auto off = run(cl, t, costs);
+  t.overlap = true;
+  const auto on = run(cl, t, costs);
+  double all = 0;
+  int buckets = 0;
+  for (const auto& l : graph.layers) {
+    if (l.parameters > 0) {
+      all += ring_time(4, static_cast<double>(l.gradient_bytes()), bw, lat);
+      ++buckets;
+    }
+  }
+  ASSERT_EQ(buckets, layer_count());  // every layer of a ViT has parameters
+  EXPECT_NEAR(off.exposed_comm_time_s, all, 1e-9 * all);
+  // By hand: the backward runs head first, 2 ms per layer; bucket i is ready when its layer is
+  // done; the all-reduce stream takes the buckets in order, one at a time.
+  double ready = 0, stream_free = 0;
+  for (int i = layer_count() - 1; i >= 0; --i) {
+    ready += 2 * kFwd;
+    const double a = ring_time(4, static_cast<double>(graph.layers[static_cast<size_t>(i)].gradient_bytes()), bw, lat);
+    stream_free = std::max(stream_free, ready) + a;
+  }
+  const double backward = layer_count() * 2 * kFwd;
+  EXPECT_NEAR(on.exposed_comm_time_s, stream_free - backward, 1e-9 * all);
+  EXPECT_GE(on.exposed_comm_time_s, all - backward - 1e-12);  // hides at most the backward
+  EXPECT_LT(on.exposed_comm_time_s, all);
+}
+
+TEST(Golden, AccumulationDividesTheNumberOfAllReduces) {
+  const auto cl = tiny_cluster(4, 1, 1.25e9, 5e-5);
+  const auto costs = costs_for({constant_costs("testgpu", kFwd)});
+  auto t = ring_config(4);
+  t.accumulation = 4;
+  const auto p = run(cl, t, costs);
+  const double micro = 1e-3 + layer_count() * 3 * kFwd;
+  const double comm = ring_time(4, gradient_bytes(), 1.25e9, 5e-5);
+  EXPECT_NEAR(p.step_time_s, 4 * micro + 3e-3 + comm, 1e-9 * p.step_time_s);  // one all-reduce per 4 micro-steps
+  EXPECT_NEAR(p.exposed_comm_time_s, comm, 1e-9);
+  EXPECT_EQ(p.steps_per_epoch, 16);  // ceil(63 micro-steps / 4)
+  EXPECT_NEAR(p.throughput_images_per_s, 4 * 4 * 4 / p.step_time_s, 1e-6);
+}
+
+TEST(Golden, HierarchicalRingsShareTheNodeNic) {
+  // 2 nodes x 2 GPUs: intra reduce-scatter (1 phase of M/2 on the fabric), two inter-node rings
+  // (one per local index) of 2 phases of M/4 each, both through the node's one NIC, then the
+  // intra all-gather.
+  const double nic = 1e9, lat = 2e-5, fab = 1e10, flat = 2e-6;
+  const auto cl = tiny_cluster(2, 2, nic, lat, fab, flat);
+  auto t = ring_config(4);
+  t.collective = "hierarchical";
+  const auto p = run(cl, t, costs_for({constant_costs("testgpu", kFwd)}));
+  const double m = gradient_bytes();
+  const double intra = flat + (m / 2) / fab;
+  const double inter = 2 * (lat + 2 * (m / 4) / nic);  // two flows share each NIC direction
+  EXPECT_NEAR(p.exposed_comm_time_s, 2 * intra + inter, 1e-9 * p.step_time_s);
+  t.collective_level = "flow";
+  const auto f = run(cl, t, costs_for({constant_costs("testgpu", kFwd)}));
+  EXPECT_NEAR(f.exposed_comm_time_s, p.exposed_comm_time_s, 0.02 * p.exposed_comm_time_s);
+}
+
+TEST(Golden, TreeMovesAboutTwiceTheMessagePerRankLikeTheRing) {
+  const double bw = 1.25e9, lat = 5e-5;
+  const auto cl = tiny_cluster(8, 1, bw, lat);
+  auto t = ring_config(8);
+  t.collective = "tree";
+  const auto costs = costs_for({constant_costs("testgpu", kFwd)});
+  const auto step = run(cl, t, costs);
+  t.collective_level = "flow";
+  const auto flow = run(cl, t, costs);
+  const double m = gradient_bytes();
+  // Bandwidth term: each rank sends and receives ~2M in total over the two trees (2M/B), plus
+  // pipeline fill; never faster than the busiest link allows.
+  EXPECT_GT(step.exposed_comm_time_s, 2 * m / bw * 0.99);
+  EXPECT_LT(step.exposed_comm_time_s, 2 * m / bw * 1.5);
+  EXPECT_GT(flow.exposed_comm_time_s, 2 * m / bw * 0.99);
+  EXPECT_LT(flow.exposed_comm_time_s, 2 * m / bw * 1.5);
+}
+
+TEST(Golden, OutOfMemoryIsReportedWithTheLargestMicroBatchThatFitsAndNotSimulated) {
+  auto cl = tiny_cluster(2, 1, 1.25e9, 5e-5);
+  const auto graph = costmodel::build_layer_graph(tiny_model());
+  const double params = static_cast<double>(graph.parameters());
+  const double fixed = params * 16 + 512.0 * 1024 * 1024;  // weights, grads, 2 AdamW states, workspace
+  const double per_sample = graph.activation_bytes_per_sample(4);
+  cl.devices[0].memory_bytes = fixed + 10.5 * per_sample;  // 10 samples fit, 11 do not
+  const auto costs = costs_for({constant_costs("testgpu", kFwd)});
+  auto t = ring_config(2);
+  t.micro_batch = 11;
+  const auto oom = run(cl, t, costs);
+  EXPECT_TRUE(oom.out_of_memory);
+  EXPECT_EQ(oom.max_micro_batch_that_fits, 10);
+  EXPECT_EQ(oom.step_time_s, 0.0);
+  EXPECT_NEAR(oom.ranks[0].memory_bytes, fixed + 11 * per_sample, 1.0);
+  t.micro_batch = 10;
+  const auto fits = run(cl, t, costs);
+  EXPECT_FALSE(fits.out_of_memory);
+  EXPECT_GT(fits.step_time_s, 0.0);
+  // SGD keeps one optimizer state instead of two: 4 bytes per parameter less.
+  t.optimizer = "sgd";
+  EXPECT_NEAR(run(cl, t, costs).ranks[0].memory_bytes, fixed - 4 * params + 10 * per_sample, 1.0);
+}
+
+TEST(Golden, MissingCostsNameTheDeviceAndPrecisionAndListWhatExists) {
+  const auto cl = tiny_cluster(2, 1, 1.25e9, 5e-5);
+  auto t = ring_config(2);
+  t.precision = costmodel::Precision::kBf16;
+  try {
+    run(cl, t, costs_for({constant_costs("testgpu", kFwd)}));
+    FAIL() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'testgpu' at precision bf16"), std::string::npos) << what;
+    EXPECT_NE(what.find("testgpu/fp32"), std::string::npos) << what;
+  }
+}
+
+TEST(Golden, SingleRankHasNoCommunication) {
+  const auto cl = tiny_cluster(1, 1, 1.25e9, 5e-5);
+  const auto p = run(cl, ring_config(1), costs_for({constant_costs("testgpu", kFwd)}));
+  EXPECT_NEAR(p.step_time_s, compute_per_step(layer_count()), 1e-12);
+  EXPECT_NEAR(p.exposed_comm_time_s, 0.0, 1e-12);
+  EXPECT_EQ(p.steps_per_epoch, 250);
+}
+
+}  // namespace
+}  // namespace vitsim::sim

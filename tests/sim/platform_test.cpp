@@ -1,0 +1,155 @@
+// The platform: routes cross the links docs/simulator.md says (and their latencies add up to the
+// class latency end to end), the C++-built SimGrid platform and the exported XML agree link for
+// link, and placement follows the study's host sets.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <simgrid/s4u.hpp>
+
+#include "schema/cluster.h"
+#include "sim/fork_runner.h"
+#include "sim/placement.h"
+#include "sim/platform_builder.h"
+#include "sim/platform_plan.h"
+#include "sim/platform_xml.h"
+
+namespace vitsim::sim {
+namespace {
+
+namespace sg4 = simgrid::s4u;
+
+const std::string kPlatforms = std::string(VITSIM_SOURCE_DIR) + "/platforms/";
+
+Placement every_gpu(const schema::ClusterSpec& c) {
+  schema::TrainingConfig t;
+  int64_t gpus = 0;
+  for (const auto& n : expand_nodes(c)) gpus += static_cast<int64_t>(n.gpu_devices.size());
+  t.gpus = gpus;
+  t.gpus_per_node = static_cast<int64_t>(expand_nodes(c).front().gpu_devices.size());
+  return place_ranks(c, t);
+}
+
+// "src>dst: link,link (latency)" for every ordered pair of `hosts`, from SimGrid's routing.
+std::string describe_routes(const std::vector<std::string>& hosts) {
+  std::string out;
+  for (const auto& a : hosts) {
+    for (const auto& b : hosts) {
+      if (a == b) continue;
+      std::vector<sg4::Link*> links;
+      double lat = 0;
+      sg4::Host::by_name(a)->route_to(sg4::Host::by_name(b), links, &lat);
+      out += a + ">" + b + ":";
+      for (auto* l : links) {
+        if (l->get_name().rfind("xml-only.", 0) != 0) out += " " + l->get_name();  // see platform_xml.h
+      }
+      out += " (" + std::to_string(lat * 1e9) + " ns)\n";
+    }
+  }
+  return out;
+}
+
+std::string routes_in_child(const PlatformPlan& plan, const std::string& xml_file) {
+  return run_in_child([&] {
+    int argc = 2;
+    std::string a0 = "test", a1 = "--log=root.thres:critical";
+    char* argv[] = {a0.data(), a1.data(), nullptr};
+    sg4::Engine e(&argc, argv);
+    if (xml_file.empty()) build_platform(plan);
+    else e.load_platform(xml_file);
+    return describe_routes(plan.rank_hosts);
+  });
+}
+
+TEST(Platform, TeslaRoutesCrossTwoNicsWithHalfTheirClassLatencyEach) {
+  const auto c = schema::read_cluster(kPlatforms + "tesla.json");
+  const auto plan = plan_platform(c, every_gpu(c), nullptr);
+  ASSERT_EQ(plan.rank_hosts.size(), 5u);
+  // tesla1 -> tesla2: 10 GbE both ends: 25 us end to end; tesla1 -> tesla3: (25 + 50) / 2 us.
+  EXPECT_NEAR(plan.route_latency_s(1, 2), 2.5e-5, 1e-15);
+  EXPECT_NEAR(plan.route_latency_s(1, 3), 3.75e-5, 1e-15);
+  EXPECT_DOUBLE_EQ(plan.route_bandwidth_bytes_per_s(1, 3), 1.25e8);
+  EXPECT_EQ(plan.route(0, 4).size(), 2u);
+}
+
+TEST(Platform, MeasuredLinkCostReplacesTheDatasheetFiguresOfItsClass) {
+  const auto c = schema::read_cluster(kPlatforms + "tesla.json");
+  costmodel::CostModel costs;
+  costs.links.push_back({"tesla-10gbe", 4e-5, 1.1e9, costmodel::CostSource::kMeasured, "test"});
+  const auto plan = plan_platform(c, every_gpu(c), &costs);
+  EXPECT_NEAR(plan.route_latency_s(1, 2), 4e-5, 1e-15);
+  EXPECT_DOUBLE_EQ(plan.route_bandwidth_bytes_per_s(1, 2), 1.1e9);
+  EXPECT_DOUBLE_EQ(plan.route_bandwidth_bytes_per_s(1, 3), 1.25e8);  // tesla-1gbe keeps its figures
+}
+
+TEST(Platform, ExportedXmlHasTheSameRoutesAsTheCppPlatform) {
+  for (const char* file : {"tesla.json", "vector.json", "h200-cluster.json"}) {
+    schema::ClusterSpec c = schema::read_cluster(kPlatforms + file);
+    if (c.nodes[0].is_template) c = with_node_count(c, std::string(file) == "h200-cluster.json" ? 5 : 2);
+    const auto plan = plan_platform(c, every_gpu(c), nullptr, true);
+    const std::string xml = ::testing::TempDir() + "/vitsim_platform_test.xml";
+    std::ofstream(xml) << platform_xml(plan);
+    // A subset of hosts keeps the pair count small: the first GPUs of the first and last node.
+    PlatformPlan probe = plan;
+    probe.rank_hosts = {plan.nodes.front().gpu_hosts[0], plan.nodes.front().gpu_hosts.back(),
+                        plan.nodes.back().gpu_hosts[0], plan.nodes.back().gpu_hosts.back()};
+    const std::string cpp = routes_in_child(probe, "");
+    const std::string from_xml = routes_in_child(probe, xml);
+    EXPECT_EQ(cpp, from_xml) << file;
+    EXPECT_NE(cpp.find("nic"), std::string::npos) << cpp;
+  }
+}
+
+TEST(Platform, H200RoutesBetweenLeavesClimbTheUplinks) {
+  schema::ClusterSpec c = with_node_count(schema::read_cluster(kPlatforms + "h200-cluster.json"), 5);
+  const auto plan = plan_platform(c, every_gpu(c), nullptr);
+  // Node 0 (leaf 0) to node 4 (leaf 1): nic, uplink, uplink, nic; rail k uses GPU k's own NIC.
+  const auto r = plan.route(0, 32);
+  ASSERT_EQ(r.size(), 4u);
+  EXPECT_EQ(plan.links[static_cast<size_t>(r[1])].name, "leaf0.uplink");
+  EXPECT_EQ(plan.links[static_cast<size_t>(r[2])].name, "leaf1.uplink");
+  EXPECT_EQ(plan.links[static_cast<size_t>(plan.route(1, 33)[0])].name, "h200-0.gpu1.nic");
+  EXPECT_DOUBLE_EQ(plan.links[static_cast<size_t>(r[1])].bandwidth_bytes_per_s, 32 * 5e10);
+  EXPECT_EQ(plan.route(0, 1).size(), 2u);  // NVLink ports within a node
+}
+
+TEST(Placement, StudyHostSetsAndExplicitHosts) {
+  const auto c = schema::read_cluster(kPlatforms + "tesla.json");
+  schema::TrainingConfig t;
+  t.gpus = 4;
+  auto p = place_ranks(c, t);
+  ASSERT_EQ(p.ranks.size(), 4u);
+  EXPECT_EQ(p.ranks[0].host, "tesla0");
+  EXPECT_EQ(p.ranks[0].device, "p4");
+  EXPECT_EQ(p.ranks[3].host, "tesla4");
+  t.gpus = 2;
+  t.hosts = {"tesla3", "tesla0"};
+  p = place_ranks(c, t);
+  EXPECT_EQ(p.ranks[0].device, "gtx1070");
+  t.hosts = {"tesla3", "tesla9"};
+  EXPECT_THROW(place_ranks(c, t), std::invalid_argument);
+  t.hosts = {"tesla3", "tesla3"};  // one GPU only
+  EXPECT_THROW(place_ranks(c, t), std::invalid_argument);
+}
+
+TEST(Placement, NodesOverrideAndFilling) {
+  const auto c = schema::read_cluster(kPlatforms + "vector.json");
+  schema::TrainingConfig t;
+  t.gpus = 8;
+  auto p = place_ranks(c, t);
+  EXPECT_TRUE(p.single_node());
+  t.gpus_per_node = 1;
+  p = place_ranks(c, t);
+  EXPECT_EQ(p.nodes_used(), 8);
+  t.gpus = 8;
+  t.nodes = 4;  // 4 nodes, 1 GPU each: only 4 ranks fit
+  EXPECT_THROW(place_ranks(c, t), std::invalid_argument);
+  t.gpus_per_node.reset();
+  t.gpus = 32;
+  p = place_ranks(c, t);  // 4 nodes x 8 GPUs
+  EXPECT_EQ(p.nodes_used(), 4);
+  t.gpus = 33;
+  EXPECT_THROW(place_ranks(c, t), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace vitsim::sim

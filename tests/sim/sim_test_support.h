@@ -1,0 +1,99 @@
+// Tiny clusters and SYNTHETIC costs built in C++ for golden simulations: every time is a round
+// constant chosen by hand so that expected results follow from the formulas in docs/simulator.md.
+// Nothing here is a measurement or a prediction of real hardware.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "costmodel/cost_model.h"
+#include "costmodel/device_spec.h"
+#include "costmodel/layer_graph.h"
+#include "costmodel/vit_config.h"
+#include "schema/cluster.h"
+#include "schema/scenario.h"
+
+namespace vitsim::sim::test {
+
+// A small ViT so that the layer graph stays short; its gradient is M bytes (one bucket by default).
+inline costmodel::ViTConfig tiny_model() {
+  costmodel::ViTConfig c = costmodel::vit_preset("vit_ti_16");
+  c.name = "vit_ti_16+overrides";
+  c.image_size = 32;
+  c.patch_size = 4;
+  c.depth = 2;
+  c.classes = 10;
+  return c;
+}
+
+inline costmodel::DeviceSpec test_device(const std::string& id, double memory_bytes = 64e9) {
+  costmodel::DeviceSpec d;
+  d.id = id;
+  d.name = "synthetic " + id;
+  d.fp32_peak_flop_per_s = 1e13;
+  d.bf16_tensor_peak_flop_per_s = 1e14;
+  d.fp16_tensor_peak_flop_per_s = 1e14;
+  d.memory_bandwidth_bytes_per_s = 1e12;
+  d.memory_bytes = memory_bytes;
+  d.source = "synthetic test device";
+  return d;
+}
+
+// Every layer: forward `fwd_s`, backward 2 * fwd_s, independent of the micro-batch; data 1 ms,
+// optimizer 3 ms, overhead 0; memory from the layer graph (no measured memory).
+inline costmodel::DeviceCosts constant_costs(const std::string& device, double fwd_s,
+                                             costmodel::Precision p = costmodel::Precision::kFp32) {
+  costmodel::DeviceCosts c;
+  c.device = device;
+  c.precision = p;
+  c.source = costmodel::CostSource::kTransferred;
+  c.derived_from = "synthetic test costs";
+  c.model = tiny_model();
+  for (const auto& l : costmodel::build_layer_graph(c.model).layers) {
+    costmodel::LayerCost lc;
+    lc.layer = l.name;
+    lc.kind = l.kind;
+    lc.forward.fixed_s = fwd_s;
+    lc.backward.fixed_s = 2 * fwd_s;
+    c.layers.push_back(lc);
+  }
+  c.data_wait.fixed_s = 1e-3;
+  c.optimizer.fixed_s = 3e-3;
+  return c;
+}
+
+// `nodes` nodes "n0".."n{nodes-1}", `gpus` GPUs of `device` each, NIC (bw, lat), intra-node
+// fabric (intra_bw, intra_lat), star switch.
+inline schema::ClusterSpec tiny_cluster(int nodes, int gpus, double bw, double lat, double intra_bw = 1e11,
+                                        double intra_lat = 1e-6, const std::string& device = "testgpu") {
+  schema::ClusterSpec c;
+  c.name = "tiny";
+  c.file = "tiny.json";
+  c.devices.push_back(test_device(device));
+  schema::NodeSpec n;
+  n.name = "n";
+  n.count = nodes;
+  n.is_template = true;
+  n.gpus.push_back({device, gpus});
+  n.nic = {bw, lat, "test-nic"};
+  n.intra_node = {"nvlink", {intra_bw, intra_lat, "test-fabric"}};
+  c.nodes.push_back(n);
+  return c;
+}
+
+inline schema::TrainingConfig ring_config(int gpus) {
+  schema::TrainingConfig t;
+  t.gpus = gpus;
+  t.micro_batch = 4;
+  t.images = 1000;
+  t.collective = "ring";
+  t.collective_level = "step";
+  t.overlap = false;
+  t.bucket_bytes = 1e12;  // one bucket
+  return t;
+}
+
+inline double gradient_bytes() { return static_cast<double>(costmodel::build_layer_graph(tiny_model()).gradient_bytes()); }
+inline int layer_count() { return static_cast<int>(costmodel::build_layer_graph(tiny_model()).layers.size()); }
+
+}  // namespace vitsim::sim::test

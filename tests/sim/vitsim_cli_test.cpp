@@ -1,0 +1,121 @@
+// The vitsim subcommands of the simulator, run as a user would: predict --json keys, simulate's
+// PREFIX.json/PREFIX.csv byte-identical across runs, Chrome traces, sweep's best line, platform's
+// XML, and exit code 2 with a pointed message for bad input.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+const std::string kSrc = VITSIM_SOURCE_DIR;
+const std::string kCosts = std::string(VITSIM_TEST_DATA_DIR) + "/fixtures/costs.json";
+
+struct Result {
+  int code = -1;
+  std::string out;
+};
+
+Result run(const std::string& args, bool with_stderr = false) {
+  Result r;
+  FILE* p = popen((kVitsim + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null")).c_str(), "r");
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(VitsimCli, PredictJsonHasTheKeys) {
+  const Result r = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
+                       " --gpus 3 --micro-batch 16 --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(r.out.rfind("{\n  \"schema\": \"vitsim.config_prediction\"", 0), 0u) << r.out.substr(0, 80);
+  for (const char* k : {"epoch_time_s", "step_time_s", "steps_per_epoch", "compute_time_s", "exposed_comm_time_s",
+                        "out_of_memory", "ranks", "context"}) {
+    EXPECT_TRUE(j.contains(k)) << k;
+  }
+  EXPECT_EQ(j["steps_per_epoch"], 1042);
+  ASSERT_EQ(j["ranks"].size(), 3u);
+  EXPECT_TRUE(j["ranks"][0].contains("idle_time_s"));
+  EXPECT_EQ(j["ranks"][0]["host"], "tesla1");
+}
+
+TEST(VitsimCli, SimulateOutputsAreByteIdenticalAndTracesHaveTheSpans) {
+  const std::string dir = ::testing::TempDir();
+  const std::string args = "simulate " + kSrc + "/scenarios/tesla-whatif-uneven-batches.json --costs " + kCosts +
+                           " --out " + dir + "/vitsim_cli_sim --trace " + dir + "/vitsim_cli_trace.json";
+  const Result a = run(args);
+  ASSERT_EQ(a.code, 0) << a.out;
+  const std::string json1 = slurp(dir + "/vitsim_cli_sim.json"), csv1 = slurp(dir + "/vitsim_cli_sim.csv");
+  const std::string trace1 = slurp(dir + "/vitsim_cli_trace.json");
+  const Result b = run(args);
+  ASSERT_EQ(b.code, 0);
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_EQ(json1, slurp(dir + "/vitsim_cli_sim.json"));
+  EXPECT_EQ(csv1, slurp(dir + "/vitsim_cli_sim.csv"));
+  EXPECT_EQ(trace1, slurp(dir + "/vitsim_cli_trace.json"));
+  EXPECT_NE(a.out.find("img/s"), std::string::npos);  // the units row
+  EXPECT_EQ(json1.rfind("{\n  \"schema\": \"vitsim.prediction\",\n  \"schema_version\": 1,\n  \"context\"", 0), 0u);
+  EXPECT_EQ(std::count(csv1.begin(), csv1.end(), '\n'), 1 + 1 + 5 + 5);  // header, 1 + 5 + 5 ranks
+  const auto t = nlohmann::json::parse(trace1);
+  std::set<std::string> cats;
+  for (const auto& e : t["traceEvents"]) {
+    if (e["ph"] == "X") cats.insert(e["cat"].get<std::string>());
+  }
+  EXPECT_EQ(cats, (std::set<std::string>{"compute", "communication", "idle"}));
+}
+
+TEST(VitsimCli, SweepPrintsTheBest) {
+  const Result r = run("sweep --cluster " + kSrc + "/platforms/vector.json --costs " + kCosts +
+                       " --gpus 2,4 --micro-batch 16,64 --collective ring,tree --goal best-efficiency");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("best (best-efficiency): "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(baseline)"), std::string::npos);  // 1-GPU runs added for efficiency
+}
+
+TEST(VitsimCli, PlatformExportsXml) {
+  const std::string xml = ::testing::TempDir() + "/vitsim_cli_vector.xml";
+  const Result r = run("platform " + kSrc + "/platforms/vector.json --nodes 2 --export-xml " + xml);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const std::string text = slurp(xml);
+  EXPECT_NE(text.find("<platform version=\"4.1\">"), std::string::npos);
+  EXPECT_NE(text.find("vector1.gpu7"), std::string::npos);
+}
+
+TEST(VitsimCli, BadInputExitsTwoWithThePlace) {
+  const std::string bad = ::testing::TempDir() + "/vitsim_cli_bad_cluster.json";
+  std::string c = slurp(kSrc + "/platforms/tesla.json");
+  const std::string key = "\"bandwidth_bytes_per_s\": 1.25e8";
+  c.replace(c.find(key), key.size(), "\"bandwidth_bytes_per_s\": \"1Gbps\"");
+  std::ofstream(bad) << c;
+  Result r = run("predict --cluster " + bad + " --costs " + kCosts + " --gpus 2", true);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("/nodes/3/nic/bandwidth_bytes_per_s: expected number"), std::string::npos) << r.out;
+  r = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts + " --gpus 2 --precision bf16", true);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("no costs for device 'rtx3070' at precision bf16"), std::string::npos) << r.out;
+  r = run("simulate " + kSrc + "/scenarios/tesla-strong.json --costs " + kCosts + " --bogus", true);
+  EXPECT_EQ(r.code, 2);
+  r = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts + " --gpus 9", true);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("9 ranks requested"), std::string::npos) << r.out;
+}
+
+}  // namespace
