@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS  ?= 2
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build run test bench clean
+.PHONY: all deps configure build run test bench clean validate-local
 
 all: build
 
@@ -23,6 +23,11 @@ run: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 600
+
+# Emulated cluster on this machine (root): measure, calibrate, predict, run, validate
+# (docs/validation.md). Writes out/validate-local/.
+validate-local: build
+	scripts/validate-local --build $(BUILD) --out out/validate-local
 
 clean:
 	rm -rf $(BUILD) out

@@ -1,0 +1,117 @@
+// emu_probe: a plain MPI program (no LibTorch, no vitsim code) that checks an emulated cluster from
+// the inside: which host each rank runs on, how long an all-reduce takes over the shaped links,
+// how fast each rank computes under its CPU quota. Used by emulate_cluster_test and by hand:
+//   scripts/emulate-cluster --hosts 2 -- emu_probe allreduce 4000000 5
+// Prints one line per rank, gathered on rank 0, as `key=value` fields (easy to parse in a test):
+//   rank=0 host=node0 time_s=0.0123
+// Modes:
+//   hosts                        host name of each rank
+//   allreduce BYTES REPS         median time of MPI_Allreduce(float sum) of BYTES, after one warm-up
+//   spin ITERS                   wall time of a fixed floating-point loop, all ranks at once
+//   sleep SECONDS                barrier, then sleep (for teardown tests)
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+volatile double g_sink = 0;  // keeps spin()'s result alive
+
+// A dependent chain of multiply-adds: the compiler cannot vectorize or drop it.
+void spin(long iters) {
+  volatile double seed = 1.0;
+  double x = seed;
+  for (long i = 0; i < iters; ++i) x = x * 0.999999 + 1e-7;
+  g_sink = x;
+}
+
+// Rank 0 prints one line per rank: host and value.
+void report(double value, int rank, int size) {
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  std::vector<char> hosts(rank == 0 ? 256 * size : 0);
+  std::vector<double> values(rank == 0 ? size : 0);
+  MPI_Gather(host, 256, MPI_CHAR, hosts.data(), 256, MPI_CHAR, 0, MPI_COMM_WORLD);
+  MPI_Gather(&value, 1, MPI_DOUBLE, values.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    for (int r = 0; r < size; ++r) {
+      std::printf("rank=%d host=%s time_s=%.6f\n", r, &hosts[256 * r], values[r]);
+    }
+    std::fflush(stdout);
+  }
+}
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: emu_probe hosts | allreduce BYTES REPS | spin ITERS | sleep SECONDS\n");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  int size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const std::string mode = argc > 1 ? argv[1] : "";
+  int rc = 0;
+  if (mode == "hosts") {
+    report(0.0, rank, size);
+  } else if (mode == "allreduce" && argc == 4) {
+    const long bytes = std::atol(argv[2]);
+    const int reps = std::atoi(argv[3]);
+    std::vector<float> send(bytes / sizeof(float), 1.0f);
+    std::vector<float> recv(send.size());
+    std::vector<double> times;
+    for (int i = 0; i <= reps; ++i) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      const double t0 = now_s();
+      MPI_Allreduce(send.data(), recv.data(), static_cast<int>(send.size()), MPI_FLOAT, MPI_SUM,
+                    MPI_COMM_WORLD);
+      if (i > 0) times.push_back(now_s() - t0);  // the first one sets up connections
+    }
+    if (!recv.empty() && recv[0] != static_cast<float>(size)) rc = 1;  // the sum must be right
+    report(median(times), rank, size);
+  } else if (mode == "spin" && argc == 3) {
+    const long iters = std::atol(argv[2]);
+    // All ranks at once: with quotas that sum to at most the machine's cores, each rank gets
+    // exactly its quota, so the time measures the quota (not the other ranks' polling).
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = now_s();
+    spin(iters);
+    const double elapsed = now_s() - t0;
+    report(elapsed, rank, size);
+  } else if (mode == "sleep" && argc == 3) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+      std::printf("sleeping\n");
+      std::fflush(stdout);
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(argv[2])));
+    MPI_Barrier(MPI_COMM_WORLD);
+  } else {
+    rc = usage();
+  }
+  MPI_Finalize();
+  return rc;
+}

@@ -1,0 +1,156 @@
+// Tests of scripts/emulate-cluster with a plain MPI probe (emu_probe.cpp): ranks land on their own
+// emulated hosts, tbf really limits the links, a CPU quota really slows a rank, and nothing is left
+// behind after success, failure, SIGINT or SIGTERM. Usage errors are checked everywhere; the rest
+// needs root with network-admin rights and is skipped with the script's explanation otherwise.
+// The timing checks are functional (is the link shaped at all, is the slowed rank slower), with
+// margins far wider than the noise measured on a 2-core machine (docs/emulation.md).
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include "emulate_harness.h"
+
+namespace vitsim::emulate_test {
+namespace {
+
+#define SKIP_UNLESS_EMULATION_WORKS()                                                   \
+  do {                                                                                   \
+    static const std::string why = why_cannot_emulate();                                 \
+    if (!why.empty()) GTEST_SKIP() << "emulated-cluster test skipped: " << why;           \
+  } while (0)
+
+std::vector<std::string> emulate(std::vector<std::string> options,
+                                 const std::vector<std::string>& program) {
+  options.insert(options.begin(), emulate_script());
+  options.push_back("--");
+  options.insert(options.end(), program.begin(), program.end());
+  return options;
+}
+
+void expect_clean(pid_t script_pid) {
+  const auto left = leftovers(script_pid);
+  for (const auto& what : left) ADD_FAILURE() << "left behind: " << what;
+}
+
+TEST(EmulateCluster, UsageErrorsExitTwoWithAMessage) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"--hosts", "0", "--", "true"}, "--hosts: expected an integer in 1..64, got '0'"},
+      {{"--rate", "fast", "--", "true"}, "--rate: expected a tc rate"},
+      {{"--cpu", "-1", "--", "true"}, "--cpu: expected a CPU quota"},
+      {{"--hosts", "2", "--host-cpu", "5=0.25", "--", "true"}, "--host-cpu: expected host index < 2"},
+      {{"--allreduce", "tree", "--", "true"}, "--allreduce: expected ring or auto"},
+      {{"--frobnicate"}, "unknown option '--frobnicate'"},
+      {{"--hosts", "2"}, "no program given"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> argv = c.args;
+    argv.insert(argv.begin(), emulate_script());
+    const CommandResult r = run(argv);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << "expected '" << c.message
+                                                            << "' in: " << r.output;
+  }
+}
+
+TEST(EmulateCluster, WithoutPrivilegesSaysWhatIsMissingAndExitsTwo) {
+  if (geteuid() != 0) {
+    const CommandResult r = run({emulate_script(), "--hosts", "2", "--", "true"});
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("missing"), std::string::npos) << r.output;
+    return;
+  }
+  // As root: drop to nobody for the call (setpriv is util-linux, always there on Debian).
+  const CommandResult r = run({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                               emulate_script(), "--hosts", "2", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("needs root"), std::string::npos) << r.output;
+}
+
+TEST(EmulateCluster, EachRankRunsOnItsOwnHost) {
+  SKIP_UNLESS_EMULATION_WORKS();
+  const CommandResult r =
+      run(emulate({"--hosts", "3", "--host-name", "emu"}, {VITSIM_EMU_PROBE, "hosts"}));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto lines = parse_probe(r.output);
+  ASSERT_EQ(lines.size(), 3u) << r.output;
+  for (int rank = 0; rank < 3; ++rank) EXPECT_EQ(lines.at(rank).host, "emu" + std::to_string(rank));
+  expect_clean(r.pid);
+}
+
+// 2 ranks, ring: the all-reduce of M bytes moves M bytes each way through each host's port, so it
+// takes about M / goodput, goodput = rate x 1448/1514 (TCP payload per Ethernet frame).
+TEST(EmulateCluster, TbfLimitsTheAllreduceToTheShapedRate) {
+  SKIP_UNLESS_EMULATION_WORKS();
+  const double bytes = 4e6;
+  std::map<double, double> time_by_rate;
+  for (const double rate_bit_per_s : {100e6, 200e6}) {
+    const std::string rate = std::to_string(static_cast<int>(rate_bit_per_s / 1e6)) + "mbit";
+    const CommandResult r = run(emulate({"--hosts", "2", "--rate", rate},
+                                        {VITSIM_EMU_PROBE, "allreduce", "4000000", "3"}));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto lines = parse_probe(r.output);
+    ASSERT_EQ(lines.size(), 2u) << r.output;
+    const double goodput_bytes_per_s = rate_bit_per_s / 8 * 1448.0 / 1514.0;
+    const double expected_s = bytes / goodput_bytes_per_s;
+    const double measured_s = lines.at(0).time_s;
+    EXPECT_GT(measured_s, 0.9 * expected_s) << rate << ": the link is faster than shaped";
+    EXPECT_LT(measured_s, 1.5 * expected_s) << rate << ": the link is far slower than shaped";
+    time_by_rate[rate_bit_per_s] = measured_s;
+    expect_clean(r.pid);
+  }
+  const double ratio = time_by_rate.at(100e6) / time_by_rate.at(200e6);
+  EXPECT_GT(ratio, 1.6);
+  EXPECT_LT(ratio, 2.4);
+}
+
+// Both ranks spin at once, their quotas summing to under the 2 cores: each gets its quota, so the
+// rank at a quarter CPU takes twice as long as the one at half a CPU.
+TEST(EmulateCluster, CpuQuotaSlowsTheRankDown) {
+  SKIP_UNLESS_EMULATION_WORKS();
+  const CommandResult r = run(emulate({"--hosts", "2", "--cpu", "0.5", "--host-cpu", "1=0.25"},
+                                      {VITSIM_EMU_PROBE, "spin", "100000000"}));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto lines = parse_probe(r.output);
+  ASSERT_EQ(lines.size(), 2u) << r.output;
+  const double ratio = lines.at(1).time_s / lines.at(0).time_s;
+  EXPECT_GT(ratio, 1.6) << r.output;
+  EXPECT_LT(ratio, 2.5) << r.output;
+  expect_clean(r.pid);
+}
+
+TEST(EmulateCluster, FailingProgramExitCodeIsPassedOnAndEverythingIsRemoved) {
+  SKIP_UNLESS_EMULATION_WORKS();
+  // emu_probe exits 2 on a bad mode, on every rank.
+  const CommandResult r = run(emulate({"--hosts", "2"}, {VITSIM_EMU_PROBE, "no-such-mode"}));
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  expect_clean(r.pid);
+}
+
+TEST(EmulateCluster, MissingProgramFailsAndEverythingIsRemoved) {
+  SKIP_UNLESS_EMULATION_WORKS();
+  const CommandResult r = run(emulate({"--hosts", "2"}, {"/nonexistent/program"}));
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  expect_clean(r.pid);
+}
+
+class EmulateClusterSignal : public ::testing::TestWithParam<int> {};
+
+TEST_P(EmulateClusterSignal, TearsDownWhileRanksRun) {
+  SKIP_UNLESS_EMULATION_WORKS();
+  const int sig = GetParam();
+  Child child(emulate({"--hosts", "3"}, {VITSIM_EMU_PROBE, "sleep", "60"}));
+  ASSERT_TRUE(child.wait_for_line("sleeping", 60)) << "the ranks never started";
+  EXPECT_FALSE(leftovers(child.pid()).empty()) << "nothing to tear down: the check is blind";
+  const CommandResult r = child.finish(sig);
+  EXPECT_EQ(r.exit_code, 128 + sig) << r.output;
+  expect_clean(r.pid);
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, EmulateClusterSignal, ::testing::Values(SIGINT, SIGTERM),
+                         [](const auto& info) { return info.param == SIGINT ? "Sigint" : "Sigterm"; });
+
+}  // namespace
+}  // namespace vitsim::emulate_test
