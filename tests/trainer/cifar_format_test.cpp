@@ -1,0 +1,109 @@
+// CIFAR binary format: synthetic data round-trips; truncated or malformed files are refused with
+// an error that names the file and the byte offset.
+#include "trainer/cifar_format.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <functional>
+
+#include "schema/input_error.h"
+#include "trainer/synthetic_dataset.h"
+
+namespace vitsim::trainer {
+namespace {
+
+std::string temp_dir(const std::string& name) {
+  std::string dir = ::testing::TempDir() + "vitsim_cifar_" + name + "_" + std::to_string(::getpid());
+  SyntheticDatasetOptions o;
+  o.out_dir = dir;
+  o.train_images = 23;
+  o.test_images = 7;
+  o.seed = 3;
+  write_synthetic_dataset(o);
+  return dir;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const schema::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(CifarFormat, SyntheticDatasetRoundTrips) {
+  const std::string dir = temp_dir("roundtrip");
+  SyntheticDatasetOptions o;
+  o.train_images = 23;
+  o.test_images = 7;
+  o.seed = 3;
+  const CifarImages expected = make_synthetic_images(o, true);
+  EXPECT_EQ(detect_cifar_format(dir), CifarFormat::kCifar10);
+  const CifarImages train = read_cifar_split(dir, CifarFormat::kCifar10, true);
+  ASSERT_EQ(train.size(), 23);
+  EXPECT_EQ(train.labels, expected.labels);
+  EXPECT_EQ(train.pixels, expected.pixels);
+  EXPECT_EQ(read_cifar_split(dir, CifarFormat::kCifar10, false).size(), 7);
+}
+
+TEST(CifarFormat, Cifar100HasCoarseAndFineLabels) {
+  SyntheticDatasetOptions o;
+  o.out_dir = ::testing::TempDir() + "vitsim_cifar100_" + std::to_string(::getpid());
+  o.format = CifarFormat::kCifar100;
+  o.train_images = 50;
+  o.test_images = 5;
+  write_synthetic_dataset(o);
+  EXPECT_EQ(detect_cifar_format(o.out_dir), CifarFormat::kCifar100);
+  const CifarImages train = read_cifar_split(o.out_dir, CifarFormat::kCifar100, true);
+  ASSERT_EQ(train.size(), 50);
+  for (int64_t i = 0; i < train.size(); ++i) {
+    EXPECT_LT(train.labels[i], 100);
+    EXPECT_EQ(train.coarse_labels[i], train.labels[i] / 5);
+  }
+}
+
+TEST(CifarFormat, SameSeedSameBytesOtherSeedOtherBytes) {
+  SyntheticDatasetOptions a;
+  a.train_images = 10;
+  a.seed = 1;
+  SyntheticDatasetOptions b = a;
+  EXPECT_EQ(make_synthetic_images(a, true).pixels, make_synthetic_images(b, true).pixels);
+  b.seed = 2;
+  EXPECT_NE(make_synthetic_images(a, true).pixels, make_synthetic_images(b, true).pixels);
+}
+
+TEST(CifarFormat, TruncatedFileNamesFileAndByteOffset) {
+  const std::string dir = temp_dir("truncated");
+  const std::string path = dir + "/data_batch_2.bin";
+  const long size = 4 * 3073;  // 23 images over 5 files: file 2 holds 4 or 5
+  ASSERT_EQ(::truncate(path.c_str(), size + 100), 0);
+  const std::string e = error_of([&] { read_cifar_split(dir, CifarFormat::kCifar10, true); });
+  EXPECT_NE(e.find(path + ": byte offset " + std::to_string(size)), std::string::npos) << e;
+  EXPECT_NE(e.find("100 bytes"), std::string::npos) << e;
+  EXPECT_NE(e.find("truncated"), std::string::npos) << e;
+}
+
+TEST(CifarFormat, BadLabelNamesFileAndByteOffset) {
+  const std::string dir = temp_dir("label");
+  const std::string path = dir + "/test_batch.bin";
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(2 * 3073);
+    f.put(static_cast<char>(42));  // label of the third record
+  }
+  const std::string e = error_of([&] { read_cifar_split(dir, CifarFormat::kCifar10, false); });
+  EXPECT_NE(e.find(path + ": byte offset 6146: expected a label 0..9, got 42"), std::string::npos)
+      << e;
+}
+
+TEST(CifarFormat, MissingDatasetSaysHowToMakeOne) {
+  const std::string e = error_of([] { detect_cifar_format("/nonexistent/data"); });
+  EXPECT_NE(e.find("/nonexistent/data"), std::string::npos) << e;
+  EXPECT_NE(e.find("make-dataset"), std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace vitsim::trainer

@@ -1,0 +1,263 @@
+// vitsim-train under mpirun: data parallelism gives the same parameters as a bigger batch on one
+// rank, overlap and accumulation do not change the result, the loss falls, resume is
+// bit-identical, faults end the job in bounded time, bad input gives clear errors. Each test
+// starts real processes on a tiny ViT (16x16 images, patch 4, width 32, depth 1).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+
+#include "schema/profile.h"
+#include "schema/run_log.h"
+
+namespace {
+
+struct Result {
+  int exit_code = -1;
+  double wall_s = 0;
+  std::string output;
+};
+
+class MpiTrain : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = ::testing::TempDir() + "vitsim_mpi_" + std::to_string(::getpid());
+    ::mkdir(dir_.c_str(), 0755);
+    const std::string cmd = std::string(VITSIM_TRAIN_EXE) + " make-dataset --out " + dir_ +
+                            "/data --train-images 64 --test-images 32 --seed 5 > /dev/null";
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+  }
+
+  // mpirun -np ranks vitsim-train train <tiny model> <args>; root needs Open MPI's consent.
+  static Result train(int ranks, const std::string& args, int timeout_s = 120,
+                      const std::string& data = "") {
+    const std::string out = dir_ + "/out.txt";
+    std::string cmd = ::geteuid() == 0
+                          ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+                          : "";
+    cmd += "timeout -k 5 " + std::to_string(timeout_s) + " " VITSIM_MPIRUN
+           " --oversubscribe -np " + std::to_string(ranks) + " " VITSIM_TRAIN_EXE
+           " train --data " + (data.empty() ? dir_ + "/data" : data) +
+           " --model vit_ti_16 --image-size 16 --patch-size 4"
+           " --width 32 --depth 1 --heads 2 --no-eval --no-progress " + args + " > " + out +
+           " 2>&1";
+    const auto t0 = std::chrono::steady_clock::now();
+    const int status = std::system(cmd.c_str());
+    Result r;
+    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    std::ifstream in(out);
+    r.output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    return r;
+  }
+
+  static std::vector<float> params(const std::string& name) {
+    std::ifstream in(dir_ + "/" + name, std::ios::binary);
+    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<float> v(bytes.size() / sizeof(float));
+    std::memcpy(v.data(), bytes.data(), v.size() * sizeof(float));
+    return v;
+  }
+
+  // Trains and returns the final parameters.
+  static std::vector<float> final_params(int ranks, const std::string& args, const std::string& tag) {
+    const Result r = train(ranks, args + " --dump-params " + dir_ + "/" + tag);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return params(tag);
+  }
+
+  static void expect_close(const std::vector<float>& a, const std::vector<float>& b, double rtol) {
+    ASSERT_EQ(a.size(), b.size());
+    ASSERT_FALSE(a.empty());
+    double diff = 0, norm = 0;
+    size_t worst = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+      diff += (a[i] - b[i]) * double(a[i] - b[i]);
+      norm += b[i] * double(b[i]);
+      if (std::fabs(a[i] - b[i]) > std::fabs(a[worst] - b[worst])) worst = i;
+    }
+    EXPECT_LE(std::sqrt(diff / norm), rtol)
+        << "worst element " << worst << ": " << a[worst] << " vs " << b[worst];
+    for (size_t i = 0; i < a.size(); ++i) {
+      ASSERT_NEAR(a[i], b[i], rtol * std::fabs(b[i]) + 1e-6) << "element " << i;
+    }
+  }
+
+  static std::string dir_;
+};
+std::string MpiTrain::dir_;
+
+const char* const kSgd = " --optimizer sgd --lr 0.05 --max-steps 3 --seed 9";
+
+TEST_F(MpiTrain, TwoRanksAtBEqualOneRankAt2B) {
+  const auto two = final_params(2, std::string("--micro-batch 8") + kSgd, "two.bin");
+  const auto one = final_params(1, std::string("--micro-batch 16") + kSgd, "one.bin");
+  expect_close(two, one, 1e-5);
+  // And the result moved away from the initial weights (the test can fail).
+  const auto init = final_params(1, "--micro-batch 16 --optimizer sgd --lr 1e-30 --max-steps 1",
+                                 "init.bin");
+  double moved = 0;
+  for (size_t i = 0; i < one.size(); ++i) moved += std::fabs(one[i] - init[i]);
+  EXPECT_GT(moved, 1e-2);
+}
+
+TEST_F(MpiTrain, OverlapOnAndOffGiveSameParameters) {
+  // Tiny buckets (several per step) so that overlap really interleaves with backward.
+  const std::string common = std::string("--micro-batch 8 --bucket-mb 0.01") + kSgd;
+  const auto on = final_params(2, common + " --overlap on", "on.bin");
+  const auto off = final_params(2, common + " --overlap off", "off.bin");
+  expect_close(on, off, 1e-6);
+}
+
+TEST_F(MpiTrain, TwoAccumulatedMicroStepsEqualOneStepOfTwiceTheBatch) {
+  const auto acc = final_params(1, std::string("--micro-batch 8 --accumulation 2") + kSgd, "acc.bin");
+  const auto big = final_params(1, std::string("--micro-batch 16") + kSgd, "big.bin");
+  expect_close(acc, big, 1e-5);
+}
+
+TEST_F(MpiTrain, LossFallsOnTheSyntheticSet) {
+  const std::string log = dir_ + "/run.json";
+  const Result r = train(2, "--micro-batch 8 --epochs 6 --lr 0.003 --seed 1 --run-log " + log);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = nlohmann::json::parse(std::ifstream(log));
+  EXPECT_EQ(j["schema"], "vitsim.run_log");
+  const auto& e = j["epochs"];
+  ASSERT_EQ(e.size(), 6u);
+  EXPECT_LT(e[5]["train_loss"].get<double>(), 0.8 * e[0]["train_loss"].get<double>()) << j.dump();
+  EXPECT_LT(e[5]["train_loss"].get<double>(), std::log(10.0));
+  ASSERT_EQ(j["ranks"].size(), 2u);
+  EXPECT_GT(j["ranks"][1]["forward_time_s"].get<double>(), 0);
+  // The schema's own reader accepts what the trainer wrote.
+  const auto parsed = vitsim::schema::read_run_log(log);
+  EXPECT_EQ(parsed.config.world_size, 2);
+  EXPECT_EQ(parsed.config.global_batch, 16);
+  EXPECT_EQ(parsed.epochs[0].steps, 4);  // ceil(ceil(64 / 2) / 8)
+}
+
+TEST_F(MpiTrain, ProfileAndAllreduceBenchWriteValidProfiles) {
+  const std::string prof = dir_ + "/profile.json", ar = dir_ + "/allreduce.json";
+  const std::string cmd = std::string(VITSIM_TRAIN_EXE) +
+                          " profile --model vit_ti_16 --image-size 16 --patch-size 4 --width 32"
+                          " --depth 1 --heads 2 --micro-batches 2,4 --repetitions 3 --out " +
+                          prof + " > /dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  const auto p = vitsim::schema::read_profile(prof);
+  ASSERT_EQ(p.compute.size(), 2u);
+  EXPECT_EQ(p.compute[1].micro_batch, 4);
+  ASSERT_EQ(p.compute[0].layers.size(), 5u);  // patch_embed, attention, mlp, norm, head
+  EXPECT_EQ(p.compute[0].layers[1].name, "blocks.0.attention");
+  EXPECT_GT(p.compute[0].layers[1].backward_time_s, 0);
+  ASSERT_TRUE(p.compute[0].peak_memory_bytes.has_value());
+  EXPECT_GT(*p.compute[0].peak_memory_bytes, 1e6);
+
+  std::string mpi = ::geteuid() == 0 ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " : "";
+  mpi += "timeout 120 " VITSIM_MPIRUN " --oversubscribe -np 2 " VITSIM_TRAIN_EXE
+         " bench-allreduce --min-bytes 4K --max-bytes 64K --iterations 5 --out " + ar +
+         " > /dev/null";
+  ASSERT_EQ(std::system(mpi.c_str()), 0);
+  const auto a = vitsim::schema::read_profile(ar);
+  ASSERT_EQ(a.allreduce.size(), 1u);
+  EXPECT_EQ(a.allreduce[0].ranks, 2);
+  ASSERT_EQ(a.allreduce[0].points.size(), 5u);  // 4K, 8K, 16K, 32K, 64K
+  EXPECT_DOUBLE_EQ(a.allreduce[0].points[4].message_bytes, 65536);
+}
+
+TEST_F(MpiTrain, ResumeEqualsUninterruptedRunBitForBit) {
+  // 64 images / 2 ranks / micro-batch 8 = 4 steps per epoch; stop at step 3 of 8, resume.
+  const std::string common = "--micro-batch 8 --epochs 2 --optimizer adamw --lr 0.002 --seed 4"
+                             " --augment";
+  const auto full = final_params(2, common, "full.bin");
+  const std::string ckpt = dir_ + "/ckpt";
+  Result r = train(2, common + " --max-steps 3 --checkpoint-every 3 --checkpoint-dir " + ckpt);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto resumed = final_params(2, common + " --resume " + ckpt, "resumed.bin");
+  ASSERT_EQ(full.size(), resumed.size());
+  EXPECT_EQ(std::memcmp(full.data(), resumed.data(), full.size() * sizeof(float)), 0);
+}
+
+TEST_F(MpiTrain, KilledRankEndsTheJobWithinSixtySeconds) {
+  const Result r = train(2, "--micro-batch 8 --epochs 100 --debug-fault kill --debug-fault-rank 1"
+                            " --debug-fault-step 2", 90);
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_LT(r.wall_s, 60) << r.output;
+}
+
+TEST_F(MpiTrain, HungRankEndsTheJobThroughTheWatchdog) {
+  const Result r = train(2, "--micro-batch 8 --epochs 100 --debug-fault hang --debug-fault-rank 1"
+                            " --debug-fault-step 2 --collective-timeout-s 3", 90);
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_LT(r.wall_s, 60) << r.output;
+  EXPECT_NE(r.output.find("has not completed after"), std::string::npos) << r.output;
+}
+
+TEST_F(MpiTrain, NanLossStopsWithAClearMessage) {
+  const Result r = train(2, "--micro-batch 8 --epochs 5 --optimizer sgd --lr 1e12");
+  EXPECT_EQ(r.exit_code, 4) << r.output;
+  EXPECT_NE(r.output.find("loss is NaN or infinite"), std::string::npos) << r.output;
+}
+
+TEST_F(MpiTrain, InterruptEndsAllRanks) {
+  // SIGINT to mpirun after 3 s, as Ctrl-C would; every rank must be gone soon after.
+  const std::string out = dir_ + "/int.txt";
+  std::string cmd = ::geteuid() == 0 ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " : "";
+  cmd += "timeout -s INT -k 30 3 " VITSIM_MPIRUN " --oversubscribe -np 2 " VITSIM_TRAIN_EXE
+         " train --data " + dir_ + "/data --model vit_ti_16 --image-size 16 --patch-size 4"
+         " --width 32 --depth 1 --heads 2 --no-progress --epochs 1000 > " + out + " 2>&1";
+  const auto t0 = std::chrono::steady_clock::now();
+  const int status = std::system(cmd.c_str());
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_NE(status, 0);
+  EXPECT_LT(wall, 30);
+  // "[n]": the pattern must not match the shell that runs pgrep.
+  EXPECT_NE(std::system(("pgrep -f 'vitsim-trai[n] train --data " + dir_ + "' > /dev/null").c_str()), 0)
+      << "a rank survived the interrupt";
+}
+
+TEST_F(MpiTrain, TruncatedCifarFileNamesFileAndOffset) {
+  const std::string bad = dir_ + "/bad";
+  const std::string cmd = std::string(VITSIM_TRAIN_EXE) + " make-dataset --out " + bad +
+                          " --train-images 20 --test-images 4 > /dev/null && truncate -s 5000 " +
+                          bad + "/data_batch_3.bin";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  const Result r = train(1, "--micro-batch 8", 120, bad);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(bad + "/data_batch_3.bin: byte offset 3073: expected a whole 3073-byte "
+                                "record, got 1927 bytes"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST_F(MpiTrain, InconsistentBatchConfigurationIsAClearError) {
+  const std::string cfg = dir_ + "/ds.json";
+  std::ofstream(cfg) << R"({"train_batch_size": 48, "train_micro_batch_size_per_gpu": 8,
+                            "gradient_accumulation_steps": 2})";
+  const Result r = train(2, "--config " + cfg);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(cfg + ": /train_batch_size: expected train_batch_size = "
+                                "train_micro_batch_size_per_gpu x gradient_accumulation_steps x "
+                                "world size (2 ranks), got 48 with 8 x 2 x 2 = 32"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST_F(MpiTrain, NcclOnGpusMatchesMpiOnCpu) {
+#ifndef VITSIM_HAVE_CUDA
+  GTEST_SKIP() << "SKIPPED: vitsim-train was built without CUDA and NCCL (CPU LibTorch): the NCCL "
+                  "communicator is not compiled, nothing to test on this machine";
+#else
+  const std::string common = std::string("--micro-batch 8") + kSgd;
+  const auto cpu = final_params(2, common + " --device cpu --backend mpi", "cpu.bin");
+  const auto gpu = final_params(2, common + " --device cuda --backend nccl", "gpu.bin");
+  expect_close(gpu, cpu, 1e-4);  // different kernels: close, not bit-identical
+#endif
+}
+
+}  // namespace

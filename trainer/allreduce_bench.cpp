@@ -1,0 +1,90 @@
+// All-reduce benchmark (allreduce_bench.h).
+#include "trainer/allreduce_bench.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <stdexcept>
+
+#include "trainer/step_stats.h"
+
+namespace vitsim::trainer {
+
+double parse_bytes(const std::string& text) {
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  const std::string unit = text.substr(used);
+  double scale = 0;
+  if (unit.empty() || unit == "B") scale = 1;
+  else if (unit == "K" || unit == "KiB" || unit == "k") scale = 1024.0;
+  else if (unit == "M" || unit == "MiB") scale = 1024.0 * 1024;
+  else if (unit == "G" || unit == "GiB") scale = 1024.0 * 1024 * 1024;
+  if (used == 0 || scale == 0 || !(value > 0)) {
+    throw std::invalid_argument("message size '" + text +
+                                "': expected a positive number with optional K, M or G suffix");
+  }
+  return value * scale;
+}
+
+schema::AllreduceProfile run_allreduce_bench(const AllreduceBenchOptions& o, MpiWorld& world,
+                                             Communicator& comm, const std::string& device) {
+  if (world.size() < 2) {
+    throw std::invalid_argument("bench-allreduce needs at least 2 ranks (mpirun -np 2 ...)");
+  }
+  if (o.min_bytes < 4 || o.max_bytes < o.min_bytes) {
+    throw std::invalid_argument("--min-bytes must be >= 4 and <= --max-bytes");
+  }
+  const int n = world.size();
+  schema::AllreduceProfile profile;
+  profile.ranks = n;
+  profile.backend = comm.backend();
+  profile.link_class = !o.link_class.empty() ? o.link_class
+                       : world.single_host() ? "host-shm" : "network";
+  const auto options = at::TensorOptions().dtype(at::kFloat).device(
+      device == "cuda" ? at::Device(at::kCUDA, world.local_rank()) : at::Device(at::kCPU));
+  if (world.rank() == 0) {
+    std::printf("# vitsim-train bench-allreduce: %d ranks, backend %s, link class %s\n", n,
+                comm.backend(), profile.link_class.c_str());
+    std::printf("#%13s %12s %8s %6s %12s %9s %9s\n", "size", "count", "type", "redop", "time",
+                "algbw", "busbw");
+    std::printf("#%13s %12s %8s %6s %12s %9s %9s\n", "(B)", "(elements)", "", "", "(us)",
+                "(GB/s)", "(GB/s)");
+  }
+  for (double bytes = o.min_bytes; bytes <= o.max_bytes * (1 + 1e-9); bytes *= 2) {
+    const int64_t count = std::max<int64_t>(1, static_cast<int64_t>(bytes / 4));
+    const double msg_bytes = static_cast<double>(count) * 4;
+    auto buffer = at::ones({count}, options);
+    const int64_t iters = std::clamp<int64_t>(static_cast<int64_t>(o.bytes_per_size / msg_bytes),
+                                              3, o.iterations);
+    std::vector<double> times;
+    for (int64_t i = 0; i < o.warmup + iters; ++i) {
+      world.barrier();
+      comm.synchronize();
+      const double t0 = MpiWorld::now_s();
+      comm.wait(comm.start_allreduce(buffer));
+      comm.synchronize();
+      if (i >= o.warmup) times.push_back(MpiWorld::now_s() - t0);
+    }
+    world.allreduce_max(times);  // each iteration lasts as long as its slowest rank
+    schema::AllreducePoint p;
+    p.message_bytes = msg_bytes;
+    p.time_s = median(times);
+    p.algbw_bytes_per_s = msg_bytes / p.time_s;
+    p.busbw_bytes_per_s = p.algbw_bytes_per_s * 2.0 * (n - 1) / n;
+    profile.points.push_back(p);
+    if (world.rank() == 0) {
+      std::printf(" %13.0f %12lld %8s %6s %12.2f %9.3f %9.3f\n", msg_bytes,
+                  static_cast<long long>(count), "float", "sum", p.time_s * 1e6,
+                  p.algbw_bytes_per_s / 1e9, p.busbw_bytes_per_s / 1e9);
+      std::fflush(stdout);
+    }
+  }
+  return profile;
+}
+
+}  // namespace vitsim::trainer

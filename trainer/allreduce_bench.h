@@ -1,0 +1,31 @@
+// `vitsim-train bench-allreduce`: all-reduce time over message sizes, reported like nccl-tests
+// (size, count, time, algbw, busbw; busbw = algbw x 2(n-1)/n, the per-link figure of a ring, see
+// docs/trainer.md). Each size: warm-up, then timed iterations, each started after a barrier and
+// taken as the slowest rank's time; the median is reported.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "schema/profile.h"
+#include "trainer/communicator.h"
+#include "trainer/mpi_world.h"
+
+namespace vitsim::trainer {
+
+struct AllreduceBenchOptions {
+  double min_bytes = 4096;                   // first message size
+  double max_bytes = 512.0 * 1024 * 1024;    // last message size (sizes double)
+  int64_t warmup = 2;                        // untimed iterations per size
+  int64_t iterations = 20;                   // timed iterations per size, fewer for large sizes
+  double bytes_per_size = 256.0 * 1024 * 1024;  // large sizes: iterations = this / size (>= 3)
+  std::string link_class;                    // recorded; default from where the ranks are
+};
+
+// "4K", "16M", "512M", "1G" (binary multiples, like nccl-tests), or plain bytes.
+double parse_bytes(const std::string& text);  // throws std::invalid_argument
+
+schema::AllreduceProfile run_allreduce_bench(const AllreduceBenchOptions& options, MpiWorld& world,
+                                             Communicator& comm, const std::string& device);
+
+}  // namespace vitsim::trainer

@@ -1,0 +1,60 @@
+// vitsim-train bench-allreduce: all-reduce time over message sizes (nccl-tests style) -> profile.
+#include <iostream>
+
+#include "cli/run_app.h"
+#include "schema/json_file.h"
+#include "trainer/allreduce_bench.h"
+#include "trainer/commands.h"
+#include "trainer/run_context.h"
+
+namespace vitsim::trainer {
+
+int cmd_bench_allreduce(int argc, char** argv) {
+  CLI::App app("Times the all-reduce across message sizes (run under mpirun -np N >= 2).", argv[0]);
+  AllreduceBenchOptions o;
+  std::string min_bytes = "4K", max_bytes = "512M", out, device = "cpu", backend = "auto",
+              device_id;
+  double timeout_s = 60;
+  app.add_option("--min-bytes", min_bytes, "smallest message (K, M, G = binary)")->capture_default_str();
+  app.add_option("--max-bytes", max_bytes, "largest message")->capture_default_str();
+  app.add_option("--out", out, "profile JSON to write (rank 0)");
+  app.add_option("--warmup", o.warmup, "untimed iterations per size")->capture_default_str();
+  app.add_option("--iterations", o.iterations, "timed iterations per size (max)")->capture_default_str();
+  app.add_option("--link-class", o.link_class,
+                 "link class recorded (default: host-shm on one host, network otherwise)");
+  app.add_option("--device", device, "cpu | cuda")->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  app.add_option("--device-id", device_id, "device id recorded (default: the device)");
+  app.add_option("--backend", backend, "auto | mpi | nccl")
+      ->check(CLI::IsMember({"auto", "mpi", "nccl"}))->capture_default_str();
+  app.add_option("--collective-timeout-s", timeout_s, "end the job when one all-reduce hangs, s")
+      ->capture_default_str();
+  std::vector<std::string> args(argv, argv + argc);
+  args[0] = "vitsim-train";
+  args.insert(args.begin() + 1, "bench-allreduce");
+  return cli::run_app(app, argc, argv, [&] {
+    o.min_bytes = parse_bytes(min_bytes);
+    o.max_bytes = parse_bytes(max_bytes);
+    if (o.iterations < 1 || o.warmup < 0) throw std::invalid_argument("--iterations must be >= 1");
+    if (backend == "auto") backend = device == "cuda" ? "nccl" : "mpi";
+    MpiWorld world(nullptr, nullptr);
+    world.start_watchdog(timeout_s);
+    configure_threads(1);
+    auto comm = make_communicator(backend, world);
+    schema::Profile p;
+    p.allreduce.push_back(run_allreduce_bench(o, world, *comm, device));
+    if (world.rank() == 0 && !out.empty()) {
+      p.device = device_id.empty() ? device : device_id;
+      p.device_name = device == "cpu" ? cpu_name() : "cuda";
+      p.source = "measured";
+      p.context = trainer_context(args, {{"device", p.device},
+                                         {"mpi_library", MpiWorld::library_version()},
+                                         {"hosts", world.hosts()}});
+      schema::write_profile(out, p);
+      std::cout << "vitsim-train bench-allreduce: written to " << out << "\n";
+    }
+    return 0;
+  });
+}
+
+}  // namespace vitsim::trainer

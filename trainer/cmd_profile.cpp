@@ -1,0 +1,77 @@
+// vitsim-train profile: per-layer forward/backward times per micro-batch -> profile JSON.
+#include <iostream>
+#include <sstream>
+
+#include "cli/model_options.h"
+#include "cli/run_app.h"
+#include "schema/profile.h"
+#include "trainer/commands.h"
+#include "trainer/layer_profiler.h"
+
+namespace vitsim::trainer {
+namespace {
+std::vector<int64_t> parse_list(const std::string& text) {
+  std::vector<int64_t> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || v < 1) {
+      throw std::invalid_argument("--micro-batches: expected positive integers separated by "
+                                  "commas (e.g. 4,8,16), got '" + text + "'");
+    }
+    out.push_back(v);
+  }
+  if (out.empty()) throw std::invalid_argument("--micro-batches: empty list");
+  return out;
+}
+}  // namespace
+
+int cmd_profile(int argc, char** argv) {
+  CLI::App app("Times each layer's forward and backward per micro-batch; writes a profile JSON.",
+               argv[0]);
+  ProfileOptions o;
+  cli::ModelOptions model;
+  std::string sizes = "4,8,16", precision = "fp32", out;
+  cli::add_model_options(app, model);
+  app.add_option("--micro-batches", sizes, "micro-batch sizes, comma-separated")->capture_default_str();
+  app.add_option("--out", out, "profile JSON to write")->required();
+  app.add_option("--warmup", o.warmup, "untimed repetitions")->capture_default_str();
+  app.add_option("--repetitions", o.repetitions, "timed repetitions")->capture_default_str();
+  app.add_option("--full-steps", o.full_steps, "complete steps for data wait and overhead")
+      ->capture_default_str();
+  app.add_option("--precision", precision, "fp32 | bf16 | fp16")->capture_default_str();
+  app.add_option("--device", o.device, "cpu | cuda")->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  app.add_option("--device-id", o.device_id, "device id recorded (gpus.json id, cpu-...)");
+  app.add_option("--optimizer", o.optimizer, "sgd | adamw")->check(CLI::IsMember({"sgd", "adamw"}))
+      ->capture_default_str();
+  app.add_option("--threads", o.threads, "intra-op threads")->capture_default_str();
+  app.add_option("--seed", o.seed, "random seed")->capture_default_str();
+  std::vector<std::string> args(argv, argv + argc);
+  args[0] = "vitsim-train";
+  args.insert(args.begin() + 1, "profile");
+  return cli::run_app(app, argc, argv, [&] {
+    o.model = model.resolve();
+    o.micro_batches = parse_list(sizes);
+    o.precision = costmodel::parse_precision(precision);
+    if (o.repetitions < 1 || o.warmup < 0 || o.full_steps < 1 || o.threads < 1) {
+      throw std::invalid_argument("--repetitions, --full-steps, --threads must be >= 1, --warmup >= 0");
+    }
+    if (o.precision == costmodel::Precision::kFp16 && o.device != "cuda") {
+      throw std::invalid_argument("--precision fp16 needs --device cuda (CPU autocast: bf16)");
+    }
+    const schema::Profile p = run_profile(o, args);
+    schema::write_profile(out, p);
+    std::cout << "vitsim-train profile: written to " << out << "\n";
+    return 0;
+  });
+}
+
+}  // namespace vitsim::trainer

@@ -1,0 +1,128 @@
+// Bucketed gradient all-reduce (gradient_reducer.h).
+#include "trainer/gradient_reducer.h"
+
+#include "trainer/mpi_world.h"
+
+namespace vitsim::trainer {
+
+GradientReducer::GradientReducer(std::vector<torch::Tensor> parameters, Communicator& comm,
+                                 GradientReducerOptions options)
+    : parameters_(std::move(parameters)), comm_(comm), options_(options) {
+  bucket_of_.resize(parameters_.size());
+  // Reverse registration order: the head's gradients are ready first.
+  Bucket current;
+  double bytes = 0;
+  auto close = [&] {
+    if (current.params.empty()) return;
+    int64_t total = 0;
+    for (size_t p : current.params) {
+      current.offsets.push_back(total);
+      total += parameters_[p].numel();
+    }
+    current.buffer = torch::zeros({total}, parameters_[current.params[0]].options());
+    buckets_.push_back(std::move(current));
+    current = Bucket();
+    bytes = 0;
+  };
+  for (size_t i = parameters_.size(); i-- > 0;) {
+    const double p_bytes = static_cast<double>(parameters_[i].numel()) * 4;
+    if (!current.params.empty() && bytes + p_bytes > options_.bucket_bytes) close();
+    bucket_of_[i] = buckets_.size();
+    current.params.push_back(i);
+    bytes += p_bytes;
+  }
+  close();
+  if (options_.overlap) {
+    for (size_t i = 0; i < parameters_.size(); ++i) {
+      // Runs before AccumulateGrad adds `grad` into param.grad(); returning an undefined tensor
+      // leaves the gradient unchanged.
+      parameters_[i].register_hook([this, i](const torch::Tensor& grad) {
+        on_gradient(i, grad);
+        return torch::Tensor();
+      });
+    }
+  }
+}
+
+std::vector<std::vector<size_t>> GradientReducer::bucket_layout() const {
+  std::vector<std::vector<size_t>> layout;
+  for (const auto& b : buckets_) layout.push_back(b.params);
+  return layout;
+}
+
+void GradientReducer::prepare(bool communicate) {
+  armed_ = communicate && options_.overlap;
+  next_to_start_ = 0;
+  for (auto& b : buckets_) {
+    b.pending = b.params.size();
+    b.started = false;
+    b.handle = -1;
+  }
+}
+
+void GradientReducer::on_gradient(size_t param, const torch::Tensor& grad) {
+  if (!armed_) return;
+  torch::NoGradGuard no_grad;
+  Bucket& b = buckets_[bucket_of_[param]];
+  size_t slot = 0;
+  while (b.params[slot] != param) ++slot;
+  auto view = b.buffer.narrow(0, b.offsets[slot], parameters_[param].numel());
+  // The bucket carries what param.grad() will hold after this micro-step: earlier micro-steps'
+  // accumulated gradient plus this one.
+  const torch::Tensor& acc = parameters_[param].grad();
+  if (acc.defined()) {
+    torch::add_out(view, acc.reshape({-1}), grad.reshape({-1}));
+  } else {
+    view.copy_(grad.reshape({-1}));
+  }
+  if (--b.pending == 0) {
+    gradients_ready_s_ = MpiWorld::now_s();
+    launch_ready_buckets();
+  }
+  comm_.progress();
+}
+
+void GradientReducer::launch_ready_buckets() {
+  while (next_to_start_ < buckets_.size() && buckets_[next_to_start_].pending == 0) {
+    start(buckets_[next_to_start_]);
+    ++next_to_start_;
+  }
+}
+
+void GradientReducer::start(Bucket& b) {
+  b.handle = comm_.start_allreduce(b.buffer);
+  b.started = true;
+}
+
+void GradientReducer::finish() {
+  torch::NoGradGuard no_grad;
+  if (!armed_) {
+    // Overlap off (or a bucket whose hook never fired): gather the gradients now.
+    gradients_ready_s_ = MpiWorld::now_s();
+    for (auto& b : buckets_) {
+      for (size_t s = 0; s < b.params.size(); ++s) {
+        const auto& g = parameters_[b.params[s]].grad();
+        auto view = b.buffer.narrow(0, b.offsets[s], parameters_[b.params[s]].numel());
+        if (g.defined()) view.copy_(g.reshape({-1})); else view.zero_();
+      }
+    }
+  }
+  for (auto& b : buckets_) {
+    if (!b.started) start(b);
+  }
+  const double scale = 1.0 / comm_.size();
+  for (auto& b : buckets_) {
+    comm_.wait(b.handle);
+    b.buffer.mul_(scale);
+    // The averaged gradient stays in the bucket: param.grad() becomes a view of it (DDP's
+    // gradient_as_bucket_view), saving a copy of every gradient per step. The trainer drops the
+    // gradients after the optimizer step, so the next backward never writes through these views.
+    for (size_t s = 0; s < b.params.size(); ++s) {
+      auto& p = parameters_[b.params[s]];
+      p.mutable_grad() = b.buffer.narrow(0, b.offsets[s], p.numel()).view(p.sizes());
+    }
+  }
+  armed_ = false;
+}
+
+}  // namespace vitsim::trainer

@@ -1,0 +1,70 @@
+// Averages gradients across ranks the way PyTorch DDP does: parameters grouped into buckets of at
+// most bucket_bytes in reverse registration order (the order backward produces them), one
+// all-reduce per bucket, result divided by the world size.
+//   overlap on:  an autograd hook on every parameter notes when its gradient is ready; a bucket
+//                whose gradients are all ready is all-reduced at once (non-blocking) while the
+//                rest of the backward runs. Buckets start strictly in index order on every rank.
+//   overlap off: all buckets are all-reduced after the backward (DeepSpeed overlap_comm: false).
+// Only the last micro-step of an accumulation window communicates (DDP's no_sync for the others).
+#pragma once
+
+#include <torch/torch.h>
+
+#include <vector>
+
+#include "trainer/communicator.h"
+
+namespace vitsim::trainer {
+
+struct GradientReducerOptions {
+  double bucket_bytes = 25.0 * 1024 * 1024;  // cap per bucket (a larger parameter gets its own)
+  bool overlap = true;
+};
+
+class GradientReducer {
+ public:
+  GradientReducer(std::vector<torch::Tensor> parameters, Communicator& comm,
+                  GradientReducerOptions options);
+  GradientReducer(const GradientReducer&) = delete;
+  GradientReducer& operator=(const GradientReducer&) = delete;
+
+  // Call before each micro-step's backward; `communicate` is true on the last micro-step of the
+  // accumulation window.
+  void prepare(bool communicate);
+  // Call after backward on the communicating micro-step: starts what is not started yet, waits
+  // for all buckets and makes each param.grad() a view of its averaged bucket slice. The caller
+  // must reset the gradients (undefined, "set to none") before the next backward.
+  void finish();
+
+  size_t buckets() const { return buckets_.size(); }
+  // Parameter indices of each bucket (bucket 0 = last layers).
+  std::vector<std::vector<size_t>> bucket_layout() const;
+  // Steady-clock time (MpiWorld::now_s) at which the last gradient became ready in the latest
+  // communicating backward (overlap on), else when finish() was entered.
+  double gradients_ready_s() const { return gradients_ready_s_; }
+
+ private:
+  struct Bucket {
+    std::vector<size_t> params;   // indices into parameters_
+    std::vector<int64_t> offsets; // element offset of each parameter in `buffer`
+    torch::Tensor buffer;         // flat fp32
+    size_t pending = 0;           // gradients not ready yet
+    bool started = false;
+    Communicator::Handle handle = -1;
+  };
+
+  void on_gradient(size_t param, const torch::Tensor& grad);
+  void launch_ready_buckets();
+  void start(Bucket& b);
+
+  std::vector<torch::Tensor> parameters_;
+  Communicator& comm_;
+  GradientReducerOptions options_;
+  std::vector<Bucket> buckets_;
+  std::vector<size_t> bucket_of_;  // parameter -> bucket
+  size_t next_to_start_ = 0;
+  bool armed_ = false;
+  double gradients_ready_s_ = 0;
+};
+
+}  // namespace vitsim::trainer

@@ -1,0 +1,107 @@
+// MPI communicator (mpi_communicator.h) and the backend factory.
+#include "trainer/mpi_communicator.h"
+
+#include <climits>
+#include <stdexcept>
+#include <vector>
+
+#ifdef VITSIM_HAVE_CUDA
+#include "trainer/nccl_communicator.h"
+#endif
+
+namespace vitsim::trainer {
+namespace {
+void check_buffer(const at::Tensor& t) {
+  if (!t.is_contiguous() || t.scalar_type() != at::kFloat || !t.device().is_cpu()) {
+    throw std::invalid_argument("MpiCommunicator: expected a contiguous fp32 CPU tensor");
+  }
+  if (t.numel() > INT_MAX) {
+    throw std::invalid_argument("MpiCommunicator: buffer of " + std::to_string(t.numel()) +
+                                " elements exceeds MPI's int count; use smaller buckets");
+  }
+}
+}  // namespace
+
+MpiCommunicator::MpiCommunicator(MpiWorld& world) : world_(world) {
+  if (world_.thread_level() >= MPI_THREAD_SERIALIZED) thread_ = std::thread([this] { loop(); });
+}
+
+MpiCommunicator::~MpiCommunicator() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void MpiCommunicator::reduce(const at::Tensor& buffer) {
+  VITSIM_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, buffer.data_ptr<float>(),
+                                 static_cast<int>(buffer.numel()), MPI_FLOAT, MPI_SUM,
+                                 world_.comm()));
+}
+
+void MpiCommunicator::loop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+    if (stop_) return;
+    Job job = queue_.front();  // stays queued while reduced: wait() sees it pending
+    lock.unlock();
+    reduce(job.buffer);
+    lock.lock();
+    queue_.pop_front();
+    done_.insert(job.handle);
+    cv_.notify_all();
+  }
+}
+
+Communicator::Handle MpiCommunicator::start_allreduce(const at::Tensor& buffer) {
+  check_buffer(buffer);
+  std::lock_guard<std::mutex> lock(mutex_);
+  const Handle h = next_++;
+  queue_.push_back({h, buffer});
+  cv_.notify_all();
+  return h;
+}
+
+void MpiCommunicator::wait(Handle handle) {
+  WatchdogScope guard(world_.watchdog(), "MPI_Allreduce of a gradient bucket");
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (!thread_.joinable()) {
+    // No communication thread: reduce everything up to this handle here, in order.
+    while (!done_.count(handle)) {
+      if (queue_.empty()) throw std::logic_error("MpiCommunicator::wait: unknown handle");
+      Job job = queue_.front();
+      queue_.pop_front();
+      reduce(job.buffer);
+      done_.insert(job.handle);
+    }
+  }
+  cv_.wait(lock, [&] { return done_.count(handle) > 0; });
+  done_.erase(handle);
+}
+
+void MpiCommunicator::broadcast(const at::Tensor& tensor, int root) {
+  check_buffer(tensor);
+  std::unique_lock<std::mutex> lock(mutex_);
+  cv_.wait(lock, [this] { return queue_.empty(); });  // SERIALIZED: the thread must be idle
+  WatchdogScope guard(world_.watchdog(), "MPI_Bcast of the initial parameters");
+  VITSIM_MPI_CHECK(MPI_Bcast(tensor.data_ptr<float>(), static_cast<int>(tensor.numel()), MPI_FLOAT,
+                             root, world_.comm()));
+}
+
+std::unique_ptr<Communicator> make_communicator(const std::string& backend, MpiWorld& world) {
+  if (backend == "mpi") return std::make_unique<MpiCommunicator>(world);
+  if (backend == "nccl") {
+#ifdef VITSIM_HAVE_CUDA
+    return std::make_unique<NcclCommunicator>(world);
+#else
+    throw std::invalid_argument(
+        "--backend nccl: this vitsim-train was built without CUDA/NCCL (CPU LibTorch); use mpi");
+#endif
+  }
+  throw std::invalid_argument("unknown backend '" + backend + "' (expected mpi or nccl)");
+}
+
+}  // namespace vitsim::trainer

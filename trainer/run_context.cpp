@@ -1,0 +1,56 @@
+// Context block and thread configuration (run_context.h).
+#include "trainer/run_context.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include <ATen/Parallel.h>
+#include <torch/version.h>
+
+#include "schema/json_file.h"
+
+namespace vitsim::trainer {
+
+std::string cpu_name() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, model;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) model = line.substr(colon + 2);
+      break;
+    }
+  }
+  const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+  if (model.empty()) model = "cpu";
+  return model + " (" + std::to_string(cpus) + " logical CPUs)";
+}
+
+nlohmann::json trainer_context(const std::vector<std::string>& argv, const nlohmann::json& extra) {
+  nlohmann::json e = schema::measurement_context_extra();
+  e["torch_version"] = TORCH_VERSION;
+  e["intra_op_threads"] = at::get_num_threads();
+  for (auto it = extra.begin(); it != extra.end(); ++it) e[it.key()] = it.value();
+  return schema::make_context("vitsim-train", argv, e);
+}
+
+void configure_threads(int threads) {
+  at::set_num_threads(threads);
+  try {
+    at::set_num_interop_threads(1);
+  } catch (...) {
+    // Already started (a second call in one process): keep what it has.
+  }
+  // OpenBLAS reads OPENBLAS_NUM_THREADS when it is loaded, before main; set it at run time.
+  if (std::getenv("OPENBLAS_NUM_THREADS") == nullptr) {
+    using SetThreads = void (*)(int);
+    if (auto* f = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) {
+      f(threads);
+    }
+  }
+}
+
+}  // namespace vitsim::trainer

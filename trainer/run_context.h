@@ -1,0 +1,20 @@
+// The "context" block of the files vitsim-train writes: tool, version, git sha, argv, host, time,
+// and what the measurement ran on (device, LibTorch and MPI versions, threads).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace vitsim::trainer {
+
+// "Intel(R) Xeon(R) ... (2 logical CPUs)" from /proc/cpuinfo, or "cpu" when unreadable.
+std::string cpu_name();
+// make_context("vitsim-train", argv, measurement extras + torch_version + `extra`).
+nlohmann::json trainer_context(const std::vector<std::string>& argv, const nlohmann::json& extra);
+// Sets Torch intra-op threads (and OpenBLAS threads when OPENBLAS_NUM_THREADS is unset) to
+// `threads`, inter-op threads to 1: ranks sharing a machine must not oversubscribe it.
+void configure_threads(int threads);
+
+}  // namespace vitsim::trainer

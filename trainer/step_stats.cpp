@@ -1,0 +1,92 @@
+// Step measurements, DeepSpeed-style lines, per-rank medians (step_stats.h).
+#include "trainer/step_stats.h"
+
+#include <sys/time.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+
+namespace vitsim::trainer {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+namespace {
+std::string timestamp() {
+  timeval tv{};
+  ::gettimeofday(&tv, nullptr);
+  std::tm tm{};
+  ::localtime_r(&tv.tv_sec, &tm);
+  char text[64];
+  std::strftime(text, sizeof(text), "%Y-%m-%d %H:%M:%S", &tm);
+  char full[80];
+  std::snprintf(full, sizeof(full), "%s,%03d", text, static_cast<int>(tv.tv_usec / 1000));
+  return full;
+}
+
+std::string line(int rank, const char* suffix, double fwd, double bwd_inner, double allreduce,
+                 double step) {
+  char text[400];
+  std::snprintf(text, sizeof(text),
+                "[%s] [INFO] [vitsim-train] [Rank %d] time (ms) | fwd%s: %.2f | bwd%s: %.2f | "
+                "bwd_inner%s: %.2f | bwd_allreduce%s: %.2f | step%s: %.2f\n",
+                timestamp().c_str(), rank, suffix, fwd * 1e3, suffix, (bwd_inner + allreduce) * 1e3,
+                suffix, bwd_inner * 1e3, suffix, allreduce * 1e3, suffix, step * 1e3);
+  return text;
+}
+}  // namespace
+
+std::string deepspeed_lines(int rank, const StepTimes& t) {
+  const double m = std::max<int64_t>(1, t.micro_steps);
+  // Per micro-step averages, then window totals; "step" is the optimizer step (once per window).
+  return line(rank, "_microstep", t.forward_s / m, t.backward_s / m, t.allreduce_s / m,
+              t.optimizer_s) +
+         line(rank, "", t.forward_s, t.backward_s, t.allreduce_s, t.optimizer_s);
+}
+
+void estimate_allreduce_waits(std::vector<StepTimes>& steps, const std::vector<double>& ready_all,
+                              int rank, int ranks) {
+  const size_t n = steps.size();
+  for (size_t s = 0; s < n; ++s) {
+    double latest = steps[s].gradients_ready_s;
+    for (int r = 0; r < ranks; ++r) latest = std::max(latest, ready_all[r * n + s]);
+    const double lag = latest - ready_all[rank * n + s];
+    steps[s].allreduce_wait_s = std::clamp(lag, 0.0, steps[s].allreduce_s);
+  }
+}
+
+schema::RankStepSummary summarize_steps(int rank, const std::string& host,
+                                        const std::vector<StepTimes>& steps) {
+  std::vector<const StepTimes*> kept;
+  for (const auto& s : steps) {
+    if (s.step_in_epoch > 0) kept.push_back(&s);
+  }
+  if (kept.empty()) {
+    for (const auto& s : steps) kept.push_back(&s);
+  }
+  auto med = [&](double StepTimes::*field) {
+    std::vector<double> v;
+    for (const auto* s : kept) v.push_back(s->*field);
+    return median(v);
+  };
+  schema::RankStepSummary r;
+  r.rank = rank;
+  r.host = host;
+  r.steps = static_cast<int64_t>(kept.size());
+  r.step_time_s = med(&StepTimes::step_s);
+  r.data_time_s = med(&StepTimes::data_s);
+  r.host_to_device_time_s = med(&StepTimes::host_to_device_s);
+  r.forward_time_s = med(&StepTimes::forward_s);
+  r.backward_time_s = med(&StepTimes::backward_s);
+  r.allreduce_time_s = med(&StepTimes::allreduce_s);
+  r.allreduce_wait_time_s = med(&StepTimes::allreduce_wait_s);
+  r.optimizer_time_s = med(&StepTimes::optimizer_s);
+  return r;
+}
+
+}  // namespace vitsim::trainer

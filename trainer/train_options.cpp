@@ -1,0 +1,153 @@
+// DeepSpeed-style configuration and the batch-size rule (train_options.h).
+#include "trainer/train_options.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "schema/json_node.h"
+
+namespace vitsim::trainer {
+namespace {
+
+// DeepSpeed keys that a config may carry but that do not change a data-parallel fp32/AMP run of
+// vitsim-train (or that we report instead of honouring).
+const char* const kIgnoredKeys[] = {"scheduler", "zero_optimization", "zero_allow_untested_optimizer",
+                                    "communication_data_type", "prescale_gradients",
+                                    "gradient_predivide_factor", "sparse_gradients",
+                                    "tensorboard", "wandb", "csv_monitor", "flops_profiler",
+                                    "activation_checkpointing", "dump_state", "amp"};
+
+void read_optimizer(const schema::Node& node, DeepSpeedConfig& c) {
+  node.expect_keys({"type", "params"});
+  const std::string type = node["type"].one_of({"AdamW", "Adam", "SGD", "adamw", "adam", "sgd"});
+  c.optimizer = (type == "SGD" || type == "sgd") ? "sgd" : "adamw";
+  if (type == "Adam" || type == "adam") {
+    // DeepSpeed's FusedAdam defaults to adam_w_mode=True, i.e. AdamW.
+  }
+  if (auto params = node.get("params")) {
+    params->expect_keys({"lr", "betas", "eps", "weight_decay", "momentum", "torch_adam",
+                         "adam_w_mode"});
+    if (auto v = params->get("lr")) c.learning_rate = v->positive();
+    if (auto v = params->get("eps")) c.adam_eps = v->positive();
+    if (auto v = params->get("weight_decay")) c.weight_decay = v->nonnegative();
+    if (auto v = params->get("momentum")) c.momentum = v->in_range(0, 1);
+    if (auto v = params->get("betas")) {
+      const auto b = v->items();
+      if (b.size() != 2) v->fail("an array of two numbers [beta1, beta2]", v->describe());
+      c.beta1 = b[0].in_range(0, 1);
+      c.beta2 = b[1].in_range(0, 1);
+    }
+  }
+}
+
+bool read_enabled(const schema::Node& node) {
+  // fp16 blocks carry loss-scaling knobs; we use dynamic loss scaling with DeepSpeed's defaults.
+  node.expect_keys({"enabled", "loss_scale", "initial_scale_power", "loss_scale_window",
+                    "hysteresis", "min_loss_scale", "auto_cast", "consecutive_hysteresis"});
+  return node.has("enabled") && node["enabled"].boolean();
+}
+
+}  // namespace
+
+DeepSpeedConfig read_deepspeed_config(const std::string& path, std::string* ignored) {
+  const schema::Node root = schema::Node::parse_file(path);
+  std::vector<std::string> allowed = {"train_batch_size", "train_micro_batch_size_per_gpu",
+                                      "gradient_accumulation_steps", "optimizer", "fp16", "bf16",
+                                      "wall_clock_breakdown", "steps_per_print",
+                                      "gradient_clipping"};
+  for (const char* k : kIgnoredKeys) allowed.push_back(k);
+  root.expect_keys(allowed);
+  DeepSpeedConfig c;
+  if (auto v = root.get("train_batch_size")) c.train_batch_size = v->integer_at_least(1);
+  if (auto v = root.get("train_micro_batch_size_per_gpu")) c.micro_batch = v->integer_at_least(1);
+  if (auto v = root.get("gradient_accumulation_steps")) c.accumulation = v->integer_at_least(1);
+  if (auto v = root.get("steps_per_print")) c.steps_per_print = v->integer_at_least(1);
+  if (auto v = root.get("wall_clock_breakdown")) c.wall_clock_breakdown = v->boolean();
+  if (auto v = root.get("gradient_clipping")) c.gradient_clipping = v->nonnegative();
+  if (auto v = root.get("optimizer")) read_optimizer(*v, c);
+  const bool fp16 = root.has("fp16") && read_enabled(root["fp16"]);
+  const bool bf16 = root.has("bf16") && read_enabled(root["bf16"]);
+  if (fp16 && bf16) {
+    root["bf16"].fail("at most one of fp16 and bf16 enabled", "both enabled");
+  }
+  if (fp16) c.precision = costmodel::Precision::kFp16;
+  if (bf16) c.precision = costmodel::Precision::kBf16;
+  if (root.has("zero_optimization")) {
+    const schema::Node z = root["zero_optimization"];
+    if (z.has("stage") && z["stage"].integer() != 0) {
+      z["stage"].fail("stage 0 (vitsim-train is plain data parallelism)", z["stage"].describe(),
+                      "remove zero_optimization or set stage 0");
+    }
+  }
+  if (ignored) {
+    ignored->clear();
+    for (const char* k : kIgnoredKeys) {
+      if (root.has(k)) *ignored += (ignored->empty() ? "" : ", ") + std::string(k);
+    }
+  }
+  return c;
+}
+
+void resolve_batch(TrainOptions& o, int64_t world, const std::string& source, bool micro_given,
+                   bool accumulation_given) {
+  if (!o.train_batch_size) return;
+  const int64_t train = *o.train_batch_size;
+  auto explain = [&](const std::string& got, const std::string& hint) {
+    return schema::InputError::at(
+        source, "/train_batch_size",
+        "train_batch_size = train_micro_batch_size_per_gpu x gradient_accumulation_steps x world "
+        "size (" + std::to_string(world) + " ranks)",
+        got, hint);
+  };
+  if (!accumulation_given && micro_given) {
+    if (train % (o.micro_batch * world) != 0) {
+      throw explain(std::to_string(train) + ", not a multiple of " + std::to_string(o.micro_batch) +
+                        " x " + std::to_string(world),
+                    "choose a train_batch_size divisible by micro-batch x ranks");
+    }
+    o.accumulation = train / (o.micro_batch * world);
+  } else if (!micro_given) {
+    if (train % (o.accumulation * world) != 0) {
+      throw explain(std::to_string(train) + ", not a multiple of " +
+                        std::to_string(o.accumulation) + " x " + std::to_string(world),
+                    "choose a train_batch_size divisible by accumulation x ranks");
+    }
+    o.micro_batch = train / (o.accumulation * world);
+  }
+  if (o.global_batch(world) != train) {
+    throw explain(std::to_string(train) + " with " + std::to_string(o.micro_batch) + " x " +
+                      std::to_string(o.accumulation) + " x " + std::to_string(world) + " = " +
+                      std::to_string(o.global_batch(world)),
+                  "fix one of the three, or drop train_batch_size so that it is derived");
+  }
+}
+
+void validate_options(const TrainOptions& o) {
+  auto fail = [](const std::string& m) { throw std::invalid_argument(m); };
+  if (o.data_dir.empty()) fail("--data: a dataset folder is required");
+  if (o.epochs < 1) fail("--epochs must be >= 1");
+  if (o.micro_batch < 1) fail("--micro-batch must be >= 1");
+  if (o.accumulation < 1) fail("--accumulation must be >= 1");
+  if (!(o.data_fraction > 0 && o.data_fraction <= 1)) fail("--data-fraction must be in (0, 1]");
+  if (o.optimizer != "sgd" && o.optimizer != "adamw")
+    fail("--optimizer must be sgd or adamw, got '" + o.optimizer + "'");
+  if (!(o.learning_rate > 0) || !std::isfinite(o.learning_rate)) fail("--lr must be > 0");
+  if (!(o.bucket_bytes > 0)) fail("--bucket-mb must be > 0");
+  if (o.threads < 1) fail("--threads must be >= 1");
+  if (!(o.collective_timeout_s > 0)) fail("--collective-timeout-s must be > 0");
+  if (o.checkpoint_every < 0) fail("--checkpoint-every must be >= 0");
+  if (o.checkpoint_every > 0 && o.checkpoint_dir.empty())
+    fail("--checkpoint-every needs --checkpoint-dir");
+  if (o.device != "cpu" && o.device != "cuda") fail("--device must be cpu or cuda");
+  if (o.backend != "auto" && o.backend != "mpi" && o.backend != "nccl")
+    fail("--backend must be auto, mpi or nccl");
+  if (o.backend == "nccl" && o.device != "cuda") fail("--backend nccl needs --device cuda");
+  if (o.backend == "mpi" && o.device == "cuda")
+    fail("--backend mpi works on CPU tensors: use --backend nccl (or auto) with --device cuda");
+  if (o.precision == costmodel::Precision::kFp16 && o.device != "cuda")
+    fail("--precision fp16 needs --device cuda (CPU autocast supports bf16 only)");
+  if (!o.debug_fault.empty() && o.debug_fault != "kill" && o.debug_fault != "hang")
+    fail("--debug-fault must be kill or hang");
+}
+
+}  // namespace vitsim::trainer

@@ -1,0 +1,244 @@
+// Trainer set-up, the run loop over epochs, and the outputs (trainer.h). The per-step work is in
+// trainer_epoch.cpp.
+#include "trainer/trainer.h"
+
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+#include "schema/json_file.h"
+#include "trainer/run_context.h"
+
+namespace vitsim::trainer {
+namespace {
+
+volatile std::sig_atomic_t g_interrupts = 0;
+
+extern "C" void on_interrupt(int) {
+  // First Ctrl-C / SIGTERM: stop at the next step boundary (agreed by all ranks). Second: now.
+  if (g_interrupts++ > 0) {
+    const char msg[] = "vitsim-train: interrupted again, exiting now\n";
+    (void)!::write(2, msg, sizeof(msg) - 1);
+    std::_Exit(kExitInterrupted);
+  }
+}
+
+CifarImages load_split(const std::string& dir, CifarFormat format, bool train) {
+  return read_cifar_split(dir, format, train);
+}
+
+}  // namespace
+
+bool interrupted_flag() { return g_interrupts > 0; }
+
+Trainer::Trainer(TrainOptions options, MpiWorld& world, std::vector<std::string> argv)
+    : options_(std::move(options)), world_(world), argv_(std::move(argv)) {
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  configure_threads(static_cast<int>(options_.threads));
+  if (options_.device == "cuda") {
+    if (!torch::cuda::is_available()) {
+      throw std::invalid_argument("--device cuda: no CUDA device (or a CPU-only LibTorch)");
+    }
+    device_ = torch::Device(torch::kCUDA, world_.local_rank() % torch::cuda::device_count());
+  }
+  if (options_.backend == "auto") options_.backend = options_.device == "cuda" ? "nccl" : "mpi";
+
+  const CifarFormat format = detect_cifar_format(options_.data_dir);
+  train_images_ = load_split(options_.data_dir, format, true);
+  if (options_.evaluate) test_images_ = load_split(options_.data_dir, format, false);
+  options_.model.classes = cifar_classes(format);  // the head follows the data
+
+  SamplerOptions so;
+  so.dataset_size = train_images_.size();
+  so.data_fraction = options_.data_fraction;
+  so.ranks = world_.size();
+  so.rank = world_.rank();
+  so.seed = options_.seed;
+  sampler_ = std::make_unique<DistributedSampler>(so);
+  BatchLoaderOptions lo;
+  lo.image_size = options_.model.image_size;
+  lo.augment = options_.augment;
+  lo.seed = options_.seed;
+  loader_ = std::make_unique<BatchLoader>(train_images_, lo);
+
+  comm_ = make_communicator(options_.backend, world_);
+  build_model_and_optimizer();
+  if (options_.precision == costmodel::Precision::kFp16) loss_scale_ = 65536.0;
+  clock_offset_s_ = world_.estimate_clock_offset_s();
+  if (!options_.dump_init_params.empty() && world_.rank() == 0) {
+    write_params(options_.dump_init_params, true);
+  }
+}
+
+Trainer::~Trainer() = default;
+
+void Trainer::build_model_and_optimizer() {
+  torch::manual_seed(options_.seed);
+  model_ = ViT(options_.model);
+  model_->to(device_);
+  model_->train();
+  parameters_ = model_->parameters();
+  // Every rank starts from rank 0's weights, like DDP (they are equal anyway: same seed).
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& p : parameters_) comm_->broadcast(p.data(), 0);
+  }
+  if (options_.optimizer == "sgd") {
+    optimizer_ = std::make_unique<torch::optim::SGD>(
+        parameters_, torch::optim::SGDOptions(options_.learning_rate)
+                         .momentum(options_.momentum)
+                         .weight_decay(options_.weight_decay));
+  } else {
+    optimizer_ = std::make_unique<torch::optim::AdamW>(
+        parameters_, torch::optim::AdamWOptions(options_.learning_rate)
+                         .betas({options_.beta1, options_.beta2})
+                         .eps(options_.adam_eps)
+                         .weight_decay(options_.weight_decay));
+  }
+  optimizer_->zero_grad();
+  GradientReducerOptions ro;
+  ro.bucket_bytes = options_.bucket_bytes;
+  ro.overlap = options_.overlap;
+  reducer_ = std::make_unique<GradientReducer>(parameters_, *comm_, ro);
+  if (!options_.resume.empty()) {
+    position_ = load_checkpoint(options_.resume, *model_, *optimizer_, CheckpointKey{
+        world_.size(), options_.micro_batch, options_.accumulation, options_.seed,
+        count_parameters(*model_)});
+    epoch_totals_ = {position_.epoch_loss_sum, position_.epoch_correct, position_.epoch_samples};
+    if (world_.rank() == 0) {
+      std::cout << "vitsim-train: resumed from " << options_.resume << " at epoch "
+                << position_.epoch + 1 << ", micro-step " << position_.micro_step << ", step "
+                << position_.global_step << "\n";
+    }
+  }
+}
+
+int Trainer::run() {
+  if (world_.rank() == 0) {
+    std::cout << "vitsim-train: " << options_.model.name << " (" << count_parameters(*model_)
+              << " parameters), " << world_.size() << " rank(s) x micro-batch "
+              << options_.micro_batch << " x accumulation " << options_.accumulation
+              << " = global batch " << options_.global_batch(world_.size()) << ", "
+              << sampler_->images() << " images, " << sampler_->micro_steps(options_.micro_batch)
+              << " micro-steps per epoch, " << reducer_->buckets() << " gradient bucket(s), "
+              << "overlap " << (options_.overlap ? "on" : "off") << ", " << comm_->backend()
+              << ", " << costmodel::to_string(options_.precision) << "\n";
+  }
+  int code = 0;
+  for (int64_t epoch = position_.epoch; epoch < options_.epochs; ++epoch) {
+    const int64_t first = epoch == position_.epoch ? position_.micro_step : 0;
+    const StepOutcome outcome = train_epoch(epoch, first);
+    if (outcome == StepOutcome::kNan) return kExitNanLoss;  // no outputs: the state is garbage
+    if (outcome == StepOutcome::kInterrupted) {
+      code = kExitInterrupted;
+      break;
+    }
+    if (options_.max_steps > 0 && position_.global_step >= options_.max_steps) break;
+  }
+  write_outputs();
+  return code;
+}
+
+std::vector<schema::RankStepSummary> Trainer::gather_rank_summaries() {
+  // Every rank's medians go to every rank (rank 0 writes them).
+  const schema::RankStepSummary mine = summarize_steps(world_.rank(), world_.host(), steps_);
+  const std::vector<double> v = {static_cast<double>(mine.steps), mine.step_time_s,
+                                 mine.data_time_s, mine.host_to_device_time_s,
+                                 mine.forward_time_s, mine.backward_time_s, mine.allreduce_time_s,
+                                 mine.allreduce_wait_time_s, mine.optimizer_time_s};
+  const std::vector<double> all = world_.allgather(v);
+  std::vector<schema::RankStepSummary> out;
+  for (int r = 0; r < world_.size(); ++r) {
+    const double* x = all.data() + r * v.size();
+    schema::RankStepSummary s;
+    s.rank = r;
+    s.host = world_.hosts()[r];
+    s.steps = static_cast<int64_t>(x[0]);
+    s.step_time_s = x[1];
+    s.data_time_s = x[2];
+    s.host_to_device_time_s = x[3];
+    s.forward_time_s = x[4];
+    s.backward_time_s = x[5];
+    s.allreduce_time_s = x[6];
+    s.allreduce_wait_time_s = x[7];
+    s.optimizer_time_s = x[8];
+    out.push_back(s);
+  }
+  return out;
+}
+
+schema::RunConfig Trainer::run_config() const {
+  schema::RunConfig c;
+  c.model = options_.model;
+  c.precision = options_.precision;
+  c.cluster = options_.cluster;
+  c.hosts = world_.hosts();
+  c.device = options_.device_id;
+  c.world_size = world_.size();
+  c.micro_batch = options_.micro_batch;
+  c.accumulation = options_.accumulation;
+  c.global_batch = options_.global_batch(world_.size());
+  c.data_fraction = options_.data_fraction;
+  c.train_images = train_images_.size();
+  c.optimizer = options_.optimizer;
+  c.learning_rate = options_.learning_rate;
+  c.bucket_bytes = options_.bucket_bytes;
+  c.overlap = options_.overlap;
+  c.backend = comm_->backend();
+  c.seed = static_cast<int64_t>(options_.seed);
+  c.dataset = to_string(train_images_.format);
+  return c;
+}
+
+void Trainer::write_outputs() {
+  std::vector<schema::RankStepSummary> ranks = gather_rank_summaries();  // collective
+  if (!options_.dump_params.empty() && world_.rank() == 0) write_params(options_.dump_params, false);
+  if (options_.run_log.empty() || world_.rank() != 0) return;
+  schema::RunLog log;
+  log.context = trainer_context(
+      argv_, {{"device", options_.device_id},
+              {"device_name", options_.device == "cpu" ? cpu_name() : "cuda"},
+              {"mpi_library", MpiWorld::library_version()}});
+  log.config = run_config();
+  log.epochs = epochs_;
+  log.ranks = std::move(ranks);
+  schema::write_run_log(options_.run_log, log);
+  std::cout << "vitsim-train: run log written to " << options_.run_log << "\n";
+}
+
+void Trainer::write_params(const std::string& path, bool with_names) {
+  std::string bytes, names;
+  for (const auto& item : model_->named_parameters()) {
+    auto c = item.value().detach().to(torch::kCPU).contiguous();
+    bytes.append(reinterpret_cast<const char*>(c.data_ptr<float>()), c.numel() * sizeof(float));
+    names += torchvision_name(item.key()) + " ";
+    for (int64_t d = 0; d < c.dim(); ++d) names += (d ? "x" : "") + std::to_string(c.size(d));
+    names += "\n";
+  }
+  schema::write_file_atomic(path, bytes);
+  if (with_names) schema::write_file_atomic(path + ".names", names);
+}
+
+void Trainer::maybe_checkpoint(bool force) {
+  if (options_.checkpoint_dir.empty()) return;
+  const bool due = options_.checkpoint_every > 0 &&
+                   position_.global_step % options_.checkpoint_every == 0;
+  if (!due && !force) return;
+  if (world_.rank() == 0) {
+    TrainPosition p = position_;
+    p.epoch_loss_sum = epoch_totals_.loss_sum;
+    p.epoch_correct = epoch_totals_.correct;
+    p.epoch_samples = epoch_totals_.samples;
+    p.epoch_elapsed_s = MpiWorld::now_s() - epoch_started_s_;
+    const std::string path = save_checkpoint(
+        options_.checkpoint_dir, *model_, *optimizer_, p,
+        CheckpointKey{world_.size(), options_.micro_batch, options_.accumulation, options_.seed,
+                      count_parameters(*model_)});
+    std::cerr << "vitsim-train: checkpoint " << path << "\n";
+  }
+}
+
+}  // namespace vitsim::trainer

@@ -1,0 +1,88 @@
+// The data-parallel training loop of `vitsim-train train`: one process per device under mpirun,
+// each training on its DistributedSampler shard; gradients averaged by GradientReducer over a
+// Communicator; every step measured (step_stats.h); checkpoints, NaN and Ctrl-C handling; the run
+// log written at the end. Exit codes: 0 done, 2 bad input, 3 a peer died or hung (watchdog),
+// 4 NaN loss, 130 interrupted.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "schema/run_log.h"
+#include "trainer/batch_loader.h"
+#include "trainer/checkpoint.h"
+#include "trainer/cifar_format.h"
+#include "trainer/communicator.h"
+#include "trainer/distributed_sampler.h"
+#include "trainer/gradient_reducer.h"
+#include "trainer/mpi_world.h"
+#include "trainer/step_stats.h"
+#include "trainer/train_options.h"
+#include "trainer/vit_model.h"
+
+namespace vitsim::trainer {
+
+inline constexpr int kExitNanLoss = 4;
+inline constexpr int kExitInterrupted = 130;
+
+class Trainer {
+ public:
+  // Reads the data, builds the model (identical on every rank, checked by a broadcast from rank
+  // 0), the optimizer and the communicator; loads --resume. Collective.
+  Trainer(TrainOptions options, MpiWorld& world, std::vector<std::string> argv);
+  ~Trainer();
+  // Trains; returns the process exit code. Collective.
+  int run();
+
+ private:
+  enum class StepOutcome { kOk, kNan, kInterrupted };
+  struct EpochTotals {
+    double loss_sum = 0, correct = 0, samples = 0;
+  };
+
+  void build_model_and_optimizer();
+  StepOutcome train_epoch(int64_t epoch, int64_t first_micro_step);
+  StepTimes train_window(int64_t micro_steps, EpochTotals& local);
+  void estimate_waits(size_t first_record);  // collective, end of epoch
+  void run_micro_step(const Batch& batch, bool last, double loss_scale, StepTimes& t,
+                      EpochTotals& local);
+  void optimizer_step(StepTimes& t);
+  StepOutcome agree_on_step(EpochTotals& totals, const EpochTotals& local);
+  double evaluate();
+  void finish_epoch(int64_t epoch, int64_t steps, double elapsed_s, const EpochTotals& totals);
+  void maybe_checkpoint(bool force);
+  void write_outputs();
+  std::vector<schema::RankStepSummary> gather_rank_summaries();  // collective
+  schema::RunConfig run_config() const;
+  // Raw fp32 parameters in registration order; with names: also path.names, one line per
+  // parameter: torchvision name and shape (e.g. "conv_proj.weight 192x3x4x4").
+  void write_params(const std::string& path, bool with_names);
+  void sync_device();
+  void print_progress(int64_t micro_step, int64_t micro_steps, double loss);
+
+  TrainOptions options_;
+  MpiWorld& world_;
+  std::vector<std::string> argv_;
+  torch::Device device_{torch::kCPU};
+  CifarImages train_images_, test_images_;
+  std::unique_ptr<DistributedSampler> sampler_;
+  std::unique_ptr<BatchLoader> loader_;
+  ViT model_{nullptr};
+  std::vector<torch::Tensor> parameters_;
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  std::unique_ptr<Communicator> comm_;
+  std::unique_ptr<GradientReducer> reducer_;
+  TrainPosition position_;
+  EpochTotals epoch_totals_;  // all ranks, the epoch in progress
+  double epoch_started_s_ = 0;
+  double clock_offset_s_ = 0;
+  double loss_scale_ = 1.0;   // fp16 dynamic loss scale (1 otherwise)
+  int64_t good_steps_ = 0;    // fp16: steps since the scale last changed
+  std::vector<StepTimes> steps_;        // every optimizer step of this rank
+  std::vector<schema::EpochRecord> epochs_;
+};
+
+}  // namespace vitsim::trainer
