@@ -22,6 +22,7 @@ endif()
 
 set(VITSIM_HAVE_TRAINER OFF)
 set(VITSIM_HAVE_CUDA OFF)
+set(VITSIM_HAVE_NCCL_CORE OFF)
 if(VITSIM_BUILD_TRAINER)
   find_package(MPI COMPONENTS CXX QUIET)
   find_package(Torch QUIET)
@@ -33,16 +34,31 @@ if(VITSIM_BUILD_TRAINER)
     message(WARNING "vitsim: CLI11 not found: vitsim-train is not built.")
   else()
     set(VITSIM_HAVE_TRAINER ON)
-    # CUDA + NCCL only with a CUDA-enabled LibTorch (TorchConfig sets CUDA libraries then).
-    find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_ROOT} /usr/local/cuda PATH_SUFFIXES include)
-    find_library(NCCL_LIBRARY nccl HINTS ${CUDAToolkit_ROOT} /usr/local/cuda PATH_SUFFIXES lib64 lib)
+    # The Torch-free NCCL core (vitsim_nccl_core, trainer/nccl_core.h) is built whenever the CUDA
+    # runtime and NCCL are installed, with or without a CUDA LibTorch; only libcudart and libnccl
+    # are linked (never libcuda), so its binaries load and skip on machines without a driver.
+    set(VITSIM_HAVE_NCCL_CORE OFF)
+    if(NOT CUDAToolkit_ROOT AND EXISTS /usr/local/cuda)
+      set(CUDAToolkit_ROOT /usr/local/cuda)
+    endif()
+    find_package(CUDAToolkit QUIET)
+    find_path(NCCL_INCLUDE_DIR nccl.h
+              HINTS ${CUDAToolkit_INCLUDE_DIRS} ${CUDAToolkit_ROOT} /usr/local/cuda PATH_SUFFIXES include)
+    find_library(NCCL_LIBRARY nccl
+                 HINTS ${CUDAToolkit_LIBRARY_DIR} ${CUDAToolkit_ROOT} /usr/local/cuda PATH_SUFFIXES lib64 lib)
+    if(CUDAToolkit_FOUND AND TARGET CUDA::cudart AND NCCL_INCLUDE_DIR AND NCCL_LIBRARY)
+      set(VITSIM_HAVE_NCCL_CORE ON)
+    else()
+      message(STATUS "vitsim: no CUDA runtime + NCCL (cuda_runtime.h, libcudart, nccl.h, libnccl; -DCUDAToolkit_ROOT=...): NCCL core not built.")
+    endif()
+    # CUDA + NCCL in vitsim-train only with a CUDA-enabled LibTorch (TorchConfig sets CUDA libraries then).
     set(_torch_cuda OFF)
     foreach(lib IN LISTS TORCH_LIBRARIES)
       if(lib MATCHES "cuda" OR lib MATCHES "c10_cuda")
         set(_torch_cuda ON)
       endif()
     endforeach()
-    if(_torch_cuda AND NCCL_INCLUDE_DIR AND NCCL_LIBRARY)
+    if(_torch_cuda AND VITSIM_HAVE_NCCL_CORE)
       set(VITSIM_HAVE_CUDA ON)
     elseif(_torch_cuda)
       message(WARNING "vitsim: CUDA LibTorch found but NCCL is missing: vitsim-train uses MPI only.")

@@ -45,8 +45,15 @@ schema::AllreduceProfile run_allreduce_bench(const AllreduceBenchOptions& o, Mpi
   profile.backend = comm.backend();
   profile.link_class = !o.link_class.empty() ? o.link_class
                        : world.single_host() ? "host-shm" : "network";
+  // One GPU per rank: local rank modulo the visible devices (as the NCCL communicator picks it).
+  int cuda_index = 0;
+  if (device == "cuda") {
+    const int visible = static_cast<int>(torch::cuda::device_count());
+    if (visible == 0) throw std::runtime_error("bench-allreduce: --device cuda, but no CUDA device is visible");
+    cuda_index = world.local_rank() % visible;
+  }
   const auto options = at::TensorOptions().dtype(at::kFloat).device(
-      device == "cuda" ? at::Device(at::kCUDA, world.local_rank()) : at::Device(at::kCPU));
+      device == "cuda" ? at::Device(at::kCUDA, cuda_index) : at::Device(at::kCPU));
   if (world.rank() == 0) {
     std::printf("# vitsim-train bench-allreduce: %d ranks, backend %s, link class %s\n", n,
                 comm.backend(), profile.link_class.c_str());

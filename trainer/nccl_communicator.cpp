@@ -1,4 +1,5 @@
-// NCCL communicator (nccl_communicator.h). Compiled only when VITSIM_HAVE_CUDA.
+// NCCL communicator (nccl_communicator.h): Torch streams, events and allocator around NcclCore.
+// Compiled only when VITSIM_HAVE_CUDA.
 #include "trainer/nccl_communicator.h"
 
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -7,57 +8,74 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 namespace vitsim::trainer {
 
-void nccl_fail(const char* call, const char* what, const char* file, int line) {
-  std::fprintf(stderr, "vitsim-train: %s failed at %s:%d: %s\n", call, file, line, what);
+void nccl_fail(const char* what) {
+  std::fprintf(stderr, "vitsim-train: %s\n", what);
   std::fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, 1);
   std::_Exit(1);
 }
 
 namespace {
-int pick_device(const MpiWorld& world) {
-  const int count = static_cast<int>(c10::cuda::device_count());
-  if (count < 1) throw std::invalid_argument("--backend nccl: no CUDA device visible");
-  return world.local_rank() % count;
+
+// Runs one NcclCore step; a failed CUDA/NCCL/MPI call ends the job (see nccl_fail).
+template <typename Fn>
+auto or_abort(Fn&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const NcclError& e) {
+    nccl_fail(e.what());
+  }
 }
+
+// The stream's device is fixed before the NcclCore exists; both use the same index.
+c10::DeviceIndex pick_device(const MpiWorld& world) {
+  // device_for_local_rank throws std::runtime_error (NcclError) with a hint when no GPU is
+  // visible: that is a usage error reported like bad options, not a crash.
+  return static_cast<c10::DeviceIndex>(device_for_local_rank(world.local_rank()));
+}
+
 }  // namespace
 
 NcclCommunicator::NcclCommunicator(MpiWorld& world)
     : world_(world),
-      device_(pick_device(world)),
-      stream_(c10::cuda::getStreamFromPool(/*isHighPriority=*/true,
-                                           static_cast<c10::DeviceIndex>(device_))) {
-  c10::cuda::set_device(static_cast<c10::DeviceIndex>(device_));
-  ncclUniqueId id;
-  if (world_.rank() == 0) VITSIM_NCCL_CHECK(ncclGetUniqueId(&id));
-  std::string bytes(reinterpret_cast<const char*>(&id), sizeof(id));
-  world_.broadcast(bytes, 0);
-  std::memcpy(&id, bytes.data(), sizeof(id));
-  WatchdogScope guard(world_.watchdog(), "ncclCommInitRank");
-  VITSIM_NCCL_CHECK(ncclCommInitRank(&comm_, world_.size(), id, world_.rank()));
+      stream_(c10::cuda::getStreamFromPool(/*isHighPriority=*/true, pick_device(world))) {
+  const c10::DeviceIndex device = stream_.device_index();
+  c10::cuda::set_device(device);
+  // MPI_Bcast of the id, then ncclCommInitRank: both wait for every rank.
+  WatchdogScope guard(world_.watchdog(), "NCCL bootstrap (MPI_Bcast of the id, ncclCommInitRank)");
+  core_ = or_abort([&] { return std::make_unique<NcclCore>(world_.comm(), device); });
 }
 
-NcclCommunicator::~NcclCommunicator() {
-  if (comm_) ncclCommDestroy(comm_);
+NcclCommunicator::~NcclCommunicator() = default;
+
+void NcclCommunicator::check_tensor(const at::Tensor& tensor, const char* what) const {
+  if (!tensor.is_cuda() || !tensor.is_contiguous() || tensor.scalar_type() != at::kFloat ||
+      tensor.device().index() != core_->device()) {
+    throw std::invalid_argument(std::string("NcclCommunicator::") + what +
+                                ": expected a contiguous fp32 tensor on cuda:" +
+                                std::to_string(core_->device()) + ", got " +
+                                tensor.toString() + " on " + tensor.device().str());
+  }
 }
 
 Communicator::Handle NcclCommunicator::start_allreduce(const at::Tensor& buffer) {
-  if (!buffer.is_cuda() || !buffer.is_contiguous() || buffer.scalar_type() != at::kFloat) {
-    throw std::invalid_argument("NcclCommunicator: expected a contiguous fp32 CUDA tensor");
-  }
+  check_tensor(buffer, "start_allreduce");
   c10::cuda::CUDAGuard guard(buffer.device());
   // The all-reduce must start after the compute stream has produced the buffer.
   at::cuda::CUDAEvent ready;
   ready.record(c10::cuda::getCurrentCUDAStream());
   ready.block(stream_);
-  VITSIM_NCCL_CHECK(ncclAllReduce(buffer.data_ptr(), buffer.data_ptr(), buffer.numel(), ncclFloat,
-                                  ncclSum, comm_, stream_.stream()));
+  void* data = buffer.data_ptr();
+  or_abort([&] {
+    core_->all_reduce_sum(data, data, static_cast<size_t>(buffer.numel()), ncclFloat32,
+                          stream_.stream());
+  });
   // The caching allocator must not hand the buffer out again before NCCL is done with it.
   c10::cuda::CUDACachingAllocator::recordStream(buffer.storage().data_ptr(), stream_);
   auto done = std::make_unique<at::cuda::CUDAEvent>();
@@ -76,22 +94,30 @@ void NcclCommunicator::wait(Handle handle) {
     WatchdogScope guard(world_.watchdog(), "ncclAllReduce of a gradient bucket");
     while (!it->second->query()) std::this_thread::sleep_for(std::chrono::microseconds(20));
   }
+  // Later compute-stream work (the optimizer) reads the reduced buffer.
+  c10::cuda::CUDAGuard guard(stream_.device());
   it->second->block(c10::cuda::getCurrentCUDAStream());
   pending_.erase(it);
 }
 
 void NcclCommunicator::broadcast(const at::Tensor& tensor, int root) {
+  check_tensor(tensor, "broadcast");
   c10::cuda::CUDAGuard guard(tensor.device());
   at::cuda::CUDAEvent ready;
   ready.record(c10::cuda::getCurrentCUDAStream());
   ready.block(stream_);
-  VITSIM_NCCL_CHECK(ncclBroadcast(tensor.data_ptr(), tensor.data_ptr(), tensor.numel(),
-                                  ncclFloat, root, comm_, stream_.stream()));
+  void* data = tensor.data_ptr();
+  or_abort([&] {
+    core_->broadcast(data, data, static_cast<size_t>(tensor.numel()), ncclFloat32, root,
+                     stream_.stream());
+  });
+  c10::cuda::CUDACachingAllocator::recordStream(tensor.storage().data_ptr(), stream_);
   WatchdogScope watch(world_.watchdog(), "ncclBroadcast of the initial parameters");
   stream_.synchronize();
 }
 
 void NcclCommunicator::synchronize() {
+  c10::cuda::CUDAGuard guard(stream_.device());
   c10::cuda::getCurrentCUDAStream().synchronize();
   stream_.synchronize();
 }

@@ -1,31 +1,27 @@
-// Communicator over NCCL: ncclAllReduce (sum, fp32) on CUDA tensors, on a dedicated stream so that
-// all-reduces overlap the backward running on the compute stream. The NCCL communicator is
-// bootstrapped by broadcasting rank 0's ncclUniqueId over MPI. Built only with a CUDA LibTorch and
-// NCCL (VITSIM_HAVE_CUDA); one GPU per rank, chosen by the rank's local rank.
+// Communicator over NCCL for CUDA tensors: the Torch glue around NcclCore (nccl_core.h), which
+// owns the NCCL logic (id bootstrap over MPI, ncclCommInitRank, ncclAllReduce, ncclBroadcast).
+// This file adds what needs Torch: a dedicated high-priority c10 stream so that all-reduces
+// overlap the backward running on the compute stream, CUDA events ordering the two streams, the
+// caching allocator's recordStream, and the collective watchdog around every blocking wait.
+// Built only with a CUDA LibTorch and NCCL (VITSIM_HAVE_CUDA); one GPU per rank, chosen from the
+// rank's local rank like the trainer's device (local_rank modulo the visible devices).
 #pragma once
 
 #include <ATen/cuda/CUDAEvent.h>
 #include <c10/cuda/CUDAStream.h>
-#include <nccl.h>
 
 #include <memory>
 #include <unordered_map>
 
 #include "trainer/communicator.h"
 #include "trainer/mpi_world.h"
-
-// NCCL and CUDA calls name the call, file and line when they fail.
-#define VITSIM_NCCL_CHECK(call)                                                              \
-  do {                                                                                       \
-    const ncclResult_t vitsim_nccl_rc_ = (call);                                             \
-    if (vitsim_nccl_rc_ != ncclSuccess)                                                      \
-      ::vitsim::trainer::nccl_fail(#call, ncclGetErrorString(vitsim_nccl_rc_), __FILE__,     \
-                                   __LINE__);                                                \
-  } while (0)
+#include "trainer/nccl_core.h"
 
 namespace vitsim::trainer {
 
-[[noreturn]] void nccl_fail(const char* call, const char* what, const char* file, int line);
+// Prints "vitsim-train: CALL failed at FILE:LINE: WHY" and ends the whole MPI job: a rank that
+// leaves a collective would leave its peers waiting in NCCL forever.
+[[noreturn]] void nccl_fail(const char* what);
 
 class NcclCommunicator : public Communicator {
  public:
@@ -42,9 +38,10 @@ class NcclCommunicator : public Communicator {
   void synchronize() override;
 
  private:
+  void check_tensor(const at::Tensor& tensor, const char* what) const;
+
   MpiWorld& world_;
-  int device_ = 0;
-  ncclComm_t comm_ = nullptr;
+  std::unique_ptr<NcclCore> core_;
   c10::cuda::CUDAStream stream_;
   Handle next_ = 0;
   std::unordered_map<Handle, std::unique_ptr<at::cuda::CUDAEvent>> pending_;

@@ -1,0 +1,124 @@
+// Tests of the Torch-free NCCL core (trainer/nccl_core.h) on a real device: a 1-rank all-reduce
+// (sum, average) and broadcast in this process, and a 2-rank job under mpirun
+// (nccl_core_mpi_check). Without a CUDA device (no driver, no GPU) every test that needs one
+// skips with "no CUDA device: ..."; the binary itself must load without libcuda.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "trainer/nccl_core.h"
+
+namespace vitsim::trainer {
+namespace {
+
+#define SKIP_WITHOUT_DEVICES(n)                                                     \
+  do {                                                                              \
+    std::string why_;                                                               \
+    const int count_ = cuda_device_count(&why_);                                    \
+    if (count_ < 1) GTEST_SKIP() << "no CUDA device: " << why_;                     \
+    if (count_ < (n))                                                               \
+      GTEST_SKIP() << "needs " << (n) << " CUDA devices (NCCL allows one rank per " \
+                   << "device), found " << count_;                                  \
+  } while (0)
+
+// Device buffer of floats, freed on scope exit.
+class DeviceFloats {
+ public:
+  explicit DeviceFloats(const std::vector<float>& host) : count_(host.size()) {
+    VITSIM_CUDA_CHECK(cudaMalloc(&data_, count_ * sizeof(float)));
+    VITSIM_CUDA_CHECK(cudaMemcpy(data_, host.data(), count_ * sizeof(float),
+                                 cudaMemcpyHostToDevice));
+  }
+  ~DeviceFloats() { cudaFree(data_); }
+  float* get() { return static_cast<float*>(data_); }
+  std::vector<float> to_host() const {
+    std::vector<float> host(count_);
+    VITSIM_CUDA_CHECK(cudaMemcpy(host.data(), data_, count_ * sizeof(float),
+                                 cudaMemcpyDeviceToHost));
+    return host;
+  }
+
+ private:
+  void* data_ = nullptr;
+  size_t count_;
+};
+
+std::vector<float> ramp(size_t n, float scale) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = scale * static_cast<float>(i % 1000) - 3.5f;
+  return v;
+}
+
+TEST(NcclCore, DeviceCountNeverThrows) {
+  std::string why;
+  const int count = cuda_device_count(&why);
+  EXPECT_GE(count, 0);
+  if (count == 0) {
+    EXPECT_NE(why.find("cudaGetDeviceCount"), std::string::npos) << why;
+    // Without a device, choosing one is an error that says why and what to check.
+    try {
+      device_for_local_rank(0);
+      FAIL() << "device_for_local_rank succeeded without a device";
+    } catch (const NcclError& e) {
+      EXPECT_NE(std::string(e.what()).find("hint: check nvidia-smi"), std::string::npos);
+    }
+  } else {
+    EXPECT_EQ(device_for_local_rank(count + 1), 1 % count);
+  }
+}
+
+TEST(NcclCore, TypeSizes) {
+  EXPECT_EQ(nccl_type_size_bytes(ncclFloat32), 4u);
+  EXPECT_EQ(nccl_type_size_bytes(ncclBfloat16), 2u);
+  EXPECT_EQ(nccl_type_size_bytes(ncclFloat16), 2u);
+  EXPECT_EQ(nccl_type_size_bytes(ncclInt64), 8u);
+}
+
+TEST(NcclCore, OneRankAllReduceAndBroadcastOnDevice) {
+  SKIP_WITHOUT_DEVICES(1);
+  ncclUniqueId id;
+  VITSIM_NCCL_CHECK(ncclGetUniqueId(&id));
+  NcclCore core(id, /*size=*/1, /*rank=*/0, /*device=*/0);
+  EXPECT_EQ(core.rank(), 0);
+  EXPECT_EQ(core.size(), 1);
+  cudaStream_t stream = nullptr;
+  VITSIM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+
+  // 1M + 3 elements: more than one NCCL chunk, and not a multiple of any vector width.
+  const size_t n = (1u << 20) + 3;
+  const std::vector<float> input = ramp(n, 0.25f);
+  DeviceFloats in_place(input), out(std::vector<float>(n, -1.0f));
+  CudaEventTimer timer;
+  timer.start(stream);
+  core.all_reduce_sum(in_place.get(), in_place.get(), n, ncclFloat32, stream);
+  core.all_reduce_average(in_place.get(), out.get(), n, ncclFloat32, stream);
+  timer.stop(stream);
+  EXPECT_GT(timer.elapsed_s(), 0.0);
+  VITSIM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  // One rank: the sum and the average are the input itself, bit for bit.
+  EXPECT_EQ(in_place.to_host(), input);
+  EXPECT_EQ(out.to_host(), input);
+
+  DeviceFloats dst(std::vector<float>(n, 0.0f));
+  core.broadcast(in_place.get(), dst.get(), n, ncclFloat32, /*root=*/0, stream);
+  VITSIM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  EXPECT_EQ(dst.to_host(), input);
+  EXPECT_THROW(core.broadcast(in_place.get(), dst.get(), n, ncclFloat32, 1, stream), NcclError);
+  VITSIM_CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
+TEST(NcclCore, TwoRanksUnderMpirun) {
+  SKIP_WITHOUT_DEVICES(2);
+  std::string cmd = ::geteuid() == 0
+                        ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+                        : "";
+  cmd += "timeout 120 " VITSIM_MPIRUN " --oversubscribe -np 2 " VITSIM_NCCL_MPI_CHECK_EXE " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  EXPECT_EQ(rc, 0) << cmd;
+}
+
+}  // namespace
+}  // namespace vitsim::trainer
