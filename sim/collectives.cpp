@@ -59,6 +59,7 @@ Collectives::Collectives(const PlatformPlan& plan, std::vector<sg4::Host*> hosts
   std::vector<int64_t> all(static_cast<size_t>(n_));
   for (int64_t r = 0; r < n_; ++r) all[static_cast<size_t>(r)] = r;
   world_ = make_group(plan, all);
+  if (flow_level_ && algorithm_ == CollectiveAlgorithm::kRing) make_flow_edges(world_, 0);
   if (algorithm_ != CollectiveAlgorithm::kHierarchical) return;
   std::map<int64_t, std::vector<int64_t>> by_node;  // plan node -> ranks, in rank order
   for (int64_t r = 0; r < n_; ++r) by_node[plan.rank_nodes[static_cast<size_t>(r)]].push_back(r);
@@ -86,6 +87,21 @@ Collectives::Collectives(const PlatformPlan& plan, std::vector<sg4::Host*> hosts
     intra_.push_back(make_group(plan, ranks));
   }
   for (auto& ranks : per_local) inter_.push_back(make_group(plan, ranks));
+  for (Group& g : intra_) {
+    if (flow_level_) make_flow_edges(g, 4), make_flow_edges(g, 6);
+  }
+  for (Group& g : inter_) {
+    if (flow_level_) make_flow_edges(g, 5);
+  }
+}
+
+// Mailbox of each edge of a flow-level ring, made here (in maestro, before any actor runs)
+// because making a mailbox is a simcall, and an actor that yields halfway through filling the
+// vector would let the others see it half-built.
+void Collectives::make_flow_edges(Group& g, int tag) {
+  const size_t n = g.ranks.size();
+  auto& edges = g.edges[static_cast<size_t>(tag)];
+  for (size_t i = 0; n > 1 && i < n; ++i) edges.push_back({box(g.ranks[i], g.ranks[(i + 1) % n], tag), false});
 }
 
 sg4::Mailbox* Collectives::box(int64_t src, int64_t dst, int tag) {
@@ -112,20 +128,33 @@ void Collectives::ring_step(const Group& g, size_t pos, int64_t phases, double c
   }
 }
 
-void Collectives::ring_flow(const Group& g, size_t pos, double edge_bytes, int64_t latencies, int tag) {
+void Collectives::ring_flow(Group& g, size_t pos, double edge_bytes, int64_t latencies, int tag) {
   const size_t n = g.ranks.size();
   if (n < 2 || latencies < 1) return;
-  const int64_t me = g.ranks[pos], next = g.ranks[(pos + 1) % n], prev = g.ranks[(pos + n - 1) % n];
   // Every edge flows at once, from the moment the last member arrives; the collective ends for
   // all when the slowest edge is done, plus the latencies of the phases the flow stands for.
+  // Each member is the permanent receiver of its incoming edge's mailbox, so its predecessor's
+  // send starts flowing at once, without a matching receive; a blocking send then ends when the
+  // edge is done. The member whose edge ends last sleeps the latencies for the group, which waits
+  // for it in the barrier. Four simcalls per member instead of seven (put, get, two waits, two
+  // barriers, a sleep): the cost of a large simulation is its context switches
+  // (bench/RESULTS.md, "Simulator").
+  std::vector<Box>& edges = g.edges[static_cast<size_t>(tag)];  // made before the actors start
+  Box& in = edges[(pos + n - 1) % n];
+  if (!in.receiver_set) {
+    in.mailbox->set_receiver(sg4::Actor::self());
+    in.receiver_set = true;
+  }
   g.barrier->wait();
-  int* data = nullptr;
-  sg4::CommPtr send = box(me, next, tag)->put_async(&token_, payload(edge_bytes));
-  sg4::CommPtr recv = box(prev, me, tag)->get_async<int>(&data);
-  sg::wait_all({send, recv});
+  edges[pos].mailbox->put(&token_, payload(edge_bytes));
+  if (++g.finished == n) {
+    g.finished = 0;
+    const double extra = static_cast<double>(latencies - 1) * g.max_ring_latency_s;
+    if (extra > 0) sg4::this_actor::sleep_for(extra);
+  }
   g.barrier->wait();
-  const double extra = static_cast<double>(latencies - 1) * g.max_ring_latency_s;
-  if (extra > 0) sg4::this_actor::sleep_for(extra);
+  int* data = nullptr;  // take the incoming edge's finished comm off the mailbox (one simcall)
+  in.mailbox->get_init()->set_dst_data(reinterpret_cast<void**>(&data), sizeof(data))->wait();
 }
 
 void Collectives::tree_one(const Group& g, size_t pos, int t, double half_bytes) {
@@ -166,6 +195,9 @@ void Collectives::tree_step(const Group& g, size_t pos, double bytes) {
   for (auto& a : trees) a->join();
 }
 
+// Unlike ring_flow, every member posts its own edges between two barriers, as the predictions were
+// first made: tree edges share links unevenly, and SimGrid's max-min solver settles such ties (to
+// its precision) in an order that depends on when each comm started (docs/simulator.md).
 void Collectives::tree_flow(const Group& g, size_t pos, double bytes) {
   const size_t n = g.ranks.size();
   if (n < 2) return;
@@ -196,8 +228,8 @@ void Collectives::tree_flow(const Group& g, size_t pos, double bytes) {
 
 void Collectives::hierarchical(int64_t rank, double bytes) {
   const size_t r = static_cast<size_t>(rank);
-  const Group& intra = intra_[intra_of_[r]];
-  const Group& inter = inter_[inter_of_[r]];
+  Group& intra = intra_[intra_of_[r]];
+  Group& inter = inter_[inter_of_[r]];
   const double k = static_cast<double>(intra.ranks.size());
   const double nodes = static_cast<double>(inter.ranks.size());
   const int64_t ki = static_cast<int64_t>(intra.ranks.size()), ni = static_cast<int64_t>(inter.ranks.size());

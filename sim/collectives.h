@@ -7,9 +7,11 @@
 //   hierarchical  intra-node ring reduce-scatter of M, one inter-node ring per local GPU index on
 //                 M/k, intra-node ring all-gather
 // Level: step = every message is a SimGrid comm; flow = one comm per edge carrying the bytes the
-// edge carries in total, plus the latencies the phases would add, still sharing links in SimGrid.
+// edge carries in total, plus the latencies the phases would add, still sharing links in SimGrid
+// (a ring's edges go through permanent-receiver mailboxes: see ring_flow).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -38,16 +40,23 @@ class Collectives {
   void allreduce(int64_t rank, double bytes);
 
  private:
+  struct Box {
+    simgrid::s4u::Mailbox* mailbox = nullptr;
+    bool receiver_set = false;  // flow level: the receiving rank's actor is its permanent receiver
+  };
   struct Group {
     std::vector<int64_t> ranks;
     simgrid::s4u::BarrierPtr barrier;
     double max_ring_latency_s = 0;
     double max_tree_latency_s = 0;
+    size_t finished = 0;                  // flow-level ring: members whose outgoing edge is done
+    std::array<std::vector<Box>, 8> edges;  // flow-level ring, per tag: the mailbox of edge i -> i+1
   };
+  void make_flow_edges(Group& g, int tag);
   Group make_group(const PlatformPlan& plan, std::vector<int64_t> ranks);
   simgrid::s4u::Mailbox* box(int64_t src, int64_t dst, int tag);
   void ring_step(const Group& g, size_t pos, int64_t phases, double chunk_bytes, int tag);
-  void ring_flow(const Group& g, size_t pos, double edge_bytes, int64_t latencies, int tag);
+  void ring_flow(Group& g, size_t pos, double edge_bytes, int64_t latencies, int tag);
   void tree_step(const Group& g, size_t pos, double bytes);
   void tree_one(const Group& g, size_t pos, int tree, double half_bytes);
   void tree_flow(const Group& g, size_t pos, double bytes);

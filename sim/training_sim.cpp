@@ -16,14 +16,28 @@ namespace sg4 = simgrid::s4u;
 struct Shared {
   const SimInput* in = nullptr;
   std::unique_ptr<Collectives> collectives;
-  std::vector<sg4::SemaphorePtr> bucket_ready;  // per rank: one release per bucket
+  bool stream_actors = false;                   // an all-reduce stream actor per rank (else inline)
+  std::vector<sg4::SemaphorePtr> bucket_ready;  // per rank: one release per bucket (stream actors)
   std::vector<sg4::SemaphorePtr> step_synced;   // per rank: released when the last bucket is done
   SimOutput out;
 };
 
+// All-reduce of bucket `b` of step `step` by `rank`'s all-reduce stream (its own actor, or inline).
+void allreduce_bucket(Shared& sh, int64_t rank, int64_t step, size_t b) {
+  const double t0 = sg4::Engine::get_clock();
+  sh.collectives->allreduce(rank, sh.in->buckets[b].bytes);
+  if (sh.in->trace) {
+    sh.out.spans.push_back({rank, 1, step, "all-reduce bucket " + std::to_string(b), t0,
+                            sg4::Engine::get_clock() - t0});
+  }
+}
+
 class RankActor {
  public:
-  RankActor(Shared& sh, int64_t rank) : sh_(sh), in_(*sh.in), plan_(in_.ranks[static_cast<size_t>(rank)]), rank_(rank) {}
+  RankActor(Shared& sh, int64_t rank)
+      : sh_(sh), in_(*sh.in), plan_(in_.ranks[static_cast<size_t>(rank)]), rank_(rank),
+        forward_total_s_(layer_sum(plan_.forward_s, 0, static_cast<int>(plan_.forward_s.size()), true)),
+        backward_total_s_(layer_sum(plan_.backward_s, 0, static_cast<int>(plan_.backward_s.size()), false)) {}
 
   void run() {
     RankRecord& rec = sh_.out.ranks[static_cast<size_t>(rank_)];
@@ -37,6 +51,13 @@ class RankActor {
         const bool sync = communicate && m == in_.accumulation - 1;
         if (!sync) {
           layers("bwd ", plan_.backward_s, 0, static_cast<int>(plan_.backward_s.size()), false);
+        } else if (!sh_.stream_actors) {
+          // No overlap: the stream would take every bucket at the end of the backward and reduce
+          // them in order while this actor waits; doing it here gives the same times.
+          layers("bwd ", plan_.backward_s, 0, static_cast<int>(plan_.backward_s.size()), false);
+          const double t0 = sg4::Engine::get_clock();
+          for (size_t b = 0; b < in_.buckets.size(); ++b) allreduce_bucket(sh_, rank_, s, b);
+          span(0, "wait", t0, sg4::Engine::get_clock() - t0);
         } else {
           backward_and_release();
           const double t0 = sg4::Engine::get_clock();
@@ -63,16 +84,30 @@ class RankActor {
     compute_ += duration_s;
   }
 
+  // Sum of t over [lo, hi) in the order the layers run (backward from hi-1 down to lo).
+  static double layer_sum(const std::vector<double>& t, int lo, int hi, bool forward) {
+    double total = 0;
+    for (int k = 0; k < hi - lo; ++k) total += t[static_cast<size_t>(forward ? lo + k : hi - 1 - k)];
+    return total;
+  }
+
   // Layers [lo, hi) as one sleep (nothing else can happen on this stream in between), with one
-  // trace span per layer; backward runs from hi-1 down to lo.
+  // trace span per layer. A whole pass takes its sum computed once (the same additions in the same
+  // order): re-reading every layer's time of every rank at every step cost cache, not arithmetic.
   void layers(const char* prefix, const std::vector<double>& t, int lo, int hi, bool forward) {
     double total = 0;
-    double at = sg4::Engine::get_clock();
-    for (int k = 0; k < hi - lo; ++k) {
-      const int i = forward ? lo + k : hi - 1 - k;
-      span(0, prefix + in_.layer_names[static_cast<size_t>(i)], at, t[static_cast<size_t>(i)]);
-      at += t[static_cast<size_t>(i)];
-      total += t[static_cast<size_t>(i)];
+    if (in_.trace) {
+      double at = sg4::Engine::get_clock();
+      for (int k = 0; k < hi - lo; ++k) {
+        const int i = forward ? lo + k : hi - 1 - k;
+        span(0, prefix + in_.layer_names[static_cast<size_t>(i)], at, t[static_cast<size_t>(i)]);
+        at += t[static_cast<size_t>(i)];
+        total += t[static_cast<size_t>(i)];
+      }
+    } else if (lo == 0 && hi == static_cast<int>(t.size())) {
+      total = forward ? forward_total_s_ : backward_total_s_;
+    } else {
+      total = layer_sum(t, lo, hi, forward);
     }
     if (total > 0) sg4::this_actor::sleep_for(total);
     compute_ += total;
@@ -100,6 +135,7 @@ class RankActor {
   const SimInput& in_;
   const RankPlan& plan_;
   int64_t rank_;
+  const double forward_total_s_, backward_total_s_;  // layer_sum of each whole pass
   int64_t step_ = 0;
   double compute_ = 0;
 };
@@ -110,12 +146,7 @@ void allreduce_stream(Shared& sh, int64_t rank) {
   for (int64_t s = 0; s < in.steps; ++s) {
     for (size_t b = 0; b < in.buckets.size(); ++b) {
       sh.bucket_ready[static_cast<size_t>(rank)]->acquire();
-      const double t0 = sg4::Engine::get_clock();
-      sh.collectives->allreduce(rank, in.buckets[b].bytes);
-      if (in.trace) {
-        sh.out.spans.push_back({rank, 1, s, "all-reduce bucket " + std::to_string(b), t0,
-                                sg4::Engine::get_clock() - t0});
-      }
+      allreduce_bucket(sh, rank, s, b);
     }
     sh.step_synced[static_cast<size_t>(rank)]->release();  // the compute stream may go on
   }
@@ -140,7 +171,9 @@ SimOutput run_simulation(const SimInput& input) {
   sh.out.ranks.resize(input.ranks.size());
   const std::vector<sg4::Host*> hosts = build_platform(input.plan);
   sh.collectives = std::make_unique<Collectives>(input.plan, hosts, input.collective, input.flow_level);
-  for (size_t r = 0; r < hosts.size(); ++r) {
+  // A trace keeps the stream actors: its spans then come in the order they always came.
+  sh.stream_actors = hosts.size() > 1 && (input.overlap || input.trace || input.stream_actors);
+  for (size_t r = 0; sh.stream_actors && r < hosts.size(); ++r) {
     sh.bucket_ready.push_back(sg4::Semaphore::create(0));
     sh.step_synced.push_back(sg4::Semaphore::create(0));
   }
@@ -149,7 +182,7 @@ SimOutput run_simulation(const SimInput& input) {
     actors.push_back(std::make_unique<RankActor>(sh, static_cast<int64_t>(r)));
     RankActor* a = actors.back().get();
     sg4::Actor::create("rank" + std::to_string(r), hosts[r], [a] { a->run(); });
-    if (hosts.size() > 1) {
+    if (sh.stream_actors) {
       sg4::Actor::create("allreduce" + std::to_string(r), hosts[r],
                          [&sh, r] { allreduce_stream(sh, static_cast<int64_t>(r)); });
     }

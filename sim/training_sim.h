@@ -1,9 +1,9 @@
 // The discrete-event simulation of a few training steps (docs/simulator.md, "Step"): one actor per
 // rank running data, forward, backward and optimizer as timed sleeps on its host, and one
 // all-reduce stream actor per rank that all-reduces the gradient buckets in order, released by the
-// backward (overlap) or after it. Creates the s4u::Engine, so it runs once per process (see
-// fork_runner.h). Records per rank and step the compute time and the step's end, and (optionally)
-// the spans of a Chrome trace.
+// backward (overlap) or after it (without overlap, the rank actor runs its stream itself). Creates
+// the s4u::Engine, so it runs once per process (see fork_runner.h). Records per rank and step the
+// compute time and the step's end, and (optionally) the spans of a Chrome trace.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +29,10 @@ struct SimInput {
   std::string network_model = "CM02";
   bool crosstraffic = false;
   bool trace = false;
+  // The all-reduce stream runs in an actor of its own per rank when overlap needs it (and for a
+  // trace); otherwise the rank actor reduces its buckets itself after the backward: the same
+  // simulated times with half the actors. true: stream actors anyway (tests compare the two).
+  bool stream_actors = false;
 };
 
 // A span of the timeline. track 0: the rank's compute stream (compute, and "wait" while blocked on
