@@ -7,7 +7,10 @@ namespace vitsim::trainer {
 
 GradientReducer::GradientReducer(std::vector<torch::Tensor> parameters, Communicator& comm,
                                  GradientReducerOptions options)
-    : parameters_(std::move(parameters)), comm_(comm), options_(options) {
+    : parameters_(std::move(parameters)),
+      comm_(comm),
+      options_(options),
+      scale_(1.0 / comm.size()) {
   bucket_of_.resize(parameters_.size());
   // Reverse registration order: the head's gradients are ready first.
   Bucket current;
@@ -51,7 +54,7 @@ std::vector<std::vector<size_t>> GradientReducer::bucket_layout() const {
 }
 
 void GradientReducer::prepare(bool communicate) {
-  armed_ = communicate && options_.overlap;
+  armed_ = communicate && options_.overlap && comm_.size() > 1;
   next_to_start_ = 0;
   for (auto& b : buckets_) {
     b.pending = b.params.size();
@@ -69,11 +72,13 @@ void GradientReducer::on_gradient(size_t param, const torch::Tensor& grad) {
   auto view = b.buffer.narrow(0, b.offsets[slot], parameters_[param].numel());
   // The bucket carries what param.grad() will hold after this micro-step: earlier micro-steps'
   // accumulated gradient plus this one.
+  // Divided by the world size on the way in, like DDP's copy_grad_to_bucket.
   const torch::Tensor& acc = parameters_[param].grad();
   if (acc.defined()) {
     torch::add_out(view, acc.reshape({-1}), grad.reshape({-1}));
+    view.mul_(scale_);
   } else {
-    view.copy_(grad.reshape({-1}));
+    torch::mul_out(view, grad.reshape({-1}), scale_);
   }
   if (--b.pending == 0) {
     gradients_ready_s_ = MpiWorld::now_s();
@@ -96,24 +101,30 @@ void GradientReducer::start(Bucket& b) {
 
 void GradientReducer::finish() {
   torch::NoGradGuard no_grad;
+  if (comm_.size() == 1) {
+    // One rank: the local gradients are the average already; copying them through the buckets
+    // would cost a pass over every gradient for nothing.
+    gradients_ready_s_ = MpiWorld::now_s();
+    return;
+  }
   if (!armed_) {
-    // Overlap off (or a bucket whose hook never fired): gather the gradients now.
+    // Overlap off (or a bucket whose hook never fired): gather the gradients now, divided by the
+    // world size while copying (DDP's copy_grad_to_bucket): one pass instead of a copy followed
+    // by a scaling pass over the reduced bucket. Exact for power-of-two world sizes.
     gradients_ready_s_ = MpiWorld::now_s();
     for (auto& b : buckets_) {
       for (size_t s = 0; s < b.params.size(); ++s) {
         const auto& g = parameters_[b.params[s]].grad();
         auto view = b.buffer.narrow(0, b.offsets[s], parameters_[b.params[s]].numel());
-        if (g.defined()) view.copy_(g.reshape({-1})); else view.zero_();
+        if (g.defined()) torch::mul_out(view, g.reshape({-1}), scale_); else view.zero_();
       }
     }
   }
   for (auto& b : buckets_) {
     if (!b.started) start(b);
   }
-  const double scale = 1.0 / comm_.size();
   for (auto& b : buckets_) {
     comm_.wait(b.handle);
-    b.buffer.mul_(scale);
     // The averaged gradient stays in the bucket: param.grad() becomes a view of it (DDP's
     // gradient_as_bucket_view), saving a copy of every gradient per step. The trainer drops the
     // gradients after the optimizer step, so the next backward never writes through these views.

@@ -1,6 +1,7 @@
 // Averages gradients across ranks the way PyTorch DDP does: parameters grouped into buckets of at
 // most bucket_bytes in reverse registration order (the order backward produces them), one
-// all-reduce per bucket, result divided by the world size.
+// all-reduce per bucket of gradients divided by the world size on the way in (as DDP does). With
+// one rank there is nothing to average and the gradients stay where backward put them.
 //   overlap on:  an autograd hook on every parameter notes when its gradient is ready; a bucket
 //                whose gradients are all ready is all-reduced at once (non-blocking) while the
 //                rest of the backward runs. Buckets start strictly in index order on every rank.
@@ -62,6 +63,7 @@ class GradientReducer {
   GradientReducerOptions options_;
   std::vector<Bucket> buckets_;
   std::vector<size_t> bucket_of_;  // parameter -> bucket
+  double scale_;  // 1 / world size, applied while copying into the buckets
   size_t next_to_start_ = 0;
   bool armed_ = false;
   double gradients_ready_s_ = 0;
