@@ -12,19 +12,11 @@ namespace {
 const std::string kExample = std::string(VITSIM_TEST_DATA_DIR) + "/examples/cluster.json";
 
 std::string error_of(const std::string& text) {
-  try {
-    read_cluster(Node::parse_text(text, "c.json"));
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return testing::text_error(text, "c.json", [](const Node& n) { read_cluster(n); });
 }
 
 std::string with(const std::string& from, const std::string& to) {
-  std::string s = Node::parse_file(kExample).json().dump();
-  const auto at = s.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  return s.replace(at, from.size(), to);
+  return testing::example_with("cluster", from, to);
 }
 
 TEST(Cluster, ExampleAndShippedPlatformsRead) {

@@ -39,6 +39,21 @@ std::string read_error(const Json& doc, Reader reader) {
   return error_of([&] { reader(Node::parse_text(doc.dump(), "bad.json")); });
 }
 
+// The InputError message of `reader` on `text`, read as a file named `file`.
+template <typename Reader>
+std::string text_error(const std::string& text, const std::string& file, Reader reader) {
+  return error_of([&] { reader(Node::parse_text(text, file)); });
+}
+
+// The minimal example of `format`, serialised compactly, with the first `from` replaced by `to`.
+inline std::string example_with(const std::string& format, const std::string& from,
+                                const std::string& to) {
+  std::string s = load_example(format).dump();
+  const auto at = s.find(from);
+  if (at == std::string::npos) return "example_with: '" + from + "' not in the example";
+  return s.replace(at, from.size(), to);
+}
+
 // The ```json block of a docs/formats page, parsed (null when the page has none).
 inline Json doc_example(const std::string& page) {
   std::ifstream in(std::string(VITSIM_SOURCE_DIR) + "/docs/formats/" + page);
