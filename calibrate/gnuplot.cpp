@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -35,9 +36,11 @@ void run_gnuplot(const std::string& script_path, const std::string& work_dir) {
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  // gnuplot resolves the script's relative data and output paths against its working directory.
+  // gnuplot resolves the script's relative data and output paths against its working directory;
+  // the script itself is loaded after the cd, so its own path must not be relative.
   const std::string cd_script = "cd " + gnuplot_quote(work_dir) + "\nload " +
-                                gnuplot_quote(script_path) + "\n";
+                                gnuplot_quote(std::filesystem::absolute(script_path).string()) +
+                                "\n";
   const std::string wrapper = script_path + ".run";
   {
     std::ofstream w(wrapper);

@@ -27,8 +27,17 @@ std::string read(const fs::path& p) {
   return ss.str();
 }
 
+// Runs the test from another working directory and comes back, however it ends.
+struct CwdGuard {
+  explicit CwdGuard(const fs::path& to) : from(fs::current_path()) { fs::current_path(to); }
+  ~CwdGuard() { fs::current_path(from); }
+  fs::path from;
+};
+
 TEST(Reproduce, WritesEveryOutputAndValidates) {
-  const fs::path dir = fs::temp_directory_path() / ("vitsim-reproduce-" + std::to_string(::getpid()));
+  // A relative output folder, as `make run` passes it (out): the report's gnuplot runs must cope.
+  const CwdGuard cwd(fs::temp_directory_path());
+  const fs::path dir = "vitsim-reproduce-" + std::to_string(::getpid());
   fs::remove_all(dir);
   ReproduceOptions o;
   o.out_dir = dir.string();
