@@ -4,11 +4,6 @@
 
 #include <unistd.h>
 
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
-
-#include <climits>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -30,19 +25,6 @@ extern "C" void on_interrupt(int) {
   }
 }
 
-// Every step allocates and frees the same large tensors (activations, gradients: up to 9.4 MB
-// each for ViT-B). glibc serves blocks above its mmap threshold (dynamic, 128 KiB at first) with
-// fresh mmaps and trims the heap top on free, so each step faulted its ~1.5 GB of pages in again
-// (1.17 M minor faults in 5 ViT-B steps at 64x64, batch 8). Keeping blocks up to glibc's 32 MiB
-// cap on the heap and never trimming lets the steps reuse warm pages (0.48 M faults); memory
-// stays at the peak, which training reaches every step anyway.
-void keep_freed_memory() {
-#ifdef __GLIBC__
-  mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
-  mallopt(M_TRIM_THRESHOLD, INT_MAX);
-#endif
-}
-
 CifarImages load_split(const std::string& dir, CifarFormat format, bool train) {
   return read_cifar_split(dir, format, train);
 }
@@ -55,7 +37,6 @@ Trainer::Trainer(TrainOptions options, MpiWorld& world, std::vector<std::string>
     : options_(std::move(options)), world_(world), argv_(std::move(argv)) {
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
-  keep_freed_memory();
   configure_threads(static_cast<int>(options_.threads));
   if (options_.device == "cuda") {
     if (!torch::cuda::is_available()) {
