@@ -1,10 +1,10 @@
 // vitsim predict: one training configuration on a cluster, simulated (sim::predict). Prints a table
-// (with a units row) and the per-rank split, or with --json one JSON object (docs/formats/prediction.md,
-// "vitsim predict --json").
+// (with a units row) and the per-rank split, or with --json one JSON object
+// (docs/formats/prediction.md, "vitsim predict --json").
 #include <iostream>
-#include <sstream>
 
 #include "cli/commands.h"
+#include "cli/list_options.h"
 #include "cli/model_options.h"
 #include "cli/run_app.h"
 #include "schema/cost_model_io.h"
@@ -16,19 +16,10 @@
 namespace vitsim::cli {
 namespace {
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
 struct PredictArgs {
   std::string cluster, costs, gpus_json = schema::default_gpus_path(), hosts, per_rank, trace;
-  std::string precision = "fp32", overlap = "off", collective = "ring", level = "auto", optimizer = "adamw";
+  std::string precision = "fp32", overlap = "off", collective = "ring", level = "auto",
+              optimizer = "adamw";
   std::string network_model = "CM02";
   std::optional<int64_t> nodes, gpus_per_node;
   int64_t gpus = 1, micro_batch = 16, accumulation = 1, images = 50000;
@@ -38,28 +29,45 @@ struct PredictArgs {
 };
 
 void add_options(CLI::App& app, PredictArgs& a, ModelOptions& model) {
-  app.add_option("--cluster", a.cluster, "cluster file (platforms/*.json)")->required()->check(CLI::ExistingFile);
-  app.add_option("--costs", a.costs, "cost model (vitsim calibrate)")->required()->check(CLI::ExistingFile);
+  app.add_option("--cluster", a.cluster, "cluster file (platforms/*.json)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  app.add_option("--costs", a.costs, "cost model (vitsim calibrate)")
+      ->required()
+      ->check(CLI::ExistingFile);
   app.add_option("--gpus-json", a.gpus_json, "device catalog")->capture_default_str();
   app.add_option("--nodes", a.nodes, "node count of the cluster's node template");
   app.add_option("--gpus", a.gpus, "ranks (one per GPU)")->capture_default_str();
-  auto* gpn = app.add_option("--gpus-per-node", a.gpus_per_node, "ranks per node (default: the cluster's host "
-                                                                     "set for --gpus, else nodes filled in order)");
-  app.add_option("--hosts", a.hosts, "explicit hosts, one per rank, comma-separated")->excludes(gpn);
+  auto* gpn = app.add_option("--gpus-per-node", a.gpus_per_node,
+                             "ranks per node (default: the cluster's host "
+                             "set for --gpus, else nodes filled in order)");
+  app.add_option("--hosts", a.hosts, "explicit hosts, one per rank, comma-separated")
+      ->excludes(gpn);
   add_model_options(app, model);
   app.add_option("--precision", a.precision, "fp32 | fp16 | bf16")->capture_default_str();
-  app.add_option("--micro-batch", a.micro_batch, "samples per rank and micro-step")->capture_default_str();
-  app.add_option("--per-rank-micro-batch", a.per_rank, "micro-batch of each rank, comma-separated (what-if)");
-  app.add_option("--accumulation", a.accumulation, "micro-steps per optimizer step")->capture_default_str();
-  app.add_option("--images", a.images, "training images before the data fraction")->capture_default_str();
-  app.add_option("--data-fraction", a.data_fraction, "fraction of the images used")->capture_default_str();
-  app.add_option("--optimizer", a.optimizer, "adamw | sgd (memory: optimizer states)")->capture_default_str();
-  app.add_option("--overlap", a.overlap, "on | off: all-reduce overlaps the backward")->capture_default_str();
+  app.add_option("--micro-batch", a.micro_batch, "samples per rank and micro-step")
+      ->capture_default_str();
+  app.add_option("--per-rank-micro-batch", a.per_rank,
+                 "micro-batch of each rank, comma-separated (what-if)");
+  app.add_option("--accumulation", a.accumulation, "micro-steps per optimizer step")
+      ->capture_default_str();
+  app.add_option("--images", a.images, "training images before the data fraction")
+      ->capture_default_str();
+  app.add_option("--data-fraction", a.data_fraction, "fraction of the images used")
+      ->capture_default_str();
+  app.add_option("--optimizer", a.optimizer, "adamw | sgd (memory: optimizer states)")
+      ->capture_default_str();
+  app.add_option("--overlap", a.overlap, "on | off: all-reduce overlaps the backward")
+      ->capture_default_str();
   app.add_option("--collective", a.collective, "ring | tree | hierarchical")->capture_default_str();
-  app.add_option("--collective-level", a.level, "step | flow | auto (flow above 64 ranks)")->capture_default_str();
-  app.add_option("--bucket-mb", a.bucket_mb, "gradient bucket, MB (1e6 bytes)")->capture_default_str();
-  app.add_option("--steps", a.steps, "steps simulated; the epoch extrapolates the last")->capture_default_str();
-  app.add_option("--network-model", a.network_model, "SimGrid network/model (CM02, LV08, ...)")->capture_default_str();
+  app.add_option("--collective-level", a.level, "step | flow | auto (flow above 64 ranks)")
+      ->capture_default_str();
+  app.add_option("--bucket-mb", a.bucket_mb, "gradient bucket, MB (1e6 bytes)")
+      ->capture_default_str();
+  app.add_option("--steps", a.steps, "steps simulated; the epoch extrapolates the last")
+      ->capture_default_str();
+  app.add_option("--network-model", a.network_model, "SimGrid network/model (CM02, LV08, ...)")
+      ->capture_default_str();
   app.add_flag("--crosstraffic", a.crosstraffic, "SimGrid network/crosstraffic on");
   app.add_option("--trace", a.trace, "write the simulated timeline as a Chrome trace (JSON)");
   app.add_flag("--json", a.json, "print one JSON object instead of the table");
@@ -72,17 +80,19 @@ schema::TrainingConfig to_config(const PredictArgs& a) {
   c.gpus_per_node = a.gpus_per_node;
   c.hosts = split_list(a.hosts);
   if (!c.hosts.empty() && static_cast<int64_t>(c.hosts.size()) != a.gpus) {
-    throw std::invalid_argument("--hosts lists " + std::to_string(c.hosts.size()) + " hosts for --gpus " +
-                                std::to_string(a.gpus) + " (one per rank)");
+    throw std::invalid_argument("--hosts lists " + std::to_string(c.hosts.size()) +
+                                " hosts for --gpus " + std::to_string(a.gpus) + " (one per rank)");
   }
   c.precision = costmodel::parse_precision(a.precision);
   c.micro_batch = a.micro_batch;
-  for (const auto& b : split_list(a.per_rank)) c.per_rank_micro_batch.push_back(std::stoll(b));
+  c.per_rank_micro_batch =
+      parse_list<int64_t>(a.per_rank, "per-rank-micro-batch", parse_integer, true);
   c.accumulation = a.accumulation;
   c.images = a.images;
   c.data_fraction = a.data_fraction;
   c.optimizer = a.optimizer;
-  if (a.overlap != "on" && a.overlap != "off") throw std::invalid_argument("--overlap must be on or off");
+  if (a.overlap != "on" && a.overlap != "off")
+    throw std::invalid_argument("--overlap must be on or off");
   c.overlap = a.overlap == "on";
   c.collective = a.collective;
   c.collective_level = a.level;
@@ -94,10 +104,11 @@ schema::TrainingConfig to_config(const PredictArgs& a) {
 }  // namespace
 
 int cmd_predict(int argc, char** argv) {
-  CLI::App app{"Simulate one data-parallel training configuration on a cluster (SimGrid) and predict its "
-               "step and epoch time, with the per-rank split into compute, exposed communication and idle "
-               "waiting, and whether it fits in device memory.",
-               "vitsim predict"};
+  CLI::App app{
+      "Simulate one data-parallel training configuration on a cluster (SimGrid) and predict its "
+      "step and epoch time, with the per-rank split into compute, exposed communication and idle "
+      "waiting, and whether it fits in device memory.",
+      "vitsim predict"};
   PredictArgs a;
   ModelOptions model;
   add_options(app, a, model);

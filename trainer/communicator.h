@@ -1,6 +1,7 @@
-// How gradients are summed across ranks. Two implementations: MpiCommunicator (MPI_Iallreduce on
-// CPU tensors; works everywhere) and NcclCommunicator (ncclAllReduce on CUDA tensors; built only
-// with a CUDA LibTorch and NCCL). The gradient reducer and bench-allreduce talk only to this.
+// How gradients are summed across ranks. Two implementations: MpiCommunicator (MPI_Allreduce on
+// a communication thread, CPU tensors; works everywhere) and NcclCommunicator (ncclAllReduce on
+// CUDA tensors; built only with a CUDA LibTorch and NCCL). The gradient reducer and
+// bench-allreduce talk only to this.
 //
 // Collective order: every rank must start the same all-reduces in the same order (MPI and NCCL
 // both match collectives by order, not by name).

@@ -5,6 +5,8 @@
 // than the tuned blocking MPI_Allreduce for messages >= 4 MB here (docs/trainer.md). MPI is
 // initialised SERIALIZED: the main thread calls MPI only when this thread is idle (all handles
 // waited for). Without SERIALIZED support the all-reduce runs inside wait() on the main thread.
+// Before each all-reduce the ranks meet in a barrier that is polled with sleeps, so a rank that
+// arrives early does not spin on a core its peers need (mpi_communicator.cpp).
 #pragma once
 
 #include <mpi.h>
@@ -40,15 +42,16 @@ class MpiCommunicator : public Communicator {
   };
   void loop();
   void reduce(const at::Tensor& buffer);
+  void wait_for_peers();
 
   MpiWorld& world_;
   std::mutex mutex_;
   std::condition_variable cv_;
-  std::deque<Job> queue_;     // started, not yet reduced (in start order)
-  std::set<Handle> done_;     // reduced, not yet waited for
+  std::deque<Job> queue_;  // started, not yet reduced (in start order)
+  std::set<Handle> done_;  // reduced, not yet waited for
   Handle next_ = 0;
   bool stop_ = false;
-  std::thread thread_;        // not started without MPI_THREAD_SERIALIZED
+  std::thread thread_;  // not started without MPI_THREAD_SERIALIZED
 };
 
 }  // namespace vitsim::trainer

@@ -118,4 +118,17 @@ TEST(VitsimCli, BadInputExitsTwoWithThePlace) {
   EXPECT_NE(r.out.find("9 ranks requested"), std::string::npos) << r.out;
 }
 
+TEST(VitsimCli, BadListItemsNameTheOptionAndTheItem) {
+  const std::string base = "--cluster " + kSrc + "/platforms/vector.json --costs " + kCosts;
+  Result r = run("sweep " + base + " --gpus 2,4x", true);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--gpus: cannot read '4x'"), std::string::npos) << r.out;
+  r = run("sweep " + base + " --bucket-mb 25MB", true);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--bucket-mb: cannot read '25MB'"), std::string::npos) << r.out;
+  r = run("predict " + base + " --gpus 2 --per-rank-micro-batch 16,eight", true);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--per-rank-micro-batch: cannot read 'eight'"), std::string::npos) << r.out;
+}
+
 }  // namespace

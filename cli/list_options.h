@@ -1,0 +1,58 @@
+// Comma-separated option values ("--gpus 1,2,4,8", "--per-rank-micro-batch 16,16,8"), shared by
+// vitsim predict and sweep (header-only). A value that does not parse is reported with the option's
+// name and the item, not as a bare std::stoll failure.
+#pragma once
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace vitsim::cli {
+
+// The non-empty items of "a,b,,c" (empty items are skipped).
+inline std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+// Each item through parse (which throws on a bad item). option is the name without "--".
+// An empty list is an error unless allow_empty.
+template <typename T, typename Parse>
+std::vector<T> parse_list(const std::string& text, const std::string& option, Parse parse,
+                          bool allow_empty = false) {
+  std::vector<T> out;
+  for (const auto& item : split_list(text)) {
+    try {
+      out.push_back(parse(item));
+    } catch (const std::exception&) {
+      throw std::invalid_argument("--" + option + ": cannot read '" + item + "'");
+    }
+  }
+  if (out.empty() && !allow_empty)
+    throw std::invalid_argument("--" + option + " needs at least one value");
+  return out;
+}
+
+// A whole-string integer ("16"; not "16x" or "1.5").
+inline int64_t parse_integer(const std::string& s) {
+  size_t used = 0;
+  const long long v = std::stoll(s, &used);
+  if (used != s.size()) throw std::invalid_argument(s);
+  return v;
+}
+
+// A whole-string number ("2.5"; not "2.5MB").
+inline double parse_number(const std::string& s) {
+  size_t used = 0;
+  const double v = std::stod(s, &used);
+  if (used != s.size()) throw std::invalid_argument(s);
+  return v;
+}
+
+}  // namespace vitsim::cli
