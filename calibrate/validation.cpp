@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -19,28 +20,43 @@ ValidationResult validate(const std::vector<MeasuredRun>& measured,
       predicted.emplace(key_of(c), std::make_pair(&c, f.prediction.scenario));
     }
   }
+  // Repeats of one configuration: grouped, in the order of their first run.
+  std::vector<ConfigKey> order;
+  std::map<ConfigKey, std::vector<const MeasuredRun*>> runs_of;
+  for (const auto& m : measured) {
+    auto& runs = runs_of[m.key];
+    if (runs.empty()) order.push_back(m.key);
+    runs.push_back(&m);
+  }
   ValidationResult r;
   std::set<ConfigKey> used;
-  for (const auto& m : measured) {
-    auto it = predicted.find(m.key);
-    if (it == predicted.end()) {
-      r.unmatched_measured.push_back(m);
-      r.unmatched_notes.push_back("no prediction of this configuration");
+  for (const auto& key : order) {
+    const auto& runs = runs_of.at(key);
+    const MeasuredRun& first = *runs.front();
+    auto it = predicted.find(key);
+    const bool missing = it == predicted.end();
+    if (missing || it->second.first->out_of_memory || !(it->second.first->epoch_time_s > 0)) {
+      for (const MeasuredRun* m : runs) {
+        r.unmatched_measured.push_back(*m);
+        r.unmatched_notes.push_back(missing ? "no prediction of this configuration"
+                                            : "predicted out of memory (measured: it ran)");
+      }
       continue;
     }
     const schema::ConfigPrediction& p = *it->second.first;
-    if (p.out_of_memory || !(p.epoch_time_s > 0)) {
-      r.unmatched_measured.push_back(m);
-      r.unmatched_notes.push_back("predicted out of memory (measured: it ran)");
-      continue;
-    }
-    used.insert(m.key);
+    std::vector<double> times;
+    for (const MeasuredRun* m : runs) times.push_back(m->epoch_time_s);
+    used.insert(key);
     ValidationRow row;
-    row.key = m.key;
-    row.measured_s = m.epoch_time_s;
+    row.key = key;
+    row.runs = static_cast<int>(runs.size());
+    row.measured_s = median(times);
+    row.measured_min_s = *std::min_element(times.begin(), times.end());
+    row.measured_max_s = *std::max_element(times.begin(), times.end());
     row.predicted_s = p.epoch_time_s;
-    row.error_pct = 100.0 * (p.epoch_time_s - m.epoch_time_s) / m.epoch_time_s;
-    row.measured_source = m.source;
+    row.error_pct = 100.0 * (p.epoch_time_s - row.measured_s) / row.measured_s;
+    row.measured_source = first.source;
+    if (runs.size() > 1) row.measured_source += fmt::format(" (+{} more)", runs.size() - 1);
     row.scenario = it->second.second;
     r.rows.push_back(row);
   }
@@ -64,15 +80,19 @@ ValidationResult validate(const std::vector<MeasuredRun>& measured,
 
 std::string format_validation(const ValidationResult& r) {
   std::string out;
-  const char* row = "{:<10} {:<11} {:>4} {:>5} {:>9} {:<5} {:>12} {:>12} {:>9}  {}\n";
+  const bool repeats = std::any_of(r.rows.begin(), r.rows.end(), [](const auto& x) { return x.runs > 1; });
+  const char* row = "{:<10} {:<11} {:>4} {:>5} {:>9} {:<5} {:>12} {:>12} {:>9}  {}{}\n";
   out += fmt::format(row, "cluster", "placement", "gpus", "b", "fraction", "prec", "measured",
-                     "predicted", "error", "scenario");
-  out += fmt::format(row, "", "", "", "", "", "", "s/epoch", "s/epoch", "%", "");
+                     "predicted", "error", "scenario", repeats ? "  runs  measured range" : "");
+  out += fmt::format(row, "", "", "", "", "", "", "s/epoch", "s/epoch", "%", "",
+                     repeats ? "        s/epoch" : "");
   for (const auto& x : r.rows) {
-    out += fmt::format("{:<10} {:<11} {:>4} {:>5} {:>9g} {:<5} {:>12.1f} {:>12.1f} {:>+9.2f}  {}\n",
+    const std::string spread =
+        repeats ? fmt::format("  {:>4}  {:.1f}-{:.1f}", x.runs, x.measured_min_s, x.measured_max_s) : "";
+    out += fmt::format("{:<10} {:<11} {:>4} {:>5} {:>9g} {:<5} {:>12.1f} {:>12.1f} {:>+9.2f}  {}{}\n",
                        x.key.cluster, x.key.placement, x.key.gpus, x.key.micro_batch,
                        x.key.data_fraction(), costmodel::to_string(x.key.precision), x.measured_s,
-                       x.predicted_s, x.error_pct, x.scenario);
+                       x.predicted_s, x.error_pct, x.scenario, spread);
   }
   out += fmt::format("\nmatched configurations:       {}\n", r.rows.size());
   if (!r.rows.empty()) {

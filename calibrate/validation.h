@@ -1,7 +1,8 @@
 // `vitsim validate`: lines measured epoch times up with predictions of the same configuration
 // (ConfigKey) and says how far off each is, the median and worst absolute error, and whether the
 // model orders configurations right (Spearman's rank correlation of measured vs predicted epoch
-// times). docs/calibration.md, "Validating".
+// times). Several measured runs of one configuration (repeats) make one row: their median, with
+// the count and the spread. docs/calibration.md, "Validating".
 #pragma once
 
 #include <string>
@@ -19,10 +20,13 @@ struct NamedPrediction {
 
 struct ValidationRow {
   ConfigKey key;
-  double measured_s = 0;
+  double measured_s = 0;      // median over the runs of this configuration
+  int runs = 1;                // measured runs of this configuration
+  double measured_min_s = 0;   // their fastest and slowest epoch
+  double measured_max_s = 0;
   double predicted_s = 0;
   double error_pct = 0;  // 100 * (predicted - measured) / measured
-  std::string measured_source;
+  std::string measured_source;  // the first run's source, "(+N more)" with repeats
   std::string scenario;  // prediction file's scenario
 };
 
@@ -38,6 +42,7 @@ struct ValidationResult {
 };
 
 // The first prediction of a key wins (files in order); out-of-memory predictions do not match.
+// Rows come in the order of each configuration's first measured run.
 ValidationResult validate(const std::vector<MeasuredRun>& measured,
                           const std::vector<NamedPrediction>& predictions);
 

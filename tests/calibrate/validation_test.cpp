@@ -63,6 +63,29 @@ TEST(Validate, HandMadeTable) {
   EXPECT_NE(text.find("s/epoch"), std::string::npos);
 }
 
+TEST(Validate, RepeatedRunsOfOneConfigurationMakeOneRowAtTheirMedian) {
+  NamedPrediction f;
+  f.prediction.configurations = {predicted("tesla", 2, 110), predicted("tesla", 1, 60)};
+  // Three runs of 2 GPUs (one stalled), interleaved with one run of 1 GPU.
+  const std::vector<MeasuredRun> m = {measured("tesla", 2, 100), measured("tesla", 1, 50),
+                                      measured("tesla", 2, 150), measured("tesla", 2, 104)};
+  const ValidationResult r = validate(m, {f});
+  ASSERT_EQ(r.rows.size(), 2u);
+  EXPECT_EQ(r.rows[0].key.gpus, 2);  // order of first appearance
+  EXPECT_EQ(r.rows[0].runs, 3);
+  EXPECT_DOUBLE_EQ(r.rows[0].measured_s, 104);
+  EXPECT_DOUBLE_EQ(r.rows[0].measured_min_s, 100);
+  EXPECT_DOUBLE_EQ(r.rows[0].measured_max_s, 150);
+  EXPECT_NEAR(r.rows[0].error_pct, 100.0 * 6 / 104, 1e-12);
+  EXPECT_EQ(r.rows[0].measured_source, "hand-made (+2 more)");
+  EXPECT_EQ(r.rows[1].runs, 1);
+  EXPECT_NEAR(r.rows[1].error_pct, 20.0, 1e-12);
+  EXPECT_EQ(r.predicted_without_measurement, 0);
+  const std::string text = format_validation(r);
+  EXPECT_NE(text.find("runs  measured range"), std::string::npos) << text;
+  EXPECT_NE(text.find("100.0-150.0"), std::string::npos) << text;
+}
+
 TEST(Validate, OutOfMemoryPredictionDoesNotMatch) {
   NamedPrediction f;
   f.prediction.configurations = {predicted("tesla", 1, 0)};
