@@ -58,8 +58,11 @@ TEST(ValidateLocal, QuickLoopMeetsLoosenedTargets) {
   const double median = number_after(table, "median absolute error:");
   const double worst = number_after(table, "worst absolute error:");
   ASSERT_GE(median, 0) << table;
-  EXPECT_LE(median, 10.0) << table;
-  EXPECT_LE(worst, 20.0) << table;
+  // Healthy runs of this quick loop on the shared 2-core VM gave medians of 0.7-13.2% and worsts
+  // of 4.1-20.7% (docs/validation.md, "Limits"); a gross error (communication not modelled, the
+  // slowed rank ignored, a unit error) is off by far more than these bounds.
+  EXPECT_LE(median, 15.0) << table;
+  EXPECT_LE(worst, 30.0) << table;
   if (::testing::Test::HasFailure()) return;  // keep the folder to look at
   std::system(("rm -rf '" + std::string(out) + "'").c_str());
 }
