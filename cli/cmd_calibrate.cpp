@@ -4,10 +4,10 @@
 #include <fmt/format.h>
 
 #include <iostream>
-#include <sstream>
 
 #include "calibrate/calibrator.h"
 #include "cli/commands.h"
+#include "cli/list_options.h"
 #include "cli/run_app.h"
 #include "schema/cluster.h"
 #include "schema/cost_model_io.h"
@@ -17,16 +17,6 @@
 namespace vitsim::cli {
 
 namespace {
-
-std::vector<costmodel::Precision> parse_precisions(const std::string& list) {
-  std::vector<costmodel::Precision> out;
-  std::stringstream ss(list);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (!item.empty()) out.push_back(costmodel::parse_precision(item));
-  }
-  return out;
-}
 
 void print_costs(const costmodel::CostModel& c) {
   const char* row = "{:<12} {:<6} {:<12} {:>6} {:>10} {:>10} {:>9} {:>9}\n";
@@ -92,7 +82,8 @@ int cmd_calibrate(int argc, char** argv) {
     std::vector<calibrate::ProfileInput> profiles;
     for (const auto& f : inputs) profiles.push_back({f, schema::read_profile(f)});
     calibrate::CalibrateOptions opt;
-    opt.precisions = parse_precisions(precisions);
+    opt.precisions = parse_list<costmodel::Precision>(precisions, "precisions",
+                                                      costmodel::parse_precision, true);
     for (const auto& f : clusters) opt.clusters.push_back(schema::read_cluster(f));
     if (!timm.empty() && !profiles.empty()) {
       const calibrate::ProfileInput* with_model = nullptr;

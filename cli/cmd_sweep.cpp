@@ -66,7 +66,7 @@ sim::SweepSpec to_spec(const SweepArgs& a) {
   spec.bucket_bytes = parse_list<double>(
       a.buckets, "bucket-mb", [](const std::string& s) { return parse_number(s) * 1e6; });
   spec.overlaps = parse_list<bool>(a.overlaps, "overlap", [](const std::string& s) {
-    if (s != "on" && s != "off") throw std::invalid_argument(s);
+    if (s != "on" && s != "off") throw std::invalid_argument("expected on or off");
     return s == "on";
   });
   spec.goal = a.goal;

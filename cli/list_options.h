@@ -1,6 +1,7 @@
 // Comma-separated option values ("--gpus 1,2,4,8", "--per-rank-micro-batch 16,16,8"), shared by
-// vitsim predict and sweep (header-only). A value that does not parse is reported with the option's
-// name and the item, not as a bare std::stoll failure.
+// vitsim predict, sweep and calibrate and vitsim-train profile (header-only). A value that does not
+// parse is reported with the option's name, the item and the parser's reason, not as a bare
+// std::stoll failure.
 #pragma once
 
 #include <sstream>
@@ -21,7 +22,8 @@ inline std::vector<std::string> split_list(const std::string& text) {
   return out;
 }
 
-// Each item through parse (which throws on a bad item). option is the name without "--".
+// Each item through parse (which throws on a bad item, its what() saying why). option is the name
+// without "--".
 // An empty list is an error unless allow_empty.
 template <typename T, typename Parse>
 std::vector<T> parse_list(const std::string& text, const std::string& option, Parse parse,
@@ -30,8 +32,8 @@ std::vector<T> parse_list(const std::string& text, const std::string& option, Pa
   for (const auto& item : split_list(text)) {
     try {
       out.push_back(parse(item));
-    } catch (const std::exception&) {
-      throw std::invalid_argument("--" + option + ": cannot read '" + item + "'");
+    } catch (const std::exception& e) {
+      throw std::invalid_argument("--" + option + ": cannot read '" + item + "': " + e.what());
     }
   }
   if (out.empty() && !allow_empty)
@@ -42,16 +44,33 @@ std::vector<T> parse_list(const std::string& text, const std::string& option, Pa
 // A whole-string integer ("16"; not "16x" or "1.5").
 inline int64_t parse_integer(const std::string& s) {
   size_t used = 0;
-  const long long v = std::stoll(s, &used);
-  if (used != s.size()) throw std::invalid_argument(s);
+  long long v = 0;
+  try {
+    v = std::stoll(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != s.size()) throw std::invalid_argument("expected an integer");
+  return v;
+}
+
+// A whole-string integer >= 1 (micro-batches, GPU counts).
+inline int64_t parse_positive_integer(const std::string& s) {
+  const int64_t v = parse_integer(s);
+  if (v < 1) throw std::invalid_argument("expected a positive integer");
   return v;
 }
 
 // A whole-string number ("2.5"; not "2.5MB").
 inline double parse_number(const std::string& s) {
   size_t used = 0;
-  const double v = std::stod(s, &used);
-  if (used != s.size()) throw std::invalid_argument(s);
+  double v = 0;
+  try {
+    v = std::stod(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != s.size()) throw std::invalid_argument("expected a number");
   return v;
 }
 

@@ -1,7 +1,7 @@
 // vitsim-train profile: per-layer forward/backward times per micro-batch -> profile JSON.
 #include <iostream>
-#include <sstream>
 
+#include "cli/list_options.h"
 #include "cli/model_options.h"
 #include "cli/run_app.h"
 #include "schema/profile.h"
@@ -9,29 +9,6 @@
 #include "trainer/layer_profiler.h"
 
 namespace vitsim::trainer {
-namespace {
-std::vector<int64_t> parse_list(const std::string& text) {
-  std::vector<int64_t> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    size_t used = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || v < 1) {
-      throw std::invalid_argument("--micro-batches: expected positive integers separated by "
-                                  "commas (e.g. 4,8,16), got '" + text + "'");
-    }
-    out.push_back(v);
-  }
-  if (out.empty()) throw std::invalid_argument("--micro-batches: empty list");
-  return out;
-}
-}  // namespace
 
 int cmd_profile(int argc, char** argv) {
   CLI::App app("Times each layer's forward and backward per micro-batch; writes a profile JSON.",
@@ -59,7 +36,8 @@ int cmd_profile(int argc, char** argv) {
   args.insert(args.begin() + 1, "profile");
   return cli::run_app(app, argc, argv, [&] {
     o.model = model.resolve();
-    o.micro_batches = parse_list(sizes);
+    o.micro_batches =
+        cli::parse_list<int64_t>(sizes, "micro-batches", cli::parse_positive_integer);
     o.precision = costmodel::parse_precision(precision);
     if (o.repetitions < 1 || o.warmup < 0 || o.full_steps < 1 || o.threads < 1) {
       throw std::invalid_argument("--repetitions, --full-steps, --threads must be >= 1, --warmup >= 0");

@@ -129,6 +129,12 @@ TEST(VitsimCli, BadListItemsNameTheOptionAndTheItem) {
   r = run("predict " + base + " --gpus 2 --per-rank-micro-batch 16,eight", true);
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("--per-rank-micro-batch: cannot read 'eight'"), std::string::npos) << r.out;
+  const std::string costs_out = ::testing::TempDir() + "/vitsim_cli_bad_precisions.json";
+  r = run("calibrate " + kSrc + "/tests/schema/examples/profile.json -o " + costs_out +
+              " --precisions fp32,fp64",
+          true);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--precisions: cannot read 'fp64'"), std::string::npos) << r.out;
 }
 
 }  // namespace
