@@ -22,7 +22,9 @@ namespace {
 
 using Key = std::pair<std::string, Precision>;
 
-std::string key_name(const Key& k) { return k.first + "/" + costmodel::to_string(k.second); }
+std::string key_name(const Key& k) {
+  return k.first + "/" + costmodel::to_string(k.second);
+}
 
 costmodel::DeviceCatalog merged_catalog(const costmodel::DeviceCatalog& catalog,
                                         const std::vector<schema::ClusterSpec>& clusters) {
@@ -43,7 +45,8 @@ std::vector<costmodel::LinkCost> fit_links(const std::vector<ProfileInput>& prof
   std::map<std::string, bool> measured;
   for (const auto& in : profiles) {
     for (const auto& a : in.profile.allreduce) {
-      for (const auto& p : a.points) samples[a.link_class].push_back({a.ranks, p.message_bytes, p.time_s});
+      for (const auto& p : a.points)
+        samples[a.link_class].push_back({a.ranks, p.message_bytes, p.time_s});
       std::string& f = files[a.link_class];
       if (f.find(in.file) == std::string::npos) f += (f.empty() ? "" : ", ") + in.file;
       measured[a.link_class] = measured[a.link_class] || in.profile.source == "measured";
@@ -75,8 +78,8 @@ std::vector<costmodel::LinkCost> fit_links(const std::vector<ProfileInput>& prof
 }
 
 // Roofline fit per precision that has measured devices with datasheets.
-std::map<Precision, costmodel::RooflineFit> fit_rooflines(
-    const std::map<Key, DeviceFit>& measured, const costmodel::DeviceCatalog& catalog) {
+std::map<Precision, costmodel::RooflineFit> fit_rooflines(const std::map<Key, DeviceFit>& measured,
+                                                          const costmodel::DeviceCatalog& catalog) {
   std::map<Precision, std::vector<RooflineSample>> layers;
   std::map<Precision, std::vector<OptimizerSample>> opt;
   for (const auto& [key, fit] : measured) {
@@ -145,7 +148,8 @@ class Pipeline {
       : o_(o), catalog_(merged_catalog(catalog, o.clusters)) {
     std::map<Key, std::vector<const ProfileInput*>> groups;
     for (const auto& in : profiles) {
-      if (!in.profile.compute.empty()) groups[{in.profile.device, in.profile.precision}].push_back(&in);
+      if (!in.profile.compute.empty())
+        groups[{in.profile.device, in.profile.precision}].push_back(&in);
     }
     for (const auto& [key, group] : groups) measured_[key] = fit_device(group);
     fits_ = fit_rooflines(measured_, catalog_);
@@ -220,8 +224,8 @@ HostCosts Pipeline::donor(const std::string& device, Precision p) {
         for (const auto& g : n.gpus) {
           auto it = measured_.find({g.device, want});
           if (g.device != device && it != measured_.end() && it->second.host_costs_known) {
-            return host_of(it->second.costs, "measured " + key_name(it->first) +
-                                                 " of cluster " + c.name);
+            return host_of(it->second.costs,
+                           "measured " + key_name(it->first) + " of cluster " + c.name);
           }
         }
       }
@@ -286,7 +290,8 @@ DeviceCosts Pipeline::transfer(const Key& key) {
       fleet = &f;
     }
   }
-  if (!fleet) throw std::invalid_argument("no measured device to transfer " + key_name(key) + " from");
+  if (!fleet)
+    throw std::invalid_argument("no measured device to transfer " + key_name(key) + " from");
   double factor = 1.0;
   std::string factor_note;
   if (twin) {

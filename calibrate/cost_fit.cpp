@@ -1,13 +1,12 @@
 // Least-squares cost fits (see cost_fit.h and docs/cost-model.md).
 #include "calibrate/cost_fit.h"
 
+#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
 #include <stdexcept>
-
-#include <Eigen/Dense>
 
 namespace vitsim::calibrate {
 
@@ -241,7 +240,8 @@ AlphaBetaFit fit_alpha_beta(const std::vector<AllreduceSample>& samples, double 
       den += A(i, 0) * A(i, 0);
     }
     if (!(num > 0)) {
-      throw std::invalid_argument("alpha-beta fit: the prior latency alone exceeds the measured time");
+      throw std::invalid_argument(
+          "alpha-beta fit: the prior latency alone exceeds the measured time");
     }
     f.bandwidth_bytes_per_s = den / num;
     f.latency_s = prior_latency_s;

@@ -29,15 +29,15 @@ struct FitPoint {
 
 struct CostFit {
   costmodel::LinearCost cost;
-  std::string form;           // "proportional" | "affine" | "floored-affine" | "constant"
-  double residual_rel = 0;    // RMS of (fit - y) / y over the points
+  std::string form;         // "proportional" | "affine" | "floored-affine" | "constant"
+  double residual_rel = 0;  // RMS of (fit - y) / y over the points
   int points = 0;
   int distinct_x = 0;
-  double aicc = 0;            // criterion value of the chosen form (0 when not compared)
+  double aicc = 0;  // criterion value of the chosen form (0 when not compared)
 };
 
 CostFit fit_proportional(const std::vector<FitPoint>& points);
-CostFit fit_affine(const std::vector<FitPoint>& points);         // needs >= 2 distinct x
+CostFit fit_affine(const std::vector<FitPoint>& points);          // needs >= 2 distinct x
 CostFit fit_floored_affine(const std::vector<FitPoint>& points);  // needs >= 3 distinct x
 // Every eligible form, the one with the lowest AICc (proportional when only it is eligible).
 CostFit fit_batch_cost(const std::vector<FitPoint>& points);

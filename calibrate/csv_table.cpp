@@ -65,10 +65,9 @@ CsvTable CsvTable::parse(const std::string& text, const std::string& file) {
       continue;
     }
     if (fields.size() != t.header_.size()) {
-      throw InputError::at(file, "line " + std::to_string(line_no),
-                           std::to_string(t.header_.size()) + " fields",
-                           std::to_string(fields.size()) + " fields",
-                           "quote fields that contain commas");
+      throw InputError::at(
+          file, "line " + std::to_string(line_no), std::to_string(t.header_.size()) + " fields",
+          std::to_string(fields.size()) + " fields", "quote fields that contain commas");
     }
     t.rows_.push_back(std::move(fields));
   }

@@ -47,10 +47,10 @@ Device device_of(const DeepSpeedLog& log, const costmodel::DeviceCatalog& catalo
 
 Precision precision_of(const DeepSpeedLog& log, const ImportOptions& o) {
   if (log.precision && o.precision && *log.precision != *o.precision) {
-    throw InputError::at(log.file, "fp16_enabled/bfloat16_enabled",
-                         std::string("precision ") + costmodel::to_string(*o.precision) +
-                             " (from --precision)",
-                         costmodel::to_string(*log.precision), "drop --precision or fix it");
+    throw InputError::at(
+        log.file, "fp16_enabled/bfloat16_enabled",
+        std::string("precision ") + costmodel::to_string(*o.precision) + " (from --precision)",
+        costmodel::to_string(*log.precision), "drop --precision or fix it");
   }
   if (log.precision) return *log.precision;
   if (o.precision) return *o.precision;
@@ -67,8 +67,8 @@ int64_t micro_batch_of(const DeepSpeedLog& log) {
   }
   if (log.micro_batch) return *log.micro_batch;
   if (log.run_directory) return log.run_directory->micro_batch;
-  throw InputError::at(log.file, "train_micro_batch_size_per_gpu", "the echoed micro-batch",
-                       "none", "the log must contain DeepSpeed's configuration echo");
+  throw InputError::at(log.file, "train_micro_batch_size_per_gpu", "the echoed micro-batch", "none",
+                       "the log must contain DeepSpeed's configuration echo");
 }
 
 // Per-step samples of the kept steps.
@@ -186,8 +186,8 @@ schema::AllreducePoint allreduce_point(double message_bytes, double time_s, int6
   p.message_bytes = message_bytes;
   p.time_s = time_s;
   p.algbw_bytes_per_s = message_bytes / time_s;
-  p.busbw_bytes_per_s = p.algbw_bytes_per_s * 2.0 * static_cast<double>(ranks - 1) /
-                        static_cast<double>(ranks);
+  p.busbw_bytes_per_s =
+      p.algbw_bytes_per_s * 2.0 * static_cast<double>(ranks - 1) / static_cast<double>(ranks);
   return p;
 }
 
@@ -231,9 +231,9 @@ ImportResult import_deepspeed(const std::vector<DeepSpeedLog>& logs,
   for (const auto& log : logs) {
     const Device d = device_of(log, catalog, o);
     if (d.id != dev.id || precision_of(log, o) != prec) {
-      throw InputError::at(log.file, "device/precision", dev.id + "/" + costmodel::to_string(prec) +
-                           " like " + logs.front().file, d.id + "/" +
-                           costmodel::to_string(precision_of(log, o)),
+      throw InputError::at(log.file, "device/precision",
+                           dev.id + "/" + costmodel::to_string(prec) + " like " + logs.front().file,
+                           d.id + "/" + costmodel::to_string(precision_of(log, o)),
                            "one profile holds one device type and precision: import separately");
     }
     LogSummary s = summarize_log(log, o);
@@ -254,14 +254,15 @@ ImportResult import_deepspeed(const std::vector<DeepSpeedLog>& logs,
   p.source = "imported";
   p.precision = prec;
   p.model = graph.config;
-  for (const auto& [b, summaries] : by_batch) p.compute.push_back(compute_entry(graph, b, summaries));
+  for (const auto& [b, summaries] : by_batch)
+    p.compute.push_back(compute_entry(graph, b, summaries));
   for (const auto& [ranks, times] : allreduce_by_ranks) {
     schema::AllreduceProfile a;
     a.link_class = o.link_class;
     a.ranks = ranks;
     a.backend = "deepspeed-nccl";
-    a.points.push_back(allreduce_point(static_cast<double>(graph.gradient_bytes()), median(times),
-                                       ranks));
+    a.points.push_back(
+        allreduce_point(static_cast<double>(graph.gradient_bytes()), median(times), ranks));
     p.allreduce.push_back(a);
   }
   return r;
@@ -291,8 +292,8 @@ ImportResult import_compute_summary(const CsvTable& t, const costmodel::DeviceCa
       p.device_name = d.name;
       p.precision = prec;
     } else if (p.device != d.id || p.precision != prec) {
-      throw InputError::at(t.file(), "row " + std::to_string(i + 1), p.device + " rows only",
-                           d.id, "pass --gpu to pick one device's rows");
+      throw InputError::at(t.file(), "row " + std::to_string(i + 1), p.device + " rows only", d.id,
+                           "pass --gpu to pick one device's rows");
     }
     schema::MicroBatchProfile m;
     m.micro_batch = t.integer(i, "micro_batch_per_gpu");

@@ -16,11 +16,10 @@
 // a log that does not echo fp16/bf16 needs --precision.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "calibrate/csv_table.h"
 #include "calibrate/deepspeed_log.h"
@@ -32,11 +31,11 @@ namespace vitsim::calibrate {
 
 struct ImportOptions {
   std::string gpu;  // device id or name (gpus.json, or a cluster's own device); "" = from the log
-  std::optional<costmodel::ViTConfig> model;        // required: DeepSpeed logs do not name it
-  std::optional<costmodel::Precision> precision;    // required when the log does not echo it
-  std::string link_class;                           // required for multi-rank logs
-  std::optional<double> data_fraction;              // when the log prints no run directory
-  int64_t train_images = 50000;                     // training images before the fraction
+  std::optional<costmodel::ViTConfig> model;      // required: DeepSpeed logs do not name it
+  std::optional<costmodel::Precision> precision;  // required when the log does not echo it
+  std::string link_class;                         // required for multi-rank logs
+  std::optional<double> data_fraction;            // when the log prints no run directory
+  int64_t train_images = 50000;                   // training images before the fraction
 };
 
 // What the import took from one log; recorded in the profile's context.
@@ -75,7 +74,8 @@ std::vector<schema::LayerTiming> split_by_mac_share(const costmodel::LayerGraph&
                                                     double backward_s, double backward_spread_s);
 
 ImportResult import_deepspeed(const std::vector<DeepSpeedLog>& logs,
-                              const costmodel::DeviceCatalog& catalog, const ImportOptions& options);
+                              const costmodel::DeviceCatalog& catalog,
+                              const ImportOptions& options);
 
 // Rows of a CSV with the columns of compute_summary.csv (gpu, precision, micro_batch_per_gpu,
 // fwd_ms_median, bwd_inner_ms_median, optimizer_step_ms_median): compute-only medians.

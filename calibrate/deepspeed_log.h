@@ -20,13 +20,13 @@ namespace vitsim::calibrate {
 
 // One "[Rank 0] time (ms) | fwd: ..." line, converted to seconds.
 struct DeepSpeedStep {
-  int64_t line = 0;              // 1-based line number in the log
-  double timestamp_s = 0;        // the line's wall-clock stamp (seconds, arbitrary epoch)
-  double forward_s = 0;          // fwd
-  double backward_s = 0;         // bwd = bwd_inner + bwd_allreduce
-  double backward_inner_s = 0;   // bwd_inner: backward compute
+  int64_t line = 0;                 // 1-based line number in the log
+  double timestamp_s = 0;           // the line's wall-clock stamp (seconds, arbitrary epoch)
+  double forward_s = 0;             // fwd
+  double backward_s = 0;            // bwd = bwd_inner + bwd_allreduce
+  double backward_inner_s = 0;      // bwd_inner: backward compute
   double backward_allreduce_s = 0;  // bwd_allreduce: gradient all-reduce incl. waiting for peers
-  double optimizer_s = 0;        // step: optimizer step
+  double optimizer_s = 0;           // step: optimizer step
 };
 
 // The study's run directory, e.g. "/home/u/Scalable_ViT_DT/tesla/log/2_GPUs/p0.2_b16_e10".
@@ -39,12 +39,12 @@ struct RunDirectory {
 
 struct DeepSpeedLog {
   std::string file;
-  std::vector<DeepSpeedStep> steps;        // rank-0 step lines in log order
-  std::optional<int64_t> micro_batch;      // train_micro_batch_size_per_gpu
-  std::optional<int64_t> accumulation;     // gradient_accumulation_steps
-  std::optional<int64_t> world_size;       // "world_size=N", "world_size = N", "world_size ... N"
+  std::vector<DeepSpeedStep> steps;     // rank-0 step lines in log order
+  std::optional<int64_t> micro_batch;   // train_micro_batch_size_per_gpu
+  std::optional<int64_t> accumulation;  // gradient_accumulation_steps
+  std::optional<int64_t> world_size;    // "world_size=N", "world_size = N", "world_size ... N"
   std::optional<costmodel::Precision> precision;  // from fp16_enabled / bfloat16_enabled
-  std::optional<std::string> gpu_name;     // a "GPU name: ..." style line, when there is one
+  std::optional<std::string> gpu_name;            // a "GPU name: ..." style line, when there is one
   std::optional<RunDirectory> run_directory;
 };
 

@@ -22,7 +22,8 @@ MemoryEstimate estimate_memory(const costmodel::ViTConfig& model, costmodel::Pre
   if (precision != costmodel::Precision::kFp32) per_param += 2;
   MemoryEstimate m;
   m.fixed_bytes = params * per_param + kRuntimeReserveBytes;
-  m.per_sample_bytes = g.activation_bytes_per_sample(costmodel::activation_element_bytes(precision));
+  m.per_sample_bytes =
+      g.activation_bytes_per_sample(costmodel::activation_element_bytes(precision));
   return m;
 }
 
@@ -36,11 +37,11 @@ void check_group(const std::vector<const ProfileInput*>& group) {
   }
   for (const auto* in : group) {
     if (!in->profile.model || *in->profile.model != *first.model) {
-      throw schema::InputError::at(in->file, "/model",
-                                   "the model of " + group.front()->file + " (" +
-                                       first.model->name + ")",
-                                   in->profile.model ? in->profile.model->name : "none",
-                                   "profiles of one device and precision must measure one model");
+      throw schema::InputError::at(
+          in->file, "/model",
+          "the model of " + group.front()->file + " (" + first.model->name + ")",
+          in->profile.model ? in->profile.model->name : "none",
+          "profiles of one device and precision must measure one model");
     }
   }
 }
@@ -189,7 +190,8 @@ DeviceFit fit_device(const std::vector<const ProfileInput*>& group) {
                            *g.batches.begin())
              : "",
       100 * residual, out.host_costs_known ? "from the profiles" : "not in the profiles",
-      out.memory_measured ? "from measured peaks" : "first-principles estimate (docs/cost-model.md)");
+      out.memory_measured ? "from measured peaks"
+                          : "first-principles estimate (docs/cost-model.md)");
   return out;
 }
 

@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <filesystem>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -34,7 +34,8 @@ void run_gnuplot(const std::string& script_path, const std::string& work_dir) {
   const std::string err_path = script_path + ".stderr";
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
   // gnuplot resolves the script's relative data and output paths against its working directory;
   // the script itself is loaded after the cd, so its own path must not be relative.
@@ -67,8 +68,10 @@ void run_gnuplot(const std::string& script_path, const std::string& work_dir) {
 std::string gnuplot_quote(const std::string& text) {
   std::string out = "'";
   for (char c : text) {
-    if (c == '\'') out += "''";
-    else if (c != '\n') out += c;
+    if (c == '\'')
+      out += "''";
+    else if (c != '\n')
+      out += c;
   }
   return out + "'";
 }

@@ -13,7 +13,9 @@
 
 namespace vitsim::calibrate {
 
-int64_t fraction_ppm(double fraction) { return std::llround(fraction * 1e6); }
+int64_t fraction_ppm(double fraction) {
+  return std::llround(fraction * 1e6);
+}
 
 std::string ConfigKey::label() const {
   return fmt::format("{} {} {} GPU b{} p{:g} {}", cluster, placement.empty() ? "?" : placement,
@@ -25,7 +27,9 @@ bool ConfigKey::operator<(const ConfigKey& o) const {
          std::tie(o.cluster, o.placement, o.gpus, o.micro_batch, o.data_fraction_ppm, o.precision);
 }
 
-bool ConfigKey::operator==(const ConfigKey& o) const { return !(*this < o) && !(o < *this); }
+bool ConfigKey::operator==(const ConfigKey& o) const {
+  return !(*this < o) && !(o < *this);
+}
 
 std::string normalize_cluster(const std::string& name) {
   std::string out;
@@ -114,8 +118,9 @@ ConfigKey key_of(const schema::ConfigPrediction& p) {
   if (k.placement.empty() && !p.ranks.empty()) {  // not stated: from the ranks' hosts
     std::set<std::string> hosts;
     for (const auto& r : p.ranks) hosts.insert(r.host);
-    k.placement = hosts.size() == 1 ? "intra-node"
-                  : hosts.size() == p.ranks.size() ? "inter-node" : "mixed";
+    k.placement = hosts.size() == 1                ? "intra-node"
+                  : hosts.size() == p.ranks.size() ? "inter-node"
+                                                   : "mixed";
   }
   k.gpus = p.config.gpus;
   k.micro_batch = p.config.micro_batch;

@@ -20,19 +20,27 @@ std::string html_escape(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
 }
 
 std::string base64_encode(const std::string& in) {
-  static const char* kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
   size_t i = 0;
   for (; i + 2 < in.size(); i += 3) {
@@ -82,16 +90,17 @@ std::string validation_section(const ValidationResult& v) {
   for (const auto& r : v.rows) {
     h += fmt::format(
         "<tr><td class=l>{}</td><td class=l>{}</td><td>{}</td><td>{}</td><td>{:g}</td>"
-        "<td class=l>{}</td><td>{:.1f}</td><td>{:.1f}</td><td{}>{:+.2f}</td><td class=l>{}</td></tr>\n",
+        "<td class=l>{}</td><td>{:.1f}</td><td>{:.1f}</td><td{}>{:+.2f}</td><td "
+        "class=l>{}</td></tr>\n",
         html_escape(r.key.cluster), html_escape(r.key.placement), r.key.gpus, r.key.micro_batch,
         r.key.data_fraction(), costmodel::to_string(r.key.precision), r.measured_s, r.predicted_s,
         std::abs(r.error_pct) > 10 ? " class=bad" : "", r.error_pct, html_escape(r.scenario));
   }
   h += "</table>\n";
   for (size_t i = 0; i < v.unmatched_measured.size(); ++i) {
-    h += fmt::format("<p>Not matched: {} ({}): {}</p>\n",
-                     html_escape(v.unmatched_measured[i].key.label()),
-                     html_escape(v.unmatched_measured[i].source), html_escape(v.unmatched_notes[i]));
+    h += fmt::format(
+        "<p>Not matched: {} ({}): {}</p>\n", html_escape(v.unmatched_measured[i].key.label()),
+        html_escape(v.unmatched_measured[i].source), html_escape(v.unmatched_notes[i]));
   }
   return h;
 }
@@ -103,18 +112,21 @@ std::string prediction_table(const schema::PredictionFile& p) {
       "<th>speedup</th><th>efficiency</th><th class=l>costs</th></tr>\n";
   for (const auto& c : p.configurations) {
     std::string sources;
-    for (const auto& [k, v] : c.cost_sources) sources += (sources.empty() ? "" : ", ") + k + ": " + v;
+    for (const auto& [k, v] : c.cost_sources)
+      sources += (sources.empty() ? "" : ", ") + k + ": " + v;
     if (c.out_of_memory) {
-      h += fmt::format("<tr><td class=l>{}</td><td>{}</td><td>{}</td><td>{:g}</td><td class=l>{}</td>"
-                       "<td colspan=5 class=bad>out of memory (largest micro-batch that fits: {})"
-                       "</td><td class=l>{}</td></tr>\n",
-                       html_escape(c.config.label), c.config.gpus, c.config.micro_batch,
-                       c.config.data_fraction, costmodel::to_string(c.config.precision),
-                       c.max_micro_batch_that_fits, html_escape(sources));
+      h += fmt::format(
+          "<tr><td class=l>{}</td><td>{}</td><td>{}</td><td>{:g}</td><td class=l>{}</td>"
+          "<td colspan=5 class=bad>out of memory (largest micro-batch that fits: {})"
+          "</td><td class=l>{}</td></tr>\n",
+          html_escape(c.config.label), c.config.gpus, c.config.micro_batch, c.config.data_fraction,
+          costmodel::to_string(c.config.precision), c.max_micro_batch_that_fits,
+          html_escape(sources));
       continue;
     }
     h += fmt::format(
-        "<tr><td class=l>{}</td><td>{}</td><td>{}</td><td>{:g}</td><td class=l>{}</td><td>{:.3f}</td>"
+        "<tr><td class=l>{}</td><td>{}</td><td>{}</td><td>{:g}</td><td "
+        "class=l>{}</td><td>{:.3f}</td>"
         "<td>{:.1f}</td><td>{:.1f}</td><td>{:.2f}</td><td>{:.2f}</td><td class=l>{}</td></tr>\n",
         html_escape(c.config.label), c.config.gpus, c.config.micro_batch, c.config.data_fraction,
         costmodel::to_string(c.config.precision), c.step_time_s, c.epoch_time_s,
@@ -124,34 +136,39 @@ std::string prediction_table(const schema::PredictionFile& p) {
 }
 
 std::string costs_section(const costmodel::CostModel& c) {
-  std::string h = "<h2>Where the costs come from</h2>\n<table><tr><th class=l>device</th>"
-                  "<th class=l>precision</th><th class=l>source</th><th class=l>micro-batches</th>"
-                  "<th class=l>derived from</th></tr>\n";
+  std::string h =
+      "<h2>Where the costs come from</h2>\n<table><tr><th class=l>device</th>"
+      "<th class=l>precision</th><th class=l>source</th><th class=l>micro-batches</th>"
+      "<th class=l>derived from</th></tr>\n";
   for (const auto& d : c.devices) {
     std::string mbs;
     for (int b : d.micro_batches) mbs += (mbs.empty() ? "" : ", ") + std::to_string(b);
-    h += fmt::format("<tr><td class=l>{}</td><td class=l>{}</td><td class=l><b>{}</b></td>"
-                     "<td class=l>{}</td><td class=l>{}</td></tr>\n",
-                     html_escape(d.device), costmodel::to_string(d.precision),
-                     costmodel::to_string(d.source), mbs, html_escape(d.derived_from));
+    h += fmt::format(
+        "<tr><td class=l>{}</td><td class=l>{}</td><td class=l><b>{}</b></td>"
+        "<td class=l>{}</td><td class=l>{}</td></tr>\n",
+        html_escape(d.device), costmodel::to_string(d.precision), costmodel::to_string(d.source),
+        mbs, html_escape(d.derived_from));
   }
-  h += "</table>\n<table><tr><th class=l>link class</th><th class=l>source</th><th>latency (us)</th>"
-       "<th>bandwidth (GB/s)</th><th class=l>derived from</th></tr>\n";
+  h +=
+      "</table>\n<table><tr><th class=l>link class</th><th class=l>source</th><th>latency (us)</th>"
+      "<th>bandwidth (GB/s)</th><th class=l>derived from</th></tr>\n";
   for (const auto& l : c.links) {
-    h += fmt::format("<tr><td class=l>{}</td><td class=l><b>{}</b></td><td>{:.1f}</td><td>{:.3f}</td>"
-                     "<td class=l>{}</td></tr>\n",
-                     html_escape(l.link_class), costmodel::to_string(l.source), l.latency_s * 1e6,
-                     l.bandwidth_bytes_per_s / 1e9, html_escape(l.derived_from));
+    h += fmt::format(
+        "<tr><td class=l>{}</td><td class=l><b>{}</b></td><td>{:.1f}</td><td>{:.3f}</td>"
+        "<td class=l>{}</td></tr>\n",
+        html_escape(l.link_class), costmodel::to_string(l.source), l.latency_s * 1e6,
+        l.bandwidth_bytes_per_s / 1e9, html_escape(l.derived_from));
   }
   h += "</table>\n<table><tr><th class=l>roofline</th><th>eta_c</th><th>eta_m</th>"
        "<th>overhead (us)</th><th class=l>fitted on</th></tr>\n";
   for (const auto& r : c.roofline) {
     std::string on;
     for (const auto& f : r.fitted_on) on += (on.empty() ? "" : "; ") + f;
-    h += fmt::format("<tr><td class=l>{}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.2f}</td>"
-                     "<td class=l>{}</td></tr>\n",
-                     costmodel::to_string(r.precision), r.compute_efficiency, r.memory_efficiency,
-                     r.launch_overhead_s * 1e6, html_escape(on));
+    h += fmt::format(
+        "<tr><td class=l>{}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.2f}</td>"
+        "<td class=l>{}</td></tr>\n",
+        costmodel::to_string(r.precision), r.compute_efficiency, r.memory_efficiency,
+        r.launch_overhead_s * 1e6, html_escape(on));
   }
   return h + "</table>\n";
 }

@@ -17,13 +17,13 @@ namespace vitsim::calibrate {
 struct ReportInputs {
   std::string title = "vitsim report";
   std::vector<NamedPrediction> predictions;
-  std::vector<MeasuredRun> measured;              // empty: no error table
-  std::optional<costmodel::CostModel> costs;      // nullopt: no cost-source table
-  std::vector<std::string> notes;                 // plain-text paragraphs shown first
+  std::vector<MeasuredRun> measured;          // empty: no error table
+  std::optional<costmodel::CostModel> costs;  // nullopt: no cost-source table
+  std::vector<std::string> notes;             // plain-text paragraphs shown first
 };
 
 struct ReportResult {
-  std::string html_path;                // out_dir/report.html
+  std::string html_path;                  // out_dir/report.html
   std::vector<std::string> figure_files;  // PNG and SVG files written
   ValidationResult validation;
 };

@@ -54,21 +54,22 @@ std::vector<Series> build_series(const schema::PredictionFile& pred,
   for (const auto& c : pred.configurations) {
     if (c.out_of_memory || !(c.epoch_time_s > 0)) continue;
     const std::string title = series_title(c.config);
-    const std::string base_key = fmt::format("{}/{}", c.config.micro_batch,
-                                             costmodel::to_string(c.config.precision));
+    const std::string base_key =
+        fmt::format("{}/{}", c.config.micro_batch, costmodel::to_string(c.config.precision));
     if (!by_title.count(title)) order.push_back(title);
     Series& s = by_title[title];
     s.title = title;
     const double images = c.config.data_fraction * static_cast<double>(c.config.images);
-    s.predicted.push_back({static_cast<double>(c.config.gpus), c.epoch_time_s,
-                           images / c.epoch_time_s});
+    s.predicted.push_back(
+        {static_cast<double>(c.config.gpus), c.epoch_time_s, images / c.epoch_time_s});
     if (c.config.gpus == 1 && !base[base_key].first) base[base_key].first = images / c.epoch_time_s;
     const ConfigKey key = key_of(c);
     for (const auto& m : measured) {
       if (!(m.key == key)) continue;
       s.measured.push_back({static_cast<double>(m.key.gpus), m.epoch_time_s,
                             m.key.data_fraction() * m.images / m.epoch_time_s});
-      if (m.key.gpus == 1 && !base[base_key].second) base[base_key].second = s.measured.back().throughput;
+      if (m.key.gpus == 1 && !base[base_key].second)
+        base[base_key].second = s.measured.back().throughput;
     }
   }
   std::vector<Series> out;
@@ -117,7 +118,8 @@ std::string write_data(const std::vector<Series>& series, Quantity q, const std:
         if (auto v = value(p, base, q)) rows += fmt::format("{} {:.6g}\n", p.gpus, *v);
       }
       if (rows.empty()) continue;
-      data += fmt::format("# {} ({})\n{}\n\n", series[i].title, meas ? "measured" : "predicted", rows);
+      data +=
+          fmt::format("# {} ({})\n{}\n\n", series[i].title, meas ? "measured" : "predicted", rows);
       plot += fmt::format("{}{} index {} using 1:2 with {} lc {} {} title {}",
                           plot.empty() ? "plot " : ", \\\n     ", gnuplot_quote(data_name), block++,
                           meas ? "points pt 7 ps 1.5" : "linespoints pt 6 lw 2", color,
@@ -140,8 +142,8 @@ std::string terminals(const std::string& png, const std::string& svg, const std:
 Figure draw(const std::string& dir, const std::string& name, const std::string& title,
             const std::string& setup, const std::string& plot) {
   Figure f{title, name + ".png", name + ".svg"};
-  const std::string script = fmt::format("set title {}\nset grid\nset key below\n{}\n",
-                                         gnuplot_quote(title), setup);
+  const std::string script =
+      fmt::format("set title {}\nset grid\nset key below\n{}\n", gnuplot_quote(title), setup);
   const std::string path = dir + "/" + name + ".gp";
   schema::write_file_atomic(path, script + terminals(f.png, f.svg, plot));
   run_gnuplot(path, dir);
@@ -165,17 +167,18 @@ std::optional<Figure> draw_breakdown(const schema::PredictionFile& pred, const s
   schema::write_file_atomic(dir + "/" + data_name, data);
   const std::string q = gnuplot_quote(data_name);
   const std::string setup =
-      "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.85 border -1\n"
-      "set boxwidth 0.7\nset ylabel 'time per step (ms)'\nset xtics rotate by -30\nset yrange [0:*]";
+      "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.85 border "
+      "-1\n"
+      "set boxwidth 0.7\nset ylabel 'time per step (ms)'\nset xtics rotate by -30\nset yrange "
+      "[0:*]";
   const std::string plot = fmt::format(
       "plot {} using 2:xtic(1) title 'compute' lc rgb '#4c72b0', '' using 3 title 'exposed "
       "communication' lc rgb '#dd8452', '' using 4 title 'idle (waiting for slower ranks)' lc rgb "
       "'#8c8c8c'",
       q);
-  const std::string title =
-      fmt::format("{}: per-rank step breakdown, {}", pred.scenario,
-                  big->config.label.empty() ? fmt::format("{} GPUs", big->config.gpus)
-                                            : big->config.label);
+  const std::string title = fmt::format(
+      "{}: per-rank step breakdown, {}", pred.scenario,
+      big->config.label.empty() ? fmt::format("{} GPUs", big->config.gpus) : big->config.label);
   return draw(dir, stem + "-breakdown", title, setup, plot);
 }
 

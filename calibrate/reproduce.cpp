@@ -23,7 +23,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The study's logs: which GPU and link each cluster's logs ran on (data/vit-deepspeed-study/README).
+// The study's logs: which GPU and link each cluster's logs ran on
+// (data/vit-deepspeed-study/README).
 struct LogRule {
   const char* prefix;
   const char* cluster;
@@ -66,15 +67,16 @@ Imported import_study(const ReproduceOptions& o, const costmodel::DeviceCatalog&
     opt.gpu = rule->gpu;
     opt.link_class = rule->link_class;
     ImportResult r = import_deepspeed({parse_deepspeed_log(path)}, catalog, opt);
-    r.profile.context = schema::make_context("vitsim reproduce", o.argv,
-                                             {{"imported_from", path}, {"import", to_json(r.logs[0])}});
+    r.profile.context = schema::make_context(
+        "vitsim reproduce", o.argv, {{"imported_from", path}, {"import", to_json(r.logs[0])}});
     const std::string file = dir + "/" + name + ".json";
     schema::write_profile(file, r.profile);
     out.profiles.push_back({file, r.profile});
     out.logs.push_back({rule->cluster, r.logs[0]});
   }
   ImportOptions p4 = base;
-  ImportResult r = import_compute_summary(CsvTable::read(study + "/compute_summary.csv"), catalog, p4);
+  ImportResult r =
+      import_compute_summary(CsvTable::read(study + "/compute_summary.csv"), catalog, p4);
   r.profile.context = schema::make_context("vitsim reproduce", o.argv,
                                            {{"imported_from", study + "/compute_summary.csv"}});
   const std::string file = dir + "/" + r.profile.device + "_compute_summary.json";
@@ -118,15 +120,15 @@ std::string predictions_csv(const std::vector<NamedPrediction>& preds) {
   for (const auto& f : preds) {
     for (const auto& c : f.prediction.configurations) {
       std::string sources;
-      for (const auto& [k, v] : c.cost_sources) sources += (sources.empty() ? "" : "; ") + k + "=" + v;
-      out += fmt::format("{},{},{},{},{},{},{},{},{:g},{},{:.6f},{:.3f},{:.3f},{:.4f},{:.4f},{},{}\n",
-                         csv_field(f.prediction.scenario), csv_field(c.cluster),
-                         csv_field(c.config.label), c.config.gpus, c.config.placement,
-                         c.config.micro_batch, c.config.accumulation,
-                         costmodel::to_string(c.config.precision), c.config.data_fraction,
-                         c.steps_per_epoch, c.step_time_s, c.epoch_time_s,
-                         c.throughput_images_per_s, c.speedup, c.parallel_efficiency,
-                         c.out_of_memory ? "true" : "false", csv_field(sources));
+      for (const auto& [k, v] : c.cost_sources)
+        sources += (sources.empty() ? "" : "; ") + k + "=" + v;
+      out += fmt::format(
+          "{},{},{},{},{},{},{},{},{:g},{},{:.6f},{:.3f},{:.3f},{:.4f},{:.4f},{},{}\n",
+          csv_field(f.prediction.scenario), csv_field(c.cluster), csv_field(c.config.label),
+          c.config.gpus, c.config.placement, c.config.micro_batch, c.config.accumulation,
+          costmodel::to_string(c.config.precision), c.config.data_fraction, c.steps_per_epoch,
+          c.step_time_s, c.epoch_time_s, c.throughput_images_per_s, c.speedup,
+          c.parallel_efficiency, c.out_of_memory ? "true" : "false", csv_field(sources));
     }
   }
   return out;
@@ -156,8 +158,7 @@ Calibration calibrate_study(const ReproduceOptions& o, const Imported& imp, cons
 
 // Runs of one configuration differ from node to node: the logs against the development rows of
 // the same cluster, GPU count and micro-batch (per step, since the data fractions differ).
-std::vector<std::string> variation_notes(const Imported& imp,
-                                         const std::vector<MeasuredRun>& dev) {
+std::vector<std::string> variation_notes(const Imported& imp, const std::vector<MeasuredRun>& dev) {
   std::vector<std::string> notes;
   for (const auto& [cluster, s] : imp.logs) {
     for (const auto& m : dev) {
@@ -172,11 +173,13 @@ std::vector<std::string> variation_notes(const Imported& imp,
           "row although both ran the same GPU type, rank count and micro-batch (another run, "
           "another data fraction).",
           cluster, s.world_size, s.micro_batch, fs::path(s.file).filename().string(),
-          s.step_interval_s * 1e3, dev_step * 1e3, 100 * (s.step_interval_s - dev_step) / dev_step));
+          s.step_interval_s * 1e3, dev_step * 1e3,
+          100 * (s.step_interval_s - dev_step) / dev_step));
     }
   }
   std::map<std::string, std::vector<double>> compute;
-  for (const auto& [cluster, s] : imp.logs) compute[cluster].push_back(s.forward_s + s.backward_inner_s);
+  for (const auto& [cluster, s] : imp.logs)
+    compute[cluster].push_back(s.forward_s + s.backward_inner_s);
   for (const auto& [cluster, v] : compute) {
     if (v.size() < 2) continue;
     const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
@@ -195,8 +198,8 @@ std::vector<NamedPrediction> simulate_all(const ReproduceOptions& o, const Study
   std::vector<NamedPrediction> preds;
   fs::create_directories(o.out_dir + "/predictions");
   for (size_t i = 0; i < study.scenarios.size(); ++i) {
-    schema::PredictionFile p = sim::simulate_scenario(study.scenarios[i], study.scenario_clusters[i],
-                                                      catalog, costs, o.sim);
+    schema::PredictionFile p = sim::simulate_scenario(
+        study.scenarios[i], study.scenario_clusters[i], catalog, costs, o.sim);
     p.context = schema::make_context("vitsim reproduce", o.argv,
                                      {{"scenario_file", study.scenarios[i].file}});
     const std::string file = o.out_dir + "/predictions/" + study.scenarios[i].name + ".json";
@@ -215,24 +218,28 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 ReproduceResult reproduce(const ReproduceOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   fs::create_directories(o.out_dir);
-  const auto catalog = schema::read_gpus(o.gpus_path.empty() ? o.source_dir + "/platforms/gpus.json"
-                                                             : o.gpus_path);
+  const auto catalog =
+      schema::read_gpus(o.gpus_path.empty() ? o.source_dir + "/platforms/gpus.json" : o.gpus_path);
   ReproduceResult r;
   const Imported imp = import_study(o, catalog);
-  o.progress(fmt::format("[1/5] import: {} profiles from the study's logs and compute summary "
-                         "({:.1f} s)", imp.profiles.size(), seconds_since(t0)));
+  o.progress(
+      fmt::format("[1/5] import: {} profiles from the study's logs and compute summary "
+                  "({:.1f} s)",
+                  imp.profiles.size(), seconds_since(t0)));
   const Study study = load_study(o);
   const Calibration cal = calibrate_study(o, imp, study, catalog);
-  schema::CostModelFile costs{schema::make_context("vitsim reproduce", o.argv, {{"notes", cal.notes}}),
-                              cal.costs};
+  schema::CostModelFile costs{
+      schema::make_context("vitsim reproduce", o.argv, {{"notes", cal.notes}}), cal.costs};
   r.costs_path = o.out_dir + "/costs.json";
   schema::write_cost_model(r.costs_path, costs);
   int transferred = 0;
-  for (const auto& d : cal.costs.devices) transferred += d.source == costmodel::CostSource::kTransferred;
-  o.progress(fmt::format("[2/5] calibrate: {} device/precision costs ({} transferred), {} link "
-                         "classes -> {} ({:.1f} s)",
-                         cal.costs.devices.size(), transferred, cal.costs.links.size(),
-                         r.costs_path, seconds_since(t0)));
+  for (const auto& d : cal.costs.devices)
+    transferred += d.source == costmodel::CostSource::kTransferred;
+  o.progress(
+      fmt::format("[2/5] calibrate: {} device/precision costs ({} transferred), {} link "
+                  "classes -> {} ({:.1f} s)",
+                  cal.costs.devices.size(), transferred, cal.costs.links.size(), r.costs_path,
+                  seconds_since(t0)));
   const std::vector<NamedPrediction> preds = simulate_all(o, study, catalog, cal.costs);
   for (const auto& p : preds) r.prediction_files.push_back(p.file);
   r.predictions_csv = o.out_dir + "/predictions.csv";
@@ -243,25 +250,28 @@ ReproduceResult reproduce(const ReproduceOptions& o) {
   const std::vector<MeasuredRun> dev = measured_from_csv(CsvTable::read(dev_csv));
   r.validation = validate(dev, preds);
   r.notes = variation_notes(imp, dev);
-  std::string text = "Predicted against " + dev_csv +
-                     "\n(compared only: nothing is fitted to these epoch times; costs come from the "
-                     "logs and datasheets)\n\n" + format_validation(r.validation) + "\n";
+  std::string text =
+      "Predicted against " + dev_csv +
+      "\n(compared only: nothing is fitted to these epoch times; costs come from the "
+      "logs and datasheets)\n\n" +
+      format_validation(r.validation) + "\n";
   for (const auto& n : r.notes) text += n + "\n";
   r.validation_txt = o.out_dir + "/validation.txt";
   schema::write_file_atomic(r.validation_txt, text);
-  o.progress(fmt::format("[4/5] validate: median |error| {:.2f} %, worst {:.2f} %, Spearman {:.3f} "
-                         "over {} configurations -> {} ({:.1f} s)",
-                         r.validation.median_abs_error_pct, r.validation.worst_abs_error_pct,
-                         r.validation.spearman, r.validation.rows.size(), r.validation_txt,
-                         seconds_since(t0)));
+  o.progress(fmt::format(
+      "[4/5] validate: median |error| {:.2f} %, worst {:.2f} %, Spearman {:.3f} "
+      "over {} configurations -> {} ({:.1f} s)",
+      r.validation.median_abs_error_pct, r.validation.worst_abs_error_pct, r.validation.spearman,
+      r.validation.rows.size(), r.validation_txt, seconds_since(t0)));
   ReportInputs in;
   in.title = "vitsim: reproducing the ViT-B/16 DeepSpeed study";
   in.predictions = preds;
   in.measured = dev;
   in.costs = cal.costs;
-  in.notes = {"Costs come from the study's DeepSpeed logs (imported), the P4 compute summary and "
-              "GPU datasheets (transferred by roofline); the development epoch times below are "
-              "compared against, never fitted."};
+  in.notes = {
+      "Costs come from the study's DeepSpeed logs (imported), the P4 compute summary and "
+      "GPU datasheets (transferred by roofline); the development epoch times below are "
+      "compared against, never fitted."};
   for (const auto& n : r.notes) in.notes.push_back(n);
   r.report_html = write_report(in, o.out_dir).html_path;
   o.progress(fmt::format("[5/5] report: {} ({:.1f} s)", r.report_html, seconds_since(t0)));

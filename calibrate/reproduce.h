@@ -24,7 +24,7 @@ struct ReproduceOptions {
   std::string source_dir = VITSIM_SOURCE_DIR;  // holds data/, platforms/, scenarios/
   std::string gpus_path;                       // "" = source_dir/platforms/gpus.json
   sim::SimOptions sim;
-  std::vector<std::string> argv;               // recorded in the outputs' context
+  std::vector<std::string> argv;  // recorded in the outputs' context
   std::function<void(const std::string&)> progress = [](const std::string&) {};
 };
 

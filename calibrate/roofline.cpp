@@ -20,7 +20,8 @@ double pass_bytes_per_sample(const costmodel::Layer& layer, bool backward, Preci
   return backward ? 2.0 * bytes : bytes;
 }
 
-void collect_roofline_samples(const costmodel::DeviceCosts& costs, const costmodel::DeviceSpec& spec,
+void collect_roofline_samples(const costmodel::DeviceCosts& costs,
+                              const costmodel::DeviceSpec& spec,
                               std::vector<RooflineSample>& layers,
                               std::vector<OptimizerSample>& optimizer) {
   const costmodel::LayerGraph graph = build_layer_graph(costs.model);
@@ -42,8 +43,8 @@ void collect_roofline_samples(const costmodel::DeviceCosts& costs, const costmod
   const double params = static_cast<double>(graph.parameters());
   const double t_opt = costs.optimizer.at(params);
   if (t_opt > 0) {
-    optimizer.push_back({costs.device, params * kAdamBytesPerParameter, t_opt,
-                         spec.memory_bandwidth_bytes_per_s});
+    optimizer.push_back(
+        {costs.device, params * kAdamBytesPerParameter, t_opt, spec.memory_bandwidth_bytes_per_s});
   }
 }
 

@@ -43,7 +43,8 @@ struct OptimizerSample {  // one measured optimizer step
 
 // Adds the samples of a measured device (every layer pass with time > 0 at every micro-batch the
 // fit saw, and its optimizer step).
-void collect_roofline_samples(const costmodel::DeviceCosts& costs, const costmodel::DeviceSpec& spec,
+void collect_roofline_samples(const costmodel::DeviceCosts& costs,
+                              const costmodel::DeviceSpec& spec,
                               std::vector<RooflineSample>& layers,
                               std::vector<OptimizerSample>& optimizer);
 

@@ -18,7 +18,9 @@ double quantile(std::vector<double> values, double q) {
   return values[lo] + (values[hi] - values[lo]) * frac;
 }
 
-double median(std::vector<double> values) { return quantile(std::move(values), 0.5); }
+double median(std::vector<double> values) {
+  return quantile(std::move(values), 0.5);
+}
 
 double interquartile_range(const std::vector<double>& values) {
   return quantile(values, 0.75) - quantile(values, 0.25);

@@ -18,13 +18,14 @@ namespace vitsim::calibrate {
 struct TensorEfficiencyEvidence {
   double compute_efficiency = 0;  // median over the rows used
   int rows = 0;
-  std::string description;        // what was used, for derived_from
+  std::string description;  // what was used, for derived_from
 };
 
 // Rows with precision "amp", a timm model of `model`'s architecture (vit_{tiny,small,base,large}_
 // patch16_<size>, same width/depth/heads/patch) and a GPU of the catalog with a tensor peak.
 // nullopt when there is none.
 std::optional<TensorEfficiencyEvidence> tensor_efficiency_from_timm(
-    const CsvTable& table, const costmodel::DeviceCatalog& catalog, const costmodel::ViTConfig& model);
+    const CsvTable& table, const costmodel::DeviceCatalog& catalog,
+    const costmodel::ViTConfig& model);
 
 }  // namespace vitsim::calibrate

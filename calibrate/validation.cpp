@@ -80,7 +80,8 @@ ValidationResult validate(const std::vector<MeasuredRun>& measured,
 
 std::string format_validation(const ValidationResult& r) {
   std::string out;
-  const bool repeats = std::any_of(r.rows.begin(), r.rows.end(), [](const auto& x) { return x.runs > 1; });
+  const bool repeats =
+      std::any_of(r.rows.begin(), r.rows.end(), [](const auto& x) { return x.runs > 1; });
   const char* row = "{:<10} {:<11} {:>4} {:>5} {:>9} {:<5} {:>12} {:>12} {:>9}  {}{}\n";
   out += fmt::format(row, "cluster", "placement", "gpus", "b", "fraction", "prec", "measured",
                      "predicted", "error", "scenario", repeats ? "  runs  measured range" : "");
@@ -88,20 +89,23 @@ std::string format_validation(const ValidationResult& r) {
                      repeats ? "        s/epoch" : "");
   for (const auto& x : r.rows) {
     const std::string spread =
-        repeats ? fmt::format("  {:>4}  {:.1f}-{:.1f}", x.runs, x.measured_min_s, x.measured_max_s) : "";
-    out += fmt::format("{:<10} {:<11} {:>4} {:>5} {:>9g} {:<5} {:>12.1f} {:>12.1f} {:>+9.2f}  {}{}\n",
-                       x.key.cluster, x.key.placement, x.key.gpus, x.key.micro_batch,
-                       x.key.data_fraction(), costmodel::to_string(x.key.precision), x.measured_s,
-                       x.predicted_s, x.error_pct, x.scenario, spread);
+        repeats ? fmt::format("  {:>4}  {:.1f}-{:.1f}", x.runs, x.measured_min_s, x.measured_max_s)
+                : "";
+    out +=
+        fmt::format("{:<10} {:<11} {:>4} {:>5} {:>9g} {:<5} {:>12.1f} {:>12.1f} {:>+9.2f}  {}{}\n",
+                    x.key.cluster, x.key.placement, x.key.gpus, x.key.micro_batch,
+                    x.key.data_fraction(), costmodel::to_string(x.key.precision), x.measured_s,
+                    x.predicted_s, x.error_pct, x.scenario, spread);
   }
   out += fmt::format("\nmatched configurations:       {}\n", r.rows.size());
   if (!r.rows.empty()) {
     out += fmt::format("median absolute error:        {:.2f} %\n", r.median_abs_error_pct);
     out += fmt::format("worst absolute error:         {:.2f} % ({})\n", r.worst_abs_error_pct,
                        r.worst_label);
-    out += fmt::format("Spearman rank correlation:    {:.3f} (1 = the model orders the "
-                       "configurations exactly as measured)\n",
-                       r.spearman);
+    out += fmt::format(
+        "Spearman rank correlation:    {:.3f} (1 = the model orders the "
+        "configurations exactly as measured)\n",
+        r.spearman);
   }
   out += fmt::format("predicted, not measured:      {}\n", r.predicted_without_measurement);
   out += fmt::format("measured, not matched:        {}\n", r.unmatched_measured.size());

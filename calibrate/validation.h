@@ -21,19 +21,19 @@ struct NamedPrediction {
 struct ValidationRow {
   ConfigKey key;
   double measured_s = 0;      // median over the runs of this configuration
-  int runs = 1;                // measured runs of this configuration
-  double measured_min_s = 0;   // their fastest and slowest epoch
+  int runs = 1;               // measured runs of this configuration
+  double measured_min_s = 0;  // their fastest and slowest epoch
   double measured_max_s = 0;
   double predicted_s = 0;
-  double error_pct = 0;  // 100 * (predicted - measured) / measured
+  double error_pct = 0;         // 100 * (predicted - measured) / measured
   std::string measured_source;  // the first run's source, "(+N more)" with repeats
-  std::string scenario;  // prediction file's scenario
+  std::string scenario;         // prediction file's scenario
 };
 
 struct ValidationResult {
-  std::vector<ValidationRow> rows;               // matched, in measured order
-  std::vector<MeasuredRun> unmatched_measured;   // no prediction of that configuration
-  std::vector<std::string> unmatched_notes;      // why (e.g. "predicted out of memory")
+  std::vector<ValidationRow> rows;              // matched, in measured order
+  std::vector<MeasuredRun> unmatched_measured;  // no prediction of that configuration
+  std::vector<std::string> unmatched_notes;     // why (e.g. "predicted out of memory")
   int predicted_without_measurement = 0;
   double median_abs_error_pct = 0;
   double worst_abs_error_pct = 0;

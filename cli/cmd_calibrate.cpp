@@ -27,13 +27,12 @@ void print_costs(const costmodel::CostModel& c) {
     const auto graph = costmodel::build_layer_graph(d.model);
     const double b = d.micro_batches.empty() ? 16 : d.micro_batches.front();
     const auto t = costmodel::layer_times(d, graph, b);
-    std::cout << fmt::format("{:<12} {:<6} {:<12} {:>6} {:>10.2f} {:>10.2f} {:>9.2f} {:>9.2f}\n",
-                             d.device, costmodel::to_string(d.precision),
-                             costmodel::to_string(d.source), b, t.forward_total_s() * 1e3,
-                             t.backward_total_s() * 1e3,
-                             d.optimizer.at(static_cast<double>(graph.parameters())) * 1e3,
-                             (d.step_overhead.at(b) + d.data_wait.at(b) +
-                              d.host_to_device.at(b)) * 1e3);
+    std::cout << fmt::format(
+        "{:<12} {:<6} {:<12} {:>6} {:>10.2f} {:>10.2f} {:>9.2f} {:>9.2f}\n", d.device,
+        costmodel::to_string(d.precision), costmodel::to_string(d.source), b,
+        t.forward_total_s() * 1e3, t.backward_total_s() * 1e3,
+        d.optimizer.at(static_cast<double>(graph.parameters())) * 1e3,
+        (d.step_overhead.at(b) + d.data_wait.at(b) + d.host_to_device.at(b)) * 1e3);
   }
   std::cout << fmt::format("\n{:<16} {:<12} {:>12} {:>12}\n", "link class", "source", "latency",
                            "bandwidth");
@@ -48,22 +47,24 @@ void print_costs(const costmodel::CostModel& c) {
   for (const auto& r : c.roofline) {
     std::string on;
     for (const auto& f : r.fitted_on) on += (on.empty() ? "" : "; ") + f;
-    std::cout << fmt::format("{:<6} {:>8.3f} {:>8.3f} {:>12.2f}  {}\n", costmodel::to_string(r.precision),
-                             r.compute_efficiency, r.memory_efficiency, r.launch_overhead_s * 1e6, on);
+    std::cout << fmt::format("{:<6} {:>8.3f} {:>8.3f} {:>12.2f}  {}\n",
+                             costmodel::to_string(r.precision), r.compute_efficiency,
+                             r.memory_efficiency, r.launch_overhead_s * 1e6, on);
   }
 }
 
 }  // namespace
 
 int cmd_calibrate(int argc, char** argv) {
-  CLI::App app{"Fit cost functions from profiles: per-layer time against micro-batch per device and "
-               "precision (Eigen least squares), memory, alpha-beta link costs; transfer to every "
-               "device/precision the clusters use by roofline (docs/cost-model.md).",
-               "vitsim calibrate"};
+  CLI::App app{
+      "Fit cost functions from profiles: per-layer time against micro-batch per device and "
+      "precision (Eigen least squares), memory, alpha-beta link costs; transfer to every "
+      "device/precision the clusters use by roofline (docs/cost-model.md).",
+      "vitsim calibrate"};
   std::vector<std::string> inputs, clusters;
   std::string out, precisions = "fp32,fp16,bf16", gpus_path = schema::default_gpus_path();
-  std::string timm = std::string(VITSIM_SOURCE_DIR) +
-                     "/data/public-benchmarks/timm_train_benchmarks.csv";
+  std::string timm =
+      std::string(VITSIM_SOURCE_DIR) + "/data/public-benchmarks/timm_train_benchmarks.csv";
   app.add_option("profiles", inputs, "profile JSON files (vitsim-train, import-deepspeed)")
       ->required()
       ->check(CLI::ExistingFile);
@@ -99,13 +100,13 @@ int cmd_calibrate(int argc, char** argv) {
     for (const auto& n : cal.notes) std::cerr << "vitsim calibrate: note: " << n << "\n";
     schema::CostModelFile file;
     file.costs = cal.costs;
-    file.context = schema::make_context("vitsim calibrate", std::vector<std::string>(argv, argv + argc),
-                                        {{"profiles", inputs}, {"clusters", clusters},
-                                         {"notes", cal.notes}});
+    file.context =
+        schema::make_context("vitsim calibrate", std::vector<std::string>(argv, argv + argc),
+                             {{"profiles", inputs}, {"clusters", clusters}, {"notes", cal.notes}});
     schema::write_cost_model(out, file);
     print_costs(cal.costs);
-    std::cout << "\nwrote " << out << " (" << cal.costs.devices.size() << " device/precision costs, "
-              << cal.costs.links.size() << " link classes)\n";
+    std::cout << "\nwrote " << out << " (" << cal.costs.devices.size()
+              << " device/precision costs, " << cal.costs.links.size() << " link classes)\n";
     return 0;
   });
 }

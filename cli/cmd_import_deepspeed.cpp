@@ -18,7 +18,8 @@ namespace vitsim::cli {
 namespace {
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 void print_summaries(const std::vector<calibrate::LogSummary>& logs) {
@@ -28,21 +29,23 @@ void print_summaries(const std::vector<calibrate::LogSummary>& logs) {
   std::cout << fmt::format(row, "", "", "", "", "", "ms", "ms", "ms", "ms", "ms");
   for (const auto& s : logs) {
     std::string name = s.file.size() > 44 ? "..." + s.file.substr(s.file.size() - 41) : s.file;
-    std::cout << fmt::format("{:<44} {:>5} {:>5} {:>7} {:>7} {:>9.2f} {:>10.2f} {:>10.2f} {:>9.2f} "
-                             "{:>9.2f}\n",
-                             name, s.world_size, s.micro_batch, s.step_lines, s.kept_steps,
-                             s.forward_s * 1e3, s.backward_inner_s * 1e3,
-                             s.backward_allreduce_s * 1e3, s.optimizer_s * 1e3, s.outside_s * 1e3);
+    std::cout << fmt::format(
+        "{:<44} {:>5} {:>5} {:>7} {:>7} {:>9.2f} {:>10.2f} {:>10.2f} {:>9.2f} "
+        "{:>9.2f}\n",
+        name, s.world_size, s.micro_batch, s.step_lines, s.kept_steps, s.forward_s * 1e3,
+        s.backward_inner_s * 1e3, s.backward_allreduce_s * 1e3, s.optimizer_s * 1e3,
+        s.outside_s * 1e3);
   }
 }
 
 }  // namespace
 
 int cmd_import_deepspeed(int argc, char** argv) {
-  CLI::App app{"Import DeepSpeed logs written with \"wall_clock_breakdown\": true (or a CSV with the "
-               "columns of compute_summary.csv) into a profile. Medians per step with the first "
-               "step of each epoch dropped; see docs/calibration.md.",
-               "vitsim import-deepspeed"};
+  CLI::App app{
+      "Import DeepSpeed logs written with \"wall_clock_breakdown\": true (or a CSV with the "
+      "columns of compute_summary.csv) into a profile. Medians per step with the first "
+      "step of each epoch dropped; see docs/calibration.md.",
+      "vitsim import-deepspeed"};
   std::vector<std::string> inputs;
   std::string out, gpus_path = schema::default_gpus_path(), precision;
   calibrate::ImportOptions opt;
@@ -52,13 +55,15 @@ int cmd_import_deepspeed(int argc, char** argv) {
       ->required()
       ->check(CLI::ExistingFile);
   app.add_option("-o,--output", out, "profile JSON to write")->required();
-  app.add_option("--gpu", opt.gpu, "device id or name (gpus.json or a cluster's own device); "
-                                   "required when the log names no GPU");
+  app.add_option("--gpu", opt.gpu,
+                 "device id or name (gpus.json or a cluster's own device); "
+                 "required when the log names no GPU");
   add_model_options(app, model);
   app.add_option("--precision", precision, "fp32|fp16|bf16, when the log does not echo it");
   app.add_option("--link-class", opt.link_class,
                  "link class the ranks of a multi-rank log talked over (e.g. tesla-10gbe)");
-  app.add_option("--data-fraction", fraction, "data fraction p, when the log prints no run directory");
+  app.add_option("--data-fraction", fraction,
+                 "data fraction p, when the log prints no run directory");
   app.add_option("--images", opt.train_images, "training images before the fraction")
       ->capture_default_str();
   app.add_option("--gpus", gpus_path, "device catalog")->capture_default_str();
@@ -70,8 +75,10 @@ int cmd_import_deepspeed(int argc, char** argv) {
     const auto catalog = schema::read_gpus(gpus_path);
     calibrate::ImportResult r;
     if (ends_with(inputs.front(), ".csv")) {
-      if (inputs.size() != 1) throw std::invalid_argument("import one compute-summary CSV at a time");
-      r = calibrate::import_compute_summary(calibrate::CsvTable::read(inputs.front()), catalog, opt);
+      if (inputs.size() != 1)
+        throw std::invalid_argument("import one compute-summary CSV at a time");
+      r = calibrate::import_compute_summary(calibrate::CsvTable::read(inputs.front()), catalog,
+                                            opt);
     } else {
       std::vector<calibrate::DeepSpeedLog> logs;
       for (const auto& f : inputs) logs.push_back(calibrate::parse_deepspeed_log(f));
@@ -80,13 +87,14 @@ int cmd_import_deepspeed(int argc, char** argv) {
     }
     nlohmann::json summaries = nlohmann::json::array();
     for (const auto& s : r.logs) summaries.push_back(calibrate::to_json(s));
-    r.profile.context = schema::make_context(
-        "vitsim import-deepspeed", std::vector<std::string>(argv, argv + argc),
-        {{"imported_from", inputs}, {"import", summaries},
-         {"procedure", "docs/calibration.md#importing-deepspeed-logs"}});
+    r.profile.context =
+        schema::make_context("vitsim import-deepspeed", std::vector<std::string>(argv, argv + argc),
+                             {{"imported_from", inputs},
+                              {"import", summaries},
+                              {"procedure", "docs/calibration.md#importing-deepspeed-logs"}});
     if (!catalog.find(r.profile.device)) {
-      std::cerr << "vitsim import-deepspeed: note: device '" << r.profile.device
-                << "' is not in " << gpus_path << ": kept as a cluster-declared device id\n";
+      std::cerr << "vitsim import-deepspeed: note: device '" << r.profile.device << "' is not in "
+                << gpus_path << ": kept as a cluster-declared device id\n";
     }
     schema::write_profile(out, r.profile);
     std::cout << fmt::format("wrote {} ({} {}, {} micro-batch(es), {} all-reduce point(s))\n", out,

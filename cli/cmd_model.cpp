@@ -45,11 +45,13 @@ nlohmann::json to_json(const costmodel::LayerGraph& g) {
 
 void print_table(const costmodel::LayerGraph& g) {
   const auto& c = g.config;
-  std::cout << fmt::format("{}: image {}x{}, patch {}, width {}, depth {}, heads {}, MLP {}, {} classes, {} tokens\n",
-                           c.name, c.image_size, c.image_size, c.patch_size, c.width, c.depth,
-                           c.heads, c.mlp_dim(), c.classes, c.tokens());
+  std::cout << fmt::format(
+      "{}: image {}x{}, patch {}, width {}, depth {}, heads {}, MLP {}, {} classes, {} tokens\n",
+      c.name, c.image_size, c.image_size, c.patch_size, c.width, c.depth, c.heads, c.mlp_dim(),
+      c.classes, c.tokens());
   const char* row = "{:<20} {:<12} {:>12} {:>14} {:>16} {:>12}\n";
-  std::cout << fmt::format(row, "layer", "kind", "parameters", "forward", "activations", "gradient");
+  std::cout << fmt::format(row, "layer", "kind", "parameters", "forward", "activations",
+                           "gradient");
   std::cout << fmt::format(row, "", "", "count", "GMAC/sample", "MB/sample fp32", "MB fp32");
   for (const auto& l : g.layers) {
     std::cout << fmt::format("{:<20} {:<12} {:>12} {:>14.4f} {:>16.3f} {:>12.3f}\n", l.name,
@@ -61,8 +63,9 @@ void print_table(const costmodel::LayerGraph& g) {
                            g.parameters(), g.forward_mac_per_sample() / 1e9,
                            g.activation_bytes_per_sample() / 1e6, g.gradient_bytes() / 1e6);
   std::cout << "\nparameters:           " << with_commas(g.parameters()) << "\n"
-            << fmt::format("forward per sample:   {:.2f} GMAC = {:.2f} GFLOP (FLOP = 2 x multiply-add)\n",
-                           g.forward_mac_per_sample() / 1e9, 2 * g.forward_mac_per_sample() / 1e9)
+            << fmt::format(
+                   "forward per sample:   {:.2f} GMAC = {:.2f} GFLOP (FLOP = 2 x multiply-add)\n",
+                   g.forward_mac_per_sample() / 1e9, 2 * g.forward_mac_per_sample() / 1e9)
             << fmt::format("activations kept:     {:.1f} MB per sample (fp32; half in fp16/bf16)\n",
                            g.activation_bytes_per_sample() / 1e6)
             << fmt::format("gradient (fp32):      {} bytes\n", with_commas(g.gradient_bytes()));
@@ -71,8 +74,10 @@ void print_table(const costmodel::LayerGraph& g) {
 }  // namespace
 
 int cmd_model(int argc, char** argv) {
-  CLI::App app{"Print the layer graph of a ViT: per layer parameters, forward multiply-adds and "
-               "activation memory, in execution order, with totals.", "vitsim model"};
+  CLI::App app{
+      "Print the layer graph of a ViT: per layer parameters, forward multiply-adds and "
+      "activation memory, in execution order, with totals.",
+      "vitsim model"};
   ModelOptions model;
   bool json = false;
   add_model_options(app, model, /*positional=*/true);

@@ -17,15 +17,19 @@
 namespace vitsim::cli {
 
 int cmd_platform(int argc, char** argv) {
-  CLI::App app{"Check a cluster file and print its nodes, GPUs and links; --export-xml writes the "
-               "equivalent SimGrid XML platform (every node, one host per GPU).",
-               "vitsim platform"};
+  CLI::App app{
+      "Check a cluster file and print its nodes, GPUs and links; --export-xml writes the "
+      "equivalent SimGrid XML platform (every node, one host per GPU).",
+      "vitsim platform"};
   std::string cluster_path, xml, costs_path, gpus_json = schema::default_gpus_path();
   std::optional<int64_t> nodes;
-  app.add_option("cluster", cluster_path, "cluster file (platforms/*.json)")->required()->check(CLI::ExistingFile);
+  app.add_option("cluster", cluster_path, "cluster file (platforms/*.json)")
+      ->required()
+      ->check(CLI::ExistingFile);
   app.add_option("--export-xml", xml, "write the SimGrid XML platform to FILE");
   app.add_option("--nodes", nodes, "node count of the cluster's node template");
-  app.add_option("--costs", costs_path, "cost model whose measured link costs replace datasheet figures");
+  app.add_option("--costs", costs_path,
+                 "cost model whose measured link costs replace datasheet figures");
   app.add_option("--gpus-json", gpus_json, "device catalog")->capture_default_str();
   return run_app(app, argc, argv, [&] {
     schema::ClusterSpec cluster = schema::read_cluster(cluster_path);
@@ -35,11 +39,12 @@ int cmd_platform(int argc, char** argv) {
     if (!costs_path.empty()) costs = schema::read_cost_model(costs_path);
     sim::Placement all;
     all.nodes = sim::expand_nodes(cluster);
-    const sim::PlatformPlan plan = sim::plan_platform(cluster, all, &costs.costs, /*all_nodes=*/true);
+    const sim::PlatformPlan plan =
+        sim::plan_platform(cluster, all, &costs.costs, /*all_nodes=*/true);
     int64_t gpus = 0;
     for (const auto& n : plan.nodes) gpus += static_cast<int64_t>(n.gpu_hosts.size());
-    std::cout << fmt::format("{}: {} node(s), {} GPU(s), {} link(s), topology {}\n", cluster.name, plan.nodes.size(),
-                             gpus, plan.links.size(), plan.topology);
+    std::cout << fmt::format("{}: {} node(s), {} GPU(s), {} link(s), topology {}\n", cluster.name,
+                             plan.nodes.size(), gpus, plan.links.size(), plan.topology);
     const char* row = "{:<24} {:<22} {:>12} {:>12} {:<9}\n";
     std::cout << fmt::format(row, "link", "class", "bandwidth", "latency", "figures");
     std::cout << fmt::format(row, "", "", "GB/s", "us", "");
@@ -47,10 +52,12 @@ int cmd_platform(int argc, char** argv) {
     for (size_t i = 0; i < shown; ++i) {
       const auto& l = plan.links[i];
       std::cout << fmt::format("{:<24} {:<22} {:>12.3f} {:>12.2f} {:<9}\n", l.name, l.link_class,
-                               l.bandwidth_bytes_per_s / 1e9, l.latency_s * 1e6, l.measured ? "measured" : "datasheet");
+                               l.bandwidth_bytes_per_s / 1e9, l.latency_s * 1e6,
+                               l.measured ? "measured" : "datasheet");
     }
     if (shown < plan.links.size()) std::cout << "... " << plan.links.size() - shown << " more\n";
-    std::cout << "(latency: each endpoint link carries half its class's per-message latency; see docs/simulator.md)\n";
+    std::cout << "(latency: each endpoint link carries half its class's per-message latency; see "
+                 "docs/simulator.md)\n";
     if (!xml.empty()) {
       schema::write_file_atomic(xml, sim::platform_xml(plan));
       std::cerr << "vitsim platform: wrote " << xml << "\n";

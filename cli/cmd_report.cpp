@@ -11,13 +11,16 @@
 namespace vitsim::cli {
 
 int cmd_report(int argc, char** argv) {
-  CLI::App app{"Write DIR/report.html: scaling curves (epoch time, speedup, efficiency against GPUs) "
-               "predicted against measured, per-rank step breakdown, error table, cost sources. "
-               "Figures by gnuplot.",
-               "vitsim report"};
+  CLI::App app{
+      "Write DIR/report.html: scaling curves (epoch time, speedup, efficiency against GPUs) "
+      "predicted against measured, per-rank step breakdown, error table, cost sources. "
+      "Figures by gnuplot.",
+      "vitsim report"};
   std::vector<std::string> predicted, measured, notes;
   std::string costs, out, title = "vitsim report";
-  app.add_option("--predicted", predicted, "prediction JSON files")->required()->check(CLI::ExistingFile);
+  app.add_option("--predicted", predicted, "prediction JSON files")
+      ->required()
+      ->check(CLI::ExistingFile);
   app.add_option("--measured", measured, "run logs or CSVs (dev_epoch_times.csv columns)")
       ->check(CLI::ExistingFile);
   app.add_option("--costs", costs, "cost model JSON (vitsim calibrate), for the cost-source table")

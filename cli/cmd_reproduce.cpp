@@ -11,11 +11,12 @@
 namespace vitsim::cli {
 
 int cmd_reproduce(int argc, char** argv) {
-  CLI::App app{"Reproduce the ViT-B/16 DeepSpeed study end to end: import the logs, calibrate, "
-               "simulate the shipped scenarios, validate against dev_epoch_times.csv, write the "
-               "report. Outputs: DIR/costs.json, DIR/predictions.csv (+ predictions/*.json), "
-               "DIR/validation.txt, DIR/report.html.",
-               "vitsim reproduce"};
+  CLI::App app{
+      "Reproduce the ViT-B/16 DeepSpeed study end to end: import the logs, calibrate, "
+      "simulate the shipped scenarios, validate against dev_epoch_times.csv, write the "
+      "report. Outputs: DIR/costs.json, DIR/predictions.csv (+ predictions/*.json), "
+      "DIR/validation.txt, DIR/report.html.",
+      "vitsim reproduce"};
   calibrate::ReproduceOptions opt;
   app.add_option("--out", opt.out_dir, "output folder")->capture_default_str();
   app.add_option("--source-dir", opt.source_dir, "repository with data/, platforms/, scenarios/")

@@ -14,26 +14,33 @@
 namespace vitsim::cli {
 
 int cmd_simulate(int argc, char** argv) {
-  CLI::App app{"Simulate every configuration of a scenario (SimGrid): epoch and step time, the step split "
-               "into compute, exposed communication and idle waiting per rank, throughput, speedup and "
-               "parallel efficiency against the scenario's 1-GPU configuration, memory fit.",
-               "vitsim simulate"};
+  CLI::App app{
+      "Simulate every configuration of a scenario (SimGrid): epoch and step time, the step split "
+      "into compute, exposed communication and idle waiting per rank, throughput, speedup and "
+      "parallel efficiency against the scenario's 1-GPU configuration, memory fit.",
+      "vitsim simulate"};
   std::string scenario_path, costs_path, out_prefix, trace, gpus_json = schema::default_gpus_path();
   std::string network_model = "CM02";
   bool crosstraffic = false;
   int steps = 3;
-  app.add_option("scenario", scenario_path, "scenario file (scenarios/*.json)")->required()->check(CLI::ExistingFile);
-  app.add_option("--costs", costs_path, "cost model (vitsim calibrate)")->required()->check(CLI::ExistingFile);
+  app.add_option("scenario", scenario_path, "scenario file (scenarios/*.json)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  app.add_option("--costs", costs_path, "cost model (vitsim calibrate)")
+      ->required()
+      ->check(CLI::ExistingFile);
   app.add_option("--out", out_prefix, "write PREFIX.json (predictions) and PREFIX.csv (per rank)");
   app.add_option("--trace", trace, "write the simulated timelines as a Chrome trace (JSON)");
   app.add_option("--gpus-json", gpus_json, "device catalog")->capture_default_str();
   app.add_option("--steps", steps, "steps simulated per configuration")->capture_default_str();
-  app.add_option("--network-model", network_model, "SimGrid network/model (CM02, LV08, ...)")->capture_default_str();
+  app.add_option("--network-model", network_model, "SimGrid network/model (CM02, LV08, ...)")
+      ->capture_default_str();
   app.add_flag("--crosstraffic", crosstraffic, "SimGrid network/crosstraffic on");
   const std::vector<std::string> args(argv, argv + argc);
   return run_app(app, argc, argv, [&] {
     const schema::Scenario scenario = schema::read_scenario(scenario_path);
-    const schema::ClusterSpec cluster = schema::read_cluster(schema::scenario_cluster_path(scenario));
+    const schema::ClusterSpec cluster =
+        schema::read_cluster(schema::scenario_cluster_path(scenario));
     const costmodel::DeviceCatalog catalog = schema::read_gpus(gpus_json);
     const schema::CostModelFile costs = schema::read_cost_model(costs_path);
     sim::SimOptions options;
@@ -44,13 +51,17 @@ int cmd_simulate(int argc, char** argv) {
     options.argv = args;
     std::cerr << "vitsim simulate: " << scenario.name << ": " << scenario.configurations.size()
               << " configuration(s) on " << cluster.name << "\n";
-    schema::PredictionFile p = sim::simulate_scenario(scenario, cluster, catalog, costs.costs, options);
-    p.context = schema::make_context("vitsim", args, {{"scenario_file", scenario_path}, {"costs_file", costs_path}});
-    std::cout << scenario.name << " (" << cluster.name << ")\n" << sim::prediction_table(p.configurations);
+    schema::PredictionFile p =
+        sim::simulate_scenario(scenario, cluster, catalog, costs.costs, options);
+    p.context = schema::make_context(
+        "vitsim", args, {{"scenario_file", scenario_path}, {"costs_file", costs_path}});
+    std::cout << scenario.name << " (" << cluster.name << ")\n"
+              << sim::prediction_table(p.configurations);
     if (!out_prefix.empty()) {
       schema::write_prediction(out_prefix + ".json", p);
       schema::write_file_atomic(out_prefix + ".csv", sim::prediction_csv(p.configurations));
-      std::cerr << "vitsim simulate: wrote " << out_prefix << ".json and " << out_prefix << ".csv\n";
+      std::cerr << "vitsim simulate: wrote " << out_prefix << ".json and " << out_prefix
+                << ".csv\n";
     }
     return 0;
   });

@@ -13,10 +13,11 @@
 namespace vitsim::cli {
 
 int cmd_validate(int argc, char** argv) {
-  CLI::App app{"Compare predictions with measured runs: per configuration measured, predicted and "
-               "signed error; median and worst absolute error; Spearman rank correlation; "
-               "unmatched rows listed.",
-               "vitsim validate"};
+  CLI::App app{
+      "Compare predictions with measured runs: per configuration measured, predicted and "
+      "signed error; median and worst absolute error; Spearman rank correlation; "
+      "unmatched rows listed.",
+      "vitsim validate"};
   std::vector<std::string> measured_files, predicted_files;
   std::optional<double> max_median;
   std::string out;

@@ -7,7 +7,8 @@ namespace {
 
 const vitsim::cli::Subcommand kCommands[] = {
     {"model", vitsim::cli::cmd_model, "print a ViT's layer graph: parameters, MACs, activations"},
-    {"platform", vitsim::cli::cmd_platform, "check a cluster file; export its SimGrid XML platform"},
+    {"platform", vitsim::cli::cmd_platform,
+     "check a cluster file; export its SimGrid XML platform"},
     {"import-deepspeed", vitsim::cli::cmd_import_deepspeed, "turn DeepSpeed logs into a profile"},
     {"calibrate", vitsim::cli::cmd_calibrate, "fit cost functions from profiles (Eigen)"},
     {"predict", vitsim::cli::cmd_predict, "simulate one training configuration"},

@@ -3,10 +3,9 @@
 //                     --classes N]
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include "costmodel/vit_config.h"
 

@@ -3,12 +3,11 @@
 // Errors go to stderr as one line, never a stack dump.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <exception>
 #include <functional>
 #include <iostream>
 #include <stdexcept>
-
-#include <CLI/CLI.hpp>
 
 #include "schema/input_error.h"
 

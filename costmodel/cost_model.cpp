@@ -6,13 +6,18 @@
 
 namespace vitsim::costmodel {
 
-double LinearCost::at(double x) const { return std::max(floor_s, fixed_s + per_unit_s * x); }
+double LinearCost::at(double x) const {
+  return std::max(floor_s, fixed_s + per_unit_s * x);
+}
 
 const char* to_string(CostSource s) {
   switch (s) {
-    case CostSource::kMeasured: return "measured";
-    case CostSource::kImported: return "imported";
-    case CostSource::kTransferred: return "transferred";
+    case CostSource::kMeasured:
+      return "measured";
+    case CostSource::kImported:
+      return "imported";
+    case CostSource::kTransferred:
+      return "transferred";
   }
   return "?";
 }
@@ -89,7 +94,8 @@ LayerTimes layer_times(const DeviceCosts& costs, const LayerGraph& target, doubl
     }
     if (measured_work <= 0) {
       throw std::invalid_argument("cost model for " + costs.device + " has no '" +
-                                  to_string(layer.kind) + "' layer to scale " + layer.name + " from");
+                                  to_string(layer.kind) + "' layer to scale " + layer.name +
+                                  " from");
     }
     const double ratio = work(layer) / measured_work;
     out.forward_s.push_back(fwd * ratio);
@@ -105,8 +111,10 @@ double memory_bytes(const DeviceCosts& costs, const LayerGraph& target, double m
   const LayerGraph measured = build_layer_graph(costs.model);
   const double param_ratio =
       static_cast<double>(target.parameters()) / static_cast<double>(measured.parameters());
-  const double act_ratio = target.activation_bytes_per_sample() / measured.activation_bytes_per_sample();
-  return costs.memory_fixed_bytes * param_ratio + costs.memory_per_sample_bytes * act_ratio * micro_batch;
+  const double act_ratio =
+      target.activation_bytes_per_sample() / measured.activation_bytes_per_sample();
+  return costs.memory_fixed_bytes * param_ratio +
+         costs.memory_per_sample_bytes * act_ratio * micro_batch;
 }
 
 }  // namespace vitsim::costmodel

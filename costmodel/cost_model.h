@@ -28,25 +28,25 @@ const char* to_string(CostSource s);
 CostSource parse_cost_source(const std::string& text);  // throws std::invalid_argument
 
 struct LayerCost {
-  std::string layer;        // layer name in the layer graph of DeviceCosts::model
+  std::string layer;  // layer name in the layer graph of DeviceCosts::model
   LayerKind kind = LayerKind::kNorm;
-  LinearCost forward;       // x = micro-batch (samples)
-  LinearCost backward;      // x = micro-batch (samples)
-  double forward_residual_rel = 0;   // RMS of (fit - measured) / measured over the fitted points
+  LinearCost forward;               // x = micro-batch (samples)
+  LinearCost backward;              // x = micro-batch (samples)
+  double forward_residual_rel = 0;  // RMS of (fit - measured) / measured over the fitted points
   double backward_residual_rel = 0;
 };
 
 struct DeviceCosts {
-  std::string device;             // DeviceSpec::id (gpus.json or the cluster's own devices)
+  std::string device;  // DeviceSpec::id (gpus.json or the cluster's own devices)
   Precision precision = Precision::kFp32;
   CostSource source = CostSource::kMeasured;
-  std::string derived_from;       // provenance: profile files, or the devices a transfer used
-  ViTConfig model;                // model the layer costs were measured on
-  std::vector<LayerCost> layers;  // in layer-graph order of `model`
-  LinearCost optimizer;           // x = trainable parameters (one optimizer step)
-  LinearCost host_to_device;      // x = micro-batch (samples)
-  LinearCost data_wait;           // exposed data-loading wait, x = micro-batch (samples)
-  LinearCost step_overhead;       // other per-step time outside the timers, x = micro-batch
+  std::string derived_from;            // provenance: profile files, or the devices a transfer used
+  ViTConfig model;                     // model the layer costs were measured on
+  std::vector<LayerCost> layers;       // in layer-graph order of `model`
+  LinearCost optimizer;                // x = trainable parameters (one optimizer step)
+  LinearCost host_to_device;           // x = micro-batch (samples)
+  LinearCost data_wait;                // exposed data-loading wait, x = micro-batch (samples)
+  LinearCost step_overhead;            // other per-step time outside the timers, x = micro-batch
   double memory_fixed_bytes = 0;       // peak device memory at micro-batch 0 (extrapolated)
   double memory_per_sample_bytes = 0;  // peak device memory growth per sample
   std::vector<int> micro_batches;      // micro-batches the fit saw (empty when transferred)
@@ -55,7 +55,7 @@ struct DeviceCosts {
 // Alpha-beta cost of one link class: a message of n bytes over one link takes
 // latency_s + n / bandwidth_bytes_per_s.
 struct LinkCost {
-  std::string link_class;          // matches the cluster file's link_class fields
+  std::string link_class;  // matches the cluster file's link_class fields
   double latency_s = 0;
   double bandwidth_bytes_per_s = 0;
   CostSource source = CostSource::kMeasured;
@@ -65,9 +65,9 @@ struct LinkCost {
 // Roofline efficiencies fitted on measured devices, used for transfers (docs/cost-model.md).
 struct RooflineFit {
   Precision precision = Precision::kFp32;
-  double compute_efficiency = 0;   // achieved / peak matrix FLOP/s
-  double memory_efficiency = 0;    // achieved / peak memory bandwidth
-  double launch_overhead_s = 0;    // per layer and pass
+  double compute_efficiency = 0;       // achieved / peak matrix FLOP/s
+  double memory_efficiency = 0;        // achieved / peak memory bandwidth
+  double launch_overhead_s = 0;        // per layer and pass
   std::vector<std::string> fitted_on;  // device ids
 };
 

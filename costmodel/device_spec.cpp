@@ -7,10 +7,12 @@ namespace vitsim::costmodel {
 
 double DeviceSpec::matrix_peak_flop_per_s(Precision p) const {
   switch (p) {
-    case Precision::kFp32: return fp32_peak_flop_per_s;
+    case Precision::kFp32:
+      return fp32_peak_flop_per_s;
     case Precision::kFp16:
       return fp16_tensor_peak_flop_per_s > 0 ? fp16_tensor_peak_flop_per_s : fp32_peak_flop_per_s;
-    case Precision::kBf16: return bf16_tensor_peak_flop_per_s;
+    case Precision::kBf16:
+      return bf16_tensor_peak_flop_per_s;
   }
   return 0;
 }

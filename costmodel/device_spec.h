@@ -19,9 +19,9 @@ struct DeviceSpec {
   double bf16_tensor_peak_flop_per_s = 0;  // dense; 0 = no BF16 support
   double tf32_tensor_peak_flop_per_s = 0;  // dense; 0 = none
   double memory_bandwidth_bytes_per_s = 0;
-  double memory_bytes = 0;                 // device memory, bytes (GiB on datasheets taken as 2^30)
+  double memory_bytes = 0;  // device memory, bytes (GiB on datasheets taken as 2^30)
   double tdp_w = 0;
-  std::string source;                      // datasheet / whitepaper the row comes from
+  std::string source;  // datasheet / whitepaper the row comes from
 
   // Peak FLOP/s for matrix work in this precision: fp32 -> fp32 peak; fp16 -> tensor peak where
   // the device has tensor cores, else the fp32 peak (Pascal: AMP gives no speedup); bf16 -> bf16

@@ -7,11 +7,16 @@ namespace vitsim::costmodel {
 
 const char* to_string(LayerKind kind) {
   switch (kind) {
-    case LayerKind::kPatchEmbed: return "patch_embed";
-    case LayerKind::kAttention: return "attention";
-    case LayerKind::kMlp: return "mlp";
-    case LayerKind::kNorm: return "norm";
-    case LayerKind::kHead: return "head";
+    case LayerKind::kPatchEmbed:
+      return "patch_embed";
+    case LayerKind::kAttention:
+      return "attention";
+    case LayerKind::kMlp:
+      return "mlp";
+    case LayerKind::kNorm:
+      return "norm";
+    case LayerKind::kHead:
+      return "head";
   }
   return "?";
 }
@@ -43,7 +48,9 @@ double LayerGraph::activation_bytes_per_sample(int element_bytes) const {
   return n;
 }
 
-int64_t LayerGraph::gradient_bytes() const { return parameters() * 4; }
+int64_t LayerGraph::gradient_bytes() const {
+  return parameters() * 4;
+}
 
 int LayerGraph::find(const std::string& name) const {
   for (size_t i = 0; i < layers.size(); ++i) {
@@ -63,8 +70,8 @@ Layer patch_embed(const ViTConfig& c) {
   l.name = "patch_embed";
   l.kind = LayerKind::kPatchEmbed;
   // conv weight D*C*P*P + bias D, class token D, position embedding S*D.
-  l.parameters = c.width * c.channels * c.patch_size * c.patch_size + c.width + c.width +
-                 c.tokens() * c.width;
+  l.parameters =
+      c.width * c.channels * c.patch_size * c.patch_size + c.width + c.width + c.tokens() * c.width;
   l.forward_mac_per_sample = D * C * P * P * N;  // one dot product of C*P*P per patch and channel
   l.activation_elements_per_sample = C * c.image_size * c.image_size;  // conv keeps its input
   l.traffic_elements_per_sample = C * c.image_size * c.image_size + 2 * S * D;

@@ -3,7 +3,8 @@
 //
 // Layers (torchvision vit_b_16 layout; "blocks.i.*" for i in 0..depth-1):
 //   patch_embed         conv_proj (P x P, stride P) + class token + position embedding
-//   blocks.i.attention  ln_1 + multi-head self-attention (in_proj, softmax(QK^T/sqrt(d))V, out_proj)
+//   blocks.i.attention  ln_1 + multi-head self-attention (in_proj, softmax(QK^T/sqrt(d))V,
+//   out_proj)
 //                       + residual
 //   blocks.i.mlp        ln_2 + Linear(D, M) + GELU + Linear(M, D) + residual
 //   norm                final LayerNorm (applied to every token, as torchvision does)
@@ -25,11 +26,11 @@ const char* to_string(LayerKind kind);
 LayerKind parse_layer_kind(const std::string& text);  // throws std::invalid_argument
 
 struct Layer {
-  std::string name;                     // "patch_embed", "blocks.3.mlp", "norm", "head"
+  std::string name;  // "patch_embed", "blocks.3.mlp", "norm", "head"
   LayerKind kind = LayerKind::kNorm;
-  int block = -1;                       // encoder block index, -1 outside the encoder
-  int64_t parameters = 0;               // trainable scalars
-  double forward_mac_per_sample = 0;    // multiply-adds of the forward pass, one sample
+  int block = -1;                             // encoder block index, -1 outside the encoder
+  int64_t parameters = 0;                     // trainable scalars
+  double forward_mac_per_sample = 0;          // multiply-adds of the forward pass, one sample
   double activation_elements_per_sample = 0;  // elements kept for backward, one sample
   double traffic_elements_per_sample = 0;     // elements read + written by the forward (estimate)
 

@@ -13,13 +13,18 @@ Precision parse_precision(const std::string& text) {
 
 const char* to_string(Precision p) {
   switch (p) {
-    case Precision::kFp32: return "fp32";
-    case Precision::kFp16: return "fp16";
-    case Precision::kBf16: return "bf16";
+    case Precision::kFp32:
+      return "fp32";
+    case Precision::kFp16:
+      return "fp16";
+    case Precision::kBf16:
+      return "bf16";
   }
   return "?";
 }
 
-int activation_element_bytes(Precision p) { return p == Precision::kFp32 ? 4 : 2; }
+int activation_element_bytes(Precision p) {
+  return p == Precision::kFp32 ? 4 : 2;
+}
 
 }  // namespace vitsim::costmodel

@@ -6,7 +6,9 @@
 
 namespace vitsim::costmodel {
 
-int64_t ViTConfig::mlp_dim() const { return static_cast<int64_t>(std::llround(mlp_ratio * width)); }
+int64_t ViTConfig::mlp_dim() const {
+  return static_cast<int64_t>(std::llround(mlp_ratio * width));
+}
 
 void ViTConfig::validate() const {
   auto fail = [](const std::string& what) { throw std::invalid_argument("model: " + what); };
@@ -41,7 +43,9 @@ ViTConfig make(const char* name, int64_t width, int64_t depth, int64_t heads) {
 }
 }  // namespace
 
-std::vector<std::string> vit_preset_names() { return {"vit_ti_16", "vit_s_16", "vit_b_16", "vit_l_16"}; }
+std::vector<std::string> vit_preset_names() {
+  return {"vit_ti_16", "vit_s_16", "vit_b_16", "vit_l_16"};
+}
 
 ViTConfig vit_preset(const std::string& name) {
   if (name == "vit_ti_16") return make("vit_ti_16", 192, 12, 3);

@@ -63,7 +63,8 @@ GpuGroup read_gpu_group(const Node& n) {
   n.expect_keys({"device", "count"});
   GpuGroup g;
   g.device = n["device"].string();
-  if (g.device.empty()) n["device"].fail("a device id (platforms/gpus.json or \"devices\")", "empty string");
+  if (g.device.empty())
+    n["device"].fail("a device id (platforms/gpus.json or \"devices\")", "empty string");
   g.count = n["count"].integer_at_least(1);
   return g;
 }
@@ -84,8 +85,8 @@ NodeSpec read_node(const Node& n) {
   if (auto f = n.get("intra_node")) {
     node.intra_node = read_fabric(*f);
   } else if (node_gpu_count(node) > 1) {
-    n.fail("key \"intra_node\" (the fabric joining the node's GPUs)", "a node of " +
-               std::to_string(node_gpu_count(node)) + " GPUs without one",
+    n.fail("key \"intra_node\" (the fabric joining the node's GPUs)",
+           "a node of " + std::to_string(node_gpu_count(node)) + " GPUs without one",
            "kind pcie-host, pcie-p2p or nvlink, with bandwidth_bytes_per_s, latency_s, link_class");
   }
   node.nic = read_link_spec(n["nic"]);
@@ -128,7 +129,8 @@ void read_host_sets(const Node& n, ClusterSpec& c, const std::set<std::string>& 
     for (const Node& h : set.items_nonempty()) {
       names.push_back(h.string());
       if (!hosts.count(names.back())) {
-        h.fail("a host of this cluster", h.describe(), "hosts are node names (name0.. for templates)");
+        h.fail("a host of this cluster", h.describe(),
+               "hosts are node names (name0.. for templates)");
       }
     }
     if (static_cast<int64_t>(names.size()) != ranks) {
@@ -156,8 +158,8 @@ int64_t node_gpu_count(const NodeSpec& node) {
 
 ClusterSpec read_cluster(const Node& root) {
   root.expect_schema(kClusterSchema, kClusterVersion);
-  root.expect_keys({"schema", "schema_version", "context", "name", "description", "devices", "nodes",
-                    "network", "host_sets"});
+  root.expect_keys({"schema", "schema_version", "context", "name", "description", "devices",
+                    "nodes", "network", "host_sets"});
   if (root.has("context")) read_context(root);
   ClusterSpec c;
   c.file = root.file();
@@ -168,7 +170,8 @@ ClusterSpec read_cluster(const Node& root) {
     std::set<std::string> ids;
     for (const Node& d : devs->items()) {
       c.devices.push_back(read_device_spec(d));
-      if (!ids.insert(c.devices.back().id).second) d["id"].fail("a device id not listed before", d["id"].describe());
+      if (!ids.insert(c.devices.back().id).second)
+        d["id"].fail("a device id not listed before", d["id"].describe());
     }
   }
   std::set<std::string> hosts;
@@ -186,7 +189,9 @@ ClusterSpec read_cluster(const Node& root) {
   return c;
 }
 
-ClusterSpec read_cluster(const std::string& path) { return read_cluster(Node::parse_file(path)); }
+ClusterSpec read_cluster(const std::string& path) {
+  return read_cluster(Node::parse_file(path));
+}
 
 Json write_cluster_json(const ClusterSpec& c) {
   Json doc = document_head(kClusterSchema, kClusterVersion, make_context("vitsim", {}));
@@ -201,7 +206,9 @@ Json write_cluster_json(const ClusterSpec& c) {
   for (const auto& n : c.nodes) {
     Json gpus = Json::array();
     for (const auto& g : n.gpus) gpus.push_back({{"device", g.device}, {"count", g.count}});
-    Json node = {{"name", n.name}, {"gpus", gpus}, {"nic", write_link_spec(n.nic)},
+    Json node = {{"name", n.name},
+                 {"gpus", gpus},
+                 {"nic", write_link_spec(n.nic)},
                  {"nic_per_gpu", n.nic_per_gpu}};
     if (!n.description.empty()) node["description"] = n.description;
     if (n.is_template) node["count"] = n.count;

@@ -34,13 +34,13 @@ struct GpuGroup {
 };
 
 struct NodeSpec {
-  std::string name;    // host name; with count > 1 the hosts are name0, name1, ...
-  std::string description;  // free text: what the node is, assumptions behind its figures
-  int64_t count = 1;   // node template count (--nodes overrides it for a single template)
+  std::string name;          // host name; with count > 1 the hosts are name0, name1, ...
+  std::string description;   // free text: what the node is, assumptions behind its figures
+  int64_t count = 1;         // node template count (--nodes overrides it for a single template)
   bool is_template = false;  // written with "count": hosts are name0..name{count-1}
   std::vector<GpuGroup> gpus;
   IntraNodeFabric intra_node;
-  LinkSpec nic;        // per node (or per GPU when nic_per_gpu)
+  LinkSpec nic;              // per node (or per GPU when nic_per_gpu)
   bool nic_per_gpu = false;  // one NIC per GPU (rail-optimized H100/H200 systems)
 };
 

@@ -1,10 +1,9 @@
 // Writing JSON outputs safely, and the "context" block every file vitsim writes carries.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace vitsim::schema {
 

@@ -10,8 +10,8 @@ namespace vitsim::schema {
 InputError InputError::at(const std::string& file, const std::string& pointer,
                           const std::string& expected, const std::string& got,
                           const std::string& hint) {
-  std::string msg = file + ": " + (pointer.empty() ? "/" : pointer) + ": expected " + expected +
-                    ", got " + got;
+  std::string msg =
+      file + ": " + (pointer.empty() ? "/" : pointer) + ": expected " + expected + ", got " + got;
   if (!hint.empty()) msg += " (hint: " + hint + ")";
   return InputError(msg);
 }
@@ -21,9 +21,12 @@ namespace {
 std::string escape_key(const std::string& key) {
   std::string out;
   for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
   }
   return out;
 }
@@ -37,8 +40,8 @@ Node Node::parse_text(const std::string& text, const std::string& file) {
   try {
     *doc = Json::parse(text);
   } catch (const Json::parse_error& e) {
-    throw InputError(file + ": malformed JSON at byte " + std::to_string(e.byte) + ": " +
-                     e.what() + " (hint: check for a missing comma, quote or bracket)");
+    throw InputError(file + ": malformed JSON at byte " + std::to_string(e.byte) + ": " + e.what() +
+                     " (hint: check for a missing comma, quote or bracket)");
   } catch (const Json::out_of_range& e) {
     // A number literal too large for a double (e.g. 1e999) is out_of_range, not parse_error.
     throw InputError(file + ": malformed JSON: " + e.what() +
@@ -71,7 +74,8 @@ std::string Node::describe() const {
   return "object";
 }
 
-void Node::fail(const std::string& expected, const std::string& got, const std::string& hint) const {
+void Node::fail(const std::string& expected, const std::string& got,
+                const std::string& hint) const {
   throw InputError::at(file_, pointer_, expected, got, hint);
 }
 
@@ -123,8 +127,9 @@ void Node::expect_schema(const std::string& name, int64_t version) const {
   }
   const Node v = (*this)["schema_version"];
   if (v.integer() != version) {
-    v.fail("schema_version " + std::to_string(version), v.describe(),
-           "written by another version of vitsim; this one reads version " + std::to_string(version));
+    v.fail(
+        "schema_version " + std::to_string(version), v.describe(),
+        "written by another version of vitsim; this one reads version " + std::to_string(version));
   }
 }
 
@@ -148,7 +153,8 @@ std::vector<Node> Node::items_nonempty() const {
 double Node::number() const {
   if (!value_->is_number()) {
     std::string hint;
-    if (value_->is_string()) hint = "write a plain number in the unit the key names (e.g. _s, _bytes_per_s)";
+    if (value_->is_string())
+      hint = "write a plain number in the unit the key names (e.g. _s, _bytes_per_s)";
     fail("number", describe(), hint);
   }
   const double x = value_->get<double>();
@@ -182,7 +188,8 @@ int64_t Node::integer() const {
   if (!value_->is_number_integer()) {
     if (value_->is_number_float()) {
       const double x = value_->get<double>();
-      if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 9e15) return static_cast<int64_t>(x);
+      if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 9e15)
+        return static_cast<int64_t>(x);
     }
     fail("integer", describe());
   }

@@ -11,11 +11,10 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "schema/input_error.h"
 
@@ -52,8 +51,8 @@ class Node {
 
   // Scalars. All numbers are checked finite.
   double number() const;
-  double nonnegative() const;     // >= 0 (times, sizes)
-  double positive() const;        // > 0 (bandwidths, batch sizes)
+  double nonnegative() const;  // >= 0 (times, sizes)
+  double positive() const;     // > 0 (bandwidths, batch sizes)
   double in_range(double lo, double hi) const;
   int64_t integer() const;
   int64_t integer_at_least(int64_t lo) const;

@@ -39,9 +39,9 @@ Json write_model(const costmodel::ViTConfig& c) {
   bool known = false;
   for (const auto& n : costmodel::vit_preset_names()) known = known || n == preset;
   if (!known) preset = "vit_b_16";
-  return {{"preset", preset},          {"name", c.name},         {"image_size", c.image_size},
+  return {{"preset", preset},           {"name", c.name},         {"image_size", c.image_size},
           {"patch_size", c.patch_size}, {"channels", c.channels}, {"width", c.width},
-          {"depth", c.depth},          {"heads", c.heads},       {"mlp_ratio", c.mlp_ratio},
+          {"depth", c.depth},           {"heads", c.heads},       {"mlp_ratio", c.mlp_ratio},
           {"classes", c.classes}};
 }
 

@@ -61,9 +61,10 @@ Json write_config_prediction(const ConfigPrediction& p) {
 }
 
 ConfigPrediction read_config_prediction(const Node& n) {
-  n.expect_keys({"cluster", "config", "out_of_memory", "max_micro_batch_that_fits", "steps_per_epoch",
-                 "step_time_s", "epoch_time_s", "compute_time_s", "exposed_comm_time_s",
-                 "throughput_images_per_s", "speedup", "parallel_efficiency", "ranks", "cost_sources"});
+  n.expect_keys({"cluster", "config", "out_of_memory", "max_micro_batch_that_fits",
+                 "steps_per_epoch", "step_time_s", "epoch_time_s", "compute_time_s",
+                 "exposed_comm_time_s", "throughput_images_per_s", "speedup", "parallel_efficiency",
+                 "ranks", "cost_sources"});
   ConfigPrediction p;
   p.cluster = n["cluster"].string();
   p.config = read_training_config(n["config"], TrainingConfig{});
@@ -79,7 +80,8 @@ ConfigPrediction read_config_prediction(const Node& n) {
   p.parallel_efficiency = n["parallel_efficiency"].nonnegative();
   for (const Node& r : n["ranks"].items()) p.ranks.push_back(read_rank(r));
   const Node sources = n["cost_sources"];
-  if (!sources.json().is_object()) sources.fail("object {\"device/precision\": source}", sources.describe());
+  if (!sources.json().is_object())
+    sources.fail("object {\"device/precision\": source}", sources.describe());
   for (auto it = sources.json().begin(); it != sources.json().end(); ++it) {
     p.cost_sources[it.key()] = sources[it.key()].one_of({"measured", "imported", "transferred"});
   }
@@ -105,10 +107,13 @@ PredictionFile read_prediction(const Node& root) {
   PredictionFile f;
   f.context = read_context(root);
   f.scenario = root["scenario"].string();
-  for (const Node& c : root["configurations"].items()) f.configurations.push_back(read_config_prediction(c));
+  for (const Node& c : root["configurations"].items())
+    f.configurations.push_back(read_config_prediction(c));
   return f;
 }
 
-PredictionFile read_prediction(const std::string& path) { return read_prediction(Node::parse_file(path)); }
+PredictionFile read_prediction(const std::string& path) {
+  return read_prediction(Node::parse_file(path));
+}
 
 }  // namespace vitsim::schema

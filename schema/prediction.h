@@ -1,5 +1,6 @@
 // Prediction (schema "vitsim.prediction", version 1; docs/formats/prediction.md): what
-// `vitsim simulate` / `vitsim predict --json` report. Read by `vitsim validate` and `vitsim report`.
+// `vitsim simulate` / `vitsim predict --json` report. Read by `vitsim validate` and `vitsim
+// report`.
 #pragma once
 
 #include <map>
@@ -28,11 +29,11 @@ struct RankPrediction {
 };
 
 struct ConfigPrediction {
-  std::string cluster;             // cluster name
+  std::string cluster;  // cluster name
   TrainingConfig config;
   bool out_of_memory = false;
   int64_t max_micro_batch_that_fits = 0;  // largest micro-batch that fits every rank
-  int64_t steps_per_epoch = 0;     // ceil(ceil(F * images / ranks) / micro_batch)
+  int64_t steps_per_epoch = 0;            // ceil(ceil(F * images / ranks) / micro_batch)
   double step_time_s = 0;
   double epoch_time_s = 0;
   double compute_time_s = 0;       // slowest rank's compute per step
@@ -41,7 +42,8 @@ struct ConfigPrediction {
   double speedup = 0;              // against the 1-GPU configuration of the same scenario (0 = n/a)
   double parallel_efficiency = 0;  // speedup / gpus (0 = n/a)
   std::vector<RankPrediction> ranks;
-  std::map<std::string, std::string> cost_sources;  // "device/precision" -> measured|imported|transferred
+  std::map<std::string, std::string>
+      cost_sources;  // "device/precision" -> measured|imported|transferred
 };
 
 struct PredictionFile {

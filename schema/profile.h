@@ -31,10 +31,10 @@ struct MicroBatchProfile {
   int64_t micro_batch = 0;  // samples per micro-step on one device
   int64_t repetitions = 0;  // timed repetitions behind each median
   std::vector<LayerTiming> layers;
-  double optimizer_time_s = 0;       // one optimizer step (independent of micro-batch)
-  double host_to_device_time_s = 0; // copying one micro-batch of inputs + labels
-  double data_time_s = 0;            // exposed wait for the data loader, one micro-batch
-  double step_overhead_time_s = 0;   // per-step time outside the other timers
+  double optimizer_time_s = 0;              // one optimizer step (independent of micro-batch)
+  double host_to_device_time_s = 0;         // copying one micro-batch of inputs + labels
+  double data_time_s = 0;                   // exposed wait for the data loader, one micro-batch
+  double step_overhead_time_s = 0;          // per-step time outside the other timers
   std::optional<double> peak_memory_bytes;  // absent where it was not measured
 };
 
@@ -48,7 +48,7 @@ struct AllreducePoint {
 struct AllreduceProfile {
   std::string link_class;  // what the ranks talked over, matching cluster files' link_class
   int64_t ranks = 0;
-  std::string backend;     // "mpi", "nccl", "deepspeed-nccl"
+  std::string backend;  // "mpi", "nccl", "deepspeed-nccl"
   std::vector<AllreducePoint> points;
 };
 

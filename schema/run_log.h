@@ -17,28 +17,28 @@ inline constexpr int kRunLogVersion = 1;
 struct RunConfig {
   costmodel::ViTConfig model;
   costmodel::Precision precision = costmodel::Precision::kFp32;
-  std::string cluster;        // cluster name (e.g. "emulated-4") or "" when not from a cluster file
+  std::string cluster;  // cluster name (e.g. "emulated-4") or "" when not from a cluster file
   std::vector<std::string> hosts;  // host of each rank
-  std::string device;         // device id ("cpu" for CPU training)
+  std::string device;              // device id ("cpu" for CPU training)
   int64_t world_size = 1;
   int64_t micro_batch = 0;
   int64_t accumulation = 1;
-  int64_t global_batch = 0;   // micro_batch * accumulation * world_size
+  int64_t global_batch = 0;  // micro_batch * accumulation * world_size
   double data_fraction = 1.0;
-  int64_t train_images = 0;   // images in the training set before the fraction
-  std::string optimizer;      // "sgd" | "adamw"
+  int64_t train_images = 0;  // images in the training set before the fraction
+  std::string optimizer;     // "sgd" | "adamw"
   double learning_rate = 0;
   double bucket_bytes = 0;
-  bool overlap = true;        // all-reduce buckets overlap the backward
-  std::string backend;        // "mpi" | "nccl"
+  bool overlap = true;  // all-reduce buckets overlap the backward
+  std::string backend;  // "mpi" | "nccl"
   int64_t seed = 0;
-  std::string dataset;        // "cifar10" | "cifar100"
+  std::string dataset;  // "cifar10" | "cifar100"
 };
 
 struct EpochRecord {
   int64_t epoch = 0;
   int64_t steps = 0;
-  double epoch_time_s = 0;    // wall time of the epoch's training loop (max over ranks)
+  double epoch_time_s = 0;  // wall time of the epoch's training loop (max over ranks)
   double train_loss = 0;
   double train_accuracy = 0;  // fraction in [0, 1]
   double test_accuracy = 0;   // fraction in [0, 1]; -1 would be refused: omit testing -> 0
@@ -53,9 +53,9 @@ struct RankStepSummary {
   double data_time_s = 0;
   double host_to_device_time_s = 0;
   double forward_time_s = 0;
-  double backward_time_s = 0;          // backward compute, excluding exposed all-reduce
-  double allreduce_time_s = 0;         // exposed all-reduce time, waiting included
-  double allreduce_wait_time_s = 0;    // part of it spent waiting for peers (where measurable)
+  double backward_time_s = 0;        // backward compute, excluding exposed all-reduce
+  double allreduce_time_s = 0;       // exposed all-reduce time, waiting included
+  double allreduce_wait_time_s = 0;  // part of it spent waiting for peers (where measurable)
   double optimizer_time_s = 0;
 };
 

@@ -1,7 +1,8 @@
-// Scenario reader (schema "vitsim.scenario", version 1); see scenario.h and docs/formats/scenario.md.
-// A scenario has "defaults" (a training configuration) and "configurations" (each overriding some
-// of the defaults). Cross-field checks: hosts and per-rank micro-batches have one entry per rank,
-// an explicit host list excludes nodes/gpus_per_node, data_fraction in (0, 1].
+// Scenario reader (schema "vitsim.scenario", version 1); see scenario.h and
+// docs/formats/scenario.md. A scenario has "defaults" (a training configuration) and
+// "configurations" (each overriding some of the defaults). Cross-field checks: hosts and per-rank
+// micro-batches have one entry per rank, an explicit host list excludes nodes/gpus_per_node,
+// data_fraction in (0, 1].
 #include "schema/scenario.h"
 
 #include <filesystem>
@@ -12,11 +13,24 @@
 namespace vitsim::schema {
 namespace {
 
-const std::vector<std::string> kConfigKeys = {
-    "label",       "gpus",      "nodes",         "gpus_per_node",    "hosts",
-    "precision",   "micro_batch", "per_rank_micro_batch", "accumulation", "optimizer",
-    "images",      "data_fraction", "overlap",   "collective",       "collective_level",
-    "bucket_bytes", "placement", "scaling"};
+const std::vector<std::string> kConfigKeys = {"label",
+                                              "gpus",
+                                              "nodes",
+                                              "gpus_per_node",
+                                              "hosts",
+                                              "precision",
+                                              "micro_batch",
+                                              "per_rank_micro_batch",
+                                              "accumulation",
+                                              "optimizer",
+                                              "images",
+                                              "data_fraction",
+                                              "overlap",
+                                              "collective",
+                                              "collective_level",
+                                              "bucket_bytes",
+                                              "placement",
+                                              "scaling"};
 
 void read_placement_keys(const Node& n, TrainingConfig& c) {
   if (auto v = n.get("nodes")) c.nodes = v->integer_at_least(1);
@@ -53,12 +67,15 @@ void read_training_keys(const Node& n, TrainingConfig& c) {
 void check_config(const Node& n, const TrainingConfig& c) {
   if (!c.hosts.empty() && static_cast<int64_t>(c.hosts.size()) != c.gpus) {
     n.fail("\"hosts\" with one entry per rank (" + std::to_string(c.gpus) + ")",
-           "an array of " + std::to_string(c.hosts.size()), "or drop \"hosts\" to use the cluster's host sets");
+           "an array of " + std::to_string(c.hosts.size()),
+           "or drop \"hosts\" to use the cluster's host sets");
   }
   if (!c.hosts.empty() && (c.nodes || c.gpus_per_node)) {
-    n.fail("either \"hosts\" or \"nodes\"/\"gpus_per_node\"", "both", "an explicit host list fixes the placement");
+    n.fail("either \"hosts\" or \"nodes\"/\"gpus_per_node\"", "both",
+           "an explicit host list fixes the placement");
   }
-  if (!c.per_rank_micro_batch.empty() && static_cast<int64_t>(c.per_rank_micro_batch.size()) != c.gpus) {
+  if (!c.per_rank_micro_batch.empty() &&
+      static_cast<int64_t>(c.per_rank_micro_batch.size()) != c.gpus) {
     n.fail("\"per_rank_micro_batch\" with one entry per rank (" + std::to_string(c.gpus) + ")",
            "an array of " + std::to_string(c.per_rank_micro_batch.size()));
   }
@@ -112,8 +129,8 @@ Json write_training_config(const TrainingConfig& c) {
 
 Scenario read_scenario(const Node& root) {
   root.expect_schema(kScenarioSchema, kScenarioVersion);
-  root.expect_keys({"schema", "schema_version", "context", "name", "description", "cluster", "model",
-                    "defaults", "node_overrides", "configurations"});
+  root.expect_keys({"schema", "schema_version", "context", "name", "description", "cluster",
+                    "model", "defaults", "node_overrides", "configurations"});
   if (root.has("context")) read_context(root);
   Scenario s;
   s.file = root.file();
@@ -138,7 +155,9 @@ Scenario read_scenario(const Node& root) {
   return s;
 }
 
-Scenario read_scenario(const std::string& path) { return read_scenario(Node::parse_file(path)); }
+Scenario read_scenario(const std::string& path) {
+  return read_scenario(Node::parse_file(path));
+}
 
 ClusterSpec apply_overrides(const Scenario& scenario, const ClusterSpec& cluster) {
   ClusterSpec out = cluster;

@@ -28,29 +28,29 @@ struct TrainingConfig {
   int64_t micro_batch = 16;
   std::vector<int64_t> per_rank_micro_batch;  // load-balancing what-if; empty = micro_batch
   int64_t accumulation = 1;
-  std::string optimizer = "adamw";       // "adamw" (2 fp32 states) | "sgd" (momentum: 1 state)
-  int64_t images = 50000;                // training images before the data fraction
-  double data_fraction = 1.0;            // fraction of the images used (weak scaling: 0.1 * gpus)
-  bool overlap = false;                  // all-reduce overlaps backward (DeepSpeed overlap_comm)
-  std::string collective = "ring";       // "ring" | "tree" | "hierarchical"
-  std::string collective_level = "auto"; // "step" | "flow" | "auto" (flow above 64 ranks)
-  double bucket_bytes = 5e8;             // gradient bucket size
-  std::string placement;                 // "intra-node" | "inter-node" (for matching measurements)
-  std::string scaling;                   // "strong" | "weak" | "" (informational)
+  std::string optimizer = "adamw";        // "adamw" (2 fp32 states) | "sgd" (momentum: 1 state)
+  int64_t images = 50000;                 // training images before the data fraction
+  double data_fraction = 1.0;             // fraction of the images used (weak scaling: 0.1 * gpus)
+  bool overlap = false;                   // all-reduce overlaps backward (DeepSpeed overlap_comm)
+  std::string collective = "ring";        // "ring" | "tree" | "hierarchical"
+  std::string collective_level = "auto";  // "step" | "flow" | "auto" (flow above 64 ranks)
+  double bucket_bytes = 5e8;              // gradient bucket size
+  std::string placement;                  // "intra-node" | "inter-node" (for matching measurements)
+  std::string scaling;                    // "strong" | "weak" | "" (informational)
 };
 
 // A what-if change to one node of the cluster file (e.g. tesla3's 1 GbE port replaced by 10 GbE).
 // Fields left unset keep the cluster file's values.
 struct NodeOverride {
-  std::string node;                  // node name as in the cluster file
+  std::string node;  // node name as in the cluster file
   std::optional<LinkSpec> nic;
-  std::vector<GpuGroup> gpus;        // empty = unchanged
+  std::vector<GpuGroup> gpus;  // empty = unchanged
 };
 
 struct Scenario {
   std::string name;
   std::string description;
-  std::string cluster;               // path of the cluster file, relative to the scenario file
+  std::string cluster;  // path of the cluster file, relative to the scenario file
   costmodel::ViTConfig model;
   std::vector<NodeOverride> node_overrides;  // applied to the cluster before simulating
   std::vector<TrainingConfig> configurations;

@@ -9,10 +9,15 @@
 namespace vitsim::sim {
 namespace {
 
-nlohmann::json span_event(int64_t pid, int64_t tid, const std::string& name, const char* cat, double start_s,
-                          double duration_s) {
-  return {{"ph", "X"}, {"pid", pid}, {"tid", tid}, {"name", name}, {"cat", cat},
-          {"ts", start_s * 1e6}, {"dur", duration_s * 1e6}};
+nlohmann::json span_event(int64_t pid, int64_t tid, const std::string& name, const char* cat,
+                          double start_s, double duration_s) {
+  return {{"ph", "X"},
+          {"pid", pid},
+          {"tid", tid},
+          {"name", name},
+          {"cat", cat},
+          {"ts", start_s * 1e6},
+          {"dur", duration_s * 1e6}};
 }
 
 nlohmann::json meta(int64_t pid, int64_t tid, const char* what, const nlohmann::json& args) {
@@ -28,17 +33,20 @@ void ChromeTrace::add(int64_t pid, const std::string& label, const std::vector<R
   events_.push_back(meta(pid, -1, "process_name", {{"name", label}}));
   events_.push_back(meta(pid, -1, "process_sort_index", {{"sort_index", pid}}));
   for (const auto& r : ranks) {
-    const std::string who = "rank " + std::to_string(r.rank) + " (" + r.host + ", " + r.device + ")";
+    const std::string who =
+        "rank " + std::to_string(r.rank) + " (" + r.host + ", " + r.device + ")";
     events_.push_back(meta(pid, 2 * r.rank, "thread_name", {{"name", who}}));
     events_.push_back(meta(pid, 2 * r.rank + 1, "thread_name", {{"name", who + " all-reduce"}}));
     events_.push_back(meta(pid, 2 * r.rank, "thread_sort_index", {{"sort_index", 2 * r.rank}}));
-    events_.push_back(meta(pid, 2 * r.rank + 1, "thread_sort_index", {{"sort_index", 2 * r.rank + 1}}));
+    events_.push_back(
+        meta(pid, 2 * r.rank + 1, "thread_sort_index", {{"sort_index", 2 * r.rank + 1}}));
   }
   // Slowest compute of each step, for the idle part of the waits.
   std::vector<double> max_compute;
   for (const auto& rec : out.ranks) {
     max_compute.resize(std::max(max_compute.size(), rec.compute_s.size()), 0.0);
-    for (size_t s = 0; s < rec.compute_s.size(); ++s) max_compute[s] = std::max(max_compute[s], rec.compute_s[s]);
+    for (size_t s = 0; s < rec.compute_s.size(); ++s)
+      max_compute[s] = std::max(max_compute[s], rec.compute_s[s]);
   }
   for (const TraceSpan& s : out.spans) {
     const int64_t tid = 2 * s.rank + s.track;
@@ -47,8 +55,10 @@ void ChromeTrace::add(int64_t pid, const std::string& label, const std::vector<R
     } else if (s.name != "wait") {
       events_.push_back(span_event(pid, tid, s.name, "compute", s.start_s, s.duration_s));
     } else {
-      const double own = out.ranks[static_cast<size_t>(s.rank)].compute_s[static_cast<size_t>(s.step)];
-      const double idle = std::clamp(max_compute[static_cast<size_t>(s.step)] - own, 0.0, s.duration_s);
+      const double own =
+          out.ranks[static_cast<size_t>(s.rank)].compute_s[static_cast<size_t>(s.step)];
+      const double idle =
+          std::clamp(max_compute[static_cast<size_t>(s.step)] - own, 0.0, s.duration_s);
       if (idle > 0) events_.push_back(span_event(pid, tid, "idle", "idle", s.start_s, idle));
       if (s.duration_s - idle > 0) {
         events_.push_back(span_event(pid, tid, "communication", "communication", s.start_s + idle,

@@ -4,10 +4,9 @@
 // the all-reduce is exposed) and "rank r all-reduce" (each bucket's collective). Times in us.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "sim/rank_plan.h"
 #include "sim/training_sim.h"
@@ -17,7 +16,8 @@ namespace vitsim::sim {
 class ChromeTrace {
  public:
   // Adds one configuration's timeline as process `pid`.
-  void add(int64_t pid, const std::string& label, const std::vector<RankPlan>& ranks, const SimOutput& out);
+  void add(int64_t pid, const std::string& label, const std::vector<RankPlan>& ranks,
+           const SimOutput& out);
   // {"schema": "vitsim.trace", "schema_version": 1, "context", "displayTimeUnit", "traceEvents"}.
   nlohmann::json document(const nlohmann::json& context) const;
   bool empty() const { return events_.empty(); }

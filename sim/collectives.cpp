@@ -13,11 +13,15 @@ namespace {
 
 namespace sg4 = simgrid::s4u;
 
-uint64_t payload(double bytes) { return static_cast<uint64_t>(std::max(1.0, std::llround(bytes) * 1.0)); }
+uint64_t payload(double bytes) {
+  return static_cast<uint64_t>(std::max(1.0, std::llround(bytes) * 1.0));
+}
 
 // Position of a rank in tree t (0: in order; 1: mirrored, so that interior nodes of one tree are
 // mostly leaves of the other, as in NCCL's double binary tree).
-size_t tree_pos(size_t pos, size_t n, int t) { return t == 0 ? pos : n - 1 - pos; }
+size_t tree_pos(size_t pos, size_t n, int t) {
+  return t == 0 ? pos : n - 1 - pos;
+}
 
 int64_t tree_depth(size_t n) {
   int64_t d = 0;
@@ -31,7 +35,8 @@ CollectiveAlgorithm parse_collective(const std::string& name) {
   if (name == "ring") return CollectiveAlgorithm::kRing;
   if (name == "tree") return CollectiveAlgorithm::kTree;
   if (name == "hierarchical") return CollectiveAlgorithm::kHierarchical;
-  throw std::invalid_argument("unknown collective '" + name + "' (expected ring, tree or hierarchical)");
+  throw std::invalid_argument("unknown collective '" + name +
+                              "' (expected ring, tree or hierarchical)");
 }
 
 Collectives::Group Collectives::make_group(const PlatformPlan& plan, std::vector<int64_t> ranks) {
@@ -40,11 +45,13 @@ Collectives::Group Collectives::make_group(const PlatformPlan& plan, std::vector
   const size_t n = g.ranks.size();
   g.barrier = sg4::Barrier::create(static_cast<unsigned>(n));
   for (size_t i = 0; n > 1 && i < n; ++i) {
-    g.max_ring_latency_s = std::max(g.max_ring_latency_s, plan.route_latency_s(g.ranks[i], g.ranks[(i + 1) % n]));
+    g.max_ring_latency_s =
+        std::max(g.max_ring_latency_s, plan.route_latency_s(g.ranks[i], g.ranks[(i + 1) % n]));
   }
   for (int t = 0; t < 2 && n > 1; ++t) {
     for (size_t p = 1; p < n; ++p) {
-      const int64_t child = g.ranks[tree_pos(p, n, t)], parent = g.ranks[tree_pos((p - 1) / 2, n, t)];
+      const int64_t child = g.ranks[tree_pos(p, n, t)],
+                    parent = g.ranks[tree_pos((p - 1) / 2, n, t)];
       g.max_tree_latency_s = std::max({g.max_tree_latency_s, plan.route_latency_s(child, parent),
                                        plan.route_latency_s(parent, child)});
     }
@@ -52,9 +59,11 @@ Collectives::Group Collectives::make_group(const PlatformPlan& plan, std::vector
   return g;
 }
 
-Collectives::Collectives(const PlatformPlan& plan, std::vector<sg4::Host*> hosts, CollectiveAlgorithm algorithm,
-                         bool flow_level)
-    : hosts_(std::move(hosts)), algorithm_(algorithm), flow_level_(flow_level),
+Collectives::Collectives(const PlatformPlan& plan, std::vector<sg4::Host*> hosts,
+                         CollectiveAlgorithm algorithm, bool flow_level)
+    : hosts_(std::move(hosts)),
+      algorithm_(algorithm),
+      flow_level_(flow_level),
       n_(static_cast<int64_t>(hosts_.size())) {
   std::vector<int64_t> all(static_cast<size_t>(n_));
   for (int64_t r = 0; r < n_; ++r) all[static_cast<size_t>(r)] = r;
@@ -66,9 +75,10 @@ Collectives::Collectives(const PlatformPlan& plan, std::vector<sg4::Host*> hosts
   const size_t k = by_node.begin()->second.size();
   for (const auto& [node, ranks] : by_node) {
     if (ranks.size() != k) {
-      throw std::invalid_argument("the hierarchical collective needs the same number of ranks on every node (node " +
-                                  plan.nodes[static_cast<size_t>(node)].host + " has " +
-                                  std::to_string(ranks.size()) + ", another " + std::to_string(k) + ")");
+      throw std::invalid_argument(
+          "the hierarchical collective needs the same number of ranks on every node (node " +
+          plan.nodes[static_cast<size_t>(node)].host + " has " + std::to_string(ranks.size()) +
+          ", another " + std::to_string(k) + ")");
     }
   }
   intra_of_.assign(static_cast<size_t>(n_), 0);
@@ -101,20 +111,24 @@ Collectives::Collectives(const PlatformPlan& plan, std::vector<sg4::Host*> hosts
 void Collectives::make_flow_edges(Group& g, int tag) {
   const size_t n = g.ranks.size();
   auto& edges = g.edges[static_cast<size_t>(tag)];
-  for (size_t i = 0; n > 1 && i < n; ++i) edges.push_back({box(g.ranks[i], g.ranks[(i + 1) % n], tag), false});
+  for (size_t i = 0; n > 1 && i < n; ++i)
+    edges.push_back({box(g.ranks[i], g.ranks[(i + 1) % n], tag), false});
 }
 
 sg4::Mailbox* Collectives::box(int64_t src, int64_t dst, int tag) {
-  const uint64_t key = (static_cast<uint64_t>(src) * static_cast<uint64_t>(n_) + static_cast<uint64_t>(dst)) * 8 +
-                       static_cast<uint64_t>(tag);
+  const uint64_t key =
+      (static_cast<uint64_t>(src) * static_cast<uint64_t>(n_) + static_cast<uint64_t>(dst)) * 8 +
+      static_cast<uint64_t>(tag);
   auto it = boxes_.find(key);
   if (it != boxes_.end()) return it->second;
-  sg4::Mailbox* m = sg4::Mailbox::by_name(std::to_string(src) + ">" + std::to_string(dst) + "#" + std::to_string(tag));
+  sg4::Mailbox* m = sg4::Mailbox::by_name(std::to_string(src) + ">" + std::to_string(dst) + "#" +
+                                          std::to_string(tag));
   boxes_[key] = m;
   return m;
 }
 
-void Collectives::ring_step(const Group& g, size_t pos, int64_t phases, double chunk_bytes, int tag) {
+void Collectives::ring_step(const Group& g, size_t pos, int64_t phases, double chunk_bytes,
+                            int tag) {
   const size_t n = g.ranks.size();
   if (n < 2 || phases < 1) return;
   const int64_t me = g.ranks[pos], next = g.ranks[(pos + 1) % n], prev = g.ranks[(pos + n - 1) % n];
@@ -160,7 +174,8 @@ void Collectives::ring_flow(Group& g, size_t pos, double edge_bytes, int64_t lat
 void Collectives::tree_one(const Group& g, size_t pos, int t, double half_bytes) {
   const size_t n = g.ranks.size();
   const int64_t me = g.ranks[pos];
-  const int chunks = static_cast<int>(std::clamp(std::ceil(half_bytes / kTreeChunkBytes), 1.0, double{kTreeMaxChunks}));
+  const int chunks = static_cast<int>(
+      std::clamp(std::ceil(half_bytes / kTreeChunkBytes), 1.0, double{kTreeMaxChunks}));
   const uint64_t chunk = payload(half_bytes / chunks);
   const size_t p = tree_pos(pos, n, t);
   const int64_t parent = p == 0 ? -1 : g.ranks[tree_pos((p - 1) / 2, n, t)];
@@ -172,7 +187,8 @@ void Collectives::tree_one(const Group& g, size_t pos, int t, double half_bytes)
   int* sink[2] = {nullptr, nullptr};
   for (int k = 0; k < chunks; ++k) {  // reduce: children -> me -> parent
     std::vector<sg4::CommPtr> gets;
-    for (size_t c = 0; c < children.size(); ++c) gets.push_back(box(children[c], me, t)->get_async<int>(&sink[c]));
+    for (size_t c = 0; c < children.size(); ++c)
+      gets.push_back(box(children[c], me, t)->get_async<int>(&sink[c]));
     sg::wait_all(gets);
     if (parent >= 0) pending.push_back(box(me, parent, t)->put_async(&token_, chunk));
   }
@@ -190,7 +206,8 @@ void Collectives::tree_step(const Group& g, size_t pos, double bytes) {
   sg4::Host* host = hosts_[static_cast<size_t>(g.ranks[pos])];
   std::vector<sg4::ActorPtr> trees;
   for (int t = 0; t < 2; ++t) {
-    trees.push_back(sg4::Actor::create("tree", host, [this, &g, pos, t, bytes] { tree_one(g, pos, t, bytes / 2); }));
+    trees.push_back(sg4::Actor::create(
+        "tree", host, [this, &g, pos, t, bytes] { tree_one(g, pos, t, bytes / 2); }));
   }
   for (auto& a : trees) a->join();
 }
@@ -232,7 +249,8 @@ void Collectives::hierarchical(int64_t rank, double bytes) {
   Group& inter = inter_[inter_of_[r]];
   const double k = static_cast<double>(intra.ranks.size());
   const double nodes = static_cast<double>(inter.ranks.size());
-  const int64_t ki = static_cast<int64_t>(intra.ranks.size()), ni = static_cast<int64_t>(inter.ranks.size());
+  const int64_t ki = static_cast<int64_t>(intra.ranks.size()),
+                ni = static_cast<int64_t>(inter.ranks.size());
   if (flow_level_) {
     ring_flow(intra, local_of_[r], (k - 1) / k * bytes, ki - 1, 4);
     ring_flow(inter, node_pos_of_[r], 2 * (nodes - 1) / nodes * bytes / k, 2 * (ni - 1), 5);
@@ -256,10 +274,14 @@ void Collectives::allreduce(int64_t rank, double bytes) {
       }
       break;
     case CollectiveAlgorithm::kTree:
-      if (flow_level_) tree_flow(world_, pos, bytes);
-      else tree_step(world_, pos, bytes);
+      if (flow_level_)
+        tree_flow(world_, pos, bytes);
+      else
+        tree_step(world_, pos, bytes);
       break;
-    case CollectiveAlgorithm::kHierarchical: hierarchical(rank, bytes); break;
+    case CollectiveAlgorithm::kHierarchical:
+      hierarchical(rank, bytes);
+      break;
   }
 }
 

@@ -13,11 +13,10 @@
 
 #include <array>
 #include <cstdint>
+#include <simgrid/s4u.hpp>
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include <simgrid/s4u.hpp>
 
 #include "sim/platform_plan.h"
 
@@ -49,8 +48,9 @@ class Collectives {
     simgrid::s4u::BarrierPtr barrier;
     double max_ring_latency_s = 0;
     double max_tree_latency_s = 0;
-    size_t finished = 0;                  // flow-level ring: members whose outgoing edge is done
-    std::array<std::vector<Box>, 8> edges;  // flow-level ring, per tag: the mailbox of edge i -> i+1
+    size_t finished = 0;  // flow-level ring: members whose outgoing edge is done
+    std::array<std::vector<Box>, 8>
+        edges;  // flow-level ring, per tag: the mailbox of edge i -> i+1
   };
   void make_flow_edges(Group& g, int tag);
   Group make_group(const PlatformPlan& plan, std::vector<int64_t> ranks);
@@ -67,7 +67,7 @@ class Collectives {
   bool flow_level_;
   int64_t n_;
   Group world_;
-  std::vector<Group> intra_, inter_;          // hierarchical: per node, per local index
+  std::vector<Group> intra_, inter_;  // hierarchical: per node, per local index
   std::vector<size_t> intra_of_, inter_of_, local_of_, node_pos_of_;  // per rank
   std::unordered_map<uint64_t, simgrid::s4u::Mailbox*> boxes_;
   int token_ = 0;

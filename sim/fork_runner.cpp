@@ -64,11 +64,13 @@ std::string run_in_child(const std::function<std::string()>& work) {
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (WIFSIGNALED(status)) {
-    throw std::runtime_error("the simulation process died of signal " + std::to_string(WTERMSIG(status)) +
-                             " (" + strsignal(WTERMSIG(status)) + ")");
+    throw std::runtime_error("the simulation process died of signal " +
+                             std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) +
+                             ")");
   }
   if (text.empty()) {
-    throw std::runtime_error("the simulation process exited (status " + std::to_string(WEXITSTATUS(status)) +
+    throw std::runtime_error("the simulation process exited (status " +
+                             std::to_string(WEXITSTATUS(status)) +
                              ") without a result; see its messages above");
   }
   if (text[0] == 'E') throw std::runtime_error(text.substr(1));

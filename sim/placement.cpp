@@ -8,7 +8,9 @@
 
 namespace vitsim::sim {
 
-int64_t Placement::nodes_used() const { return static_cast<int64_t>(used_node_indices().size()); }
+int64_t Placement::nodes_used() const {
+  return static_cast<int64_t>(used_node_indices().size());
+}
 
 std::vector<int64_t> Placement::used_node_indices() const {
   std::set<int64_t> used;
@@ -19,9 +21,10 @@ std::vector<int64_t> Placement::used_node_indices() const {
 schema::ClusterSpec with_node_count(const schema::ClusterSpec& cluster, int64_t nodes) {
   if (nodes < 1) throw std::invalid_argument("--nodes must be >= 1");
   if (cluster.nodes.size() != 1 || !cluster.nodes[0].is_template) {
-    throw std::invalid_argument("cluster " + cluster.name +
-                                " has no single node template (\"count\"): --nodes applies to "
-                                "clusters described by one template, such as vector or h200-cluster");
+    throw std::invalid_argument(
+        "cluster " + cluster.name +
+        " has no single node template (\"count\"): --nodes applies to "
+        "clusters described by one template, such as vector or h200-cluster");
   }
   schema::ClusterSpec out = cluster;
   out.nodes[0].count = nodes;
@@ -66,7 +69,8 @@ std::vector<RankSlot> place_on_hosts(const std::vector<NodeInstance>& nodes,
     const int64_t local = taken[n.index]++;
     if (local >= static_cast<int64_t>(n.gpu_devices.size())) {
       throw std::invalid_argument("host '" + h + "' is listed " + std::to_string(local + 1) +
-                                  " times but has " + std::to_string(n.gpu_devices.size()) + " GPU(s)");
+                                  " times but has " + std::to_string(n.gpu_devices.size()) +
+                                  " GPU(s)");
     }
     out.push_back({n.index, local, n.host, n.gpu_devices[static_cast<size_t>(local)]});
   }
@@ -74,7 +78,8 @@ std::vector<RankSlot> place_on_hosts(const std::vector<NodeInstance>& nodes,
 }
 
 // `per_node` ranks on each node in order (0 = all its GPUs) until `gpus` ranks are placed.
-std::vector<RankSlot> fill_nodes(const std::vector<NodeInstance>& nodes, int64_t gpus, int64_t per_node) {
+std::vector<RankSlot> fill_nodes(const std::vector<NodeInstance>& nodes, int64_t gpus,
+                                 int64_t per_node) {
   std::vector<RankSlot> out;
   int64_t total = 0;
   for (const auto& n : nodes) {
@@ -82,8 +87,8 @@ std::vector<RankSlot> fill_nodes(const std::vector<NodeInstance>& nodes, int64_t
     total += per_node > 0 ? std::min(per_node, have) : have;
     const int64_t take = per_node > 0 ? per_node : have;
     if (per_node > have) {
-      throw std::invalid_argument("gpus_per_node " + std::to_string(per_node) + " but node " + n.host +
-                                  " has " + std::to_string(have) + " GPU(s)");
+      throw std::invalid_argument("gpus_per_node " + std::to_string(per_node) + " but node " +
+                                  n.host + " has " + std::to_string(have) + " GPU(s)");
     }
     for (int64_t k = 0; k < take && static_cast<int64_t>(out.size()) < gpus; ++k) {
       out.push_back({n.index, k, n.host, n.gpu_devices[static_cast<size_t>(k)]});
@@ -91,7 +96,8 @@ std::vector<RankSlot> fill_nodes(const std::vector<NodeInstance>& nodes, int64_t
   }
   if (static_cast<int64_t>(out.size()) < gpus) {
     throw std::invalid_argument(std::to_string(gpus) + " ranks requested but the cluster offers " +
-                                std::to_string(total) + " GPU(s) with this placement (hint: --nodes N "
+                                std::to_string(total) +
+                                " GPU(s) with this placement (hint: --nodes N "
                                 "for a node template, or fewer --gpus)");
   }
   return out;
@@ -123,8 +129,8 @@ Placement place_ranks(const schema::ClusterSpec& cluster, const schema::Training
     p.ranks = fill_nodes(p.nodes, config.gpus, 0);
   }
   if (static_cast<int64_t>(p.ranks.size()) != config.gpus) {
-    throw std::invalid_argument("placement gave " + std::to_string(p.ranks.size()) + " ranks for gpus " +
-                                std::to_string(config.gpus));
+    throw std::invalid_argument("placement gave " + std::to_string(p.ranks.size()) +
+                                " ranks for gpus " + std::to_string(config.gpus));
   }
   return p;
 }

@@ -15,17 +15,17 @@ namespace vitsim::sim {
 
 // One node host of the cluster, templates expanded.
 struct NodeInstance {
-  std::string host;                     // "tesla0", "h2000", ...
+  std::string host;  // "tesla0", "h2000", ...
   const schema::NodeSpec* spec = nullptr;
-  int64_t index = 0;                    // position among all node hosts (fat-tree leaf = index / nodes_per_leaf)
-  std::vector<std::string> gpu_devices; // device id of each GPU, in the order of the spec's groups
+  int64_t index = 0;  // position among all node hosts (fat-tree leaf = index / nodes_per_leaf)
+  std::vector<std::string> gpu_devices;  // device id of each GPU, in the order of the spec's groups
 };
 
 struct RankSlot {
-  int64_t node = 0;      // index into Placement::nodes
-  int64_t local = 0;     // GPU index within the node
-  std::string host;      // node host name
-  std::string device;    // device id
+  int64_t node = 0;    // index into Placement::nodes
+  int64_t local = 0;   // GPU index within the node
+  std::string host;    // node host name
+  std::string device;  // device id
 };
 
 struct Placement {

@@ -40,7 +40,8 @@ std::pair<sg4::NetZone*, simgrid::kernel::routing::NetPoint*> build_node(
     for (size_t b = 0; b < gpus.size(); ++b) {
       if (a == b) continue;
       zone->add_route(gpus[a]->get_netpoint(), gpus[b]->get_netpoint(), nullptr, nullptr,
-                      {{link(node.port_links[a]), Dir::UP}, {link(node.port_links[b]), Dir::DOWN}}, false);
+                      {{link(node.port_links[a]), Dir::UP}, {link(node.port_links[b]), Dir::DOWN}},
+                      false);
     }
   }
   zone->seal();
@@ -50,7 +51,8 @@ std::pair<sg4::NetZone*, simgrid::kernel::routing::NetPoint*> build_node(
 }  // namespace
 
 std::vector<sg4::Host*> build_platform(const PlatformPlan& plan) {
-  sg4::NetZone* root = sg::star_zone(plan.name + ".network", nullptr);  // node hosts may share the cluster name
+  sg4::NetZone* root =
+      sg::star_zone(plan.name + ".network", nullptr);  // node hosts may share the cluster name
   // Every link is created in the root zone before any other zone exists: SimGrid 3.32 checks a new
   // link's name against every zone's links, so creating them inside 500 node zones costs O(N^2).
   std::vector<sg4::Link*> links;
@@ -81,7 +83,8 @@ std::vector<sg4::Host*> build_platform(const PlatformPlan& plan) {
     sg4::NetZone* lz = leaf_zones.at(leaf);
     lz->seal();
     sg4::Link* up = links[static_cast<size_t>(plan.leaf_uplinks[i])];
-    root->add_route(lz->get_netpoint(), nullptr, leaf_switches.at(leaf), nullptr, {{up, Dir::UP}}, true);
+    root->add_route(lz->get_netpoint(), nullptr, leaf_switches.at(leaf), nullptr, {{up, Dir::UP}},
+                    true);
   }
   root->seal();
   std::vector<sg4::Host*> out;

@@ -3,9 +3,8 @@
 // leaf, a full zone per node (GPU hosts + a gateway router). See platform_plan.h for the routes.
 #pragma once
 
-#include <vector>
-
 #include <simgrid/s4u.hpp>
+#include <vector>
 
 #include "sim/platform_plan.h"
 

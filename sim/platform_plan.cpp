@@ -12,7 +12,8 @@ namespace {
 // Adds a link with the figures of `spec` (or the measured class cost); `latency_share` is the
 // fraction of the class latency this link carries.
 int add_link(PlatformPlan& plan, const std::string& name, const schema::LinkSpec& spec,
-             const costmodel::CostModel* costs, double latency_share, double bandwidth_multiple = 1) {
+             const costmodel::CostModel* costs, double latency_share,
+             double bandwidth_multiple = 1) {
   PlanLink l;
   l.name = name;
   l.link_class = spec.link_class;
@@ -42,9 +43,10 @@ PlanNode plan_node(PlatformPlan& plan, const NodeInstance& n, const schema::Netw
   for (size_t k = 0; k < gpus; ++k) {
     const std::string gpu = n.host + ".gpu" + std::to_string(k);
     node.gpu_hosts.push_back(gpu);
-    node.port_links.push_back(gpus > 1 ? add_link(plan, gpu + ".port", n.spec->intra_node.link, costs, 0.5) : -1);
-    node.nic_links.push_back(n.spec->nic_per_gpu ? add_link(plan, gpu + ".nic", n.spec->nic, costs, 0.5)
-                                                 : shared_nic);
+    node.port_links.push_back(
+        gpus > 1 ? add_link(plan, gpu + ".port", n.spec->intra_node.link, costs, 0.5) : -1);
+    node.nic_links.push_back(
+        n.spec->nic_per_gpu ? add_link(plan, gpu + ".nic", n.spec->nic, costs, 0.5) : shared_nic);
   }
   return node;
 }
@@ -65,7 +67,8 @@ PlatformPlan plan_platform(const schema::ClusterSpec& cluster, const Placement& 
   std::map<int64_t, int64_t> plan_index;  // node instance index -> index in plan.nodes
   for (int64_t idx : wanted) {
     plan_index[idx] = static_cast<int64_t>(plan.nodes.size());
-    plan.nodes.push_back(plan_node(plan, placement.nodes[static_cast<size_t>(idx)], cluster.network, costs));
+    plan.nodes.push_back(
+        plan_node(plan, placement.nodes[static_cast<size_t>(idx)], cluster.network, costs));
   }
   if (plan.topology == "fat-tree") {
     for (const auto& n : plan.nodes) {
@@ -83,7 +86,8 @@ PlatformPlan plan_platform(const schema::ClusterSpec& cluster, const Placement& 
   for (const auto& r : placement.ranks) {
     const int64_t ni = plan_index.at(r.node);
     plan.rank_nodes.push_back(ni);
-    plan.rank_hosts.push_back(plan.nodes[static_cast<size_t>(ni)].gpu_hosts[static_cast<size_t>(r.local)]);
+    plan.rank_hosts.push_back(
+        plan.nodes[static_cast<size_t>(ni)].gpu_hosts[static_cast<size_t>(r.local)]);
   }
   return plan;
 }
@@ -93,7 +97,8 @@ std::vector<int> PlatformPlan::route(int64_t rank_a, int64_t rank_b) const {
   const PlanNode& b = nodes[static_cast<size_t>(rank_nodes[static_cast<size_t>(rank_b)])];
   auto local = [&](const PlanNode& n, int64_t rank) {
     const std::string& h = rank_hosts[static_cast<size_t>(rank)];
-    return static_cast<size_t>(std::find(n.gpu_hosts.begin(), n.gpu_hosts.end(), h) - n.gpu_hosts.begin());
+    return static_cast<size_t>(std::find(n.gpu_hosts.begin(), n.gpu_hosts.end(), h) -
+                               n.gpu_hosts.begin());
   };
   const size_t la = local(a, rank_a), lb = local(b, rank_b);
   if (&a == &b) {
@@ -103,7 +108,8 @@ std::vector<int> PlatformPlan::route(int64_t rank_a, int64_t rank_b) const {
   std::vector<int> out = {a.nic_links[la]};
   if (topology == "fat-tree" && a.leaf != b.leaf) {
     auto uplink = [&](int64_t leaf) {
-      return leaf_uplinks[static_cast<size_t>(std::find(leaves.begin(), leaves.end(), leaf) - leaves.begin())];
+      return leaf_uplinks[static_cast<size_t>(std::find(leaves.begin(), leaves.end(), leaf) -
+                                              leaves.begin())];
     };
     out.push_back(uplink(a.leaf));
     out.push_back(uplink(b.leaf));
@@ -120,7 +126,8 @@ double PlatformPlan::route_latency_s(int64_t rank_a, int64_t rank_b) const {
 
 double PlatformPlan::route_bandwidth_bytes_per_s(int64_t rank_a, int64_t rank_b) const {
   double bw = std::numeric_limits<double>::infinity();
-  for (int l : route(rank_a, rank_b)) bw = std::min(bw, links[static_cast<size_t>(l)].bandwidth_bytes_per_s);
+  for (int l : route(rank_a, rank_b))
+    bw = std::min(bw, links[static_cast<size_t>(l)].bandwidth_bytes_per_s);
   return bw;
 }
 

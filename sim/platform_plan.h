@@ -24,26 +24,26 @@ namespace vitsim::sim {
 struct PlanLink {
   std::string name;
   double bandwidth_bytes_per_s = 0;  // per direction (split-duplex link)
-  double latency_s = 0;              // SimGrid latency of this link (half the class latency for endpoints)
+  double latency_s = 0;  // SimGrid latency of this link (half the class latency for endpoints)
   std::string link_class;
-  bool measured = false;             // figures from the cost model's link costs, not the cluster file
+  bool measured = false;  // figures from the cost model's link costs, not the cluster file
 };
 
 struct PlanNode {
-  std::string host;                     // node host name
-  int64_t leaf = 0;                     // fat-tree leaf (0 for a star)
-  std::vector<std::string> gpu_hosts;   // SimGrid host of each GPU: "<host>.gpu<k>"
-  std::vector<int> port_links;          // per GPU: intra-node fabric port (-1 for a 1-GPU node)
-  std::vector<int> nic_links;           // per GPU: NIC link (the same index when the NIC is shared)
+  std::string host;                    // node host name
+  int64_t leaf = 0;                    // fat-tree leaf (0 for a star)
+  std::vector<std::string> gpu_hosts;  // SimGrid host of each GPU: "<host>.gpu<k>"
+  std::vector<int> port_links;         // per GPU: intra-node fabric port (-1 for a 1-GPU node)
+  std::vector<int> nic_links;          // per GPU: NIC link (the same index when the NIC is shared)
 };
 
 struct PlatformPlan {
   std::string name;
-  std::string topology;               // "star" | "fat-tree"
+  std::string topology;  // "star" | "fat-tree"
   std::vector<PlanLink> links;
-  std::vector<PlanNode> nodes;        // nodes that run ranks (or every node, see plan_platform)
-  std::vector<int64_t> leaves;        // fat-tree leaves used, ascending
-  std::vector<int> leaf_uplinks;      // uplink link index of each entry of `leaves`
+  std::vector<PlanNode> nodes;          // nodes that run ranks (or every node, see plan_platform)
+  std::vector<int64_t> leaves;          // fat-tree leaves used, ascending
+  std::vector<int> leaf_uplinks;        // uplink link index of each entry of `leaves`
   std::vector<std::string> rank_hosts;  // SimGrid host of each rank
   std::vector<int64_t> rank_nodes;      // index into `nodes` of each rank
 

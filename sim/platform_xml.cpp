@@ -10,12 +10,14 @@ namespace vitsim::sim {
 namespace {
 
 std::string link_xml(const PlanLink& l, const std::string& indent) {
-  return fmt::format("{}<link id=\"{}\" bandwidth=\"{}Bps\" latency=\"{}s\" sharing_policy=\"SPLITDUPLEX\"/>\n",
-                     indent, l.name, l.bandwidth_bytes_per_s, l.latency_s);
+  return fmt::format(
+      "{}<link id=\"{}\" bandwidth=\"{}Bps\" latency=\"{}s\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+      indent, l.name, l.bandwidth_bytes_per_s, l.latency_s);
 }
 
 std::string ctn(const PlatformPlan& plan, int link, const char* dir) {
-  return fmt::format("<link_ctn id=\"{}\" direction=\"{}\"/>", plan.links[static_cast<size_t>(link)].name, dir);
+  return fmt::format("<link_ctn id=\"{}\" direction=\"{}\"/>",
+                     plan.links[static_cast<size_t>(link)].name, dir);
 }
 
 std::string node_xml(const PlatformPlan& plan, const PlanNode& n, const std::string& in) {
@@ -30,13 +32,16 @@ std::string node_xml(const PlatformPlan& plan, const PlanNode& n, const std::str
     }
   }
   auto route = [&](const std::string& a, const std::string& b, const std::string& links) {
-    s += fmt::format("{}<route src=\"{}\" dst=\"{}\" symmetrical=\"NO\">{}</route>\n", in2, a, b, links);
+    s += fmt::format("{}<route src=\"{}\" dst=\"{}\" symmetrical=\"NO\">{}</route>\n", in2, a, b,
+                     links);
   };
   for (size_t a = 0; a < n.gpu_hosts.size(); ++a) {
     route(n.gpu_hosts[a], n.host + ".gw", ctn(plan, n.nic_links[a], "UP"));
     route(n.host + ".gw", n.gpu_hosts[a], ctn(plan, n.nic_links[a], "DOWN"));
     for (size_t b = 0; b < n.gpu_hosts.size(); ++b) {
-      if (a != b) route(n.gpu_hosts[a], n.gpu_hosts[b], ctn(plan, n.port_links[a], "UP") + ctn(plan, n.port_links[b], "DOWN"));
+      if (a != b)
+        route(n.gpu_hosts[a], n.gpu_hosts[b],
+              ctn(plan, n.port_links[a], "UP") + ctn(plan, n.port_links[b], "DOWN"));
     }
   }
   return s + in + "</zone>\n";
@@ -44,13 +49,15 @@ std::string node_xml(const PlatformPlan& plan, const PlanNode& n, const std::str
 
 // zoneRoutes between every pair of the given zones, with the gateways and links of `links(a, b)`.
 template <typename Links>
-std::string zone_routes(const std::vector<std::pair<std::string, std::string>>& zones, const std::string& in,
-                        const Links& links) {
+std::string zone_routes(const std::vector<std::pair<std::string, std::string>>& zones,
+                        const std::string& in, const Links& links) {
   std::string s;
   for (size_t a = 0; a < zones.size(); ++a) {
     for (size_t b = a + 1; b < zones.size(); ++b) {
-      s += fmt::format("{}<zoneRoute src=\"{}\" dst=\"{}\" gw_src=\"{}\" gw_dst=\"{}\" symmetrical=\"YES\">{}</zoneRoute>\n",
-                       in, zones[a].first, zones[b].first, zones[a].second, zones[b].second, links(a, b));
+      s += fmt::format(
+          "{}<zoneRoute src=\"{}\" dst=\"{}\" gw_src=\"{}\" gw_dst=\"{}\" "
+          "symmetrical=\"YES\">{}</zoneRoute>\n",
+          in, zones[a].first, zones[b].first, zones[a].second, zones[b].second, links(a, b));
     }
   }
   return s;
@@ -62,18 +69,23 @@ std::string platform_xml(const PlatformPlan& plan) {
   std::string s =
       "<?xml version='1.0'?>\n"
       "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-      "<!-- Written by vitsim platform --export-xml: the platform vitsim builds with SimGrid's C++ API. -->\n"
+      "<!-- Written by vitsim platform --export-xml: the platform vitsim builds with SimGrid's C++ "
+      "API. -->\n"
       "<platform version=\"4.1\">\n";
   s += fmt::format("  <zone id=\"{}.network\" routing=\"Full\">\n", plan.name);
   // Full routing refuses empty routes, where the C++ star has none: such routes cross a FATPIPE
   // "xml-only.*.backplane" link instead, of zero latency and a bandwidth no flow can reach, so
   // that times are the same.
   auto backplane = [&](const std::string& zone, const std::string& in) {
-    return fmt::format("{}<link id=\"xml-only.{}.backplane\" bandwidth=\"1e18Bps\" latency=\"0s\" "
-                       "sharing_policy=\"FATPIPE\"/>\n", in, zone);
+    return fmt::format(
+        "{}<link id=\"xml-only.{}.backplane\" bandwidth=\"1e18Bps\" latency=\"0s\" "
+        "sharing_policy=\"FATPIPE\"/>\n",
+        in, zone);
   };
   auto through = [](const std::string& zone) {
-    return [zone](size_t, size_t) { return fmt::format("<link_ctn id=\"xml-only.{}.backplane\"/>", zone); };
+    return [zone](size_t, size_t) {
+      return fmt::format("<link_ctn id=\"xml-only.{}.backplane\"/>", zone);
+    };
   };
   if (plan.topology != "fat-tree") {
     std::vector<std::pair<std::string, std::string>> zones;
@@ -94,7 +106,10 @@ std::string platform_xml(const PlatformPlan& plan) {
         s += node_xml(plan, n, "      ");
         zones.push_back({n.host, n.host + ".gw"});
       }
-      s += fmt::format("      <zone id=\"{0}.sw\" routing=\"Full\">\n        <router id=\"{0}.switch\"/>\n      </zone>\n", leaf);
+      s += fmt::format(
+          "      <zone id=\"{0}.sw\" routing=\"Full\">\n        <router id=\"{0}.switch\"/>\n      "
+          "</zone>\n",
+          leaf);
       zones.push_back({leaf + ".sw", leaf + ".switch"});
       s += backplane(leaf, "      ");
       s += zone_routes(zones, "      ", through(leaf));

@@ -35,61 +35,75 @@ double max_idle(const schema::ConfigPrediction& p) {
 }  // namespace
 
 std::string prediction_table(const std::vector<schema::ConfigPrediction>& ps) {
-  const char* head = "{:<34} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7} {:>5} {:>7} {:<4}\n";
-  std::string s = fmt::format(head, "configuration", "gpus", "micro-batch", "placement", "collective", "steps",
-                              "step", "epoch", "compute", "comm", "max idle", "throughput", "speedup", "eff",
-                              "memory", "fit");
-  s += fmt::format(head, "", "count", "samples", "", "", "/epoch", "s", "s", "s/step", "s/step", "s/step",
-                   "img/s", "x", "%", "GB", "");
+  const char* head =
+      "{:<34} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7} {:>5} "
+      "{:>7} {:<4}\n";
+  std::string s = fmt::format(head, "configuration", "gpus", "micro-batch", "placement",
+                              "collective", "steps", "step", "epoch", "compute", "comm", "max idle",
+                              "throughput", "speedup", "eff", "memory", "fit");
+  s += fmt::format(head, "", "count", "samples", "", "", "/epoch", "s", "s", "s/step", "s/step",
+                   "s/step", "img/s", "x", "%", "GB", "");
   for (const auto& p : ps) {
     const std::string coll = p.config.collective + "/" + p.config.collective_level;
     if (p.out_of_memory) {
-      s += fmt::format("{:<34} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7} {:>5} {:>7.2f} {:<4}\n",
-                       label_of(p), p.config.gpus, micro_batch_of(p), p.config.placement, coll, p.steps_per_epoch,
-                       "-", "-", "-", "-", "-", "-", "-", "-", max_memory_gb(p),
-                       fmt::format("OOM (max micro-batch {})", p.max_micro_batch_that_fits));
+      s += fmt::format(
+          "{:<34} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7} "
+          "{:>5} {:>7.2f} {:<4}\n",
+          label_of(p), p.config.gpus, micro_batch_of(p), p.config.placement, coll,
+          p.steps_per_epoch, "-", "-", "-", "-", "-", "-", "-", "-", max_memory_gb(p),
+          fmt::format("OOM (max micro-batch {})", p.max_micro_batch_that_fits));
       continue;
     }
     const std::string speedup = p.speedup > 0 ? fmt::format("{:.2f}", p.speedup) : "-";
-    const std::string eff = p.parallel_efficiency > 0 ? fmt::format("{:.0f}", 100 * p.parallel_efficiency) : "-";
-    s += fmt::format("{:<34} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9.4f} {:>10.1f} {:>9.4f} {:>9.4f} {:>9.4f} {:>9.1f} {:>7} {:>5} {:>7.2f} {:<4}\n",
-                     label_of(p), p.config.gpus, micro_batch_of(p), p.config.placement, coll, p.steps_per_epoch,
-                     p.step_time_s, p.epoch_time_s, p.compute_time_s, p.exposed_comm_time_s, max_idle(p),
-                     p.throughput_images_per_s, speedup, eff, max_memory_gb(p), "ok");
+    const std::string eff =
+        p.parallel_efficiency > 0 ? fmt::format("{:.0f}", 100 * p.parallel_efficiency) : "-";
+    s += fmt::format(
+        "{:<34} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9.4f} {:>10.1f} {:>9.4f} {:>9.4f} {:>9.4f} "
+        "{:>9.1f} {:>7} {:>5} {:>7.2f} {:<4}\n",
+        label_of(p), p.config.gpus, micro_batch_of(p), p.config.placement, coll, p.steps_per_epoch,
+        p.step_time_s, p.epoch_time_s, p.compute_time_s, p.exposed_comm_time_s, max_idle(p),
+        p.throughput_images_per_s, speedup, eff, max_memory_gb(p), "ok");
   }
   return s;
 }
 
 std::string rank_table(const schema::ConfigPrediction& p) {
   const char* head = "{:>5} {:<16} {:<10} {:>11} {:>9} {:>9} {:>9} {:>8} {:>8}\n";
-  std::string s = fmt::format(head, "rank", "host", "device", "micro-batch", "compute", "comm", "idle", "memory",
-                              "device");
+  std::string s = fmt::format(head, "rank", "host", "device", "micro-batch", "compute", "comm",
+                              "idle", "memory", "device");
   s += fmt::format(head, "", "", "", "samples", "s/step", "s/step", "s/step", "GB", "GB");
   for (const auto& r : p.ranks) {
-    s += fmt::format("{:>5} {:<16} {:<10} {:>11} {:>9.4f} {:>9.4f} {:>9.4f} {:>8.2f} {:>8.2f}\n", r.rank, r.host,
-                     r.device, r.micro_batch, r.compute_time_s, r.exposed_comm_time_s, r.idle_time_s,
-                     r.memory_bytes / 1e9, r.device_memory_bytes / 1e9);
+    s += fmt::format("{:>5} {:<16} {:<10} {:>11} {:>9.4f} {:>9.4f} {:>9.4f} {:>8.2f} {:>8.2f}\n",
+                     r.rank, r.host, r.device, r.micro_batch, r.compute_time_s,
+                     r.exposed_comm_time_s, r.idle_time_s, r.memory_bytes / 1e9,
+                     r.device_memory_bytes / 1e9);
   }
   return s;
 }
 
 std::string prediction_csv(const std::vector<schema::ConfigPrediction>& ps) {
   std::string s =
-      "configuration,cluster,gpus,micro_batch,accumulation,precision,data_fraction,placement,collective,"
-      "collective_level,overlap,bucket_bytes,out_of_memory,max_micro_batch_that_fits,steps_per_epoch,step_time_s,"
-      "epoch_time_s,throughput_images_per_s,speedup,parallel_efficiency,rank,host,device,rank_micro_batch,"
-      "compute_time_s,exposed_comm_time_s,idle_time_s,memory_bytes,device_memory_bytes,memory_fits\n";
+      "configuration,cluster,gpus,micro_batch,accumulation,precision,data_fraction,placement,"
+      "collective,"
+      "collective_level,overlap,bucket_bytes,out_of_memory,max_micro_batch_that_fits,steps_per_"
+      "epoch,step_time_s,"
+      "epoch_time_s,throughput_images_per_s,speedup,parallel_efficiency,rank,host,device,rank_"
+      "micro_batch,"
+      "compute_time_s,exposed_comm_time_s,idle_time_s,memory_bytes,device_memory_bytes,memory_"
+      "fits\n";
   for (const auto& p : ps) {
     for (const auto& r : p.ranks) {
-      s += fmt::format("\"{}\",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                       label_of(p), p.cluster, p.config.gpus, p.config.micro_batch, p.config.accumulation,
-                       costmodel::to_string(p.config.precision), p.config.data_fraction, p.config.placement,
-                       p.config.collective, p.config.collective_level, p.config.overlap ? "on" : "off",
-                       p.config.bucket_bytes, p.out_of_memory ? 1 : 0, p.max_micro_batch_that_fits,
-                       p.steps_per_epoch, p.step_time_s, p.epoch_time_s, p.throughput_images_per_s, p.speedup,
-                       p.parallel_efficiency, r.rank, r.host, r.device, r.micro_batch, r.compute_time_s,
-                       r.exposed_comm_time_s, r.idle_time_s, r.memory_bytes, r.device_memory_bytes,
-                       r.memory_bytes <= r.device_memory_bytes ? 1 : 0);
+      s += fmt::format(
+          "\"{}\",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},"
+          "{},{}\n",
+          label_of(p), p.cluster, p.config.gpus, p.config.micro_batch, p.config.accumulation,
+          costmodel::to_string(p.config.precision), p.config.data_fraction, p.config.placement,
+          p.config.collective, p.config.collective_level, p.config.overlap ? "on" : "off",
+          p.config.bucket_bytes, p.out_of_memory ? 1 : 0, p.max_micro_batch_that_fits,
+          p.steps_per_epoch, p.step_time_s, p.epoch_time_s, p.throughput_images_per_s, p.speedup,
+          p.parallel_efficiency, r.rank, r.host, r.device, r.micro_batch, r.compute_time_s,
+          r.exposed_comm_time_s, r.idle_time_s, r.memory_bytes, r.device_memory_bytes,
+          r.memory_bytes <= r.device_memory_bytes ? 1 : 0);
     }
   }
   return s;

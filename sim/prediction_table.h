@@ -2,17 +2,17 @@
 // and sweep, and the per-rank CSV of simulate. Also JSON printed with the document head first.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "schema/prediction.h"
 
 namespace vitsim::sim {
 
 std::string prediction_table(const std::vector<schema::ConfigPrediction>& predictions);
-// Per-rank figures of one configuration (rank, host, device, micro-batch, compute, comm, idle, memory).
+// Per-rank figures of one configuration (rank, host, device, micro-batch, compute, comm, idle,
+// memory).
 std::string rank_table(const schema::ConfigPrediction& prediction);
 // One row per (configuration, rank); configuration figures repeated on each of its rows.
 std::string prediction_csv(const std::vector<schema::ConfigPrediction>& predictions);

@@ -50,11 +50,13 @@ MemoryModel memory_model(const costmodel::DeviceCosts& costs, const costmodel::L
   // fp32 weights + fp32 gradients + optimizer states; autocast also caches 16-bit weight copies.
   m.fixed_bytes = params * 4 * (2 + states) + kWorkspaceBytes;
   if (precision != costmodel::Precision::kFp32) m.fixed_bytes += params * 2;
-  m.per_sample_bytes = graph.activation_bytes_per_sample(costmodel::activation_element_bytes(precision));
+  m.per_sample_bytes =
+      graph.activation_bytes_per_sample(costmodel::activation_element_bytes(precision));
   return m;
 }
 
-costmodel::DeviceCatalog merged_catalog(const costmodel::DeviceCatalog& catalog, const schema::ClusterSpec& cluster) {
+costmodel::DeviceCatalog merged_catalog(const costmodel::DeviceCatalog& catalog,
+                                        const schema::ClusterSpec& cluster) {
   costmodel::DeviceCatalog out;
   out.devices = cluster.devices;
   for (const auto& d : catalog.devices) {
@@ -65,22 +67,26 @@ costmodel::DeviceCatalog merged_catalog(const costmodel::DeviceCatalog& catalog,
   return out;
 }
 
-const costmodel::DeviceCosts& find_costs(const costmodel::CostModel& costs, const std::string& device,
+const costmodel::DeviceCosts& find_costs(const costmodel::CostModel& costs,
+                                         const std::string& device,
                                          costmodel::Precision precision) {
   if (const auto* c = costs.find(device, precision)) return *c;
   std::string have;
   for (const auto& d : costs.devices) {
     have += (have.empty() ? "" : ", ") + d.device + "/" + costmodel::to_string(d.precision);
   }
-  throw std::invalid_argument("the cost model has no costs for device '" + device + "' at precision " +
-                              costmodel::to_string(precision) + " (it has: " +
-                              (have.empty() ? "nothing" : have) +
-                              "; hint: calibrate this device, or let calibrate transfer costs to it)");
+  throw std::invalid_argument(
+      "the cost model has no costs for device '" + device + "' at precision " +
+      costmodel::to_string(precision) + " (it has: " + (have.empty() ? "nothing" : have) +
+      "; hint: calibrate this device, or let calibrate transfer costs to it)");
 }
 
-std::vector<RankPlan> plan_ranks(const Placement& placement, const costmodel::DeviceCatalog& catalog,
-                                 const costmodel::LayerGraph& graph, const schema::TrainingConfig& config,
-                                 const costmodel::CostModel& costs, std::map<std::string, std::string>& sources) {
+std::vector<RankPlan> plan_ranks(const Placement& placement,
+                                 const costmodel::DeviceCatalog& catalog,
+                                 const costmodel::LayerGraph& graph,
+                                 const schema::TrainingConfig& config,
+                                 const costmodel::CostModel& costs,
+                                 std::map<std::string, std::string>& sources) {
   std::vector<RankPlan> out;
   const double params = static_cast<double>(graph.parameters());
   for (size_t r = 0; r < placement.ranks.size(); ++r) {
@@ -91,12 +97,14 @@ std::vector<RankPlan> plan_ranks(const Placement& placement, const costmodel::De
                                   " is neither in gpus.json nor in the cluster's \"devices\"");
     }
     const costmodel::DeviceCosts& c = find_costs(costs, slot.device, config.precision);
-    sources[slot.device + "/" + costmodel::to_string(config.precision)] = costmodel::to_string(c.source);
+    sources[slot.device + "/" + costmodel::to_string(config.precision)] =
+        costmodel::to_string(c.source);
     RankPlan p;
     p.rank = static_cast<int64_t>(r);
     p.host = slot.host;
     p.device = slot.device;
-    p.micro_batch = config.per_rank_micro_batch.empty() ? config.micro_batch : config.per_rank_micro_batch[r];
+    p.micro_batch =
+        config.per_rank_micro_batch.empty() ? config.micro_batch : config.per_rank_micro_batch[r];
     const double b = static_cast<double>(p.micro_batch);
     const costmodel::LayerTimes t = costmodel::layer_times(c, graph, b);
     p.forward_s = t.forward_s;
@@ -112,8 +120,10 @@ std::vector<RankPlan> plan_ranks(const Placement& placement, const costmodel::De
   return out;
 }
 
-int64_t steps_per_epoch(const schema::TrainingConfig& config, const std::vector<int64_t>& micro_batches) {
-  const int64_t used = static_cast<int64_t>(std::floor(config.data_fraction * static_cast<double>(config.images) + 1e-9));
+int64_t steps_per_epoch(const schema::TrainingConfig& config,
+                        const std::vector<int64_t>& micro_batches) {
+  const int64_t used = static_cast<int64_t>(
+      std::floor(config.data_fraction * static_cast<double>(config.images) + 1e-9));
   const int64_t ranks = static_cast<int64_t>(micro_batches.size());
   auto ceil_div = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
   const bool equal = std::all_of(micro_batches.begin(), micro_batches.end(),

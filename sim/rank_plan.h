@@ -31,7 +31,9 @@ struct MemoryModel {
   double fixed_bytes = 0;
   double per_sample_bytes = 0;
   bool from_measurement = false;  // the cost model's fitted memory, else the layer graph estimate
-  double at(int64_t micro_batch) const { return fixed_bytes + per_sample_bytes * static_cast<double>(micro_batch); }
+  double at(int64_t micro_batch) const {
+    return fixed_bytes + per_sample_bytes * static_cast<double>(micro_batch);
+  }
   // Largest micro-batch whose memory fits `device_bytes` (0 when not even 1 fits).
   int64_t max_micro_batch(double device_bytes) const;
 };
@@ -45,31 +47,37 @@ struct RankPlan {
   std::string host;
   std::string device;
   int64_t micro_batch = 0;
-  double data_s = 0;                // exposed data wait + host-to-device copy, one micro-step
-  std::vector<double> forward_s;    // per layer, forward order
-  std::vector<double> backward_s;   // per layer, forward order numbering
+  double data_s = 0;               // exposed data wait + host-to-device copy, one micro-step
+  std::vector<double> forward_s;   // per layer, forward order
+  std::vector<double> backward_s;  // per layer, forward order numbering
   double optimizer_s = 0;
-  double overhead_s = 0;            // per step
+  double overhead_s = 0;  // per step
   MemoryModel memory;
-  double memory_bytes = 0;          // at micro_batch
+  double memory_bytes = 0;  // at micro_batch
   double device_memory_bytes = 0;
 };
 
 // Device catalog plus the cluster's own devices (which win on an id clash).
-costmodel::DeviceCatalog merged_catalog(const costmodel::DeviceCatalog& catalog, const schema::ClusterSpec& cluster);
+costmodel::DeviceCatalog merged_catalog(const costmodel::DeviceCatalog& catalog,
+                                        const schema::ClusterSpec& cluster);
 
 // Costs of `device` at `precision`; std::invalid_argument naming both and listing what `costs` has.
-const costmodel::DeviceCosts& find_costs(const costmodel::CostModel& costs, const std::string& device,
-                                         costmodel::Precision precision);
+const costmodel::DeviceCosts& find_costs(const costmodel::CostModel& costs,
+                                         const std::string& device, costmodel::Precision precision);
 
 // One plan per rank; `sources` gets "device/precision" -> measured|imported|transferred.
-std::vector<RankPlan> plan_ranks(const Placement& placement, const costmodel::DeviceCatalog& catalog,
-                                 const costmodel::LayerGraph& graph, const schema::TrainingConfig& config,
-                                 const costmodel::CostModel& costs, std::map<std::string, std::string>& sources);
+std::vector<RankPlan> plan_ranks(const Placement& placement,
+                                 const costmodel::DeviceCatalog& catalog,
+                                 const costmodel::LayerGraph& graph,
+                                 const schema::TrainingConfig& config,
+                                 const costmodel::CostModel& costs,
+                                 std::map<std::string, std::string>& sources);
 
-// Optimizer steps per epoch (docs/simulator.md, "Steps per epoch"): images used = floor(F * images);
-// equal micro-batches: ceil(ceil(used / ranks) / B) micro-steps (DistributedSampler, drop_last=False);
-// per-rank micro-batches: ceil(used / sum B_r); then ceil(micro-steps / accumulation).
-int64_t steps_per_epoch(const schema::TrainingConfig& config, const std::vector<int64_t>& micro_batches);
+// Optimizer steps per epoch (docs/simulator.md, "Steps per epoch"): images used = floor(F *
+// images); equal micro-batches: ceil(ceil(used / ranks) / B) micro-steps (DistributedSampler,
+// drop_last=False); per-rank micro-batches: ceil(used / sum B_r); then ceil(micro-steps /
+// accumulation).
+int64_t steps_per_epoch(const schema::TrainingConfig& config,
+                        const std::vector<int64_t>& micro_batches);
 
 }  // namespace vitsim::sim

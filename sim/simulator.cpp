@@ -26,24 +26,30 @@ void check_config(const schema::TrainingConfig& c) {
   if (c.gpus < 1) throw std::invalid_argument("gpus must be >= 1");
   if (c.micro_batch < 1) throw std::invalid_argument("micro_batch must be >= 1");
   if (c.accumulation < 1) throw std::invalid_argument("accumulation must be >= 1");
-  if (!(c.data_fraction > 0 && c.data_fraction <= 1)) throw std::invalid_argument("data_fraction must be in (0, 1]");
+  if (!(c.data_fraction > 0 && c.data_fraction <= 1))
+    throw std::invalid_argument("data_fraction must be in (0, 1]");
   if (!(c.bucket_bytes > 0)) throw std::invalid_argument("bucket_bytes must be > 0");
-  if (!c.per_rank_micro_batch.empty() && static_cast<int64_t>(c.per_rank_micro_batch.size()) != c.gpus) {
-    throw std::invalid_argument("per_rank_micro_batch needs one entry per rank (" + std::to_string(c.gpus) + ")");
+  if (!c.per_rank_micro_batch.empty() &&
+      static_cast<int64_t>(c.per_rank_micro_batch.size()) != c.gpus) {
+    throw std::invalid_argument("per_rank_micro_batch needs one entry per rank (" +
+                                std::to_string(c.gpus) + ")");
   }
-  if (c.optimizer != "adamw" && c.optimizer != "sgd") throw std::invalid_argument("optimizer must be adamw or sgd");
+  if (c.optimizer != "adamw" && c.optimizer != "sgd")
+    throw std::invalid_argument("optimizer must be adamw or sgd");
 }
 
 void check_options(const SimOptions& o) {
   for (const char* m : {"CM02", "LV08", "Constant", "SMPI", "IB"}) {
     if (o.network_model == m) return;
   }
-  throw std::invalid_argument("unknown SimGrid network model '" + o.network_model +
-                              "' (expected CM02, LV08, Constant, SMPI or IB; CM02 matches the analytic ring)");
+  throw std::invalid_argument(
+      "unknown SimGrid network model '" + o.network_model +
+      "' (expected CM02, LV08, Constant, SMPI or IB; CM02 matches the analytic ring)");
 }
 
 // Per-rank step figures of the last simulated step and the epoch extrapolation.
-void fill_timings(const SimOutput& so, const std::vector<RankPlan>& ranks, schema::ConfigPrediction& out) {
+void fill_timings(const SimOutput& so, const std::vector<RankPlan>& ranks,
+                  schema::ConfigPrediction& out) {
   const size_t last = so.ranks.front().step_end_s.size() - 1;
   double max_compute = 0, step = 0, first = 0;
   std::vector<double> duration, compute;
@@ -67,12 +73,15 @@ void fill_timings(const SimOutput& so, const std::vector<RankPlan>& ranks, schem
   out.step_time_s = step;
   out.compute_time_s = max_compute;
   out.exposed_comm_time_s = out.ranks.front().exposed_comm_time_s;
-  out.epoch_time_s = out.steps_per_epoch > 0 ? first + static_cast<double>(out.steps_per_epoch - 1) * step : 0.0;
+  out.epoch_time_s =
+      out.steps_per_epoch > 0 ? first + static_cast<double>(out.steps_per_epoch - 1) * step : 0.0;
   out.throughput_images_per_s = step > 0 ? images_per_step / step : 0.0;
 }
 
-schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster, const costmodel::DeviceCatalog& catalog,
-                                     const costmodel::ViTConfig& model, const schema::TrainingConfig& config,
+schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
+                                     const costmodel::DeviceCatalog& catalog,
+                                     const costmodel::ViTConfig& model,
+                                     const schema::TrainingConfig& config,
                                      const costmodel::CostModel& costs, const SimOptions& options,
                                      ChromeTrace* trace, int64_t pid) {
   check_config(config);
@@ -84,9 +93,11 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster, const c
   schema::ConfigPrediction out;
   out.cluster = cluster.name;
   out.config = config;
-  if (out.config.placement.empty()) out.config.placement = placement.single_node() ? "intra-node" : "inter-node";
+  if (out.config.placement.empty())
+    out.config.placement = placement.single_node() ? "intra-node" : "inter-node";
   out.config.collective_level = resolve_collective_level(config.collective_level, config.gpus);
-  const std::vector<RankPlan> ranks = plan_ranks(placement, devices, graph, config, costs, out.cost_sources);
+  const std::vector<RankPlan> ranks =
+      plan_ranks(placement, devices, graph, config, costs, out.cost_sources);
   std::vector<int64_t> micro_batches;
   out.max_micro_batch_that_fits = std::numeric_limits<int64_t>::max();
   for (const RankPlan& r : ranks) {
@@ -100,7 +111,8 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster, const c
     out.ranks.push_back(rp);
     micro_batches.push_back(r.micro_batch);
     out.out_of_memory = out.out_of_memory || r.memory_bytes > r.device_memory_bytes;
-    out.max_micro_batch_that_fits = std::min(out.max_micro_batch_that_fits, r.memory.max_micro_batch(r.device_memory_bytes));
+    out.max_micro_batch_that_fits =
+        std::min(out.max_micro_batch_that_fits, r.memory.max_micro_batch(r.device_memory_bytes));
   }
   out.steps_per_epoch = steps_per_epoch(config, micro_batches);
   if (out.out_of_memory) return out;  // not simulated: the trainer would stop at its first step
@@ -118,14 +130,16 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster, const c
   in.network_model = options.network_model;
   in.crosstraffic = options.crosstraffic;
   in.trace = trace != nullptr;
-  const SimOutput so = deserialize_sim_output(run_in_child([&] { return serialize(run_simulation(in)); }));
+  const SimOutput so =
+      deserialize_sim_output(run_in_child([&] { return serialize(run_simulation(in)); }));
   fill_timings(so, ranks, out);
   if (trace != nullptr) trace->add(pid, config_label(config), ranks, so);
   return out;
 }
 
 void write_trace(const ChromeTrace& trace, const SimOptions& options) {
-  schema::write_json_atomic(options.trace_path, trace.document(schema::make_context("vitsim", options.argv)));
+  schema::write_json_atomic(options.trace_path,
+                            trace.document(schema::make_context("vitsim", options.argv)));
 }
 
 // The scenario's 1-GPU configuration that `c` is compared with (same precision, micro-batch and
@@ -134,8 +148,8 @@ const schema::ConfigPrediction* baseline(const std::vector<schema::ConfigPredict
                                          const schema::ConfigPrediction& c) {
   for (const auto& b : all) {
     if (b.config.gpus == 1 && !b.out_of_memory && b.config.precision == c.config.precision &&
-        b.config.micro_batch == c.config.micro_batch && b.config.accumulation == c.config.accumulation &&
-        b.throughput_images_per_s > 0) {
+        b.config.micro_batch == c.config.micro_batch &&
+        b.config.accumulation == c.config.accumulation && b.throughput_images_per_s > 0) {
       return &b;
     }
   }
@@ -146,11 +160,13 @@ const schema::ConfigPrediction* baseline(const std::vector<schema::ConfigPredict
 
 std::string resolve_collective_level(const std::string& level, int64_t ranks) {
   if (level == "step" || level == "flow") return level;
-  if (level != "auto") throw std::invalid_argument("collective level must be step, flow or auto, not '" + level + "'");
+  if (level != "auto")
+    throw std::invalid_argument("collective level must be step, flow or auto, not '" + level + "'");
   return ranks > kAutoFlowAboveRanks ? "flow" : "step";
 }
 
-void check_cluster_devices(const schema::ClusterSpec& cluster, const costmodel::DeviceCatalog& catalog) {
+void check_cluster_devices(const schema::ClusterSpec& cluster,
+                           const costmodel::DeviceCatalog& catalog) {
   const costmodel::DeviceCatalog devices = merged_catalog(catalog, cluster);
   for (size_t i = 0; i < cluster.nodes.size(); ++i) {
     for (size_t j = 0; j < cluster.nodes[i].gpus.size(); ++j) {
@@ -158,34 +174,39 @@ void check_cluster_devices(const schema::ClusterSpec& cluster, const costmodel::
       if (devices.find(id) != nullptr) continue;
       std::string known;
       for (const auto& d : devices.ids()) known += (known.empty() ? "" : ", ") + d;
-      throw schema::InputError::at(cluster.file, "/nodes/" + std::to_string(i) + "/gpus/" + std::to_string(j) + "/device",
-                                   "a known device id", "\"" + id + "\"",
-                                   "known: " + known + "; or declare it in the cluster's \"devices\"");
+      throw schema::InputError::at(
+          cluster.file, "/nodes/" + std::to_string(i) + "/gpus/" + std::to_string(j) + "/device",
+          "a known device id", "\"" + id + "\"",
+          "known: " + known + "; or declare it in the cluster's \"devices\"");
     }
   }
 }
 
-schema::ConfigPrediction predict(const schema::ClusterSpec& cluster, const costmodel::DeviceCatalog& catalog,
-                                 const costmodel::ViTConfig& model, const schema::TrainingConfig& config,
+schema::ConfigPrediction predict(const schema::ClusterSpec& cluster,
+                                 const costmodel::DeviceCatalog& catalog,
+                                 const costmodel::ViTConfig& model,
+                                 const schema::TrainingConfig& config,
                                  const costmodel::CostModel& costs, const SimOptions& options) {
   ChromeTrace trace;
-  schema::ConfigPrediction p =
-      predict_one(cluster, catalog, model, config, costs, options, options.trace_path.empty() ? nullptr : &trace, 0);
+  schema::ConfigPrediction p = predict_one(cluster, catalog, model, config, costs, options,
+                                           options.trace_path.empty() ? nullptr : &trace, 0);
   if (!options.trace_path.empty()) write_trace(trace, options);
   return p;
 }
 
-schema::PredictionFile simulate_scenario(const schema::Scenario& scenario, const schema::ClusterSpec& cluster,
-                                         const costmodel::DeviceCatalog& catalog, const costmodel::CostModel& costs,
+schema::PredictionFile simulate_scenario(const schema::Scenario& scenario,
+                                         const schema::ClusterSpec& cluster,
+                                         const costmodel::DeviceCatalog& catalog,
+                                         const costmodel::CostModel& costs,
                                          const SimOptions& options) {
   const schema::ClusterSpec effective = schema::apply_overrides(scenario, cluster);
   ChromeTrace trace;
   schema::PredictionFile file;
   file.scenario = scenario.name;
   for (size_t i = 0; i < scenario.configurations.size(); ++i) {
-    file.configurations.push_back(predict_one(effective, catalog, scenario.model, scenario.configurations[i], costs,
-                                              options, options.trace_path.empty() ? nullptr : &trace,
-                                              static_cast<int64_t>(i)));
+    file.configurations.push_back(
+        predict_one(effective, catalog, scenario.model, scenario.configurations[i], costs, options,
+                    options.trace_path.empty() ? nullptr : &trace, static_cast<int64_t>(i)));
   }
   for (auto& c : file.configurations) {
     if (c.out_of_memory) continue;

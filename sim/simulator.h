@@ -1,7 +1,7 @@
 // The simulator's entry points (contract between sim/, calibrate/ and cli/).
-// Each prediction runs a SimGrid (S4U) discrete-event simulation: one actor per rank, layer-by-layer
-// forward and backward, gradient buckets all-reduced over the cluster's links. Deterministic: the
-// same inputs give byte-identical outputs.
+// Each prediction runs a SimGrid (S4U) discrete-event simulation: one actor per rank,
+// layer-by-layer forward and backward, gradient buckets all-reduced over the cluster's links.
+// Deterministic: the same inputs give byte-identical outputs.
 #pragma once
 
 #include <string>
@@ -31,7 +31,8 @@ std::string resolve_collective_level(const std::string& level, int64_t ranks);
 
 // Every device a cluster names must be in the catalog or the cluster's own "devices"; otherwise an
 // InputError at the cluster file's /nodes/i/gpus/j/device listing the known ids.
-void check_cluster_devices(const schema::ClusterSpec& cluster, const costmodel::DeviceCatalog& catalog);
+void check_cluster_devices(const schema::ClusterSpec& cluster,
+                           const costmodel::DeviceCatalog& catalog);
 
 // One configuration. Throws schema::InputError / std::invalid_argument for configurations that
 // cannot be simulated (unknown device, no costs for a device/precision, more ranks than GPUs...).

@@ -11,19 +11,19 @@
 namespace vitsim::sim {
 
 struct SweepSpec {
-  schema::TrainingConfig base;          // everything not swept (precision, images, placement...)
+  schema::TrainingConfig base;  // everything not swept (precision, images, placement...)
   std::vector<int64_t> gpus = {1};
   std::vector<int64_t> micro_batches = {16};
   std::vector<std::string> collectives = {"ring"};
   std::vector<double> bucket_bytes = {5e8};
   std::vector<bool> overlaps = {false};
-  std::string goal = "fastest-epoch";   // "fastest-epoch" | "best-efficiency"
+  std::string goal = "fastest-epoch";  // "fastest-epoch" | "best-efficiency"
 };
 
 struct SweepResult {
-  schema::PredictionFile predictions;   // every combination (and the 1-GPU baselines it needed)
-  std::vector<std::string> skipped;     // combinations that cannot run, with the reason
-  int best = -1;                        // index into predictions.configurations, -1 when none ran
+  schema::PredictionFile predictions;  // every combination (and the 1-GPU baselines it needed)
+  std::vector<std::string> skipped;    // combinations that cannot run, with the reason
+  int best = -1;                       // index into predictions.configurations, -1 when none ran
 };
 
 // Combinations that cannot be placed or simulated (e.g. hierarchical with unequal nodes) are

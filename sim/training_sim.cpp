@@ -2,7 +2,6 @@
 #include "sim/training_sim.h"
 
 #include <memory>
-
 #include <nlohmann/json.hpp>
 
 #include "sim/platform_builder.h"
@@ -35,9 +34,14 @@ void allreduce_bucket(Shared& sh, int64_t rank, int64_t step, size_t b) {
 class RankActor {
  public:
   RankActor(Shared& sh, int64_t rank)
-      : sh_(sh), in_(*sh.in), plan_(in_.ranks[static_cast<size_t>(rank)]), rank_(rank),
-        forward_total_s_(layer_sum(plan_.forward_s, 0, static_cast<int>(plan_.forward_s.size()), true)),
-        backward_total_s_(layer_sum(plan_.backward_s, 0, static_cast<int>(plan_.backward_s.size()), false)) {}
+      : sh_(sh),
+        in_(*sh.in),
+        plan_(in_.ranks[static_cast<size_t>(rank)]),
+        rank_(rank),
+        forward_total_s_(
+            layer_sum(plan_.forward_s, 0, static_cast<int>(plan_.forward_s.size()), true)),
+        backward_total_s_(
+            layer_sum(plan_.backward_s, 0, static_cast<int>(plan_.backward_s.size()), false)) {}
 
   void run() {
     RankRecord& rec = sh_.out.ranks[static_cast<size_t>(rank_)];
@@ -74,7 +78,8 @@ class RankActor {
 
  private:
   void span(int track, const std::string& name, double start, double duration) {
-    if (in_.trace && duration > 0) sh_.out.spans.push_back({rank_, track, step_, name, start, duration});
+    if (in_.trace && duration > 0)
+      sh_.out.spans.push_back({rank_, track, step_, name, start, duration});
   }
 
   void sleep(const std::string& name, double duration_s) {
@@ -87,7 +92,8 @@ class RankActor {
   // Sum of t over [lo, hi) in the order the layers run (backward from hi-1 down to lo).
   static double layer_sum(const std::vector<double>& t, int lo, int hi, bool forward) {
     double total = 0;
-    for (int k = 0; k < hi - lo; ++k) total += t[static_cast<size_t>(forward ? lo + k : hi - 1 - k)];
+    for (int k = 0; k < hi - lo; ++k)
+      total += t[static_cast<size_t>(forward ? lo + k : hi - 1 - k)];
     return total;
   }
 
@@ -155,13 +161,14 @@ void allreduce_stream(Shared& sh, int64_t rank) {
 }  // namespace
 
 SimOutput run_simulation(const SimInput& input) {
-  std::vector<std::string> args = {"vitsim",
-                                   "--log=root.thres:critical",
-                                   "--cfg=network/model:" + input.network_model,
-                                   std::string("--cfg=network/crosstraffic:") + (input.crosstraffic ? "1" : "0"),
-                                   "--cfg=network/TCP-gamma:1e30",
-                                   "--cfg=contexts/factory:raw",
-                                   "--cfg=contexts/stack-size:256"};
+  std::vector<std::string> args = {
+      "vitsim",
+      "--log=root.thres:critical",
+      "--cfg=network/model:" + input.network_model,
+      std::string("--cfg=network/crosstraffic:") + (input.crosstraffic ? "1" : "0"),
+      "--cfg=network/TCP-gamma:1e30",
+      "--cfg=contexts/factory:raw",
+      "--cfg=contexts/stack-size:256"};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
@@ -170,7 +177,8 @@ SimOutput run_simulation(const SimInput& input) {
   sh.in = &input;
   sh.out.ranks.resize(input.ranks.size());
   const std::vector<sg4::Host*> hosts = build_platform(input.plan);
-  sh.collectives = std::make_unique<Collectives>(input.plan, hosts, input.collective, input.flow_level);
+  sh.collectives =
+      std::make_unique<Collectives>(input.plan, hosts, input.collective, input.flow_level);
   // A trace keeps the stream actors: its spans then come in the order they always came.
   sh.stream_actors = hosts.size() > 1 && (input.overlap || input.trace || input.stream_actors);
   for (size_t r = 0; sh.stream_actors && r < hosts.size(); ++r) {
@@ -193,7 +201,8 @@ SimOutput run_simulation(const SimInput& input) {
 
 std::string serialize(const SimOutput& out) {
   nlohmann::json j = {{"ranks", nlohmann::json::array()}, {"spans", nlohmann::json::array()}};
-  for (const auto& r : out.ranks) j["ranks"].push_back({{"end", r.step_end_s}, {"compute", r.compute_s}});
+  for (const auto& r : out.ranks)
+    j["ranks"].push_back({{"end", r.step_end_s}, {"compute", r.compute_s}});
   for (const auto& s : out.spans) {
     j["spans"].push_back({s.rank, s.track, s.step, s.name, s.start_s, s.duration_s});
   }
@@ -204,11 +213,12 @@ SimOutput deserialize_sim_output(const std::string& text) {
   const nlohmann::json j = nlohmann::json::parse(text);
   SimOutput out;
   for (const auto& r : j.at("ranks")) {
-    out.ranks.push_back({r.at("end").get<std::vector<double>>(), r.at("compute").get<std::vector<double>>()});
+    out.ranks.push_back(
+        {r.at("end").get<std::vector<double>>(), r.at("compute").get<std::vector<double>>()});
   }
   for (const auto& s : j.at("spans")) {
-    out.spans.push_back({s[0].get<int64_t>(), s[1].get<int>(), s[2].get<int64_t>(), s[3].get<std::string>(),
-                         s[4].get<double>(), s[5].get<double>()});
+    out.spans.push_back({s[0].get<int64_t>(), s[1].get<int>(), s[2].get<int64_t>(),
+                         s[3].get<std::string>(), s[4].get<double>(), s[5].get<double>()});
   }
   return out;
 }

@@ -20,10 +20,14 @@ double parse_bytes(const std::string& text) {
   }
   const std::string unit = text.substr(used);
   double scale = 0;
-  if (unit.empty() || unit == "B") scale = 1;
-  else if (unit == "K" || unit == "KiB" || unit == "k") scale = 1024.0;
-  else if (unit == "M" || unit == "MiB") scale = 1024.0 * 1024;
-  else if (unit == "G" || unit == "GiB") scale = 1024.0 * 1024 * 1024;
+  if (unit.empty() || unit == "B")
+    scale = 1;
+  else if (unit == "K" || unit == "KiB" || unit == "k")
+    scale = 1024.0;
+  else if (unit == "M" || unit == "MiB")
+    scale = 1024.0 * 1024;
+  else if (unit == "G" || unit == "GiB")
+    scale = 1024.0 * 1024 * 1024;
   if (used == 0 || scale == 0 || !(value > 0)) {
     throw std::invalid_argument("message size '" + text +
                                 "': expected a positive number with optional K, M or G suffix");
@@ -44,30 +48,34 @@ schema::AllreduceProfile run_allreduce_bench(const AllreduceBenchOptions& o, Mpi
   profile.ranks = n;
   profile.backend = comm.backend();
   profile.link_class = !o.link_class.empty() ? o.link_class
-                       : world.single_host() ? "host-shm" : "network";
+                       : world.single_host() ? "host-shm"
+                                             : "network";
   // One GPU per rank: local rank modulo the visible devices (as the NCCL communicator picks it).
   int cuda_index = 0;
   if (device == "cuda") {
     const int visible = static_cast<int>(torch::cuda::device_count());
-    if (visible == 0) throw std::runtime_error("bench-allreduce: --device cuda, but no CUDA device is visible");
+    if (visible == 0)
+      throw std::runtime_error("bench-allreduce: --device cuda, but no CUDA device is visible");
     cuda_index = world.local_rank() % visible;
   }
-  const auto options = at::TensorOptions().dtype(at::kFloat).device(
-      device == "cuda" ? at::Device(at::kCUDA, cuda_index) : at::Device(at::kCPU));
+  const auto options =
+      at::TensorOptions()
+          .dtype(at::kFloat)
+          .device(device == "cuda" ? at::Device(at::kCUDA, cuda_index) : at::Device(at::kCPU));
   if (world.rank() == 0) {
     std::printf("# vitsim-train bench-allreduce: %d ranks, backend %s, link class %s\n", n,
                 comm.backend(), profile.link_class.c_str());
     std::printf("#%13s %12s %8s %6s %12s %9s %9s\n", "size", "count", "type", "redop", "time",
                 "algbw", "busbw");
-    std::printf("#%13s %12s %8s %6s %12s %9s %9s\n", "(B)", "(elements)", "", "", "(us)",
-                "(GB/s)", "(GB/s)");
+    std::printf("#%13s %12s %8s %6s %12s %9s %9s\n", "(B)", "(elements)", "", "", "(us)", "(GB/s)",
+                "(GB/s)");
   }
   for (double bytes = o.min_bytes; bytes <= o.max_bytes * (1 + 1e-9); bytes *= 2) {
     const int64_t count = std::max<int64_t>(1, static_cast<int64_t>(bytes / 4));
     const double msg_bytes = static_cast<double>(count) * 4;
     auto buffer = at::ones({count}, options);
-    const int64_t iters = std::clamp<int64_t>(static_cast<int64_t>(o.bytes_per_size / msg_bytes),
-                                              3, o.iterations);
+    const int64_t iters =
+        std::clamp<int64_t>(static_cast<int64_t>(o.bytes_per_size / msg_bytes), 3, o.iterations);
     std::vector<double> times;
     for (int64_t i = 0; i < o.warmup + iters; ++i) {
       world.barrier();

@@ -14,12 +14,12 @@
 namespace vitsim::trainer {
 
 struct AllreduceBenchOptions {
-  double min_bytes = 4096;                   // first message size
-  double max_bytes = 512.0 * 1024 * 1024;    // last message size (sizes double)
-  int64_t warmup = 2;                        // untimed iterations per size
-  int64_t iterations = 20;                   // timed iterations per size, fewer for large sizes
+  double min_bytes = 4096;                      // first message size
+  double max_bytes = 512.0 * 1024 * 1024;       // last message size (sizes double)
+  int64_t warmup = 2;                           // untimed iterations per size
+  int64_t iterations = 20;                      // timed iterations per size, fewer for large sizes
   double bytes_per_size = 256.0 * 1024 * 1024;  // large sizes: iterations = this / size (>= 3)
-  std::string link_class;                    // recorded; default from where the ranks are
+  std::string link_class;                       // recorded; default from where the ranks are
 };
 
 // "4K", "16M", "512M", "1G" (binary multiples, like nccl-tests), or plain bytes.

@@ -67,7 +67,9 @@ Batch make_batch(const CifarImages& images, const std::vector<int64_t>& indices,
 BatchLoader::BatchLoader(const CifarImages& images, BatchLoaderOptions options)
     : images_(images), options_(options) {}
 
-BatchLoader::~BatchLoader() { stop_worker(); }
+BatchLoader::~BatchLoader() {
+  stop_worker();
+}
 
 void BatchLoader::stop_worker() {
   {
@@ -100,7 +102,9 @@ void BatchLoader::work(std::vector<int64_t> indices, int64_t micro_batch, int64_
       std::vector<int64_t> part(indices.begin() + start, indices.begin() + end);
       Batch batch = make_batch(images_, part, options_, epoch);
       std::unique_lock<std::mutex> lock(mutex_);
-      cv_.wait(lock, [this] { return cancel_ || static_cast<int64_t>(ready_.size()) < options_.prefetch; });
+      cv_.wait(lock, [this] {
+        return cancel_ || static_cast<int64_t>(ready_.size()) < options_.prefetch;
+      });
       if (cancel_) return;
       ready_.push_back(std::move(batch));
       cv_.notify_all();

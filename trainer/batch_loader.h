@@ -28,7 +28,7 @@ struct BatchLoaderOptions {
   int64_t image_size = 32;  // model input side; != 32 means bilinear resize
   bool augment = false;     // random crop + flip
   uint64_t seed = 0;
-  int64_t prefetch = 2;     // batches prepared ahead
+  int64_t prefetch = 2;  // batches prepared ahead
 };
 
 // One batch from the given image indices (what the background thread runs).

@@ -2,13 +2,12 @@
 // "model/<parameter>", "optimizer/...", "rng_state", "position_i64", "position_f64", "key".
 #include "trainer/checkpoint.h"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <sys/stat.h>
 
 #include <cstdio>
 #include <fstream>
 #include <sstream>
-
-#include <ATen/CPUGeneratorImpl.h>
 
 #include "schema/input_error.h"
 #include "schema/json_file.h"
@@ -89,13 +88,14 @@ TrainPosition load_checkpoint(const std::string& where, torch::nn::Module& model
   if (!saved_key.equal(want)) {
     auto show = [](const torch::Tensor& t) {
       auto a = t.accessor<int64_t, 1>();
-      return "version " + std::to_string(a[0]) + ", " + std::to_string(a[1]) + " ranks, micro-batch " +
-             std::to_string(a[2]) + ", accumulation " + std::to_string(a[3]) + ", seed " +
-             std::to_string(a[4]) + ", " + std::to_string(a[5]) + " parameters";
+      return "version " + std::to_string(a[0]) + ", " + std::to_string(a[1]) +
+             " ranks, micro-batch " + std::to_string(a[2]) + ", accumulation " +
+             std::to_string(a[3]) + ", seed " + std::to_string(a[4]) + ", " + std::to_string(a[5]) +
+             " parameters";
     };
-    throw schema::InputError::at(path, "key", "a checkpoint of this configuration (" + show(want) + ")",
-                                 show(saved_key),
-                                 "resume with the ranks, batch sizes, seed and model it was written with");
+    throw schema::InputError::at(
+        path, "key", "a checkpoint of this configuration (" + show(want) + ")", show(saved_key),
+        "resume with the ranks, batch sizes, seed and model it was written with");
   }
   torch::serialize::InputArchive model_archive, optimizer_archive;
   archive.read("model", model_archive);

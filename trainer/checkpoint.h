@@ -13,13 +13,13 @@
 namespace vitsim::trainer {
 
 struct TrainPosition {
-  int64_t epoch = 0;              // epoch in progress (0-based)
-  int64_t micro_step = 0;         // micro-steps of that epoch already done
-  int64_t global_step = 0;        // optimizer steps done in all
-  double epoch_loss_sum = 0;      // running sums of the epoch in progress (all ranks)
+  int64_t epoch = 0;          // epoch in progress (0-based)
+  int64_t micro_step = 0;     // micro-steps of that epoch already done
+  int64_t global_step = 0;    // optimizer steps done in all
+  double epoch_loss_sum = 0;  // running sums of the epoch in progress (all ranks)
   double epoch_correct = 0;
   double epoch_samples = 0;
-  double epoch_elapsed_s = 0;     // training time of the epoch so far
+  double epoch_elapsed_s = 0;  // training time of the epoch so far
 };
 
 // What must match between the run that wrote a checkpoint and the one resuming from it.

@@ -18,7 +18,9 @@ bool file_exists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-std::string byte_offset(int64_t offset) { return "byte offset " + std::to_string(offset); }
+std::string byte_offset(int64_t offset) {
+  return "byte offset " + std::to_string(offset);
+}
 
 }  // namespace
 
@@ -29,14 +31,17 @@ const char* to_string(CifarFormat format) {
 CifarFormat parse_cifar_format(const std::string& text) {
   if (text == "cifar10") return CifarFormat::kCifar10;
   if (text == "cifar100") return CifarFormat::kCifar100;
-  throw std::invalid_argument("unknown dataset format '" + text + "' (expected cifar10 or cifar100)");
+  throw std::invalid_argument("unknown dataset format '" + text +
+                              "' (expected cifar10 or cifar100)");
 }
 
 int64_t cifar_record_bytes(CifarFormat format) {
   return (format == CifarFormat::kCifar10 ? 1 : 2) + kCifarImageBytes;
 }
 
-int64_t cifar_classes(CifarFormat format) { return format == CifarFormat::kCifar10 ? 10 : 100; }
+int64_t cifar_classes(CifarFormat format) {
+  return format == CifarFormat::kCifar10 ? 10 : 100;
+}
 
 std::vector<std::string> cifar_file_names(CifarFormat format, bool train) {
   if (format == CifarFormat::kCifar100) return {train ? "train.bin" : "test.bin"};
@@ -62,16 +67,17 @@ void read_cifar_file(const std::string& path, CifarFormat format, CifarImages& o
   const int64_t record = cifar_record_bytes(format);
   const int64_t size = static_cast<int64_t>(bytes.size());
   if (size == 0) {
-    throw schema::InputError::at(path, byte_offset(0), "at least one " + std::to_string(record) +
-                                 "-byte record", "an empty file");
+    throw schema::InputError::at(path, byte_offset(0),
+                                 "at least one " + std::to_string(record) + "-byte record",
+                                 "an empty file");
   }
   if (size % record != 0) {
     const int64_t last = size - size % record;
-    throw schema::InputError::at(
-        path, byte_offset(last), "a whole " + std::to_string(record) + "-byte record",
-        std::to_string(size - last) + " bytes",
-        std::string("the file is truncated or not ") + to_string(format) +
-            " (records of label byte(s) + 3072 pixel bytes)");
+    throw schema::InputError::at(path, byte_offset(last),
+                                 "a whole " + std::to_string(record) + "-byte record",
+                                 std::to_string(size - last) + " bytes",
+                                 std::string("the file is truncated or not ") + to_string(format) +
+                                     " (records of label byte(s) + 3072 pixel bytes)");
   }
   const int64_t n = size / record;
   const int64_t label_bytes = record - kCifarImageBytes;
@@ -89,10 +95,9 @@ void read_cifar_file(const std::string& path, CifarFormat format, CifarImages& o
     }
     const int label = bytes[at + label_bytes - 1];
     if (label >= fine_limit) {
-      throw schema::InputError::at(path, byte_offset(at + label_bytes - 1),
-                                   "a label 0.." + std::to_string(fine_limit - 1),
-                                   std::to_string(label),
-                                   std::string("not a ") + to_string(format) + " file?");
+      throw schema::InputError::at(
+          path, byte_offset(at + label_bytes - 1), "a label 0.." + std::to_string(fine_limit - 1),
+          std::to_string(label), std::string("not a ") + to_string(format) + " file?");
     }
     out.labels.push_back(label);
     out.pixels.insert(out.pixels.end(), bytes.begin() + at + label_bytes,
@@ -107,7 +112,8 @@ CifarImages read_cifar_split(const std::string& dir, CifarFormat format, bool tr
   for (const auto& name : cifar_file_names(format, train)) {
     const std::string path = dir + "/" + name;
     // CIFAR-10 train files after the first are optional: small synthetic sets may use fewer.
-    if (!file_exists(path) && format == CifarFormat::kCifar10 && train && name != "data_batch_1.bin")
+    if (!file_exists(path) && format == CifarFormat::kCifar10 && train &&
+        name != "data_batch_1.bin")
       continue;
     read_cifar_file(path, format, images);
   }

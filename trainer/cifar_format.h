@@ -22,16 +22,16 @@ inline constexpr int64_t kCifarImageBytes = kCifarChannels * kCifarSide * kCifar
 
 const char* to_string(CifarFormat format);
 CifarFormat parse_cifar_format(const std::string& text);  // throws std::invalid_argument
-int64_t cifar_record_bytes(CifarFormat format);            // 3073 or 3074
-int64_t cifar_classes(CifarFormat format);                 // 10 or 100
+int64_t cifar_record_bytes(CifarFormat format);           // 3073 or 3074
+int64_t cifar_classes(CifarFormat format);                // 10 or 100
 
 // Images of one split, in file order.
 struct CifarImages {
   CifarFormat format = CifarFormat::kCifar10;
-  std::vector<uint8_t> pixels;        // size() * 3072 bytes, each image C x H x W
-  std::vector<int32_t> labels;        // class per image (fine label for CIFAR-100)
-  std::vector<int32_t> coarse_labels; // CIFAR-100 only (written back by make-dataset)
-  std::string source;                 // folder it was read from, for messages
+  std::vector<uint8_t> pixels;         // size() * 3072 bytes, each image C x H x W
+  std::vector<int32_t> labels;         // class per image (fine label for CIFAR-100)
+  std::vector<int32_t> coarse_labels;  // CIFAR-100 only (written back by make-dataset)
+  std::string source;                  // folder it was read from, for messages
 
   int64_t size() const { return static_cast<int64_t>(labels.size()); }
   int64_t classes() const { return cifar_classes(format); }

@@ -15,18 +15,22 @@ int cmd_bench_allreduce(int argc, char** argv) {
   std::string min_bytes = "4K", max_bytes = "512M", out, device = "cpu", backend = "auto",
               device_id;
   double timeout_s = 60;
-  app.add_option("--min-bytes", min_bytes, "smallest message (K, M, G = binary)")->capture_default_str();
+  app.add_option("--min-bytes", min_bytes, "smallest message (K, M, G = binary)")
+      ->capture_default_str();
   app.add_option("--max-bytes", max_bytes, "largest message")->capture_default_str();
   app.add_option("--out", out, "profile JSON to write (rank 0)");
   app.add_option("--warmup", o.warmup, "untimed iterations per size")->capture_default_str();
-  app.add_option("--iterations", o.iterations, "timed iterations per size (max)")->capture_default_str();
+  app.add_option("--iterations", o.iterations, "timed iterations per size (max)")
+      ->capture_default_str();
   app.add_option("--link-class", o.link_class,
                  "link class recorded (default: host-shm on one host, network otherwise)");
-  app.add_option("--device", device, "cpu | cuda")->check(CLI::IsMember({"cpu", "cuda"}))
+  app.add_option("--device", device, "cpu | cuda")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
   app.add_option("--device-id", device_id, "device id recorded (default: the device)");
   app.add_option("--backend", backend, "auto | mpi | nccl")
-      ->check(CLI::IsMember({"auto", "mpi", "nccl"}))->capture_default_str();
+      ->check(CLI::IsMember({"auto", "mpi", "nccl"}))
+      ->capture_default_str();
   app.add_option("--collective-timeout-s", timeout_s, "end the job when one all-reduce hangs, s")
       ->capture_default_str();
   std::vector<std::string> args(argv, argv + argc);

@@ -8,8 +8,7 @@
 namespace vitsim::trainer {
 
 int cmd_make_dataset(int argc, char** argv) {
-  CLI::App app("Writes a synthetic, learnable dataset in the CIFAR-10/100 binary format.",
-               argv[0]);
+  CLI::App app("Writes a synthetic, learnable dataset in the CIFAR-10/100 binary format.", argv[0]);
   SyntheticDatasetOptions o;
   std::string format = "cifar10";
   app.add_option("--out", o.out_dir, "output folder (created)")->required();

@@ -17,17 +17,20 @@ int cmd_profile(int argc, char** argv) {
   cli::ModelOptions model;
   std::string sizes = "4,8,16", precision = "fp32", out;
   cli::add_model_options(app, model);
-  app.add_option("--micro-batches", sizes, "micro-batch sizes, comma-separated")->capture_default_str();
+  app.add_option("--micro-batches", sizes, "micro-batch sizes, comma-separated")
+      ->capture_default_str();
   app.add_option("--out", out, "profile JSON to write")->required();
   app.add_option("--warmup", o.warmup, "untimed repetitions")->capture_default_str();
   app.add_option("--repetitions", o.repetitions, "timed repetitions")->capture_default_str();
   app.add_option("--full-steps", o.full_steps, "complete steps for data wait and overhead")
       ->capture_default_str();
   app.add_option("--precision", precision, "fp32 | bf16 | fp16")->capture_default_str();
-  app.add_option("--device", o.device, "cpu | cuda")->check(CLI::IsMember({"cpu", "cuda"}))
+  app.add_option("--device", o.device, "cpu | cuda")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
   app.add_option("--device-id", o.device_id, "device id recorded (gpus.json id, cpu-...)");
-  app.add_option("--optimizer", o.optimizer, "sgd | adamw")->check(CLI::IsMember({"sgd", "adamw"}))
+  app.add_option("--optimizer", o.optimizer, "sgd | adamw")
+      ->check(CLI::IsMember({"sgd", "adamw"}))
       ->capture_default_str();
   app.add_option("--threads", o.threads, "intra-op threads")->capture_default_str();
   app.add_option("--seed", o.seed, "random seed")->capture_default_str();
@@ -36,11 +39,11 @@ int cmd_profile(int argc, char** argv) {
   args.insert(args.begin() + 1, "profile");
   return cli::run_app(app, argc, argv, [&] {
     o.model = model.resolve();
-    o.micro_batches =
-        cli::parse_list<int64_t>(sizes, "micro-batches", cli::parse_positive_integer);
+    o.micro_batches = cli::parse_list<int64_t>(sizes, "micro-batches", cli::parse_positive_integer);
     o.precision = costmodel::parse_precision(precision);
     if (o.repetitions < 1 || o.warmup < 0 || o.full_steps < 1 || o.threads < 1) {
-      throw std::invalid_argument("--repetitions, --full-steps, --threads must be >= 1, --warmup >= 0");
+      throw std::invalid_argument(
+          "--repetitions, --full-steps, --threads must be >= 1, --warmup >= 0");
     }
     if (o.precision == costmodel::Precision::kFp16 && o.device != "cuda") {
       throw std::invalid_argument("--precision fp16 needs --device cuda (CPU autocast: bf16)");

@@ -30,7 +30,8 @@ void apply_config(const DeepSpeedConfig& c, TrainOptions& o, const CLI::App& app
   if (c.beta1) o.beta1 = *c.beta1;
   if (c.beta2) o.beta2 = *c.beta2;
   if (c.adam_eps) o.adam_eps = *c.adam_eps;
-  if (c.gradient_clipping && unset("--gradient-clipping")) o.gradient_clipping = *c.gradient_clipping;
+  if (c.gradient_clipping && unset("--gradient-clipping"))
+    o.gradient_clipping = *c.gradient_clipping;
   if (c.precision && unset("--precision")) o.precision = *c.precision;
   if (c.wall_clock_breakdown && unset("--wall-clock-breakdown"))
     o.wall_clock_breakdown = *c.wall_clock_breakdown;
@@ -39,14 +40,17 @@ void apply_config(const DeepSpeedConfig& c, TrainOptions& o, const CLI::App& app
 
 void add_options(CLI::App& app, TrainCli& t) {
   TrainOptions& o = t.o;
-  app.add_option("--data", o.data_dir, "dataset folder (CIFAR binary; see make-dataset)")->required();
+  app.add_option("--data", o.data_dir, "dataset folder (CIFAR binary; see make-dataset)")
+      ->required();
   cli::add_model_options(app, t.model);
   app.add_option("--config", t.config, "DeepSpeed-style JSON config (command line overrides it)");
   app.add_option("--epochs", o.epochs, "epochs")->capture_default_str();
   app.add_option("--max-steps", o.max_steps, "stop after this many optimizer steps (0 = no cap)")
       ->capture_default_str();
-  app.add_option("--micro-batch", o.micro_batch, "samples per micro-step per rank")->capture_default_str();
-  app.add_option("--accumulation", o.accumulation, "micro-steps per optimizer step")->capture_default_str();
+  app.add_option("--micro-batch", o.micro_batch, "samples per micro-step per rank")
+      ->capture_default_str();
+  app.add_option("--accumulation", o.accumulation, "micro-steps per optimizer step")
+      ->capture_default_str();
   app.add_option("--train-batch-size", o.train_batch_size,
                  "global batch; must equal micro-batch x accumulation x ranks");
   app.add_option("--optimizer", o.optimizer, "sgd | adamw")->capture_default_str();
@@ -55,7 +59,8 @@ void add_options(CLI::App& app, TrainCli& t) {
   app.add_option("--momentum", o.momentum, "SGD momentum")->capture_default_str();
   app.add_option("--gradient-clipping", o.gradient_clipping, "max gradient norm (0 = off)")
       ->capture_default_str();
-  app.add_option("--precision", t.precision, "fp32 | bf16 | fp16 (autocast)")->capture_default_str();
+  app.add_option("--precision", t.precision, "fp32 | bf16 | fp16 (autocast)")
+      ->capture_default_str();
   app.add_option("--data-fraction", o.data_fraction, "use the first int(p*N) training images")
       ->capture_default_str();
   app.add_flag("--augment", o.augment, "random crop (pad 4) + horizontal flip");
@@ -71,13 +76,15 @@ void add_options(CLI::App& app, TrainCli& t) {
   app.add_option("--device", o.device, "cpu | cuda")->capture_default_str();
   app.add_option("--backend", o.backend, "auto | mpi | nccl")->capture_default_str();
   app.add_option("--collective-timeout-s", o.collective_timeout_s,
-                 "end the job when one collective takes longer, s")->capture_default_str();
+                 "end the job when one collective takes longer, s")
+      ->capture_default_str();
   app.add_option("--run-log", o.run_log, "write the run log JSON here");
   app.add_option("--cluster", o.cluster, "cluster name recorded in the run log");
   app.add_option("--device-id", o.device_id, "device id recorded (default: cpu / cuda)");
   app.add_flag("--wall-clock-breakdown", o.wall_clock_breakdown,
                "print DeepSpeed-style [Rank r] time (ms) lines");
-  app.add_option("--steps-per-print", o.steps_per_print, "breakdown every N steps")->capture_default_str();
+  app.add_option("--steps-per-print", o.steps_per_print, "breakdown every N steps")
+      ->capture_default_str();
   app.add_flag("!--no-progress", o.progress, "no progress bar");
   app.add_option("--checkpoint-every", o.checkpoint_every, "checkpoint every N optimizer steps");
   app.add_option("--checkpoint-dir", o.checkpoint_dir, "checkpoint folder");

@@ -25,7 +25,8 @@ DistributedSampler::DistributedSampler(const SamplerOptions& options) : options_
 std::vector<int64_t> DistributedSampler::indices(int64_t epoch) const {
   std::vector<int64_t> all(static_cast<size_t>(images_));
   if (options_.shuffle) {
-    auto gen = at::make_generator<at::CPUGeneratorImpl>(options_.seed + static_cast<uint64_t>(epoch));
+    auto gen =
+        at::make_generator<at::CPUGeneratorImpl>(options_.seed + static_cast<uint64_t>(epoch));
     const at::Tensor perm = at::randperm(images_, gen, at::TensorOptions().dtype(at::kLong));
     const int64_t* p = perm.data_ptr<int64_t>();
     for (int64_t i = 0; i < images_; ++i) all[i] = p[i];

@@ -24,7 +24,7 @@ struct SamplerOptions {
 class DistributedSampler {
  public:
   explicit DistributedSampler(const SamplerOptions& options);
-  int64_t images() const { return images_; }           // int(p * N)
+  int64_t images() const { return images_; }              // int(p * N)
   int64_t samples_per_rank() const { return per_rank_; }  // ceil(images / ranks)
   int64_t micro_steps(int64_t micro_batch) const {
     return (per_rank_ + micro_batch - 1) / micro_batch;

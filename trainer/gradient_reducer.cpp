@@ -116,7 +116,10 @@ void GradientReducer::finish() {
       for (size_t s = 0; s < b.params.size(); ++s) {
         const auto& g = parameters_[b.params[s]].grad();
         auto view = b.buffer.narrow(0, b.offsets[s], parameters_[b.params[s]].numel());
-        if (g.defined()) torch::mul_out(view, g.reshape({-1}), scale_); else view.zero_();
+        if (g.defined())
+          torch::mul_out(view, g.reshape({-1}), scale_);
+        else
+          view.zero_();
       }
     }
   }

@@ -46,10 +46,10 @@ class GradientReducer {
 
  private:
   struct Bucket {
-    std::vector<size_t> params;   // indices into parameters_
-    std::vector<int64_t> offsets; // element offset of each parameter in `buffer`
-    torch::Tensor buffer;         // flat fp32
-    size_t pending = 0;           // gradients not ready yet
+    std::vector<size_t> params;    // indices into parameters_
+    std::vector<int64_t> offsets;  // element offset of each parameter in `buffer`
+    torch::Tensor buffer;          // flat fp32
+    size_t pending = 0;            // gradients not ready yet
     bool started = false;
     Communicator::Handle handle = -1;
   };
@@ -63,7 +63,7 @@ class GradientReducer {
   GradientReducerOptions options_;
   std::vector<Bucket> buckets_;
   std::vector<size_t> bucket_of_;  // parameter -> bucket
-  double scale_;  // 1 / world size, applied while copying into the buckets
+  double scale_;                   // 1 / world size, applied while copying into the buckets
   size_t next_to_start_ = 0;
   bool armed_ = false;
   double gradients_ready_s_ = 0;

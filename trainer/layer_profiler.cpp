@@ -1,6 +1,7 @@
 // Layer-by-layer profiler (layer_profiler.h).
 #include "trainer/layer_profiler.h"
 
+#include <ATen/autocast_mode.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -8,8 +9,6 @@
 #include <fstream>
 #include <functional>
 #include <random>
-
-#include <ATen/autocast_mode.h>
 
 #ifdef VITSIM_HAVE_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -43,7 +42,8 @@ class Profiler {
  public:
   explicit Profiler(const ProfileOptions& o) : o_(o) {
     if (o.device == "cuda") {
-      if (!torch::cuda::is_available()) throw std::invalid_argument("--device cuda: no CUDA device");
+      if (!torch::cuda::is_available())
+        throw std::invalid_argument("--device cuda: no CUDA device");
       device_ = torch::Device(torch::kCUDA, 0);
     }
     torch::manual_seed(o.seed);
@@ -51,8 +51,8 @@ class Profiler {
     model_->to(device_);
     model_->train();
     if (o.optimizer == "sgd") {
-      optimizer_ = std::make_unique<torch::optim::SGD>(model_->parameters(),
-                                                       torch::optim::SGDOptions(1e-3).momentum(0.9));
+      optimizer_ = std::make_unique<torch::optim::SGD>(
+          model_->parameters(), torch::optim::SGDOptions(1e-3).momentum(0.9));
     } else {
       optimizer_ = std::make_unique<torch::optim::AdamW>(model_->parameters(),
                                                          torch::optim::AdamWOptions(1e-3));
@@ -160,17 +160,18 @@ schema::MicroBatchProfile Profiler::profile(int64_t b) {
   }
   m.optimizer_time_s = time([] {}, [&] { optimizer_->step(); }).median_s;
   auto host_images = images.to(torch::kCPU);
-  m.host_to_device_time_s = time([] {}, [&] {
-    host_images.to(device_, /*non_blocking=*/true);
-    labels.to(device_, true);
-  }).median_s;
+  m.host_to_device_time_s = time([] {},
+                                 [&] {
+                                   host_images.to(device_, /*non_blocking=*/true);
+                                   labels.to(device_, true);
+                                 })
+                                .median_s;
   full_steps(b, m);
   if (cpu_peak) m.peak_memory_bytes = peak_rss_bytes();
 #ifdef VITSIM_HAVE_CUDA
   if (device_.is_cuda()) {
     m.peak_memory_bytes = static_cast<double>(
-        c10::cuda::CUDACachingAllocator::getDeviceStats(device_.index())
-            .allocated_bytes[0].peak);
+        c10::cuda::CUDACachingAllocator::getDeviceStats(device_.index()).allocated_bytes[0].peak);
   }
 #endif
   return m;
@@ -183,7 +184,8 @@ void Profiler::full_steps(int64_t b, schema::MicroBatchProfile& m) {
   data.pixels.resize(n * kCifarImageBytes);
   std::mt19937 rng(static_cast<uint32_t>(o_.seed));
   for (auto& p : data.pixels) p = static_cast<uint8_t>(rng() & 0xff);
-  for (int64_t i = 0; i < n; ++i) data.labels.push_back(static_cast<int32_t>(i % o_.model.classes % 10));
+  for (int64_t i = 0; i < n; ++i)
+    data.labels.push_back(static_cast<int32_t>(i % o_.model.classes % 10));
   BatchLoaderOptions lo;
   lo.image_size = o_.model.image_size;
   BatchLoader loader(data, lo);
@@ -224,10 +226,11 @@ void print_table(const schema::MicroBatchProfile& m) {
     std::printf("  %-24s %12.3f %10.3f %12.3f %10.3f\n", l.name.c_str(), l.forward_time_s * 1e3,
                 l.forward_spread_s * 1e3, l.backward_time_s * 1e3, l.backward_spread_s * 1e3);
   }
-  std::printf("  optimizer %.3f ms, host-to-device %.3f ms, data wait %.3f ms, step overhead "
-              "%.3f ms",
-              m.optimizer_time_s * 1e3, m.host_to_device_time_s * 1e3, m.data_time_s * 1e3,
-              m.step_overhead_time_s * 1e3);
+  std::printf(
+      "  optimizer %.3f ms, host-to-device %.3f ms, data wait %.3f ms, step overhead "
+      "%.3f ms",
+      m.optimizer_time_s * 1e3, m.host_to_device_time_s * 1e3, m.data_time_s * 1e3,
+      m.step_overhead_time_s * 1e3);
   if (m.peak_memory_bytes) std::printf(", peak memory %.1f MiB", *m.peak_memory_bytes / 1048576.0);
   std::printf("\n");
   std::fflush(stdout);
@@ -250,8 +253,8 @@ schema::Profile run_profile(const ProfileOptions& o, const std::vector<std::stri
     p.compute.push_back(profiler.profile(b));
     if (o.verbose) print_table(p.compute.back());
   }
-  p.context = trainer_context(argv, {{"device", p.device}, {"device_name", p.device_name},
-                                     {"warmup", o.warmup}});
+  p.context = trainer_context(
+      argv, {{"device", p.device}, {"device_name", p.device_name}, {"warmup", o.warmup}});
   return p;
 }
 

@@ -21,16 +21,16 @@ namespace vitsim::trainer {
 struct ProfileOptions {
   costmodel::ViTConfig model = costmodel::vit_preset("vit_b_16");
   std::vector<int64_t> micro_batches = {4, 8, 16};
-  int64_t warmup = 2;          // untimed repetitions first
-  int64_t repetitions = 5;     // timed repetitions behind each median
-  int64_t full_steps = 4;      // complete steps per micro-batch for data wait and overhead
+  int64_t warmup = 2;       // untimed repetitions first
+  int64_t repetitions = 5;  // timed repetitions behind each median
+  int64_t full_steps = 4;   // complete steps per micro-batch for data wait and overhead
   costmodel::Precision precision = costmodel::Precision::kFp32;
   std::string device = "cpu";  // "cpu" | "cuda"
   std::string device_id;       // recorded id (default "cpu" / "cuda")
   std::string optimizer = "adamw";
   int64_t threads = 1;
   uint64_t seed = 0;
-  bool verbose = true;         // table on stdout
+  bool verbose = true;  // table on stdout
 };
 
 schema::Profile run_profile(const ProfileOptions& options, const std::vector<std::string>& argv);

@@ -40,6 +40,6 @@ int main(int argc, char** argv) {
   keep_freed_memory();
   return vitsim::cli::dispatch(
       "vitsim-train", "Trains Vision Transformers data-parallel and measures where the time goes.",
-      "[mpirun -np N] vitsim-train <command> [options]   (<command> --help for options)",
-      kCommands, argc, argv);
+      "[mpirun -np N] vitsim-train <command> [options]   (<command> --help for options)", kCommands,
+      argc, argv);
 }

@@ -27,8 +27,8 @@ MpiWorld::MpiWorld(int* argc, char*** argv) {
   VITSIM_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank_));
   VITSIM_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size_));
   MPI_Comm local = MPI_COMM_NULL;
-  VITSIM_MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_,
-                                       MPI_INFO_NULL, &local));
+  VITSIM_MPI_CHECK(
+      MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local));
   VITSIM_MPI_CHECK(MPI_Comm_rank(local, &local_rank_));
   VITSIM_MPI_CHECK(MPI_Comm_size(local, &local_size_));
   MPI_Comm_free(&local);
@@ -77,8 +77,8 @@ std::vector<double> MpiWorld::allgather(const std::vector<double>& values) {
   WatchdogScope guard(watchdog_.get(), "MPI_Allgather (timestamps)");
   std::vector<double> out(values.size() * size_);
   const int n = static_cast<int>(values.size());
-  VITSIM_MPI_CHECK(MPI_Allgather(values.data(), n, MPI_DOUBLE, out.data(), n, MPI_DOUBLE,
-                                 MPI_COMM_WORLD));
+  VITSIM_MPI_CHECK(
+      MPI_Allgather(values.data(), n, MPI_DOUBLE, out.data(), n, MPI_DOUBLE, MPI_COMM_WORLD));
   return out;
 }
 
@@ -96,8 +96,7 @@ void MpiWorld::broadcast(std::string& bytes, int root) {
 }
 
 double MpiWorld::now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 double MpiWorld::estimate_clock_offset_s() {
@@ -108,7 +107,8 @@ double MpiWorld::estimate_clock_offset_s() {
     if (rank_ == 0) {
       for (int i = 0; i < kRounds; ++i) {
         double ping = 0;
-        VITSIM_MPI_CHECK(MPI_Recv(&ping, 1, MPI_DOUBLE, peer, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        VITSIM_MPI_CHECK(
+            MPI_Recv(&ping, 1, MPI_DOUBLE, peer, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         const double t0 = now_s();
         VITSIM_MPI_CHECK(MPI_Send(&t0, 1, MPI_DOUBLE, peer, 8, MPI_COMM_WORLD));
       }

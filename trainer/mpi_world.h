@@ -14,11 +14,11 @@
 #include "trainer/watchdog.h"
 
 // Every MPI call goes through this: a failure names the call, file and line.
-#define VITSIM_MPI_CHECK(call)                                                              \
-  do {                                                                                      \
-    const int vitsim_mpi_rc_ = (call);                                                      \
-    if (vitsim_mpi_rc_ != MPI_SUCCESS) ::vitsim::trainer::mpi_fail(#call, vitsim_mpi_rc_,   \
-                                                                   __FILE__, __LINE__);     \
+#define VITSIM_MPI_CHECK(call)                                                \
+  do {                                                                        \
+    const int vitsim_mpi_rc_ = (call);                                        \
+    if (vitsim_mpi_rc_ != MPI_SUCCESS)                                        \
+      ::vitsim::trainer::mpi_fail(#call, vitsim_mpi_rc_, __FILE__, __LINE__); \
   } while (0)
 
 namespace vitsim::trainer {

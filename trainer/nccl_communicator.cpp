@@ -57,10 +57,10 @@ NcclCommunicator::~NcclCommunicator() = default;
 void NcclCommunicator::check_tensor(const at::Tensor& tensor, const char* what) const {
   if (!tensor.is_cuda() || !tensor.is_contiguous() || tensor.scalar_type() != at::kFloat ||
       tensor.device().index() != core_->device()) {
-    throw std::invalid_argument(std::string("NcclCommunicator::") + what +
-                                ": expected a contiguous fp32 tensor on cuda:" +
-                                std::to_string(core_->device()) + ", got " +
-                                tensor.toString() + " on " + tensor.device().str());
+    throw std::invalid_argument(
+        std::string("NcclCommunicator::") + what +
+        ": expected a contiguous fp32 tensor on cuda:" + std::to_string(core_->device()) +
+        ", got " + tensor.toString() + " on " + tensor.device().str());
   }
 }
 

@@ -70,8 +70,7 @@ ncclUniqueId broadcast_unique_id(MPI_Comm comm, int root) {
   std::memset(&id, 0, sizeof(id));
   if (rank == root) VITSIM_NCCL_CHECK(ncclGetUniqueId(&id));
   // The id is an opaque byte array (NCCL_UNIQUE_ID_BYTES): send it as bytes.
-  VITSIM_CORE_MPI_CHECK(
-      MPI_Bcast(&id, static_cast<int>(sizeof(id)), MPI_BYTE, root, comm));
+  VITSIM_CORE_MPI_CHECK(MPI_Bcast(&id, static_cast<int>(sizeof(id)), MPI_BYTE, root, comm));
   return id;
 }
 
@@ -135,14 +134,14 @@ void NcclCore::all_reduce_sum(const void* send, void* recv, size_t count, ncclDa
   all_reduce(send, recv, count, type, ncclSum, stream);
 }
 
-void NcclCore::all_reduce_average(const void* send, void* recv, size_t count,
-                                  ncclDataType_t type, cudaStream_t stream) {
+void NcclCore::all_reduce_average(const void* send, void* recv, size_t count, ncclDataType_t type,
+                                  cudaStream_t stream) {
   // ncclAvg divides inside the kernel (NCCL >= 2.10); integer types round toward zero.
   all_reduce(send, recv, count, type, ncclAvg, stream);
 }
 
-void NcclCore::broadcast(const void* send, void* recv, size_t count, ncclDataType_t type,
-                         int root, cudaStream_t stream) {
+void NcclCore::broadcast(const void* send, void* recv, size_t count, ncclDataType_t type, int root,
+                         cudaStream_t stream) {
   if (count == 0) return;
   if (root < 0 || root >= size_) {
     throw NcclError("NcclCore::broadcast: root " + std::to_string(root) + " outside [0, " +
@@ -162,9 +161,13 @@ CudaEventTimer::~CudaEventTimer() {
   if (stop_) cudaEventDestroy(stop_);
 }
 
-void CudaEventTimer::start(cudaStream_t stream) { VITSIM_CUDA_CHECK(cudaEventRecord(start_, stream)); }
+void CudaEventTimer::start(cudaStream_t stream) {
+  VITSIM_CUDA_CHECK(cudaEventRecord(start_, stream));
+}
 
-void CudaEventTimer::stop(cudaStream_t stream) { VITSIM_CUDA_CHECK(cudaEventRecord(stop_, stream)); }
+void CudaEventTimer::stop(cudaStream_t stream) {
+  VITSIM_CUDA_CHECK(cudaEventRecord(stop_, stream));
+}
 
 double CudaEventTimer::elapsed_s() {
   VITSIM_CUDA_CHECK(cudaEventSynchronize(stop_));

@@ -26,20 +26,20 @@
 #error "vitsim_nccl_core needs NCCL >= 2.10 (ncclAvg)"
 #endif
 
-#define VITSIM_NCCL_CHECK(call)                                                          \
-  do {                                                                                   \
-    const ncclResult_t vitsim_nccl_rc_ = (call);                                         \
-    if (vitsim_nccl_rc_ != ncclSuccess)                                                  \
-      ::vitsim::trainer::nccl_core_fail(#call, ncclGetErrorString(vitsim_nccl_rc_),      \
-                                        __FILE__, __LINE__);                             \
+#define VITSIM_NCCL_CHECK(call)                                                               \
+  do {                                                                                        \
+    const ncclResult_t vitsim_nccl_rc_ = (call);                                              \
+    if (vitsim_nccl_rc_ != ncclSuccess)                                                       \
+      ::vitsim::trainer::nccl_core_fail(#call, ncclGetErrorString(vitsim_nccl_rc_), __FILE__, \
+                                        __LINE__);                                            \
   } while (0)
 
-#define VITSIM_CUDA_CHECK(call)                                                          \
-  do {                                                                                   \
-    const cudaError_t vitsim_cuda_rc_ = (call);                                          \
-    if (vitsim_cuda_rc_ != cudaSuccess)                                                  \
-      ::vitsim::trainer::nccl_core_fail(#call, cudaGetErrorString(vitsim_cuda_rc_),      \
-                                        __FILE__, __LINE__);                             \
+#define VITSIM_CUDA_CHECK(call)                                                               \
+  do {                                                                                        \
+    const cudaError_t vitsim_cuda_rc_ = (call);                                               \
+    if (vitsim_cuda_rc_ != cudaSuccess)                                                       \
+      ::vitsim::trainer::nccl_core_fail(#call, cudaGetErrorString(vitsim_cuda_rc_), __FILE__, \
+                                        __LINE__);                                            \
   } while (0)
 
 namespace vitsim::trainer {

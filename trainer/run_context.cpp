@@ -1,14 +1,13 @@
 // Context block and thread configuration (run_context.h).
 #include "trainer/run_context.h"
 
+#include <ATen/Parallel.h>
 #include <dlfcn.h>
+#include <torch/version.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
-
-#include <ATen/Parallel.h>
-#include <torch/version.h>
 
 #include "schema/json_file.h"
 

@@ -2,10 +2,9 @@
 // and what the measurement ran on (device, LibTorch and MPI versions, threads).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace vitsim::trainer {
 

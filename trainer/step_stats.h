@@ -15,7 +15,7 @@ namespace vitsim::trainer {
 // One optimizer step (summed over its micro-steps), seconds.
 struct StepTimes {
   int64_t epoch = 0;
-  int64_t step_in_epoch = 0;     // 0 = first step of the epoch (warm-up outlier, not summarised)
+  int64_t step_in_epoch = 0;  // 0 = first step of the epoch (warm-up outlier, not summarised)
   int64_t micro_steps = 0;
   double data_s = 0;             // waiting for the background loader
   double host_to_device_s = 0;   // copying inputs and labels to the device

@@ -13,12 +13,12 @@
 namespace vitsim::trainer {
 
 struct SyntheticDatasetOptions {
-  std::string out_dir;                          // created if missing
+  std::string out_dir;  // created if missing
   CifarFormat format = CifarFormat::kCifar10;
-  int64_t train_images = 50000;                 // images in the training split
-  int64_t test_images = 10000;                  // images in the test split
-  uint64_t seed = 0;                            // same seed -> byte-identical files
-  double noise_std = 24.0;                      // pixel noise, grey levels (0..255 scale)
+  int64_t train_images = 50000;  // images in the training split
+  int64_t test_images = 10000;   // images in the test split
+  uint64_t seed = 0;             // same seed -> byte-identical files
+  double noise_std = 24.0;       // pixel noise, grey levels (0..255 scale)
 };
 
 // Images of one split (deterministic in seed and split).

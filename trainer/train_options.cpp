@@ -11,11 +11,20 @@ namespace {
 
 // DeepSpeed keys that a config may carry but that do not change a data-parallel fp32/AMP run of
 // vitsim-train (or that we report instead of honouring).
-const char* const kIgnoredKeys[] = {"scheduler", "zero_optimization", "zero_allow_untested_optimizer",
-                                    "communication_data_type", "prescale_gradients",
-                                    "gradient_predivide_factor", "sparse_gradients",
-                                    "tensorboard", "wandb", "csv_monitor", "flops_profiler",
-                                    "activation_checkpointing", "dump_state", "amp"};
+const char* const kIgnoredKeys[] = {"scheduler",
+                                    "zero_optimization",
+                                    "zero_allow_untested_optimizer",
+                                    "communication_data_type",
+                                    "prescale_gradients",
+                                    "gradient_predivide_factor",
+                                    "sparse_gradients",
+                                    "tensorboard",
+                                    "wandb",
+                                    "csv_monitor",
+                                    "flops_profiler",
+                                    "activation_checkpointing",
+                                    "dump_state",
+                                    "amp"};
 
 void read_optimizer(const schema::Node& node, DeepSpeedConfig& c) {
   node.expect_keys({"type", "params"});
@@ -25,8 +34,8 @@ void read_optimizer(const schema::Node& node, DeepSpeedConfig& c) {
     // DeepSpeed's FusedAdam defaults to adam_w_mode=True, i.e. AdamW.
   }
   if (auto params = node.get("params")) {
-    params->expect_keys({"lr", "betas", "eps", "weight_decay", "momentum", "torch_adam",
-                         "adam_w_mode"});
+    params->expect_keys(
+        {"lr", "betas", "eps", "weight_decay", "momentum", "torch_adam", "adam_w_mode"});
     if (auto v = params->get("lr")) c.learning_rate = v->positive();
     if (auto v = params->get("eps")) c.adam_eps = v->positive();
     if (auto v = params->get("weight_decay")) c.weight_decay = v->nonnegative();
@@ -51,9 +60,14 @@ bool read_enabled(const schema::Node& node) {
 
 DeepSpeedConfig read_deepspeed_config(const std::string& path, std::string* ignored) {
   const schema::Node root = schema::Node::parse_file(path);
-  std::vector<std::string> allowed = {"train_batch_size", "train_micro_batch_size_per_gpu",
-                                      "gradient_accumulation_steps", "optimizer", "fp16", "bf16",
-                                      "wall_clock_breakdown", "steps_per_print",
+  std::vector<std::string> allowed = {"train_batch_size",
+                                      "train_micro_batch_size_per_gpu",
+                                      "gradient_accumulation_steps",
+                                      "optimizer",
+                                      "fp16",
+                                      "bf16",
+                                      "wall_clock_breakdown",
+                                      "steps_per_print",
                                       "gradient_clipping"};
   for (const char* k : kIgnoredKeys) allowed.push_back(k);
   root.expect_keys(allowed);
@@ -96,7 +110,8 @@ void resolve_batch(TrainOptions& o, int64_t world, const std::string& source, bo
     return schema::InputError::at(
         source, "/train_batch_size",
         "train_batch_size = train_micro_batch_size_per_gpu x gradient_accumulation_steps x world "
-        "size (" + std::to_string(world) + " ranks)",
+        "size (" +
+            std::to_string(world) + " ranks)",
         got, hint);
   };
   if (!accumulation_given && micro_given) {

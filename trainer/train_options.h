@@ -14,58 +14,56 @@ namespace vitsim::trainer {
 
 struct TrainOptions {
   // --- what to train
-  std::string data_dir;                  // CIFAR binary folder (make-dataset writes one)
+  std::string data_dir;  // CIFAR binary folder (make-dataset writes one)
   costmodel::ViTConfig model = costmodel::vit_preset("vit_b_16");  // classes follow the data
-  int64_t epochs = 1;                    // passes over the (fraction of the) training set
-  int64_t max_steps = 0;                 // stop after this many optimizer steps in all; 0 = no cap
-  double data_fraction = 1.0;            // keep the first int(p*N) training images (weak scaling)
-  bool augment = false;                  // random crop (pad 4) + horizontal flip of the 32x32 image
-  bool evaluate = true;                  // test accuracy after each epoch
+  int64_t epochs = 1;          // passes over the (fraction of the) training set
+  int64_t max_steps = 0;       // stop after this many optimizer steps in all; 0 = no cap
+  double data_fraction = 1.0;  // keep the first int(p*N) training images (weak scaling)
+  bool augment = false;        // random crop (pad 4) + horizontal flip of the 32x32 image
+  bool evaluate = true;        // test accuracy after each epoch
   // --- batch
-  int64_t micro_batch = 16;              // samples per micro-step on one rank
-  int64_t accumulation = 1;              // micro-steps per optimizer step
+  int64_t micro_batch = 16;                 // samples per micro-step on one rank
+  int64_t accumulation = 1;                 // micro-steps per optimizer step
   std::optional<int64_t> train_batch_size;  // if given: must equal micro x accumulation x world
   // --- optimizer
-  std::string optimizer = "adamw";       // "sgd" | "adamw"
-  double learning_rate = 1e-3;           // constant
-  double momentum = 0.9;                 // sgd only
-  double weight_decay = 0.0;             // decoupled for adamw, L2 for sgd
-  double beta1 = 0.9, beta2 = 0.999;     // adamw
-  double adam_eps = 1e-8;                // adamw
-  double gradient_clipping = 0.0;        // max global L2 norm of the gradient; 0 = off
+  std::string optimizer = "adamw";    // "sgd" | "adamw"
+  double learning_rate = 1e-3;        // constant
+  double momentum = 0.9;              // sgd only
+  double weight_decay = 0.0;          // decoupled for adamw, L2 for sgd
+  double beta1 = 0.9, beta2 = 0.999;  // adamw
+  double adam_eps = 1e-8;             // adamw
+  double gradient_clipping = 0.0;     // max global L2 norm of the gradient; 0 = off
   // --- numerics and devices
   costmodel::Precision precision = costmodel::Precision::kFp32;  // bf16/fp16 = autocast
-  std::string device = "cpu";            // "cpu" | "cuda" (one GPU per rank, local rank)
-  std::string backend = "auto";          // "mpi" | "nccl" | "auto" (nccl on cuda, else mpi)
-  int64_t threads = 1;                   // intra-op threads per rank (and OpenBLAS if unset)
-  uint64_t seed = 0;                     // model init, shuffling, augmentation
+  std::string device = "cpu";    // "cpu" | "cuda" (one GPU per rank, local rank)
+  std::string backend = "auto";  // "mpi" | "nccl" | "auto" (nccl on cuda, else mpi)
+  int64_t threads = 1;           // intra-op threads per rank (and OpenBLAS if unset)
+  uint64_t seed = 0;             // model init, shuffling, augmentation
   // --- gradient all-reduce
   double bucket_bytes = 25.0 * 1024 * 1024;  // bucket cap, like DDP's bucket_cap_mb=25
-  bool overlap = false;                  // all-reduce buckets while backward runs (CLI: auto =
-                                         // on for cuda, off on CPU, see docs/trainer.md)
-  double collective_timeout_s = 60;      // abort the job when an all-reduce takes longer
+  bool overlap = false;                      // all-reduce buckets while backward runs (CLI: auto =
+                                             // on for cuda, off on CPU, see docs/trainer.md)
+  double collective_timeout_s = 60;          // abort the job when an all-reduce takes longer
   // --- output
-  std::string run_log;                   // run-log JSON path; "" = none
-  std::string cluster;                   // cluster name recorded in the run log
-  std::string device_id;                 // device id recorded (default "cpu" or the GPU's id)
-  bool wall_clock_breakdown = false;     // print DeepSpeed-style "[Rank 0] time (ms)" lines
-  int64_t steps_per_print = 1;           // every this many optimizer steps
-  bool progress = true;                  // progress bar on rank 0 when stdout is a terminal
-  std::string dump_params;               // write final parameters as raw fp32 (tests); "" = no
-  std::string dump_init_params;          // same for the initial parameters (+ ".names" file)
-  int64_t log_every = 0;                 // print "step N loss L" every N steps on rank 0; 0 = no
+  std::string run_log;                // run-log JSON path; "" = none
+  std::string cluster;                // cluster name recorded in the run log
+  std::string device_id;              // device id recorded (default "cpu" or the GPU's id)
+  bool wall_clock_breakdown = false;  // print DeepSpeed-style "[Rank 0] time (ms)" lines
+  int64_t steps_per_print = 1;        // every this many optimizer steps
+  bool progress = true;               // progress bar on rank 0 when stdout is a terminal
+  std::string dump_params;            // write final parameters as raw fp32 (tests); "" = no
+  std::string dump_init_params;       // same for the initial parameters (+ ".names" file)
+  int64_t log_every = 0;              // print "step N loss L" every N steps on rank 0; 0 = no
   // --- checkpoints
-  int64_t checkpoint_every = 0;          // optimizer steps between checkpoints; 0 = never
-  std::string checkpoint_dir;            // where checkpoints go
-  std::string resume;                    // checkpoint file to continue from; "" = fresh start
+  int64_t checkpoint_every = 0;  // optimizer steps between checkpoints; 0 = never
+  std::string checkpoint_dir;    // where checkpoints go
+  std::string resume;            // checkpoint file to continue from; "" = fresh start
   // --- fault injection, for the fault-handling tests
-  int64_t debug_fault_rank = -1;         // rank that misbehaves
-  int64_t debug_fault_step = -1;         // at the start of this optimizer step
-  std::string debug_fault;               // "kill" (SIGKILL itself) | "hang" (stops talking)
+  int64_t debug_fault_rank = -1;  // rank that misbehaves
+  int64_t debug_fault_step = -1;  // at the start of this optimizer step
+  std::string debug_fault;        // "kill" (SIGKILL itself) | "hang" (stops talking)
 
-  int64_t global_batch(int64_t world_size) const {
-    return micro_batch * accumulation * world_size;
-  }
+  int64_t global_batch(int64_t world_size) const { return micro_batch * accumulation * world_size; }
 };
 
 // Fields set by a DeepSpeed-style JSON config file; each is applied unless the command line set

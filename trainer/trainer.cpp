@@ -31,7 +31,9 @@ CifarImages load_split(const std::string& dir, CifarFormat format, bool train) {
 
 }  // namespace
 
-bool interrupted_flag() { return g_interrupts > 0; }
+bool interrupted_flag() {
+  return g_interrupts > 0;
+}
 
 Trainer::Trainer(TrainOptions options, MpiWorld& world, std::vector<std::string> argv)
     : options_(std::move(options)), world_(world), argv_(std::move(argv)) {
@@ -104,9 +106,10 @@ void Trainer::build_model_and_optimizer() {
   ro.overlap = options_.overlap;
   reducer_ = std::make_unique<GradientReducer>(parameters_, *comm_, ro);
   if (!options_.resume.empty()) {
-    position_ = load_checkpoint(options_.resume, *model_, *optimizer_, CheckpointKey{
-        world_.size(), options_.micro_batch, options_.accumulation, options_.seed,
-        count_parameters(*model_)});
+    position_ =
+        load_checkpoint(options_.resume, *model_, *optimizer_,
+                        CheckpointKey{world_.size(), options_.micro_batch, options_.accumulation,
+                                      options_.seed, count_parameters(*model_)});
     epoch_totals_ = {position_.epoch_loss_sum, position_.epoch_correct, position_.epoch_samples};
     if (world_.rank() == 0) {
       std::cout << "vitsim-train: resumed from " << options_.resume << " at epoch "
@@ -124,8 +127,8 @@ int Trainer::run() {
               << " = global batch " << options_.global_batch(world_.size()) << ", "
               << sampler_->images() << " images, " << sampler_->micro_steps(options_.micro_batch)
               << " micro-steps per epoch, " << reducer_->buckets() << " gradient bucket(s), "
-              << "overlap " << (options_.overlap ? "on" : "off") << ", " << comm_->backend()
-              << ", " << costmodel::to_string(options_.precision) << "\n";
+              << "overlap " << (options_.overlap ? "on" : "off") << ", " << comm_->backend() << ", "
+              << costmodel::to_string(options_.precision) << "\n";
   }
   int code = 0;
   for (int64_t epoch = position_.epoch; epoch < options_.epochs; ++epoch) {
@@ -145,10 +148,10 @@ int Trainer::run() {
 std::vector<schema::RankStepSummary> Trainer::gather_rank_summaries() {
   // Every rank's medians go to every rank (rank 0 writes them).
   const schema::RankStepSummary mine = summarize_steps(world_.rank(), world_.host(), steps_);
-  const std::vector<double> v = {static_cast<double>(mine.steps), mine.step_time_s,
-                                 mine.data_time_s, mine.host_to_device_time_s,
-                                 mine.forward_time_s, mine.backward_time_s, mine.allreduce_time_s,
-                                 mine.allreduce_wait_time_s, mine.optimizer_time_s};
+  const std::vector<double> v = {
+      static_cast<double>(mine.steps), mine.step_time_s,           mine.data_time_s,
+      mine.host_to_device_time_s,      mine.forward_time_s,        mine.backward_time_s,
+      mine.allreduce_time_s,           mine.allreduce_wait_time_s, mine.optimizer_time_s};
   const std::vector<double> all = world_.allgather(v);
   std::vector<schema::RankStepSummary> out;
   for (int r = 0; r < world_.size(); ++r) {
@@ -195,13 +198,14 @@ schema::RunConfig Trainer::run_config() const {
 
 void Trainer::write_outputs() {
   std::vector<schema::RankStepSummary> ranks = gather_rank_summaries();  // collective
-  if (!options_.dump_params.empty() && world_.rank() == 0) write_params(options_.dump_params, false);
+  if (!options_.dump_params.empty() && world_.rank() == 0)
+    write_params(options_.dump_params, false);
   if (options_.run_log.empty() || world_.rank() != 0) return;
   schema::RunLog log;
-  log.context = trainer_context(
-      argv_, {{"device", options_.device_id},
-              {"device_name", options_.device == "cpu" ? cpu_name() : "cuda"},
-              {"mpi_library", MpiWorld::library_version()}});
+  log.context =
+      trainer_context(argv_, {{"device", options_.device_id},
+                              {"device_name", options_.device == "cpu" ? cpu_name() : "cuda"},
+                              {"mpi_library", MpiWorld::library_version()}});
   log.config = run_config();
   log.epochs = epochs_;
   log.ranks = std::move(ranks);
@@ -224,8 +228,8 @@ void Trainer::write_params(const std::string& path, bool with_names) {
 
 void Trainer::maybe_checkpoint(bool force) {
   if (options_.checkpoint_dir.empty()) return;
-  const bool due = options_.checkpoint_every > 0 &&
-                   position_.global_step % options_.checkpoint_every == 0;
+  const bool due =
+      options_.checkpoint_every > 0 && position_.global_step % options_.checkpoint_every == 0;
   if (!due && !force) return;
   if (world_.rank() == 0) {
     TrainPosition p = position_;
@@ -233,10 +237,10 @@ void Trainer::maybe_checkpoint(bool force) {
     p.epoch_correct = epoch_totals_.correct;
     p.epoch_samples = epoch_totals_.samples;
     p.epoch_elapsed_s = MpiWorld::now_s() - epoch_started_s_;
-    const std::string path = save_checkpoint(
-        options_.checkpoint_dir, *model_, *optimizer_, p,
-        CheckpointKey{world_.size(), options_.micro_batch, options_.accumulation, options_.seed,
-                      count_parameters(*model_)});
+    const std::string path =
+        save_checkpoint(options_.checkpoint_dir, *model_, *optimizer_, p,
+                        CheckpointKey{world_.size(), options_.micro_batch, options_.accumulation,
+                                      options_.seed, count_parameters(*model_)});
     std::cerr << "vitsim-train: checkpoint " << path << "\n";
   }
 }

@@ -79,9 +79,9 @@ class Trainer {
   EpochTotals epoch_totals_;  // all ranks, the epoch in progress
   double epoch_started_s_ = 0;
   double clock_offset_s_ = 0;
-  double loss_scale_ = 1.0;   // fp16 dynamic loss scale (1 otherwise)
-  int64_t good_steps_ = 0;    // fp16: steps since the scale last changed
-  std::vector<StepTimes> steps_;        // every optimizer step of this rank
+  double loss_scale_ = 1.0;       // fp16 dynamic loss scale (1 otherwise)
+  int64_t good_steps_ = 0;        // fp16: steps since the scale last changed
+  std::vector<StepTimes> steps_;  // every optimizer step of this rank
   std::vector<schema::EpochRecord> epochs_;
 };
 

@@ -1,15 +1,13 @@
 // The epoch loop, one optimizer step (a window of micro-steps), the agreement between ranks after
 // each step (loss, accuracy, NaN, Ctrl-C), and evaluation (trainer.h).
+#include <ATen/autocast_mode.h>
 #include <unistd.h>
 
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <thread>
-
-#include <ATen/autocast_mode.h>
-
-#include <csignal>
 
 #include "trainer/trainer.h"
 
@@ -18,12 +16,14 @@ namespace vitsim::trainer {
 bool interrupted_flag();  // trainer.cpp
 
 namespace {
-double now() { return MpiWorld::now_s(); }
+double now() {
+  return MpiWorld::now_s();
+}
 
 void misbehave(const TrainOptions& o, int rank, int64_t step) {
   if (o.debug_fault.empty() || o.debug_fault_rank != rank || o.debug_fault_step != step) return;
-  std::cerr << "[rank " << rank << "] vitsim-train: --debug-fault " << o.debug_fault
-            << " at step " << step << "\n";
+  std::cerr << "[rank " << rank << "] vitsim-train: --debug-fault " << o.debug_fault << " at step "
+            << step << "\n";
   if (o.debug_fault == "kill") ::raise(SIGKILL);
   for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));  // "hang": stop talking
 }
@@ -70,9 +70,8 @@ Trainer::StepOutcome Trainer::train_epoch(int64_t epoch, int64_t first) {
     if (outcome == StepOutcome::kNan) {
       if (world_.rank() == 0) {
         std::cerr << "vitsim-train: the training loss is NaN or infinite at epoch " << epoch + 1
-                  << ", step " << position_.global_step << " (lr " << options_.learning_rate
-                  << ", " << costmodel::to_string(options_.precision)
-                  << "): stopping all ranks; lower --lr"
+                  << ", step " << position_.global_step << " (lr " << options_.learning_rate << ", "
+                  << costmodel::to_string(options_.precision) << "): stopping all ranks; lower --lr"
                   << (options_.precision == costmodel::Precision::kFp32 ? "" : " or train in fp32")
                   << "\n";
       }
@@ -138,7 +137,8 @@ void Trainer::run_micro_step(const Batch& batch, bool last, double loss_scale, S
   torch::Tensor logits, loss;
   {
     const bool amp = options_.precision != costmodel::Precision::kFp32;
-    const auto dtype = options_.precision == costmodel::Precision::kBf16 ? at::kBFloat16 : at::kHalf;
+    const auto dtype =
+        options_.precision == costmodel::Precision::kBf16 ? at::kBFloat16 : at::kHalf;
     if (amp && device_.is_cpu()) {
       at::autocast::set_cpu_enabled(true);
       at::autocast::set_autocast_cpu_dtype(dtype);
@@ -253,11 +253,12 @@ void Trainer::finish_epoch(int64_t epoch, int64_t steps, double elapsed_s,
   epochs_.push_back(r);
   if (world_.rank() == 0) {
     if (options_.progress && ::isatty(1)) std::cout << "\n";
-    std::printf("epoch %lld/%lld: %lld steps, %.2f s, train loss %.4f, train accuracy %.4f, "
-                "test accuracy %.4f\n",
-                static_cast<long long>(epoch + 1), static_cast<long long>(options_.epochs),
-                static_cast<long long>(steps), r.epoch_time_s, r.train_loss, r.train_accuracy,
-                r.test_accuracy);
+    std::printf(
+        "epoch %lld/%lld: %lld steps, %.2f s, train loss %.4f, train accuracy %.4f, "
+        "test accuracy %.4f\n",
+        static_cast<long long>(epoch + 1), static_cast<long long>(options_.epochs),
+        static_cast<long long>(steps), r.epoch_time_s, r.train_loss, r.train_accuracy,
+        r.test_accuracy);
     std::fflush(stdout);
   }
 }
@@ -268,9 +269,10 @@ void Trainer::print_progress(int64_t micro_step, int64_t micro_steps, double los
   const int filled = static_cast<int>(kWidth * micro_step / std::max<int64_t>(1, micro_steps));
   std::string bar(filled, '#');
   bar.resize(kWidth, '.');
-  std::printf("\repoch %lld/%lld [%s] %lld/%lld loss %.4f", static_cast<long long>(position_.epoch + 1),
-              static_cast<long long>(options_.epochs), bar.c_str(),
-              static_cast<long long>(micro_step), static_cast<long long>(micro_steps), loss);
+  std::printf("\repoch %lld/%lld [%s] %lld/%lld loss %.4f",
+              static_cast<long long>(position_.epoch + 1), static_cast<long long>(options_.epochs),
+              bar.c_str(), static_cast<long long>(micro_step), static_cast<long long>(micro_steps),
+              loss);
   std::fflush(stdout);
 }
 

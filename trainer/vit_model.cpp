@@ -1,10 +1,10 @@
 // ViT modules (vit_model.h). Initialisation follows torchvision/models/vision_transformer.py.
 #include "trainer/vit_model.h"
 
+#include <torch/version.h>
+
 #include <cmath>
 #include <regex>
-
-#include <torch/version.h>
 
 namespace vitsim::trainer {
 namespace {
@@ -28,8 +28,9 @@ void trunc_normal_(torch::Tensor t, double std) {
 
 PatchEmbedImpl::PatchEmbedImpl(const costmodel::ViTConfig& c) {
   conv_proj = register_module(
-      "conv_proj", torch::nn::Conv2d(torch::nn::Conv2dOptions(c.channels, c.width, c.patch_size)
-                                         .stride(c.patch_size)));
+      "conv_proj",
+      torch::nn::Conv2d(
+          torch::nn::Conv2dOptions(c.channels, c.width, c.patch_size).stride(c.patch_size)));
   class_token = register_parameter("class_token", torch::zeros({1, 1, c.width}));
   pos_embedding = register_parameter("pos_embedding", torch::empty({1, c.tokens(), c.width}));
   torch::NoGradGuard no_grad;
@@ -40,9 +41,9 @@ PatchEmbedImpl::PatchEmbedImpl(const costmodel::ViTConfig& c) {
 
 torch::Tensor PatchEmbedImpl::forward(const torch::Tensor& images) {
   const int64_t b = images.size(0);
-  auto x = conv_proj->forward(images);           // (B, D, H/P, W/P)
-  x = x.flatten(2).transpose(1, 2);              // (B, N, D)
-  auto cls = class_token.expand({b, -1, -1});    // (B, 1, D)
+  auto x = conv_proj->forward(images);             // (B, D, H/P, W/P)
+  x = x.flatten(2).transpose(1, 2);                // (B, N, D)
+  auto cls = class_token.expand({b, -1, -1});      // (B, 1, D)
   return torch::cat({cls, x}, 1) + pos_embedding;  // (B, S, D)
 }
 

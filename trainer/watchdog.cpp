@@ -33,7 +33,9 @@ void Watchdog::arm(const char* what) {
   armed_at_ns_.store(now_ns());
 }
 
-void Watchdog::disarm() { armed_at_ns_.store(0); }
+void Watchdog::disarm() {
+  armed_at_ns_.store(0);
+}
 
 void Watchdog::loop() {
   // Poll often enough that the job ends close to the timeout, rarely enough to cost nothing.

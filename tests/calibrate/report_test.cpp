@@ -62,7 +62,8 @@ std::string run(const std::string& cmd) {
 TEST(Report, RendersWithAllFiguresInChromium) {
   ASSERT_EQ(::access("/usr/bin/chromium", X_OK), 0)
       << "chromium is missing: run scripts/install-deps (it installs Debian's chromium)";
-  const fs::path dir = fs::temp_directory_path() / ("vitsim-report-test-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("vitsim-report-test-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   ReportInputs in;
   NamedPrediction p;
@@ -92,12 +93,14 @@ TEST(Report, RendersWithAllFiguresInChromium) {
   const std::string cmd =
       "/usr/bin/chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
       "--disable-background-networking --disable-component-update --disable-sync "
-      "--user-data-dir=" + profile.string() + " --virtual-time-budget=10000 --dump-dom file://" +
-      probe_page.string() + " 2>/dev/null";
+      "--user-data-dir=" +
+      profile.string() + " --virtual-time-budget=10000 --dump-dom file://" + probe_page.string() +
+      " 2>/dev/null";
   const std::string dom = run(cmd);
   std::smatch match;
   ASSERT_TRUE(std::regex_search(dom, match, std::regex("data-widths=\"([0-9,]*)\"")))
-      << "Chromium printed no DOM with the probe's attribute:\n" << dom.substr(0, 400);
+      << "Chromium printed no DOM with the probe's attribute:\n"
+      << dom.substr(0, 400);
   const std::string widths = match[1];
   int images = 0;
   std::stringstream ss(widths);

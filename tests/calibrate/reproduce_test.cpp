@@ -4,9 +4,6 @@
 // by reproduce, not asserted here: the development set is for looking at, not for tuning.
 #include "calibrate/reproduce.h"
 
-#include "schema/cost_model_io.h"
-#include "schema/profile.h"
-
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -14,6 +11,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "schema/cost_model_io.h"
+#include "schema/profile.h"
 
 namespace vitsim::calibrate {
 namespace {
@@ -49,7 +49,8 @@ TEST(Reproduce, WritesEveryOutputAndValidates) {
     EXPECT_TRUE(fs::exists(f)) << f;
   }
   EXPECT_EQ(std::distance(fs::directory_iterator(dir / "profiles"), fs::directory_iterator()), 5);
-  // Every JSON written reads back through the schema readers (which refuse what they would misread).
+  // Every JSON written reads back through the schema readers (which refuse what they would
+  // misread).
   for (const auto& e : fs::directory_iterator(dir / "profiles")) {
     EXPECT_NO_THROW(schema::read_profile(e.path().string())) << e.path();
   }

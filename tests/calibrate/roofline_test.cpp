@@ -39,7 +39,8 @@ costmodel::ViTConfig small_vit() {
 
 double truth_time(const costmodel::DeviceSpec& d, double flop, double bytes) {
   return std::max(flop / (kEtaC * d.fp32_peak_flop_per_s),
-                  bytes / (kEtaM * d.memory_bandwidth_bytes_per_s)) + kOverhead;
+                  bytes / (kEtaM * d.memory_bandwidth_bytes_per_s)) +
+         kOverhead;
 }
 
 ProfileInput synthetic_profile(const costmodel::DeviceSpec& d, unsigned seed) {
@@ -93,7 +94,8 @@ class RooflineTransfer : public ::testing::Test {
   void SetUp() override {
     catalog_.devices = {device("devA", 10e12, 500e9), device("devC", 4e12, 900e9),
                         device("devB", 25e12, 300e9, 100e12)};
-    profiles_ = {synthetic_profile(catalog_.devices[0], 1), synthetic_profile(catalog_.devices[1], 2)};
+    profiles_ = {synthetic_profile(catalog_.devices[0], 1),
+                 synthetic_profile(catalog_.devices[1], 2)};
     options_.clusters = {cluster_of({"devA", "devB", "devC"})};
   }
   costmodel::DeviceCatalog catalog_;
@@ -137,7 +139,8 @@ TEST_F(RooflineTransfer, UnmeasuredDeviceFollowsItsRoofline) {
     EXPECT_NEAR(times.backward_s[i], want_b, 0.01 * want_b) << l.name;
   }
   const double params = static_cast<double>(graph.parameters());
-  const double want_opt = params * kAdamBytesPerParameter / (kEtaM * spec.memory_bandwidth_bytes_per_s);
+  const double want_opt =
+      params * kAdamBytesPerParameter / (kEtaM * spec.memory_bandwidth_bytes_per_s);
   EXPECT_NEAR(b->optimizer.at(params), want_opt, 0.01 * want_opt);
   EXPECT_NEAR(b->step_overhead.at(16), 0.002, 1e-12);
 }

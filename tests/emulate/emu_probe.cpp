@@ -6,9 +6,9 @@
 //   rank=0 host=node0 time_s=0.0123
 // Modes:
 //   hosts                        host name of each rank
-//   allreduce BYTES REPS         median time of MPI_Allreduce(float sum) of BYTES, after one warm-up
-//   spin ITERS                   wall time of a fixed floating-point loop, all ranks at once
-//   sleep SECONDS                barrier, then sleep (for teardown tests)
+//   allreduce BYTES REPS         median time of MPI_Allreduce(float sum) of BYTES, after one
+//   warm-up spin ITERS                   wall time of a fixed floating-point loop, all ranks at
+//   once sleep SECONDS                barrier, then sleep (for teardown tests)
 #include <mpi.h>
 #include <unistd.h>
 

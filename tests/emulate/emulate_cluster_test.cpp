@@ -12,10 +12,10 @@
 namespace vitsim::emulate_test {
 namespace {
 
-#define SKIP_UNLESS_EMULATION_WORKS()                                                   \
-  do {                                                                                   \
-    static const std::string why = why_cannot_emulate();                                 \
-    if (!why.empty()) GTEST_SKIP() << "emulated-cluster test skipped: " << why;           \
+#define SKIP_UNLESS_EMULATION_WORKS()                                           \
+  do {                                                                          \
+    static const std::string why = why_cannot_emulate();                        \
+    if (!why.empty()) GTEST_SKIP() << "emulated-cluster test skipped: " << why; \
   } while (0)
 
 std::vector<std::string> emulate(std::vector<std::string> options,
@@ -40,7 +40,8 @@ TEST(EmulateCluster, UsageErrorsExitTwoWithAMessage) {
       {{"--hosts", "0", "--", "true"}, "--hosts: expected an integer in 1..64, got '0'"},
       {{"--rate", "fast", "--", "true"}, "--rate: expected a tc rate"},
       {{"--cpu", "-1", "--", "true"}, "--cpu: expected a CPU quota"},
-      {{"--hosts", "2", "--host-cpu", "5=0.25", "--", "true"}, "--host-cpu: expected host index < 2"},
+      {{"--hosts", "2", "--host-cpu", "5=0.25", "--", "true"},
+       "--host-cpu: expected host index < 2"},
       {{"--allreduce", "tree", "--", "true"}, "--allreduce: expected ring or auto"},
       {{"--frobnicate"}, "unknown option '--frobnicate'"},
       {{"--hosts", "2"}, "no program given"},
@@ -50,8 +51,8 @@ TEST(EmulateCluster, UsageErrorsExitTwoWithAMessage) {
     argv.insert(argv.begin(), emulate_script());
     const CommandResult r = run(argv);
     EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find(c.message), std::string::npos) << "expected '" << c.message
-                                                            << "' in: " << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos)
+        << "expected '" << c.message << "' in: " << r.output;
   }
 }
 
@@ -93,8 +94,8 @@ TEST(EmulateCluster, TbfLimitsTheAllreduceToTheShapedRate) {
   std::map<double, double> time_by_rate;
   for (const double rate_bit_per_s : {100e6, 200e6}) {
     const std::string rate = std::to_string(static_cast<int>(rate_bit_per_s / 1e6)) + "mbit";
-    const CommandResult r = run(emulate({"--hosts", "2", "--rate", rate},
-                                        {VITSIM_EMU_PROBE, "allreduce", "4000000", "3"}));
+    const CommandResult r = run(
+        emulate({"--hosts", "2", "--rate", rate}, {VITSIM_EMU_PROBE, "allreduce", "4000000", "3"}));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const auto lines = parse_probe(r.output);
     ASSERT_EQ(lines.size(), 2u) << r.output;
@@ -158,7 +159,9 @@ TEST_P(EmulateClusterSignal, TearsDownWhileRanksRun) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Signals, EmulateClusterSignal, ::testing::Values(SIGINT, SIGTERM),
-                         [](const auto& info) { return info.param == SIGINT ? "Sigint" : "Sigterm"; });
+                         [](const auto& info) {
+                           return info.param == SIGINT ? "Sigint" : "Sigterm";
+                         });
 
 }  // namespace
 }  // namespace vitsim::emulate_test

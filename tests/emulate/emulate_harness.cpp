@@ -68,14 +68,18 @@ std::string read_file(const std::string& path) {
 
 }  // namespace
 
-std::string emulate_script() { return std::string(VITSIM_SOURCE_DIR) + "/scripts/emulate-cluster"; }
+std::string emulate_script() {
+  return std::string(VITSIM_SOURCE_DIR) + "/scripts/emulate-cluster";
+}
 
 CommandResult run(const std::vector<std::string>& argv) {
   Child child(argv);
   return child.finish(0);
 }
 
-Child::Child(const std::vector<std::string>& argv) { pid_ = spawn(argv, &fd_); }
+Child::Child(const std::vector<std::string>& argv) {
+  pid_ = spawn(argv, &fd_);
+}
 
 Child::~Child() {
   if (pid_ > 0) finish(SIGKILL);
@@ -127,7 +131,8 @@ std::vector<std::string> leftovers(pid_t script_pid) {
   for (std::string line; std::getline(lines, line);) {
     if (line.rfind(id + "-", 0) == 0) found.push_back("namespace " + line);
   }
-  for (const char* root : {"/sys/fs/cgroup/cpu/", "/sys/fs/cgroup/cpu,cpuacct/", "/sys/fs/cgroup/"}) {
+  for (const char* root :
+       {"/sys/fs/cgroup/cpu/", "/sys/fs/cgroup/cpu,cpuacct/", "/sys/fs/cgroup/"}) {
     const std::string dir = root + id;
     if (access(dir.c_str(), F_OK) == 0) found.push_back("cgroup " + dir);
   }
@@ -149,7 +154,8 @@ std::vector<std::string> leftovers(pid_t script_pid) {
   if (proc) closedir(proc);
   if (DIR* tmp = opendir("/tmp")) {
     while (dirent* e = readdir(tmp)) {
-      if (std::string(e->d_name).rfind(id + ".", 0) == 0) found.push_back("/tmp/" + std::string(e->d_name));
+      if (std::string(e->d_name).rfind(id + ".", 0) == 0)
+        found.push_back("/tmp/" + std::string(e->d_name));
     }
     closedir(tmp);
   }

@@ -35,7 +35,8 @@ TEST(ValidateLocal, QuickLoopMeetsLoosenedTargets) {
     }
   }
   const CommandResult help = run({bin + "vitsim", "simulate", "--help"});
-  if (help.exit_code != 0) GTEST_SKIP() << "validate-local skipped: vitsim simulate: " << help.output;
+  if (help.exit_code != 0)
+    GTEST_SKIP() << "validate-local skipped: vitsim simulate: " << help.output;
 
   char dir_template[] = "/tmp/vitsim-validate-local-XXXXXX";
   const char* out = mkdtemp(dir_template);

@@ -32,20 +32,29 @@ TEST(JsonNode, MissingFileNamesIt) {
 TEST(JsonNode, MissingKeyWrongTypeNegativeUnknownKey) {
   const Node n = Node::parse_text(R"({"a": {"t_s": -1, "s": "x", "n": "10 Gbps"}})", "f.json");
   EXPECT_EQ(error_of([&] { n["b"]; }),
-            "f.json: /b: expected key \"b\", got nothing (missing) (hint: see the format's page in docs/)");
-  EXPECT_NE(error_of([&] { n["a"]["t_s"].nonnegative(); }).find("f.json: /a/t_s: expected number >= 0, got number -1"),
+            "f.json: /b: expected key \"b\", got nothing (missing) (hint: see the format's page in "
+            "docs/)");
+  EXPECT_NE(error_of([&] {
+              n["a"]["t_s"].nonnegative();
+            }).find("f.json: /a/t_s: expected number >= 0, got number -1"),
             std::string::npos);
   EXPECT_NE(error_of([&] { n["a"]["s"].number(); }).find("/a/s: expected number, got string \"x\""),
             std::string::npos);
-  EXPECT_NE(error_of([&] { n["a"].expect_keys({"t_s", "s"}); }).find("/a/n: expected one of the keys t_s, s, got unknown key \"n\""),
+  EXPECT_NE(error_of([&] {
+              n["a"].expect_keys({"t_s", "s"});
+            }).find("/a/n: expected one of the keys t_s, s, got unknown key \"n\""),
             std::string::npos);
 }
 
 TEST(JsonNode, UnknownSchemaVersionRefused) {
   const Node n = Node::parse_text(R"({"schema": "vitsim.profile", "schema_version": 7})", "p.json");
   const std::string e = error_of([&] { n.expect_schema("vitsim.profile", 1); });
-  EXPECT_NE(e.find("p.json: /schema_version: expected schema_version 1, got number 7"), std::string::npos) << e;
-  EXPECT_NE(error_of([&] { n.expect_schema("vitsim.cluster", 1); }).find("/schema: expected \"vitsim.cluster\""),
+  EXPECT_NE(e.find("p.json: /schema_version: expected schema_version 1, got number 7"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(error_of([&] {
+              n.expect_schema("vitsim.cluster", 1);
+            }).find("/schema: expected \"vitsim.cluster\""),
             std::string::npos);
 }
 
@@ -69,11 +78,13 @@ TEST(ModelIo, RoundTripsOverrides) {
 
 TEST(ModelIo, RefusesUnknownPresetAndImpossibleModel) {
   const Json bad = {{"preset", "vit_h_14"}};
-  EXPECT_NE(error_of([&] { read_model(Node(bad, "m.json", "/model")); }).find("m.json: /model/preset"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { read_model(Node(bad, "m.json", "/model")); }).find("m.json: /model/preset"),
+      std::string::npos);
   const Json odd = {{"preset", "vit_b_16"}, {"image_size", 225}};
-  EXPECT_NE(error_of([&] { read_model(Node(odd, "m.json", "/model")); }).find("multiple of patch_size"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { read_model(Node(odd, "m.json", "/model")); }).find("multiple of patch_size"),
+      std::string::npos);
 }
 
 }  // namespace

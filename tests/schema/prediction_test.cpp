@@ -1,9 +1,9 @@
 // Prediction files: the example reads; write/read round trip is exact; bad values name the place.
+#include "schema/prediction.h"
+
 #include <gtest/gtest.h>
 
 #include "schema_test_util.h"
-
-#include "schema/prediction.h"
 
 namespace vitsim::schema {
 namespace {
@@ -20,7 +20,8 @@ TEST(Prediction, ExampleReadsAndRoundTrips) {
   EXPECT_DOUBLE_EQ(c.ranks[0].idle_time_s, 0.1);
   EXPECT_EQ(c.cost_sources.at("rtx3070/fp32"), "measured");
   const Json written = write_prediction_json(p);
-  EXPECT_EQ(write_prediction_json(read_prediction(Node::parse_text(written.dump(), "w.json"))), written);
+  EXPECT_EQ(write_prediction_json(read_prediction(Node::parse_text(written.dump(), "w.json"))),
+            written);
 }
 
 TEST(Prediction, BadValuesNameThePlace) {
@@ -30,7 +31,8 @@ TEST(Prediction, BadValuesNameThePlace) {
     read_prediction(Node::parse_text(s, "p.json"));
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("p.json: /configurations/0/ranks/0/idle_time_s: expected number >= 0"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "p.json: /configurations/0/ranks/0/idle_time_s: expected number >= 0"),
               std::string::npos)
         << e.what();
   }

@@ -1,12 +1,12 @@
 // Scenario files: the example and every shipped scenario read; defaults apply to configurations;
 // malformed files name the place; node overrides apply to the cluster.
-#include <gtest/gtest.h>
+#include "schema/scenario.h"
 
-#include "schema_test_util.h"
+#include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "schema/scenario.h"
+#include "schema_test_util.h"
 
 namespace vitsim::schema {
 namespace {
@@ -37,7 +37,8 @@ TEST(Scenario, ExampleReadsWithDefaults) {
 
 TEST(Scenario, ShippedScenariosRead) {
   int n = 0;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(VITSIM_SOURCE_DIR) + "/scenarios")) {
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::string(VITSIM_SOURCE_DIR) + "/scenarios")) {
     const Scenario s = read_scenario(e.path().string());
     EXPECT_FALSE(s.configurations.empty()) << e.path();
     read_cluster(scenario_cluster_path(s));
@@ -47,16 +48,21 @@ TEST(Scenario, ShippedScenariosRead) {
 }
 
 TEST(Scenario, MalformedFilesNameThePlace) {
-  EXPECT_NE(error_of(with("\"gpus\":2", "\"gpus\":0")).find("s.json: /configurations/1/gpus: expected integer >= 1"),
+  EXPECT_NE(error_of(with("\"gpus\":2", "\"gpus\":0"))
+                .find("s.json: /configurations/1/gpus: expected integer >= 1"),
             std::string::npos);
-  EXPECT_NE(error_of(with("\"collective\":\"tree\"", "\"collective\":\"mesh\"")).find("expected one of ring, tree"),
+  EXPECT_NE(error_of(with("\"collective\":\"tree\"", "\"collective\":\"mesh\""))
+                .find("expected one of ring, tree"),
             std::string::npos);
-  EXPECT_NE(error_of(with("\"gpus\":2", "\"gpus\":2,\"hosts\":[\"node0\"]")).find("one entry per rank (2)"),
+  EXPECT_NE(error_of(with("\"gpus\":2", "\"gpus\":2,\"hosts\":[\"node0\"]"))
+                .find("one entry per rank (2)"),
             std::string::npos);
-  EXPECT_NE(error_of(with("\"micro_batch\":16", "\"micro_batch\":\"16\"")).find("/defaults/micro_batch: expected integer"),
+  EXPECT_NE(error_of(with("\"micro_batch\":16", "\"micro_batch\":\"16\""))
+                .find("/defaults/micro_batch: expected integer"),
             std::string::npos);
-  EXPECT_NE(error_of(with("\"label\":\"1 GPU\"", "\"lable\":\"1 GPU\"")).find("unknown key \"lable\""),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(with("\"label\":\"1 GPU\"", "\"lable\":\"1 GPU\"")).find("unknown key \"lable\""),
+      std::string::npos);
 }
 
 TEST(Scenario, NodeOverridesChangeTheCluster) {

@@ -84,9 +84,10 @@ struct Case {
 
 TEST(ActorStructure, InlineStreamAndTraceGiveTheSameTimes) {
   const schema::ClusterSpec cluster = mixed_cluster(3, 4);  // 3 fast nodes + 1 slow, 4 GPUs each
-  const std::vector<Case> cases = {{"hierarchical", true, false, 1}, {"hierarchical", true, false, 2},
-                                   {"ring", true, false, 1},         {"ring", false, false, 1},
-                                   {"tree", true, false, 1},         {"hierarchical", false, false, 1}};
+  const std::vector<Case> cases = {
+      {"hierarchical", true, false, 1}, {"hierarchical", true, false, 2},
+      {"ring", true, false, 1},         {"ring", false, false, 1},
+      {"tree", true, false, 1},         {"hierarchical", false, false, 1}};
   for (const Case& c : cases) {
     SCOPED_TRACE(c.collective + (c.flow_level ? " flow" : " step") + ", accumulation " +
                  std::to_string(c.accumulation));

@@ -23,7 +23,8 @@ schema::CostModelFile generated() {
 }
 
 TEST(Fixture, CostsFileIsTheGeneratedSyntheticModel) {
-  if (const char* regen = std::getenv("VITSIM_REGEN_FIXTURES"); regen != nullptr && std::string(regen) == "1") {
+  if (const char* regen = std::getenv("VITSIM_REGEN_FIXTURES");
+      regen != nullptr && std::string(regen) == "1") {
     schema::write_cost_model(kFixture, generated());
   }
   const schema::CostModelFile read = schema::read_cost_model(kFixture);

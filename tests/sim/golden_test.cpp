@@ -22,7 +22,9 @@ using test::tiny_model;
 
 constexpr double kFwd = 1e-3;  // per layer forward; backward 2 ms per layer
 
-double compute_per_step(int layers, double fwd = kFwd) { return 1e-3 + layers * 3 * fwd + 3e-3; }
+double compute_per_step(int layers, double fwd = kFwd) {
+  return 1e-3 + layers * 3 * fwd + 3e-3;
+}
 
 double ring_time(int n, double bytes, double bw, double lat) {
   return 2.0 * (n - 1) / n * bytes / bw + 2.0 * (n - 1) * lat;
@@ -65,7 +67,8 @@ TEST(Golden, FlowLevelRingAgreesWithStepLevel) {
     const auto flow = run(cl, t, costs);
     EXPECT_EQ(flow.config.collective_level, "flow");
     EXPECT_NEAR(flow.step_time_s, step.step_time_s, 0.02 * step.step_time_s) << n << " ranks";
-    EXPECT_NEAR(flow.exposed_comm_time_s, step.exposed_comm_time_s, 0.02 * step.exposed_comm_time_s);
+    EXPECT_NEAR(flow.exposed_comm_time_s, step.exposed_comm_time_s,
+                0.02 * step.exposed_comm_time_s);
   }
 }
 
@@ -78,9 +81,11 @@ TEST(Golden, OneSlowRankSetsEveryRanksStepAndTheOthersIdleTheDifference) {
   slow.gpus = {{"slowgpu", 1}};
   cl.nodes.push_back(slow);
   cl.devices.push_back(test::test_device("slowgpu"));
-  const auto costs = costs_for({constant_costs("testgpu", kFwd), constant_costs("slowgpu", 3 * kFwd)});
+  const auto costs =
+      costs_for({constant_costs("testgpu", kFwd), constant_costs("slowgpu", 3 * kFwd)});
   const auto p = run(cl, ring_config(4), costs);
-  const double fast = compute_per_step(layer_count()), slow_c = compute_per_step(layer_count(), 3 * kFwd);
+  const double fast = compute_per_step(layer_count()),
+               slow_c = compute_per_step(layer_count(), 3 * kFwd);
   const double comm = ring_time(4, gradient_bytes(), 1.25e9, 5e-5);
   EXPECT_NEAR(p.step_time_s, slow_c + comm, 1e-9 * p.step_time_s);
   EXPECT_NEAR(p.compute_time_s, slow_c, 1e-12);
@@ -94,14 +99,16 @@ TEST(Golden, OneSlowRankSetsEveryRanksStepAndTheOthersIdleTheDifference) {
 }
 
 TEST(Golden, OverlapHidesAllButTheLastBucketOnAFastNetwork) {
-  const double bw = 1e12, lat = 1e-6;  // every bucket's all-reduce is shorter than a layer's backward
+  const double bw = 1e12,
+               lat = 1e-6;  // every bucket's all-reduce is shorter than a layer's backward
   const auto cl = tiny_cluster(4, 1, bw, lat);
   auto t = ring_config(4);
   t.bucket_bytes = 1;  // one bucket per layer with parameters
   t.overlap = true;
   const auto graph = costmodel::build_layer_graph(tiny_model());
   const auto p = run(cl, t, costs_for({constant_costs("testgpu", kFwd)}));
-  const double last_bucket = static_cast<double>(graph.layers[0].gradient_bytes());  // patch_embed, ready last
+  const double last_bucket =
+      static_cast<double>(graph.layers[0].gradient_bytes());  // patch_embed, ready last
   const double exposed = ring_time(4, last_bucket, bw, lat);
   EXPECT_NEAR(p.exposed_comm_time_s, exposed, 1e-9);
   EXPECT_NEAR(p.step_time_s, compute_per_step(layer_count()) + exposed, 1e-9);
@@ -132,7 +139,8 @@ TEST(Golden, OverlapHidesCommunicationUpToTheBackwardTime) {
   double ready = 0, stream_free = 0;
   for (int i = layer_count() - 1; i >= 0; --i) {
     ready += 2 * kFwd;
-    const double a = ring_time(4, static_cast<double>(graph.layers[static_cast<size_t>(i)].gradient_bytes()), bw, lat);
+    const double a = ring_time(
+        4, static_cast<double>(graph.layers[static_cast<size_t>(i)].gradient_bytes()), bw, lat);
     stream_free = std::max(stream_free, ready) + a;
   }
   const double backward = layer_count() * 2 * kFwd;
@@ -149,7 +157,8 @@ TEST(Golden, AccumulationDividesTheNumberOfAllReduces) {
   const auto p = run(cl, t, costs);
   const double micro = 1e-3 + layer_count() * 3 * kFwd;
   const double comm = ring_time(4, gradient_bytes(), 1.25e9, 5e-5);
-  EXPECT_NEAR(p.step_time_s, 4 * micro + 3e-3 + comm, 1e-9 * p.step_time_s);  // one all-reduce per 4 micro-steps
+  EXPECT_NEAR(p.step_time_s, 4 * micro + 3e-3 + comm,
+              1e-9 * p.step_time_s);  // one all-reduce per 4 micro-steps
   EXPECT_NEAR(p.exposed_comm_time_s, comm, 1e-9);
   EXPECT_EQ(p.steps_per_epoch, 16);  // ceil(63 micro-steps / 4)
   EXPECT_NEAR(p.throughput_images_per_s, 4 * 4 * 4 / p.step_time_s, 1e-6);
@@ -195,7 +204,8 @@ TEST(Golden, OutOfMemoryIsReportedWithTheLargestMicroBatchThatFitsAndNotSimulate
   auto cl = tiny_cluster(2, 1, 1.25e9, 5e-5);
   const auto graph = costmodel::build_layer_graph(tiny_model());
   const double params = static_cast<double>(graph.parameters());
-  const double fixed = params * 16 + 512.0 * 1024 * 1024;  // weights, grads, 2 AdamW states, workspace
+  const double fixed =
+      params * 16 + 512.0 * 1024 * 1024;  // weights, grads, 2 AdamW states, workspace
   const double per_sample = graph.activation_bytes_per_sample(4);
   cl.devices[0].memory_bytes = fixed + 10.5 * per_sample;  // 10 samples fit, 11 do not
   const auto costs = costs_for({constant_costs("testgpu", kFwd)});

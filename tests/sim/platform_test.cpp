@@ -40,7 +40,8 @@ std::string describe_routes(const std::vector<std::string>& hosts) {
       sg4::Host::by_name(a)->route_to(sg4::Host::by_name(b), links, &lat);
       out += a + ">" + b + ":";
       for (auto* l : links) {
-        if (l->get_name().rfind("xml-only.", 0) != 0) out += " " + l->get_name();  // see platform_xml.h
+        if (l->get_name().rfind("xml-only.", 0) != 0)
+          out += " " + l->get_name();  // see platform_xml.h
       }
       out += " (" + std::to_string(lat * 1e9) + " ns)\n";
     }
@@ -54,8 +55,10 @@ std::string routes_in_child(const PlatformPlan& plan, const std::string& xml_fil
     std::string a0 = "test", a1 = "--log=root.thres:critical";
     char* argv[] = {a0.data(), a1.data(), nullptr};
     sg4::Engine e(&argc, argv);
-    if (xml_file.empty()) build_platform(plan);
-    else e.load_platform(xml_file);
+    if (xml_file.empty())
+      build_platform(plan);
+    else
+      e.load_platform(xml_file);
     return describe_routes(plan.rank_hosts);
   });
 }
@@ -84,7 +87,8 @@ TEST(Platform, MeasuredLinkCostReplacesTheDatasheetFiguresOfItsClass) {
 TEST(Platform, ExportedXmlHasTheSameRoutesAsTheCppPlatform) {
   for (const char* file : {"tesla.json", "vector.json", "h200-cluster.json"}) {
     schema::ClusterSpec c = schema::read_cluster(kPlatforms + file);
-    if (c.nodes[0].is_template) c = with_node_count(c, std::string(file) == "h200-cluster.json" ? 5 : 2);
+    if (c.nodes[0].is_template)
+      c = with_node_count(c, std::string(file) == "h200-cluster.json" ? 5 : 2);
     const auto plan = plan_platform(c, every_gpu(c), nullptr, true);
     const std::string xml = ::testing::TempDir() + "/vitsim_platform_test.xml";
     std::ofstream(xml) << platform_xml(plan);
@@ -100,7 +104,8 @@ TEST(Platform, ExportedXmlHasTheSameRoutesAsTheCppPlatform) {
 }
 
 TEST(Platform, H200RoutesBetweenLeavesClimbTheUplinks) {
-  schema::ClusterSpec c = with_node_count(schema::read_cluster(kPlatforms + "h200-cluster.json"), 5);
+  schema::ClusterSpec c =
+      with_node_count(schema::read_cluster(kPlatforms + "h200-cluster.json"), 5);
   const auto plan = plan_platform(c, every_gpu(c), nullptr);
   // Node 0 (leaf 0) to node 4 (leaf 1): nic, uplink, uplink, nic; rail k uses GPU k's own NIC.
   const auto r = plan.route(0, 32);

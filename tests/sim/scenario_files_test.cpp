@@ -56,7 +56,8 @@ TEST_F(ScenarioFiles, EveryScenarioRuns) {
     ASSERT_FALSE(p.configurations.empty());
     for (const auto& c : p.configurations) {
       EXPECT_TRUE(clusters.count(c.cluster)) << c.cluster;
-      EXPECT_TRUE(c.config.placement == "intra-node" || c.config.placement == "inter-node") << c.config.label;
+      EXPECT_TRUE(c.config.placement == "intra-node" || c.config.placement == "inter-node")
+          << c.config.label;
       EXPECT_EQ(static_cast<int64_t>(c.ranks.size()), c.config.gpus);
       EXPECT_GT(c.steps_per_epoch, 0);
       if (c.out_of_memory) {
@@ -81,7 +82,8 @@ TEST_F(ScenarioFiles, StudyScenariosHaveTheStudysShape) {
   EXPECT_EQ(strong.configurations[2].steps_per_epoch, 1042);
   EXPECT_EQ(strong.configurations[3].ranks[0].device, "p4");
   const auto weak = run_file(dir + "tesla-weak.json", *costs_, *catalog_);
-  for (const auto& c : weak.configurations) EXPECT_EQ(c.steps_per_epoch, 313);  // 5000 images per GPU / 16
+  for (const auto& c : weak.configurations)
+    EXPECT_EQ(c.steps_per_epoch, 313);  // 5000 images per GPU / 16
   // The 10 GbE what-if changes only what crosses tesla3's port: the 5-GPU step gets shorter.
   const auto upgrade = run_file(dir + "tesla-whatif-10gbe-port.json", *costs_, *catalog_);
   EXPECT_LT(upgrade.configurations[4].step_time_s, strong.configurations[4].step_time_s);
@@ -89,7 +91,8 @@ TEST_F(ScenarioFiles, StudyScenariosHaveTheStudysShape) {
 }
 
 TEST_F(ScenarioFiles, SameInputsGiveByteIdenticalPredictions) {
-  const std::string f = std::string(VITSIM_SOURCE_DIR) + "/scenarios/tesla-whatif-uneven-batches.json";
+  const std::string f =
+      std::string(VITSIM_SOURCE_DIR) + "/scenarios/tesla-whatif-uneven-batches.json";
   const std::string a = schema::write_prediction_json(run_file(f, *costs_, *catalog_)).dump(2);
   const std::string b = schema::write_prediction_json(run_file(f, *costs_, *catalog_)).dump(2);
   EXPECT_EQ(a, b);

@@ -64,8 +64,9 @@ inline costmodel::DeviceCosts constant_costs(const std::string& device, double f
 
 // `nodes` nodes "n0".."n{nodes-1}", `gpus` GPUs of `device` each, NIC (bw, lat), intra-node
 // fabric (intra_bw, intra_lat), star switch.
-inline schema::ClusterSpec tiny_cluster(int nodes, int gpus, double bw, double lat, double intra_bw = 1e11,
-                                        double intra_lat = 1e-6, const std::string& device = "testgpu") {
+inline schema::ClusterSpec tiny_cluster(int nodes, int gpus, double bw, double lat,
+                                        double intra_bw = 1e11, double intra_lat = 1e-6,
+                                        const std::string& device = "testgpu") {
   schema::ClusterSpec c;
   c.name = "tiny";
   c.file = "tiny.json";
@@ -93,7 +94,11 @@ inline schema::TrainingConfig ring_config(int gpus) {
   return t;
 }
 
-inline double gradient_bytes() { return static_cast<double>(costmodel::build_layer_graph(tiny_model()).gradient_bytes()); }
-inline int layer_count() { return static_cast<int>(costmodel::build_layer_graph(tiny_model()).layers.size()); }
+inline double gradient_bytes() {
+  return static_cast<double>(costmodel::build_layer_graph(tiny_model()).gradient_bytes());
+}
+inline int layer_count() {
+  return static_cast<int>(costmodel::build_layer_graph(tiny_model()).layers.size());
+}
 
 }  // namespace vitsim::sim::test

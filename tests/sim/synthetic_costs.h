@@ -16,21 +16,25 @@ namespace vitsim::sim::test {
 struct SyntheticDevice {
   const char* id;
   costmodel::Precision precision;
-  double peak_flop_per_s;  // datasheet matrix peak at that precision (platforms/gpus.json, nebula.json)
+  double peak_flop_per_s;  // datasheet matrix peak at that precision (platforms/gpus.json,
+                           // nebula.json)
 };
 
 inline const std::vector<SyntheticDevice>& synthetic_devices() {
   static const std::vector<SyntheticDevice> d = {
-      {"p4", costmodel::Precision::kFp32, 5.5e12},         {"rtx3070", costmodel::Precision::kFp32, 20.3e12},
-      {"gtx1070", costmodel::Precision::kFp32, 6.5e12},    {"t4", costmodel::Precision::kFp32, 8.1e12},
-      {"rtx-a4500", costmodel::Precision::kFp32, 23.7e12}, {"h200-sxm", costmodel::Precision::kBf16, 989.4e12},
+      {"p4", costmodel::Precision::kFp32, 5.5e12},
+      {"rtx3070", costmodel::Precision::kFp32, 20.3e12},
+      {"gtx1070", costmodel::Precision::kFp32, 6.5e12},
+      {"t4", costmodel::Precision::kFp32, 8.1e12},
+      {"rtx-a4500", costmodel::Precision::kFp32, 23.7e12},
+      {"h200-sxm", costmodel::Precision::kBf16, 989.4e12},
       {"h200-sxm", costmodel::Precision::kFp32, 67e12}};
   return d;
 }
 
 inline costmodel::CostModel synthetic_costs() {
-  constexpr double kEfficiency = 0.4;   // achieved / peak, one figure for every device (synthetic)
-  constexpr double kLaunch_s = 2e-5;    // per layer and pass
+  constexpr double kEfficiency = 0.4;  // achieved / peak, one figure for every device (synthetic)
+  constexpr double kLaunch_s = 2e-5;   // per layer and pass
   costmodel::CostModel m;
   const costmodel::ViTConfig model = costmodel::vit_preset("vit_b_16");
   const costmodel::LayerGraph g = costmodel::build_layer_graph(model);
@@ -39,7 +43,8 @@ inline costmodel::CostModel synthetic_costs() {
     c.device = dev.id;
     c.precision = dev.precision;
     c.source = costmodel::CostSource::kTransferred;
-    c.derived_from = "SYNTHETIC test fixture: roofline at 40% of the datasheet peak; not a measurement";
+    c.derived_from =
+        "SYNTHETIC test fixture: roofline at 40% of the datasheet peak; not a measurement";
     c.model = model;
     const double flop_per_s = kEfficiency * dev.peak_flop_per_s;
     for (const auto& l : g.layers) {

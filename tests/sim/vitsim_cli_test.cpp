@@ -6,11 +6,10 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <set>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
 
 namespace {
 
@@ -46,9 +45,10 @@ TEST(VitsimCli, PredictJsonHasTheKeys) {
                        " --gpus 3 --micro-batch 16 --json");
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(r.out.rfind("{\n  \"schema\": \"vitsim.config_prediction\"", 0), 0u) << r.out.substr(0, 80);
-  for (const char* k : {"epoch_time_s", "step_time_s", "steps_per_epoch", "compute_time_s", "exposed_comm_time_s",
-                        "out_of_memory", "ranks", "context"}) {
+  EXPECT_EQ(r.out.rfind("{\n  \"schema\": \"vitsim.config_prediction\"", 0), 0u)
+      << r.out.substr(0, 80);
+  for (const char* k : {"epoch_time_s", "step_time_s", "steps_per_epoch", "compute_time_s",
+                        "exposed_comm_time_s", "out_of_memory", "ranks", "context"}) {
     EXPECT_TRUE(j.contains(k)) << k;
   }
   EXPECT_EQ(j["steps_per_epoch"], 1042);
@@ -59,11 +59,13 @@ TEST(VitsimCli, PredictJsonHasTheKeys) {
 
 TEST(VitsimCli, SimulateOutputsAreByteIdenticalAndTracesHaveTheSpans) {
   const std::string dir = ::testing::TempDir();
-  const std::string args = "simulate " + kSrc + "/scenarios/tesla-whatif-uneven-batches.json --costs " + kCosts +
-                           " --out " + dir + "/vitsim_cli_sim --trace " + dir + "/vitsim_cli_trace.json";
+  const std::string args =
+      "simulate " + kSrc + "/scenarios/tesla-whatif-uneven-batches.json --costs " + kCosts +
+      " --out " + dir + "/vitsim_cli_sim --trace " + dir + "/vitsim_cli_trace.json";
   const Result a = run(args);
   ASSERT_EQ(a.code, 0) << a.out;
-  const std::string json1 = slurp(dir + "/vitsim_cli_sim.json"), csv1 = slurp(dir + "/vitsim_cli_sim.csv");
+  const std::string json1 = slurp(dir + "/vitsim_cli_sim.json"),
+                    csv1 = slurp(dir + "/vitsim_cli_sim.csv");
   const std::string trace1 = slurp(dir + "/vitsim_cli_trace.json");
   const Result b = run(args);
   ASSERT_EQ(b.code, 0);
@@ -72,7 +74,10 @@ TEST(VitsimCli, SimulateOutputsAreByteIdenticalAndTracesHaveTheSpans) {
   EXPECT_EQ(csv1, slurp(dir + "/vitsim_cli_sim.csv"));
   EXPECT_EQ(trace1, slurp(dir + "/vitsim_cli_trace.json"));
   EXPECT_NE(a.out.find("img/s"), std::string::npos);  // the units row
-  EXPECT_EQ(json1.rfind("{\n  \"schema\": \"vitsim.prediction\",\n  \"schema_version\": 1,\n  \"context\"", 0), 0u);
+  EXPECT_EQ(
+      json1.rfind(
+          "{\n  \"schema\": \"vitsim.prediction\",\n  \"schema_version\": 1,\n  \"context\"", 0),
+      0u);
   EXPECT_EQ(std::count(csv1.begin(), csv1.end(), '\n'), 1 + 1 + 5 + 5);  // header, 1 + 5 + 5 ranks
   const auto t = nlohmann::json::parse(trace1);
   std::set<std::string> cats;
@@ -83,8 +88,9 @@ TEST(VitsimCli, SimulateOutputsAreByteIdenticalAndTracesHaveTheSpans) {
 }
 
 TEST(VitsimCli, SweepPrintsTheBest) {
-  const Result r = run("sweep --cluster " + kSrc + "/platforms/vector.json --costs " + kCosts +
-                       " --gpus 2,4 --micro-batch 16,64 --collective ring,tree --goal best-efficiency");
+  const Result r =
+      run("sweep --cluster " + kSrc + "/platforms/vector.json --costs " + kCosts +
+          " --gpus 2,4 --micro-batch 16,64 --collective ring,tree --goal best-efficiency");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("best (best-efficiency): "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("(baseline)"), std::string::npos);  // 1-GPU runs added for efficiency
@@ -107,13 +113,18 @@ TEST(VitsimCli, BadInputExitsTwoWithThePlace) {
   std::ofstream(bad) << c;
   Result r = run("predict --cluster " + bad + " --costs " + kCosts + " --gpus 2", true);
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.out.find("/nodes/3/nic/bandwidth_bytes_per_s: expected number"), std::string::npos) << r.out;
-  r = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts + " --gpus 2 --precision bf16", true);
+  EXPECT_NE(r.out.find("/nodes/3/nic/bandwidth_bytes_per_s: expected number"), std::string::npos)
+      << r.out;
+  r = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
+              " --gpus 2 --precision bf16",
+          true);
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.out.find("no costs for device 'rtx3070' at precision bf16"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no costs for device 'rtx3070' at precision bf16"), std::string::npos)
+      << r.out;
   r = run("simulate " + kSrc + "/scenarios/tesla-strong.json --costs " + kCosts + " --bogus", true);
   EXPECT_EQ(r.code, 2);
-  r = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts + " --gpus 9", true);
+  r = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts + " --gpus 9",
+          true);
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("9 ranks requested"), std::string::npos) << r.out;
 }

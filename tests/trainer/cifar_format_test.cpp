@@ -15,7 +15,8 @@ namespace vitsim::trainer {
 namespace {
 
 std::string temp_dir(const std::string& name) {
-  std::string dir = ::testing::TempDir() + "vitsim_cifar_" + name + "_" + std::to_string(::getpid());
+  std::string dir =
+      ::testing::TempDir() + "vitsim_cifar_" + name + "_" + std::to_string(::getpid());
   SyntheticDatasetOptions o;
   o.out_dir = dir;
   o.train_images = 23;

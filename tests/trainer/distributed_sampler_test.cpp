@@ -65,7 +65,8 @@ TEST(DistributedSampler, MatchesPyTorch) {
       "from torch.utils.data import DistributedSampler\n"
       "ds = list(range(int(0.6 * 37)))\n"
       "for r in range(3):\n"
-      "  s = DistributedSampler(ds, num_replicas=3, rank=r, shuffle=True, seed=11, drop_last=False)\n"
+      "  s = DistributedSampler(ds, num_replicas=3, rank=r, shuffle=True, seed=11, "
+      "drop_last=False)\n"
       "  s.set_epoch(2)\n"
       "  print(' '.join(str(i) for i in s))\n";
   const std::string out = run("/usr/bin/python3 -c \"" + script + "\"");

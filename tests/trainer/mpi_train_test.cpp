@@ -8,13 +8,13 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <thread>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "schema/profile.h"
 #include "schema/run_log.h"
@@ -41,15 +41,14 @@ class MpiTrain : public ::testing::Test {
   static Result train(int ranks, const std::string& args, int timeout_s = 120,
                       const std::string& data = "") {
     const std::string out = dir_ + "/out.txt";
-    std::string cmd = ::geteuid() == 0
-                          ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-                          : "";
-    cmd += "timeout -k 5 " + std::to_string(timeout_s) + " " VITSIM_MPIRUN
-           " --oversubscribe -np " + std::to_string(ranks) + " " VITSIM_TRAIN_EXE
-           " train --data " + (data.empty() ? dir_ + "/data" : data) +
+    std::string cmd =
+        ::geteuid() == 0 ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " : "";
+    cmd += "timeout -k 5 " + std::to_string(timeout_s) + " " VITSIM_MPIRUN " --oversubscribe -np " +
+           std::to_string(ranks) + " " VITSIM_TRAIN_EXE " train --data " +
+           (data.empty() ? dir_ + "/data" : data) +
            " --model vit_ti_16 --image-size 16 --patch-size 4"
-           " --width 32 --depth 1 --heads 2 --no-eval --no-progress " + args + " > " + out +
-           " 2>&1";
+           " --width 32 --depth 1 --heads 2 --no-eval --no-progress " +
+           args + " > " + out + " 2>&1";
     const auto t0 = std::chrono::steady_clock::now();
     const int status = std::system(cmd.c_str());
     Result r;
@@ -69,7 +68,8 @@ class MpiTrain : public ::testing::Test {
   }
 
   // Trains and returns the final parameters.
-  static std::vector<float> final_params(int ranks, const std::string& args, const std::string& tag) {
+  static std::vector<float> final_params(int ranks, const std::string& args,
+                                         const std::string& tag) {
     const Result r = train(ranks, args + " --dump-params " + dir_ + "/" + tag);
     EXPECT_EQ(r.exit_code, 0) << r.output;
     return params(tag);
@@ -103,8 +103,8 @@ TEST_F(MpiTrain, TwoRanksAtBEqualOneRankAt2B) {
   const auto one = final_params(1, std::string("--micro-batch 16") + kSgd, "one.bin");
   expect_close(two, one, 1e-5);
   // And the result moved away from the initial weights (the test can fail).
-  const auto init = final_params(1, "--micro-batch 16 --optimizer sgd --lr 1e-30 --max-steps 1",
-                                 "init.bin");
+  const auto init =
+      final_params(1, "--micro-batch 16 --optimizer sgd --lr 1e-30 --max-steps 1", "init.bin");
   double moved = 0;
   for (size_t i = 0; i < one.size(); ++i) moved += std::fabs(one[i] - init[i]);
   EXPECT_GT(moved, 1e-2);
@@ -119,7 +119,8 @@ TEST_F(MpiTrain, OverlapOnAndOffGiveSameParameters) {
 }
 
 TEST_F(MpiTrain, TwoAccumulatedMicroStepsEqualOneStepOfTwiceTheBatch) {
-  const auto acc = final_params(1, std::string("--micro-batch 8 --accumulation 2") + kSgd, "acc.bin");
+  const auto acc =
+      final_params(1, std::string("--micro-batch 8 --accumulation 2") + kSgd, "acc.bin");
   const auto big = final_params(1, std::string("--micro-batch 16") + kSgd, "big.bin");
   expect_close(acc, big, 1e-5);
 }
@@ -159,10 +160,11 @@ TEST_F(MpiTrain, ProfileAndAllreduceBenchWriteValidProfiles) {
   ASSERT_TRUE(p.compute[0].peak_memory_bytes.has_value());
   EXPECT_GT(*p.compute[0].peak_memory_bytes, 1e6);
 
-  std::string mpi = ::geteuid() == 0 ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " : "";
+  std::string mpi =
+      ::geteuid() == 0 ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " : "";
   mpi += "timeout 120 " VITSIM_MPIRUN " --oversubscribe -np 2 " VITSIM_TRAIN_EXE
-         " bench-allreduce --min-bytes 4K --max-bytes 64K --iterations 5 --out " + ar +
-         " > /dev/null";
+         " bench-allreduce --min-bytes 4K --max-bytes 64K --iterations 5 --out " +
+         ar + " > /dev/null";
   ASSERT_EQ(std::system(mpi.c_str()), 0);
   const auto a = vitsim::schema::read_profile(ar);
   ASSERT_EQ(a.allreduce.size(), 1u);
@@ -173,8 +175,9 @@ TEST_F(MpiTrain, ProfileAndAllreduceBenchWriteValidProfiles) {
 
 TEST_F(MpiTrain, ResumeEqualsUninterruptedRunBitForBit) {
   // 64 images / 2 ranks / micro-batch 8 = 4 steps per epoch; stop at step 3 of 8, resume.
-  const std::string common = "--micro-batch 8 --epochs 2 --optimizer adamw --lr 0.002 --seed 4"
-                             " --augment";
+  const std::string common =
+      "--micro-batch 8 --epochs 2 --optimizer adamw --lr 0.002 --seed 4"
+      " --augment";
   const auto full = final_params(2, common, "full.bin");
   const std::string ckpt = dir_ + "/ckpt";
   Result r = train(2, common + " --max-steps 3 --checkpoint-every 3 --checkpoint-dir " + ckpt);
@@ -185,15 +188,19 @@ TEST_F(MpiTrain, ResumeEqualsUninterruptedRunBitForBit) {
 }
 
 TEST_F(MpiTrain, KilledRankEndsTheJobWithinSixtySeconds) {
-  const Result r = train(2, "--micro-batch 8 --epochs 100 --debug-fault kill --debug-fault-rank 1"
-                            " --debug-fault-step 2", 90);
+  const Result r = train(2,
+                         "--micro-batch 8 --epochs 100 --debug-fault kill --debug-fault-rank 1"
+                         " --debug-fault-step 2",
+                         90);
   EXPECT_NE(r.exit_code, 0) << r.output;
   EXPECT_LT(r.wall_s, 60) << r.output;
 }
 
 TEST_F(MpiTrain, HungRankEndsTheJobThroughTheWatchdog) {
-  const Result r = train(2, "--micro-batch 8 --epochs 100 --debug-fault hang --debug-fault-rank 1"
-                            " --debug-fault-step 2 --collective-timeout-s 3", 90);
+  const Result r = train(2,
+                         "--micro-batch 8 --epochs 100 --debug-fault hang --debug-fault-rank 1"
+                         " --debug-fault-step 2 --collective-timeout-s 3",
+                         90);
   EXPECT_NE(r.exit_code, 0) << r.output;
   EXPECT_LT(r.wall_s, 60) << r.output;
   EXPECT_NE(r.output.find("has not completed after"), std::string::npos) << r.output;
@@ -208,10 +215,14 @@ TEST_F(MpiTrain, NanLossStopsWithAClearMessage) {
 TEST_F(MpiTrain, InterruptEndsAllRanks) {
   // SIGINT to mpirun after 3 s, as Ctrl-C would; every rank must be gone soon after.
   const std::string out = dir_ + "/int.txt";
-  std::string cmd = ::geteuid() == 0 ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " : "";
+  std::string cmd =
+      ::geteuid() == 0 ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " : "";
   cmd += "timeout -s INT -k 30 3 " VITSIM_MPIRUN " --oversubscribe -np 2 " VITSIM_TRAIN_EXE
-         " train --data " + dir_ + "/data --model vit_ti_16 --image-size 16 --patch-size 4"
-         " --width 32 --depth 1 --heads 2 --no-progress --epochs 1000 > " + out + " 2>&1";
+         " train --data " +
+         dir_ +
+         "/data --model vit_ti_16 --image-size 16 --patch-size 4"
+         " --width 32 --depth 1 --heads 2 --no-progress --epochs 1000 > " +
+         out + " 2>&1";
   const auto t0 = std::chrono::steady_clock::now();
   const int status = std::system(cmd.c_str());
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

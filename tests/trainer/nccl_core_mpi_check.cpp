@@ -16,7 +16,9 @@ namespace {
 using vitsim::trainer::NcclCore;
 
 // Rank r holds (r + 1) * (i % 97) at index i: sums and averages are exact in fp32.
-float value(int rank, size_t i) { return static_cast<float>((rank + 1) * static_cast<int>(i % 97)); }
+float value(int rank, size_t i) {
+  return static_cast<float>((rank + 1) * static_cast<int>(i % 97));
+}
 
 int check(const char* what, const std::vector<float>& got, const std::vector<float>& want,
           int rank) {
@@ -33,8 +35,8 @@ int run() {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const int device = vitsim::trainer::device_for_local_rank(
-      vitsim::trainer::mpi_local_rank(MPI_COMM_WORLD));
+  const int device =
+      vitsim::trainer::device_for_local_rank(vitsim::trainer::mpi_local_rank(MPI_COMM_WORLD));
   NcclCore core(MPI_COMM_WORLD, device);
   const size_t n = (1u << 18) + 5;
   std::vector<float> host(n), sum(n), avg(n), root1(n);

@@ -2,14 +2,14 @@
 // (sum, average) and broadcast in this process, and a 2-rank job under mpirun
 // (nccl_core_mpi_check). Without a CUDA device (no driver, no GPU) every test that needs one
 // skips with "no CUDA device: ..."; the binary itself must load without libcuda.
+#include "trainer/nccl_core.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <string>
 #include <vector>
-
-#include "trainer/nccl_core.h"
 
 namespace vitsim::trainer {
 namespace {
@@ -29,15 +29,15 @@ class DeviceFloats {
  public:
   explicit DeviceFloats(const std::vector<float>& host) : count_(host.size()) {
     VITSIM_CUDA_CHECK(cudaMalloc(&data_, count_ * sizeof(float)));
-    VITSIM_CUDA_CHECK(cudaMemcpy(data_, host.data(), count_ * sizeof(float),
-                                 cudaMemcpyHostToDevice));
+    VITSIM_CUDA_CHECK(
+        cudaMemcpy(data_, host.data(), count_ * sizeof(float), cudaMemcpyHostToDevice));
   }
   ~DeviceFloats() { cudaFree(data_); }
   float* get() { return static_cast<float*>(data_); }
   std::vector<float> to_host() const {
     std::vector<float> host(count_);
-    VITSIM_CUDA_CHECK(cudaMemcpy(host.data(), data_, count_ * sizeof(float),
-                                 cudaMemcpyDeviceToHost));
+    VITSIM_CUDA_CHECK(
+        cudaMemcpy(host.data(), data_, count_ * sizeof(float), cudaMemcpyDeviceToHost));
     return host;
   }
 
@@ -112,9 +112,8 @@ TEST(NcclCore, OneRankAllReduceAndBroadcastOnDevice) {
 
 TEST(NcclCore, TwoRanksUnderMpirun) {
   SKIP_WITHOUT_DEVICES(2);
-  std::string cmd = ::geteuid() == 0
-                        ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-                        : "";
+  std::string cmd =
+      ::geteuid() == 0 ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " : "";
   cmd += "timeout 120 " VITSIM_MPIRUN " --oversubscribe -np 2 " VITSIM_NCCL_MPI_CHECK_EXE " 2>&1";
   const int rc = std::system(cmd.c_str());
   EXPECT_EQ(rc, 0) << cmd;

@@ -116,9 +116,9 @@ TEST(VitModel, MatchesTorchvisionLogitsLossAndGradients) {
   const std::string dir = ::testing::TempDir() + "vitsim_parity_" + std::to_string(::getpid());
   ::mkdir(dir.c_str(), 0755);
   ::mkdir((dir + "/param").c_str(), 0755);
-  std::ofstream(dir + "/config.txt") << c.image_size << " " << c.patch_size << " " << c.depth
-                                     << " " << c.heads << " " << c.width << " " << c.mlp_dim()
-                                     << " " << c.classes << " " << batch << "\n";
+  std::ofstream(dir + "/config.txt")
+      << c.image_size << " " << c.patch_size << " " << c.depth << " " << c.heads << " " << c.width
+      << " " << c.mlp_dim() << " " << c.classes << " " << batch << "\n";
   std::map<std::string, torch::Tensor> grads;
   for (const auto& item : model->named_parameters()) {
     const std::string tv = torchvision_name(item.key());
