@@ -5,6 +5,7 @@
 #include "cli/model_options.h"
 #include "cli/run_app.h"
 #include "trainer/commands.h"
+#include "trainer/torch_errors.h"
 #include "trainer/trainer.h"
 
 namespace vitsim::trainer {
@@ -108,33 +109,35 @@ int cmd_train(int argc, char** argv) {
   args[0] = "vitsim-train";
   args.insert(args.begin() + 1, "train");
   return cli::run_app(app, argc, argv, [&] {
-    TrainOptions& o = t.o;
-    o.model = t.model.resolve();
-    o.precision = costmodel::parse_precision(t.precision);
-    o.bucket_bytes = t.bucket_mb * 1024 * 1024;
-    o.overlap = t.overlap == "on" || (t.overlap == "auto" && o.device == "cuda");
-    std::string batch_source = "command line";
-    bool micro_given = app.count("--micro-batch") > 0;
-    bool accumulation_given = app.count("--accumulation") > 0;
-    if (!t.config.empty()) {
-      std::string ignored;
-      const DeepSpeedConfig config = read_deepspeed_config(t.config, &ignored);
-      apply_config(config, o, app);
-      micro_given = micro_given || config.micro_batch.has_value();
-      accumulation_given = accumulation_given || config.accumulation.has_value();
-      batch_source = t.config;
-      if (!ignored.empty()) {
-        std::cerr << "vitsim-train: " << t.config << ": ignoring DeepSpeed keys without effect "
-                  << "here: " << ignored << "\n";
+    return without_torch_backtrace([&] {
+      TrainOptions& o = t.o;
+      o.model = t.model.resolve();
+      o.precision = costmodel::parse_precision(t.precision);
+      o.bucket_bytes = t.bucket_mb * 1024 * 1024;
+      o.overlap = t.overlap == "on" || (t.overlap == "auto" && o.device == "cuda");
+      std::string batch_source = "command line";
+      bool micro_given = app.count("--micro-batch") > 0;
+      bool accumulation_given = app.count("--accumulation") > 0;
+      if (!t.config.empty()) {
+        std::string ignored;
+        const DeepSpeedConfig config = read_deepspeed_config(t.config, &ignored);
+        apply_config(config, o, app);
+        micro_given = micro_given || config.micro_batch.has_value();
+        accumulation_given = accumulation_given || config.accumulation.has_value();
+        batch_source = t.config;
+        if (!ignored.empty()) {
+          std::cerr << "vitsim-train: " << t.config << ": ignoring DeepSpeed keys without effect "
+                    << "here: " << ignored << "\n";
+        }
       }
-    }
-    if (o.device_id.empty()) o.device_id = o.device;
-    validate_options(o);
-    MpiWorld world(nullptr, nullptr);
-    world.start_watchdog(o.collective_timeout_s);
-    resolve_batch(o, world.size(), batch_source, micro_given, accumulation_given);
-    Trainer trainer(o, world, args);
-    return trainer.run();
+      if (o.device_id.empty()) o.device_id = o.device;
+      validate_options(o);
+      MpiWorld world(nullptr, nullptr);
+      world.start_watchdog(o.collective_timeout_s);
+      resolve_batch(o, world.size(), batch_source, micro_given, accumulation_given);
+      Trainer trainer(o, world, args);
+      return trainer.run();
+    });
   });
 }
 
