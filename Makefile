@@ -29,7 +29,8 @@ run: build
 	scripts/run-main-job $(BUILD) out
 
 test: build asan
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 600
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 600 --output-junit junit.xml
+	scripts/check-skips $(BUILD)/junit.xml
 	$(MAKE) test-asan
 
 # The sanitizer build: clang, ASan + UBSan everywhere, the fuzz targets, no trainer. -O1 and line
@@ -41,7 +42,9 @@ asan: deps
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
 test-asan:
-	cd $(ASAN_BUILD) && $(SANITIZER_ENV) ctest --output-on-failure -j $(JOBS) --timeout 900
+	cd $(ASAN_BUILD) && $(SANITIZER_ENV) ctest --output-on-failure -j $(JOBS) --timeout 900 \
+	  --output-junit junit.xml
+	scripts/check-skips $(ASAN_BUILD)/junit.xml
 
 # Emulated cluster on this machine (root): measure, calibrate, predict, run, validate
 # (docs/validation.md). Writes out/validate-local/.
