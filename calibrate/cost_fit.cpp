@@ -8,6 +8,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "costmodel/transport_model.h"
+
 namespace vitsim::calibrate {
 
 namespace {
@@ -198,9 +200,7 @@ CostFit fit_affine_absolute(const std::vector<FitPoint>& pts) {
 
 double ring_allreduce_time_s(int64_t ranks, double message_bytes, double bandwidth_bytes_per_s,
                              double latency_s) {
-  if (ranks < 2) return 0;
-  const double n = static_cast<double>(ranks);
-  return 2.0 * (n - 1.0) / n * message_bytes / bandwidth_bytes_per_s + 2.0 * (n - 1.0) * latency_s;
+  return costmodel::ring_allreduce_time_s(ranks, message_bytes, bandwidth_bytes_per_s, latency_s);
 }
 
 AlphaBetaFit fit_alpha_beta(const std::vector<AllreduceSample>& samples, double prior_latency_s) {

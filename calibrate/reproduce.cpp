@@ -16,6 +16,7 @@
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
 #include "schema/scenario.h"
+#include "schema/transports_io.h"
 
 namespace vitsim::calibrate {
 
@@ -94,7 +95,8 @@ struct Study {
 Study load_study(const ReproduceOptions& o) {
   Study s;
   for (const auto& f : sorted_files(o.source_dir + "/platforms", ".json")) {
-    if (fs::path(f).filename() == "gpus.json") continue;
+    const fs::path name = fs::path(f).filename();
+    if (name == "gpus.json" || name == "transports.json") continue;
     s.clusters.push_back(schema::read_cluster(f));
   }
   for (const auto& f : sorted_files(o.source_dir + "/scenarios", ".json")) {
@@ -197,9 +199,13 @@ std::vector<NamedPrediction> simulate_all(const ReproduceOptions& o, const Study
                                           const costmodel::CostModel& costs) {
   std::vector<NamedPrediction> preds;
   fs::create_directories(o.out_dir + "/predictions");
+  // Link classes the study did not measure are modelled (docs/transport-model.md).
+  sim::SimOptions sim = o.sim;
+  if (!sim.transports)
+    sim.transports = schema::read_transports(o.source_dir + "/platforms/transports.json");
   for (size_t i = 0; i < study.scenarios.size(); ++i) {
-    schema::PredictionFile p = sim::simulate_scenario(
-        study.scenarios[i], study.scenario_clusters[i], catalog, costs, o.sim);
+    schema::PredictionFile p =
+        sim::simulate_scenario(study.scenarios[i], study.scenario_clusters[i], catalog, costs, sim);
     p.context = schema::make_context("vitsim reproduce", o.argv,
                                      {{"scenario_file", study.scenarios[i].file}});
     const std::string file = o.out_dir + "/predictions/" + study.scenarios[i].name + ".json";

@@ -10,6 +10,8 @@
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
+#include "schema/transports_io.h"
+#include "sim/link_provenance.h"
 #include "sim/prediction_table.h"
 #include "sim/simulator.h"
 
@@ -18,6 +20,7 @@ namespace {
 
 struct PredictArgs {
   std::string cluster, costs, gpus_json = schema::default_gpus_path(), hosts, per_rank, trace;
+  std::string transports = schema::default_transports_path();
   std::string precision = "fp32", overlap = "off", collective = "ring", level = "auto",
               optimizer = "adamw";
   std::string network_model = "CM02";
@@ -36,6 +39,9 @@ void add_options(CLI::App& app, PredictArgs& a, ModelOptions& model) {
       ->required()
       ->check(CLI::ExistingFile);
   app.add_option("--gpus-json", a.gpus_json, "device catalog")->capture_default_str();
+  app.add_option("--transports", a.transports,
+                 "transport model parameters, for link classes the costs did not measure")
+      ->capture_default_str();
   app.add_option("--nodes", a.nodes, "node count of the cluster's node template");
   app.add_option("--gpus", a.gpus, "ranks (one per GPU)")->capture_default_str();
   auto* gpn = app.add_option("--gpus-per-node", a.gpus_per_node,
@@ -123,8 +129,13 @@ int cmd_predict(int argc, char** argv) {
     options.simulated_steps = a.steps;
     options.trace_path = a.trace;
     options.argv = args;
+    options.transports = schema::read_transports(a.transports);
+    const schema::TrainingConfig config = to_config(a);
     const schema::ConfigPrediction p =
-        sim::predict(cluster, catalog, model.resolve(), to_config(a), costs.costs, options);
+        sim::predict(cluster, catalog, model.resolve(), config, costs.costs, options);
+    for (const auto& w : sim::unmeasured_link_warnings(
+             {sim::link_classes_used(cluster, config, costs.costs, options)}))
+      std::cerr << "vitsim predict: warning: " << w << "\n";
     if (a.json) {
       schema::Json doc = {{"schema", "vitsim.config_prediction"},
                           {"schema_version", 1},

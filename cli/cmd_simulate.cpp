@@ -8,6 +8,8 @@
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
+#include "schema/transports_io.h"
+#include "sim/link_provenance.h"
 #include "sim/prediction_table.h"
 #include "sim/simulator.h"
 
@@ -20,6 +22,7 @@ int cmd_simulate(int argc, char** argv) {
       "parallel efficiency against the scenario's 1-GPU configuration, memory fit.",
       "vitsim simulate"};
   std::string scenario_path, costs_path, out_prefix, trace, gpus_json = schema::default_gpus_path();
+  std::string transports = schema::default_transports_path();
   std::string network_model = "CM02";
   bool crosstraffic = false;
   int steps = 3;
@@ -32,6 +35,9 @@ int cmd_simulate(int argc, char** argv) {
   app.add_option("--out", out_prefix, "write PREFIX.json (predictions) and PREFIX.csv (per rank)");
   app.add_option("--trace", trace, "write the simulated timelines as a Chrome trace (JSON)");
   app.add_option("--gpus-json", gpus_json, "device catalog")->capture_default_str();
+  app.add_option("--transports", transports,
+                 "transport model parameters, for link classes the costs did not measure")
+      ->capture_default_str();
   app.add_option("--steps", steps, "steps simulated per configuration")->capture_default_str();
   app.add_option("--network-model", network_model, "SimGrid network/model (CM02, LV08, ...)")
       ->capture_default_str();
@@ -49,6 +55,13 @@ int cmd_simulate(int argc, char** argv) {
     options.simulated_steps = steps;
     options.trace_path = trace;
     options.argv = args;
+    options.transports = schema::read_transports(transports);
+    const schema::ClusterSpec effective = schema::apply_overrides(scenario, cluster);
+    std::vector<std::vector<costmodel::LinkProvenance>> links;
+    for (const auto& c : scenario.configurations)
+      links.push_back(sim::link_classes_used(effective, c, costs.costs, options));
+    for (const auto& w : sim::unmeasured_link_warnings(links))
+      std::cerr << "vitsim simulate: warning: " << w << "\n";
     std::cerr << "vitsim simulate: " << scenario.name << ": " << scenario.configurations.size()
               << " configuration(s) on " << cluster.name << "\n";
     schema::PredictionFile p =

@@ -10,6 +10,8 @@ const vitsim::cli::Subcommand kCommands[] = {
     {"platform", vitsim::cli::cmd_platform,
      "check a cluster file; export its SimGrid XML platform"},
     {"import-deepspeed", vitsim::cli::cmd_import_deepspeed, "turn DeepSpeed logs into a profile"},
+    {"import-nccl-tests", vitsim::cli::cmd_import_nccl_tests,
+     "turn nccl-tests all_reduce_perf output into link measurements"},
     {"calibrate", vitsim::cli::cmd_calibrate, "fit cost functions from profiles (Eigen)"},
     {"predict", vitsim::cli::cmd_predict, "simulate one training configuration"},
     {"simulate", vitsim::cli::cmd_simulate, "simulate every configuration of a scenario"},

@@ -85,7 +85,7 @@ NodeOverride read_override(const Node& n) {
   n.expect_keys({"node", "nic", "gpus"});
   NodeOverride o;
   o.node = n["node"].string();
-  if (auto v = n.get("nic")) o.nic = read_link_spec(*v);
+  if (auto v = n.get("nic")) o.nic = read_link_spec(*v, TransportRule::kOptional);
   if (auto v = n.get("gpus")) {
     for (const Node& g : v->items_nonempty()) o.gpus.push_back(read_gpu_group(g));
   }
@@ -172,7 +172,12 @@ ClusterSpec apply_overrides(const Scenario& scenario, const ClusterSpec& cluster
                            "a node of cluster " + cluster.name, "\"" + o.node + "\"",
                            "node names are the \"name\" fields of the cluster file");
     }
-    if (o.nic) target->nic = *o.nic;
+    if (o.nic) {
+      // An override that names no transport keeps the one of the NIC it replaces.
+      const costmodel::TransportSpec kept = target->nic.transport;
+      target->nic = *o.nic;
+      if (o.nic->transport.kind == costmodel::Transport::kNone) target->nic.transport = kept;
+    }
     if (!o.gpus.empty()) target->gpus = o.gpus;
   }
   return out;

@@ -9,31 +9,41 @@
 namespace vitsim::sim {
 namespace {
 
-// Adds a link with the figures of `spec` (or the measured class cost); `latency_share` is the
-// fraction of the class latency this link carries.
+// Where link figures come from: measured costs, then the transport model (either may be null).
+struct LinkSources {
+  const costmodel::CostModel* costs = nullptr;
+  const costmodel::TransportParameters* transports = nullptr;
+};
+
+// Adds a link with the figures of its class (costmodel::resolve_link); `latency_share` is the
+// fraction of the class latency this link carries; `fabric` marks a switch-to-switch link.
 int add_link(PlatformPlan& plan, const std::string& name, const schema::LinkSpec& spec,
-             const costmodel::CostModel* costs, double latency_share,
-             double bandwidth_multiple = 1) {
+             const LinkSources& src, double latency_share, double bandwidth_multiple = 1,
+             bool fabric = false) {
+  const costmodel::LinkProvenance p =
+      costmodel::resolve_link(schema::link_model_input(spec, fabric), src.costs, src.transports);
   PlanLink l;
   l.name = name;
   l.link_class = spec.link_class;
-  double bw = spec.bandwidth_bytes_per_s;
-  double lat = spec.latency_s;
-  if (costs != nullptr) {
-    if (const costmodel::LinkCost* c = costs->find_link(spec.link_class)) {
-      bw = c->bandwidth_bytes_per_s;
-      lat = c->latency_s;
-      l.measured = true;
-    }
+  l.source = p.source;
+  l.bandwidth_bytes_per_s = p.bandwidth_bytes_per_s * bandwidth_multiple;
+  l.latency_s = p.latency_s * latency_share;
+  for (size_t i = 0; i < plan.provenance.size() && l.provenance < 0; ++i) {
+    const auto& q = plan.provenance[i];
+    if (q.link_class == p.link_class && q.bandwidth_bytes_per_s == p.bandwidth_bytes_per_s &&
+        q.latency_s == p.latency_s)
+      l.provenance = static_cast<int>(i);
   }
-  l.bandwidth_bytes_per_s = bw * bandwidth_multiple;
-  l.latency_s = lat * latency_share;
+  if (l.provenance < 0) {
+    plan.provenance.push_back(p);
+    l.provenance = static_cast<int>(plan.provenance.size()) - 1;
+  }
   plan.links.push_back(l);
   return static_cast<int>(plan.links.size()) - 1;
 }
 
 PlanNode plan_node(PlatformPlan& plan, const NodeInstance& n, const schema::NetworkSpec& net,
-                   const costmodel::CostModel* costs) {
+                   const LinkSources& costs) {
   PlanNode node;
   node.host = n.host;
   node.leaf = net.topology == "fat-tree" ? n.index / net.nodes_per_leaf : 0;
@@ -54,7 +64,9 @@ PlanNode plan_node(PlatformPlan& plan, const NodeInstance& n, const schema::Netw
 }  // namespace
 
 PlatformPlan plan_platform(const schema::ClusterSpec& cluster, const Placement& placement,
-                           const costmodel::CostModel* costs, bool all_nodes) {
+                           const costmodel::CostModel* cost_model, bool all_nodes,
+                           const costmodel::TransportParameters* transports) {
+  const LinkSources costs{cost_model, transports};
   PlatformPlan plan;
   plan.name = cluster.name;
   plan.topology = cluster.network.topology;
@@ -80,7 +92,7 @@ PlatformPlan plan_platform(const schema::ClusterSpec& cluster, const Placement& 
       // switch latency; a route between leaves climbs one and descends another.
       plan.leaf_uplinks.push_back(add_link(plan, "leaf" + std::to_string(leaf) + ".uplink",
                                            cluster.network.switch_link, costs, 1.0,
-                                           static_cast<double>(cluster.network.spines)));
+                                           static_cast<double>(cluster.network.spines), true));
     }
   }
   for (const auto& r : placement.ranks) {

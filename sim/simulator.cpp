@@ -118,7 +118,8 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
   if (out.out_of_memory) return out;  // not simulated: the trainer would stop at its first step
 
   SimInput in;
-  in.plan = plan_platform(cluster, placement, &costs);
+  in.plan = plan_platform(cluster, placement, &costs, false,
+                          options.transports ? &*options.transports : nullptr);
   in.ranks = ranks;
   in.buckets = make_buckets(graph, config.bucket_bytes);
   for (const auto& l : graph.layers) in.layer_names.push_back(l.name);

@@ -4,11 +4,13 @@
 // Deterministic: the same inputs give byte-identical outputs.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "costmodel/cost_model.h"
 #include "costmodel/device_spec.h"
+#include "costmodel/transport_model.h"
 #include "costmodel/vit_config.h"
 #include "schema/cluster.h"
 #include "schema/prediction.h"
@@ -22,6 +24,9 @@ struct SimOptions {
   int simulated_steps = 3;             // steps simulated per configuration; the epoch extrapolates
   std::string trace_path;              // Chrome trace JSON of the simulated timeline ("" = none)
   std::vector<std::string> argv;       // command line, recorded in the trace's context
+  // Parameters of the transport model for link classes nobody measured (schema/transports_io.h);
+  // without them such links keep the cluster file's figures as given ("datasheet").
+  std::optional<costmodel::TransportParameters> transports;
 };
 
 // "auto" runs collectives at flow level above this many ranks (step level costs O(N^2) events).

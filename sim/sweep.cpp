@@ -32,10 +32,10 @@ SweepResult run_sweep(const SweepSpec& spec, const schema::ClusterSpec& cluster,
   std::vector<bool> requested;
   auto simulate = [&](schema::TrainingConfig c, bool wanted) {
     try {
-      all.push_back(predict(
-          cluster, catalog, model, c, costs,
-          SimOptions{
-              options.network_model, options.crosstraffic, options.simulated_steps, "", {}}));
+      SimOptions one = options;  // each configuration: no trace, no argv
+      one.trace_path.clear();
+      one.argv.clear();
+      all.push_back(predict(cluster, catalog, model, c, costs, one));
       requested.push_back(wanted);
     } catch (const std::invalid_argument& e) {
       if (wanted) out.skipped.push_back(c.label + ": " + e.what());

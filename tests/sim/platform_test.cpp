@@ -7,7 +7,9 @@
 #include <simgrid/s4u.hpp>
 
 #include "schema/cluster.h"
+#include "schema/transports_io.h"
 #include "sim/fork_runner.h"
+#include "sim/link_provenance.h"
 #include "sim/placement.h"
 #include "sim/platform_builder.h"
 #include "sim/platform_plan.h"
@@ -82,6 +84,57 @@ TEST(Platform, MeasuredLinkCostReplacesTheDatasheetFiguresOfItsClass) {
   EXPECT_NEAR(plan.route_latency_s(1, 2), 4e-5, 1e-15);
   EXPECT_DOUBLE_EQ(plan.route_bandwidth_bytes_per_s(1, 2), 1.1e9);
   EXPECT_DOUBLE_EQ(plan.route_bandwidth_bytes_per_s(1, 3), 1.25e8);  // tesla-1gbe keeps its figures
+}
+
+TEST(Platform, UnmeasuredClassesAreModelledAndSaySo) {
+  const auto c = schema::read_cluster(kPlatforms + "tesla.json");
+  const auto transports = schema::read_transports(kPlatforms + "transports.json");
+  costmodel::CostModel costs;
+  costs.links.push_back({"tesla-10gbe", 4e-5, 1.1e9, costmodel::CostSource::kImported, "log"});
+  const auto plan = plan_platform(c, every_gpu(c), &costs, false, &transports);
+  EXPECT_DOUBLE_EQ(plan.route_bandwidth_bytes_per_s(1, 2), 1.1e9);  // imported wins
+  // tesla-1gbe: socket over 1 GbE, 1 / (1 / (1.25e8 x 1448/1583) + 14 us / 512 KiB) = 1.13992e8.
+  EXPECT_NEAR(plan.route_bandwidth_bytes_per_s(1, 3), 1.13992e8, 1e3);
+  // Latency: (4e-5 + (14 + 50) us) / 2 end to end between a 10 GbE and the 1 GbE host.
+  EXPECT_NEAR(plan.route_latency_s(1, 3), (4e-5 + 6.4e-5) / 2, 1e-12);
+  const auto used = link_classes_used(plan);
+  ASSERT_EQ(used.size(), 2u);
+  EXPECT_EQ(used[0].link_class, "tesla-10gbe");
+  EXPECT_EQ(used[0].source, costmodel::LinkSource::kImported);
+  EXPECT_EQ(used[1].link_class, "tesla-1gbe");
+  EXPECT_EQ(used[1].source, costmodel::LinkSource::kModelled);
+  EXPECT_NE(used[1].model.find("socket transport over 1 Gbit/s Ethernet"), std::string::npos);
+  // Without transport parameters the file's figures stand, marked as datasheet.
+  const auto raw = plan_platform(c, every_gpu(c), nullptr);
+  EXPECT_EQ(link_classes_used(raw)[1].source, costmodel::LinkSource::kDatasheet);
+}
+
+TEST(Platform, ClassesInUseAndTheirWarnings) {
+  const auto c = schema::read_cluster(kPlatforms + "tesla.json");
+  SimOptions o;
+  o.transports = schema::read_transports(kPlatforms + "transports.json");
+  costmodel::CostModel costs;
+  costs.links.push_back({"tesla-10gbe", 4e-5, 1.1e9, costmodel::CostSource::kImported, "log"});
+  schema::TrainingConfig one, two, five;
+  one.gpus = 1;
+  two.gpus = 2;
+  five.gpus = 5;
+  EXPECT_TRUE(link_classes_used(c, one, costs, o).empty());
+  const auto w2 = link_classes_used(c, two, costs, o);  // tesla1, tesla2: 10 GbE only
+  ASSERT_EQ(w2.size(), 1u);
+  EXPECT_TRUE(unmeasured_link_warnings({w2}).empty());
+  const auto w5 = link_classes_used(c, five, costs, o);
+  const auto lines = unmeasured_link_warnings({{}, w2, w5, w5});
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].rfind("tesla-1gbe: modelled (socket transport over 1 Gbit/s Ethernet, MTU "
+                           "1500: 0.114 GB/s, 64.0 us per step), not measured: run vitsim-train "
+                           "bench-allreduce on these hosts",
+                           0),
+            0u)
+      << lines[0];
+  EXPECT_NE(lines[0].find("used by 2 of 4 configuration(s)"), std::string::npos) << lines[0];
+  // The 10 GbE class without its measurement warns as well.
+  EXPECT_EQ(unmeasured_link_warnings({link_classes_used(c, five, {}, o)}).size(), 2u);
 }
 
 TEST(Platform, ExportedXmlHasTheSameRoutesAsTheCppPlatform) {

@@ -105,6 +105,79 @@ TEST(VitsimCli, PlatformExportsXml) {
   EXPECT_NE(text.find("vector1.gpu7"), std::string::npos);
 }
 
+// Run with stderr kept apart: "vitsim ... 2> FILE".
+Result run_split(const std::string& args, std::string& err) {
+  const std::string err_file = ::testing::TempDir() + "/vitsim_cli_stderr.txt";
+  Result r = run(args + " 2> " + err_file + " #");
+  err = slurp(err_file);
+  return r;
+}
+
+TEST(VitsimCli, UnmeasuredLinksWarnOncePerClassAndMeasuredOnesDoNot) {
+  std::string err;
+  Result r = run_split("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
+                           " --gpus 5 --micro-batch 16",
+                       err);
+  ASSERT_EQ(r.code, 0) << err;
+  EXPECT_NE(err.find("vitsim predict: warning: tesla-10gbe: modelled (socket transport over 10 "
+                     "Gbit/s Ethernet, MTU 1500"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("warning: tesla-1gbe: modelled"), std::string::npos) << err;
+  EXPECT_NE(err.find("not measured: run vitsim-train bench-allreduce on these hosts"),
+            std::string::npos);
+  // The same cluster with a measured 10 GbE class, on the two hosts that only use it: silent.
+  nlohmann::json costs = nlohmann::json::parse(slurp(kCosts));
+  costs["links"] = {{{"link_class", "tesla-10gbe"},
+                     {"latency_s", 4e-5},
+                     {"bandwidth_bytes_per_s", 1.02e9},
+                     {"source", "measured"},
+                     {"derived_from", "test"}}};
+  const std::string measured = ::testing::TempDir() + "/vitsim_cli_costs_links.json";
+  std::ofstream(measured) << costs.dump();
+  r = run_split("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + measured +
+                    " --gpus 2 --micro-batch 16",
+                err);
+  ASSERT_EQ(r.code, 0) << err;
+  EXPECT_EQ(err.find("warning"), std::string::npos) << err;
+  // simulate: one line per class, with the number of configurations using it.
+  r = run_split("simulate " + kSrc + "/scenarios/tesla-strong.json --costs " + measured, err);
+  ASSERT_EQ(r.code, 0) << err;
+  const auto first = err.find("warning: tesla-1gbe: modelled");
+  ASSERT_NE(first, std::string::npos) << err;
+  EXPECT_EQ(err.find("warning: tesla-1gbe", first + 1), std::string::npos) << err;
+  EXPECT_NE(err.find("used by 1 of 5 configuration(s)"), std::string::npos) << err;
+  EXPECT_EQ(err.find("warning: tesla-10gbe"), std::string::npos) << err;
+}
+
+TEST(VitsimCli, NcclTestsOutputImportsAndCalibrates) {
+  const std::string profile = ::testing::TempDir() + "/vitsim_cli_nccl_profile.json";
+  const std::string costs = ::testing::TempDir() + "/vitsim_cli_nccl_costs.json";
+  Result r = run("import-nccl-tests " + kSrc +
+                     "/tests/calibrate/data/nccl_tests_efa_2node_t4.txt --link-class vector-roce "
+                     "-o " +
+                     profile,
+                 true);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("wrote " + profile), std::string::npos) << r.out;
+  r = run("calibrate " + profile + " -o " + costs, true);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto c = nlohmann::json::parse(slurp(costs));
+  ASSERT_EQ(c["links"].size(), 1u);
+  EXPECT_EQ(c["links"][0]["link_class"], "vector-roce");
+  EXPECT_EQ(c["links"][0]["source"], "imported");
+  // A malformed output: exit 2 with the file and line.
+  const std::string bad = ::testing::TempDir() + "/vitsim_cli_bad_nccl.txt";
+  std::ofstream(bad) << "#  Rank  0 Group  0 Pid 1 on h device 0 [0:0:0] T4\n"
+                        "     1048576  262144  float  sum  -1  279.5  3.75  3.75  0  280.2  "
+                        "3.74  3.74  7\n";
+  r = run("import-nccl-tests " + bad + " --link-class x --ranks 2 -o " + profile, true);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find(bad + ":2: expected #wrong 0, got \"7\""), std::string::npos) << r.out;
+  r = run("import-nccl-tests " + bad + " -o " + profile, true);
+  EXPECT_EQ(r.code, 2);  // --link-class is required
+}
+
 TEST(VitsimCli, BadInputExitsTwoWithThePlace) {
   const std::string bad = ::testing::TempDir() + "/vitsim_cli_bad_cluster.json";
   std::string c = slurp(kSrc + "/platforms/tesla.json");
