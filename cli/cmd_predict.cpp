@@ -20,7 +20,7 @@ struct PredictArgs {
   std::string cluster, costs, gpus_json = schema::default_gpus_path(), hosts, per_rank, trace;
   std::string precision = "fp32", overlap = "off", collective = "ring", level = "auto",
               optimizer = "adamw";
-  std::string network_model = "CM02";
+  std::string network_model = "CM02", engine = "auto";
   std::optional<int64_t> nodes, gpus_per_node;
   int64_t gpus = 1, micro_batch = 16, accumulation = 1, images = 50000;
   double data_fraction = 1.0, bucket_mb = 500;
@@ -69,6 +69,10 @@ void add_options(CLI::App& app, PredictArgs& a, ModelOptions& model) {
   app.add_option("--network-model", a.network_model, "SimGrid network/model (CM02, LV08, ...)")
       ->capture_default_str();
   app.add_flag("--crosstraffic", a.crosstraffic, "SimGrid network/crosstraffic on");
+  app.add_option("--engine", a.engine,
+                 "auto | classes | ranks: one actor per class of equivalent ranks (flow level, "
+                 "CM02) or per rank (the reference); auto: classes where they apply")
+      ->capture_default_str();
   app.add_option("--trace", a.trace, "write the simulated timeline as a Chrome trace (JSON)");
   app.add_flag("--json", a.json, "print one JSON object instead of the table");
 }
@@ -123,6 +127,7 @@ int cmd_predict(int argc, char** argv) {
     options.simulated_steps = a.steps;
     options.trace_path = a.trace;
     options.argv = args;
+    options.engine = sim::parse_engine(a.engine);
     const schema::ConfigPrediction p =
         sim::predict(cluster, catalog, model.resolve(), to_config(a), costs.costs, options);
     if (a.json) {
