@@ -102,7 +102,9 @@ std::vector<int> PlatformPlan::route(int64_t rank_a, int64_t rank_b) const {
     if (la == lb) return {};
     return {a.port_links[la], b.port_links[lb]};
   }
-  std::vector<int> out = {a.nic_links[la]};
+  std::vector<int> out;
+  out.reserve(4);
+  out.push_back(a.nic_links[la]);
   if (topology == "fat-tree" && a.leaf != b.leaf) {
     auto uplink = [&](int64_t leaf) {
       return leaf_uplinks[static_cast<size_t>(std::lower_bound(leaves.begin(), leaves.end(), leaf) -
@@ -122,7 +124,10 @@ double PlatformPlan::route_latency_s(int64_t rank_a, int64_t rank_b) const {
 }
 
 double PlatformPlan::simgrid_route_latency_s(int64_t rank_a, int64_t rank_b) const {
-  const std::vector<int> r = route(rank_a, rank_b);
+  return simgrid_route_latency_s(route(rank_a, rank_b));
+}
+
+double PlatformPlan::simgrid_route_latency_s(const std::vector<int>& r) const {
   auto lat = [&](size_t i) { return links[static_cast<size_t>(r[i])].latency_s; };
   // Between fat-tree leaves the root zone holds both ends: its two uplinks come first.
   if (r.size() == 4) return lat(1) + lat(2) + lat(0) + lat(3);

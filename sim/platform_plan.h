@@ -57,6 +57,7 @@ struct PlatformPlan {
   // side): a different order can differ in the last bit. The class-level simulation gives its
   // flows this latency so that they match the rank-by-rank ones bit for bit (tested).
   double simgrid_route_latency_s(int64_t rank_a, int64_t rank_b) const;
+  double simgrid_route_latency_s(const std::vector<int>& route) const;       // of route(a, b)
   double route_bandwidth_bytes_per_s(int64_t rank_a, int64_t rank_b) const;  // bottleneck
 };
 

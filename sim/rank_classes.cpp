@@ -2,6 +2,7 @@
 #include "sim/rank_classes.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <map>
 #include <unordered_map>
@@ -20,9 +21,10 @@ struct Graph {
 
 struct FlowRecord {
   size_t stage = 0;
-  uint32_t group = 0;  // group element
-  int64_t src = 0, dst = 0;
-  std::vector<uint32_t> units;  // link-direction elements crossed
+  uint32_t group = 0;              // group element
+  std::array<uint32_t, 4> unit{};  // link directions crossed (a route has at most 4 links)
+  size_t units = 0;
+  double simgrid_latency_s = 0;  // its route's, as SimGrid sums it
 };
 
 struct Built {
@@ -57,14 +59,13 @@ void add_flows(const PlatformPlan& plan, FlowStage stage, size_t stage_index,
     FlowRecord f;
     f.stage = stage_index;
     f.group = group_element;
-    f.src = src;
-    f.dst = dst;
     const std::vector<int> route = plan.route(src, dst);
+    f.simgrid_latency_s = plan.simgrid_route_latency_s(route);
     for (size_t i = 0; i < route.size(); ++i) {
       const bool up = 2 * i < route.size();  // first half up, second half down
-      f.units.push_back(static_cast<uint32_t>(2 * route[i] + (up ? 0 : 1)));
+      f.unit.at(f.units++) = static_cast<uint32_t>(2 * route[i] + (up ? 0 : 1));
     }
-    b.flows.push_back(std::move(f));
+    b.flows.push_back(f);
   }
 }
 
@@ -103,6 +104,9 @@ void connect(const CollectivePlan& collective, const std::vector<FlowStage>& sta
     uint8_t label;
   };
   std::vector<Edge> edges;
+  size_t count = stages.size() * g.ranks;
+  for (const FlowRecord& f : b.flows) count += 1 + f.units;
+  edges.reserve(count);
   for (size_t s = 0; s < stages.size(); ++s) {
     for (size_t r = 0; r < g.ranks; ++r) {
       const size_t e = b.stage_first[s] + collective.group_of(stages[s], static_cast<int64_t>(r));
@@ -111,9 +115,11 @@ void connect(const CollectivePlan& collective, const std::vector<FlowStage>& sta
     }
   }
   for (size_t f = 0; f < g.flows; ++f) {
-    edges.push_back({b.flows[f].group, static_cast<uint32_t>(flow0 + f), 8});
-    for (uint32_t u : b.flows[f].units)
-      edges.push_back({static_cast<uint32_t>(flow0 + f), static_cast<uint32_t>(link0 + u), 9});
+    const FlowRecord& rec = b.flows[f];
+    edges.push_back({rec.group, static_cast<uint32_t>(flow0 + f), 8});
+    for (size_t i = 0; i < rec.units; ++i)
+      edges.push_back(
+          {static_cast<uint32_t>(flow0 + f), static_cast<uint32_t>(link0 + rec.unit[i]), 9});
   }
   g.start.assign(link0 + g.links + 1, 0);
   for (const Edge& e : edges) ++g.start[e.x + 1], ++g.start[e.y + 1];
@@ -142,8 +148,7 @@ void start_colours(const PlatformPlan& plan, const std::vector<FlowStage>& stage
         ids({1, b.group_stage[e], grp.ranks.size(), bits(flow_extra_latency_s(stage, grp))});
   }
   for (size_t f = 0; f < g.flows; ++f) {
-    b.color[flow0 + f] =
-        ids({2, bits(plan.simgrid_route_latency_s(b.flows[f].src, b.flows[f].dst))});
+    b.color[flow0 + f] = ids({2, bits(b.flows[f].simgrid_latency_s)});
   }
   for (size_t u = 0; u < g.links; ++u)
     b.color[link0 + u] = ids({3, bits(plan.links[u / 2].bandwidth_bytes_per_s)});
@@ -163,6 +168,7 @@ uint64_t hash_words(const uint64_t* w, size_t n) {
 size_t refine_once(const Graph& g, std::vector<uint32_t>& color) {
   const size_t n = g.size();
   std::vector<uint64_t> buf;
+  buf.reserve(n + g.nbr.size());  // each element's colour and its neighbours'
   std::vector<size_t> at(n + 1, 0);
   for (size_t e = 0; e < n; ++e) {
     at[e] = buf.size();
@@ -213,6 +219,7 @@ std::vector<int> renumber(const std::vector<uint32_t>& color, size_t first, size
                           size_t* count) {
   std::unordered_map<uint32_t, int> ids;
   std::vector<int> out;
+  out.reserve(last - first);
   for (size_t e = first; e < last; ++e)
     out.push_back(ids.emplace(color[e], static_cast<int>(ids.size())).first->second);
   *count = ids.size();
@@ -246,8 +253,9 @@ void quotient_flows(const PlatformPlan& plan, const Built& b, const Cells& cells
     const FlowRecord& rec = b.flows[f];
     cf.stage = out.stages[rec.stage];
     cf.group_ranks = static_cast<int64_t>(b.group_plan[rec.group - g.ranks]->ranks.size());
-    cf.simgrid_latency_s = plan.simgrid_route_latency_s(rec.src, rec.dst);
-    for (uint32_t u : rec.units) {
+    cf.simgrid_latency_s = rec.simgrid_latency_s;
+    for (size_t i = 0; i < rec.units; ++i) {
+      const uint32_t u = rec.unit[i];
       const int lc = cells.link[u];
       if (std::any_of(cf.links.begin(), cf.links.end(),
                       [&](const auto& x) { return x.first == lc; }))

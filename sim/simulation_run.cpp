@@ -134,7 +134,6 @@ void rank_by_rank(const SimulationRequest& q, SimInput& in, SimulationResult& re
 }  // namespace
 
 SimulationResult run_configuration(const SimulationRequest& q) {
-  const size_t n = q.placement->ranks.size();
   const bool can_collapse = classes_apply(q);
   if (q.options->engine == SimEngine::kClasses && !can_collapse) {
     throw std::invalid_argument(
@@ -157,14 +156,7 @@ SimulationResult run_configuration(const SimulationRequest& q) {
   in.trace_actors = kMaxTraceTracks;
   result.actors =
       deserialize_sim_output(run_in_child([&] { return serialize(run_simulation(in)); }));
-  if (in.classes) {
-    result.ranks.reserve(n);
-    for (size_t r = 0; r < n; ++r)
-      result.ranks.push_back(
-          result.actors.ranks[static_cast<size_t>(in.classes->class_of_rank[r])]);
-  } else {
-    result.ranks = result.actors.ranks;
-  }
+  if (in.classes) result.actor_of_rank = in.classes->class_of_rank;
   return result;
 }
 

@@ -1,7 +1,7 @@
 // Runs the simulation of one placed configuration (docs/simulator.md, "Classes of ranks" and
 // "Size guard"): picks the engine (one actor per rank, or per class of equivalent ranks), checks
 // that the machine can run it (size_guard.h), runs it in a child process (fork_runner.h) and
-// hands back one record per rank, whichever engine ran.
+// hands back its records with the actor of each rank, whichever engine ran.
 #pragma once
 
 #include <string>
@@ -32,8 +32,8 @@ struct SimulationRequest {
 };
 
 struct SimulationResult {
-  std::vector<RankRecord> ranks;    // per rank
   SimOutput actors;                 // as simulated: per rank or per class (trace spans)
+  std::vector<int> actor_of_rank;   // the actor (class) of each rank; empty: actor r is rank r
   std::vector<std::string> tracks;  // per actor: who it stands for (trace track names)
   SimEngine engine = SimEngine::kRanks;
 };

@@ -53,10 +53,11 @@ void check_options(const SimOptions& o) {
 }
 
 // Per-rank step figures of the last simulated step and the epoch extrapolation.
-void fill_timings(const std::vector<RankRecord>& records, schema::ConfigPrediction& out) {
+void fill_timings(const SimulationResult& run, schema::ConfigPrediction& out) {
+  const std::vector<RankRecord>& records = run.actors.ranks;
   const size_t last = records.front().step_end_s.size() - 1;
   double max_compute = 0, step = 0, first = 0;
-  std::vector<double> duration, compute;
+  std::vector<double> duration, compute;  // per actor: rank or class of ranks
   for (const auto& rec : records) {
     duration.push_back(rec.step_end_s[last] - (last > 0 ? rec.step_end_s[last - 1] : 0.0));
     compute.push_back(rec.compute_s[last]);
@@ -66,10 +67,11 @@ void fill_timings(const std::vector<RankRecord>& records, schema::ConfigPredicti
   }
   double images_per_step = 0;
   for (size_t r = 0; r < out.ranks.size(); ++r) {
-    const double blocked = std::max(0.0, duration[r] - compute[r]);
+    const size_t a = run.actor_of_rank.empty() ? r : static_cast<size_t>(run.actor_of_rank[r]);
+    const double blocked = std::max(0.0, duration[a] - compute[a]);
     auto& rp = out.ranks[r];
-    rp.compute_time_s = compute[r];
-    rp.idle_time_s = std::min(blocked, max_compute - compute[r]);
+    rp.compute_time_s = compute[a];
+    rp.idle_time_s = std::min(blocked, max_compute - compute[a]);
     rp.exposed_comm_time_s = blocked - rp.idle_time_s;
     images_per_step += static_cast<double>(rp.micro_batch);
   }
@@ -147,7 +149,7 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
   q.options = &options;
   q.trace = trace != nullptr;
   const SimulationResult run = run_configuration(q);
-  fill_timings(run.ranks, out);
+  fill_timings(run, out);
   if (trace != nullptr) trace->add(pid, config_label(config), run.tracks, run.actors);
   return out;
 }

@@ -31,11 +31,13 @@ constexpr double kSimBytesPerRank = 24e3;
 constexpr double kSimBytesPerActor = 12e3;
 constexpr double kSimBytesPerFlowClass = 8e3;
 // Context switches per second of CPU time, rank by rank (4,096 and 16,384 H200 GPUs, flow level:
-// about 2e5 once the platform's set-up is taken out), rounded down.
+// about 2e5 once the rest is taken out), rounded down.
 constexpr double kSimcallsPerSecond = 1.5e5;
-// Building the platform is quadratic in its hosts inside SimGrid 3.32 (docs/simulator.md,
-// "Performance"): about 1.6e-8 s per pair of hosts in the same two runs, rounded up.
-constexpr double kSetupSecondsPerHostPair = 2e-8;
+// What else a simulation costs grows with the square of its SimGrid hosts: building the platform
+// is quadratic inside SimGrid 3.32 (docs/simulator.md, "Performance"), and the actors stop fitting
+// in cache. Rank by rank on 65,536 H200 GPUs: 219 s of CPU (16,384: 8.8 s), all of it counted
+// here: 5.1e-8 s per pair of hosts, rounded up.
+constexpr double kSecondsPerHostPair = 6e-8;
 // Memory mappings a process has besides the actors' stacks (libraries, heap, SimGrid's own).
 constexpr int64_t kOtherMappings = 2000;
 
@@ -118,7 +120,7 @@ SimulationEstimate estimate_simulation(const SimulationShape& s) {
       compute + static_cast<double>(s.buckets) * (s.ranks > 1 ? simcalls_per_allreduce(s) : 0);
   e.simcalls = sim * per_step * static_cast<double>(s.steps);
   const double hosts = classes ? 2.0 * static_cast<double>(s.flow_classes) + 1 : sim;
-  e.seconds = e.simcalls / kSimcallsPerSecond + kSetupSecondsPerHostPair * hosts * hosts;
+  e.seconds = e.simcalls / kSimcallsPerSecond + kSecondsPerHostPair * hosts * hosts;
   return e;
 }
 
