@@ -1,6 +1,6 @@
 // Size and work estimates of a simulation; see size_guard.h. The constants are measurements of
-// `vitsim predict` on the 2-core development VM (bench/RESULTS.md, "Size guard"), rounded up so
-// that the estimate errs on the large side.
+// `vitsim predict` (peak RSS by /usr/bin/time, CPU time) on the 2-core development VM, each named
+// next to it, rounded so that the estimate errs on the large side.
 #include "sim/size_guard.h"
 
 #include <fmt/format.h>
