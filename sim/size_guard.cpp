@@ -30,6 +30,10 @@ constexpr double kSimBytesPerRank = 24e3;
 // class of flows (its zone, two hosts, a latency link; folded into the same run).
 constexpr double kSimBytesPerActor = 12e3;
 constexpr double kSimBytesPerFlowClass = 8e3;
+// A trace span, recorded in the simulation and held as a JSON event by the parent (nlohmann
+// objects of 7 keys: about 600 B; chrome_trace.h keeps the spans of 64 actors at most).
+constexpr double kBytesPerTraceSpan = 600;
+constexpr double kMaxTracedActors = 64;
 // Context switches per second of CPU time, rank by rank (4,096 and 16,384 H200 GPUs, flow level:
 // about 2e5 once the rest is taken out), rounded down.
 constexpr double kSimcallsPerSecond = 1.5e5;
@@ -115,6 +119,13 @@ SimulationEstimate estimate_simulation(const SimulationShape& s) {
       (classes ? 0.0 : kSimBytesPerRank * sim) +
       kSimBytesPerActor * static_cast<double>(e.actors - (classes ? 0 : s.simulated_ranks)) +
       kSimBytesPerFlowClass * static_cast<double>(s.flow_classes);
+  if (s.trace) {  // per traced actor and step: a span per layer and pass, the others, the buckets
+    const double spans =
+        static_cast<double>(s.accumulation) * (2.0 * static_cast<double>(s.layers) + 2) + 3 +
+        2 * static_cast<double>(s.buckets);
+    e.memory_bytes +=
+        kBytesPerTraceSpan * std::min(sim, kMaxTracedActors) * spans * static_cast<double>(s.steps);
+  }
   const double compute = 3 * static_cast<double>(s.accumulation) + 2;  // sleeps per step
   const double per_step =
       compute + static_cast<double>(s.buckets) * (s.ranks > 1 ? simcalls_per_allreduce(s) : 0);
