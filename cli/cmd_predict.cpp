@@ -23,7 +23,7 @@ struct PredictArgs {
   std::string transports = schema::default_transports_path();
   std::string precision = "fp32", overlap = "off", collective = "ring", level = "auto",
               optimizer = "adamw";
-  std::string network_model = "CM02";
+  std::string network_model = "CM02", engine = "auto";
   std::optional<int64_t> nodes, gpus_per_node;
   int64_t gpus = 1, micro_batch = 16, accumulation = 1, images = 50000;
   double data_fraction = 1.0, bucket_mb = 500;
@@ -75,6 +75,10 @@ void add_options(CLI::App& app, PredictArgs& a, ModelOptions& model) {
   app.add_option("--network-model", a.network_model, "SimGrid network/model (CM02, LV08, ...)")
       ->capture_default_str();
   app.add_flag("--crosstraffic", a.crosstraffic, "SimGrid network/crosstraffic on");
+  app.add_option("--engine", a.engine,
+                 "auto | classes | ranks: one actor per class of equivalent ranks (flow level, "
+                 "CM02) or per rank (the reference); auto: classes where they apply")
+      ->capture_default_str();
   app.add_option("--trace", a.trace, "write the simulated timeline as a Chrome trace (JSON)");
   app.add_flag("--json", a.json, "print one JSON object instead of the table");
 }
@@ -131,6 +135,7 @@ int cmd_predict(int argc, char** argv) {
     options.argv = args;
     options.transports = schema::read_transports(a.transports);
     const schema::TrainingConfig config = to_config(a);
+    options.engine = sim::parse_engine(a.engine);
     const schema::ConfigPrediction p =
         sim::predict(cluster, catalog, model.resolve(), config, costs.costs, options);
     for (const auto& w : sim::unmeasured_link_warnings(

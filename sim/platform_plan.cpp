@@ -98,6 +98,7 @@ PlatformPlan plan_platform(const schema::ClusterSpec& cluster, const Placement& 
   for (const auto& r : placement.ranks) {
     const int64_t ni = plan_index.at(r.node);
     plan.rank_nodes.push_back(ni);
+    plan.rank_locals.push_back(r.local);
     plan.rank_hosts.push_back(
         plan.nodes[static_cast<size_t>(ni)].gpu_hosts[static_cast<size_t>(r.local)]);
   }
@@ -107,20 +108,18 @@ PlatformPlan plan_platform(const schema::ClusterSpec& cluster, const Placement& 
 std::vector<int> PlatformPlan::route(int64_t rank_a, int64_t rank_b) const {
   const PlanNode& a = nodes[static_cast<size_t>(rank_nodes[static_cast<size_t>(rank_a)])];
   const PlanNode& b = nodes[static_cast<size_t>(rank_nodes[static_cast<size_t>(rank_b)])];
-  auto local = [&](const PlanNode& n, int64_t rank) {
-    const std::string& h = rank_hosts[static_cast<size_t>(rank)];
-    return static_cast<size_t>(std::find(n.gpu_hosts.begin(), n.gpu_hosts.end(), h) -
-                               n.gpu_hosts.begin());
-  };
-  const size_t la = local(a, rank_a), lb = local(b, rank_b);
+  const size_t la = static_cast<size_t>(rank_locals[static_cast<size_t>(rank_a)]),
+               lb = static_cast<size_t>(rank_locals[static_cast<size_t>(rank_b)]);
   if (&a == &b) {
     if (la == lb) return {};
     return {a.port_links[la], b.port_links[lb]};
   }
-  std::vector<int> out = {a.nic_links[la]};
+  std::vector<int> out;
+  out.reserve(4);
+  out.push_back(a.nic_links[la]);
   if (topology == "fat-tree" && a.leaf != b.leaf) {
     auto uplink = [&](int64_t leaf) {
-      return leaf_uplinks[static_cast<size_t>(std::find(leaves.begin(), leaves.end(), leaf) -
+      return leaf_uplinks[static_cast<size_t>(std::lower_bound(leaves.begin(), leaves.end(), leaf) -
                                               leaves.begin())];
     };
     out.push_back(uplink(a.leaf));
@@ -133,6 +132,19 @@ std::vector<int> PlatformPlan::route(int64_t rank_a, int64_t rank_b) const {
 double PlatformPlan::route_latency_s(int64_t rank_a, int64_t rank_b) const {
   double t = 0;
   for (int l : route(rank_a, rank_b)) t += links[static_cast<size_t>(l)].latency_s;
+  return t;
+}
+
+double PlatformPlan::simgrid_route_latency_s(int64_t rank_a, int64_t rank_b) const {
+  return simgrid_route_latency_s(route(rank_a, rank_b));
+}
+
+double PlatformPlan::simgrid_route_latency_s(const std::vector<int>& r) const {
+  auto lat = [&](size_t i) { return links[static_cast<size_t>(r[i])].latency_s; };
+  // Between fat-tree leaves the root zone holds both ends: its two uplinks come first.
+  if (r.size() == 4) return lat(1) + lat(2) + lat(0) + lat(3);
+  double t = 0;
+  for (size_t i = 0; i < r.size(); ++i) t += lat(i);
   return t;
 }
 

@@ -50,10 +50,18 @@ struct PlatformPlan {
   std::vector<int64_t> rank_nodes;      // index into `nodes` of each rank
   // Each distinct link class of `links` with its figures and their source (first link of it).
   std::vector<costmodel::LinkProvenance> provenance;
+  std::vector<int64_t> rank_locals;     // GPU index within its node of each rank
 
-  // Link indices a message from rank a to rank b crosses (up/down as in the header comment).
+  // Link indices a message from rank a to rank b crosses (up/down as in the header comment): the
+  // first half of the route goes up (source side), the second half down.
   std::vector<int> route(int64_t rank_a, int64_t rank_b) const;
   double route_latency_s(int64_t rank_a, int64_t rank_b) const;
+  // The same sum in the order SimGrid 3.32 adds the latencies of the route platform_builder makes
+  // (the links of the zone that holds both ends first, then the source side, then the destination
+  // side): a different order can differ in the last bit. The class-level simulation gives its
+  // flows this latency so that they match the rank-by-rank ones bit for bit (tested).
+  double simgrid_route_latency_s(int64_t rank_a, int64_t rank_b) const;
+  double simgrid_route_latency_s(const std::vector<int>& route) const;       // of route(a, b)
   double route_bandwidth_bytes_per_s(int64_t rank_a, int64_t rank_b) const;  // bottleneck
 };
 

@@ -11,8 +11,8 @@
 namespace vitsim::sim {
 
 std::string prediction_table(const std::vector<schema::ConfigPrediction>& predictions);
-// Per-rank figures of one configuration (rank, host, device, micro-batch, compute, comm, idle,
-// memory).
+// Per-rank figures of one configuration (device, micro-batch, compute, comm, idle, memory), one
+// row per group of identical ranks (schema/rank_groups.h) with its ranks, count and hosts.
 std::string rank_table(const schema::ConfigPrediction& prediction);
 // One row per (configuration, rank); configuration figures repeated on each of its rows.
 std::string prediction_csv(const std::vector<schema::ConfigPrediction>& predictions);

@@ -81,16 +81,21 @@ const costmodel::DeviceCosts& find_costs(const costmodel::CostModel& costs,
       "; hint: calibrate this device, or let calibrate transfer costs to it)");
 }
 
-std::vector<RankPlan> plan_ranks(const Placement& placement,
-                                 const costmodel::DeviceCatalog& catalog,
-                                 const costmodel::LayerGraph& graph,
-                                 const schema::TrainingConfig& config,
-                                 const costmodel::CostModel& costs,
-                                 std::map<std::string, std::string>& sources) {
-  std::vector<RankPlan> out;
+RankKinds plan_rank_kinds(const Placement& placement, const costmodel::DeviceCatalog& catalog,
+                          const costmodel::LayerGraph& graph, const schema::TrainingConfig& config,
+                          const costmodel::CostModel& costs,
+                          std::map<std::string, std::string>& sources) {
+  RankKinds out;
+  std::map<std::pair<std::string, int64_t>, int> kinds;  // (device, micro-batch) -> kind
   const double params = static_cast<double>(graph.parameters());
   for (size_t r = 0; r < placement.ranks.size(); ++r) {
     const RankSlot& slot = placement.ranks[r];
+    const int64_t micro_batch =
+        config.per_rank_micro_batch.empty() ? config.micro_batch : config.per_rank_micro_batch[r];
+    const auto [it, added] =
+        kinds.emplace(std::make_pair(slot.device, micro_batch), static_cast<int>(kinds.size()));
+    out.kind_of_rank.push_back(it->second);
+    if (!added) continue;
     const costmodel::DeviceSpec* spec = catalog.find(slot.device);
     if (spec == nullptr) {
       throw std::invalid_argument("device '" + slot.device + "' of host " + slot.host +
@@ -103,8 +108,7 @@ std::vector<RankPlan> plan_ranks(const Placement& placement,
     p.rank = static_cast<int64_t>(r);
     p.host = slot.host;
     p.device = slot.device;
-    p.micro_batch =
-        config.per_rank_micro_batch.empty() ? config.micro_batch : config.per_rank_micro_batch[r];
+    p.micro_batch = micro_batch;
     const double b = static_cast<double>(p.micro_batch);
     const costmodel::LayerTimes t = costmodel::layer_times(c, graph, b);
     p.forward_s = t.forward_s;
@@ -115,7 +119,23 @@ std::vector<RankPlan> plan_ranks(const Placement& placement,
     p.memory = memory_model(c, graph, config.precision, config.optimizer);
     p.memory_bytes = p.memory.at(p.micro_batch);
     p.device_memory_bytes = spec->memory_bytes;
-    out.push_back(std::move(p));
+    out.plans.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::vector<RankPlan> plan_ranks(const Placement& placement,
+                                 const costmodel::DeviceCatalog& catalog,
+                                 const costmodel::LayerGraph& graph,
+                                 const schema::TrainingConfig& config,
+                                 const costmodel::CostModel& costs,
+                                 std::map<std::string, std::string>& sources) {
+  const RankKinds kinds = plan_rank_kinds(placement, catalog, graph, config, costs, sources);
+  std::vector<RankPlan> out;
+  for (size_t r = 0; r < placement.ranks.size(); ++r) {
+    out.push_back(kinds.plans[static_cast<size_t>(kinds.kind_of_rank[r])]);
+    out.back().rank = static_cast<int64_t>(r);
+    out.back().host = placement.ranks[r].host;
   }
   return out;
 }

@@ -65,7 +65,19 @@ costmodel::DeviceCatalog merged_catalog(const costmodel::DeviceCatalog& catalog,
 const costmodel::DeviceCosts& find_costs(const costmodel::CostModel& costs,
                                          const std::string& device, costmodel::Precision precision);
 
-// One plan per rank; `sources` gets "device/precision" -> measured|imported|transferred.
+// The plans of the distinct (device, micro-batch) pairs of a placement, in order of first
+// appearance (each with the rank and host of its first rank), and the kind of each rank: at
+// 65,536 ranks one plan per rank would be 65,536 copies of the same ~100 layer times.
+struct RankKinds {
+  std::vector<RankPlan> plans;
+  std::vector<int> kind_of_rank;
+};
+RankKinds plan_rank_kinds(const Placement& placement, const costmodel::DeviceCatalog& catalog,
+                          const costmodel::LayerGraph& graph, const schema::TrainingConfig& config,
+                          const costmodel::CostModel& costs,
+                          std::map<std::string, std::string>& sources);
+// One plan per rank (plan_rank_kinds, expanded); `sources` gets "device/precision" ->
+// measured|imported|transferred.
 std::vector<RankPlan> plan_ranks(const Placement& placement,
                                  const costmodel::DeviceCatalog& catalog,
                                  const costmodel::LayerGraph& graph,

@@ -1,7 +1,7 @@
 // The simulator's entry points (contract between sim/, calibrate/ and cli/).
-// Each prediction runs a SimGrid (S4U) discrete-event simulation: one actor per rank,
-// layer-by-layer forward and backward, gradient buckets all-reduced over the cluster's links.
-// Deterministic: the same inputs give byte-identical outputs.
+// Each prediction runs a SimGrid (S4U) discrete-event simulation: one actor per rank (or per class
+// of equivalent ranks), layer-by-layer forward and backward, gradient buckets all-reduced over the
+// cluster's links. Deterministic: the same inputs give byte-identical outputs.
 #pragma once
 
 #include <optional>
@@ -18,6 +18,13 @@
 
 namespace vitsim::sim {
 
+// Which simulation runs (docs/simulator.md, "Classes of ranks"). kRanks: one actor per rank, the
+// reference. kClasses: one actor per class of equivalent ranks, the same predictions (to 1e-9,
+// tested); it needs a flow-level collective and CM02 without cross-traffic (std::invalid_argument
+// otherwise). kAuto: kClasses where it applies and some ranks are alike, else kRanks.
+enum class SimEngine { kAuto, kRanks, kClasses };
+SimEngine parse_engine(const std::string& name);  // "auto" | "ranks" | "classes"
+
 struct SimOptions {
   std::string network_model = "CM02";  // SimGrid network/model; CM02 matches the analytic ring
   bool crosstraffic = false;           // SimGrid network/crosstraffic
@@ -27,6 +34,12 @@ struct SimOptions {
   // Parameters of the transport model for link classes nobody measured (schema/transports_io.h);
   // without them such links keep the cluster file's figures as given ("datasheet").
   std::optional<costmodel::TransportParameters> transports;
+  SimEngine engine = SimEngine::kAuto;
+  // SimGrid network/optim. "Lazy" (default, fast) updates only what an event changed; "Full"
+  // re-solves every flow at every event (slow at scale). They agree to rounding, except where
+  // flows share links unevenly and the lazy bookkeeping drifts (a tree on a mixed fat-tree,
+  // rank by rank: 2e-5 relative); the tests compare such cases with "Full".
+  std::string network_optim = "Lazy";
 };
 
 // "auto" runs collectives at flow level above this many ranks (step level costs O(N^2) events).

@@ -3,6 +3,7 @@
 // link, and placement follows the study's host sets.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <simgrid/s4u.hpp>
 
@@ -168,6 +169,44 @@ TEST(Platform, H200RoutesBetweenLeavesClimbTheUplinks) {
   EXPECT_EQ(plan.links[static_cast<size_t>(plan.route(1, 33)[0])].name, "h200-0.gpu1.nic");
   EXPECT_DOUBLE_EQ(plan.links[static_cast<size_t>(r[1])].bandwidth_bytes_per_s, 32 * 5e10);
   EXPECT_EQ(plan.route(0, 1).size(), 2u);  // NVLink ports within a node
+}
+
+// The class-level simulation gives each flow its route's latency as SimGrid sums it for the
+// rank-by-rank platform: bit for bit, and the order matters (these latencies were picked so that
+// summing in route order gives another last bit).
+TEST(Platform, SimGridRouteLatencyIsSummedInSimGridsOrder) {
+  schema::ClusterSpec c =
+      with_node_count(schema::read_cluster(kPlatforms + "h200-cluster.json"), 5);
+  c.nodes[0].nic.latency_s = 4e-6;
+  c.network.switch_link.latency_s = 1e-7;
+  const auto plan = plan_platform(c, every_gpu(c), nullptr);
+  const std::vector<std::pair<int64_t, int64_t>> pairs = {{0, 1}, {0, 8}, {0, 32}, {33, 2}};
+  const std::string simgrid = run_in_child([&] {
+    int argc = 2;
+    std::string a0 = "test", a1 = "--log=root.thres:critical";
+    char* argv[] = {a0.data(), a1.data(), nullptr};
+    sg4::Engine e(&argc, argv);
+    const auto hosts = build_platform(plan);
+    std::string out;
+    for (const auto& [a, b] : pairs) {
+      std::vector<sg4::Link*> links;
+      double lat = 0;
+      hosts[static_cast<size_t>(a)]->route_to(hosts[static_cast<size_t>(b)], links, &lat);
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%a\n", lat);
+      out += buf;
+    }
+    return out;
+  });
+  std::string ours;
+  for (const auto& [a, b] : pairs) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%a\n", plan.simgrid_route_latency_s(a, b));
+    ours += buf;
+  }
+  EXPECT_EQ(simgrid, ours);
+  EXPECT_NE(plan.simgrid_route_latency_s(0, 32), plan.route_latency_s(0, 32));
+  EXPECT_NEAR(plan.simgrid_route_latency_s(0, 32), plan.route_latency_s(0, 32), 1e-18);
 }
 
 TEST(Placement, StudyHostSetsAndExplicitHosts) {

@@ -202,6 +202,68 @@ TEST(VitsimCli, BadInputExitsTwoWithThePlace) {
   EXPECT_NE(r.out.find("9 ranks requested"), std::string::npos) << r.out;
 }
 
+const std::string kH200 = "predict --cluster " + kSrc + "/platforms/h200-cluster.json --costs " +
+                          kCosts + " --micro-batch 64 --precision bf16 --images 1281167";
+
+TEST(VitsimCli, PredictAtScaleGroupsIdenticalRanksAndEnginesAgree) {
+  const Result table = run(kH200 + " --collective hierarchical --nodes 128 --gpus 1024");
+  ASSERT_EQ(table.code, 0) << table.out;
+  // One row for the 1,024 identical ranks, with their count and hosts.
+  EXPECT_NE(table.out.find("0-1023"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find(" 1024 h200-0 .. h200-127 (128 hosts)"), std::string::npos) << table.out;
+  EXPECT_LT(std::count(table.out.begin(), table.out.end(), '\n'), 10) << table.out;
+  const Result classes =
+      run(kH200 + " --collective hierarchical --nodes 128 --gpus 1024 --json --engine classes");
+  const Result ranks =
+      run(kH200 + " --collective hierarchical --nodes 128 --gpus 1024 --json --engine ranks");
+  ASSERT_EQ(classes.code, 0);
+  ASSERT_EQ(ranks.code, 0);
+  auto a = nlohmann::json::parse(classes.out), b = nlohmann::json::parse(ranks.out);
+  a.erase("context");
+  b.erase("context");
+  EXPECT_EQ(a, b);  // bit for bit on this homogeneous cluster
+}
+
+TEST(VitsimCli, TracesStayUsableAtScale) {
+  const std::string trace = ::testing::TempDir() + "/vitsim_cli_scale_trace.json";
+  auto threads = [&](const std::string& args, std::string* labels) {
+    const Result r = run(kH200 + args + " --trace " + trace);
+    EXPECT_EQ(r.code, 0) << r.out;
+    int n = 0;
+    const auto doc = nlohmann::json::parse(slurp(trace));
+    for (const auto& e : doc["traceEvents"]) {
+      if (e["ph"] == "M" && e["name"] == "thread_name") ++n;
+      if (e["ph"] == "M" && e["name"] == "process_labels") *labels = e["args"]["labels"];
+    }
+    return n;
+  };
+  std::string labels;
+  // Class level: one pair of tracks (compute, all-reduce) for the class of all 1,024 ranks.
+  EXPECT_EQ(threads(" --collective hierarchical --nodes 128 --gpus 1024", &labels), 2);
+  EXPECT_NE(slurp(trace).find("ranks 0-1023 (1024 ranks, h200-sxm"), std::string::npos);
+  EXPECT_LT(slurp(trace).size(), 200000u);
+  // Rank by rank: the first kMaxTraceTracks (64) ranks, and a note saying so.
+  EXPECT_EQ(threads(" --collective hierarchical --nodes 16 --gpus 128 --engine ranks", &labels),
+            2 * 64);
+  EXPECT_NE(labels.find("first 64 of 128"), std::string::npos) << labels;
+}
+
+TEST(VitsimCli, TooLargeForThisMachineIsRefusedUpFrontWithTheEstimate) {
+  // 2^30 GPUs: the per-rank data alone would take terabytes.
+  const Result r = run(kH200 + " --nodes 134217728 --gpus 1073741824", true);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("too large for this machine: the simulation would need about"),
+            std::string::npos)
+      << r.out;
+  // Step level rank by rank at 65,536 GPUs: O(N^2) messages per all-reduce.
+  const Result s = run(kH200 +
+                           " --nodes 8192 --gpus 65536 --collective ring "
+                           "--collective-level step",
+                       true);
+  EXPECT_EQ(s.code, 2) << s.out;
+  EXPECT_NE(s.out.find("would run unreasonably long"), std::string::npos) << s.out;
+}
+
 TEST(VitsimCli, BadListItemsNameTheOptionAndTheItem) {
   const std::string base = "--cluster " + kSrc + "/platforms/vector.json --costs " + kCosts;
   Result r = run("sweep " + base + " --gpus 2,4x", true);
