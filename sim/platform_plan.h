@@ -50,7 +50,7 @@ struct PlatformPlan {
   std::vector<int64_t> rank_nodes;      // index into `nodes` of each rank
   // Each distinct link class of `links` with its figures and their source (first link of it).
   std::vector<costmodel::LinkProvenance> provenance;
-  std::vector<int64_t> rank_locals;     // GPU index within its node of each rank
+  std::vector<int64_t> rank_locals;  // GPU index within its node of each rank
 
   // Link indices a message from rank a to rank b crosses (up/down as in the header comment): the
   // first half of the route goes up (source side), the second half down.
