@@ -26,7 +26,12 @@ class GpuSession : public ::testing::Test {
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(out_);
   }
-  void TearDown() override { fs::remove_all(out_); }
+  void TearDown() override {
+    fs::remove_all(out_);
+    fs::remove_all(build_dir());
+  }
+  // Where the stage keeps its work: in the test's temporary folder, never the tree's build-gpu/.
+  std::string build_dir() const { return out_.string() + "_build"; }
 
   // Runs the script with OUT unset, so nothing lands anywhere but --out.
   vitsim::test::CommandResult session(const std::string& args) {
@@ -103,7 +108,8 @@ TEST_F(GpuSession, StagesThatNeedAGpuSaySoAndExit3) {
   if (has_gpu()) GTEST_SKIP() << "this machine has nvidia-smi: the no-GPU path cannot be checked";
   for (const std::string stage : {"build", "test", "profile", "train", "pytorch", "all"}) {
     fs::remove_all(out_);
-    const auto r = session(stage + " --out " + quoted(out_.string()));
+    const auto r =
+        session(stage + " --out " + quoted(out_.string()) + " --build-dir " + quoted(build_dir()));
     EXPECT_EQ(r.exit_code, 3) << stage << "\n" << r.output;
     EXPECT_NE(r.output.find("gpu-session: " + stage + " needs a GPU: no nvidia-smi on PATH"),
               std::string::npos)
@@ -124,7 +130,7 @@ TEST_F(GpuSession, StagesThatNeedAGpuSaySoAndExit3) {
 // errors. (Giving it /bin/false and no bundle keeps the test fast and independent of this host.)
 TEST_F(GpuSession, ProbeRunsWithoutAGpuAndPacksOneArchive) {
   const auto r = session("probe --python /bin/false --bundle " + quoted((out_ / "none").string()) +
-                         " --out " + quoted(out_.string()));
+                         " --out " + quoted(out_.string()) + " --build-dir " + quoted(build_dir()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(files_in_out(), (std::vector<std::string>{"gpu-probe.log", "gpu-probe.tar.gz"}));
   const auto s = session_json("probe");
