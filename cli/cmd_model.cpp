@@ -28,9 +28,13 @@ nlohmann::json to_json(const costmodel::LayerGraph& g) {
                       {"parameters", l.parameters},
                       {"forward_mac_per_sample", l.forward_mac_per_sample},
                       {"forward_flop_per_sample", l.forward_flop_per_sample()},
+                      {"backward_flop_per_sample", 2 * l.backward_mac_per_sample()},
                       {"activation_bytes_per_sample", l.activation_bytes_per_sample()},
                       {"gradient_bytes", l.gradient_bytes()}});
   }
+  // The layer graph's backward rule, summed: the PyTorch comparison's MFU reads it (docs/gpu.md).
+  double backward_mac = 0;
+  for (const auto& l : g.layers) backward_mac += l.backward_mac_per_sample();
   return {{"model", schema::write_model(g.config)},
           {"flop_convention", "MAC = one multiply-add; FLOP = 2 x MAC"},
           {"activation_element_bytes", 4},
@@ -39,6 +43,7 @@ nlohmann::json to_json(const costmodel::LayerGraph& g) {
            {{"parameters", g.parameters()},
             {"forward_mac_per_sample", g.forward_mac_per_sample()},
             {"forward_flop_per_sample", 2 * g.forward_mac_per_sample()},
+            {"backward_flop_per_sample", 2 * backward_mac},
             {"activation_bytes_per_sample", g.activation_bytes_per_sample()},
             {"gradient_bytes", g.gradient_bytes()}}}};
 }

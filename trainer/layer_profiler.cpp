@@ -1,7 +1,6 @@
 // Layer-by-layer profiler (layer_profiler.h).
 #include "trainer/layer_profiler.h"
 
-#include <ATen/autocast_mode.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 #endif
 
 #include "costmodel/layer_graph.h"
+#include "trainer/autocast_compat.h"
 #include "trainer/batch_loader.h"
 #include "trainer/mpi_world.h"
 #include "trainer/run_context.h"
@@ -81,17 +81,9 @@ class Profiler {
   torch::Tensor forward_layer(size_t i, const torch::Tensor& x) {
     if (o_.precision == costmodel::Precision::kFp32) return model_->forward_layer(i, x);
     const auto dtype = o_.precision == costmodel::Precision::kBf16 ? at::kBFloat16 : at::kHalf;
-    if (device_.is_cpu()) {
-      at::autocast::set_cpu_enabled(true);
-      at::autocast::set_autocast_cpu_dtype(dtype);
-    } else {
-      at::autocast::set_enabled(true);
-      at::autocast::set_autocast_gpu_dtype(dtype);
-    }
+    autocast_on(device_.type(), dtype);
     auto y = model_->forward_layer(i, x);
-    at::autocast::set_cpu_enabled(false);
-    at::autocast::set_enabled(false);
-    at::autocast::clear_cache();
+    autocast_off();
     return y;
   }
   void full_steps(int64_t b, schema::MicroBatchProfile& m);

@@ -18,7 +18,9 @@ volatile std::sig_atomic_t g_interrupts = 0;
 
 extern "C" void on_interrupt(int) {
   // First Ctrl-C / SIGTERM: stop at the next step boundary (agreed by all ranks). Second: now.
-  if (g_interrupts++ > 0) {
+  const std::sig_atomic_t earlier = g_interrupts;  // (++ on a volatile is deprecated in C++20)
+  g_interrupts = earlier + 1;
+  if (earlier > 0) {
     const char msg[] = "vitsim-train: interrupted again, exiting now\n";
     (void)!::write(2, msg, sizeof(msg) - 1);
     std::_Exit(kExitInterrupted);
