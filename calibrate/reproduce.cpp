@@ -15,6 +15,7 @@
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
+#include "schema/prediction_csv.h"
 #include "schema/scenario.h"
 
 namespace vitsim::calibrate {
@@ -76,7 +77,7 @@ Imported import_study(const ReproduceOptions& o, const costmodel::DeviceCatalog&
   }
   ImportOptions p4 = base;
   ImportResult r =
-      import_compute_summary(CsvTable::read(study + "/compute_summary.csv"), catalog, p4);
+      import_compute_summary(schema::CsvTable::read(study + "/compute_summary.csv"), catalog, p4);
   r.profile.context = schema::make_context("vitsim reproduce", o.argv,
                                            {{"imported_from", study + "/compute_summary.csv"}});
   const std::string file = dir + "/" + r.profile.device + "_compute_summary.json";
@@ -105,35 +106,6 @@ Study load_study(const ReproduceOptions& o) {
   return s;
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
-std::string predictions_csv(const std::vector<NamedPrediction>& preds) {
-  std::string out =
-      "scenario,cluster,label,gpus,placement,micro_batch,accumulation,precision,data_fraction,"
-      "steps_per_epoch,step_time_s,epoch_time_s,throughput_images_per_s,speedup,"
-      "parallel_efficiency,out_of_memory,cost_sources\n";
-  for (const auto& f : preds) {
-    for (const auto& c : f.prediction.configurations) {
-      std::string sources;
-      for (const auto& [k, v] : c.cost_sources)
-        sources += (sources.empty() ? "" : "; ") + k + "=" + v;
-      out += fmt::format(
-          "{},{},{},{},{},{},{},{},{:g},{},{:.6f},{:.3f},{:.3f},{:.4f},{:.4f},{},{}\n",
-          csv_field(f.prediction.scenario), csv_field(c.cluster), csv_field(c.config.label),
-          c.config.gpus, c.config.placement, c.config.micro_batch, c.config.accumulation,
-          costmodel::to_string(c.config.precision), c.config.data_fraction, c.steps_per_epoch,
-          c.step_time_s, c.epoch_time_s, c.throughput_images_per_s, c.speedup,
-          c.parallel_efficiency, c.out_of_memory ? "true" : "false", csv_field(sources));
-    }
-  }
-  return out;
-}
-
 Calibration calibrate_study(const ReproduceOptions& o, const Imported& imp, const Study& s,
                             const costmodel::DeviceCatalog& catalog) {
   CalibrateOptions opt;
@@ -150,7 +122,7 @@ Calibration calibrate_study(const ReproduceOptions& o, const Imported& imp, cons
   }
   const std::string timm = o.source_dir + "/data/public-benchmarks/timm_train_benchmarks.csv";
   if (fs::exists(timm)) {
-    opt.tensor_evidence = tensor_efficiency_from_timm(CsvTable::read(timm), catalog,
+    opt.tensor_evidence = tensor_efficiency_from_timm(schema::CsvTable::read(timm), catalog,
                                                       costmodel::vit_preset("vit_b_16"));
   }
   return calibrate(imp.profiles, catalog, opt);
@@ -243,11 +215,13 @@ ReproduceResult reproduce(const ReproduceOptions& o) {
   const std::vector<NamedPrediction> preds = simulate_all(o, study, catalog, cal.costs);
   for (const auto& p : preds) r.prediction_files.push_back(p.file);
   r.predictions_csv = o.out_dir + "/predictions.csv";
-  schema::write_file_atomic(r.predictions_csv, predictions_csv(preds));
+  std::vector<schema::PredictionFile> files;
+  for (const auto& p : preds) files.push_back(p.prediction);
+  schema::write_file_atomic(r.predictions_csv, schema::configurations_csv(files));
   o.progress(fmt::format("[3/5] simulate: {} scenarios -> {} ({:.1f} s)", preds.size(),
                          r.predictions_csv, seconds_since(t0)));
   const std::string dev_csv = o.source_dir + "/data/vit-deepspeed-study/dev_epoch_times.csv";
-  const std::vector<MeasuredRun> dev = measured_from_csv(CsvTable::read(dev_csv));
+  const std::vector<MeasuredRun> dev = measured_from_csv(schema::CsvTable::read(dev_csv));
   r.validation = validate(dev, preds);
   r.notes = variation_notes(imp, dev);
   std::string text =

@@ -93,7 +93,7 @@ int cmd_calibrate(int argc, char** argv) {
       }
       if (with_model) {
         opt.tensor_evidence = calibrate::tensor_efficiency_from_timm(
-            calibrate::CsvTable::read(timm), catalog, *with_model->profile.model);
+            schema::CsvTable::read(timm), catalog, *with_model->profile.model);
       }
     }
     const calibrate::Calibration cal = calibrate::calibrate(profiles, catalog, opt);

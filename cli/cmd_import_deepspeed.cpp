@@ -77,8 +77,7 @@ int cmd_import_deepspeed(int argc, char** argv) {
     if (ends_with(inputs.front(), ".csv")) {
       if (inputs.size() != 1)
         throw std::invalid_argument("import one compute-summary CSV at a time");
-      r = calibrate::import_compute_summary(calibrate::CsvTable::read(inputs.front()), catalog,
-                                            opt);
+      r = calibrate::import_compute_summary(schema::CsvTable::read(inputs.front()), catalog, opt);
     } else {
       std::vector<calibrate::DeepSpeedLog> logs;
       for (const auto& f : inputs) logs.push_back(calibrate::parse_deepspeed_log(f));

@@ -14,6 +14,9 @@ namespace vitsim::cli {
 
 namespace {
 
+// The table and the JSON show fp32 figures (the layer graph's default element size).
+constexpr costmodel::Precision kFp32 = costmodel::Precision::kFp32;
+
 std::string with_commas(int64_t n) {
   std::string s = std::to_string(n);
   for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
@@ -29,7 +32,7 @@ nlohmann::json to_json(const costmodel::LayerGraph& g) {
                       {"forward_mac_per_sample", l.forward_mac_per_sample},
                       {"forward_flop_per_sample", l.forward_flop_per_sample()},
                       {"activation_bytes_per_sample", l.activation_bytes_per_sample()},
-                      {"gradient_bytes", l.gradient_bytes()}});
+                      {"gradient_bytes", l.gradient_bytes(kFp32)}});
   }
   return {{"model", schema::write_model(g.config)},
           {"flop_convention", "MAC = one multiply-add; FLOP = 2 x MAC"},
@@ -40,7 +43,7 @@ nlohmann::json to_json(const costmodel::LayerGraph& g) {
             {"forward_mac_per_sample", g.forward_mac_per_sample()},
             {"forward_flop_per_sample", 2 * g.forward_mac_per_sample()},
             {"activation_bytes_per_sample", g.activation_bytes_per_sample()},
-            {"gradient_bytes", g.gradient_bytes()}}}};
+            {"gradient_bytes", g.gradient_bytes(kFp32)}}}};
 }
 
 void print_table(const costmodel::LayerGraph& g) {
@@ -57,18 +60,19 @@ void print_table(const costmodel::LayerGraph& g) {
     std::cout << fmt::format("{:<20} {:<12} {:>12} {:>14.4f} {:>16.3f} {:>12.3f}\n", l.name,
                              costmodel::to_string(l.kind), l.parameters,
                              l.forward_mac_per_sample / 1e9, l.activation_bytes_per_sample() / 1e6,
-                             l.gradient_bytes() / 1e6);
+                             l.gradient_bytes(kFp32) / 1e6);
   }
   std::cout << fmt::format("{:<20} {:<12} {:>12} {:>14.4f} {:>16.3f} {:>12.3f}\n", "total", "",
                            g.parameters(), g.forward_mac_per_sample() / 1e9,
-                           g.activation_bytes_per_sample() / 1e6, g.gradient_bytes() / 1e6);
+                           g.activation_bytes_per_sample() / 1e6, g.gradient_bytes(kFp32) / 1e6);
   std::cout << "\nparameters:           " << with_commas(g.parameters()) << "\n"
             << fmt::format(
                    "forward per sample:   {:.2f} GMAC = {:.2f} GFLOP (FLOP = 2 x multiply-add)\n",
                    g.forward_mac_per_sample() / 1e9, 2 * g.forward_mac_per_sample() / 1e9)
             << fmt::format("activations kept:     {:.1f} MB per sample (fp32; half in fp16/bf16)\n",
                            g.activation_bytes_per_sample() / 1e6)
-            << fmt::format("gradient (fp32):      {} bytes\n", with_commas(g.gradient_bytes()));
+            << fmt::format("gradient (fp32):      {} bytes\n",
+                           with_commas(g.gradient_bytes(kFp32)));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "cli/list_options.h"
 #include "cli/model_options.h"
 #include "cli/run_app.h"
+#include "costmodel/buckets.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
@@ -62,7 +63,9 @@ void add_options(CLI::App& app, PredictArgs& a, ModelOptions& model) {
   app.add_option("--collective", a.collective, "ring | tree | hierarchical")->capture_default_str();
   app.add_option("--collective-level", a.level, "step | flow | auto (flow above 64 ranks)")
       ->capture_default_str();
-  app.add_option("--bucket-mb", a.bucket_mb, "gradient bucket, MB (1e6 bytes)")
+  app.add_option("--bucket-mb", a.bucket_mb,
+                 "gradient bucket: closes once it holds >= this, MiB (2^20 bytes, as PyTorch "
+                 "DDP's bucket_cap_mb and vitsim-train --bucket-mb)")
       ->capture_default_str();
   app.add_option("--steps", a.steps, "steps simulated; the epoch extrapolates the last")
       ->capture_default_str();
@@ -96,7 +99,7 @@ schema::TrainingConfig to_config(const PredictArgs& a) {
   c.overlap = a.overlap == "on";
   c.collective = a.collective;
   c.collective_level = a.level;
-  c.bucket_bytes = a.bucket_mb * 1e6;
+  c.bucket_bytes = a.bucket_mb * costmodel::kMiB;
   c.label = "predict";
   return c;
 }

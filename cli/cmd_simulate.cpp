@@ -8,6 +8,7 @@
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
+#include "schema/prediction_csv.h"
 #include "sim/prediction_table.h"
 #include "sim/simulator.h"
 
@@ -59,7 +60,7 @@ int cmd_simulate(int argc, char** argv) {
               << sim::prediction_table(p.configurations);
     if (!out_prefix.empty()) {
       schema::write_prediction(out_prefix + ".json", p);
-      schema::write_file_atomic(out_prefix + ".csv", sim::prediction_csv(p.configurations));
+      schema::write_file_atomic(out_prefix + ".csv", schema::ranks_csv(p.configurations));
       std::cerr << "vitsim simulate: wrote " << out_prefix << ".json and " << out_prefix
                 << ".csv\n";
     }

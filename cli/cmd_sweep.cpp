@@ -6,9 +6,11 @@
 #include "cli/list_options.h"
 #include "cli/model_options.h"
 #include "cli/run_app.h"
+#include "costmodel/buckets.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
+#include "schema/prediction_csv.h"
 #include "sim/collectives.h"
 #include "sim/prediction_table.h"
 #include "sim/sweep.h"
@@ -36,7 +38,8 @@ void add_options(CLI::App& app, SweepArgs& a, ModelOptions& model) {
       ->capture_default_str();
   app.add_option("--collective", a.collectives, "collectives: ring,tree,hierarchical")
       ->capture_default_str();
-  app.add_option("--bucket-mb", a.buckets, "bucket sizes, MB (1e6 bytes), comma-separated")
+  app.add_option("--bucket-mb", a.buckets,
+                 "gradient bucket sizes, MiB (2^20 bytes, as vitsim predict), comma-separated")
       ->capture_default_str();
   app.add_option("--overlap", a.overlaps, "off,on")->capture_default_str();
   app.add_option("--collective-level", a.level, "step | flow | auto")->capture_default_str();
@@ -63,8 +66,9 @@ sim::SweepSpec to_spec(const SweepArgs& a) {
     sim::parse_collective(s);
     return s;
   });
-  spec.bucket_bytes = parse_list<double>(
-      a.buckets, "bucket-mb", [](const std::string& s) { return parse_number(s) * 1e6; });
+  spec.bucket_bytes = parse_list<double>(a.buckets, "bucket-mb", [](const std::string& s) {
+    return parse_number(s) * costmodel::kMiB;
+  });
   spec.overlaps = parse_list<bool>(a.overlaps, "overlap", [](const std::string& s) {
     if (s != "on" && s != "off") throw std::invalid_argument("expected on or off");
     return s == "on";
@@ -111,7 +115,7 @@ int cmd_sweep(int argc, char** argv) {
     if (!a.out_prefix.empty()) {
       schema::write_prediction(a.out_prefix + ".json", r.predictions);
       schema::write_file_atomic(a.out_prefix + ".csv",
-                                sim::prediction_csv(r.predictions.configurations));
+                                schema::ranks_csv(r.predictions.configurations));
     }
     return 0;
   });

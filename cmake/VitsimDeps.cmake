@@ -2,7 +2,7 @@
 find_package(PkgConfig REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 CONFIG QUIET)
-find_package(fmt QUIET)
+find_package(fmt REQUIRED)  # schema formats its CSV numbers with it
 find_package(Threads REQUIRED)
 
 set(VITSIM_HAVE_SIM OFF)

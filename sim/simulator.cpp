@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "costmodel/epoch.h"
+#include "costmodel/speedup.h"
 #include "schema/json_file.h"
 #include "sim/chrome_trace.h"
 #include "sim/fork_runner.h"
@@ -114,13 +116,14 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
     out.max_micro_batch_that_fits =
         std::min(out.max_micro_batch_that_fits, r.memory.max_micro_batch(r.device_memory_bytes));
   }
-  out.steps_per_epoch = steps_per_epoch(config, micro_batches);
+  out.steps_per_epoch = costmodel::steps_per_epoch(config.data_fraction, config.images,
+                                                   micro_batches, config.accumulation);
   if (out.out_of_memory) return out;  // not simulated: the trainer would stop at its first step
 
   SimInput in;
   in.plan = plan_platform(cluster, placement, &costs);
   in.ranks = ranks;
-  in.buckets = make_buckets(graph, config.bucket_bytes);
+  in.buckets = make_buckets(graph, config.precision, config.bucket_bytes);
   for (const auto& l : graph.layers) in.layer_names.push_back(l.name);
   in.accumulation = config.accumulation;
   in.overlap = config.overlap;
@@ -142,21 +145,21 @@ void write_trace(const ChromeTrace& trace, const SimOptions& options) {
                             trace.document(schema::make_context("vitsim", options.argv)));
 }
 
-// The scenario's 1-GPU configuration that `c` is compared with (same precision, micro-batch and
-// accumulation), or nullptr.
-const schema::ConfigPrediction* baseline(const std::vector<schema::ConfigPrediction>& all,
-                                         const schema::ConfigPrediction& c) {
-  for (const auto& b : all) {
-    if (b.config.gpus == 1 && !b.out_of_memory && b.config.precision == c.config.precision &&
-        b.config.micro_batch == c.config.micro_batch &&
-        b.config.accumulation == c.config.accumulation && b.throughput_images_per_s > 0) {
-      return &b;
-    }
-  }
-  return nullptr;
-}
-
 }  // namespace
+
+void apply_speedups(std::vector<schema::ConfigPrediction>& predictions) {
+  std::vector<costmodel::ThroughputRun> runs;
+  for (const auto& p : predictions) {
+    runs.push_back({p.config.gpus, p.config.precision, p.config.micro_batch, p.config.accumulation,
+                    p.out_of_memory ? 0.0 : p.throughput_images_per_s});
+  }
+  const std::vector<costmodel::Speedup> s = costmodel::speedups(runs);
+  for (size_t i = 0; i < predictions.size(); ++i) {
+    if (!(s[i].speedup > 0)) continue;  // no baseline: leave the prediction's own figures
+    predictions[i].speedup = s[i].speedup;
+    predictions[i].parallel_efficiency = s[i].parallel_efficiency;
+  }
+}
 
 std::string resolve_collective_level(const std::string& level, int64_t ranks) {
   if (level == "step" || level == "flow") return level;
@@ -208,13 +211,7 @@ schema::PredictionFile simulate_scenario(const schema::Scenario& scenario,
         predict_one(effective, catalog, scenario.model, scenario.configurations[i], costs, options,
                     options.trace_path.empty() ? nullptr : &trace, static_cast<int64_t>(i)));
   }
-  for (auto& c : file.configurations) {
-    if (c.out_of_memory) continue;
-    if (const schema::ConfigPrediction* b = baseline(file.configurations, c)) {
-      c.speedup = c.throughput_images_per_s / b->throughput_images_per_s;
-      c.parallel_efficiency = c.speedup / static_cast<double>(c.config.gpus);
-    }
-  }
+  apply_speedups(file.configurations);
   if (!options.trace_path.empty()) write_trace(trace, options);
   return file;
 }

@@ -43,6 +43,10 @@ schema::ConfigPrediction predict(const schema::ClusterSpec& cluster,
                                  const schema::TrainingConfig& config,
                                  const costmodel::CostModel& costs, const SimOptions& options);
 
+// Sets speedup and parallel_efficiency of every prediction that has a 1-GPU baseline among them
+// (costmodel::speedups: same precision, micro-batch and accumulation); the others keep theirs.
+void apply_speedups(std::vector<schema::ConfigPrediction>& predictions);
+
 // Every configuration of a scenario, with speedup and parallel efficiency against the scenario's
 // 1-GPU configuration (when it has one).
 schema::PredictionFile simulate_scenario(const schema::Scenario& scenario,

@@ -5,6 +5,8 @@
 
 #include <stdexcept>
 
+#include "costmodel/buckets.h"
+
 namespace vitsim::sim {
 namespace {
 
@@ -62,7 +64,7 @@ SweepResult run_sweep(const SweepSpec& spec, const schema::ClusterSpec& cluster,
             c.collective = coll;
             c.bucket_bytes = bucket;
             c.overlap = ov;
-            c.label = fmt::format("{}x mb{} {} {:g}MB {}", g, b, coll, bucket / 1e6,
+            c.label = fmt::format("{}x mb{} {} {:g}MiB {}", g, b, coll, bucket / costmodel::kMiB,
                                   ov ? "overlap" : "no-overlap");
             simulate(c, true);
           }
@@ -77,17 +79,7 @@ SweepResult run_sweep(const SweepSpec& spec, const schema::ClusterSpec& cluster,
       simulate(c, false);
     }
   }
-  for (auto& c : all) {
-    if (c.out_of_memory) continue;
-    for (const auto& base : all) {
-      if (base.config.gpus == 1 && !base.out_of_memory &&
-          base.config.micro_batch == c.config.micro_batch && base.throughput_images_per_s > 0) {
-        c.speedup = c.throughput_images_per_s / base.throughput_images_per_s;
-        c.parallel_efficiency = c.speedup / static_cast<double>(c.config.gpus);
-        break;
-      }
-    }
-  }
+  apply_speedups(all);
   for (size_t i = 0; i < all.size(); ++i) {
     if (!requested[i] || all[i].out_of_memory) continue;
     if (spec.goal == "best-efficiency" && all[i].config.gpus < 2) continue;

@@ -15,7 +15,7 @@ struct SweepSpec {
   std::vector<int64_t> gpus = {1};
   std::vector<int64_t> micro_batches = {16};
   std::vector<std::string> collectives = {"ring"};
-  std::vector<double> bucket_bytes = {5e8};
+  std::vector<double> bucket_bytes = {5e8};  // bytes (the CLI's --bucket-mb is MiB)
   std::vector<bool> overlaps = {false};
   std::string goal = "fastest-epoch";  // "fastest-epoch" | "best-efficiency"
 };

@@ -4,6 +4,7 @@
 
 #include "cli/model_options.h"
 #include "cli/run_app.h"
+#include "costmodel/buckets.h"
 #include "trainer/commands.h"
 #include "trainer/trainer.h"
 
@@ -65,7 +66,10 @@ void add_options(CLI::App& app, TrainCli& t) {
       ->capture_default_str();
   app.add_flag("--augment", o.augment, "random crop (pad 4) + horizontal flip");
   app.add_flag("!--no-eval", o.evaluate, "skip test accuracy after each epoch");
-  app.add_option("--bucket-mb", t.bucket_mb, "gradient bucket cap, MiB")->capture_default_str();
+  app.add_option("--bucket-mb", t.bucket_mb,
+                 "gradient bucket: closes once it holds >= this, MiB (2^20 bytes, as DDP's "
+                 "bucket_cap_mb)")
+      ->capture_default_str();
   app.add_option("--overlap", t.overlap,
                  "on: all-reduce buckets during backward; off: after; auto: on with --device "
                  "cuda, off on CPU (where the reduction competes with backward for the core)")
@@ -111,7 +115,7 @@ int cmd_train(int argc, char** argv) {
     TrainOptions& o = t.o;
     o.model = t.model.resolve();
     o.precision = costmodel::parse_precision(t.precision);
-    o.bucket_bytes = t.bucket_mb * 1024 * 1024;
+    o.bucket_bytes = t.bucket_mb * costmodel::kMiB;
     o.overlap = t.overlap == "on" || (t.overlap == "auto" && o.device == "cuda");
     std::string batch_source = "command line";
     bool micro_given = app.count("--micro-batch") > 0;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "costmodel/buckets.h"
 #include "costmodel/precision.h"
 #include "costmodel/vit_config.h"
 
@@ -40,10 +41,11 @@ struct TrainOptions {
   int64_t threads = 1;           // intra-op threads per rank (and OpenBLAS if unset)
   uint64_t seed = 0;             // model init, shuffling, augmentation
   // --- gradient all-reduce
-  double bucket_bytes = 25.0 * 1024 * 1024;  // bucket cap, like DDP's bucket_cap_mb=25
-  bool overlap = false;                      // all-reduce buckets while backward runs (CLI: auto =
-                                             // on for cuda, off on CPU, see docs/trainer.md)
-  double collective_timeout_s = 60;          // abort the job when an all-reduce takes longer
+  double bucket_bytes = 25 * costmodel::kMiB;  // closes a bucket (costmodel::assign_buckets);
+                                               // DDP's bucket_cap_mb=25
+  bool overlap = false;              // all-reduce buckets while backward runs (CLI: auto =
+                                     // on for cuda, off on CPU, see docs/trainer.md)
+  double collective_timeout_s = 60;  // abort the job when an all-reduce takes longer
   // --- output
   std::string run_log;                // run-log JSON path; "" = none
   std::string cluster;                // cluster name recorded in the run log

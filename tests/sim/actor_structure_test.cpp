@@ -34,7 +34,7 @@ SimInput input_for(const schema::ClusterSpec& cluster, const schema::TrainingCon
   SimInput in;
   in.plan = plan_platform(cluster, placement, &costs);
   in.ranks = plan_ranks(placement, devices, graph, config, costs, sources);
-  in.buckets = make_buckets(graph, config.bucket_bytes);
+  in.buckets = make_buckets(graph, config.precision, config.bucket_bytes);
   for (const auto& l : graph.layers) in.layer_names.push_back(l.name);
   in.accumulation = config.accumulation;
   in.overlap = config.overlap;

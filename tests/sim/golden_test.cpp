@@ -107,8 +107,8 @@ TEST(Golden, OverlapHidesAllButTheLastBucketOnAFastNetwork) {
   t.overlap = true;
   const auto graph = costmodel::build_layer_graph(tiny_model());
   const auto p = run(cl, t, costs_for({constant_costs("testgpu", kFwd)}));
-  const double last_bucket =
-      static_cast<double>(graph.layers[0].gradient_bytes());  // patch_embed, ready last
+  const double last_bucket = static_cast<double>(
+      graph.layers[0].gradient_bytes(costmodel::Precision::kFp32));  // patch_embed, ready last
   const double exposed = ring_time(4, last_bucket, bw, lat);
   EXPECT_NEAR(p.exposed_comm_time_s, exposed, 1e-9);
   EXPECT_NEAR(p.step_time_s, compute_per_step(layer_count()) + exposed, 1e-9);
@@ -128,7 +128,8 @@ TEST(Golden, OverlapHidesCommunicationUpToTheBackwardTime) {
   int buckets = 0;
   for (const auto& l : graph.layers) {
     if (l.parameters > 0) {
-      all += ring_time(4, static_cast<double>(l.gradient_bytes()), bw, lat);
+      all +=
+          ring_time(4, static_cast<double>(l.gradient_bytes(costmodel::Precision::kFp32)), bw, lat);
       ++buckets;
     }
   }
@@ -140,7 +141,10 @@ TEST(Golden, OverlapHidesCommunicationUpToTheBackwardTime) {
   for (int i = layer_count() - 1; i >= 0; --i) {
     ready += 2 * kFwd;
     const double a = ring_time(
-        4, static_cast<double>(graph.layers[static_cast<size_t>(i)].gradient_bytes()), bw, lat);
+        4,
+        static_cast<double>(
+            graph.layers[static_cast<size_t>(i)].gradient_bytes(costmodel::Precision::kFp32)),
+        bw, lat);
     stream_free = std::max(stream_free, ready) + a;
   }
   const double backward = layer_count() * 2 * kFwd;
@@ -204,8 +208,9 @@ TEST(Golden, OutOfMemoryIsReportedWithTheLargestMicroBatchThatFitsAndNotSimulate
   auto cl = tiny_cluster(2, 1, 1.25e9, 5e-5);
   const auto graph = costmodel::build_layer_graph(tiny_model());
   const double params = static_cast<double>(graph.parameters());
-  const double fixed =
-      params * 16 + 512.0 * 1024 * 1024;  // weights, grads, 2 AdamW states, workspace
+  // Weights 4, gradients 4, two AdamW moments 8, the flat all-reduce bucket 4 bytes per
+  // parameter, runtime reserve 512 MiB (docs/cost-model.md, "Memory").
+  const double fixed = params * 20 + 512.0 * 1024 * 1024;
   const double per_sample = graph.activation_bytes_per_sample(4);
   cl.devices[0].memory_bytes = fixed + 10.5 * per_sample;  // 10 samples fit, 11 do not
   const auto costs = costs_for({constant_costs("testgpu", kFwd)});

@@ -95,7 +95,8 @@ inline schema::TrainingConfig ring_config(int gpus) {
 }
 
 inline double gradient_bytes() {
-  return static_cast<double>(costmodel::build_layer_graph(tiny_model()).gradient_bytes());
+  return static_cast<double>(
+      costmodel::build_layer_graph(tiny_model()).gradient_bytes(costmodel::Precision::kFp32));
 }
 inline int layer_count() {
   return static_cast<int>(costmodel::build_layer_graph(tiny_model()).layers.size());
