@@ -53,7 +53,7 @@ std::vector<costmodel::LinkCost> fit_links(const std::vector<ProfileInput>& prof
         samples[a.link_class].push_back({a.ranks, p.message_bytes, p.time_s});
       std::string& f = files[a.link_class];
       if (f.find(in.file) == std::string::npos) f += (f.empty() ? "" : ", ") + in.file;
-      measured[a.link_class] = measured[a.link_class] || in.profile.source == "measured";
+      measured[a.link_class] = measured[a.link_class] || in.profile.source == CostSource::kMeasured;
     }
   }
   std::vector<costmodel::LinkCost> links;

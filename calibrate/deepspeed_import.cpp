@@ -248,7 +248,7 @@ ImportResult import_deepspeed(const std::vector<DeepSpeedLog>& logs,
   schema::Profile& p = r.profile;
   p.device = dev.id;
   p.device_name = dev.name;
-  p.source = "imported";
+  p.source = costmodel::CostSource::kImported;
   p.precision = prec;
   p.model = graph.config;
   for (const auto& [b, summaries] : by_batch)
@@ -273,7 +273,7 @@ ImportResult import_compute_summary(const schema::CsvTable& t,
   const costmodel::LayerGraph graph = build_layer_graph(require_model(o, t.file()));
   ImportResult r;
   schema::Profile& p = r.profile;
-  p.source = "imported";
+  p.source = costmodel::CostSource::kImported;
   p.model = graph.config;
   for (size_t i = 0; i < t.rows(); ++i) {
     const Device d = resolve_device(catalog, t.at(i, "gpu"));

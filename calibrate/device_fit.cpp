@@ -77,7 +77,7 @@ struct GroupPoints {
 GroupPoints collect_points(const std::vector<const ProfileInput*>& group, double params) {
   GroupPoints g;
   for (const auto* in : group) {
-    g.any_measured = g.any_measured || in->profile.source == "measured";
+    g.any_measured = g.any_measured || in->profile.source == costmodel::CostSource::kMeasured;
     g.files += (g.files.empty() ? "" : ", ") + in->file;
     for (const auto& m : in->profile.compute) {
       const double b = static_cast<double>(m.micro_batch);

@@ -44,7 +44,8 @@ int cmd_platform(int argc, char** argv) {
     int64_t gpus = 0;
     for (const auto& n : plan.nodes) gpus += static_cast<int64_t>(n.gpu_hosts.size());
     std::cout << fmt::format("{}: {} node(s), {} GPU(s), {} link(s), topology {}\n", cluster.name,
-                             plan.nodes.size(), gpus, plan.links.size(), plan.topology);
+                             plan.nodes.size(), gpus, plan.links.size(),
+                             schema::to_string(plan.topology));
     const char* row = "{:<24} {:<22} {:>12} {:>12} {:<9}\n";
     std::cout << fmt::format(row, "link", "class", "bandwidth", "latency", "figures");
     std::cout << fmt::format(row, "", "", "GB/s", "us", "");

@@ -86,19 +86,17 @@ schema::TrainingConfig to_config(const PredictArgs& a) {
     throw std::invalid_argument("--hosts lists " + std::to_string(c.hosts.size()) +
                                 " hosts for --gpus " + std::to_string(a.gpus) + " (one per rank)");
   }
-  c.precision = costmodel::parse_precision(a.precision);
+  c.precision = parse_option(a.precision, "precision", costmodel::parse_precision);
   c.micro_batch = a.micro_batch;
   c.per_rank_micro_batch =
       parse_list<int64_t>(a.per_rank, "per-rank-micro-batch", parse_integer, true);
   c.accumulation = a.accumulation;
   c.images = a.images;
   c.data_fraction = a.data_fraction;
-  c.optimizer = a.optimizer;
-  if (a.overlap != "on" && a.overlap != "off")
-    throw std::invalid_argument("--overlap must be on or off");
-  c.overlap = a.overlap == "on";
-  c.collective = a.collective;
-  c.collective_level = a.level;
+  c.optimizer = parse_option(a.optimizer, "optimizer", costmodel::parse_optimizer);
+  c.overlap = parse_option(a.overlap, "overlap", parse_on_off);
+  c.collective = parse_option(a.collective, "collective", costmodel::parse_collective);
+  c.collective_level = parse_option(a.level, "collective-level", costmodel::parse_collective_level);
   c.bucket_bytes = a.bucket_mb * costmodel::kMiB;
   c.label = "predict";
   return c;

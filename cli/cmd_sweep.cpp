@@ -11,7 +11,6 @@
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
 #include "schema/prediction_csv.h"
-#include "sim/collectives.h"
 #include "sim/prediction_table.h"
 #include "sim/sweep.h"
 
@@ -56,28 +55,24 @@ sim::SweepSpec to_spec(const SweepArgs& a) {
   sim::SweepSpec spec;
   spec.base.nodes = a.nodes;
   spec.base.gpus_per_node = a.gpus_per_node;
-  spec.base.precision = costmodel::parse_precision(a.precision);
+  spec.base.precision = parse_option(a.precision, "precision", costmodel::parse_precision);
   spec.base.images = a.images;
   spec.base.data_fraction = a.data_fraction;
-  spec.base.collective_level = a.level;
+  spec.base.collective_level =
+      parse_option(a.level, "collective-level", costmodel::parse_collective_level);
   spec.gpus = parse_list<int64_t>(a.gpus, "gpus", parse_integer);
   spec.micro_batches = parse_list<int64_t>(a.micro_batches, "micro-batch", parse_integer);
-  spec.collectives = parse_list<std::string>(a.collectives, "collective", [](const std::string& s) {
-    sim::parse_collective(s);
-    return s;
-  });
+  spec.collectives =
+      parse_list<costmodel::Collective>(a.collectives, "collective", costmodel::parse_collective);
   spec.bucket_bytes = parse_list<double>(a.buckets, "bucket-mb", [](const std::string& s) {
     return parse_number(s) * costmodel::kMiB;
   });
-  spec.overlaps = parse_list<bool>(a.overlaps, "overlap", [](const std::string& s) {
-    if (s != "on" && s != "off") throw std::invalid_argument("expected on or off");
-    return s == "on";
-  });
-  spec.goal = a.goal;
+  spec.overlaps = parse_list<bool>(a.overlaps, "overlap", parse_on_off);
+  spec.goal = parse_option(a.goal, "goal", sim::parse_sweep_goal);
   return spec;
 }
 
-void print_sweep(const sim::SweepResult& r, const std::string& goal) {
+void print_sweep(const sim::SweepResult& r, sim::SweepGoal goal) {
   std::cout << sim::prediction_table(r.predictions.configurations);
   for (const auto& s : r.skipped) std::cerr << "vitsim sweep: skipped " << s << "\n";
   if (r.best < 0) {
@@ -85,9 +80,9 @@ void print_sweep(const sim::SweepResult& r, const std::string& goal) {
     return;
   }
   const auto& b = r.predictions.configurations[static_cast<size_t>(r.best)];
-  std::cout << "\nbest (" << goal << "): " << b.config.label << ": epoch " << b.epoch_time_s
-            << " s, step " << b.step_time_s << " s, efficiency " << 100 * b.parallel_efficiency
-            << " %\n";
+  std::cout << "\nbest (" << sim::to_string(goal) << "): " << b.config.label << ": epoch "
+            << b.epoch_time_s << " s, step " << b.step_time_s << " s, efficiency "
+            << 100 * b.parallel_efficiency << " %\n";
 }
 
 }  // namespace
@@ -111,7 +106,7 @@ int cmd_sweep(int argc, char** argv) {
     sim::SweepResult r =
         sim::run_sweep(spec, cluster, catalog, model.resolve(), costs.costs, options);
     r.predictions.context = schema::make_context("vitsim", args);
-    print_sweep(r, a.goal);
+    print_sweep(r, spec.goal);
     if (!a.out_prefix.empty()) {
       schema::write_prediction(a.out_prefix + ".json", r.predictions);
       schema::write_file_atomic(a.out_prefix + ".csv",

@@ -41,6 +41,17 @@ std::vector<T> parse_list(const std::string& text, const std::string& option, Pa
   return out;
 }
 
+// One value through parse (which throws on a bad value, its what() saying why), reported with
+// the option's name (without "--"): "--goal: cannot read 'fast': unknown goal ...".
+template <typename Parse>
+auto parse_option(const std::string& text, const std::string& option, Parse parse) {
+  try {
+    return parse(text);
+  } catch (const std::exception& e) {
+    throw std::invalid_argument("--" + option + ": cannot read '" + text + "': " + e.what());
+  }
+}
+
 // A whole-string integer ("16"; not "16x" or "1.5").
 inline int64_t parse_integer(const std::string& s) {
   size_t used = 0;
@@ -59,6 +70,13 @@ inline int64_t parse_positive_integer(const std::string& s) {
   const int64_t v = parse_integer(s);
   if (v < 1) throw std::invalid_argument("expected a positive integer");
   return v;
+}
+
+// "on" -> true, "off" -> false (switches such as --overlap); anything else is refused.
+inline bool parse_on_off(const std::string& s) {
+  if (s == "on") return true;
+  if (s == "off") return false;
+  throw std::invalid_argument("expected on or off");
 }
 
 // A whole-string number ("2.5"; not "2.5MB").

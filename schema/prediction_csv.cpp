@@ -12,7 +12,9 @@ namespace {
 
 std::string cost_sources(const ConfigPrediction& c) {
   std::string out;
-  for (const auto& [k, v] : c.cost_sources) out += (out.empty() ? "" : "; ") + k + "=" + v;
+  for (const auto& [k, v] : c.cost_sources) {
+    out += (out.empty() ? "" : "; ") + k + "=" + costmodel::to_string(v);
+  }
   return out;
 }
 
@@ -51,8 +53,8 @@ std::vector<std::string> rank_row(const ConfigPrediction& p, const RankPredictio
           costmodel::to_string(p.config.precision),
           num(p.config.data_fraction),
           p.config.placement,
-          p.config.collective,
-          p.config.collective_level,
+          costmodel::to_string(p.config.collective),
+          costmodel::to_string(p.config.collective_level),
           p.config.overlap ? "on" : "off",
           num(p.config.bucket_bytes),
           p.out_of_memory ? "1" : "0",

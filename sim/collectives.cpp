@@ -31,14 +31,6 @@ int64_t tree_depth(size_t n) {
 
 }  // namespace
 
-CollectiveAlgorithm parse_collective(const std::string& name) {
-  if (name == "ring") return CollectiveAlgorithm::kRing;
-  if (name == "tree") return CollectiveAlgorithm::kTree;
-  if (name == "hierarchical") return CollectiveAlgorithm::kHierarchical;
-  throw std::invalid_argument("unknown collective '" + name +
-                              "' (expected ring, tree or hierarchical)");
-}
-
 Collectives::Group Collectives::make_group(const PlatformPlan& plan, std::vector<int64_t> ranks) {
   Group g;
   g.ranks = std::move(ranks);
@@ -60,7 +52,7 @@ Collectives::Group Collectives::make_group(const PlatformPlan& plan, std::vector
 }
 
 Collectives::Collectives(const PlatformPlan& plan, std::vector<sg4::Host*> hosts,
-                         CollectiveAlgorithm algorithm, bool flow_level)
+                         costmodel::Collective algorithm, bool flow_level)
     : hosts_(std::move(hosts)),
       algorithm_(algorithm),
       flow_level_(flow_level),
@@ -68,8 +60,8 @@ Collectives::Collectives(const PlatformPlan& plan, std::vector<sg4::Host*> hosts
   std::vector<int64_t> all(static_cast<size_t>(n_));
   for (int64_t r = 0; r < n_; ++r) all[static_cast<size_t>(r)] = r;
   world_ = make_group(plan, all);
-  if (flow_level_ && algorithm_ == CollectiveAlgorithm::kRing) make_flow_edges(world_, 0);
-  if (algorithm_ != CollectiveAlgorithm::kHierarchical) return;
+  if (flow_level_ && algorithm_ == costmodel::Collective::kRing) make_flow_edges(world_, kRingTag);
+  if (algorithm_ != costmodel::Collective::kHierarchical) return;
   std::map<int64_t, std::vector<int64_t>> by_node;  // plan node -> ranks, in rank order
   for (int64_t r = 0; r < n_; ++r) by_node[plan.rank_nodes[static_cast<size_t>(r)]].push_back(r);
   const size_t k = by_node.begin()->second.size();
@@ -98,10 +90,11 @@ Collectives::Collectives(const PlatformPlan& plan, std::vector<sg4::Host*> hosts
   }
   for (auto& ranks : per_local) inter_.push_back(make_group(plan, ranks));
   for (Group& g : intra_) {
-    if (flow_level_) make_flow_edges(g, 4), make_flow_edges(g, 6);
+    if (flow_level_)
+      make_flow_edges(g, kIntraReduceScatterTag), make_flow_edges(g, kIntraAllGatherTag);
   }
   for (Group& g : inter_) {
-    if (flow_level_) make_flow_edges(g, 5);
+    if (flow_level_) make_flow_edges(g, kInterRingTag);
   }
 }
 
@@ -117,7 +110,8 @@ void Collectives::make_flow_edges(Group& g, int tag) {
 
 sg4::Mailbox* Collectives::box(int64_t src, int64_t dst, int tag) {
   const uint64_t key =
-      (static_cast<uint64_t>(src) * static_cast<uint64_t>(n_) + static_cast<uint64_t>(dst)) * 8 +
+      (static_cast<uint64_t>(src) * static_cast<uint64_t>(n_) + static_cast<uint64_t>(dst)) *
+          kMailboxTags +
       static_cast<uint64_t>(tag);
   auto it = boxes_.find(key);
   if (it != boxes_.end()) return it->second;
@@ -188,13 +182,15 @@ void Collectives::tree_one(const Group& g, size_t pos, int t, double half_bytes)
   for (int k = 0; k < chunks; ++k) {  // reduce: children -> me -> parent
     std::vector<sg4::CommPtr> gets;
     for (size_t c = 0; c < children.size(); ++c)
-      gets.push_back(box(children[c], me, t)->get_async<int>(&sink[c]));
+      gets.push_back(box(children[c], me, kTreeReduceTag + t)->get_async<int>(&sink[c]));
     sg::wait_all(gets);
-    if (parent >= 0) pending.push_back(box(me, parent, t)->put_async(&token_, chunk));
+    if (parent >= 0)
+      pending.push_back(box(me, parent, kTreeReduceTag + t)->put_async(&token_, chunk));
   }
   for (int k = 0; k < chunks; ++k) {  // broadcast: parent -> me -> children
-    if (parent >= 0) box(parent, me, 2 + t)->get_async<int>(&sink[0])->wait();
-    for (int64_t c : children) pending.push_back(box(me, c, 2 + t)->put_async(&token_, chunk));
+    if (parent >= 0) box(parent, me, kTreeBroadcastTag + t)->get_async<int>(&sink[0])->wait();
+    for (int64_t c : children)
+      pending.push_back(box(me, c, kTreeBroadcastTag + t)->put_async(&token_, chunk));
   }
   sg::wait_all(pending);
 }
@@ -221,20 +217,21 @@ void Collectives::tree_flow(const Group& g, size_t pos, double bytes) {
   const int64_t me = g.ranks[pos];
   g.barrier->wait();
   std::vector<sg4::CommPtr> comms;
-  std::vector<int*> sink(8, nullptr);
+  std::vector<int*> sink(2 * 3, nullptr);  // per tree: from the parent and two children
   size_t s = 0;
   for (int t = 0; t < 2; ++t) {
     const size_t p = tree_pos(pos, n, t);
     if (p > 0) {
       const int64_t parent = g.ranks[tree_pos((p - 1) / 2, n, t)];
-      comms.push_back(box(me, parent, t)->put_async(&token_, payload(bytes / 2)));
-      comms.push_back(box(parent, me, 2 + t)->get_async<int>(&sink[s++]));
+      comms.push_back(box(me, parent, kTreeReduceTag + t)->put_async(&token_, payload(bytes / 2)));
+      comms.push_back(box(parent, me, kTreeBroadcastTag + t)->get_async<int>(&sink[s++]));
     }
     for (size_t c : {2 * p + 1, 2 * p + 2}) {
       if (c >= n) continue;
       const int64_t child = g.ranks[tree_pos(c, n, t)];
-      comms.push_back(box(child, me, t)->get_async<int>(&sink[s++]));
-      comms.push_back(box(me, child, 2 + t)->put_async(&token_, payload(bytes / 2)));
+      comms.push_back(box(child, me, kTreeReduceTag + t)->get_async<int>(&sink[s++]));
+      comms.push_back(
+          box(me, child, kTreeBroadcastTag + t)->put_async(&token_, payload(bytes / 2)));
     }
   }
   sg::wait_all(comms);
@@ -252,34 +249,35 @@ void Collectives::hierarchical(int64_t rank, double bytes) {
   const int64_t ki = static_cast<int64_t>(intra.ranks.size()),
                 ni = static_cast<int64_t>(inter.ranks.size());
   if (flow_level_) {
-    ring_flow(intra, local_of_[r], (k - 1) / k * bytes, ki - 1, 4);
-    ring_flow(inter, node_pos_of_[r], 2 * (nodes - 1) / nodes * bytes / k, 2 * (ni - 1), 5);
-    ring_flow(intra, local_of_[r], (k - 1) / k * bytes, ki - 1, 6);
+    ring_flow(intra, local_of_[r], (k - 1) / k * bytes, ki - 1, kIntraReduceScatterTag);
+    ring_flow(inter, node_pos_of_[r], 2 * (nodes - 1) / nodes * bytes / k, 2 * (ni - 1),
+              kInterRingTag);
+    ring_flow(intra, local_of_[r], (k - 1) / k * bytes, ki - 1, kIntraAllGatherTag);
   } else {
-    ring_step(intra, local_of_[r], ki - 1, bytes / k, 4);
-    ring_step(inter, node_pos_of_[r], 2 * (ni - 1), bytes / (k * nodes), 5);
-    ring_step(intra, local_of_[r], ki - 1, bytes / k, 6);
+    ring_step(intra, local_of_[r], ki - 1, bytes / k, kIntraReduceScatterTag);
+    ring_step(inter, node_pos_of_[r], 2 * (ni - 1), bytes / (k * nodes), kInterRingTag);
+    ring_step(intra, local_of_[r], ki - 1, bytes / k, kIntraAllGatherTag);
   }
 }
 
 void Collectives::allreduce(int64_t rank, double bytes) {
   const size_t pos = static_cast<size_t>(rank);
   switch (algorithm_) {
-    case CollectiveAlgorithm::kRing:
+    case costmodel::Collective::kRing:
       if (flow_level_) {
         const double n = static_cast<double>(n_);
-        ring_flow(world_, pos, 2 * (n - 1) / n * bytes, 2 * (n_ - 1), 0);
+        ring_flow(world_, pos, 2 * (n - 1) / n * bytes, 2 * (n_ - 1), kRingTag);
       } else {
-        ring_step(world_, pos, 2 * (n_ - 1), bytes / static_cast<double>(n_), 0);
+        ring_step(world_, pos, 2 * (n_ - 1), bytes / static_cast<double>(n_), kRingTag);
       }
       break;
-    case CollectiveAlgorithm::kTree:
+    case costmodel::Collective::kTree:
       if (flow_level_)
         tree_flow(world_, pos, bytes);
       else
         tree_step(world_, pos, bytes);
       break;
-    case CollectiveAlgorithm::kHierarchical:
+    case costmodel::Collective::kHierarchical:
       hierarchical(rank, bytes);
       break;
   }

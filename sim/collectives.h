@@ -18,12 +18,22 @@
 #include <unordered_map>
 #include <vector>
 
+#include "costmodel/collective.h"
 #include "sim/platform_plan.h"
 
 namespace vitsim::sim {
 
-enum class CollectiveAlgorithm { kRing, kTree, kHierarchical };
-CollectiveAlgorithm parse_collective(const std::string& name);  // std::invalid_argument
+// Mailbox tags: each (src, dst) pair of ranks has kMailboxTags mailboxes, one per kind of traffic,
+// so that messages of different stages of one all-reduce never meet in one mailbox.
+enum MailboxTag : int {
+  kRingTag = 0,           // ring over all ranks
+  kTreeReduceTag = 0,     // + tree index (0, 1): leaves -> root (a tree never runs with a ring)
+  kTreeBroadcastTag = 2,  // + tree index: root -> leaves
+  kIntraReduceScatterTag = 4,  // hierarchical, stage 1: ring inside each node
+  kInterRingTag = 5,           // hierarchical, stage 2: rings across nodes, one per local index
+  kIntraAllGatherTag = 6,      // hierarchical, stage 3: ring inside each node
+  kMailboxTags = 8,
+};
 
 // Chunks of the tree pipeline: each half of the message is cut into chunks of ~kTreeChunkBytes,
 // at most kTreeMaxChunks of them.
@@ -35,7 +45,7 @@ class Collectives {
   // Groups and latencies come from `plan`; hierarchical needs the same rank count on every node
   // (std::invalid_argument otherwise).
   Collectives(const PlatformPlan& plan, std::vector<simgrid::s4u::Host*> hosts,
-              CollectiveAlgorithm algorithm, bool flow_level);
+              costmodel::Collective algorithm, bool flow_level);
   void allreduce(int64_t rank, double bytes);
 
  private:
@@ -49,8 +59,8 @@ class Collectives {
     double max_ring_latency_s = 0;
     double max_tree_latency_s = 0;
     size_t finished = 0;  // flow-level ring: members whose outgoing edge is done
-    std::array<std::vector<Box>, 8>
-        edges;  // flow-level ring, per tag: the mailbox of edge i -> i+1
+    // Flow-level ring, per tag: the mailbox of edge i -> i+1.
+    std::array<std::vector<Box>, kMailboxTags> edges;
   };
   void make_flow_edges(Group& g, int tag);
   Group make_group(const PlatformPlan& plan, std::vector<int64_t> ranks);
@@ -63,7 +73,7 @@ class Collectives {
   void hierarchical(int64_t rank, double bytes);
 
   std::vector<simgrid::s4u::Host*> hosts_;
-  CollectiveAlgorithm algorithm_;
+  costmodel::Collective algorithm_;
   bool flow_level_;
   int64_t n_;
   Group world_;

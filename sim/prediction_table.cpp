@@ -44,7 +44,8 @@ std::string prediction_table(const std::vector<schema::ConfigPrediction>& ps) {
   s += fmt::format(head, "", "count", "samples", "", "", "/epoch", "s", "s", "s/step", "s/step",
                    "s/step", "img/s", "x", "%", "GB", "");
   for (const auto& p : ps) {
-    const std::string coll = p.config.collective + "/" + p.config.collective_level;
+    const std::string coll = std::string(costmodel::to_string(p.config.collective)) + "/" +
+                             costmodel::to_string(p.config.collective_level);
     if (p.out_of_memory) {
       s += fmt::format(
           "{:<34} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7} "

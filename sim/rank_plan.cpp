@@ -35,7 +35,7 @@ std::vector<Bucket> make_buckets(const costmodel::LayerGraph& graph, costmodel::
 
 int64_t MemoryModel::max_micro_batch(double device_bytes) const {
   if (at(1) > device_bytes) return 0;
-  if (per_sample_bytes <= 0) return 1 << 20;  // no growth with the batch: any size fits
+  if (per_sample_bytes <= 0) return kAnyMicroBatchFits;
   int64_t b = static_cast<int64_t>(std::floor((device_bytes - fixed_bytes) / per_sample_bytes));
   while (b > 1 && at(b) > device_bytes) --b;  // guard against rounding at the boundary
   while (at(b + 1) <= device_bytes) ++b;
@@ -87,7 +87,7 @@ std::vector<RankPlan> plan_ranks(const Placement& placement,
                                  const costmodel::LayerGraph& graph,
                                  const schema::TrainingConfig& config,
                                  const costmodel::CostModel& costs,
-                                 std::map<std::string, std::string>& sources) {
+                                 std::map<std::string, costmodel::CostSource>& sources) {
   std::vector<RankPlan> out;
   const double params = static_cast<double>(graph.parameters());
   for (size_t r = 0; r < placement.ranks.size(); ++r) {
@@ -98,8 +98,7 @@ std::vector<RankPlan> plan_ranks(const Placement& placement,
                                   " is neither in gpus.json nor in the cluster's \"devices\"");
     }
     const costmodel::DeviceCosts& c = find_costs(costs, slot.device, config.precision);
-    sources[slot.device + "/" + costmodel::to_string(config.precision)] =
-        costmodel::to_string(c.source);
+    sources[slot.device + "/" + costmodel::to_string(config.precision)] = c.source;
     RankPlan p;
     p.rank = static_cast<int64_t>(r);
     p.host = slot.host;
@@ -113,8 +112,7 @@ std::vector<RankPlan> plan_ranks(const Placement& placement,
     p.data_s = c.data_wait.at(b) + c.host_to_device.at(b);
     p.optimizer_s = c.optimizer.at(params);
     p.overhead_s = c.step_overhead.at(b);
-    p.memory =
-        memory_model(c, graph, config.precision, costmodel::parse_optimizer(config.optimizer));
+    p.memory = memory_model(c, graph, config.precision, config.optimizer);
     p.memory_bytes = p.memory.at(p.micro_batch);
     p.device_memory_bytes = spec->memory_bytes;
     out.push_back(std::move(p));

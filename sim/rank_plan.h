@@ -38,6 +38,9 @@ struct MemoryModel {
   }
   // Largest micro-batch whose memory fits `device_bytes` (0 when not even 1 fits).
   int64_t max_micro_batch(double device_bytes) const;
+  // What max_micro_batch says when memory does not grow with the batch: any size fits, and 2^20
+  // samples per rank is beyond every micro-batch a ViT trains with while staying readable.
+  static constexpr int64_t kAnyMicroBatchFits = int64_t{1} << 20;
 };
 // The cost model's memory (measured with AdamW, as profiles are taken) moved to `optimizer`, else
 // costmodel::first_principles_memory.
@@ -67,12 +70,12 @@ costmodel::DeviceCatalog merged_catalog(const costmodel::DeviceCatalog& catalog,
 const costmodel::DeviceCosts& find_costs(const costmodel::CostModel& costs,
                                          const std::string& device, costmodel::Precision precision);
 
-// One plan per rank; `sources` gets "device/precision" -> measured|imported|transferred.
+// One plan per rank; `sources` gets "device/precision" -> where its costs came from.
 std::vector<RankPlan> plan_ranks(const Placement& placement,
                                  const costmodel::DeviceCatalog& catalog,
                                  const costmodel::LayerGraph& graph,
                                  const schema::TrainingConfig& config,
                                  const costmodel::CostModel& costs,
-                                 std::map<std::string, std::string>& sources);
+                                 std::map<std::string, costmodel::CostSource>& sources);
 
 }  // namespace vitsim::sim

@@ -36,8 +36,6 @@ void check_config(const schema::TrainingConfig& c) {
     throw std::invalid_argument("per_rank_micro_batch needs one entry per rank (" +
                                 std::to_string(c.gpus) + ")");
   }
-  if (c.optimizer != "adamw" && c.optimizer != "sgd")
-    throw std::invalid_argument("optimizer must be adamw or sgd");
 }
 
 void check_options(const SimOptions& o) {
@@ -97,7 +95,8 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
   out.config = config;
   if (out.config.placement.empty())
     out.config.placement = placement.single_node() ? "intra-node" : "inter-node";
-  out.config.collective_level = resolve_collective_level(config.collective_level, config.gpus);
+  out.config.collective_level =
+      costmodel::resolve_collective_level(config.collective_level, config.gpus);
   const std::vector<RankPlan> ranks =
       plan_ranks(placement, devices, graph, config, costs, out.cost_sources);
   std::vector<int64_t> micro_batches;
@@ -127,8 +126,8 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
   for (const auto& l : graph.layers) in.layer_names.push_back(l.name);
   in.accumulation = config.accumulation;
   in.overlap = config.overlap;
-  in.collective = parse_collective(config.collective);
-  in.flow_level = out.config.collective_level == "flow";
+  in.collective = config.collective;
+  in.flow_level = out.config.collective_level == costmodel::CollectiveLevel::kFlow;
   in.steps = std::max(1, options.simulated_steps);
   in.network_model = options.network_model;
   in.crosstraffic = options.crosstraffic;
@@ -159,13 +158,6 @@ void apply_speedups(std::vector<schema::ConfigPrediction>& predictions) {
     predictions[i].speedup = s[i].speedup;
     predictions[i].parallel_efficiency = s[i].parallel_efficiency;
   }
-}
-
-std::string resolve_collective_level(const std::string& level, int64_t ranks) {
-  if (level == "step" || level == "flow") return level;
-  if (level != "auto")
-    throw std::invalid_argument("collective level must be step, flow or auto, not '" + level + "'");
-  return ranks > kAutoFlowAboveRanks ? "flow" : "step";
 }
 
 void check_cluster_devices(const schema::ClusterSpec& cluster,

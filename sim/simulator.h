@@ -24,11 +24,6 @@ struct SimOptions {
   std::vector<std::string> argv;       // command line, recorded in the trace's context
 };
 
-// "auto" runs collectives at flow level above this many ranks (step level costs O(N^2) events).
-inline constexpr int64_t kAutoFlowAboveRanks = 64;
-// "step" | "flow" for a configuration's collective_level ("step", "flow" or "auto") and rank count.
-std::string resolve_collective_level(const std::string& level, int64_t ranks);
-
 // Every device a cluster names must be in the catalog or the cluster's own "devices"; otherwise an
 // InputError at the cluster file's /nodes/i/gpus/j/device listing the known ids.
 void check_cluster_devices(const schema::ClusterSpec& cluster,

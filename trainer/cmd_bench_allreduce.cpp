@@ -50,7 +50,7 @@ int cmd_bench_allreduce(int argc, char** argv) {
     if (world.rank() == 0 && !out.empty()) {
       p.device = device_id.empty() ? device : device_id;
       p.device_name = device == "cpu" ? cpu_name() : "cuda";
-      p.source = "measured";
+      p.source = costmodel::CostSource::kMeasured;
       p.context = trainer_context(args, {{"device", p.device},
                                          {"mpi_library", MpiWorld::library_version()},
                                          {"hosts", world.hosts()}});

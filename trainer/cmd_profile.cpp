@@ -15,7 +15,7 @@ int cmd_profile(int argc, char** argv) {
                argv[0]);
   ProfileOptions o;
   cli::ModelOptions model;
-  std::string sizes = "4,8,16", precision = "fp32", out;
+  std::string sizes = "4,8,16", precision = "fp32", optimizer = "adamw", out;
   cli::add_model_options(app, model);
   app.add_option("--micro-batches", sizes, "micro-batch sizes, comma-separated")
       ->capture_default_str();
@@ -29,7 +29,7 @@ int cmd_profile(int argc, char** argv) {
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
   app.add_option("--device-id", o.device_id, "device id recorded (gpus.json id, cpu-...)");
-  app.add_option("--optimizer", o.optimizer, "sgd | adamw")
+  app.add_option("--optimizer", optimizer, "sgd | adamw")
       ->check(CLI::IsMember({"sgd", "adamw"}))
       ->capture_default_str();
   app.add_option("--threads", o.threads, "intra-op threads")->capture_default_str();
@@ -40,7 +40,8 @@ int cmd_profile(int argc, char** argv) {
   return cli::run_app(app, argc, argv, [&] {
     o.model = model.resolve();
     o.micro_batches = cli::parse_list<int64_t>(sizes, "micro-batches", cli::parse_positive_integer);
-    o.precision = costmodel::parse_precision(precision);
+    o.precision = cli::parse_option(precision, "precision", costmodel::parse_precision);
+    o.optimizer = cli::parse_option(optimizer, "optimizer", costmodel::parse_optimizer);
     if (o.repetitions < 1 || o.warmup < 0 || o.full_steps < 1 || o.threads < 1) {
       throw std::invalid_argument(
           "--repetitions, --full-steps, --threads must be >= 1, --warmup >= 0");

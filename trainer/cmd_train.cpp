@@ -2,6 +2,7 @@
 // the command line and optionally a DeepSpeed-style JSON (--config); the command line wins.
 #include <iostream>
 
+#include "cli/list_options.h"
 #include "cli/model_options.h"
 #include "cli/run_app.h"
 #include "costmodel/buckets.h"
@@ -14,7 +15,7 @@ namespace {
 struct TrainCli {
   TrainOptions o;
   cli::ModelOptions model;
-  std::string config, precision = "fp32", overlap = "auto";
+  std::string config, precision = "fp32", overlap = "auto", optimizer = "adamw";
   double bucket_mb = 25.0;
 };
 
@@ -54,7 +55,7 @@ void add_options(CLI::App& app, TrainCli& t) {
       ->capture_default_str();
   app.add_option("--train-batch-size", o.train_batch_size,
                  "global batch; must equal micro-batch x accumulation x ranks");
-  app.add_option("--optimizer", o.optimizer, "sgd | adamw")->capture_default_str();
+  app.add_option("--optimizer", t.optimizer, "sgd | adamw")->capture_default_str();
   app.add_option("--lr", o.learning_rate, "learning rate (constant)")->capture_default_str();
   app.add_option("--weight-decay", o.weight_decay, "weight decay")->capture_default_str();
   app.add_option("--momentum", o.momentum, "SGD momentum")->capture_default_str();
@@ -114,7 +115,8 @@ int cmd_train(int argc, char** argv) {
   return cli::run_app(app, argc, argv, [&] {
     TrainOptions& o = t.o;
     o.model = t.model.resolve();
-    o.precision = costmodel::parse_precision(t.precision);
+    o.precision = cli::parse_option(t.precision, "precision", costmodel::parse_precision);
+    o.optimizer = cli::parse_option(t.optimizer, "optimizer", costmodel::parse_optimizer);
     o.bucket_bytes = t.bucket_mb * costmodel::kMiB;
     o.overlap = t.overlap == "on" || (t.overlap == "auto" && o.device == "cuda");
     std::string batch_source = "command line";

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "costmodel/buckets.h"
+#include "costmodel/optimizer.h"
 #include "costmodel/precision.h"
 #include "costmodel/vit_config.h"
 
@@ -27,7 +28,7 @@ struct TrainOptions {
   int64_t accumulation = 1;                 // micro-steps per optimizer step
   std::optional<int64_t> train_batch_size;  // if given: must equal micro x accumulation x world
   // --- optimizer
-  std::string optimizer = "adamw";    // "sgd" | "adamw"
+  costmodel::Optimizer optimizer = costmodel::Optimizer::kAdamW;
   double learning_rate = 1e-3;        // constant
   double momentum = 0.9;              // sgd only
   double weight_decay = 0.0;          // decoupled for adamw, L2 for sgd
@@ -72,7 +73,7 @@ struct TrainOptions {
 // the same thing (command-line options override the file).
 struct DeepSpeedConfig {
   std::optional<int64_t> train_batch_size, micro_batch, accumulation, steps_per_print;
-  std::optional<std::string> optimizer;
+  std::optional<costmodel::Optimizer> optimizer;
   std::optional<double> learning_rate, weight_decay, momentum, beta1, beta2, adam_eps;
   std::optional<double> gradient_clipping;
   std::optional<costmodel::Precision> precision;

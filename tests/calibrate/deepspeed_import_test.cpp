@@ -78,7 +78,7 @@ TEST(DeepSpeedImport, MultiRankExcerptMedians) {
   const ImportResult r = import_deepspeed({log}, catalog(), o);
   const schema::Profile& p = r.profile;
   EXPECT_EQ(p.device, "t4");
-  EXPECT_EQ(p.source, "imported");
+  EXPECT_EQ(p.source, costmodel::CostSource::kImported);
   ASSERT_EQ(p.compute.size(), 1u);
   EXPECT_EQ(p.compute[0].micro_batch, 64);
   double fwd = 0, bwd = 0;

@@ -45,7 +45,7 @@ TEST(PredictionCsv, OneRowPerConfigurationOrPerRank) {
 TEST(PredictionCsv, LabelsWithCommasAndQuotesRoundTrip) {
   PredictionFile p = example();
   p.configurations[0].config.label = "2 GPUs, \"fast\" link";
-  p.configurations[0].cost_sources["t4/fp16"] = "transferred";
+  p.configurations[0].cost_sources["t4/fp16"] = costmodel::CostSource::kTransferred;
   const CsvTable c = CsvTable::parse(configurations_csv({p}), "c.csv");
   EXPECT_EQ(c.at(0, "label"), "2 GPUs, \"fast\" link");
   EXPECT_EQ(c.at(0, "cost_sources"), "rtx3070/fp32=measured; t4/fp16=transferred");

@@ -87,8 +87,8 @@ inline schema::TrainingConfig ring_config(int gpus) {
   t.gpus = gpus;
   t.micro_batch = 4;
   t.images = 1000;
-  t.collective = "ring";
-  t.collective_level = "step";
+  t.collective = costmodel::Collective::kRing;
+  t.collective_level = costmodel::CollectiveLevel::kStep;
   t.overlap = false;
   t.bucket_bytes = 1e12;  // one bucket
   return t;
