@@ -5,8 +5,8 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/model_options.h"
-#include "cli/run_app.h"
+#include "clikit/model_options.h"
+#include "clikit/run_app.h"
 #include "costmodel/layer_graph.h"
 #include "schema/model_io.h"
 
@@ -82,11 +82,11 @@ int cmd_model(int argc, char** argv) {
       "Print the layer graph of a ViT: per layer parameters, forward multiply-adds and "
       "activation memory, in execution order, with totals.",
       "vitsim model"};
-  ModelOptions model;
+  clikit::ModelOptions model;
   bool json = false;
-  add_model_options(app, model, /*positional=*/true);
+  clikit::add_model_options(app, model, /*positional=*/true);
   app.add_flag("--json", json, "print JSON instead of the table");
-  return run_app(app, argc, argv, [&] {
+  return clikit::run_app(app, argc, argv, [&] {
     const auto graph = costmodel::build_layer_graph(model.resolve());
     if (json) {
       std::cout << to_json(graph).dump(2) << "\n";

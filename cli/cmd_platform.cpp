@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/run_app.h"
+#include "clikit/run_app.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
@@ -31,7 +31,7 @@ int cmd_platform(int argc, char** argv) {
   app.add_option("--costs", costs_path,
                  "cost model whose measured link costs replace datasheet figures");
   app.add_option("--gpus-json", gpus_json, "device catalog")->capture_default_str();
-  return run_app(app, argc, argv, [&] {
+  return clikit::run_app(app, argc, argv, [&] {
     schema::ClusterSpec cluster = schema::read_cluster(cluster_path);
     sim::check_cluster_devices(cluster, schema::read_gpus(gpus_json));
     if (nodes) cluster = sim::with_node_count(cluster, *nodes);

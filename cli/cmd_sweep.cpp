@@ -3,9 +3,9 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/list_options.h"
-#include "cli/model_options.h"
-#include "cli/run_app.h"
+#include "clikit/list_options.h"
+#include "clikit/model_options.h"
+#include "clikit/run_app.h"
 #include "costmodel/buckets.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
@@ -26,7 +26,7 @@ struct SweepArgs {
   double data_fraction = 1.0;
 };
 
-void add_options(CLI::App& app, SweepArgs& a, ModelOptions& model) {
+void add_options(CLI::App& app, SweepArgs& a, clikit::ModelOptions& model) {
   app.add_option("--cluster", a.cluster, "cluster file")->required()->check(CLI::ExistingFile);
   app.add_option("--costs", a.costs, "cost model")->required()->check(CLI::ExistingFile);
   app.add_option("--gpus-json", a.gpus_json, "device catalog")->capture_default_str();
@@ -48,27 +48,28 @@ void add_options(CLI::App& app, SweepArgs& a, ModelOptions& model) {
   app.add_option("--data-fraction", a.data_fraction, "fraction of the images used")
       ->capture_default_str();
   app.add_option("--out", a.out_prefix, "write PREFIX.json and PREFIX.csv");
-  add_model_options(app, model);
+  clikit::add_model_options(app, model);
 }
 
 sim::SweepSpec to_spec(const SweepArgs& a) {
   sim::SweepSpec spec;
   spec.base.nodes = a.nodes;
   spec.base.gpus_per_node = a.gpus_per_node;
-  spec.base.precision = parse_option(a.precision, "precision", costmodel::parse_precision);
+  spec.base.precision = clikit::parse_option(a.precision, "precision", costmodel::parse_precision);
   spec.base.images = a.images;
   spec.base.data_fraction = a.data_fraction;
   spec.base.collective_level =
-      parse_option(a.level, "collective-level", costmodel::parse_collective_level);
-  spec.gpus = parse_list<int64_t>(a.gpus, "gpus", parse_integer);
-  spec.micro_batches = parse_list<int64_t>(a.micro_batches, "micro-batch", parse_integer);
-  spec.collectives =
-      parse_list<costmodel::Collective>(a.collectives, "collective", costmodel::parse_collective);
-  spec.bucket_bytes = parse_list<double>(a.buckets, "bucket-mb", [](const std::string& s) {
-    return parse_number(s) * costmodel::kMiB;
+      clikit::parse_option(a.level, "collective-level", costmodel::parse_collective_level);
+  spec.gpus = clikit::parse_list<int64_t>(a.gpus, "gpus", clikit::parse_integer);
+  spec.micro_batches =
+      clikit::parse_list<int64_t>(a.micro_batches, "micro-batch", clikit::parse_integer);
+  spec.collectives = clikit::parse_list<costmodel::Collective>(a.collectives, "collective",
+                                                               costmodel::parse_collective);
+  spec.bucket_bytes = clikit::parse_list<double>(a.buckets, "bucket-mb", [](const std::string& s) {
+    return clikit::parse_number(s) * costmodel::kMiB;
   });
-  spec.overlaps = parse_list<bool>(a.overlaps, "overlap", parse_on_off);
-  spec.goal = parse_option(a.goal, "goal", sim::parse_sweep_goal);
+  spec.overlaps = clikit::parse_list<bool>(a.overlaps, "overlap", clikit::parse_on_off);
+  spec.goal = clikit::parse_option(a.goal, "goal", sim::parse_sweep_goal);
   return spec;
 }
 
@@ -94,10 +95,10 @@ int cmd_sweep(int argc, char** argv) {
       "efficiency against one GPU).",
       "vitsim sweep"};
   SweepArgs a;
-  ModelOptions model;
+  clikit::ModelOptions model;
   add_options(app, a, model);
   const std::vector<std::string> args(argv, argv + argc);
-  return run_app(app, argc, argv, [&] {
+  return clikit::run_app(app, argc, argv, [&] {
     const sim::SweepSpec spec = to_spec(a);
     const schema::ClusterSpec cluster = schema::read_cluster(a.cluster);
     const costmodel::DeviceCatalog catalog = schema::read_gpus(a.gpus_json);

@@ -2,9 +2,9 @@
 // the command line and optionally a DeepSpeed-style JSON (--config); the command line wins.
 #include <iostream>
 
-#include "cli/list_options.h"
-#include "cli/model_options.h"
-#include "cli/run_app.h"
+#include "clikit/list_options.h"
+#include "clikit/model_options.h"
+#include "clikit/run_app.h"
 #include "costmodel/buckets.h"
 #include "trainer/commands.h"
 #include "trainer/trainer.h"
@@ -14,7 +14,7 @@ namespace {
 
 struct TrainCli {
   TrainOptions o;
-  cli::ModelOptions model;
+  clikit::ModelOptions model;
   std::string config, precision = "fp32", overlap = "auto", optimizer = "adamw";
   double bucket_mb = 25.0;
 };
@@ -44,7 +44,7 @@ void add_options(CLI::App& app, TrainCli& t) {
   TrainOptions& o = t.o;
   app.add_option("--data", o.data_dir, "dataset folder (CIFAR binary; see make-dataset)")
       ->required();
-  cli::add_model_options(app, t.model);
+  clikit::add_model_options(app, t.model);
   app.add_option("--config", t.config, "DeepSpeed-style JSON config (command line overrides it)");
   app.add_option("--epochs", o.epochs, "epochs")->capture_default_str();
   app.add_option("--max-steps", o.max_steps, "stop after this many optimizer steps (0 = no cap)")
@@ -112,11 +112,11 @@ int cmd_train(int argc, char** argv) {
   std::vector<std::string> args(argv, argv + argc);
   args[0] = "vitsim-train";
   args.insert(args.begin() + 1, "train");
-  return cli::run_app(app, argc, argv, [&] {
+  return clikit::run_app(app, argc, argv, [&] {
     TrainOptions& o = t.o;
     o.model = t.model.resolve();
-    o.precision = cli::parse_option(t.precision, "precision", costmodel::parse_precision);
-    o.optimizer = cli::parse_option(t.optimizer, "optimizer", costmodel::parse_optimizer);
+    o.precision = clikit::parse_option(t.precision, "precision", costmodel::parse_precision);
+    o.optimizer = clikit::parse_option(t.optimizer, "optimizer", costmodel::parse_optimizer);
     o.bucket_bytes = t.bucket_mb * costmodel::kMiB;
     o.overlap = t.overlap == "on" || (t.overlap == "auto" && o.device == "cuda");
     std::string batch_source = "command line";

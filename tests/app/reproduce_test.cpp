@@ -2,7 +2,7 @@
 // folder. Checks that every output exists and that validation compared predictions with the
 // development epoch times (numbers computed, finite, in range). The accuracy itself is reported
 // by reproduce, not asserted here: the development set is for looking at, not for tuning.
-#include "calibrate/reproduce.h"
+#include "app/reproduce.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -15,7 +15,7 @@
 #include "schema/cost_model_io.h"
 #include "schema/profile.h"
 
-namespace vitsim::calibrate {
+namespace vitsim::app {
 namespace {
 
 namespace fs = std::filesystem;
@@ -78,4 +78,4 @@ TEST(Reproduce, WritesEveryOutputAndValidates) {
 }
 
 }  // namespace
-}  // namespace vitsim::calibrate
+}  // namespace vitsim::app

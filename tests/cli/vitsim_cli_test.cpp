@@ -15,7 +15,7 @@ namespace {
 
 const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
 const std::string kSrc = VITSIM_SOURCE_DIR;
-const std::string kCosts = std::string(VITSIM_TEST_DATA_DIR) + "/fixtures/costs.json";
+const std::string kCosts = std::string(VITSIM_SOURCE_DIR) + "/tests/sim/fixtures/costs.json";
 
 struct Result {
   int code = -1;
