@@ -1,7 +1,7 @@
 # Finds vitsim's dependencies; each optional part reports what it lacks instead of failing.
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 CONFIG QUIET)
-find_package(fmt QUIET)
+find_package(fmt REQUIRED)  # schema formats its CSV numbers with it
 find_package(Threads REQUIRED)
 
 set(VITSIM_HAVE_SIM OFF)

@@ -50,7 +50,7 @@ class Profiler {
     model_ = ViT(o.model);
     model_->to(device_);
     model_->train();
-    if (o.optimizer == "sgd") {
+    if (o.optimizer == costmodel::Optimizer::kSgd) {
       optimizer_ = std::make_unique<torch::optim::SGD>(
           model_->parameters(), torch::optim::SGDOptions(1e-3).momentum(0.9));
     } else {
@@ -236,7 +236,7 @@ schema::Profile run_profile(const ProfileOptions& o, const std::vector<std::stri
   schema::Profile p;
   p.device = o.device_id.empty() ? o.device : o.device_id;
   p.device_name = o.device == "cpu" ? cpu_name() : "cuda";
-  p.source = "measured";
+  p.source = costmodel::CostSource::kMeasured;
   p.precision = o.precision;
   p.model = o.model;
   std::vector<int64_t> sizes = o.micro_batches;

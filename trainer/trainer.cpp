@@ -90,7 +90,7 @@ void Trainer::build_model_and_optimizer() {
     torch::NoGradGuard no_grad;
     for (auto& p : parameters_) comm_->broadcast(p.data(), 0);
   }
-  if (options_.optimizer == "sgd") {
+  if (options_.optimizer == costmodel::Optimizer::kSgd) {
     optimizer_ = std::make_unique<torch::optim::SGD>(
         parameters_, torch::optim::SGDOptions(options_.learning_rate)
                          .momentum(options_.momentum)

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "costmodel/layer_graph.h"
-#include "tests/scripts/run_command.h"
+#include "run_command.h"  // tests/scripts/
 
 namespace {
 

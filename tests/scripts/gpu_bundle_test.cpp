@@ -9,7 +9,7 @@
 
 #include <filesystem>
 
-#include "tests/scripts/run_command.h"
+#include "run_command.h"  // tests/scripts/
 
 namespace {
 

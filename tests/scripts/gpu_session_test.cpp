@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "tests/scripts/run_command.h"
+#include "run_command.h"  // tests/scripts/
 
 namespace {
 
