@@ -8,9 +8,15 @@
 #include <set>
 #include <stdexcept>
 
+#include "costmodel/transport_model.h"
+
 namespace vitsim::calibrate {
 
 namespace {
+
+// Criteria equal to rounding (the same fit reached by two forms) keep the form tried first, the
+// one with fewer parameters: an extra parameter must improve AICc by more than this.
+constexpr double kAiccTie = 1e-12;
 
 int count_distinct(const std::vector<FitPoint>& pts) {
   std::set<double> xs;
@@ -140,7 +146,7 @@ CostFit fit_batch_cost(const std::vector<FitPoint>& pts) {
   for (auto& [fit, k] : candidates) {
     const double rss = fit.residual_rel * fit.residual_rel * n;
     fit.aicc = aicc(rss, n, k);
-    if (fit.aicc < best_aicc - 1e-12) {
+    if (fit.aicc < best_aicc - kAiccTie) {
       best_aicc = fit.aicc;
       best = fit;
     }
@@ -198,9 +204,7 @@ CostFit fit_affine_absolute(const std::vector<FitPoint>& pts) {
 
 double ring_allreduce_time_s(int64_t ranks, double message_bytes, double bandwidth_bytes_per_s,
                              double latency_s) {
-  if (ranks < 2) return 0;
-  const double n = static_cast<double>(ranks);
-  return 2.0 * (n - 1.0) / n * message_bytes / bandwidth_bytes_per_s + 2.0 * (n - 1.0) * latency_s;
+  return costmodel::ring_allreduce_time_s(ranks, message_bytes, bandwidth_bytes_per_s, latency_s);
 }
 
 AlphaBetaFit fit_alpha_beta(const std::vector<AllreduceSample>& samples, double prior_latency_s) {

@@ -64,7 +64,7 @@ struct AlphaBetaFit {
 // message size at one rank count, or a negative fitted latency).
 AlphaBetaFit fit_alpha_beta(const std::vector<AllreduceSample>& samples, double prior_latency_s);
 
-// Ring all-reduce time of the link convention (docs/cost-model.md).
+// Ring all-reduce time of the link convention (docs/cost-model.md); costmodel holds the rule.
 double ring_allreduce_time_s(int64_t ranks, double message_bytes, double bandwidth_bytes_per_s,
                              double latency_s);
 

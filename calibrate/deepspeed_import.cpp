@@ -2,11 +2,11 @@
 #include "calibrate/deepspeed_import.h"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <stdexcept>
 
 #include "calibrate/statistics.h"
+#include "costmodel/epoch.h"
 #include "costmodel/physical_bounds.h"
 #include "schema/input_error.h"
 
@@ -129,16 +129,6 @@ void check_summary(const DeepSpeedLog& log, LogSummary& s) {
 
 }  // namespace
 
-int64_t steps_per_epoch(double data_fraction, int64_t images, int64_t ranks, int64_t micro_batch) {
-  if (ranks < 1 || micro_batch < 1) {  // the divisions below
-    throw std::invalid_argument("steps_per_epoch: ranks and micro-batch must be >= 1");
-  }
-  // The study keeps the first int(p * images) images; DistributedSampler pads to a multiple of N.
-  const int64_t kept = static_cast<int64_t>(std::floor(data_fraction * images + 1e-9));
-  const int64_t per_rank = (kept + ranks - 1) / ranks;
-  return (per_rank + micro_batch - 1) / micro_batch;
-}
-
 LogSummary summarize_log(const DeepSpeedLog& log, const ImportOptions& o) {
   LogSummary s;
   s.file = log.file;
@@ -162,7 +152,15 @@ LogSummary summarize_log(const DeepSpeedLog& log, const ImportOptions& o) {
                          "pass --data-fraction to fix the epoch boundaries");
   }
   if (o.train_images < 1) throw std::invalid_argument("--train-images must be >= 1");
-  s.steps_per_epoch = steps_per_epoch(s.data_fraction, o.train_images, s.world_size, s.micro_batch);
+  if (s.world_size < 1 || s.micro_batch < 1) {  // the divisions of the epoch rule
+    throw InputError::at(log.file, "world size and micro-batch", "both >= 1",
+                         std::to_string(s.world_size) + " and " + std::to_string(s.micro_batch),
+                         "is this a DeepSpeed log of one run?");
+  }
+  // The logs have no accumulation (refused above): a step is a micro-step.
+  s.steps_per_epoch = costmodel::steps_per_epoch(
+      s.data_fraction, o.train_images,
+      std::vector<int64_t>(static_cast<size_t>(s.world_size), s.micro_batch), 1);
   if (s.steps_per_epoch < 1) {  // epoch boundaries below divide by it
     throw InputError::at(log.file, "data fraction",
                          "a data fraction that keeps at least one of the " +
@@ -171,9 +169,10 @@ LogSummary summarize_log(const DeepSpeedLog& log, const ImportOptions& o) {
                          "check the run directory's p, --data-fraction and --train-images");
   }
   s.step_lines = static_cast<int64_t>(log.steps.size());
-  const int64_t kept = static_cast<int64_t>(std::floor(s.data_fraction * o.train_images + 1e-9));
-  const int64_t per_rank = (kept + s.world_size - 1) / s.world_size;
-  const bool partial_last = per_rank % s.micro_batch != 0 && s.steps_per_epoch > 2;
+  const bool partial_last =
+      costmodel::last_micro_step_is_partial(costmodel::images_used(s.data_fraction, o.train_images),
+                                            s.world_size, s.micro_batch) &&
+      s.steps_per_epoch > 2;
   const StepSamples x = kept_samples(log, s.steps_per_epoch, s.world_size == 1, partial_last);
   if (x.forward.empty()) {
     throw InputError::at(log.file, "step lines", "at least one step after the first of an epoch",
@@ -291,7 +290,7 @@ ImportResult import_deepspeed(const std::vector<DeepSpeedLog>& logs,
   schema::Profile& p = r.profile;
   p.device = dev.id;
   p.device_name = dev.name;
-  p.source = "imported";
+  p.source = costmodel::CostSource::kImported;
   p.precision = prec;
   p.model = graph.config;
   for (const auto& [b, summaries] : by_batch)
@@ -302,20 +301,21 @@ ImportResult import_deepspeed(const std::vector<DeepSpeedLog>& logs,
     a.ranks = ranks;
     a.backend = "deepspeed-nccl";
     a.points.push_back(
-        allreduce_point(static_cast<double>(graph.gradient_bytes()), median(times), ranks));
+        allreduce_point(static_cast<double>(graph.gradient_bytes(prec)), median(times), ranks));
     p.allreduce.push_back(a);
   }
   return r;
 }
 
-ImportResult import_compute_summary(const CsvTable& t, const costmodel::DeviceCatalog& catalog,
+ImportResult import_compute_summary(const schema::CsvTable& t,
+                                    const costmodel::DeviceCatalog& catalog,
                                     const ImportOptions& o) {
   t.require_columns({"gpu", "precision", "micro_batch_per_gpu", "fwd_ms_median",
                      "bwd_inner_ms_median", "optimizer_step_ms_median"});
   const costmodel::LayerGraph graph = build_layer_graph(require_model(o, t.file()));
   ImportResult r;
   schema::Profile& p = r.profile;
-  p.source = "imported";
+  p.source = costmodel::CostSource::kImported;
   p.model = graph.config;
   for (size_t i = 0; i < t.rows(); ++i) {
     const Device d = resolve_device(catalog, t.at(i, "gpu"));

@@ -5,10 +5,11 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/run_app.h"
+#include "clikit/run_app.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
+#include "schema/transports_io.h"
 #include "sim/placement.h"
 #include "sim/platform_plan.h"
 #include "sim/platform_xml.h"
@@ -22,6 +23,7 @@ int cmd_platform(int argc, char** argv) {
       "equivalent SimGrid XML platform (every node, one host per GPU).",
       "vitsim platform"};
   std::string cluster_path, xml, costs_path, gpus_json = schema::default_gpus_path();
+  std::string transports_path = schema::default_transports_path();
   std::optional<int64_t> nodes;
   app.add_option("cluster", cluster_path, "cluster file (platforms/*.json)")
       ->required()
@@ -29,9 +31,11 @@ int cmd_platform(int argc, char** argv) {
   app.add_option("--export-xml", xml, "write the SimGrid XML platform to FILE");
   app.add_option("--nodes", nodes, "node count of the cluster's node template");
   app.add_option("--costs", costs_path,
-                 "cost model whose measured link costs replace datasheet figures");
+                 "cost model whose measured link costs replace the modelled figures");
+  app.add_option("--transports", transports_path, "transport model parameters")
+      ->capture_default_str();
   app.add_option("--gpus-json", gpus_json, "device catalog")->capture_default_str();
-  return run_app(app, argc, argv, [&] {
+  return clikit::run_app(app, argc, argv, [&] {
     schema::ClusterSpec cluster = schema::read_cluster(cluster_path);
     sim::check_cluster_devices(cluster, schema::read_gpus(gpus_json));
     if (nodes) cluster = sim::with_node_count(cluster, *nodes);
@@ -39,25 +43,31 @@ int cmd_platform(int argc, char** argv) {
     if (!costs_path.empty()) costs = schema::read_cost_model(costs_path);
     sim::Placement all;
     all.nodes = sim::expand_nodes(cluster);
+    const auto transports = schema::read_transports(transports_path);
     const sim::PlatformPlan plan =
-        sim::plan_platform(cluster, all, &costs.costs, /*all_nodes=*/true);
+        sim::plan_platform(cluster, all, &costs.costs, /*all_nodes=*/true, &transports);
     int64_t gpus = 0;
     for (const auto& n : plan.nodes) gpus += static_cast<int64_t>(n.gpu_hosts.size());
     std::cout << fmt::format("{}: {} node(s), {} GPU(s), {} link(s), topology {}\n", cluster.name,
-                             plan.nodes.size(), gpus, plan.links.size(), plan.topology);
-    const char* row = "{:<24} {:<22} {:>12} {:>12} {:<9}\n";
+                             plan.nodes.size(), gpus, plan.links.size(),
+                             schema::to_string(plan.topology));
+    const char* row = "{:<24} {:<22} {:>12} {:>12} {:<10}\n";
     std::cout << fmt::format(row, "link", "class", "bandwidth", "latency", "figures");
     std::cout << fmt::format(row, "", "", "GB/s", "us", "");
     const size_t shown = std::min<size_t>(plan.links.size(), 24);
     for (size_t i = 0; i < shown; ++i) {
       const auto& l = plan.links[i];
-      std::cout << fmt::format("{:<24} {:<22} {:>12.3f} {:>12.2f} {:<9}\n", l.name, l.link_class,
+      std::cout << fmt::format("{:<24} {:<22} {:>12.3f} {:>12.2f} {:<10}\n", l.name, l.link_class,
                                l.bandwidth_bytes_per_s / 1e9, l.latency_s * 1e6,
-                               l.measured ? "measured" : "datasheet");
+                               costmodel::to_string(l.source));
     }
     if (shown < plan.links.size()) std::cout << "... " << plan.links.size() - shown << " more\n";
     std::cout << "(latency: each endpoint link carries half its class's per-message latency; see "
                  "docs/simulator.md)\n";
+    for (const auto& p : plan.provenance) {
+      std::cout << fmt::format("{}: {} ({}): {}\n", p.link_class, costmodel::to_string(p.source),
+                               p.model, p.derived_from);
+    }
     if (!xml.empty()) {
       schema::write_file_atomic(xml, sim::platform_xml(plan));
       std::cerr << "vitsim platform: wrote " << xml << "\n";

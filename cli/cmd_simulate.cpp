@@ -4,10 +4,13 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/run_app.h"
+#include "clikit/run_app.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
+#include "schema/prediction_csv.h"
+#include "schema/transports_io.h"
+#include "sim/link_provenance.h"
 #include "sim/prediction_table.h"
 #include "sim/simulator.h"
 
@@ -20,6 +23,7 @@ int cmd_simulate(int argc, char** argv) {
       "parallel efficiency against the scenario's 1-GPU configuration, memory fit.",
       "vitsim simulate"};
   std::string scenario_path, costs_path, out_prefix, trace, gpus_json = schema::default_gpus_path();
+  std::string transports = schema::default_transports_path();
   std::string network_model = "CM02";
   bool crosstraffic = false;
   int steps = 3;
@@ -32,12 +36,19 @@ int cmd_simulate(int argc, char** argv) {
   app.add_option("--out", out_prefix, "write PREFIX.json (predictions) and PREFIX.csv (per rank)");
   app.add_option("--trace", trace, "write the simulated timelines as a Chrome trace (JSON)");
   app.add_option("--gpus-json", gpus_json, "device catalog")->capture_default_str();
+  app.add_option("--transports", transports,
+                 "transport model parameters, for link classes the costs did not measure")
+      ->capture_default_str();
   app.add_option("--steps", steps, "steps simulated per configuration")->capture_default_str();
   app.add_option("--network-model", network_model, "SimGrid network/model (CM02, LV08, ...)")
       ->capture_default_str();
   app.add_flag("--crosstraffic", crosstraffic, "SimGrid network/crosstraffic on");
+  bool force = false;
+  app.add_flag(
+      "--force", force,
+      "simulate even what the size guard estimates to take too long (not too much memory)");
   const std::vector<std::string> args(argv, argv + argc);
-  return run_app(app, argc, argv, [&] {
+  return clikit::run_app(app, argc, argv, [&] {
     const schema::Scenario scenario = schema::read_scenario(scenario_path);
     const schema::ClusterSpec cluster =
         schema::read_cluster(schema::scenario_cluster_path(scenario));
@@ -47,8 +58,16 @@ int cmd_simulate(int argc, char** argv) {
     options.network_model = network_model;
     options.crosstraffic = crosstraffic;
     options.simulated_steps = steps;
+    options.force = force;
     options.trace_path = trace;
     options.argv = args;
+    options.transports = schema::read_transports(transports);
+    const schema::ClusterSpec effective = schema::apply_overrides(scenario, cluster);
+    std::vector<std::vector<costmodel::LinkProvenance>> links;
+    for (const auto& c : scenario.configurations)
+      links.push_back(sim::link_classes_used(effective, c, costs.costs, options));
+    for (const auto& w : sim::unmeasured_link_warnings(links))
+      std::cerr << "vitsim simulate: warning: " << w << "\n";
     std::cerr << "vitsim simulate: " << scenario.name << ": " << scenario.configurations.size()
               << " configuration(s) on " << cluster.name << "\n";
     schema::PredictionFile p =
@@ -59,7 +78,7 @@ int cmd_simulate(int argc, char** argv) {
               << sim::prediction_table(p.configurations);
     if (!out_prefix.empty()) {
       schema::write_prediction(out_prefix + ".json", p);
-      schema::write_file_atomic(out_prefix + ".csv", sim::prediction_csv(p.configurations));
+      schema::write_file_atomic(out_prefix + ".csv", schema::ranks_csv(p.configurations));
       std::cerr << "vitsim simulate: wrote " << out_prefix << ".json and " << out_prefix
                 << ".csv\n";
     }

@@ -8,6 +8,7 @@ int cmd_model(int argc, char** argv);
 int cmd_platform(int argc, char** argv);
 int cmd_calibrate(int argc, char** argv);
 int cmd_import_deepspeed(int argc, char** argv);
+int cmd_import_nccl_tests(int argc, char** argv);
 int cmd_simulate(int argc, char** argv);
 int cmd_predict(int argc, char** argv);
 int cmd_sweep(int argc, char** argv);

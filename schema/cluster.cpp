@@ -1,4 +1,4 @@
-// Cluster description reader and writer (schema "vitsim.cluster", version 1); see cluster.h and
+// Cluster description reader and writer (schema "vitsim.cluster", version 2); see cluster.h and
 // docs/formats/cluster.md. Every number carries its unit in the key (bandwidth_bytes_per_s,
 // latency_s): a string such as "10Gbps" is refused with a hint instead of being guessed at.
 // Figures and counts are held to costmodel/physical_bounds.h (a latency of 1e308 s or 10^9 GPUs in
@@ -13,6 +13,7 @@
 #include "schema/common_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
+#include "schema/transport_spec_io.h"
 
 namespace vitsim::schema {
 namespace {
@@ -36,26 +37,77 @@ LinkSpec read_link_figures(const Node& n) {
   return l;
 }
 
+// The keys of a link object: its figures, the transport keys, and `extra` (the fabric's kind).
+std::vector<std::string> link_keys(std::vector<std::string> extra = {}) {
+  for (const char* k : {"bandwidth_bytes_per_s", "latency_s", "link_class"}) extra.push_back(k);
+  for (const char* k : kTransportKeys) extra.push_back(k);
+  return extra;
+}
+
+Json link_json(const LinkSpec& l, bool fabric) {
+  Json j = {{"bandwidth_bytes_per_s", l.bandwidth_bytes_per_s},
+            {"latency_s", l.latency_s},
+            {"link_class", l.link_class}};
+  write_transport_spec(l.transport, fabric, j);
+  return j;
+}
+
+// Version 1 named no transports: refused with what to add rather than guessed.
+void expect_cluster_schema(const Node& root) {
+  if (root["schema"].json() == kClusterSchema && root["schema_version"].json() == 1) {
+    root["schema_version"].fail(
+        "schema_version " + std::to_string(kClusterVersion), "1",
+        "version 2 names the transport of every link: set \"schema_version\": 2 and add "
+        "\"transport\" (and its keys) to each nic, intra_node and switch_link, e.g. "
+        "\"transport\": \"socket\", \"mtu_bytes\": 1500 for Ethernet; see "
+        "docs/formats/cluster.md, \"From version 1\"");
+  }
+  root.expect_schema(kClusterSchema, kClusterVersion);
+}
+
 }  // namespace
 
-LinkSpec read_link_spec(const Node& n) {
-  n.expect_keys({"bandwidth_bytes_per_s", "latency_s", "link_class"});
-  return read_link_figures(n);
+const char* to_string(Topology topology) {
+  return topology == Topology::kStar ? "star" : "fat-tree";
+}
+
+LinkSpec read_link_spec(const Node& n, TransportRule rule) {
+  n.expect_keys(link_keys());
+  LinkSpec l = read_link_figures(n);
+  l.transport =
+      read_transport_spec(n, rule != TransportRule::kOptional, rule == TransportRule::kFabric);
+  return l;
 }
 
 Json write_link_spec(const LinkSpec& l) {
-  return {{"bandwidth_bytes_per_s", l.bandwidth_bytes_per_s},
-          {"latency_s", l.latency_s},
-          {"link_class", l.link_class}};
+  return link_json(l, false);
+}
+
+costmodel::LinkModelInput link_model_input(const LinkSpec& link, bool fabric) {
+  costmodel::LinkModelInput in;
+  in.link_class = link.link_class;
+  in.line_rate_bytes_per_s = link.bandwidth_bytes_per_s;
+  in.latency_s = link.latency_s;
+  in.transport = link.transport;
+  in.fabric = fabric;
+  return in;
 }
 
 namespace {
 
 IntraNodeFabric read_fabric(const Node& n) {
-  n.expect_keys({"kind", "bandwidth_bytes_per_s", "latency_s", "link_class"});
+  n.expect_keys(link_keys({"kind"}));
   IntraNodeFabric f;
   f.kind = n["kind"].one_of({"pcie-host", "pcie-p2p", "nvlink"});
   f.link = read_link_figures(n);
+  f.link.transport = read_transport_spec(n, true, false);
+  const char* expected = f.kind == "pcie-host" ? "shm" : (f.kind == "pcie-p2p" ? "p2p" : "nvlink");
+  if (costmodel::to_string(f.link.transport.kind) != std::string(expected)) {
+    n["transport"].fail(std::string("\"") + expected + "\" for kind " + f.kind,
+                        n["transport"].describe(),
+                        "pcie-host GPUs talk through host shared memory (shm), pcie-p2p GPUs "
+                        "peer to peer (p2p), nvlink GPUs over NVLink (nvlink)");
+  }
   return f;
 }
 
@@ -104,8 +156,10 @@ NodeSpec read_node(const Node& n) {
 NetworkSpec read_network(const Node& n) {
   n.expect_keys({"topology", "switch_link", "nodes_per_leaf", "spines"});
   NetworkSpec net;
-  net.topology = n["topology"].one_of({"star", "fat-tree"});
-  if (net.topology == "star") {
+  net.topology = n["topology"].one_of({"star", "fat-tree"}) == std::string("star")
+                     ? Topology::kStar
+                     : Topology::kFatTree;
+  if (net.topology == Topology::kStar) {
     for (const char* key : {"switch_link", "nodes_per_leaf", "spines"}) {
       if (n.has(key)) {
         n[key].fail("no \"" + std::string(key) + "\" in a star", n[key].describe(),
@@ -114,7 +168,7 @@ NetworkSpec read_network(const Node& n) {
     }
     return net;
   }
-  net.switch_link = read_link_spec(n["switch_link"]);
+  net.switch_link = read_link_spec(n["switch_link"], TransportRule::kFabric);
   net.nodes_per_leaf = n["nodes_per_leaf"].count(costmodel::kNodes);
   net.spines = n["spines"].count(costmodel::kNodes);
   return net;
@@ -166,7 +220,7 @@ int64_t node_gpu_count(const NodeSpec& node) {
 }
 
 ClusterSpec read_cluster(const Node& root) {
-  root.expect_schema(kClusterSchema, kClusterVersion);
+  expect_cluster_schema(root);
   root.expect_keys({"schema", "schema_version", "context", "name", "description", "devices",
                     "nodes", "network", "host_sets"});
   if (root.has("context")) read_context(root);
@@ -227,16 +281,16 @@ Json write_cluster_json(const ClusterSpec& c) {
     if (!n.description.empty()) node["description"] = n.description;
     if (n.is_template) node["count"] = n.count;
     if (!n.intra_node.kind.empty()) {
-      Json f = write_link_spec(n.intra_node.link);
+      Json f = link_json(n.intra_node.link, false);
       f["kind"] = n.intra_node.kind;
       node["intra_node"] = f;
     }
     nodes.push_back(node);
   }
   doc["nodes"] = nodes;
-  Json net = {{"topology", c.network.topology}};
-  if (c.network.topology == "fat-tree") {
-    net["switch_link"] = write_link_spec(c.network.switch_link);
+  Json net = {{"topology", schema::to_string(c.network.topology)}};
+  if (c.network.topology == Topology::kFatTree) {
+    net["switch_link"] = link_json(c.network.switch_link, true);
     net["nodes_per_leaf"] = c.network.nodes_per_leaf;
     net["spines"] = c.network.spines;
   }

@@ -1,5 +1,7 @@
-// Cluster description (schema "vitsim.cluster", version 1; docs/formats/cluster.md):
-// platforms/*.json. Read by the simulator, which builds the SimGrid platform from it.
+// Cluster description (schema "vitsim.cluster", version 2; docs/formats/cluster.md):
+// platforms/*.json. Read by the simulator, which builds the SimGrid platform from it. Version 2
+// names the NCCL transport of every link (docs/transport-model.md); version 1 files are refused
+// with the keys to add.
 #pragma once
 
 #include <map>
@@ -8,20 +10,28 @@
 #include <vector>
 
 #include "costmodel/device_spec.h"
+#include "costmodel/transport_model.h"
 #include "schema/json_node.h"
 
 namespace vitsim::schema {
 
 inline constexpr const char* kClusterSchema = "vitsim.cluster";
-inline constexpr int kClusterVersion = 1;
+inline constexpr int kClusterVersion = 2;
 
-// One link: alpha-beta. link_class names the class whose measured cost (cost model `links`)
-// replaces these datasheet figures when present.
+// One link: its datasheet line rate, hardware latency and transport. link_class names the class
+// whose measured cost (cost model `links`) replaces the transport model's figures when present.
+// A LinkSpec built in code without a transport (kNone) keeps its figures as given ("datasheet").
 struct LinkSpec {
   double bandwidth_bytes_per_s = 0;
   double latency_s = 0;
   std::string link_class;
+  costmodel::TransportSpec transport;
 };
+
+// Whether a link object must name its transport: cluster files (kRequired); switch-to-switch
+// links (kFabric: net-ib, socket or tcp, wire keys only); scenario node overrides (kOptional: an
+// override without one keeps the transport of the link it replaces).
+enum class TransportRule { kRequired, kFabric, kOptional };
 
 struct IntraNodeFabric {
   std::string kind;  // "pcie-host" (through host memory), "pcie-p2p", "nvlink"
@@ -44,11 +54,15 @@ struct NodeSpec {
   bool nic_per_gpu = false;  // one NIC per GPU (rail-optimized H100/H200 systems)
 };
 
+// How the nodes' NICs are joined: one non-blocking switch, or leaves joined by spines.
+enum class Topology { kStar, kFatTree };
+const char* to_string(Topology topology);  // "star" | "fat-tree", as in the file
+
 struct NetworkSpec {
-  std::string topology = "star";  // "star" | "fat-tree"
-  LinkSpec switch_link;           // star: the switch's backplane; fat-tree: leaf-spine links
-  int64_t nodes_per_leaf = 0;     // fat-tree only
-  int64_t spines = 0;             // fat-tree only
+  Topology topology = Topology::kStar;
+  LinkSpec switch_link;        // star: the switch's backplane; fat-tree: leaf-spine links
+  int64_t nodes_per_leaf = 0;  // fat-tree only
+  int64_t spines = 0;          // fat-tree only
 };
 
 struct ClusterSpec {
@@ -67,7 +81,7 @@ ClusterSpec read_cluster(const Node& root);
 Json write_cluster_json(const ClusterSpec& cluster);
 
 // Pieces shared with scenario files (node overrides).
-LinkSpec read_link_spec(const Node& node);
+LinkSpec read_link_spec(const Node& node, TransportRule rule = TransportRule::kRequired);
 Json write_link_spec(const LinkSpec& link);
 GpuGroup read_gpu_group(const Node& node);
 
@@ -75,5 +89,7 @@ GpuGroup read_gpu_group(const Node& node);
 std::vector<std::string> node_host_names(const NodeSpec& node);
 // GPUs in one node of the template (sum of its groups).
 int64_t node_gpu_count(const NodeSpec& node);
+// The transport model's view of a link (costmodel/transport_model.h).
+costmodel::LinkModelInput link_model_input(const LinkSpec& link, bool fabric = false);
 
 }  // namespace vitsim::schema

@@ -53,15 +53,15 @@ void read_training_keys(const Node& n, TrainingConfig& c) {
       c.per_rank_micro_batch.push_back(b.count(costmodel::kMicroBatch));
   }
   if (auto v = n.get("accumulation")) c.accumulation = v->count(costmodel::kAccumulation);
-  if (auto v = n.get("optimizer")) c.optimizer = v->one_of({"adamw", "sgd"});
+  if (auto v = n.get("optimizer")) c.optimizer = read_optimizer(*v);
   if (auto v = n.get("images")) c.images = v->count(costmodel::kImages);
   if (auto v = n.get("data_fraction")) {
     c.data_fraction = v->in_range(0, 1);
     if (!(c.data_fraction > 0)) v->fail("number in (0, 1]", v->describe());
   }
   if (auto v = n.get("overlap")) c.overlap = v->boolean();
-  if (auto v = n.get("collective")) c.collective = v->one_of({"ring", "tree", "hierarchical"});
-  if (auto v = n.get("collective_level")) c.collective_level = v->one_of({"step", "flow", "auto"});
+  if (auto v = n.get("collective")) c.collective = read_collective(*v);
+  if (auto v = n.get("collective_level")) c.collective_level = read_collective_level(*v);
   if (auto v = n.get("bucket_bytes")) c.bucket_bytes = v->within(costmodel::kBytes);
 }
 
@@ -92,7 +92,7 @@ NodeOverride read_override(const Node& n) {
   n.expect_keys({"node", "nic", "gpus"});
   NodeOverride o;
   o.node = n["node"].string();
-  if (auto v = n.get("nic")) o.nic = read_link_spec(*v);
+  if (auto v = n.get("nic")) o.nic = read_link_spec(*v, TransportRule::kOptional);
   if (auto v = n.get("gpus")) {
     for (const Node& g : v->items_nonempty()) o.gpus.push_back(read_gpu_group(g));
   }
@@ -118,12 +118,12 @@ Json write_training_config(const TrainingConfig& c) {
             {"precision", costmodel::to_string(c.precision)},
             {"micro_batch", c.micro_batch},
             {"accumulation", c.accumulation},
-            {"optimizer", c.optimizer},
+            {"optimizer", costmodel::to_string(c.optimizer)},
             {"images", c.images},
             {"data_fraction", c.data_fraction},
             {"overlap", c.overlap},
-            {"collective", c.collective},
-            {"collective_level", c.collective_level},
+            {"collective", costmodel::to_string(c.collective)},
+            {"collective_level", costmodel::to_string(c.collective_level)},
             {"bucket_bytes", c.bucket_bytes},
             {"placement", c.placement},
             {"scaling", c.scaling}};
@@ -179,7 +179,12 @@ ClusterSpec apply_overrides(const Scenario& scenario, const ClusterSpec& cluster
                            "a node of cluster " + cluster.name, "\"" + o.node + "\"",
                            "node names are the \"name\" fields of the cluster file");
     }
-    if (o.nic) target->nic = *o.nic;
+    if (o.nic) {
+      // An override that names no transport keeps the one of the NIC it replaces.
+      const costmodel::TransportSpec kept = target->nic.transport;
+      target->nic = *o.nic;
+      if (o.nic->transport.kind == costmodel::Transport::kNone) target->nic.transport = kept;
+    }
     if (!o.gpus.empty()) target->gpus = o.gpus;
   }
   return out;

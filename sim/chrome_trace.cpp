@@ -28,18 +28,24 @@ nlohmann::json meta(int64_t pid, int64_t tid, const char* what, const nlohmann::
 
 }  // namespace
 
-void ChromeTrace::add(int64_t pid, const std::string& label, const std::vector<RankPlan>& ranks,
+void ChromeTrace::add(int64_t pid, const std::string& label, const std::vector<std::string>& tracks,
                       const SimOutput& out) {
   events_.push_back(meta(pid, -1, "process_name", {{"name", label}}));
   events_.push_back(meta(pid, -1, "process_sort_index", {{"sort_index", pid}}));
-  for (const auto& r : ranks) {
-    const std::string who =
-        "rank " + std::to_string(r.rank) + " (" + r.host + ", " + r.device + ")";
-    events_.push_back(meta(pid, 2 * r.rank, "thread_name", {{"name", who}}));
-    events_.push_back(meta(pid, 2 * r.rank + 1, "thread_name", {{"name", who + " all-reduce"}}));
-    events_.push_back(meta(pid, 2 * r.rank, "thread_sort_index", {{"sort_index", 2 * r.rank}}));
-    events_.push_back(
-        meta(pid, 2 * r.rank + 1, "thread_sort_index", {{"sort_index", 2 * r.rank + 1}}));
+  const auto traced = std::min<int64_t>(kMaxTraceTracks, static_cast<int64_t>(tracks.size()));
+  if (traced < static_cast<int64_t>(tracks.size())) {
+    events_.push_back(meta(
+        pid, -1, "process_labels",
+        {{"labels",
+          "tracks of the first " + std::to_string(traced) + " of " + std::to_string(tracks.size()) +
+              " simulated ranks or classes of ranks only; the prediction covers every rank"}}));
+  }
+  for (int64_t a = 0; a < traced; ++a) {
+    const std::string& who = tracks[static_cast<size_t>(a)];
+    events_.push_back(meta(pid, 2 * a, "thread_name", {{"name", who}}));
+    events_.push_back(meta(pid, 2 * a + 1, "thread_name", {{"name", who + " all-reduce"}}));
+    events_.push_back(meta(pid, 2 * a, "thread_sort_index", {{"sort_index", 2 * a}}));
+    events_.push_back(meta(pid, 2 * a + 1, "thread_sort_index", {{"sort_index", 2 * a + 1}}));
   }
   // Slowest compute of each step, for the idle part of the waits.
   std::vector<double> max_compute;
@@ -49,6 +55,7 @@ void ChromeTrace::add(int64_t pid, const std::string& label, const std::vector<R
       max_compute[s] = std::max(max_compute[s], rec.compute_s[s]);
   }
   for (const TraceSpan& s : out.spans) {
+    if (s.rank >= traced) continue;
     const int64_t tid = 2 * s.rank + s.track;
     if (s.track == 1) {
       events_.push_back(span_event(pid, tid, s.name, "communication", s.start_s, s.duration_s));

@@ -9,99 +9,36 @@
 #include "sim/sg_compat.h"
 
 namespace vitsim::sim {
-namespace {
 
 namespace sg4 = simgrid::s4u;
 
-uint64_t payload(double bytes) {
-  return static_cast<uint64_t>(std::max(1.0, std::llround(bytes) * 1.0));
-}
-
-// Position of a rank in tree t (0: in order; 1: mirrored, so that interior nodes of one tree are
-// mostly leaves of the other, as in NCCL's double binary tree).
-size_t tree_pos(size_t pos, size_t n, int t) {
-  return t == 0 ? pos : n - 1 - pos;
-}
-
-int64_t tree_depth(size_t n) {
-  int64_t d = 0;
-  while ((size_t{1} << (d + 1)) <= n) ++d;  // depth of position n-1 in a heap = floor(log2 n)
-  return d;
-}
-
-}  // namespace
-
-CollectiveAlgorithm parse_collective(const std::string& name) {
-  if (name == "ring") return CollectiveAlgorithm::kRing;
-  if (name == "tree") return CollectiveAlgorithm::kTree;
-  if (name == "hierarchical") return CollectiveAlgorithm::kHierarchical;
-  throw std::invalid_argument("unknown collective '" + name +
-                              "' (expected ring, tree or hierarchical)");
-}
-
-Collectives::Group Collectives::make_group(const PlatformPlan& plan, std::vector<int64_t> ranks) {
+Collectives::Group Collectives::make_group(const CollectiveGroup& plan) {
   Group g;
-  g.ranks = std::move(ranks);
-  const size_t n = g.ranks.size();
-  g.barrier = sg4::Barrier::create(static_cast<unsigned>(n));
-  for (size_t i = 0; n > 1 && i < n; ++i) {
-    g.max_ring_latency_s =
-        std::max(g.max_ring_latency_s, plan.route_latency_s(g.ranks[i], g.ranks[(i + 1) % n]));
-  }
-  for (int t = 0; t < 2 && n > 1; ++t) {
-    for (size_t p = 1; p < n; ++p) {
-      const int64_t child = g.ranks[tree_pos(p, n, t)],
-                    parent = g.ranks[tree_pos((p - 1) / 2, n, t)];
-      g.max_tree_latency_s = std::max({g.max_tree_latency_s, plan.route_latency_s(child, parent),
-                                       plan.route_latency_s(parent, child)});
-    }
-  }
+  g.plan = &plan;
+  g.ranks = plan.ranks;
+  g.barrier = sg4::Barrier::create(static_cast<unsigned>(g.ranks.size()));
   return g;
 }
 
-Collectives::Collectives(const PlatformPlan& plan, std::vector<sg4::Host*> hosts,
-                         CollectiveAlgorithm algorithm, bool flow_level)
-    : hosts_(std::move(hosts)),
-      algorithm_(algorithm),
+Collectives::Collectives(const CollectivePlan& plan, std::vector<sg4::Host*> hosts, bool flow_level)
+    : plan_(plan),
+      hosts_(std::move(hosts)),
       flow_level_(flow_level),
       n_(static_cast<int64_t>(hosts_.size())) {
-  std::vector<int64_t> all(static_cast<size_t>(n_));
-  for (int64_t r = 0; r < n_; ++r) all[static_cast<size_t>(r)] = r;
-  world_ = make_group(plan, all);
-  if (flow_level_ && algorithm_ == CollectiveAlgorithm::kRing) make_flow_edges(world_, 0);
-  if (algorithm_ != CollectiveAlgorithm::kHierarchical) return;
-  std::map<int64_t, std::vector<int64_t>> by_node;  // plan node -> ranks, in rank order
-  for (int64_t r = 0; r < n_; ++r) by_node[plan.rank_nodes[static_cast<size_t>(r)]].push_back(r);
-  const size_t k = by_node.begin()->second.size();
-  for (const auto& [node, ranks] : by_node) {
-    if (ranks.size() != k) {
-      throw std::invalid_argument(
-          "the hierarchical collective needs the same number of ranks on every node (node " +
-          plan.nodes[static_cast<size_t>(node)].host + " has " + std::to_string(ranks.size()) +
-          ", another " + std::to_string(k) + ")");
-    }
+  if (plan_.algorithm != costmodel::Collective::kHierarchical) {
+    world_ = make_group(plan_.world);
+    if (flow_level_ && plan_.algorithm == costmodel::Collective::kRing)
+      make_flow_edges(world_, kRingTag);
+    return;
   }
-  intra_of_.assign(static_cast<size_t>(n_), 0);
-  inter_of_.assign(static_cast<size_t>(n_), 0);
-  local_of_.assign(static_cast<size_t>(n_), 0);
-  node_pos_of_.assign(static_cast<size_t>(n_), 0);
-  std::vector<std::vector<int64_t>> per_local(k);
-  for (const auto& [node, ranks] : by_node) {
-    for (size_t i = 0; i < k; ++i) {
-      intra_of_[static_cast<size_t>(ranks[i])] = intra_.size();
-      local_of_[static_cast<size_t>(ranks[i])] = i;
-      inter_of_[static_cast<size_t>(ranks[i])] = i;
-      node_pos_of_[static_cast<size_t>(ranks[i])] = per_local[i].size();
-      per_local[i].push_back(ranks[i]);
-    }
-    intra_.push_back(make_group(plan, ranks));
-  }
-  for (auto& ranks : per_local) inter_.push_back(make_group(plan, ranks));
+  for (const CollectiveGroup& g : plan_.intra) intra_.push_back(make_group(g));
+  for (const CollectiveGroup& g : plan_.inter) inter_.push_back(make_group(g));
   for (Group& g : intra_) {
-    if (flow_level_) make_flow_edges(g, 4), make_flow_edges(g, 6);
+    if (flow_level_)
+      make_flow_edges(g, kIntraReduceScatterTag), make_flow_edges(g, kIntraAllGatherTag);
   }
   for (Group& g : inter_) {
-    if (flow_level_) make_flow_edges(g, 5);
+    if (flow_level_) make_flow_edges(g, kInterRingTag);
   }
 }
 
@@ -117,7 +54,8 @@ void Collectives::make_flow_edges(Group& g, int tag) {
 
 sg4::Mailbox* Collectives::box(int64_t src, int64_t dst, int tag) {
   const uint64_t key =
-      (static_cast<uint64_t>(src) * static_cast<uint64_t>(n_) + static_cast<uint64_t>(dst)) * 8 +
+      (static_cast<uint64_t>(src) * static_cast<uint64_t>(n_) + static_cast<uint64_t>(dst)) *
+          kMailboxTags +
       static_cast<uint64_t>(tag);
   auto it = boxes_.find(key);
   if (it != boxes_.end()) return it->second;
@@ -136,15 +74,17 @@ void Collectives::ring_step(const Group& g, size_t pos, int64_t phases, double c
   sg4::Mailbox* in = box(prev, me, tag);
   for (int64_t p = 0; p < phases; ++p) {
     int* data = nullptr;
-    sg4::CommPtr send = out->put_async(&token_, payload(chunk_bytes));
+    sg4::CommPtr send = out->put_async(&token_, message_payload(chunk_bytes));
     sg4::CommPtr recv = in->get_async<int>(&data);
     sg::wait_all({send, recv});
   }
 }
 
-void Collectives::ring_flow(Group& g, size_t pos, double edge_bytes, int64_t latencies, int tag) {
+void Collectives::ring_flow(Group& g, FlowStage stage, size_t pos, double bytes, int tag) {
   const size_t n = g.ranks.size();
-  if (n < 2 || latencies < 1) return;
+  if (n < 2 || flow_phases(stage, static_cast<int64_t>(n)) < 1) return;
+  const double edge_bytes =
+      flow_edge_bytes(stage, static_cast<int64_t>(n), plan_.ranks_per_node, bytes);
   // Every edge flows at once, from the moment the last member arrives; the collective ends for
   // all when the slowest edge is done, plus the latencies of the phases the flow stands for.
   // Each member is the permanent receiver of its incoming edge's mailbox, so its predecessor's
@@ -160,10 +100,10 @@ void Collectives::ring_flow(Group& g, size_t pos, double edge_bytes, int64_t lat
     in.receiver_set = true;
   }
   g.barrier->wait();
-  edges[pos].mailbox->put(&token_, payload(edge_bytes));
+  edges[pos].mailbox->put(&token_, message_payload(edge_bytes));
   if (++g.finished == n) {
     g.finished = 0;
-    const double extra = static_cast<double>(latencies - 1) * g.max_ring_latency_s;
+    const double extra = flow_extra_latency_s(stage, *g.plan);
     if (extra > 0) sg4::this_actor::sleep_for(extra);
   }
   g.barrier->wait();
@@ -176,7 +116,7 @@ void Collectives::tree_one(const Group& g, size_t pos, int t, double half_bytes)
   const int64_t me = g.ranks[pos];
   const int chunks = static_cast<int>(
       std::clamp(std::ceil(half_bytes / kTreeChunkBytes), 1.0, double{kTreeMaxChunks}));
-  const uint64_t chunk = payload(half_bytes / chunks);
+  const uint64_t chunk = message_payload(half_bytes / chunks);
   const size_t p = tree_pos(pos, n, t);
   const int64_t parent = p == 0 ? -1 : g.ranks[tree_pos((p - 1) / 2, n, t)];
   std::vector<int64_t> children;
@@ -188,13 +128,15 @@ void Collectives::tree_one(const Group& g, size_t pos, int t, double half_bytes)
   for (int k = 0; k < chunks; ++k) {  // reduce: children -> me -> parent
     std::vector<sg4::CommPtr> gets;
     for (size_t c = 0; c < children.size(); ++c)
-      gets.push_back(box(children[c], me, t)->get_async<int>(&sink[c]));
+      gets.push_back(box(children[c], me, kTreeReduceTag + t)->get_async<int>(&sink[c]));
     sg::wait_all(gets);
-    if (parent >= 0) pending.push_back(box(me, parent, t)->put_async(&token_, chunk));
+    if (parent >= 0)
+      pending.push_back(box(me, parent, kTreeReduceTag + t)->put_async(&token_, chunk));
   }
   for (int k = 0; k < chunks; ++k) {  // broadcast: parent -> me -> children
-    if (parent >= 0) box(parent, me, 2 + t)->get_async<int>(&sink[0])->wait();
-    for (int64_t c : children) pending.push_back(box(me, c, 2 + t)->put_async(&token_, chunk));
+    if (parent >= 0) box(parent, me, kTreeBroadcastTag + t)->get_async<int>(&sink[0])->wait();
+    for (int64_t c : children)
+      pending.push_back(box(me, c, kTreeBroadcastTag + t)->put_async(&token_, chunk));
   }
   sg::wait_all(pending);
 }
@@ -219,67 +161,70 @@ void Collectives::tree_flow(const Group& g, size_t pos, double bytes) {
   const size_t n = g.ranks.size();
   if (n < 2) return;
   const int64_t me = g.ranks[pos];
+  const double half = flow_edge_bytes(FlowStage::kTree, static_cast<int64_t>(n), 1, bytes);
   g.barrier->wait();
   std::vector<sg4::CommPtr> comms;
-  std::vector<int*> sink(8, nullptr);
+  std::vector<int*> sink(2 * 3, nullptr);  // per tree: from the parent and two children
   size_t s = 0;
   for (int t = 0; t < 2; ++t) {
     const size_t p = tree_pos(pos, n, t);
     if (p > 0) {
       const int64_t parent = g.ranks[tree_pos((p - 1) / 2, n, t)];
-      comms.push_back(box(me, parent, t)->put_async(&token_, payload(bytes / 2)));
-      comms.push_back(box(parent, me, 2 + t)->get_async<int>(&sink[s++]));
+      comms.push_back(
+          box(me, parent, kTreeReduceTag + t)->put_async(&token_, message_payload(half)));
+      comms.push_back(box(parent, me, kTreeBroadcastTag + t)->get_async<int>(&sink[s++]));
     }
     for (size_t c : {2 * p + 1, 2 * p + 2}) {
       if (c >= n) continue;
       const int64_t child = g.ranks[tree_pos(c, n, t)];
-      comms.push_back(box(child, me, t)->get_async<int>(&sink[s++]));
-      comms.push_back(box(me, child, 2 + t)->put_async(&token_, payload(bytes / 2)));
+      comms.push_back(box(child, me, kTreeReduceTag + t)->get_async<int>(&sink[s++]));
+      comms.push_back(
+          box(me, child, kTreeBroadcastTag + t)->put_async(&token_, message_payload(half)));
     }
   }
   sg::wait_all(comms);
   g.barrier->wait();
-  const double extra = static_cast<double>(2 * tree_depth(n) - 1) * g.max_tree_latency_s;
+  const double extra = flow_extra_latency_s(FlowStage::kTree, *g.plan);
   if (extra > 0) sg4::this_actor::sleep_for(extra);
 }
 
 void Collectives::hierarchical(int64_t rank, double bytes) {
   const size_t r = static_cast<size_t>(rank);
-  Group& intra = intra_[intra_of_[r]];
-  Group& inter = inter_[inter_of_[r]];
-  const double k = static_cast<double>(intra.ranks.size());
-  const double nodes = static_cast<double>(inter.ranks.size());
-  const int64_t ki = static_cast<int64_t>(intra.ranks.size()),
-                ni = static_cast<int64_t>(inter.ranks.size());
+  Group& intra = intra_[plan_.intra_of[r]];
+  Group& inter = inter_[plan_.inter_of[r]];
+  const size_t local = plan_.local_of[r], node_pos = plan_.node_pos_of[r];
   if (flow_level_) {
-    ring_flow(intra, local_of_[r], (k - 1) / k * bytes, ki - 1, 4);
-    ring_flow(inter, node_pos_of_[r], 2 * (nodes - 1) / nodes * bytes / k, 2 * (ni - 1), 5);
-    ring_flow(intra, local_of_[r], (k - 1) / k * bytes, ki - 1, 6);
+    ring_flow(intra, FlowStage::kIntraReduceScatter, local, bytes, kIntraReduceScatterTag);
+    ring_flow(inter, FlowStage::kInterRing, node_pos, bytes, kInterRingTag);
+    ring_flow(intra, FlowStage::kIntraAllGather, local, bytes, kIntraAllGatherTag);
   } else {
-    ring_step(intra, local_of_[r], ki - 1, bytes / k, 4);
-    ring_step(inter, node_pos_of_[r], 2 * (ni - 1), bytes / (k * nodes), 5);
-    ring_step(intra, local_of_[r], ki - 1, bytes / k, 6);
+    const double k = static_cast<double>(intra.ranks.size());
+    const double nodes = static_cast<double>(inter.ranks.size());
+    const int64_t ki = static_cast<int64_t>(intra.ranks.size()),
+                  ni = static_cast<int64_t>(inter.ranks.size());
+    ring_step(intra, local, ki - 1, bytes / k, kIntraReduceScatterTag);
+    ring_step(inter, node_pos, 2 * (ni - 1), bytes / (k * nodes), kInterRingTag);
+    ring_step(intra, local, ki - 1, bytes / k, kIntraAllGatherTag);
   }
 }
 
 void Collectives::allreduce(int64_t rank, double bytes) {
   const size_t pos = static_cast<size_t>(rank);
-  switch (algorithm_) {
-    case CollectiveAlgorithm::kRing:
+  switch (plan_.algorithm) {
+    case costmodel::Collective::kRing:
       if (flow_level_) {
-        const double n = static_cast<double>(n_);
-        ring_flow(world_, pos, 2 * (n - 1) / n * bytes, 2 * (n_ - 1), 0);
+        ring_flow(world_, FlowStage::kRing, pos, bytes, kRingTag);
       } else {
-        ring_step(world_, pos, 2 * (n_ - 1), bytes / static_cast<double>(n_), 0);
+        ring_step(world_, pos, 2 * (n_ - 1), bytes / static_cast<double>(n_), kRingTag);
       }
       break;
-    case CollectiveAlgorithm::kTree:
+    case costmodel::Collective::kTree:
       if (flow_level_)
         tree_flow(world_, pos, bytes);
       else
         tree_step(world_, pos, bytes);
       break;
-    case CollectiveAlgorithm::kHierarchical:
+    case costmodel::Collective::kHierarchical:
       hierarchical(rank, bytes);
       break;
   }

@@ -1,6 +1,7 @@
 // SimGrid platform from a PlatformPlan; see platform_builder.h.
 #include "sim/platform_builder.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -73,7 +74,8 @@ std::vector<sg4::Host*> build_platform(const PlatformPlan& plan) {
     lz->add_route(sw->get_netpoint(), nullptr, leaf_switches[leaf], nullptr, {}, true);
   }
   for (const auto& node : plan.nodes) {
-    sg4::NetZone* parent = plan.topology == "fat-tree" ? leaf_zones.at(node.leaf) : root;
+    sg4::NetZone* parent =
+        plan.topology == schema::Topology::kFatTree ? leaf_zones.at(node.leaf) : root;
     auto [zone, gw] = build_node(node, parent, links, hosts);
     // The node's gateway hangs off the switch (star centre) with no link of its own.
     parent->add_route(zone->get_netpoint(), nullptr, gw, nullptr, {}, true);
@@ -89,6 +91,50 @@ std::vector<sg4::Host*> build_platform(const PlatformPlan& plan) {
   root->seal();
   std::vector<sg4::Host*> out;
   for (const auto& h : plan.rank_hosts) out.push_back(hosts.at(h));
+  return out;
+}
+
+ClassHosts build_class_platform(const RankClasses& classes) {
+  sg4::NetZone* root = sg::star_zone("classes", nullptr);
+  std::vector<sg4::Link*> links;
+  double widest = 0;
+  for (size_t i = 0; i < classes.links.size(); ++i) {
+    const ClassLink& l = classes.links[i];
+    links.push_back(root->create_link("class-link-" + std::to_string(i), l.bandwidth_bytes_per_s));
+    links.back()->seal();
+    widest = std::max(widest, l.bandwidth_bytes_per_s);
+  }
+  // A latency link must never be a flow's bottleneck, nor lower CM02's bound on its rate (the
+  // smallest bandwidth on its route).
+  const double never_binds_bytes_per_s = std::max(1e20, 1e6 * widest);
+  std::vector<sg4::Link*> latency;
+  for (size_t f = 0; f < classes.flows.size(); ++f) {
+    sg4::Link* l =
+        root->create_link("class-flow-" + std::to_string(f) + ".latency", never_binds_bytes_per_s);
+    l->set_latency(classes.flows[f].simgrid_latency_s);
+    l->seal();
+    latency.push_back(l);
+  }
+  ClassHosts out;
+  out.actors = root->create_host("class-actors", 1e9);
+  out.actors->seal();
+  for (size_t f = 0; f < classes.flows.size(); ++f) {
+    const std::string name = "class-flow-" + std::to_string(f);
+    sg4::NetZone* zone = sg::full_zone(name, root);
+    sg4::Host* src = zone->create_host(name + ".src", 1e9);
+    sg4::Host* dst = zone->create_host(name + ".dst", 1e9);
+    src->seal();
+    dst->seal();
+    std::vector<sg4::LinkInRoute> route = {sg4::LinkInRoute(latency[f])};
+    for (const auto& [link, weight] : classes.flows[f].links) {
+      for (int64_t k = 0; k < weight; ++k) route.emplace_back(links[static_cast<size_t>(link)]);
+    }
+    zone->add_route(src->get_netpoint(), dst->get_netpoint(), nullptr, nullptr, route, false);
+    zone->seal();
+    out.flow_src.push_back(src);
+    out.flow_dst.push_back(dst);
+  }
+  root->seal();
   return out;
 }
 

@@ -9,44 +9,61 @@
 namespace vitsim::sim {
 namespace {
 
-// Adds a link with the figures of `spec` (or the measured class cost); `latency_share` is the
-// fraction of the class latency this link carries.
+// A message crosses two endpoint links (ports or NICs) and the class latency is end to end, so
+// each endpoint link carries half of it (docs/simulator.md, "Latency").
+constexpr double kEndpointLatencyShare = 0.5;
+
+// Where link figures come from: measured costs, then the transport model (either may be null).
+struct LinkSources {
+  const costmodel::CostModel* costs = nullptr;
+  const costmodel::TransportParameters* transports = nullptr;
+};
+
+// Adds a link with the figures of its class (costmodel::resolve_link); `latency_share` is the
+// fraction of the class latency this link carries; `fabric` marks a switch-to-switch link.
 int add_link(PlatformPlan& plan, const std::string& name, const schema::LinkSpec& spec,
-             const costmodel::CostModel* costs, double latency_share,
-             double bandwidth_multiple = 1) {
+             const LinkSources& src, double latency_share, double bandwidth_multiple = 1,
+             bool fabric = false) {
+  const costmodel::LinkProvenance p =
+      costmodel::resolve_link(schema::link_model_input(spec, fabric), src.costs, src.transports);
   PlanLink l;
   l.name = name;
   l.link_class = spec.link_class;
-  double bw = spec.bandwidth_bytes_per_s;
-  double lat = spec.latency_s;
-  if (costs != nullptr) {
-    if (const costmodel::LinkCost* c = costs->find_link(spec.link_class)) {
-      bw = c->bandwidth_bytes_per_s;
-      lat = c->latency_s;
-      l.measured = true;
-    }
+  l.source = p.source;
+  l.bandwidth_bytes_per_s = p.bandwidth_bytes_per_s * bandwidth_multiple;
+  l.latency_s = p.latency_s * latency_share;
+  for (size_t i = 0; i < plan.provenance.size() && l.provenance < 0; ++i) {
+    const auto& q = plan.provenance[i];
+    if (q.link_class == p.link_class && q.bandwidth_bytes_per_s == p.bandwidth_bytes_per_s &&
+        q.latency_s == p.latency_s)
+      l.provenance = static_cast<int>(i);
   }
-  l.bandwidth_bytes_per_s = bw * bandwidth_multiple;
-  l.latency_s = lat * latency_share;
+  if (l.provenance < 0) {
+    plan.provenance.push_back(p);
+    l.provenance = static_cast<int>(plan.provenance.size()) - 1;
+  }
   plan.links.push_back(l);
   return static_cast<int>(plan.links.size()) - 1;
 }
 
 PlanNode plan_node(PlatformPlan& plan, const NodeInstance& n, const schema::NetworkSpec& net,
-                   const costmodel::CostModel* costs) {
+                   const LinkSources& costs) {
   PlanNode node;
   node.host = n.host;
-  node.leaf = net.topology == "fat-tree" ? n.index / net.nodes_per_leaf : 0;
+  node.leaf = net.topology == schema::Topology::kFatTree ? n.index / net.nodes_per_leaf : 0;
   const size_t gpus = n.gpu_devices.size();
   int shared_nic = -1;
-  if (!n.spec->nic_per_gpu) shared_nic = add_link(plan, n.host + ".nic", n.spec->nic, costs, 0.5);
+  if (!n.spec->nic_per_gpu)
+    shared_nic = add_link(plan, n.host + ".nic", n.spec->nic, costs, kEndpointLatencyShare);
   for (size_t k = 0; k < gpus; ++k) {
     const std::string gpu = n.host + ".gpu" + std::to_string(k);
     node.gpu_hosts.push_back(gpu);
-    node.port_links.push_back(
-        gpus > 1 ? add_link(plan, gpu + ".port", n.spec->intra_node.link, costs, 0.5) : -1);
-    node.nic_links.push_back(
-        n.spec->nic_per_gpu ? add_link(plan, gpu + ".nic", n.spec->nic, costs, 0.5) : shared_nic);
+    node.port_links.push_back(gpus > 1 ? add_link(plan, gpu + ".port", n.spec->intra_node.link,
+                                                  costs, kEndpointLatencyShare)
+                                       : -1);
+    node.nic_links.push_back(n.spec->nic_per_gpu ? add_link(plan, gpu + ".nic", n.spec->nic, costs,
+                                                            kEndpointLatencyShare)
+                                                 : shared_nic);
   }
   return node;
 }
@@ -54,7 +71,9 @@ PlanNode plan_node(PlatformPlan& plan, const NodeInstance& n, const schema::Netw
 }  // namespace
 
 PlatformPlan plan_platform(const schema::ClusterSpec& cluster, const Placement& placement,
-                           const costmodel::CostModel* costs, bool all_nodes) {
+                           const costmodel::CostModel* cost_model, bool all_nodes,
+                           const costmodel::TransportParameters* transports) {
+  const LinkSources costs{cost_model, transports};
   PlatformPlan plan;
   plan.name = cluster.name;
   plan.topology = cluster.network.topology;
@@ -70,7 +89,7 @@ PlatformPlan plan_platform(const schema::ClusterSpec& cluster, const Placement& 
     plan.nodes.push_back(
         plan_node(plan, placement.nodes[static_cast<size_t>(idx)], cluster.network, costs));
   }
-  if (plan.topology == "fat-tree") {
+  if (plan.topology == schema::Topology::kFatTree) {
     for (const auto& n : plan.nodes) {
       if (plan.leaves.empty() || plan.leaves.back() != n.leaf) plan.leaves.push_back(n.leaf);
     }
@@ -80,12 +99,13 @@ PlatformPlan plan_platform(const schema::ClusterSpec& cluster, const Placement& 
       // switch latency; a route between leaves climbs one and descends another.
       plan.leaf_uplinks.push_back(add_link(plan, "leaf" + std::to_string(leaf) + ".uplink",
                                            cluster.network.switch_link, costs, 1.0,
-                                           static_cast<double>(cluster.network.spines)));
+                                           static_cast<double>(cluster.network.spines), true));
     }
   }
   for (const auto& r : placement.ranks) {
     const int64_t ni = plan_index.at(r.node);
     plan.rank_nodes.push_back(ni);
+    plan.rank_locals.push_back(r.local);
     plan.rank_hosts.push_back(
         plan.nodes[static_cast<size_t>(ni)].gpu_hosts[static_cast<size_t>(r.local)]);
   }
@@ -95,20 +115,18 @@ PlatformPlan plan_platform(const schema::ClusterSpec& cluster, const Placement& 
 std::vector<int> PlatformPlan::route(int64_t rank_a, int64_t rank_b) const {
   const PlanNode& a = nodes[static_cast<size_t>(rank_nodes[static_cast<size_t>(rank_a)])];
   const PlanNode& b = nodes[static_cast<size_t>(rank_nodes[static_cast<size_t>(rank_b)])];
-  auto local = [&](const PlanNode& n, int64_t rank) {
-    const std::string& h = rank_hosts[static_cast<size_t>(rank)];
-    return static_cast<size_t>(std::find(n.gpu_hosts.begin(), n.gpu_hosts.end(), h) -
-                               n.gpu_hosts.begin());
-  };
-  const size_t la = local(a, rank_a), lb = local(b, rank_b);
+  const size_t la = static_cast<size_t>(rank_locals[static_cast<size_t>(rank_a)]),
+               lb = static_cast<size_t>(rank_locals[static_cast<size_t>(rank_b)]);
   if (&a == &b) {
     if (la == lb) return {};
     return {a.port_links[la], b.port_links[lb]};
   }
-  std::vector<int> out = {a.nic_links[la]};
-  if (topology == "fat-tree" && a.leaf != b.leaf) {
+  std::vector<int> out;
+  out.reserve(4);
+  out.push_back(a.nic_links[la]);
+  if (topology == schema::Topology::kFatTree && a.leaf != b.leaf) {
     auto uplink = [&](int64_t leaf) {
-      return leaf_uplinks[static_cast<size_t>(std::find(leaves.begin(), leaves.end(), leaf) -
+      return leaf_uplinks[static_cast<size_t>(std::lower_bound(leaves.begin(), leaves.end(), leaf) -
                                               leaves.begin())];
     };
     out.push_back(uplink(a.leaf));
@@ -121,6 +139,19 @@ std::vector<int> PlatformPlan::route(int64_t rank_a, int64_t rank_b) const {
 double PlatformPlan::route_latency_s(int64_t rank_a, int64_t rank_b) const {
   double t = 0;
   for (int l : route(rank_a, rank_b)) t += links[static_cast<size_t>(l)].latency_s;
+  return t;
+}
+
+double PlatformPlan::simgrid_route_latency_s(int64_t rank_a, int64_t rank_b) const {
+  return simgrid_route_latency_s(route(rank_a, rank_b));
+}
+
+double PlatformPlan::simgrid_route_latency_s(const std::vector<int>& r) const {
+  auto lat = [&](size_t i) { return links[static_cast<size_t>(r[i])].latency_s; };
+  // Between fat-tree leaves the root zone holds both ends: its two uplinks come first.
+  if (r.size() == 4) return lat(1) + lat(2) + lat(0) + lat(3);
+  double t = 0;
+  for (size_t i = 0; i < r.size(); ++i) t += lat(i);
   return t;
 }
 

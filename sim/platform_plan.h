@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "costmodel/cost_model.h"
+#include "costmodel/transport_model.h"
 #include "schema/cluster.h"
 #include "sim/placement.h"
 
@@ -26,7 +27,8 @@ struct PlanLink {
   double bandwidth_bytes_per_s = 0;  // per direction (split-duplex link)
   double latency_s = 0;  // SimGrid latency of this link (half the class latency for endpoints)
   std::string link_class;
-  bool measured = false;  // figures from the cost model's link costs, not the cluster file
+  costmodel::LinkSource source = costmodel::LinkSource::kDatasheet;  // where the figures came from
+  int provenance = -1;  // index into PlatformPlan::provenance
 };
 
 struct PlanNode {
@@ -39,24 +41,36 @@ struct PlanNode {
 
 struct PlatformPlan {
   std::string name;
-  std::string topology;  // "star" | "fat-tree"
+  schema::Topology topology = schema::Topology::kStar;
   std::vector<PlanLink> links;
   std::vector<PlanNode> nodes;          // nodes that run ranks (or every node, see plan_platform)
   std::vector<int64_t> leaves;          // fat-tree leaves used, ascending
   std::vector<int> leaf_uplinks;        // uplink link index of each entry of `leaves`
   std::vector<std::string> rank_hosts;  // SimGrid host of each rank
   std::vector<int64_t> rank_nodes;      // index into `nodes` of each rank
+  // Each distinct link class of `links` with its figures and their source (first link of it).
+  std::vector<costmodel::LinkProvenance> provenance;
+  std::vector<int64_t> rank_locals;  // GPU index within its node of each rank
 
-  // Link indices a message from rank a to rank b crosses (up/down as in the header comment).
+  // Link indices a message from rank a to rank b crosses (up/down as in the header comment): the
+  // first half of the route goes up (source side), the second half down.
   std::vector<int> route(int64_t rank_a, int64_t rank_b) const;
   double route_latency_s(int64_t rank_a, int64_t rank_b) const;
+  // The same sum in the order SimGrid 3.32 adds the latencies of the route platform_builder makes
+  // (the links of the zone that holds both ends first, then the source side, then the destination
+  // side): a different order can differ in the last bit. The class-level simulation gives its
+  // flows this latency so that they match the rank-by-rank ones bit for bit (tested).
+  double simgrid_route_latency_s(int64_t rank_a, int64_t rank_b) const;
+  double simgrid_route_latency_s(const std::vector<int>& route) const;       // of route(a, b)
   double route_bandwidth_bytes_per_s(int64_t rank_a, int64_t rank_b) const;  // bottleneck
 };
 
 // Platform for the ranks of `placement` (nodes without ranks are left out; `all_nodes` keeps them,
-// for the XML export). Link figures: the cost model's measured LinkCost of a class replaces the
-// cluster file's datasheet figures (costs may be null).
+// for the XML export). Link figures (costmodel::resolve_link): the cost model's measured LinkCost
+// of a class, else the transport model of `transports`, else the cluster file's figures as given
+// (costs and transports may be null).
 PlatformPlan plan_platform(const schema::ClusterSpec& cluster, const Placement& placement,
-                           const costmodel::CostModel* costs, bool all_nodes = false);
+                           const costmodel::CostModel* costs, bool all_nodes = false,
+                           const costmodel::TransportParameters* transports = nullptr);
 
 }  // namespace vitsim::sim

@@ -1,9 +1,11 @@
-// Table and CSV of predictions; see prediction_table.h.
+// Tables of predictions; see prediction_table.h.
 #include "sim/prediction_table.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+
+#include "schema/rank_groups.h"
 
 namespace vitsim::sim {
 namespace {
@@ -13,10 +15,32 @@ std::string label_of(const schema::ConfigPrediction& p) {
   return fmt::format("{} GPU(s)", p.config.gpus);
 }
 
+// Per-rank micro-batches: up to 8 ranks each ("16/32/16"); more as runs ("32/64x1023"), or
+// beyond 4 runs the range ("16-64 (per rank)").
 std::string micro_batch_of(const schema::ConfigPrediction& p) {
-  if (p.config.per_rank_micro_batch.empty()) return std::to_string(p.config.micro_batch);
+  const std::vector<int64_t>& b = p.config.per_rank_micro_batch;
+  if (b.empty()) return std::to_string(p.config.micro_batch);
+  if (b.size() <= 8) {
+    std::string s;
+    for (int64_t x : b) s += (s.empty() ? "" : "/") + std::to_string(x);
+    return s;
+  }
+  std::vector<std::pair<int64_t, int64_t>> runs;  // (micro-batch, ranks in a row)
+  for (int64_t x : b) {
+    if (!runs.empty() && runs.back().first == x)
+      ++runs.back().second;
+    else
+      runs.emplace_back(x, 1);
+  }
+  if (runs.size() > 4) {
+    return fmt::format("{}-{} (per rank)", *std::min_element(b.begin(), b.end()),
+                       *std::max_element(b.begin(), b.end()));
+  }
   std::string s;
-  for (int64_t b : p.config.per_rank_micro_batch) s += (s.empty() ? "" : "/") + std::to_string(b);
+  for (const auto& [x, n] : runs) {
+    for (int64_t i = 0; i < (n > 2 ? 1 : n); ++i) s += (s.empty() ? "" : "/") + std::to_string(x);
+    if (n > 2) s += "x" + std::to_string(n);
+  }
   return s;
 }
 
@@ -44,7 +68,8 @@ std::string prediction_table(const std::vector<schema::ConfigPrediction>& ps) {
   s += fmt::format(head, "", "count", "samples", "", "", "/epoch", "s", "s", "s/step", "s/step",
                    "s/step", "img/s", "x", "%", "GB", "");
   for (const auto& p : ps) {
-    const std::string coll = p.config.collective + "/" + p.config.collective_level;
+    const std::string coll = std::string(costmodel::to_string(p.config.collective)) + "/" +
+                             costmodel::to_string(p.config.collective_level);
     if (p.out_of_memory) {
       s += fmt::format(
           "{:<34} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7} "
@@ -68,43 +93,17 @@ std::string prediction_table(const std::vector<schema::ConfigPrediction>& ps) {
 }
 
 std::string rank_table(const schema::ConfigPrediction& p) {
-  const char* head = "{:>5} {:<16} {:<10} {:>11} {:>9} {:>9} {:>9} {:>8} {:>8}\n";
-  std::string s = fmt::format(head, "rank", "host", "device", "micro-batch", "compute", "comm",
-                              "idle", "memory", "device");
-  s += fmt::format(head, "", "", "", "samples", "s/step", "s/step", "s/step", "GB", "GB");
-  for (const auto& r : p.ranks) {
-    s += fmt::format("{:>5} {:<16} {:<10} {:>11} {:>9.4f} {:>9.4f} {:>9.4f} {:>8.2f} {:>8.2f}\n",
-                     r.rank, r.host, r.device, r.micro_batch, r.compute_time_s,
-                     r.exposed_comm_time_s, r.idle_time_s, r.memory_bytes / 1e9,
-                     r.device_memory_bytes / 1e9);
-  }
-  return s;
-}
-
-std::string prediction_csv(const std::vector<schema::ConfigPrediction>& ps) {
-  std::string s =
-      "configuration,cluster,gpus,micro_batch,accumulation,precision,data_fraction,placement,"
-      "collective,"
-      "collective_level,overlap,bucket_bytes,out_of_memory,max_micro_batch_that_fits,steps_per_"
-      "epoch,step_time_s,"
-      "epoch_time_s,throughput_images_per_s,speedup,parallel_efficiency,rank,host,device,rank_"
-      "micro_batch,"
-      "compute_time_s,exposed_comm_time_s,idle_time_s,memory_bytes,device_memory_bytes,memory_"
-      "fits\n";
-  for (const auto& p : ps) {
-    for (const auto& r : p.ranks) {
-      s += fmt::format(
-          "\"{}\",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},"
-          "{},{}\n",
-          label_of(p), p.cluster, p.config.gpus, p.config.micro_batch, p.config.accumulation,
-          costmodel::to_string(p.config.precision), p.config.data_fraction, p.config.placement,
-          p.config.collective, p.config.collective_level, p.config.overlap ? "on" : "off",
-          p.config.bucket_bytes, p.out_of_memory ? 1 : 0, p.max_micro_batch_that_fits,
-          p.steps_per_epoch, p.step_time_s, p.epoch_time_s, p.throughput_images_per_s, p.speedup,
-          p.parallel_efficiency, r.rank, r.host, r.device, r.micro_batch, r.compute_time_s,
-          r.exposed_comm_time_s, r.idle_time_s, r.memory_bytes, r.device_memory_bytes,
-          r.memory_bytes <= r.device_memory_bytes ? 1 : 0);
-    }
+  const char* head = "{:<22} {:>6} {:<34} {:<10} {:>11} {:>9} {:>9} {:>9} {:>8} {:>8}\n";
+  std::string s = fmt::format(head, "ranks", "count", "hosts", "device", "micro-batch", "compute",
+                              "comm", "idle", "memory", "device");
+  s += fmt::format(head, "", "", "", "", "samples", "s/step", "s/step", "s/step", "GB", "GB");
+  for (const schema::RankGroup& g : schema::group_identical_ranks(p.ranks)) {
+    const schema::RankPrediction& r = g.first;
+    s += fmt::format(
+        "{:<22} {:>6} {:<34} {:<10} {:>11} {:>9.4f} {:>9.4f} {:>9.4f} {:>8.2f} {:>8.2f}\n",
+        schema::format_rank_ranges(g.ranks, 3), g.count(), schema::format_hosts(g.hosts, 3),
+        r.device, r.micro_batch, r.compute_time_s, r.exposed_comm_time_s, r.idle_time_s,
+        r.memory_bytes / 1e9, r.device_memory_bytes / 1e9);
   }
   return s;
 }

@@ -6,12 +6,16 @@
 #include <algorithm>
 #include <cmath>
 
+#include "costmodel/epoch.h"
+#include "costmodel/speedup.h"
 #include "schema/json_file.h"
 #include "sim/chrome_trace.h"
 #include "sim/fork_runner.h"
 #include "sim/placement.h"
 #include "sim/platform_plan.h"
 #include "sim/rank_plan.h"
+#include "sim/simulation_run.h"
+#include "sim/size_guard.h"
 #include "sim/training_sim.h"
 
 namespace vitsim::sim {
@@ -34,11 +38,12 @@ void check_config(const schema::TrainingConfig& c) {
     throw std::invalid_argument("per_rank_micro_batch needs one entry per rank (" +
                                 std::to_string(c.gpus) + ")");
   }
-  if (c.optimizer != "adamw" && c.optimizer != "sgd")
-    throw std::invalid_argument("optimizer must be adamw or sgd");
 }
 
 void check_options(const SimOptions& o) {
+  if (o.network_optim != "Lazy" && o.network_optim != "Full")
+    throw std::invalid_argument("network optim must be Lazy or Full, not '" + o.network_optim +
+                                "'");
   for (const char* m : {"CM02", "LV08", "Constant", "SMPI", "IB"}) {
     if (o.network_model == m) return;
   }
@@ -48,12 +53,12 @@ void check_options(const SimOptions& o) {
 }
 
 // Per-rank step figures of the last simulated step and the epoch extrapolation.
-void fill_timings(const SimOutput& so, const std::vector<RankPlan>& ranks,
-                  schema::ConfigPrediction& out) {
-  const size_t last = so.ranks.front().step_end_s.size() - 1;
+void fill_timings(const SimulationResult& run, schema::ConfigPrediction& out) {
+  const std::vector<RankRecord>& records = run.actors.ranks;
+  const size_t last = records.front().step_end_s.size() - 1;
   double max_compute = 0, step = 0, first = 0;
-  std::vector<double> duration, compute;
-  for (const auto& rec : so.ranks) {
+  std::vector<double> duration, compute;  // per actor: rank or class of ranks
+  for (const auto& rec : records) {
     duration.push_back(rec.step_end_s[last] - (last > 0 ? rec.step_end_s[last - 1] : 0.0));
     compute.push_back(rec.compute_s[last]);
     max_compute = std::max(max_compute, compute.back());
@@ -61,13 +66,14 @@ void fill_timings(const SimOutput& so, const std::vector<RankPlan>& ranks,
     first = std::max(first, rec.step_end_s[0]);
   }
   double images_per_step = 0;
-  for (size_t r = 0; r < ranks.size(); ++r) {
-    const double blocked = std::max(0.0, duration[r] - compute[r]);
+  for (size_t r = 0; r < out.ranks.size(); ++r) {
+    const size_t a = run.actor_of_rank.empty() ? r : static_cast<size_t>(run.actor_of_rank[r]);
+    const double blocked = std::max(0.0, duration[a] - compute[a]);
     auto& rp = out.ranks[r];
-    rp.compute_time_s = compute[r];
-    rp.idle_time_s = std::min(blocked, max_compute - compute[r]);
+    rp.compute_time_s = compute[a];
+    rp.idle_time_s = std::min(blocked, max_compute - compute[a]);
     rp.exposed_comm_time_s = blocked - rp.idle_time_s;
-    images_per_step += static_cast<double>(ranks[r].micro_batch);
+    images_per_step += static_cast<double>(rp.micro_batch);
   }
   images_per_step *= static_cast<double>(out.config.accumulation);
   out.step_time_s = step;
@@ -76,6 +82,33 @@ void fill_timings(const SimOutput& so, const std::vector<RankPlan>& ranks,
   out.epoch_time_s =
       out.steps_per_epoch > 0 ? first + static_cast<double>(out.steps_per_epoch - 1) * step : 0.0;
   out.throughput_images_per_s = step > 0 ? images_per_step / step : 0.0;
+}
+
+// Per-rank figures known before the simulation (device, micro-batch, memory), whether every rank
+// fits, and the steps of an epoch.
+void fill_ranks(const Placement& placement, const RankKinds& kinds, schema::ConfigPrediction& out) {
+  std::vector<int64_t> micro_batches;
+  out.max_micro_batch_that_fits = std::numeric_limits<int64_t>::max();
+  out.ranks.reserve(placement.ranks.size());
+  for (size_t i = 0; i < placement.ranks.size(); ++i) {
+    const RankPlan& r = kinds.plans[static_cast<size_t>(kinds.kind_of_rank[i])];
+    schema::RankPrediction rp;
+    rp.rank = static_cast<int64_t>(i);
+    rp.host = placement.ranks[i].host;
+    rp.device = r.device;
+    rp.micro_batch = r.micro_batch;
+    rp.memory_bytes = r.memory_bytes;
+    rp.device_memory_bytes = r.device_memory_bytes;
+    out.ranks.push_back(rp);
+    micro_batches.push_back(r.micro_batch);
+  }
+  for (const RankPlan& r : kinds.plans) {
+    out.out_of_memory = out.out_of_memory || r.memory_bytes > r.device_memory_bytes;
+    out.max_micro_batch_that_fits =
+        std::min(out.max_micro_batch_that_fits, r.memory.max_micro_batch(r.device_memory_bytes));
+  }
+  out.steps_per_epoch = costmodel::steps_per_epoch(out.config.data_fraction, out.config.images,
+                                                   micro_batches, out.config.accumulation);
 }
 
 schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
@@ -87,53 +120,39 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
   check_config(config);
   check_options(options);
   check_cluster_devices(cluster, catalog);
+  const costmodel::LayerGraph graph = costmodel::build_layer_graph(model);
+  const costmodel::CollectiveLevel level =
+      costmodel::resolve_collective_level(config.collective_level, config.gpus);
+  // Up front, before anything per rank is made: what cannot fit is refused with its estimate.
+  check_simulation_size(estimate_simulation(configuration_shape(config, graph, level, options)),
+                        this_machine(options.force),
+                        "configuration with " + std::to_string(config.gpus) + " GPU(s)");
   const costmodel::DeviceCatalog devices = merged_catalog(catalog, cluster);
   const Placement placement = place_ranks(cluster, config);
-  const costmodel::LayerGraph graph = costmodel::build_layer_graph(model);
   schema::ConfigPrediction out;
   out.cluster = cluster.name;
   out.config = config;
   if (out.config.placement.empty())
     out.config.placement = placement.single_node() ? "intra-node" : "inter-node";
-  out.config.collective_level = resolve_collective_level(config.collective_level, config.gpus);
-  const std::vector<RankPlan> ranks =
-      plan_ranks(placement, devices, graph, config, costs, out.cost_sources);
-  std::vector<int64_t> micro_batches;
-  out.max_micro_batch_that_fits = std::numeric_limits<int64_t>::max();
-  for (const RankPlan& r : ranks) {
-    schema::RankPrediction rp;
-    rp.rank = r.rank;
-    rp.host = r.host;
-    rp.device = r.device;
-    rp.micro_batch = r.micro_batch;
-    rp.memory_bytes = r.memory_bytes;
-    rp.device_memory_bytes = r.device_memory_bytes;
-    out.ranks.push_back(rp);
-    micro_batches.push_back(r.micro_batch);
-    out.out_of_memory = out.out_of_memory || r.memory_bytes > r.device_memory_bytes;
-    out.max_micro_batch_that_fits =
-        std::min(out.max_micro_batch_that_fits, r.memory.max_micro_batch(r.device_memory_bytes));
-  }
-  out.steps_per_epoch = steps_per_epoch(config, micro_batches);
+  out.config.collective_level = level;
+  const RankKinds kinds =
+      plan_rank_kinds(placement, devices, graph, config, costs, out.cost_sources);
+  fill_ranks(placement, kinds, out);
   if (out.out_of_memory) return out;  // not simulated: the trainer would stop at its first step
 
-  SimInput in;
-  in.plan = plan_platform(cluster, placement, &costs);
-  in.ranks = ranks;
-  in.buckets = make_buckets(graph, config.bucket_bytes);
-  for (const auto& l : graph.layers) in.layer_names.push_back(l.name);
-  in.accumulation = config.accumulation;
-  in.overlap = config.overlap;
-  in.collective = parse_collective(config.collective);
-  in.flow_level = out.config.collective_level == "flow";
-  in.steps = std::max(1, options.simulated_steps);
-  in.network_model = options.network_model;
-  in.crosstraffic = options.crosstraffic;
-  in.trace = trace != nullptr;
-  const SimOutput so =
-      deserialize_sim_output(run_in_child([&] { return serialize(run_simulation(in)); }));
-  fill_timings(so, ranks, out);
-  if (trace != nullptr) trace->add(pid, config_label(config), ranks, so);
+  SimulationRequest q;
+  q.cluster = &cluster;
+  q.placement = &placement;
+  q.costs = &costs;
+  q.graph = &graph;
+  q.kinds = &kinds;
+  q.config = &config;
+  q.collective_level = level;
+  q.options = &options;
+  q.trace = trace != nullptr;
+  const SimulationResult run = run_configuration(q);
+  fill_timings(run, out);
+  if (trace != nullptr) trace->add(pid, config_label(config), run.tracks, run.actors);
   return out;
 }
 
@@ -142,27 +161,27 @@ void write_trace(const ChromeTrace& trace, const SimOptions& options) {
                             trace.document(schema::make_context("vitsim", options.argv)));
 }
 
-// The scenario's 1-GPU configuration that `c` is compared with (same precision, micro-batch and
-// accumulation), or nullptr.
-const schema::ConfigPrediction* baseline(const std::vector<schema::ConfigPrediction>& all,
-                                         const schema::ConfigPrediction& c) {
-  for (const auto& b : all) {
-    if (b.config.gpus == 1 && !b.out_of_memory && b.config.precision == c.config.precision &&
-        b.config.micro_batch == c.config.micro_batch &&
-        b.config.accumulation == c.config.accumulation && b.throughput_images_per_s > 0) {
-      return &b;
-    }
-  }
-  return nullptr;
-}
-
 }  // namespace
 
-std::string resolve_collective_level(const std::string& level, int64_t ranks) {
-  if (level == "step" || level == "flow") return level;
-  if (level != "auto")
-    throw std::invalid_argument("collective level must be step, flow or auto, not '" + level + "'");
-  return ranks > kAutoFlowAboveRanks ? "flow" : "step";
+SimEngine parse_engine(const std::string& name) {
+  if (name == "auto") return SimEngine::kAuto;
+  if (name == "ranks") return SimEngine::kRanks;
+  if (name == "classes") return SimEngine::kClasses;
+  throw std::invalid_argument("unknown engine '" + name + "' (expected auto, ranks or classes)");
+}
+
+void apply_speedups(std::vector<schema::ConfigPrediction>& predictions) {
+  std::vector<costmodel::ThroughputRun> runs;
+  for (const auto& p : predictions) {
+    runs.push_back({p.config.gpus, p.config.precision, p.config.micro_batch, p.config.accumulation,
+                    p.out_of_memory ? 0.0 : p.throughput_images_per_s});
+  }
+  const std::vector<costmodel::Speedup> s = costmodel::speedups(runs);
+  for (size_t i = 0; i < predictions.size(); ++i) {
+    if (!(s[i].speedup > 0)) continue;  // no baseline: leave the prediction's own figures
+    predictions[i].speedup = s[i].speedup;
+    predictions[i].parallel_efficiency = s[i].parallel_efficiency;
+  }
 }
 
 void check_cluster_devices(const schema::ClusterSpec& cluster,
@@ -208,13 +227,7 @@ schema::PredictionFile simulate_scenario(const schema::Scenario& scenario,
         predict_one(effective, catalog, scenario.model, scenario.configurations[i], costs, options,
                     options.trace_path.empty() ? nullptr : &trace, static_cast<int64_t>(i)));
   }
-  for (auto& c : file.configurations) {
-    if (c.out_of_memory) continue;
-    if (const schema::ConfigPrediction* b = baseline(file.configurations, c)) {
-      c.speedup = c.throughput_images_per_s / b->throughput_images_per_s;
-      c.parallel_efficiency = c.speedup / static_cast<double>(c.config.gpus);
-    }
-  }
+  apply_speedups(file.configurations);
   if (!options.trace_path.empty()) write_trace(trace, options);
   return file;
 }

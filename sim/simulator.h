@@ -1,14 +1,16 @@
 // The simulator's entry points (contract between sim/, calibrate/ and cli/).
-// Each prediction runs a SimGrid (S4U) discrete-event simulation: one actor per rank,
-// layer-by-layer forward and backward, gradient buckets all-reduced over the cluster's links.
-// Deterministic: the same inputs give byte-identical outputs.
+// Each prediction runs a SimGrid (S4U) discrete-event simulation: one actor per rank (or per class
+// of equivalent ranks), layer-by-layer forward and backward, gradient buckets all-reduced over the
+// cluster's links. Deterministic: the same inputs give byte-identical outputs.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "costmodel/cost_model.h"
 #include "costmodel/device_spec.h"
+#include "costmodel/transport_model.h"
 #include "costmodel/vit_config.h"
 #include "schema/cluster.h"
 #include "schema/prediction.h"
@@ -16,18 +18,31 @@
 
 namespace vitsim::sim {
 
+// Which simulation runs (docs/simulator.md, "Classes of ranks"). kRanks: one actor per rank, the
+// reference. kClasses: one actor per class of equivalent ranks, the same predictions (to 1e-9,
+// tested); it needs a flow-level collective and CM02 without cross-traffic (std::invalid_argument
+// otherwise). kAuto: kClasses where it applies and some ranks are alike, else kRanks.
+enum class SimEngine { kAuto, kRanks, kClasses };
+SimEngine parse_engine(const std::string& name);  // "auto" | "ranks" | "classes"
+
 struct SimOptions {
   std::string network_model = "CM02";  // SimGrid network/model; CM02 matches the analytic ring
   bool crosstraffic = false;           // SimGrid network/crosstraffic
   int simulated_steps = 3;             // steps simulated per configuration; the epoch extrapolates
   std::string trace_path;              // Chrome trace JSON of the simulated timeline ("" = none)
   std::vector<std::string> argv;       // command line, recorded in the trace's context
+  // Parameters of the transport model for link classes nobody measured (schema/transports_io.h);
+  // without them such links keep the cluster file's figures as given ("datasheet").
+  std::optional<costmodel::TransportParameters> transports;
+  SimEngine engine = SimEngine::kAuto;
+  // SimGrid network/optim. "Lazy" (default, fast) updates only what an event changed; "Full"
+  // re-solves every flow at every event (slow at scale). They agree to rounding, except where
+  // flows share links unevenly and the lazy bookkeeping drifts (a tree on a mixed fat-tree,
+  // rank by rank: 2e-5 relative); the tests compare such cases with "Full".
+  std::string network_optim = "Lazy";
+  // --force: simulate even what the size guard estimates to run too long (sim/size_guard.h).
+  bool force = false;
 };
-
-// "auto" runs collectives at flow level above this many ranks (step level costs O(N^2) events).
-inline constexpr int64_t kAutoFlowAboveRanks = 64;
-// "step" | "flow" for a configuration's collective_level ("step", "flow" or "auto") and rank count.
-std::string resolve_collective_level(const std::string& level, int64_t ranks);
 
 // Every device a cluster names must be in the catalog or the cluster's own "devices"; otherwise an
 // InputError at the cluster file's /nodes/i/gpus/j/device listing the known ids.
@@ -42,6 +57,10 @@ schema::ConfigPrediction predict(const schema::ClusterSpec& cluster,
                                  const costmodel::ViTConfig& model,
                                  const schema::TrainingConfig& config,
                                  const costmodel::CostModel& costs, const SimOptions& options);
+
+// Sets speedup and parallel_efficiency of every prediction that has a 1-GPU baseline among them
+// (costmodel::speedups: same precision, micro-batch and accumulation); the others keep theirs.
+void apply_speedups(std::vector<schema::ConfigPrediction>& predictions);
 
 // Every configuration of a scenario, with speedup and parallel efficiency against the scenario's
 // 1-GPU configuration (when it has one).

@@ -1,9 +1,13 @@
 // The rank actors and the engine run; see training_sim.h and docs/simulator.md ("Step").
 #include "sim/training_sim.h"
 
+#include <malloc.h>
+
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "sim/class_collectives.h"
+#include "sim/collectives.h"
 #include "sim/platform_builder.h"
 #include "sim/sg_compat.h"
 
@@ -14,7 +18,8 @@ namespace sg4 = simgrid::s4u;
 
 struct Shared {
   const SimInput* in = nullptr;
-  std::unique_ptr<Collectives> collectives;
+  std::unique_ptr<CollectivePlan> collective;  // rank by rank
+  std::unique_ptr<AllReduce> collectives;
   bool stream_actors = false;                   // an all-reduce stream actor per rank (else inline)
   std::vector<sg4::SemaphorePtr> bucket_ready;  // per rank: one release per bucket (stream actors)
   std::vector<sg4::SemaphorePtr> step_synced;   // per rank: released when the last bucket is done
@@ -25,7 +30,7 @@ struct Shared {
 void allreduce_bucket(Shared& sh, int64_t rank, int64_t step, size_t b) {
   const double t0 = sg4::Engine::get_clock();
   sh.collectives->allreduce(rank, sh.in->buckets[b].bytes);
-  if (sh.in->trace) {
+  if (sh.in->trace && rank < sh.in->trace_actors) {
     sh.out.spans.push_back({rank, 1, step, "all-reduce bucket " + std::to_string(b), t0,
                             sg4::Engine::get_clock() - t0});
   }
@@ -45,7 +50,7 @@ class RankActor {
 
   void run() {
     RankRecord& rec = sh_.out.ranks[static_cast<size_t>(rank_)];
-    const bool communicate = in_.ranks.size() > 1;
+    const bool communicate = world_ranks(in_) > 1;
     for (int64_t s = 0; s < in_.steps; ++s) {
       step_ = s;
       compute_ = 0;
@@ -78,7 +83,7 @@ class RankActor {
 
  private:
   void span(int track, const std::string& name, double start, double duration) {
-    if (in_.trace && duration > 0)
+    if (in_.trace && duration > 0 && rank_ < in_.trace_actors)
       sh_.out.spans.push_back({rank_, track, step_, name, start, duration});
   }
 
@@ -167,8 +172,19 @@ SimOutput run_simulation(const SimInput& input) {
       "--cfg=network/model:" + input.network_model,
       std::string("--cfg=network/crosstraffic:") + (input.crosstraffic ? "1" : "0"),
       "--cfg=network/TCP-gamma:1e30",
+      "--cfg=network/optim:" + input.network_optim,
       "--cfg=contexts/factory:raw",
       "--cfg=contexts/stack-size:256"};
+  if (!input.stack_guard_pages) {
+    // Stacks from the heap, without guard pages: one mapping for all instead of two per actor
+    // (size_guard.h); glibc would otherwise mmap each 256 KiB stack on its own. SimGrid callocs
+    // them: with glibc's default top pad, calloc zeroes the padding it kept from the previous
+    // heap growth, half of every stack (measured: 9.8 GB peak at 65,536 ranks); without, about a
+    // page per stack (187 MB instead of 153 MB with guard pages at 8,192 ranks).
+    args.push_back("--cfg=contexts/guard-size:0");
+    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+    mallopt(M_TOP_PAD, 0);
+  }
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
@@ -176,11 +192,19 @@ SimOutput run_simulation(const SimInput& input) {
   Shared sh;
   sh.in = &input;
   sh.out.ranks.resize(input.ranks.size());
-  const std::vector<sg4::Host*> hosts = build_platform(input.plan);
-  sh.collectives =
-      std::make_unique<Collectives>(input.plan, hosts, input.collective, input.flow_level);
+  std::vector<sg4::Host*> hosts;  // of each actor
+  if (input.classes) {
+    ClassHosts ch = build_class_platform(*input.classes);
+    hosts.assign(input.ranks.size(), ch.actors);
+    sh.collectives = std::make_unique<ClassCollectives>(*input.classes, std::move(ch));
+  } else {
+    hosts = build_platform(input.plan);
+    sh.collective = std::make_unique<CollectivePlan>(plan_collective(input.plan, input.collective));
+    sh.collectives = std::make_unique<Collectives>(*sh.collective, hosts, input.flow_level);
+  }
   // A trace keeps the stream actors: its spans then come in the order they always came.
-  sh.stream_actors = hosts.size() > 1 && (input.overlap || input.trace || input.stream_actors);
+  sh.stream_actors =
+      world_ranks(input) > 1 && (input.overlap || input.trace || input.stream_actors);
   for (size_t r = 0; sh.stream_actors && r < hosts.size(); ++r) {
     sh.bucket_ready.push_back(sg4::Semaphore::create(0));
     sh.step_synced.push_back(sg4::Semaphore::create(0));

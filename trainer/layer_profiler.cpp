@@ -1,7 +1,6 @@
 // Layer-by-layer profiler (layer_profiler.h).
 #include "trainer/layer_profiler.h"
 
-#include <ATen/autocast_mode.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 #endif
 
 #include "costmodel/layer_graph.h"
+#include "trainer/autocast_compat.h"
 #include "trainer/batch_loader.h"
 #include "trainer/mpi_world.h"
 #include "trainer/run_context.h"
@@ -50,7 +50,7 @@ class Profiler {
     model_ = ViT(o.model);
     model_->to(device_);
     model_->train();
-    if (o.optimizer == "sgd") {
+    if (o.optimizer == costmodel::Optimizer::kSgd) {
       optimizer_ = std::make_unique<torch::optim::SGD>(
           model_->parameters(), torch::optim::SGDOptions(1e-3).momentum(0.9));
     } else {
@@ -81,17 +81,9 @@ class Profiler {
   torch::Tensor forward_layer(size_t i, const torch::Tensor& x) {
     if (o_.precision == costmodel::Precision::kFp32) return model_->forward_layer(i, x);
     const auto dtype = o_.precision == costmodel::Precision::kBf16 ? at::kBFloat16 : at::kHalf;
-    if (device_.is_cpu()) {
-      at::autocast::set_cpu_enabled(true);
-      at::autocast::set_autocast_cpu_dtype(dtype);
-    } else {
-      at::autocast::set_enabled(true);
-      at::autocast::set_autocast_gpu_dtype(dtype);
-    }
+    autocast_on(device_.type(), dtype);
     auto y = model_->forward_layer(i, x);
-    at::autocast::set_cpu_enabled(false);
-    at::autocast::set_enabled(false);
-    at::autocast::clear_cache();
+    autocast_off();
     return y;
   }
   void full_steps(int64_t b, schema::MicroBatchProfile& m);
@@ -244,7 +236,7 @@ schema::Profile run_profile(const ProfileOptions& o, const std::vector<std::stri
   schema::Profile p;
   p.device = o.device_id.empty() ? o.device : o.device_id;
   p.device_name = o.device == "cpu" ? cpu_name() : "cuda";
-  p.source = "measured";
+  p.source = costmodel::CostSource::kMeasured;
   p.precision = o.precision;
   p.model = o.model;
   std::vector<int64_t> sizes = o.micro_batches;

@@ -7,6 +7,7 @@
 #include <thread>
 #include <utility>
 
+#include "costmodel/buckets.h"
 #include "costmodel/physical_bounds.h"
 #include "schema/json_node.h"
 
@@ -33,7 +34,8 @@ const char* const kIgnoredKeys[] = {"scheduler",
 void read_optimizer(const schema::Node& node, DeepSpeedConfig& c) {
   node.expect_keys({"type", "params"});
   const std::string type = node["type"].one_of({"AdamW", "Adam", "SGD", "adamw", "adam", "sgd"});
-  c.optimizer = (type == "SGD" || type == "sgd") ? "sgd" : "adamw";
+  c.optimizer =
+      (type == "SGD" || type == "sgd") ? costmodel::Optimizer::kSgd : costmodel::Optimizer::kAdamW;
   if (type == "Adam" || type == "adam") {
     // DeepSpeed's FusedAdam defaults to adam_w_mode=True, i.e. AdamW.
   }
@@ -213,10 +215,8 @@ void validate_options(const TrainOptions& o) {
   if (o.train_batch_size)
     check_count("--train-batch-size", *o.train_batch_size, costmodel::kImages);
   if (!(o.data_fraction > 0 && o.data_fraction <= 1)) fail("--data-fraction must be in (0, 1]");
-  if (o.optimizer != "sgd" && o.optimizer != "adamw")
-    fail("--optimizer must be sgd or adamw, got '" + o.optimizer + "'");
   validate_optimizer(o);
-  check_range("--bucket-mb", o.bucket_bytes / (1024 * 1024), 1.0 / (1024 * 1024), 1e9,
+  check_range("--bucket-mb", o.bucket_bytes / costmodel::kMiB, 1.0 / costmodel::kMiB, 1e9,
               "gradient bucket cap in MiB");
   validate_threads(o.threads);
   check_range("--collective-timeout-s", o.collective_timeout_s, 1e-3, 1e7, "seconds");

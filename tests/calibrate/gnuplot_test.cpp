@@ -11,7 +11,7 @@
 #include <fstream>
 #include <set>
 
-#include "tests/support/process_support.h"
+#include "process_support.h"  // tests/support/
 
 namespace vitsim::calibrate {
 namespace {

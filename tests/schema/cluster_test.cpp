@@ -82,6 +82,72 @@ TEST(Cluster, MalformedFilesNameThePlace) {
       << error_of(doc.dump());
 }
 
+TEST(Cluster, TransportsAreRead) {
+  const std::string dir = std::string(VITSIM_SOURCE_DIR) + "/platforms/";
+  const ClusterSpec tesla = read_cluster(dir + "tesla.json");
+  EXPECT_EQ(tesla.nodes[3].nic.transport.kind, costmodel::Transport::kSocket);
+  EXPECT_EQ(tesla.nodes[3].nic.transport.mtu_bytes, 1500);
+  EXPECT_FALSE(tesla.nodes[3].nic.transport.frame_overhead_bytes.has_value());
+  const ClusterSpec vector = read_cluster(dir + "vector.json");
+  EXPECT_EQ(vector.nodes[0].intra_node.link.transport.kind, costmodel::Transport::kShm);
+  const costmodel::TransportSpec& roce = vector.nodes[0].nic.transport;
+  EXPECT_EQ(roce.kind, costmodel::Transport::kNetIb);
+  EXPECT_EQ(roce.link_layer, costmodel::LinkLayer::kEthernet);
+  EXPECT_FALSE(roce.gpudirect);
+  EXPECT_EQ(roce.pcie_gen, 3);
+  EXPECT_EQ(roce.pcie_lanes, 16);
+  EXPECT_EQ(roce.host_staging_link_class, "vector-t4-shm");
+  const ClusterSpec h200 = read_cluster(dir + "h200-cluster.json");
+  EXPECT_TRUE(h200.nodes[0].nic.transport.gpudirect);
+  EXPECT_EQ(h200.network.switch_link.transport.kind, costmodel::Transport::kNetIb);
+  EXPECT_EQ(h200.nodes[0].intra_node.link.transport.kind, costmodel::Transport::kNvlink);
+  const ClusterSpec emu = read_cluster(dir + "emulated-400mbit.json");
+  EXPECT_EQ(emu.nodes[0].nic.transport.kind, costmodel::Transport::kTcp);
+  EXPECT_EQ(emu.nodes[0].nic.transport.frame_overhead_bytes, 14.0);
+  // Round trip with a fabric and GPUDirect.
+  const Json back = write_cluster_json(
+      read_cluster(Node::parse_text(write_cluster_json(h200).dump(), "back.json")));
+  EXPECT_EQ(back, write_cluster_json(h200));
+  EXPECT_FALSE(back["network"]["switch_link"].contains("gpudirect"));
+}
+
+TEST(Cluster, VersionOneIsRefusedWithWhatToAdd) {
+  const std::string e = error_of(with("\"schema_version\":2", "\"schema_version\":1"));
+  EXPECT_NE(e.find("c.json: /schema_version: expected schema_version 2, got 1"), std::string::npos)
+      << e;
+  EXPECT_NE(e.find("add \"transport\""), std::string::npos) << e;
+}
+
+TEST(Cluster, TransportKeysAreChecked) {
+  std::string e = error_of(with(",\"transport\":\"socket\"", ""));
+  EXPECT_NE(e.find("/nodes/0/nic: expected key \"transport\""), std::string::npos) << e;
+  e = error_of(with("\"transport\":\"socket\"", "\"transport\":\"socket\",\"gpudirect\":true"));
+  EXPECT_NE(e.find("/nodes/0/nic/gpudirect: expected no \"gpudirect\" for transport socket"),
+            std::string::npos)
+      << e;
+  e = error_of(with("\"transport\":\"socket\"", "\"transport\":\"rdma\""));
+  EXPECT_NE(e.find("/nodes/0/nic/transport: expected one of socket, tcp, shm, p2p, net-ib, nvlink"),
+            std::string::npos)
+      << e;
+  e = error_of(with("\"transport\":\"shm\"", "\"transport\":\"nvlink\""));
+  EXPECT_NE(e.find("/nodes/0/intra_node/transport: expected \"shm\" for kind pcie-host"),
+            std::string::npos)
+      << e;
+  e = error_of(with("\"mtu_bytes\":1500", "\"mtu_bytes\":100"));
+  EXPECT_NE(e.find("/nodes/0/nic/mtu_bytes: expected integer >= 576"), std::string::npos) << e;
+  // (The example is serialised with sorted keys: "mtu_bytes" comes before "transport".)
+  e = error_of(with("\"mtu_bytes\":1500,\"transport\":\"socket\"",
+                    "\"link_layer\":\"ethernet\",\"mtu_bytes\":1500,\"gpudirect\":true,"
+                    "\"transport\":\"net-ib\""));
+  EXPECT_NE(e.find("/nodes/0/nic/mtu_bytes: expected an IB MTU: 256, 512, 1024, 2048 or 4096"),
+            std::string::npos)
+      << e;
+  e = error_of(with("\"mtu_bytes\":1500,\"transport\":\"socket\"",
+                    "\"link_layer\":\"ethernet\",\"mtu_bytes\":4096,\"gpudirect\":false,"
+                    "\"transport\":\"net-ib\""));
+  EXPECT_NE(e.find("/nodes/0/nic/pcie_gen: expected key \"pcie_gen\""), std::string::npos) << e;
+}
+
 TEST(ClusterDoc, PageExampleIsTheTestExample) {
   EXPECT_EQ(testing::doc_example("cluster.md"), testing::load_example("cluster"));
 }

@@ -28,8 +28,8 @@ TEST(Scenario, ExampleReadsWithDefaults) {
   EXPECT_EQ(s.configurations[0].placement, "inter-node");
   EXPECT_FALSE(s.configurations[0].overlap);
   EXPECT_TRUE(s.configurations[1].overlap);
-  EXPECT_EQ(s.configurations[1].collective, "tree");
-  EXPECT_EQ(s.configurations[1].optimizer, "adamw");
+  EXPECT_EQ(s.configurations[1].collective, costmodel::Collective::kTree);
+  EXPECT_EQ(s.configurations[1].optimizer, costmodel::Optimizer::kAdamW);
   EXPECT_EQ(scenario_cluster_path(s), std::string(VITSIM_TEST_DATA_DIR) + "/examples/cluster.json");
   const ClusterSpec c = read_cluster(scenario_cluster_path(s));
   EXPECT_EQ(c.name, "example");
@@ -68,8 +68,23 @@ TEST(Scenario, MalformedFilesNameThePlace) {
 TEST(Scenario, NodeOverridesChangeTheCluster) {
   Scenario s = read_scenario(kExample);
   const ClusterSpec c = read_cluster(scenario_cluster_path(s));
-  s.node_overrides.push_back({"node", LinkSpec{1.25e10, 5e-6, "example-100g"}, {}});
+  s.node_overrides.push_back({"node", LinkSpec{1.25e10, 5e-6, "example-100g", {}}, {}});
   EXPECT_EQ(apply_overrides(s, c).nodes[0].nic.link_class, "example-100g");
+  // An override naming no transport keeps the replaced NIC's (socket, MTU 1500); one naming a
+  // transport brings its own.
+  EXPECT_EQ(apply_overrides(s, c).nodes[0].nic.transport.kind, costmodel::Transport::kSocket);
+  EXPECT_EQ(apply_overrides(s, c).nodes[0].nic.transport.mtu_bytes, 1500);
+  s.node_overrides[0].nic->transport.kind = costmodel::Transport::kNetIb;
+  s.node_overrides[0].nic->transport.mtu_bytes = 4096;
+  EXPECT_EQ(apply_overrides(s, c).nodes[0].nic.transport.mtu_bytes, 4096);
+  const Node nic = Node::parse_text(
+      R"({"bandwidth_bytes_per_s": 1.25e9, "latency_s": 2.5e-5, "link_class": "x",
+          "mtu_bytes": 1500})",
+      "o.json");
+  EXPECT_NE(testing::error_of([&] {
+              read_link_spec(nic, TransportRule::kOptional);
+            }).find("o.json: /mtu_bytes: expected key \"transport\" next to \"mtu_bytes\""),
+            std::string::npos);
   s.node_overrides[0].node = "nope";
   EXPECT_THROW(apply_overrides(s, c), InputError);
 }

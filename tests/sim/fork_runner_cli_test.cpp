@@ -8,7 +8,7 @@
 
 #include <csignal>
 
-#include "tests/support/process_support.h"
+#include "process_support.h"  // tests/support/
 
 namespace {
 

@@ -3,11 +3,14 @@
 // link, and placement follows the study's host sets.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <simgrid/s4u.hpp>
 
 #include "schema/cluster.h"
+#include "schema/transports_io.h"
 #include "sim/fork_runner.h"
+#include "sim/link_provenance.h"
 #include "sim/placement.h"
 #include "sim/platform_builder.h"
 #include "sim/platform_plan.h"
@@ -84,6 +87,57 @@ TEST(Platform, MeasuredLinkCostReplacesTheDatasheetFiguresOfItsClass) {
   EXPECT_DOUBLE_EQ(plan.route_bandwidth_bytes_per_s(1, 3), 1.25e8);  // tesla-1gbe keeps its figures
 }
 
+TEST(Platform, UnmeasuredClassesAreModelledAndSaySo) {
+  const auto c = schema::read_cluster(kPlatforms + "tesla.json");
+  const auto transports = schema::read_transports(kPlatforms + "transports.json");
+  costmodel::CostModel costs;
+  costs.links.push_back({"tesla-10gbe", 4e-5, 1.1e9, costmodel::CostSource::kImported, "log"});
+  const auto plan = plan_platform(c, every_gpu(c), &costs, false, &transports);
+  EXPECT_DOUBLE_EQ(plan.route_bandwidth_bytes_per_s(1, 2), 1.1e9);  // imported wins
+  // tesla-1gbe: socket over 1 GbE, 1 / (1 / (1.25e8 x 1448/1583) + 14 us / 512 KiB) = 1.13992e8.
+  EXPECT_NEAR(plan.route_bandwidth_bytes_per_s(1, 3), 1.13992e8, 1e3);
+  // Latency: (4e-5 + (14 + 50) us) / 2 end to end between a 10 GbE and the 1 GbE host.
+  EXPECT_NEAR(plan.route_latency_s(1, 3), (4e-5 + 6.4e-5) / 2, 1e-12);
+  const auto used = link_classes_used(plan);
+  ASSERT_EQ(used.size(), 2u);
+  EXPECT_EQ(used[0].link_class, "tesla-10gbe");
+  EXPECT_EQ(used[0].source, costmodel::LinkSource::kImported);
+  EXPECT_EQ(used[1].link_class, "tesla-1gbe");
+  EXPECT_EQ(used[1].source, costmodel::LinkSource::kModelled);
+  EXPECT_NE(used[1].model.find("socket transport over 1 Gbit/s Ethernet"), std::string::npos);
+  // Without transport parameters the file's figures stand, marked as datasheet.
+  const auto raw = plan_platform(c, every_gpu(c), nullptr);
+  EXPECT_EQ(link_classes_used(raw)[1].source, costmodel::LinkSource::kDatasheet);
+}
+
+TEST(Platform, ClassesInUseAndTheirWarnings) {
+  const auto c = schema::read_cluster(kPlatforms + "tesla.json");
+  SimOptions o;
+  o.transports = schema::read_transports(kPlatforms + "transports.json");
+  costmodel::CostModel costs;
+  costs.links.push_back({"tesla-10gbe", 4e-5, 1.1e9, costmodel::CostSource::kImported, "log"});
+  schema::TrainingConfig one, two, five;
+  one.gpus = 1;
+  two.gpus = 2;
+  five.gpus = 5;
+  EXPECT_TRUE(link_classes_used(c, one, costs, o).empty());
+  const auto w2 = link_classes_used(c, two, costs, o);  // tesla1, tesla2: 10 GbE only
+  ASSERT_EQ(w2.size(), 1u);
+  EXPECT_TRUE(unmeasured_link_warnings({w2}).empty());
+  const auto w5 = link_classes_used(c, five, costs, o);
+  const auto lines = unmeasured_link_warnings({{}, w2, w5, w5});
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].rfind("tesla-1gbe: modelled (socket transport over 1 Gbit/s Ethernet, MTU "
+                           "1500: 0.114 GB/s, 64.0 us per step), not measured: run vitsim-train "
+                           "bench-allreduce on these hosts",
+                           0),
+            0u)
+      << lines[0];
+  EXPECT_NE(lines[0].find("used by 2 of 4 configuration(s)"), std::string::npos) << lines[0];
+  // The 10 GbE class without its measurement warns as well.
+  EXPECT_EQ(unmeasured_link_warnings({link_classes_used(c, five, {}, o)}).size(), 2u);
+}
+
 TEST(Platform, ExportedXmlHasTheSameRoutesAsTheCppPlatform) {
   for (const char* file : {"tesla.json", "vector.json", "h200-cluster.json"}) {
     schema::ClusterSpec c = schema::read_cluster(kPlatforms + file);
@@ -115,6 +169,44 @@ TEST(Platform, H200RoutesBetweenLeavesClimbTheUplinks) {
   EXPECT_EQ(plan.links[static_cast<size_t>(plan.route(1, 33)[0])].name, "h200-0.gpu1.nic");
   EXPECT_DOUBLE_EQ(plan.links[static_cast<size_t>(r[1])].bandwidth_bytes_per_s, 32 * 5e10);
   EXPECT_EQ(plan.route(0, 1).size(), 2u);  // NVLink ports within a node
+}
+
+// The class-level simulation gives each flow its route's latency as SimGrid sums it for the
+// rank-by-rank platform: bit for bit, and the order matters (these latencies were picked so that
+// summing in route order gives another last bit).
+TEST(Platform, SimGridRouteLatencyIsSummedInSimGridsOrder) {
+  schema::ClusterSpec c =
+      with_node_count(schema::read_cluster(kPlatforms + "h200-cluster.json"), 5);
+  c.nodes[0].nic.latency_s = 4e-6;
+  c.network.switch_link.latency_s = 1e-7;
+  const auto plan = plan_platform(c, every_gpu(c), nullptr);
+  const std::vector<std::pair<int64_t, int64_t>> pairs = {{0, 1}, {0, 8}, {0, 32}, {33, 2}};
+  const std::string simgrid = run_in_child([&] {
+    int argc = 2;
+    std::string a0 = "test", a1 = "--log=root.thres:critical";
+    char* argv[] = {a0.data(), a1.data(), nullptr};
+    sg4::Engine e(&argc, argv);
+    const auto hosts = build_platform(plan);
+    std::string out;
+    for (const auto& [a, b] : pairs) {
+      std::vector<sg4::Link*> links;
+      double lat = 0;
+      hosts[static_cast<size_t>(a)]->route_to(hosts[static_cast<size_t>(b)], links, &lat);
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%a\n", lat);
+      out += buf;
+    }
+    return out;
+  });
+  std::string ours;
+  for (const auto& [a, b] : pairs) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%a\n", plan.simgrid_route_latency_s(a, b));
+    ours += buf;
+  }
+  EXPECT_EQ(simgrid, ours);
+  EXPECT_NE(plan.simgrid_route_latency_s(0, 32), plan.route_latency_s(0, 32));
+  EXPECT_NEAR(plan.simgrid_route_latency_s(0, 32), plan.route_latency_s(0, 32), 1e-18);
 }
 
 TEST(Placement, StudyHostSetsAndExplicitHosts) {

@@ -1,0 +1,279 @@
+// The main job, end to end (see reproduce.h, docs/calibration.md "Reproducing the study").
+#include "app/reproduce.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "calibrate/calibrator.h"
+#include "calibrate/deepspeed_import.h"
+#include "calibrate/report.h"
+#include "schema/cost_model_io.h"
+#include "schema/gpus_io.h"
+#include "schema/json_file.h"
+#include "schema/prediction_csv.h"
+#include "schema/scenario.h"
+#include "schema/study.h"
+#include "schema/transports_io.h"
+
+namespace vitsim::app {
+
+using namespace calibrate;  // the calibration steps the job chains
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Imported {
+  std::vector<ProfileInput> profiles;
+  std::vector<std::pair<std::string, LogSummary>> logs;  // cluster, summary
+};
+
+std::vector<std::string> sorted_files(const std::string& dir, const std::string& ext) {
+  std::vector<std::string> out;
+  if (!fs::is_directory(dir)) return out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.is_regular_file() && e.path().extension() == ext) out.push_back(e.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The rule of the study file that a log's file name matches, or nullptr.
+const schema::StudyLogRule* rule_of(const schema::Study& study, const std::string& name) {
+  for (const auto& r : study.logs) {
+    if (name.rfind(r.prefix, 0) == 0) return &r;
+  }
+  return nullptr;
+}
+
+// A profile written to DIR/profiles/NAME.json, with the import's context.
+ProfileInput write_imported(const ReproduceOptions& o, const std::string& name, ImportResult& r,
+                            const schema::Json& extra) {
+  r.profile.context = schema::make_context("vitsim reproduce", o.argv, extra);
+  const std::string file = o.out_dir + "/profiles/" + name + ".json";
+  schema::write_profile(file, r.profile);
+  return {file, r.profile};
+}
+
+Imported import_study(const ReproduceOptions& o, const schema::Study& study,
+                      const costmodel::DeviceCatalog& catalog) {
+  fs::create_directories(o.out_dir + "/profiles");
+  Imported out;
+  ImportOptions base;
+  base.model = study.model;
+  base.train_images = study.train_images;
+  for (const auto& path : sorted_files(study.log_folder, ".log")) {
+    const std::string name = fs::path(path).stem().string();
+    const schema::StudyLogRule* rule = rule_of(study, name);
+    if (!rule) continue;
+    ImportOptions opt = base;
+    opt.gpu = rule->device;
+    opt.link_class = rule->link_class;
+    ImportResult r = import_deepspeed({parse_deepspeed_log(path)}, catalog, opt);
+    out.profiles.push_back(
+        write_imported(o, name, r, {{"imported_from", path}, {"import", to_json(r.logs[0])}}));
+    out.logs.push_back({rule->cluster, r.logs[0]});
+  }
+  for (const auto& csv : study.compute_summaries) {
+    ImportResult r = import_compute_summary(schema::CsvTable::read(csv), catalog, base);
+    const std::string stem = fs::path(csv).stem().string();
+    out.profiles.push_back(
+        write_imported(o, r.profile.device + "_" + stem, r, {{"imported_from", csv}}));
+  }
+  return out;
+}
+
+// What the study simulates: its clusters, its scenarios and each scenario's cluster.
+struct Inputs {
+  std::vector<schema::Scenario> scenarios;
+  std::vector<schema::ClusterSpec> scenario_clusters;  // per scenario, overrides applied
+  std::vector<schema::ClusterSpec> clusters;           // the study's cluster folder
+};
+
+Inputs load_inputs(const schema::Study& study) {
+  Inputs s;
+  for (const auto& f : sorted_files(study.cluster_folder, ".json")) {
+    const fs::path name = fs::path(f).filename();
+    if (name == "gpus.json" || name == "transports.json") continue;
+    s.clusters.push_back(schema::read_cluster(f));
+  }
+  for (const auto& f : sorted_files(study.scenario_folder, ".json")) {
+    s.scenarios.push_back(schema::read_scenario(f));
+    const auto cluster = schema::read_cluster(schema::scenario_cluster_path(s.scenarios.back()));
+    s.scenario_clusters.push_back(schema::apply_overrides(s.scenarios.back(), cluster));
+  }
+  return s;
+}
+
+Calibration calibrate_study(const schema::Study& study, const Imported& imp, const Inputs& s,
+                            const costmodel::DeviceCatalog& catalog) {
+  CalibrateOptions opt;
+  opt.precisions = study.precisions;
+  opt.clusters = s.clusters;
+  for (const auto& c : s.scenario_clusters) opt.clusters.push_back(c);
+  for (size_t i = 0; i < s.scenarios.size(); ++i) {
+    for (const auto& cfg : s.scenarios[i].configurations) {
+      for (const auto& n : s.scenario_clusters[i].nodes) {
+        for (const auto& g : n.gpus) opt.required.push_back({g.device, cfg.precision});
+      }
+    }
+  }
+  if (!study.tensor_evidence.empty()) {
+    opt.tensor_evidence = tensor_efficiency_from_timm(schema::CsvTable::read(study.tensor_evidence),
+                                                      catalog, study.model);
+  }
+  return calibrate::calibrate(imp.profiles, catalog, opt);
+}
+
+// Runs of one configuration differ from node to node: the logs against the development rows of
+// the same cluster, GPU count and micro-batch (per step, since the data fractions differ).
+std::vector<std::string> variation_notes(const Imported& imp, const std::vector<MeasuredRun>& dev) {
+  std::vector<std::string> notes;
+  for (const auto& [cluster, s] : imp.logs) {
+    for (const auto& m : dev) {
+      if (m.key.cluster != cluster || m.key.gpus != s.world_size ||
+          m.key.micro_batch != s.micro_batch || m.steps_per_epoch <= 0) {
+        continue;
+      }
+      const double dev_step = m.epoch_time_s / static_cast<double>(m.steps_per_epoch);
+      notes.push_back(fmt::format(
+          "{} {} GPU(s), micro-batch {}: the imported log ({}) has a median step of {:.1f} ms; the "
+          "development row's epoch time gives {:.1f} ms per step: the log is {:+.1f} % off the "
+          "row although both ran the same GPU type, rank count and micro-batch (another run, "
+          "another data fraction).",
+          cluster, s.world_size, s.micro_batch, fs::path(s.file).filename().string(),
+          s.step_interval_s * 1e3, dev_step * 1e3,
+          100 * (s.step_interval_s - dev_step) / dev_step));
+    }
+  }
+  std::map<std::string, std::vector<double>> compute;
+  for (const auto& [cluster, s] : imp.logs)
+    compute[cluster].push_back(s.forward_s + s.backward_inner_s);
+  for (const auto& [cluster, v] : compute) {
+    if (v.size() < 2) continue;
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    notes.push_back(fmt::format(
+        "{}: forward + backward compute of the same GPU type and micro-batch differs by {:.1f} % "
+        "between the {} logs (different nodes). Runs of one configuration differ by several "
+        "percent from node to node; a prediction cannot be closer to a single run than that.",
+        cluster, 100 * (*hi - *lo) / *lo, v.size()));
+  }
+  return notes;
+}
+
+std::vector<NamedPrediction> simulate_all(const ReproduceOptions& o, const schema::Study& described,
+                                          const Inputs& study,
+                                          const costmodel::DeviceCatalog& catalog,
+                                          const costmodel::CostModel& costs) {
+  std::vector<NamedPrediction> preds;
+  fs::create_directories(o.out_dir + "/predictions");
+  // Link classes the study did not measure are modelled (docs/transport-model.md).
+  sim::SimOptions sim = o.sim;
+  if (!sim.transports && !described.transports.empty())
+    sim.transports = schema::read_transports(described.transports);
+  for (size_t i = 0; i < study.scenarios.size(); ++i) {
+    schema::PredictionFile p =
+        sim::simulate_scenario(study.scenarios[i], study.scenario_clusters[i], catalog, costs, sim);
+    p.context = schema::make_context("vitsim reproduce", o.argv,
+                                     {{"scenario_file", study.scenarios[i].file}});
+    const std::string file = o.out_dir + "/predictions/" + study.scenarios[i].name + ".json";
+    schema::write_prediction(file, p);
+    preds.push_back({file, p});
+  }
+  return preds;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Stage 4: validation.txt and the variation notes.
+void write_validation(const ReproduceOptions& o, const schema::Study& study, const Imported& imp,
+                      const std::vector<NamedPrediction>& preds,
+                      const std::vector<MeasuredRun>& dev, ReproduceResult& r) {
+  r.validation = validate(dev, preds);
+  r.notes = variation_notes(imp, dev);
+  std::string text =
+      "Predicted against " + study.development_set +
+      "\n(compared only: nothing is fitted to these epoch times; costs come from the "
+      "logs and datasheets)\n\n" +
+      format_validation(r.validation) + "\n";
+  for (const auto& n : r.notes) text += n + "\n";
+  r.validation_txt = o.out_dir + "/validation.txt";
+  schema::write_file_atomic(r.validation_txt, text);
+}
+
+// Stage 5: the report, with the study's title and notes first.
+std::string write_study_report(const ReproduceOptions& o, const schema::Study& study,
+                               const std::vector<NamedPrediction>& preds,
+                               const std::vector<MeasuredRun>& dev,
+                               const costmodel::CostModel& costs, const ReproduceResult& r) {
+  ReportInputs in;
+  in.title = study.title;
+  in.predictions = preds;
+  in.measured = dev;
+  in.costs = costs;
+  in.notes = study.report_notes;
+  for (const auto& n : r.notes) in.notes.push_back(n);
+  return write_report(in, o.out_dir).html_path;
+}
+
+int count_transferred(const costmodel::CostModel& costs) {
+  int n = 0;
+  for (const auto& d : costs.devices) n += d.source == costmodel::CostSource::kTransferred;
+  return n;
+}
+
+}  // namespace
+
+ReproduceResult reproduce(const ReproduceOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  fs::create_directories(o.out_dir);
+  const schema::Study study = schema::read_study(o.study_path);
+  const auto catalog = schema::read_gpus(o.gpus_path.empty() ? study.gpus : o.gpus_path);
+  ReproduceResult r;
+  const Imported imp = import_study(o, study, catalog);
+  o.progress(
+      fmt::format("[1/5] import: {} profiles from the study's logs and compute summary "
+                  "({:.1f} s)",
+                  imp.profiles.size(), seconds_since(t0)));
+  const Inputs inputs = load_inputs(study);
+  const Calibration cal = calibrate_study(study, imp, inputs, catalog);
+  r.costs_path = o.out_dir + "/costs.json";
+  schema::write_cost_model(
+      r.costs_path,
+      {schema::make_context("vitsim reproduce", o.argv, {{"notes", cal.notes}}), cal.costs});
+  o.progress(
+      fmt::format("[2/5] calibrate: {} device/precision costs ({} transferred), {} link "
+                  "classes -> {} ({:.1f} s)",
+                  cal.costs.devices.size(), count_transferred(cal.costs), cal.costs.links.size(),
+                  r.costs_path, seconds_since(t0)));
+  const std::vector<NamedPrediction> preds = simulate_all(o, study, inputs, catalog, cal.costs);
+  std::vector<schema::PredictionFile> files;
+  for (const auto& p : preds) {
+    r.prediction_files.push_back(p.file);
+    files.push_back(p.prediction);
+  }
+  r.predictions_csv = o.out_dir + "/predictions.csv";
+  schema::write_file_atomic(r.predictions_csv, schema::configurations_csv(files));
+  o.progress(fmt::format("[3/5] simulate: {} scenarios -> {} ({:.1f} s)", preds.size(),
+                         r.predictions_csv, seconds_since(t0)));
+  const std::vector<MeasuredRun> dev =
+      measured_from_csv(schema::CsvTable::read(study.development_set));
+  write_validation(o, study, imp, preds, dev, r);
+  o.progress(fmt::format(
+      "[4/5] validate: median |error| {:.2f} %, worst {:.2f} %, Spearman {:.3f} "
+      "over {} configurations -> {} ({:.1f} s)",
+      r.validation.median_abs_error_pct, r.validation.worst_abs_error_pct, r.validation.spearman,
+      r.validation.rows.size(), r.validation_txt, seconds_since(t0)));
+  r.report_html = write_study_report(o, study, preds, dev, cal.costs, r);
+  o.progress(fmt::format("[5/5] report: {} ({:.1f} s)", r.report_html, seconds_since(t0)));
+  return r;
+}
+
+}  // namespace vitsim::app

@@ -1,0 +1,81 @@
+// Groups of identical ranks; see rank_groups.h.
+#include "schema/rank_groups.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace vitsim::schema {
+namespace {
+
+bool close(double a, double b, double tolerance) {
+  if (a == b) return true;
+  return std::fabs(a - b) <= tolerance * std::max(std::fabs(a), std::fabs(b));
+}
+
+bool same_times(const RankPrediction& a, const RankPrediction& b, double tolerance) {
+  return close(a.compute_time_s, b.compute_time_s, tolerance) &&
+         close(a.exposed_comm_time_s, b.exposed_comm_time_s, tolerance) &&
+         close(a.idle_time_s, b.idle_time_s, tolerance);
+}
+
+}  // namespace
+
+std::vector<RankGroup> group_identical_ranks(const std::vector<RankPrediction>& ranks,
+                                             double relative_tolerance) {
+  using Key = std::tuple<std::string, int64_t, double, double>;
+  std::map<Key, std::vector<size_t>> by_kind;  // what must be equal -> candidate groups
+  std::vector<RankGroup> out;
+  std::vector<std::set<std::string>> seen_hosts;
+  for (const RankPrediction& r : ranks) {
+    auto& candidates = by_kind[{r.device, r.micro_batch, r.memory_bytes, r.device_memory_bytes}];
+    size_t g = out.size();
+    for (size_t c : candidates) {
+      if (same_times(out[c].first, r, relative_tolerance)) {
+        g = c;
+        break;
+      }
+    }
+    if (g == out.size()) {
+      candidates.push_back(g);
+      out.push_back({r, {}, {}});
+      seen_hosts.emplace_back();
+    }
+    out[g].ranks.push_back(r.rank);
+    if (seen_hosts[g].insert(r.host).second) out[g].hosts.push_back(r.host);
+  }
+  for (RankGroup& g : out) std::sort(g.ranks.begin(), g.ranks.end());
+  return out;
+}
+
+std::string format_rank_ranges(const std::vector<int64_t>& ranks, size_t max_ranges) {
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  for (int64_t r : ranks) {
+    if (!ranges.empty() && ranges.back().second + 1 == r)
+      ranges.back().second = r;
+    else
+      ranges.emplace_back(r, r);
+  }
+  std::string s;
+  for (size_t i = 0; i < ranges.size() && i < max_ranges; ++i) {
+    if (i > 0) s += ", ";
+    s += std::to_string(ranges[i].first);
+    if (ranges[i].second != ranges[i].first) s += "-" + std::to_string(ranges[i].second);
+  }
+  if (ranges.size() > max_ranges)
+    s += ", ... (+" + std::to_string(ranges.size() - max_ranges) + " more ranges)";
+  return s;
+}
+
+std::string format_hosts(const std::vector<std::string>& hosts, size_t max_listed) {
+  if (hosts.size() <= max_listed) {
+    std::string s;
+    for (const auto& h : hosts) s += (s.empty() ? "" : ", ") + h;
+    return s;
+  }
+  return hosts.front() + " .. " + hosts.back() + " (" + std::to_string(hosts.size()) + " hosts)";
+}
+
+}  // namespace vitsim::schema

@@ -1,0 +1,55 @@
+// Class-level all-reduce; see class_collectives.h.
+#include "sim/class_collectives.h"
+
+#include "sim/collective_plan.h"
+#include "sim/sg_compat.h"
+
+namespace vitsim::sim {
+
+namespace sg4 = simgrid::s4u;
+
+ClassCollectives::ClassCollectives(const RankClasses& classes, ClassHosts hosts)
+    : classes_(classes), hosts_(std::move(hosts)) {
+  for (const auto& stage : classes_.groups) {
+    barriers_.emplace_back();
+    for (const ClassGroup& g : stage) {
+      barriers_.back().push_back(g.members.size() > 1
+                                     ? sg4::Barrier::create(static_cast<unsigned>(g.members.size()))
+                                     : nullptr);
+    }
+  }
+}
+
+void ClassCollectives::allreduce(int64_t rank_class, double bytes) {
+  for (size_t s = 0; s < classes_.stages.size(); ++s)
+    run_stage(s, static_cast<int>(rank_class), bytes);
+}
+
+// The same simulated times as Collectives::ring_flow and tree_flow: the edges start when the last
+// member arrives; a ring ends after its slowest edge plus the extra latency, a tree's members
+// sleep the extra latency after the barrier that follows its slowest edge.
+void ClassCollectives::run_stage(size_t s, int rank_class, double bytes) {
+  const FlowStage stage = classes_.stages[s];
+  const auto gi = static_cast<size_t>(classes_.group_of_class[s][static_cast<size_t>(rank_class)]);
+  const ClassGroup& g = classes_.groups[s][gi];
+  if (g.group_ranks < 2 || flow_phases(stage, g.group_ranks) < 1) return;
+  const sg4::BarrierPtr& barrier = barriers_[s][gi];
+  if (barrier) barrier->wait();
+  if (rank_class == g.members.front()) {
+    const uint64_t payload =
+        message_payload(flow_edge_bytes(stage, g.group_ranks, classes_.ranks_per_node, bytes));
+    std::vector<sg4::CommPtr> comms;
+    for (int f : g.flows) {
+      comms.push_back(sg4::Comm::sendto_async(hosts_.flow_src[static_cast<size_t>(f)],
+                                              hosts_.flow_dst[static_cast<size_t>(f)], payload));
+    }
+    sg::wait_all(comms);
+    if (stage != FlowStage::kTree && g.extra_latency_s > 0)
+      sg4::this_actor::sleep_for(g.extra_latency_s);
+  }
+  if (barrier) barrier->wait();
+  if (stage == FlowStage::kTree && g.extra_latency_s > 0)
+    sg4::this_actor::sleep_for(g.extra_latency_s);
+}
+
+}  // namespace vitsim::sim

@@ -1,0 +1,166 @@
+// One configuration's simulation, rank by rank or per class of ranks; see simulation_run.h.
+#include "sim/simulation_run.h"
+
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+
+#include "schema/rank_groups.h"
+#include "sim/chrome_trace.h"
+#include "sim/fork_runner.h"
+#include "sim/platform_plan.h"
+
+namespace vitsim::sim {
+namespace {
+
+bool classes_apply(const SimulationRequest& q) {
+  return q.collective_level == costmodel::CollectiveLevel::kFlow &&
+         q.options->network_model == "CM02" && !q.options->crosstraffic &&
+         q.placement->ranks.size() > 1;
+}
+
+SimulationShape base_shape(const schema::TrainingConfig& config, const costmodel::LayerGraph& graph,
+                           costmodel::CollectiveLevel level, const SimOptions& options) {
+  SimulationShape s;
+  s.ranks = config.gpus;
+  s.simulated_ranks = config.gpus;
+  s.layers = static_cast<int64_t>(graph.layers.size());
+  s.buckets =
+      static_cast<int64_t>(make_buckets(graph, config.precision, config.bucket_bytes).size());
+  s.steps = std::max(1, options.simulated_steps);
+  s.accumulation = config.accumulation;
+  s.algorithm = config.collective;
+  s.flow_level = level == costmodel::CollectiveLevel::kFlow;
+  s.trace = !options.trace_path.empty();
+  s.stream_actors = config.overlap || s.trace;
+  return s;
+}
+
+std::string what(const schema::TrainingConfig& config) {
+  return "configuration " + (config.label.empty() ? "" : "'" + config.label + "' ") + "with " +
+         std::to_string(config.gpus) + " GPU(s)";
+}
+
+// Trace track names of the first kMaxTraceTracks classes: which ranks each stands for.
+std::vector<std::string> class_tracks(const RankClasses& classes, const RankKinds& kinds) {
+  const size_t traced = std::min<size_t>(kMaxTraceTracks, classes.size());
+  std::vector<std::vector<int64_t>> members(traced);
+  for (size_t r = 0; r < classes.class_of_rank.size(); ++r) {
+    const auto c = static_cast<size_t>(classes.class_of_rank[r]);
+    if (c < traced) members[c].push_back(static_cast<int64_t>(r));
+  }
+  std::vector<std::string> out;
+  for (size_t c = 0; c < traced; ++c) {
+    const RankPlan& p = kinds.plans[static_cast<size_t>(
+        kinds.kind_of_rank[static_cast<size_t>(classes.representative[c])])];
+    out.push_back("ranks " + schema::format_rank_ranges(members[c], 3) + " (" +
+                  std::to_string(members[c].size()) + " ranks, " + p.device + ", micro-batch " +
+                  std::to_string(p.micro_batch) + ")");
+  }
+  for (size_t c = traced; c < classes.size(); ++c) out.emplace_back();  // not traced
+  return out;
+}
+
+// Everything the simulation needs but the actors and the platform.
+SimInput common_input(const SimulationRequest& q) {
+  SimInput in;
+  in.buckets = make_buckets(*q.graph, q.config->precision, q.config->bucket_bytes);
+  for (const auto& l : q.graph->layers) in.layer_names.push_back(l.name);
+  in.accumulation = q.config->accumulation;
+  in.overlap = q.config->overlap;
+  in.collective = q.config->collective;
+  in.flow_level = q.collective_level == costmodel::CollectiveLevel::kFlow;
+  in.steps = std::max(1, q.options->simulated_steps);
+  in.network_model = q.options->network_model;
+  in.crosstraffic = q.options->crosstraffic;
+  in.network_optim = q.options->network_optim;
+  in.trace = q.trace;
+  return in;
+}
+
+}  // namespace
+
+SimulationShape configuration_shape(const schema::TrainingConfig& config,
+                                    const costmodel::LayerGraph& graph,
+                                    costmodel::CollectiveLevel collective_level,
+                                    const SimOptions& options) {
+  SimulationShape s = base_shape(config, graph, collective_level, options);
+  // Before placement: the fewest ranks per node and simulated ranks the configuration could have
+  // (checked again once they are known), so that only what cannot fit is refused here.
+  s.ranks_per_node = config.gpus;
+  if (options.engine != SimEngine::kRanks && s.flow_level) {
+    s.simulated_ranks = 1;
+    s.flow_classes = 1;
+  }
+  return s;
+}
+
+namespace {
+
+// The class-level input, when the engine allows it and (kAuto) some ranks are alike.
+bool collapse(const SimulationRequest& q, const CollectivePlan& collective, SimInput& in,
+              SimulationShape& shape, SimulationResult& result) {
+  const size_t n = q.placement->ranks.size();
+  auto classes =
+      std::make_shared<RankClasses>(find_rank_classes(in.plan, collective, q.kinds->kind_of_rank));
+  if (q.options->engine != SimEngine::kClasses && classes->size() == n) return false;
+  for (size_t c = 0; c < classes->size(); ++c) {
+    const auto rep = static_cast<size_t>(classes->representative[c]);
+    in.ranks.push_back(q.kinds->plans[static_cast<size_t>(q.kinds->kind_of_rank[rep])]);
+    in.ranks.back().rank = classes->representative[c];
+    in.ranks.back().host = q.placement->ranks[rep].host;
+  }
+  if (q.trace) result.tracks = class_tracks(*classes, *q.kinds);
+  shape.simulated_ranks = static_cast<int64_t>(classes->size());
+  shape.flow_classes = static_cast<int64_t>(classes->flows.size());
+  in.classes = std::move(classes);
+  in.plan = PlatformPlan{};  // not built: the class-level platform replaces it
+  result.engine = SimEngine::kClasses;
+  return true;
+}
+
+void rank_by_rank(const SimulationRequest& q, SimInput& in, SimulationResult& result) {
+  for (size_t r = 0; r < q.placement->ranks.size(); ++r) {
+    in.ranks.push_back(q.kinds->plans[static_cast<size_t>(q.kinds->kind_of_rank[r])]);
+    RankPlan& p = in.ranks.back();
+    p.rank = static_cast<int64_t>(r);
+    p.host = q.placement->ranks[r].host;
+    if (q.trace && static_cast<int64_t>(r) < kMaxTraceTracks)
+      result.tracks.push_back("rank " + std::to_string(r) + " (" + p.host + ", " + p.device + ")");
+    else if (q.trace)
+      result.tracks.emplace_back();  // not traced
+  }
+  result.engine = SimEngine::kRanks;
+}
+
+}  // namespace
+
+SimulationResult run_configuration(const SimulationRequest& q) {
+  const bool can_collapse = classes_apply(q);
+  if (q.options->engine == SimEngine::kClasses && !can_collapse) {
+    throw std::invalid_argument(
+        "the class-level simulation needs a flow-level collective, the CM02 network model without "
+        "cross-traffic, and more than one rank (hint: --collective-level flow, or --engine ranks)");
+  }
+  SimInput in = common_input(q);
+  in.plan = plan_platform(*q.cluster, *q.placement, q.costs, false,
+                          q.options->transports ? &*q.options->transports : nullptr);
+  const CollectivePlan collective = plan_collective(in.plan, in.collective);
+  SimulationShape shape = base_shape(*q.config, *q.graph, q.collective_level, *q.options);
+  shape.ranks_per_node = collective.ranks_per_node;
+  SimulationResult result;
+  if (!(can_collapse && q.options->engine != SimEngine::kRanks &&
+        collapse(q, collective, in, shape, result)))
+    rank_by_rank(q, in, result);
+  const SimulationEstimate estimate = estimate_simulation(shape);
+  const MachineLimits limits = this_machine(q.options->force);
+  check_simulation_size(estimate, limits, what(*q.config));
+  in.stack_guard_pages = !stacks_without_guard_pages(estimate, limits);
+  in.trace_actors = kMaxTraceTracks;
+  result.actors =
+      deserialize_sim_output(run_in_child([&] { return serialize(run_simulation(in)); }));
+  if (in.classes) result.actor_of_rank = in.classes->class_of_rank;
+  return result;
+}
+
+}  // namespace vitsim::sim

@@ -1,0 +1,308 @@
+// The vitsim subcommands of the simulator, run as a user would: predict --json keys, simulate's
+// PREFIX.json/PREFIX.csv byte-identical across runs, Chrome traces, sweep's best line, platform's
+// XML, and exit code 2 with a pointed message for bad input.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+namespace {
+
+const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+const std::string kSrc = VITSIM_SOURCE_DIR;
+const std::string kCosts = std::string(VITSIM_SOURCE_DIR) + "/tests/sim/fixtures/costs.json";
+
+struct Result {
+  int code = -1;
+  std::string out;
+};
+
+Result run(const std::string& args, bool with_stderr = false) {
+  Result r;
+  FILE* p = popen((kVitsim + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null")).c_str(), "r");
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(VitsimCli, PredictJsonHasTheKeys) {
+  const Result r = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
+                       " --gpus 3 --micro-batch 16 --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(r.out.rfind("{\n  \"schema\": \"vitsim.config_prediction\"", 0), 0u)
+      << r.out.substr(0, 80);
+  for (const char* k : {"epoch_time_s", "step_time_s", "steps_per_epoch", "compute_time_s",
+                        "exposed_comm_time_s", "out_of_memory", "ranks", "context"}) {
+    EXPECT_TRUE(j.contains(k)) << k;
+  }
+  EXPECT_EQ(j["steps_per_epoch"], 1042);
+  ASSERT_EQ(j["ranks"].size(), 3u);
+  EXPECT_TRUE(j["ranks"][0].contains("idle_time_s"));
+  EXPECT_EQ(j["ranks"][0]["host"], "tesla1");
+}
+
+TEST(VitsimCli, SimulateOutputsAreByteIdenticalAndTracesHaveTheSpans) {
+  const std::string dir = ::testing::TempDir();
+  const std::string args =
+      "simulate " + kSrc + "/scenarios/tesla-whatif-uneven-batches.json --costs " + kCosts +
+      " --out " + dir + "/vitsim_cli_sim --trace " + dir + "/vitsim_cli_trace.json";
+  const Result a = run(args);
+  ASSERT_EQ(a.code, 0) << a.out;
+  const std::string json1 = slurp(dir + "/vitsim_cli_sim.json"),
+                    csv1 = slurp(dir + "/vitsim_cli_sim.csv");
+  const std::string trace1 = slurp(dir + "/vitsim_cli_trace.json");
+  const Result b = run(args);
+  ASSERT_EQ(b.code, 0);
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_EQ(json1, slurp(dir + "/vitsim_cli_sim.json"));
+  EXPECT_EQ(csv1, slurp(dir + "/vitsim_cli_sim.csv"));
+  EXPECT_EQ(trace1, slurp(dir + "/vitsim_cli_trace.json"));
+  EXPECT_NE(a.out.find("img/s"), std::string::npos);  // the units row
+  EXPECT_EQ(
+      json1.rfind(
+          "{\n  \"schema\": \"vitsim.prediction\",\n  \"schema_version\": 1,\n  \"context\"", 0),
+      0u);
+  EXPECT_EQ(std::count(csv1.begin(), csv1.end(), '\n'), 1 + 1 + 5 + 5);  // header, 1 + 5 + 5 ranks
+  const auto t = nlohmann::json::parse(trace1);
+  std::set<std::string> cats;
+  for (const auto& e : t["traceEvents"]) {
+    if (e["ph"] == "X") cats.insert(e["cat"].get<std::string>());
+  }
+  EXPECT_EQ(cats, (std::set<std::string>{"compute", "communication", "idle"}));
+}
+
+TEST(VitsimCli, SweepPrintsTheBest) {
+  const Result r =
+      run("sweep --cluster " + kSrc + "/platforms/vector.json --costs " + kCosts +
+          " --gpus 2,4 --micro-batch 16,64 --collective ring,tree --goal best-efficiency");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("best (best-efficiency): "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(baseline)"), std::string::npos);  // 1-GPU runs added for efficiency
+}
+
+TEST(VitsimCli, PlatformExportsXml) {
+  const std::string xml = ::testing::TempDir() + "/vitsim_cli_vector.xml";
+  const Result r = run("platform " + kSrc + "/platforms/vector.json --nodes 2 --export-xml " + xml);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const std::string text = slurp(xml);
+  EXPECT_NE(text.find("<platform version=\"4.1\">"), std::string::npos);
+  EXPECT_NE(text.find("vector1.gpu7"), std::string::npos);
+}
+
+// Run with stderr kept apart: "vitsim ... 2> FILE".
+Result run_split(const std::string& args, std::string& err) {
+  const std::string err_file = ::testing::TempDir() + "/vitsim_cli_stderr.txt";
+  Result r = run(args + " 2> " + err_file + " #");
+  err = slurp(err_file);
+  return r;
+}
+
+TEST(VitsimCli, UnmeasuredLinksWarnOncePerClassAndMeasuredOnesDoNot) {
+  std::string err;
+  Result r = run_split("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
+                           " --gpus 5 --micro-batch 16",
+                       err);
+  ASSERT_EQ(r.code, 0) << err;
+  EXPECT_NE(err.find("vitsim predict: warning: tesla-10gbe: modelled (socket transport over 10 "
+                     "Gbit/s Ethernet, MTU 1500"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("warning: tesla-1gbe: modelled"), std::string::npos) << err;
+  EXPECT_NE(err.find("not measured: run vitsim-train bench-allreduce on these hosts"),
+            std::string::npos);
+  // The same cluster with a measured 10 GbE class, on the two hosts that only use it: silent.
+  nlohmann::json costs = nlohmann::json::parse(slurp(kCosts));
+  costs["links"] = {{{"link_class", "tesla-10gbe"},
+                     {"latency_s", 4e-5},
+                     {"bandwidth_bytes_per_s", 1.02e9},
+                     {"source", "measured"},
+                     {"derived_from", "test"}}};
+  const std::string measured = ::testing::TempDir() + "/vitsim_cli_costs_links.json";
+  std::ofstream(measured) << costs.dump();
+  r = run_split("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + measured +
+                    " --gpus 2 --micro-batch 16",
+                err);
+  ASSERT_EQ(r.code, 0) << err;
+  EXPECT_EQ(err.find("warning"), std::string::npos) << err;
+  // simulate: one line per class, with the number of configurations using it.
+  r = run_split("simulate " + kSrc + "/scenarios/tesla-strong.json --costs " + measured, err);
+  ASSERT_EQ(r.code, 0) << err;
+  const auto first = err.find("warning: tesla-1gbe: modelled");
+  ASSERT_NE(first, std::string::npos) << err;
+  EXPECT_EQ(err.find("warning: tesla-1gbe", first + 1), std::string::npos) << err;
+  EXPECT_NE(err.find("used by 1 of 5 configuration(s)"), std::string::npos) << err;
+  EXPECT_EQ(err.find("warning: tesla-10gbe"), std::string::npos) << err;
+}
+
+TEST(VitsimCli, NcclTestsOutputImportsAndCalibrates) {
+  const std::string profile = ::testing::TempDir() + "/vitsim_cli_nccl_profile.json";
+  const std::string costs = ::testing::TempDir() + "/vitsim_cli_nccl_costs.json";
+  Result r = run("import-nccl-tests " + kSrc +
+                     "/tests/calibrate/data/nccl_tests_efa_2node_t4.txt --link-class vector-roce "
+                     "-o " +
+                     profile,
+                 true);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("wrote " + profile), std::string::npos) << r.out;
+  r = run("calibrate " + profile + " -o " + costs, true);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto c = nlohmann::json::parse(slurp(costs));
+  ASSERT_EQ(c["links"].size(), 1u);
+  EXPECT_EQ(c["links"][0]["link_class"], "vector-roce");
+  EXPECT_EQ(c["links"][0]["source"], "imported");
+  // A malformed output: exit 2 with the file and line.
+  const std::string bad = ::testing::TempDir() + "/vitsim_cli_bad_nccl.txt";
+  std::ofstream(bad) << "#  Rank  0 Group  0 Pid 1 on h device 0 [0:0:0] T4\n"
+                        "     1048576  262144  float  sum  -1  279.5  3.75  3.75  0  280.2  "
+                        "3.74  3.74  7\n";
+  r = run("import-nccl-tests " + bad + " --link-class x --ranks 2 -o " + profile, true);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find(bad + ":2: expected #wrong 0, got \"7\""), std::string::npos) << r.out;
+  r = run("import-nccl-tests " + bad + " -o " + profile, true);
+  EXPECT_EQ(r.code, 2);  // --link-class is required
+}
+
+TEST(VitsimCli, BadInputExitsTwoWithThePlace) {
+  const std::string bad = ::testing::TempDir() + "/vitsim_cli_bad_cluster.json";
+  std::string c = slurp(kSrc + "/platforms/tesla.json");
+  const std::string key = "\"bandwidth_bytes_per_s\": 1.25e8";
+  c.replace(c.find(key), key.size(), "\"bandwidth_bytes_per_s\": \"1Gbps\"");
+  std::ofstream(bad) << c;
+  Result r = run("predict --cluster " + bad + " --costs " + kCosts + " --gpus 2", true);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("/nodes/3/nic/bandwidth_bytes_per_s: expected number"), std::string::npos)
+      << r.out;
+  r = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
+              " --gpus 2 --precision bf16",
+          true);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("no costs for device 'rtx3070' at precision bf16"), std::string::npos)
+      << r.out;
+  r = run("simulate " + kSrc + "/scenarios/tesla-strong.json --costs " + kCosts + " --bogus", true);
+  EXPECT_EQ(r.code, 2);
+  r = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts + " --gpus 9",
+          true);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("9 ranks requested"), std::string::npos) << r.out;
+}
+
+const std::string kH200 = "predict --cluster " + kSrc + "/platforms/h200-cluster.json --costs " +
+                          kCosts + " --micro-batch 64 --precision bf16 --images 1281167";
+
+TEST(VitsimCli, PredictAtScaleGroupsIdenticalRanksAndEnginesAgree) {
+  const Result table = run(kH200 + " --collective hierarchical --nodes 128 --gpus 1024");
+  ASSERT_EQ(table.code, 0) << table.out;
+  // One row for the 1,024 identical ranks, with their count and hosts.
+  EXPECT_NE(table.out.find("0-1023"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find(" 1024 h200-0 .. h200-127 (128 hosts)"), std::string::npos) << table.out;
+  EXPECT_LT(std::count(table.out.begin(), table.out.end(), '\n'), 10) << table.out;
+  const Result classes =
+      run(kH200 + " --collective hierarchical --nodes 128 --gpus 1024 --json --engine classes");
+  const Result ranks =
+      run(kH200 + " --collective hierarchical --nodes 128 --gpus 1024 --json --engine ranks");
+  ASSERT_EQ(classes.code, 0);
+  ASSERT_EQ(ranks.code, 0);
+  auto a = nlohmann::json::parse(classes.out), b = nlohmann::json::parse(ranks.out);
+  a.erase("context");
+  b.erase("context");
+  EXPECT_EQ(a, b);  // bit for bit on this homogeneous cluster
+}
+
+TEST(VitsimCli, TracesStayUsableAtScale) {
+  const std::string trace = ::testing::TempDir() + "/vitsim_cli_scale_trace.json";
+  auto threads = [&](const std::string& args, std::string* labels) {
+    const Result r = run(kH200 + args + " --trace " + trace);
+    EXPECT_EQ(r.code, 0) << r.out;
+    int n = 0;
+    const auto doc = nlohmann::json::parse(slurp(trace));
+    for (const auto& e : doc["traceEvents"]) {
+      if (e["ph"] == "M" && e["name"] == "thread_name") ++n;
+      if (e["ph"] == "M" && e["name"] == "process_labels") *labels = e["args"]["labels"];
+    }
+    return n;
+  };
+  std::string labels;
+  // Class level: one pair of tracks (compute, all-reduce) for the class of all 1,024 ranks.
+  EXPECT_EQ(threads(" --collective hierarchical --nodes 128 --gpus 1024", &labels), 2);
+  EXPECT_NE(slurp(trace).find("ranks 0-1023 (1024 ranks, h200-sxm"), std::string::npos);
+  EXPECT_LT(slurp(trace).size(), 200000u);
+  // Rank by rank: the first kMaxTraceTracks (64) ranks, and a note saying so.
+  EXPECT_EQ(threads(" --collective hierarchical --nodes 16 --gpus 128 --engine ranks", &labels),
+            2 * 64);
+  EXPECT_NE(labels.find("first 64 of 128"), std::string::npos) << labels;
+}
+
+TEST(VitsimCli, TooLargeForThisMachineIsRefusedUpFrontWithTheEstimate) {
+  // 2^30 GPUs: the per-rank data alone would take terabytes.
+  const Result r = run(kH200 + " --nodes 134217728 --gpus 1073741824", true);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("too large for this machine: the simulation would need about"),
+            std::string::npos)
+      << r.out;
+  // Step level rank by rank at 65,536 GPUs: O(N^2) messages per all-reduce.
+  const Result s = run(kH200 +
+                           " --nodes 8192 --gpus 65536 --collective ring "
+                           "--collective-level step",
+                       true);
+  EXPECT_EQ(s.code, 2) << s.out;
+  EXPECT_NE(s.out.find("would run unreasonably long"), std::string::npos) << s.out;
+}
+
+TEST(VitsimCli, BadListItemsNameTheOptionAndTheItem) {
+  const std::string base = "--cluster " + kSrc + "/platforms/vector.json --costs " + kCosts;
+  Result r = run("sweep " + base + " --gpus 2,4x", true);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--gpus: cannot read '4x'"), std::string::npos) << r.out;
+  r = run("sweep " + base + " --bucket-mb 25MB", true);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--bucket-mb: cannot read '25MB'"), std::string::npos) << r.out;
+  r = run("predict " + base + " --gpus 2 --per-rank-micro-batch 16,eight", true);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--per-rank-micro-batch: cannot read 'eight'"), std::string::npos) << r.out;
+  const std::string costs_out = ::testing::TempDir() + "/vitsim_cli_bad_precisions.json";
+  r = run("calibrate " + kSrc + "/tests/schema/examples/profile.json -o " + costs_out +
+              " --precisions fp32,fp64",
+          true);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--precisions: cannot read 'fp64'"), std::string::npos) << r.out;
+}
+
+TEST(VitsimCli, NamesAreParsedAtTheEdgeAndBadOnesNameTheOption) {
+  const std::string base = "--cluster " + kSrc + "/platforms/vector.json --costs " + kCosts;
+  Result r = run("sweep " + base + " --gpus 2 --goal fastest", true);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--goal: cannot read 'fastest': unknown goal"), std::string::npos) << r.out;
+  r = run("sweep " + base + " --gpus 2 --overlap on,maybe", true);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--overlap: cannot read 'maybe': expected on or off"), std::string::npos)
+      << r.out;
+  r = run("predict " + base + " --gpus 2 --collective-level fast", true);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--collective-level: cannot read 'fast'"), std::string::npos) << r.out;
+  r = run("predict " + base + " --gpus 2 --optimizer adam", true);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--optimizer: cannot read 'adam': unknown optimizer"), std::string::npos)
+      << r.out;
+  r = run("predict " + base + " --gpus 2 --collective tree --collective-level flow --json");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"collective\": \"tree\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"collective_level\": \"flow\""), std::string::npos) << r.out;
+}
+
+}  // namespace

@@ -1,0 +1,55 @@
+// Grouping identical ranks: one group per kind of rank, in order of the lowest rank, with the
+// ranks as ranges and the hosts listed once; a rank that differs in any figure is its own group.
+#include "schema/rank_groups.h"
+
+#include <gtest/gtest.h>
+
+namespace vitsim::schema {
+namespace {
+
+RankPrediction rank(int64_t r, const std::string& host, const std::string& device,
+                    double compute = 0.5, double comm = 0.1, double idle = 0.0) {
+  RankPrediction p;
+  p.rank = r;
+  p.host = host;
+  p.device = device;
+  p.micro_batch = 16;
+  p.compute_time_s = compute;
+  p.exposed_comm_time_s = comm;
+  p.idle_time_s = idle;
+  p.memory_bytes = 4e9;
+  p.device_memory_bytes = 8e9;
+  return p;
+}
+
+TEST(RankGroups, IdenticalRanksMakeOneGroupWithACount) {
+  std::vector<RankPrediction> ranks;
+  for (int r = 0; r < 8; ++r) ranks.push_back(rank(r, "n" + std::to_string(r / 4), "t4"));
+  ranks[5] = rank(5, "n1", "p4", 0.9, 0.1, 0.0);  // another device
+  ranks[6] = rank(6, "n1", "t4", 0.5, 0.1, 0.4);  // waits longer
+  const auto groups = group_identical_ranks(ranks);
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_EQ(groups[0].ranks, (std::vector<int64_t>{0, 1, 2, 3, 4, 7}));
+  EXPECT_EQ(groups[0].count(), 6);
+  EXPECT_EQ(groups[0].hosts, (std::vector<std::string>{"n0", "n1"}));
+  EXPECT_EQ(groups[1].first.device, "p4");
+  EXPECT_EQ(groups[2].first.idle_time_s, 0.4);
+  EXPECT_EQ(format_rank_ranges(groups[0].ranks), "0-4, 7");
+}
+
+TEST(RankGroups, ToleranceMergesRoundingNoiseOnly) {
+  std::vector<RankPrediction> ranks = {rank(0, "a", "t4", 0.5), rank(1, "a", "t4", 0.5 + 1e-13),
+                                       rank(2, "a", "t4", 0.6)};
+  EXPECT_EQ(group_identical_ranks(ranks).size(), 3u);
+  EXPECT_EQ(group_identical_ranks(ranks, 1e-9).size(), 2u);
+}
+
+TEST(RankGroups, RangesAndHostsStayShort) {
+  EXPECT_EQ(format_rank_ranges({0, 2, 4, 6, 8, 9, 10}, 2), "0, 2, ... (+3 more ranges)");
+  EXPECT_EQ(format_rank_ranges({3}), "3");
+  EXPECT_EQ(format_hosts({"a", "b"}), "a, b");
+  EXPECT_EQ(format_hosts({"h0", "h1", "h2"}), "h0 .. h2 (3 hosts)");
+}
+
+}  // namespace
+}  // namespace vitsim::schema

@@ -1,0 +1,138 @@
+// The size guard: estimates that grow with what costs (ranks simulated one by one, step-level
+// phases), a refusal with the estimate when the machine's limits are below it, the switch to
+// stacks without guard pages when the actors would exceed vm.max_map_count, and a simulation run
+// that way giving the same times.
+#include "sim/size_guard.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "sim/fork_runner.h"
+#include "sim/placement.h"
+#include "sim/rank_plan.h"
+#include "sim/training_sim.h"
+#include "sim_test_support.h"
+
+namespace vitsim::sim {
+namespace {
+
+SimulationShape h200(int64_t gpus, bool classes) {
+  SimulationShape s;
+  s.ranks = gpus;
+  s.simulated_ranks = classes ? 1 : gpus;
+  s.flow_classes = classes ? 4 : 0;
+  s.ranks_per_node = 8;
+  s.layers = 100;
+  s.buckets = 1;
+  s.algorithm = costmodel::Collective::kHierarchical;
+  return s;
+}
+
+MachineLimits roomy() {
+  MachineLimits m;
+  m.available_memory_bytes = 1e12;
+  m.max_seconds = kMaxSimulationSeconds;
+  return m;
+}
+
+TEST(SizeGuard, EstimatesGrowWithWhatCosts) {
+  const SimulationEstimate small = estimate_simulation(h200(1024, false));
+  const SimulationEstimate big = estimate_simulation(h200(65536, false));
+  const SimulationEstimate classes = estimate_simulation(h200(65536, true));
+  EXPECT_GT(big.memory_bytes, 16 * small.memory_bytes);
+  EXPECT_EQ(big.actors, 65536);
+  EXPECT_EQ(classes.actors, 1);
+  EXPECT_LT(classes.memory_bytes, big.memory_bytes / 4);  // the per-rank data of the parent only
+  EXPECT_LT(classes.seconds, 1e-3);
+  SimulationShape step = h200(65536, false);
+  step.flow_level = false;
+  step.algorithm = costmodel::Collective::kRing;  // 2(N-1) phases per rank and bucket
+  EXPECT_GT(estimate_simulation(step).seconds, 1e4);
+}
+
+TEST(SizeGuard, RefusesAboveTheEstimateWithTheEstimate) {
+  const SimulationEstimate e = estimate_simulation(h200(65536, false));
+  EXPECT_NO_THROW(check_simulation_size(e, roomy(), "test"));
+  MachineLimits small = roomy();
+  small.available_memory_bytes = e.memory_bytes;  // 80% of it may be used: not enough
+  try {
+    check_simulation_size(e, small, "configuration with 65536 GPU(s)");
+    FAIL() << "expected a refusal";
+  } catch (const std::invalid_argument& x) {
+    const std::string what = x.what();
+    EXPECT_NE(what.find("configuration with 65536 GPU(s): too large for this machine"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find(" GB of memory"), std::string::npos) << what;
+    EXPECT_NE(what.find("hint:"), std::string::npos) << what;
+  }
+  SimulationShape step = h200(65536, false);
+  step.flow_level = false;
+  step.algorithm = costmodel::Collective::kRing;
+  try {
+    check_simulation_size(estimate_simulation(step), roomy(), "x");
+    FAIL() << "expected a refusal";
+  } catch (const std::invalid_argument& x) {
+    EXPECT_NE(std::string(x.what()).find("would run unreasonably long"), std::string::npos)
+        << x.what();
+    EXPECT_NE(std::string(x.what()).find("--collective-level flow"), std::string::npos);
+  }
+}
+
+TEST(SizeGuard, ForceLiftsTheTimeLimitButNotTheMemoryLimit) {
+  SimulationShape step = h200(65536, false);
+  step.flow_level = false;  // hours of simulation events
+  const SimulationEstimate long_run = estimate_simulation(step);
+  MachineLimits forced = roomy();
+  forced.max_seconds = this_machine(true).max_seconds;
+  EXPECT_TRUE(std::isinf(forced.max_seconds));
+  EXPECT_NO_THROW(check_simulation_size(long_run, forced, "x"));
+  forced.available_memory_bytes = long_run.memory_bytes;  // 80% of it may be used: not enough
+  EXPECT_THROW(check_simulation_size(long_run, forced, "x"), std::invalid_argument);
+}
+
+TEST(SizeGuard, ThisMachineHasLimits) {
+  const MachineLimits m = this_machine();
+  EXPECT_GT(m.available_memory_bytes, 0);
+  EXPECT_GT(m.max_map_count, 0);
+  EXPECT_EQ(m.max_seconds, kMaxSimulationSeconds);
+}
+
+// 65,536 actors with a guard page each need 131,072 mappings: over Linux's default 65,530.
+TEST(SizeGuard, ActorsBeyondTheMappingLimitGoWithoutGuardPages) {
+  MachineLimits m = roomy();
+  m.max_map_count = 65530;
+  EXPECT_TRUE(stacks_without_guard_pages(estimate_simulation(h200(65536, false)), m));
+  EXPECT_TRUE(stacks_without_guard_pages(estimate_simulation(h200(32768, false)), m));
+  EXPECT_FALSE(stacks_without_guard_pages(estimate_simulation(h200(16384, false)), m));
+  EXPECT_FALSE(stacks_without_guard_pages(estimate_simulation(h200(65536, true)), m));
+}
+
+TEST(SizeGuard, StacksWithoutGuardPagesGiveTheSameTimes) {
+  const schema::ClusterSpec cluster = test::tiny_cluster(4, 2, 1.25e9, 2.5e-5);
+  schema::TrainingConfig t = test::ring_config(8);
+  t.collective = costmodel::Collective::kHierarchical;
+  const Placement placement = place_ranks(cluster, t);
+  costmodel::CostModel costs;
+  costs.devices = {test::constant_costs("testgpu", 1e-3)};
+  std::map<std::string, costmodel::CostSource> sources;
+  SimInput in;
+  in.plan = plan_platform(cluster, placement, &costs);
+  in.ranks = plan_ranks(placement, merged_catalog({}, cluster),
+                        costmodel::build_layer_graph(test::tiny_model()), t, costs, sources);
+  in.buckets = make_buckets(costmodel::build_layer_graph(test::tiny_model()), t.precision, 4e5);
+  in.collective = costmodel::Collective::kHierarchical;
+  in.flow_level = true;
+  auto run = [&](bool guard) {
+    in.stack_guard_pages = guard;
+    return deserialize_sim_output(run_in_child([&] { return serialize(run_simulation(in)); }));
+  };
+  const SimOutput with = run(true), without = run(false);
+  ASSERT_EQ(with.ranks.size(), 8u);
+  for (size_t r = 0; r < 8; ++r) EXPECT_EQ(with.ranks[r].step_end_s, without.ranks[r].step_end_s);
+}
+
+}  // namespace
+}  // namespace vitsim::sim
