@@ -88,7 +88,7 @@ void leave_one_out(const schema::Study& study, const costmodel::DeviceCatalog& c
         run_of(s, *imp.rules[i], cluster, imp.profiles[i].profile.precision);
     FidelityRow row{"leave-one-out",
                     class_of(run.key),
-                    s.file,
+                    std::filesystem::path(s.file).filename().string(),
                     "s/step",
                     s.step_interval_s,
                     0,

@@ -66,6 +66,13 @@ double modelled_link_uncertainty_rel(Transport transport) {
   return kDatasheetLinkUncertaintyRel;
 }
 
+namespace {
+
+// A fit through its points leaves rounding, not spread: residuals below this are exact fits.
+constexpr double kExactFitResidualRel = 1e-9;
+
+}  // namespace
+
 double link_uncertainty_rel(LinkSource source, Transport transport, double measured_residual_rel) {
   switch (source) {
     case LinkSource::kMeasured:
@@ -73,7 +80,7 @@ double link_uncertainty_rel(LinkSource source, Transport transport, double measu
       // A residual of 0: the alpha-beta fit went through its points exactly (one imported
       // all-reduce, or two points for two parameters), so no spread was measured; the figure is
       // then as uncertain as the transport model's would be.
-      if (measured_residual_rel > 0) return measured_residual_rel;
+      if (measured_residual_rel > kExactFitResidualRel) return measured_residual_rel;
       return transport == Transport::kNone ? kDatasheetLinkUncertaintyRel
                                            : modelled_link_uncertainty_rel(transport);
     case LinkSource::kModelled:

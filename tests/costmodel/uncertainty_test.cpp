@@ -88,6 +88,7 @@ TEST(Uncertainty, LinksBySource) {
   EXPECT_DOUBLE_EQ(link_uncertainty_rel(LinkSource::kImported, Transport::kSocket, 0.01), 0.01);
   // One imported point: no residual, no spread measured: the transport model's error.
   EXPECT_DOUBLE_EQ(link_uncertainty_rel(LinkSource::kImported, Transport::kSocket, 0.0), 0.08);
+  EXPECT_DOUBLE_EQ(link_uncertainty_rel(LinkSource::kImported, Transport::kShm, 1.4e-16), 0.11);
   EXPECT_DOUBLE_EQ(link_uncertainty_rel(LinkSource::kModelled, Transport::kSocket, 0.01), 0.08);
   EXPECT_DOUBLE_EQ(link_uncertainty_rel(LinkSource::kDatasheet, Transport::kNone, 0.01),
                    kDatasheetLinkUncertaintyRel);
