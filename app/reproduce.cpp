@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "app/study_steps.h"
 #include "calibrate/calibrator.h"
 #include "calibrate/deepspeed_import.h"
 #include "calibrate/report.h"
@@ -19,6 +20,7 @@
 #include "schema/scenario.h"
 #include "schema/study.h"
 #include "schema/transports_io.h"
+#include "sim/provenance.h"
 
 namespace vitsim::app {
 
@@ -27,108 +29,6 @@ using namespace calibrate;  // the calibration steps the job chains
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Imported {
-  std::vector<ProfileInput> profiles;
-  std::vector<std::pair<std::string, LogSummary>> logs;  // cluster, summary
-};
-
-std::vector<std::string> sorted_files(const std::string& dir, const std::string& ext) {
-  std::vector<std::string> out;
-  if (!fs::is_directory(dir)) return out;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.is_regular_file() && e.path().extension() == ext) out.push_back(e.path().string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-// The rule of the study file that a log's file name matches, or nullptr.
-const schema::StudyLogRule* rule_of(const schema::Study& study, const std::string& name) {
-  for (const auto& r : study.logs) {
-    if (name.rfind(r.prefix, 0) == 0) return &r;
-  }
-  return nullptr;
-}
-
-// A profile written to DIR/profiles/NAME.json, with the import's context.
-ProfileInput write_imported(const ReproduceOptions& o, const std::string& name, ImportResult& r,
-                            const schema::Json& extra) {
-  r.profile.context = schema::make_context("vitsim reproduce", o.argv, extra);
-  const std::string file = o.out_dir + "/profiles/" + name + ".json";
-  schema::write_profile(file, r.profile);
-  return {file, r.profile};
-}
-
-Imported import_study(const ReproduceOptions& o, const schema::Study& study,
-                      const costmodel::DeviceCatalog& catalog) {
-  fs::create_directories(o.out_dir + "/profiles");
-  Imported out;
-  ImportOptions base;
-  base.model = study.model;
-  base.train_images = study.train_images;
-  for (const auto& path : sorted_files(study.log_folder, ".log")) {
-    const std::string name = fs::path(path).stem().string();
-    const schema::StudyLogRule* rule = rule_of(study, name);
-    if (!rule) continue;
-    ImportOptions opt = base;
-    opt.gpu = rule->device;
-    opt.link_class = rule->link_class;
-    ImportResult r = import_deepspeed({parse_deepspeed_log(path)}, catalog, opt);
-    out.profiles.push_back(
-        write_imported(o, name, r, {{"imported_from", path}, {"import", to_json(r.logs[0])}}));
-    out.logs.push_back({rule->cluster, r.logs[0]});
-  }
-  for (const auto& csv : study.compute_summaries) {
-    ImportResult r = import_compute_summary(schema::CsvTable::read(csv), catalog, base);
-    const std::string stem = fs::path(csv).stem().string();
-    out.profiles.push_back(
-        write_imported(o, r.profile.device + "_" + stem, r, {{"imported_from", csv}}));
-  }
-  return out;
-}
-
-// What the study simulates: its clusters, its scenarios and each scenario's cluster.
-struct Inputs {
-  std::vector<schema::Scenario> scenarios;
-  std::vector<schema::ClusterSpec> scenario_clusters;  // per scenario, overrides applied
-  std::vector<schema::ClusterSpec> clusters;           // the study's cluster folder
-};
-
-Inputs load_inputs(const schema::Study& study) {
-  Inputs s;
-  for (const auto& f : sorted_files(study.cluster_folder, ".json")) {
-    const fs::path name = fs::path(f).filename();
-    if (name == "gpus.json" || name == "transports.json") continue;
-    s.clusters.push_back(schema::read_cluster(f));
-  }
-  for (const auto& f : sorted_files(study.scenario_folder, ".json")) {
-    s.scenarios.push_back(schema::read_scenario(f));
-    const auto cluster = schema::read_cluster(schema::scenario_cluster_path(s.scenarios.back()));
-    s.scenario_clusters.push_back(schema::apply_overrides(s.scenarios.back(), cluster));
-  }
-  return s;
-}
-
-Calibration calibrate_study(const schema::Study& study, const Imported& imp, const Inputs& s,
-                            const costmodel::DeviceCatalog& catalog) {
-  CalibrateOptions opt;
-  opt.precisions = study.precisions;
-  opt.clusters = s.clusters;
-  for (const auto& c : s.scenario_clusters) opt.clusters.push_back(c);
-  for (size_t i = 0; i < s.scenarios.size(); ++i) {
-    for (const auto& cfg : s.scenarios[i].configurations) {
-      for (const auto& n : s.scenario_clusters[i].nodes) {
-        for (const auto& g : n.gpus) opt.required.push_back({g.device, cfg.precision});
-      }
-    }
-  }
-  if (!study.tensor_evidence.empty()) {
-    opt.tensor_evidence = tensor_efficiency_from_timm(schema::CsvTable::read(study.tensor_evidence),
-                                                      catalog, study.model);
-  }
-  return calibrate::calibrate(imp.profiles, catalog, opt);
-}
 
 // Runs of one configuration differ from node to node: the logs against the development rows of
 // the same cluster, GPU count and micro-batch (per step, since the data fractions differ).
@@ -237,13 +137,13 @@ ReproduceResult reproduce(const ReproduceOptions& o) {
   const schema::Study study = schema::read_study(o.study_path);
   const auto catalog = schema::read_gpus(o.gpus_path.empty() ? study.gpus : o.gpus_path);
   ReproduceResult r;
-  const Imported imp = import_study(o, study, catalog);
+  const Imported imp = import_study(study, catalog, o.out_dir + "/profiles", o.argv);
   o.progress(
       fmt::format("[1/5] import: {} profiles from the study's logs and compute summary "
                   "({:.1f} s)",
                   imp.profiles.size(), seconds_since(t0)));
   const Inputs inputs = load_inputs(study);
-  const Calibration cal = calibrate_study(study, imp, inputs, catalog);
+  const Calibration cal = calibrate_study(study, imp.profiles, inputs, catalog);
   r.costs_path = o.out_dir + "/costs.json";
   schema::write_cost_model(
       r.costs_path,
@@ -255,10 +155,13 @@ ReproduceResult reproduce(const ReproduceOptions& o) {
                   r.costs_path, seconds_since(t0)));
   const std::vector<NamedPrediction> preds = simulate_all(o, study, inputs, catalog, cal.costs);
   std::vector<schema::PredictionFile> files;
+  std::vector<schema::ConfigPrediction> all;
   for (const auto& p : preds) {
     r.prediction_files.push_back(p.file);
     files.push_back(p.prediction);
+    all.insert(all.end(), p.prediction.configurations.begin(), p.prediction.configurations.end());
   }
+  r.warnings = sim::unmeasured_warnings(all);
   r.predictions_csv = o.out_dir + "/predictions.csv";
   schema::write_file_atomic(r.predictions_csv, schema::configurations_csv(files));
   o.progress(fmt::format("[3/5] simulate: {} scenarios -> {} ({:.1f} s)", preds.size(),

@@ -38,7 +38,8 @@ struct ReproduceResult {
   calibrate::ValidationResult validation;
   std::string costs_path, predictions_csv, validation_txt, report_html;
   std::vector<std::string> prediction_files;
-  std::vector<std::string> notes;  // the node-to-node variation paragraphs
+  std::vector<std::string> notes;     // the node-to-node variation paragraphs
+  std::vector<std::string> warnings;  // unmeasured parts, one line each (sim::unmeasured_warnings)
 };
 
 ReproduceResult reproduce(const ReproduceOptions& options);

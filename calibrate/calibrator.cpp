@@ -4,12 +4,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <stdexcept>
 
 #include "calibrate/cost_fit.h"
 #include "calibrate/roofline.h"
+#include "calibrate/spread.h"
 #include "calibrate/statistics.h"
 
 namespace vitsim::calibrate {
@@ -65,6 +67,7 @@ std::vector<costmodel::LinkCost> fit_links(const std::vector<ProfileInput>& prof
     l.latency_s = f.latency_s;
     l.bandwidth_bytes_per_s = f.bandwidth_bytes_per_s;
     l.source = measured[cls] ? CostSource::kMeasured : CostSource::kImported;
+    l.uncertainty_rel = f.residual_rel;
     l.derived_from = fmt::format(
         "alpha-beta fit (ring: 2(N-1)/N*M/bw + 2(N-1)*lat) of {} point(s) from [{}]; {}; residual "
         "{:.2f}%",
@@ -155,7 +158,13 @@ class Pipeline {
       if (!in.profile.compute.empty())
         groups[{in.profile.device, in.profile.precision}].push_back(&in);
     }
-    for (const auto& [key, group] : groups) measured_[key] = fit_device(group);
+    for (const auto& [key, group] : groups) {
+      measured_[key] = fit_device(group);
+      spreads_[key] = compute_spread(group);
+    }
+    std::vector<ComputeSpread> all;
+    for (const auto& [key, s] : spreads_) all.push_back(s);
+    pooled_node_spread_ = pooled_node_spread(all);
     fits_ = fit_rooflines(measured_, catalog_);
     for (const auto& [p, f] : fits_) {
       how_[p] = "fitted on " + fmt::format("{}", fmt::join(f.fitted_on, ", "));
@@ -166,8 +175,12 @@ class Pipeline {
   DeviceCosts transfer(const Key& key);
   HostCosts donor(const std::string& device, Precision p);
   const costmodel::RooflineFit& roofline(Precision p);
+  void set_measured_uncertainty(const Key& key, DeviceCosts& c) const;
+  void set_transfer_uncertainty(const DeviceFit* twin, DeviceCosts& c);
 
   const CalibrateOptions& o_;
+  std::map<Key, ComputeSpread> spreads_;
+  std::optional<double> pooled_node_spread_;
   costmodel::DeviceCatalog catalog_;
   std::map<Key, DeviceFit> measured_;
   std::map<Precision, costmodel::RooflineFit> fits_;
@@ -188,6 +201,61 @@ const costmodel::RooflineFit& Pipeline::roofline(Precision p) {
   fits_[p] = derived_roofline(p, fp32->second, o_, how);
   how_[p] = how;
   return fits_[p];
+}
+
+// The node spread pooled over the device types with two profiles of one micro-batch (one degree
+// of freedom each is too few to tell one GPU type's spread from another's), else the device's
+// own (docs/uncertainty.md).
+std::pair<double, std::string> node_spread(const std::optional<double>& own,
+                                           const std::optional<double>& pooled) {
+  if (pooled) return {*pooled, "pooled over the device types with two or more profiles"};
+  if (own) return {*own, "own profiles"};
+  return {0.0, "unknown (no device type has two profiles of one micro-batch)"};
+}
+
+void Pipeline::set_measured_uncertainty(const Key& key, DeviceCosts& c) const {
+  const ComputeSpread& s = spreads_.at(key);
+  const auto [spread, spread_from] = node_spread(s.node_spread_rel, pooled_node_spread_);
+  std::vector<double> residuals;
+  for (const auto& l : c.layers) {
+    residuals.push_back(l.forward_residual_rel);
+    residuals.push_back(l.backward_residual_rel);
+  }
+  // A single micro-batch is scaled, not fitted: its "residual" is the spread between profiles,
+  // already in the node term. The mean of n profiles is uncertain by spread / sqrt(n).
+  const double fit = c.micro_batches.size() > 1 && !residuals.empty() ? median(residuals) : 0.0;
+  c.node_spread_rel = spread;
+  c.step_noise_rel = s.step_noise_rel;
+  c.uncertainty_rel = std::hypot(fit, spread / std::sqrt(std::max(1, s.profiles)));
+  c.uncertainty_from = fmt::format(
+      "systematic = hypot(median layer fit residual {:.2f} %, node spread / sqrt({} profiles)); "
+      "node spread {:.2f} % ({}); {}",
+      100 * fit, s.profiles, 100 * spread, spread_from, s.from);
+}
+
+void Pipeline::set_transfer_uncertainty(const DeviceFit* twin, DeviceCosts& c) {
+  std::vector<double> factors;
+  std::string on;
+  const costmodel::RooflineFit& fp32 = roofline(Precision::kFp32);
+  for (const auto& [key, fit] : measured_) {
+    const auto* spec = catalog_.find(key.first);
+    if (key.second != Precision::kFp32 || spec == nullptr) continue;
+    factors.push_back(device_factor(fit.costs, *spec, fp32));
+    on += (on.empty() ? "" : ", ") + fmt::format("{} x{:.3f}", key.first, factors.back());
+  }
+  std::vector<double> noise;
+  for (const auto& [key, s] : spreads_) noise.push_back(s.step_noise_rel);
+  const auto [spread, spread_from] =
+      node_spread(twin ? spreads_.at({twin->costs.device, twin->costs.precision}).node_spread_rel
+                       : std::nullopt,
+                  pooled_node_spread_);
+  c.uncertainty_rel = transfer_error_rel(factors);
+  c.node_spread_rel = spread;
+  c.step_noise_rel = noise.empty() ? 0.0 : median(noise);
+  c.uncertainty_from = fmt::format(
+      "systematic = the roofline's miss on each measured fp32 device (RMS of measured/roofline - "
+      "1 over [{}]); node spread {:.2f} % ({}); step noise: median of the measured devices'",
+      on, 100 * spread, spread_from);
 }
 
 std::set<Key> Pipeline::required_pairs() {
@@ -329,6 +397,7 @@ DeviceCosts Pipeline::transfer(const Key& key) {
       spec->memory_bandwidth_bytes_per_s / 1e9, fit.compute_efficiency, fit.memory_efficiency,
       fit.launch_overhead_s * 1e6, how, factor_note,
       twin ? "of the measured " + spec->id : std::string("AdamW traffic at eta_m"), host.from);
+  set_transfer_uncertainty(twin, c);
   return c;
 }
 
@@ -350,6 +419,7 @@ Calibration calibrate(const std::vector<ProfileInput>& profiles,
       c.step_overhead = host.step_overhead;
       c.derived_from += "; host-side costs from " + host.from;
     }
+    pipe.set_measured_uncertainty(key, c);
     devices[key] = c;
   }
   for (const Key& key : required) {

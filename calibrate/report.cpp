@@ -115,16 +115,15 @@ std::string validation_section(const ValidationResult& v) {
 std::string prediction_table(const schema::PredictionFile& p) {
   std::string h =
       "<table><tr><th class=l>configuration</th><th>GPUs</th><th>b</th><th>fraction</th>"
-      "<th class=l>precision</th><th>step (s)</th><th>epoch (s)</th><th>images/s</th>"
+      "<th class=l>precision</th><th>step (s)</th><th>epoch (s)</th><th>epoch p10-p90 (s)</th>"
+      "<th>images/s</th>"
       "<th>speedup</th><th>efficiency</th><th class=l>costs</th></tr>\n";
   for (const auto& c : p.configurations) {
-    std::string sources;
-    for (const auto& [k, v] : c.cost_sources)
-      sources += (sources.empty() ? "" : ", ") + k + ": " + costmodel::to_string(v);
+    const std::string sources = schema::provenance_summary(c.provenance);
     if (c.out_of_memory) {
       h += fmt::format(
           "<tr><td class=l>{}</td><td>{}</td><td>{}</td><td>{:g}</td><td class=l>{}</td>"
-          "<td colspan=5 class=bad>out of memory (largest micro-batch that fits: {})"
+          "<td colspan=6 class=bad>out of memory (largest micro-batch that fits: {})"
           "</td><td class=l>{}</td></tr>\n",
           html_escape(c.config.label), c.config.gpus, c.config.micro_batch, c.config.data_fraction,
           costmodel::to_string(c.config.precision), c.max_micro_batch_that_fits,
@@ -134,9 +133,12 @@ std::string prediction_table(const schema::PredictionFile& p) {
     h += fmt::format(
         "<tr><td class=l>{}</td><td>{}</td><td>{}</td><td>{:g}</td><td "
         "class=l>{}</td><td>{:.3f}</td>"
-        "<td>{:.1f}</td><td>{:.1f}</td><td>{:.2f}</td><td>{:.2f}</td><td class=l>{}</td></tr>\n",
+        "<td>{:.1f}</td><td>{}</td><td>{:.1f}</td><td>{:.2f}</td><td>{:.2f}</td><td "
+        "class=l>{}</td></tr>\n",
         html_escape(c.config.label), c.config.gpus, c.config.micro_batch, c.config.data_fraction,
         costmodel::to_string(c.config.precision), c.step_time_s, c.epoch_time_s,
+        c.range ? fmt::format("{:.1f}-{:.1f}", c.range->epoch_time_s.p10, c.range->epoch_time_s.p90)
+                : std::string("-"),
         c.throughput_images_per_s, c.speedup, c.parallel_efficiency, html_escape(sources));
   }
   return h + "</table>\n";

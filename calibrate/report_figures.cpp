@@ -22,7 +22,8 @@ constexpr size_t kMaxRanksInBreakdown = 64;
 struct Point {
   double gpus = 0;
   double epoch_s = 0;
-  double throughput = 0;  // images per second
+  double throughput = 0;                    // images per second
+  double epoch_p10_s = 0, epoch_p90_s = 0;  // the prediction's 80 % interval (the point if none)
 };
 
 struct Series {
@@ -64,8 +65,10 @@ std::vector<Series> build_series(const schema::PredictionFile& pred,
     Series& s = by_title[title];
     s.title = title;
     const double images = c.config.data_fraction * static_cast<double>(c.config.images);
-    s.predicted.push_back(
-        {static_cast<double>(c.config.gpus), c.epoch_time_s, images / c.epoch_time_s});
+    s.predicted.push_back({static_cast<double>(c.config.gpus), c.epoch_time_s,
+                           images / c.epoch_time_s,
+                           c.range ? c.range->epoch_time_s.p10 : c.epoch_time_s,
+                           c.range ? c.range->epoch_time_s.p90 : c.epoch_time_s});
     if (c.config.gpus == 1 && !base[base_key].first) base[base_key].first = images / c.epoch_time_s;
     const ConfigKey key = key_of(c);
     for (const auto& m : measured) {
@@ -117,17 +120,26 @@ std::string write_data(const std::vector<Series>& series, Quantity q, const std:
     for (bool meas : {false, true}) {
       const auto& pts = meas ? series[i].measured : series[i].predicted;
       const auto& base = meas ? series[i].base_measured : series[i].base_predicted;
+      // Predicted epoch times carry their p10-p90 range as error bars (docs/uncertainty.md).
+      const bool bars = !meas && q == Quantity::kEpoch;
       std::string rows;
       for (const auto& p : pts) {
-        if (auto v = value(p, base, q)) rows += fmt::format("{} {:.6g}\n", p.gpus, *v);
+        const auto v = value(p, base, q);
+        if (!v) continue;
+        rows += bars ? fmt::format("{} {:.6g} {:.6g} {:.6g}\n", p.gpus, *v, p.epoch_p10_s,
+                                   p.epoch_p90_s)
+                     : fmt::format("{} {:.6g}\n", p.gpus, *v);
       }
       if (rows.empty()) continue;
       data +=
           fmt::format("# {} ({})\n{}\n\n", series[i].title, meas ? "measured" : "predicted", rows);
-      plot += fmt::format("{}{} index {} using 1:2 with {} lc {} {} title {}",
+      plot += fmt::format("{}{} index {} using {} with {} lc {} {} title {}",
                           plot.empty() ? "plot " : ", \\\n     ", gnuplot_quote(data_name), block++,
-                          meas ? "points pt 7 ps 1.5" : "linespoints pt 6 lw 2", color,
-                          meas ? "" : "dt 1",
+                          bars ? "1:2:3:4" : "1:2",
+                          meas   ? "points pt 7 ps 1.5"
+                          : bars ? "yerrorlines pt 6 lw 2"
+                                 : "linespoints pt 6 lw 2",
+                          color, meas ? "" : "dt 1",
                           gnuplot_quote(series[i].title + (meas ? " (measured)" : " (predicted)")));
     }
   }

@@ -55,6 +55,15 @@ ValidationResult validate(const std::vector<MeasuredRun>& measured,
     row.measured_max_s = *std::max_element(times.begin(), times.end());
     row.predicted_s = p.epoch_time_s;
     row.error_pct = 100.0 * (p.epoch_time_s - row.measured_s) / row.measured_s;
+    if (p.range) {
+      row.has_range = true;
+      row.predicted_p10_s = p.range->epoch_time_s.p10;
+      row.predicted_p90_s = p.range->epoch_time_s.p90;
+      row.inside = row.measured_s >= row.predicted_p10_s && row.measured_s <= row.predicted_p90_s;
+      r.with_range++;
+      r.inside_range += row.inside ? 1 : 0;
+      r.coverage_nominal = p.range->coverage;
+    }
     row.measured_source = first.source;
     if (runs.size() > 1) row.measured_source += fmt::format(" (+{} more)", runs.size() - 1);
     row.scenario = it->second.second;
@@ -82,20 +91,24 @@ std::string format_validation(const ValidationResult& r) {
   std::string out;
   const bool repeats =
       std::any_of(r.rows.begin(), r.rows.end(), [](const auto& x) { return x.runs > 1; });
-  const char* row = "{:<10} {:<11} {:>4} {:>5} {:>9} {:<5} {:>12} {:>12} {:>9}  {}{}\n";
+  const char* row =
+      "{:<10} {:<11} {:>4} {:>5} {:>9} {:<5} {:>12} {:>12} {:>9} {:>17} {:>3}  {}{}\n";
   out += fmt::format(row, "cluster", "placement", "gpus", "b", "fraction", "prec", "measured",
-                     "predicted", "error", "scenario", repeats ? "  runs  measured range" : "");
-  out += fmt::format(row, "", "", "", "", "", "", "s/epoch", "s/epoch", "%", "",
+                     "predicted", "error", "predicted p10-p90", "in", "scenario",
+                     repeats ? "  runs  measured range" : "");
+  out += fmt::format(row, "", "", "", "", "", "", "s/epoch", "s/epoch", "%", "s/epoch", "", "",
                      repeats ? "        s/epoch" : "");
   for (const auto& x : r.rows) {
     const std::string spread =
         repeats ? fmt::format("  {:>4}  {:.1f}-{:.1f}", x.runs, x.measured_min_s, x.measured_max_s)
                 : "";
-    out +=
-        fmt::format("{:<10} {:<11} {:>4} {:>5} {:>9g} {:<5} {:>12.1f} {:>12.1f} {:>+9.2f}  {}{}\n",
-                    x.key.cluster, x.key.placement, x.key.gpus, x.key.micro_batch,
-                    x.key.data_fraction(), costmodel::to_string(x.key.precision), x.measured_s,
-                    x.predicted_s, x.error_pct, x.scenario, spread);
+    const std::string range =
+        x.has_range ? fmt::format("{:.1f}-{:.1f}", x.predicted_p10_s, x.predicted_p90_s) : "-";
+    out += fmt::format(
+        "{:<10} {:<11} {:>4} {:>5} {:>9g} {:<5} {:>12.1f} {:>12.1f} {:>+9.2f} {:>17} {:>3}  {}{}\n",
+        x.key.cluster, x.key.placement, x.key.gpus, x.key.micro_batch, x.key.data_fraction(),
+        costmodel::to_string(x.key.precision), x.measured_s, x.predicted_s, x.error_pct, range,
+        x.has_range ? (x.inside ? "yes" : "no") : "-", x.scenario, spread);
   }
   out += fmt::format("\nmatched configurations:       {}\n", r.rows.size());
   if (!r.rows.empty()) {
@@ -106,6 +119,11 @@ std::string format_validation(const ValidationResult& r) {
         "Spearman rank correlation:    {:.3f} (1 = the model orders the "
         "configurations exactly as measured)\n",
         r.spearman);
+    if (r.with_range > 0) {
+      out +=
+          fmt::format("inside the {:.0f} % interval:    {} of {} ({:.0f} %; docs/uncertainty.md)\n",
+                      100 * r.coverage_nominal, r.inside_range, r.with_range, 100 * r.coverage());
+    }
   }
   out += fmt::format("predicted, not measured:      {}\n", r.predicted_without_measurement);
   out += fmt::format("measured, not matched:        {}\n", r.unmatched_measured.size());

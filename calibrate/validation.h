@@ -25,7 +25,10 @@ struct ValidationRow {
   double measured_min_s = 0;  // their fastest and slowest epoch
   double measured_max_s = 0;
   double predicted_s = 0;
-  double error_pct = 0;         // 100 * (predicted - measured) / measured
+  double error_pct = 0;    // 100 * (predicted - measured) / measured
+  bool has_range = false;  // the prediction carries a p10-p90 range (docs/uncertainty.md)
+  double predicted_p10_s = 0, predicted_p90_s = 0;
+  bool inside = false;          // measured (the median of the runs) within [p10, p90]
   std::string measured_source;  // the first run's source, "(+N more)" with repeats
   std::string scenario;         // prediction file's scenario
 };
@@ -38,7 +41,14 @@ struct ValidationResult {
   double median_abs_error_pct = 0;
   double worst_abs_error_pct = 0;
   std::string worst_label;
-  double spearman = 0;  // 0 when fewer than 2 rows
+  double spearman = 0;   // 0 when fewer than 2 rows
+  int with_range = 0;    // rows whose prediction has a range
+  int inside_range = 0;  // ... and whose measurement falls inside it
+  double coverage_nominal = 0.8;
+  // inside_range / with_range (0 without ranges): judged against coverage_nominal.
+  double coverage() const {
+    return with_range > 0 ? static_cast<double>(inside_range) / with_range : 0.0;
+  }
 };
 
 // The first prediction of a key wins (files in order); out-of-memory predictions do not match.

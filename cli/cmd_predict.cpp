@@ -12,8 +12,8 @@
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
 #include "schema/transports_io.h"
-#include "sim/link_provenance.h"
 #include "sim/prediction_table.h"
+#include "sim/provenance.h"
 #include "sim/simulator.h"
 
 namespace vitsim::cli {
@@ -144,16 +144,15 @@ int cmd_predict(int argc, char** argv) {
     options.engine = sim::parse_engine(a.engine);
     const schema::ConfigPrediction p =
         sim::predict(cluster, catalog, model.resolve(), config, costs.costs, options);
-    for (const auto& w : sim::unmeasured_link_warnings(
-             {sim::link_classes_used(cluster, config, costs.costs, options)}))
+    for (const auto& w : sim::unmeasured_warnings({p}))
       std::cerr << "vitsim predict: warning: " << w << "\n";
     if (a.json) {
-      schema::Json doc = {{"schema", "vitsim.config_prediction"},
-                          {"schema_version", 1},
-                          {"context", schema::make_context("vitsim", args)}};
-      const schema::Json fields = schema::write_config_prediction(p);
-      for (auto it = fields.begin(); it != fields.end(); ++it) doc[it.key()] = it.value();
-      std::cout << sim::dump_with_head_first(doc);
+      // A prediction document with one configuration: what vitsim validate reads.
+      schema::PredictionFile file;
+      file.context = schema::make_context("vitsim", args);
+      file.scenario = "predict";
+      file.configurations.push_back(p);
+      std::cout << sim::dump_with_head_first(schema::write_prediction_json(file));
     } else {
       std::cout << sim::prediction_table({p}) << "\n" << sim::rank_table(p);
     }

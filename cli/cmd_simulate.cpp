@@ -10,8 +10,8 @@
 #include "schema/json_file.h"
 #include "schema/prediction_csv.h"
 #include "schema/transports_io.h"
-#include "sim/link_provenance.h"
 #include "sim/prediction_table.h"
+#include "sim/provenance.h"
 #include "sim/simulator.h"
 
 namespace vitsim::cli {
@@ -62,16 +62,12 @@ int cmd_simulate(int argc, char** argv) {
     options.trace_path = trace;
     options.argv = args;
     options.transports = schema::read_transports(transports);
-    const schema::ClusterSpec effective = schema::apply_overrides(scenario, cluster);
-    std::vector<std::vector<costmodel::LinkProvenance>> links;
-    for (const auto& c : scenario.configurations)
-      links.push_back(sim::link_classes_used(effective, c, costs.costs, options));
-    for (const auto& w : sim::unmeasured_link_warnings(links))
-      std::cerr << "vitsim simulate: warning: " << w << "\n";
     std::cerr << "vitsim simulate: " << scenario.name << ": " << scenario.configurations.size()
               << " configuration(s) on " << cluster.name << "\n";
     schema::PredictionFile p =
         sim::simulate_scenario(scenario, cluster, catalog, costs.costs, options);
+    for (const auto& w : sim::unmeasured_warnings(p.configurations))
+      std::cerr << "vitsim simulate: warning: " << w << "\n";
     p.context = schema::make_context(
         "vitsim", args, {{"scenario_file", scenario_path}, {"costs_file", costs_path}});
     std::cout << scenario.name << " (" << cluster.name << ")\n"

@@ -11,7 +11,9 @@
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
 #include "schema/prediction_csv.h"
+#include "schema/transports_io.h"
 #include "sim/prediction_table.h"
+#include "sim/provenance.h"
 #include "sim/sweep.h"
 
 namespace vitsim::cli {
@@ -19,6 +21,7 @@ namespace {
 
 struct SweepArgs {
   std::string cluster, costs, out_prefix, gpus_json = schema::default_gpus_path();
+  std::string transports = schema::default_transports_path();
   std::string gpus = "1,2,4,8", micro_batches = "16", collectives = "ring", buckets = "500";
   std::string overlaps = "off", goal = "fastest-epoch", precision = "fp32", level = "auto";
   std::optional<int64_t> nodes, gpus_per_node;
@@ -30,6 +33,9 @@ void add_options(CLI::App& app, SweepArgs& a, clikit::ModelOptions& model) {
   app.add_option("--cluster", a.cluster, "cluster file")->required()->check(CLI::ExistingFile);
   app.add_option("--costs", a.costs, "cost model")->required()->check(CLI::ExistingFile);
   app.add_option("--gpus-json", a.gpus_json, "device catalog")->capture_default_str();
+  app.add_option("--transports", a.transports,
+                 "transport model parameters, for link classes the costs did not measure")
+      ->capture_default_str();
   app.add_option("--nodes", a.nodes, "node count of the cluster's node template");
   app.add_option("--gpus-per-node", a.gpus_per_node, "ranks per node");
   app.add_option("--gpus", a.gpus, "GPU counts, comma-separated")->capture_default_str();
@@ -104,10 +110,13 @@ int cmd_sweep(int argc, char** argv) {
     const costmodel::DeviceCatalog catalog = schema::read_gpus(a.gpus_json);
     const schema::CostModelFile costs = schema::read_cost_model(a.costs);
     sim::SimOptions options;
+    options.transports = schema::read_transports(a.transports);
     sim::SweepResult r =
         sim::run_sweep(spec, cluster, catalog, model.resolve(), costs.costs, options);
     r.predictions.context = schema::make_context("vitsim", args);
     print_sweep(r, spec.goal);
+    for (const auto& w : sim::unmeasured_warnings(r.predictions.configurations))
+      std::cerr << "vitsim sweep: warning: " << w << "\n";
     if (!a.out_prefix.empty()) {
       schema::write_prediction(a.out_prefix + ".json", r.predictions);
       schema::write_file_atomic(a.out_prefix + ".csv",

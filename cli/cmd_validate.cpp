@@ -1,14 +1,23 @@
 // vitsim validate: measured epoch times (vitsim-train run logs, CSVs with the columns of
 // dev_epoch_times.csv) against predictions of the same configurations; per configuration the
-// signed error, then median and worst absolute error and Spearman's rank correlation
-// (docs/calibration.md, "Validating"). It reports: exit 0, unless --max-median-error-pct is given
-// and exceeded (exit 1).
+// signed error, then median and worst absolute error, Spearman's rank correlation and the share of
+// runs inside their predicted 80 % interval (docs/calibration.md, "Validating";
+// docs/uncertainty.md). Predictions: simulate/reproduce files or `predict --json` output; with
+// --simulate, rows nobody predicted are simulated on the study's clusters with --costs. It
+// reports: exit 0, unless --max-median-error-pct is given and exceeded (exit 1).
 #include <iostream>
 
+#include "app/fidelity.h"
+#include "app/reproduce.h"
+#include "app/simulate_measured.h"
 #include "calibrate/validation.h"
 #include "cli/commands.h"
 #include "clikit/run_app.h"
+#include "schema/cost_model_io.h"
 #include "schema/json_file.h"
+#include "schema/study.h"
+#include "schema/transports_io.h"
+#include "sim/provenance.h"
 
 namespace vitsim::cli {
 
@@ -20,23 +29,60 @@ int cmd_validate(int argc, char** argv) {
       "vitsim validate"};
   std::vector<std::string> measured_files, predicted_files;
   std::optional<double> max_median;
-  std::string out;
+  std::string out, costs_path, study_path = app::kReferenceStudy;
+  bool simulate = false;
+  bool leave_one_out = false;
   app.add_option("--measured", measured_files, "run log JSON or CSV (dev_epoch_times.csv columns)")
-      ->required()
       ->check(CLI::ExistingFile);
-  app.add_option("--predicted", predicted_files, "prediction JSON (vitsim simulate / reproduce)")
-      ->required()
+  app.add_flag("--leave-one-out", leave_one_out,
+               "the fidelity check on --study (docs/validation.md): each log predicted from a "
+               "calibration without it, the development set, the held-out public nccl-tests "
+               "rows; simulator against the naive formula, error per class");
+  app.add_option("--predicted", predicted_files,
+                 "prediction JSON (vitsim simulate / reproduce / predict --json)")
       ->check(CLI::ExistingFile);
+  auto* sim_flag = app.add_flag(
+      "--simulate", simulate,
+      "simulate every measured configuration no --predicted file predicts (needs --costs)");
+  app.add_option("--costs", costs_path, "cost model for --simulate (vitsim calibrate)")
+      ->check(CLI::ExistingFile)
+      ->needs(sim_flag);
+  app.add_option("--study", study_path,
+                 "study file whose cluster folder, model and catalogs --simulate uses")
+      ->check(CLI::ExistingFile)
+      ->capture_default_str();
   app.add_option("--max-median-error-pct", max_median,
                  "exit 1 when the median absolute error exceeds this (default: never fail)");
   app.add_option("-o,--output", out, "also write the table to this text file");
   return clikit::run_app(app, argc, argv, [&] {
+    if (leave_one_out) {
+      const std::string text =
+          app::format_fidelity(app::fidelity_check(schema::read_study(study_path), {}));
+      std::cout << text;
+      if (!out.empty()) schema::write_file_atomic(out, text);
+      return 0;
+    }
+    if (measured_files.empty())
+      throw std::invalid_argument("give --measured FILE (or --leave-one-out)");
     std::vector<calibrate::MeasuredRun> measured;
     for (const auto& f : measured_files) {
       for (auto& m : calibrate::read_measured(f)) measured.push_back(m);
     }
+    if (predicted_files.empty() && !simulate)
+      throw std::invalid_argument("give --predicted FILE, or --simulate with --costs");
+    if (simulate && costs_path.empty())
+      throw std::invalid_argument("--simulate needs --costs (a cost model from vitsim calibrate)");
     std::vector<calibrate::NamedPrediction> predicted;
     for (const auto& f : predicted_files) predicted.push_back({f, schema::read_prediction(f)});
+    if (simulate) {
+      const schema::Study study = schema::read_study(study_path);
+      sim::SimOptions options;
+      if (!study.transports.empty()) options.transports = schema::read_transports(study.transports);
+      predicted.push_back(app::simulate_measured(
+          measured, predicted, study, schema::read_cost_model(costs_path).costs, options));
+      for (const auto& w : sim::unmeasured_warnings(predicted.back().prediction.configurations))
+        std::cerr << "vitsim validate: warning: " << w << "\n";
+    }
     const auto result = calibrate::validate(measured, predicted);
     const std::string text = calibrate::format_validation(result);
     std::cout << text;

@@ -50,6 +50,11 @@ struct DeviceCosts {
   double memory_fixed_bytes = 0;       // peak device memory at micro-batch 0 (extrapolated)
   double memory_per_sample_bytes = 0;  // peak device memory growth per sample
   std::vector<int> micro_batches;      // micro-batches the fit saw (empty when transferred)
+  // Spread of the step's compute, each one relative standard deviation (docs/uncertainty.md):
+  double uncertainty_rel = 0;    // systematic: the fit's residual, the transfer's error
+  double node_spread_rel = 0;    // node to node (logs of one GPU type on different nodes)
+  double step_noise_rel = 0;     // step to step (profiles' and logs' IQR / 1.349)
+  std::string uncertainty_from;  // where the three came from
 };
 
 // Alpha-beta cost of one link class: a message of n bytes over one link takes
@@ -60,6 +65,7 @@ struct LinkCost {
   double bandwidth_bytes_per_s = 0;
   CostSource source = CostSource::kMeasured;
   std::string derived_from;
+  double uncertainty_rel = 0;  // the alpha-beta fit's relative residual (1 sigma)
 };
 
 // Roofline efficiencies fitted on measured devices, used for transfers (docs/cost-model.md).

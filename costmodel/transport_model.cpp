@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "costmodel/uncertainty.h"
+
 namespace vitsim::costmodel {
 namespace {
 
@@ -239,8 +241,10 @@ LinkProvenance model_link(const LinkModelInput& in, const TransportParameters& p
   return out;
 }
 
-LinkProvenance resolve_link(const LinkModelInput& in, const CostModel* costs,
-                            const TransportParameters* params) {
+namespace {
+
+LinkProvenance resolve_link_figures(const LinkModelInput& in, const CostModel* costs,
+                                    const TransportParameters* params) {
   if (costs != nullptr) {
     if (const LinkCost* c = costs->find_link(in.link_class)) {
       LinkProvenance out;
@@ -270,6 +274,18 @@ LinkProvenance resolve_link(const LinkModelInput& in, const CostModel* costs,
       in.transport.kind == Transport::kNone
           ? "the link names no transport: its line rate and latency are used as given"
           : "no transport parameters loaded: line rate and latency used as given";
+  return out;
+}
+
+}  // namespace
+
+LinkProvenance resolve_link(const LinkModelInput& in, const CostModel* costs,
+                            const TransportParameters* params) {
+  LinkProvenance out = resolve_link_figures(in, costs, params);
+  out.transport = in.transport.kind;
+  const LinkCost* measured = costs != nullptr ? costs->find_link(in.link_class) : nullptr;
+  out.uncertainty_rel = link_uncertainty_rel(out.source, out.transport,
+                                             measured != nullptr ? measured->uncertainty_rel : 0.0);
   return out;
 }
 

@@ -88,6 +88,8 @@ struct LinkProvenance {
   double latency_s = 0;
   std::string model;         // short: "socket transport over 10 Gbit/s Ethernet, MTU 1500"
   std::string derived_from;  // formula with its inputs, or the profiles of a measurement
+  Transport transport = Transport::kNone;  // the cluster file's transport of the link
+  double uncertainty_rel = 0;  // 1 sigma, relative (costmodel/uncertainty.h: link_uncertainty_rel)
 };
 
 // A link as the model sees it: the cluster file's figures and transport.

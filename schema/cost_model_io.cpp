@@ -78,7 +78,7 @@ void read_micro_batches(const Node& n, costmodel::DeviceCosts& d) {
 costmodel::DeviceCosts read_device_costs(const Node& n) {
   n.expect_keys({"device", "precision", "source", "derived_from", "model", "layers", "optimizer",
                  "host_to_device", "data_wait", "step_overhead", "memory_fixed_bytes",
-                 "memory_per_sample_bytes", "micro_batches"});
+                 "memory_per_sample_bytes", "micro_batches", "uncertainty"});
   costmodel::DeviceCosts d;
   d.device = n["device"].string();
   if (d.device.empty()) n["device"].fail("non-empty device id", "empty string");
@@ -96,11 +96,21 @@ costmodel::DeviceCosts read_device_costs(const Node& n) {
   d.memory_fixed_bytes = n["memory_fixed_bytes"].within(costmodel::kBytesOrZero);
   d.memory_per_sample_bytes = n["memory_per_sample_bytes"].within(costmodel::kBytesOrZero);
   read_micro_batches(n["micro_batches"], d);
+  // Optional (cost models written before docs/uncertainty.md have none): absent = no spread
+  // known, and predictions show uncertainty_rel 0 for the part.
+  if (const auto u = n.get("uncertainty")) {
+    u->expect_keys({"systematic_rel", "node_spread_rel", "step_noise_rel", "derived_from"});
+    d.uncertainty_rel = (*u)["systematic_rel"].in_range(0, 10);
+    d.node_spread_rel = (*u)["node_spread_rel"].in_range(0, 10);
+    d.step_noise_rel = (*u)["step_noise_rel"].in_range(0, 10);
+    d.uncertainty_from = (*u)["derived_from"].string();
+  }
   return d;
 }
 
 costmodel::LinkCost read_link(const Node& n) {
-  n.expect_keys({"link_class", "latency_s", "bandwidth_bytes_per_s", "source", "derived_from"});
+  n.expect_keys({"link_class", "latency_s", "bandwidth_bytes_per_s", "source", "derived_from",
+                 "uncertainty_rel"});
   costmodel::LinkCost l;
   l.link_class = n["link_class"].string();
   if (l.link_class.empty()) n["link_class"].fail("non-empty link class", "empty string");
@@ -108,6 +118,7 @@ costmodel::LinkCost read_link(const Node& n) {
   l.bandwidth_bytes_per_s = n["bandwidth_bytes_per_s"].within(costmodel::kLinkBandwidthBytesPerS);
   l.source = read_cost_source(n["source"]);
   l.derived_from = n["derived_from"].string();
+  if (n.has("uncertainty_rel")) l.uncertainty_rel = n["uncertainty_rel"].in_range(0, 10);
   return l;
 }
 
@@ -190,7 +201,12 @@ Json write_device_costs(const costmodel::DeviceCosts& d) {
           {"step_overhead", write_linear(d.step_overhead)},
           {"memory_fixed_bytes", d.memory_fixed_bytes},
           {"memory_per_sample_bytes", d.memory_per_sample_bytes},
-          {"micro_batches", d.micro_batches}};
+          {"micro_batches", d.micro_batches},
+          {"uncertainty",
+           {{"systematic_rel", d.uncertainty_rel},
+            {"node_spread_rel", d.node_spread_rel},
+            {"step_noise_rel", d.step_noise_rel},
+            {"derived_from", d.uncertainty_from}}}};
 }
 
 }  // namespace
@@ -205,7 +221,8 @@ Json write_cost_model_json(const CostModelFile& file) {
                           {"latency_s", l.latency_s},
                           {"bandwidth_bytes_per_s", l.bandwidth_bytes_per_s},
                           {"source", costmodel::to_string(l.source)},
-                          {"derived_from", l.derived_from}});
+                          {"derived_from", l.derived_from},
+                          {"uncertainty_rel", l.uncertainty_rel}});
   }
   j["roofline"] = Json::array();
   for (const auto& r : file.costs.roofline) {

@@ -1,4 +1,4 @@
-// Prediction reader and writer (schema "vitsim.prediction", version 1); see prediction.h and
+// Prediction reader and writer (schema "vitsim.prediction", version 2); see prediction.h and
 // docs/formats/prediction.md. Numbers are written as nlohmann prints doubles (shortest round-trip
 // form), so the same prediction always gives the same bytes.
 #include "schema/prediction.h"
@@ -37,34 +37,139 @@ RankPrediction read_rank(const Node& n) {
   return r;
 }
 
+Json write_provenance(const Provenance& p) {
+  Json compute = Json::array(), links = Json::array();
+  for (const auto& c : p.compute) {
+    compute.push_back({{"device", c.device},
+                       {"regime", costmodel::to_string(c.precision)},
+                       {"source", costmodel::to_string(c.source)},
+                       {"derived_from", c.derived_from},
+                       {"uncertainty_rel", c.uncertainty_rel},
+                       {"node_spread_rel", c.node_spread_rel},
+                       {"ranks", c.ranks}});
+  }
+  for (const auto& u : p.links) {
+    const costmodel::LinkProvenance& l = u.link;
+    links.push_back({{"link_class", l.link_class},
+                     {"source", costmodel::to_string(l.source)},
+                     {"transport", costmodel::to_string(l.transport)},
+                     {"model", l.model},
+                     {"bandwidth_bytes_per_s", l.bandwidth_bytes_per_s},
+                     {"latency_s", l.latency_s},
+                     {"derived_from", l.derived_from},
+                     {"uncertainty_rel", l.uncertainty_rel},
+                     {"ranks", u.ranks}});
+  }
+  return {{"compute", compute}, {"links", links}, {"unmeasured", p.unmeasured}};
+}
+
+costmodel::LinkSource read_link_source(const Node& n) {
+  const std::string s = n.one_of({"measured", "imported", "modelled", "datasheet"});
+  if (s == "measured") return costmodel::LinkSource::kMeasured;
+  if (s == "imported") return costmodel::LinkSource::kImported;
+  if (s == "modelled") return costmodel::LinkSource::kModelled;
+  return costmodel::LinkSource::kDatasheet;
+}
+
+Provenance read_provenance(const Node& n) {
+  n.expect_keys({"compute", "links", "unmeasured"});
+  Provenance p;
+  for (const Node& c : n["compute"].items()) {
+    c.expect_keys({"device", "regime", "source", "derived_from", "uncertainty_rel",
+                   "node_spread_rel", "ranks"});
+    ComputeProvenance x;
+    x.device = c["device"].string();
+    x.precision = read_precision(c["regime"]);
+    x.source = read_cost_source(c["source"]);
+    x.derived_from = c["derived_from"].string();
+    x.uncertainty_rel = c["uncertainty_rel"].in_range(0, 10);
+    x.node_spread_rel = c["node_spread_rel"].in_range(0, 10);
+    x.ranks = c["ranks"].integer_at_least(1);
+    p.compute.push_back(x);
+  }
+  for (const Node& l : n["links"].items()) {
+    l.expect_keys({"link_class", "source", "transport", "model", "bandwidth_bytes_per_s",
+                   "latency_s", "derived_from", "uncertainty_rel", "ranks"});
+    LinkUse u;
+    u.link.link_class = l["link_class"].string();
+    u.link.source = read_link_source(l["source"]);
+    try {
+      u.link.transport = costmodel::parse_transport(l["transport"].string());
+    } catch (const std::invalid_argument&) {
+      l["transport"].fail("a transport (none, socket, tcp, shm, p2p, net-ib, nvlink)",
+                          l["transport"].describe());
+    }
+    u.link.model = l["model"].string();
+    u.link.bandwidth_bytes_per_s = l["bandwidth_bytes_per_s"].positive();
+    u.link.latency_s = l["latency_s"].nonnegative();
+    u.link.derived_from = l["derived_from"].string();
+    u.link.uncertainty_rel = l["uncertainty_rel"].in_range(0, 10);
+    u.ranks = l["ranks"].integer_at_least(1);
+    p.links.push_back(u);
+  }
+  for (const Node& w : n["unmeasured"].items()) p.unmeasured.push_back(w.string());
+  return p;
+}
+
+Json write_quantiles(const costmodel::Quantiles& q) {
+  return {{"p10", q.p10}, {"p50", q.p50}, {"p90", q.p90}};
+}
+
+costmodel::Quantiles read_quantiles(const Node& n) {
+  n.expect_keys({"p10", "p50", "p90"});
+  costmodel::Quantiles q{n["p10"].nonnegative(), n["p50"].nonnegative(), n["p90"].nonnegative()};
+  if (!(q.p10 <= q.p50 && q.p50 <= q.p90)) {
+    n.fail("p10 <= p50 <= p90", n.describe(), "a range lists its quantiles in order");
+  }
+  return q;
+}
+
+Json write_range(const costmodel::PredictionRange& r) {
+  return {{"coverage", r.coverage},
+          {"step_time_s", write_quantiles(r.step_time_s)},
+          {"epoch_time_s", write_quantiles(r.epoch_time_s)},
+          {"method", "docs/uncertainty.md"}};
+}
+
+costmodel::PredictionRange read_range(const Node& n) {
+  n.expect_keys({"coverage", "step_time_s", "epoch_time_s", "method"});
+  costmodel::PredictionRange r;
+  r.coverage = n["coverage"].in_range(0, 1);
+  r.step_time_s = read_quantiles(n["step_time_s"]);
+  r.epoch_time_s = read_quantiles(n["epoch_time_s"]);
+  n["method"].string();
+  return r;
+}
+
 }  // namespace
 
 Json write_config_prediction(const ConfigPrediction& p) {
   Json ranks = Json::array();
   for (const auto& r : p.ranks) ranks.push_back(write_rank(r));
-  Json sources = Json::object();
-  for (const auto& [k, v] : p.cost_sources) sources[k] = costmodel::to_string(v);
-  return {{"cluster", p.cluster},
-          {"config", write_training_config(p.config)},
-          {"out_of_memory", p.out_of_memory},
-          {"max_micro_batch_that_fits", p.max_micro_batch_that_fits},
-          {"steps_per_epoch", p.steps_per_epoch},
-          {"step_time_s", p.step_time_s},
-          {"epoch_time_s", p.epoch_time_s},
-          {"compute_time_s", p.compute_time_s},
-          {"exposed_comm_time_s", p.exposed_comm_time_s},
-          {"throughput_images_per_s", p.throughput_images_per_s},
-          {"speedup", p.speedup},
-          {"parallel_efficiency", p.parallel_efficiency},
-          {"ranks", ranks},
-          {"cost_sources", sources}};
+  Json out = {{"cluster", p.cluster},
+              {"config", write_training_config(p.config)},
+              {"out_of_memory", p.out_of_memory},
+              {"max_micro_batch_that_fits", p.max_micro_batch_that_fits},
+              {"steps_per_epoch", p.steps_per_epoch},
+              {"step_time_s", p.step_time_s},
+              {"epoch_time_s", p.epoch_time_s},
+              {"compute_time_s", p.compute_time_s},
+              {"exposed_comm_time_s", p.exposed_comm_time_s},
+              {"throughput_images_per_s", p.throughput_images_per_s},
+              {"speedup", p.speedup},
+              {"parallel_efficiency", p.parallel_efficiency},
+              {"ranks", ranks},
+              {"provenance", write_provenance(p.provenance)}};
+  if (p.range) out["range"] = write_range(*p.range);
+  for (const auto& [k, v] : p.extras) out[k] = v;
+  return out;
 }
 
 ConfigPrediction read_config_prediction(const Node& n) {
   n.expect_keys({"cluster", "config", "out_of_memory", "max_micro_batch_that_fits",
                  "steps_per_epoch", "step_time_s", "epoch_time_s", "compute_time_s",
                  "exposed_comm_time_s", "throughput_images_per_s", "speedup", "parallel_efficiency",
-                 "ranks", "cost_sources"});
+                 "ranks", "provenance", "range", "breakdown", "advice", "cost", "rank_classes"});
   ConfigPrediction p;
   p.cluster = n["cluster"].string();
   p.config = read_training_config(n["config"], TrainingConfig{});
@@ -79,13 +184,25 @@ ConfigPrediction read_config_prediction(const Node& n) {
   p.speedup = n["speedup"].nonnegative();
   p.parallel_efficiency = n["parallel_efficiency"].nonnegative();
   for (const Node& r : n["ranks"].items()) p.ranks.push_back(read_rank(r));
-  const Node sources = n["cost_sources"];
-  if (!sources.json().is_object())
-    sources.fail("object {\"device/precision\": source}", sources.describe());
-  for (auto it = sources.json().begin(); it != sources.json().end(); ++it) {
-    p.cost_sources[it.key()] = read_cost_source(sources[it.key()]);
+  p.provenance = read_provenance(n["provenance"]);
+  if (const auto r = n.get("range")) p.range = read_range(*r);
+  for (const char* k : kPredictionExtraKeys) {
+    if (n.has(k)) p.extras[k] = n[k].json();
   }
   return p;
+}
+
+std::string provenance_summary(const Provenance& p) {
+  std::string out;
+  for (const auto& c : p.compute) {
+    out += (out.empty() ? "" : "; ") + c.device + "/" + costmodel::to_string(c.precision) + "=" +
+           costmodel::to_string(c.source);
+  }
+  for (const auto& u : p.links) {
+    out +=
+        (out.empty() ? "" : "; ") + u.link.link_class + "=" + costmodel::to_string(u.link.source);
+  }
+  return out;
 }
 
 Json write_prediction_json(const PredictionFile& file) {
@@ -102,6 +219,13 @@ void write_prediction(const std::string& path, const PredictionFile& file) {
 }
 
 PredictionFile read_prediction(const Node& root) {
+  if (root.has("schema_version") && root["schema_version"].json().is_number_integer() &&
+      root["schema_version"].integer() == 1 && root.has("schema") &&
+      root["schema"].json() == kPredictionSchema) {
+    root["schema_version"].fail("schema_version 2", "1",
+                                "version 1 predictions have no provenance or range: re-run "
+                                "vitsim simulate (or vitsim reproduce) to write version 2");
+  }
   root.expect_schema(kPredictionSchema, kPredictionVersion);
   root.expect_keys({"schema", "schema_version", "context", "scenario", "configurations"});
   PredictionFile f;

@@ -1,6 +1,8 @@
-// Prediction (schema "vitsim.prediction", version 1; docs/formats/prediction.md): what
+// Prediction (schema "vitsim.prediction", version 2; docs/formats/prediction.md): what
 // `vitsim simulate` / `vitsim predict --json` report. Read by `vitsim validate` and `vitsim
-// report`.
+// report`. Version 2 carries, per configuration, where every input came from ("provenance") and
+// the p10-p50-p90 range ("range", docs/uncertainty.md); "breakdown", "advice", "cost" and
+// "rank_classes" are optional keys other parts of the tool fill (kept as JSON here).
 #pragma once
 
 #include <map>
@@ -9,13 +11,15 @@
 #include <vector>
 
 #include "costmodel/cost_model.h"
+#include "costmodel/transport_model.h"
+#include "costmodel/uncertainty.h"
 #include "schema/json_node.h"
 #include "schema/scenario.h"
 
 namespace vitsim::schema {
 
 inline constexpr const char* kPredictionSchema = "vitsim.prediction";
-inline constexpr int kPredictionVersion = 1;
+inline constexpr int kPredictionVersion = 2;
 
 struct RankPrediction {
   int64_t rank = 0;
@@ -27,6 +31,31 @@ struct RankPrediction {
   double idle_time_s = 0;          // per step: waiting for slower ranks
   double memory_bytes = 0;         // predicted peak device memory
   double device_memory_bytes = 0;  // the device's memory (datasheet)
+};
+
+// Where the compute of one device (at the configuration's precision) came from.
+struct ComputeProvenance {
+  std::string device;
+  costmodel::Precision precision = costmodel::Precision::kFp32;
+  costmodel::CostSource source = costmodel::CostSource::kMeasured;
+  std::string derived_from;
+  double uncertainty_rel = 0;  // systematic, 1 sigma (DeviceCosts::uncertainty_rel)
+  double node_spread_rel = 0;  // per rank, 1 sigma (DeviceCosts::node_spread_rel)
+  int64_t ranks = 0;           // ranks of this device
+};
+
+// A link class the configuration's ranks talk over, and how many ranks use it.
+struct LinkUse {
+  costmodel::LinkProvenance link;
+  int64_t ranks = 0;
+};
+
+struct Provenance {
+  std::vector<ComputeProvenance> compute;
+  std::vector<LinkUse> links;
+  // One line per part that is not a measurement (transferred compute, modelled or datasheet
+  // links), naming it and what to run; commands print each distinct line once on stderr.
+  std::vector<std::string> unmeasured;
 };
 
 struct ConfigPrediction {
@@ -43,8 +72,15 @@ struct ConfigPrediction {
   double speedup = 0;              // against the 1-GPU configuration of the same scenario (0 = n/a)
   double parallel_efficiency = 0;  // speedup / gpus (0 = n/a)
   std::vector<RankPrediction> ranks;
-  std::map<std::string, costmodel::CostSource> cost_sources;  // "device/precision" -> source
+  Provenance provenance;
+  std::optional<costmodel::PredictionRange> range;  // absent when not simulated (out of memory)
+  // Keys other engineers' parts fill ("breakdown", "advice", "cost", "rank_classes"): kept as
+  // read and written back, each in its own documented form (docs/formats/prediction.md).
+  std::map<std::string, Json> extras;
 };
+
+// The optional keys a configuration may carry beside the ones above.
+inline const char* const kPredictionExtraKeys[] = {"breakdown", "advice", "cost", "rank_classes"};
 
 struct PredictionFile {
   Json context = Json::object();
@@ -55,6 +91,9 @@ struct PredictionFile {
 // One configuration's object (also what `vitsim predict --json` prints inside its document).
 Json write_config_prediction(const ConfigPrediction& prediction);
 ConfigPrediction read_config_prediction(const Node& node);
+
+// "rtx3070/fp32=imported; tesla-10gbe=imported; tesla-1gbe=modelled": compute, then links.
+std::string provenance_summary(const Provenance& provenance);
 
 PredictionFile read_prediction(const std::string& path);
 PredictionFile read_prediction(const Node& root);

@@ -10,14 +10,6 @@
 namespace vitsim::schema {
 namespace {
 
-std::string cost_sources(const ConfigPrediction& c) {
-  std::string out;
-  for (const auto& [k, v] : c.cost_sources) {
-    out += (out.empty() ? "" : "; ") + k + "=" + costmodel::to_string(v);
-  }
-  return out;
-}
-
 std::string label_of(const ConfigPrediction& p) {
   if (!p.config.label.empty()) return p.config.label;
   return fmt::format("{} GPU(s)", p.config.gpus);
@@ -36,11 +28,13 @@ std::vector<std::string> configuration_row(const std::string& scenario, const Co
           std::to_string(c.steps_per_epoch),
           fmt::format("{:.6f}", c.step_time_s),
           fmt::format("{:.3f}", c.epoch_time_s),
+          c.range ? fmt::format("{:.3f}", c.range->epoch_time_s.p10) : "",
+          c.range ? fmt::format("{:.3f}", c.range->epoch_time_s.p90) : "",
           fmt::format("{:.3f}", c.throughput_images_per_s),
           fmt::format("{:.4f}", c.speedup),
           fmt::format("{:.4f}", c.parallel_efficiency),
           c.out_of_memory ? "true" : "false",
-          cost_sources(c)};
+          provenance_summary(c.provenance)};
 }
 
 std::vector<std::string> rank_row(const ConfigPrediction& p, const RankPrediction& r) {
@@ -80,10 +74,11 @@ std::vector<std::string> rank_row(const ConfigPrediction& p, const RankPredictio
 }  // namespace
 
 std::string configurations_csv(const std::vector<PredictionFile>& files) {
-  std::string out = csv_record({"scenario", "cluster", "label", "gpus", "placement", "micro_batch",
-                                "accumulation", "precision", "data_fraction", "steps_per_epoch",
-                                "step_time_s", "epoch_time_s", "throughput_images_per_s", "speedup",
-                                "parallel_efficiency", "out_of_memory", "cost_sources"});
+  std::string out =
+      csv_record({"scenario", "cluster", "label", "gpus", "placement", "micro_batch",
+                  "accumulation", "precision", "data_fraction", "steps_per_epoch", "step_time_s",
+                  "epoch_time_s", "epoch_p10_s", "epoch_p90_s", "throughput_images_per_s",
+                  "speedup", "parallel_efficiency", "out_of_memory", "provenance"});
   for (const auto& f : files) {
     for (const auto& c : f.configurations) out += csv_record(configuration_row(f.scenario, c));
   }

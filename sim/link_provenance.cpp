@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include <map>
+#include <algorithm>
 #include <set>
 
 #include "sim/placement.h"
@@ -43,34 +43,42 @@ std::vector<costmodel::LinkProvenance> link_classes_used(const schema::ClusterSp
                                          options.transports ? &*options.transports : nullptr));
 }
 
-std::vector<std::string> unmeasured_link_warnings(
-    const std::vector<std::vector<costmodel::LinkProvenance>>& per_config) {
-  std::vector<std::string> order;
-  std::map<std::string, std::pair<costmodel::LinkProvenance, int>> found;
-  for (const auto& links : per_config) {
-    std::set<std::string> in_this;
-    for (const auto& p : links) {
-      if (is_measurement(p.source) || !in_this.insert(p.link_class).second) continue;
-      auto it = found.find(p.link_class);
-      if (it == found.end()) {
-        order.push_back(p.link_class);
-        found.emplace(p.link_class, std::make_pair(p, 1));
-      } else {
-        ++it->second.second;
+std::vector<schema::LinkUse> link_uses(const PlatformPlan& plan) {
+  std::vector<schema::LinkUse> out;
+  for (const auto& p : link_classes_used(plan)) out.push_back({p, 0});
+  const int64_t ranks = static_cast<int64_t>(plan.rank_hosts.size());
+  for (int64_t r = 0; r < ranks && !out.empty(); ++r) {
+    std::set<std::string> used;
+    for (int64_t peer : {(r + 1) % ranks, (r + ranks - 1) % ranks}) {
+      for (int l : plan.route(r, peer)) {
+        const int p = plan.links[static_cast<size_t>(l)].provenance;
+        if (p >= 0) used.insert(plan.provenance[static_cast<size_t>(p)].link_class);
       }
     }
+    for (auto& u : out) u.ranks += used.count(u.link.link_class) > 0 ? 1 : 0;
   }
-  std::vector<std::string> lines;
-  for (const auto& cls : order) {
-    const auto& [p, count] = found.at(cls);
-    lines.push_back(
-        fmt::format("{}: {} ({}: {:.4g} GB/s, {:.1f} us per step), not measured: run vitsim-train "
-                    "bench-allreduce on these hosts, or import their nccl-tests output with vitsim "
-                    "import-nccl-tests; used by {} of {} configuration(s)",
-                    cls, costmodel::to_string(p.source), p.model, p.bandwidth_bytes_per_s / 1e9,
-                    p.latency_s * 1e6, count, per_config.size()));
-  }
-  return lines;
+  for (auto& u : out) u.ranks = std::max<int64_t>(u.ranks, 1);  // rank 0's tree routes
+  return out;
+}
+
+std::vector<schema::LinkUse> link_uses(const schema::ClusterSpec& cluster,
+                                       const schema::TrainingConfig& config,
+                                       const costmodel::CostModel& costs,
+                                       const SimOptions& options) {
+  if (config.gpus < 2) return {};
+  const Placement placement = place_ranks(cluster, config);
+  return link_uses(plan_platform(cluster, placement, &costs, false,
+                                 options.transports ? &*options.transports : nullptr));
+}
+
+std::string unmeasured_link_line(const costmodel::LinkProvenance& p) {
+  if (is_measurement(p.source)) return "";
+  return fmt::format(
+      "{}: {} ({}: {:.4g} GB/s, {:.1f} us per step), not measured: run vitsim-train "
+      "bench-allreduce on these hosts, or import their nccl-tests output with vitsim "
+      "import-nccl-tests",
+      p.link_class, costmodel::to_string(p.source), p.model, p.bandwidth_bytes_per_s / 1e9,
+      p.latency_s * 1e6);
 }
 
 }  // namespace vitsim::sim

@@ -26,9 +26,16 @@ std::vector<costmodel::LinkProvenance> link_classes_used(const schema::ClusterSp
                                                          const costmodel::CostModel& costs,
                                                          const SimOptions& options);
 
-// One line per distinct class that is neither measured nor imported, naming how its figures were
-// obtained and what to run, with the number of configurations (of `per_config`) that use it.
-std::vector<std::string> unmeasured_link_warnings(
-    const std::vector<std::vector<costmodel::LinkProvenance>>& per_config);
+// The same classes with the number of ranks using each: rank r uses the classes on its routes to
+// its ring neighbours (r-1 -> r -> r+1); rank 0's tree/hierarchical routes count for rank 0.
+std::vector<schema::LinkUse> link_uses(const PlatformPlan& plan);
+std::vector<schema::LinkUse> link_uses(const schema::ClusterSpec& cluster,
+                                       const schema::TrainingConfig& config,
+                                       const costmodel::CostModel& costs,
+                                       const SimOptions& options);
+
+// The line a class that is neither measured nor imported gets in provenance.unmeasured (empty for
+// a measurement): how its figures were obtained and what to run.
+std::string unmeasured_link_line(const costmodel::LinkProvenance& link);
 
 }  // namespace vitsim::sim

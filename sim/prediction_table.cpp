@@ -61,22 +61,24 @@ double max_idle(const schema::ConfigPrediction& p) {
 std::string prediction_table(const std::vector<schema::ConfigPrediction>& ps) {
   const char* head =
       "{:<34} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7} {:>5} "
-      "{:>7} {:<4}\n";
-  std::string s = fmt::format(head, "configuration", "gpus", "micro-batch", "placement",
-                              "collective", "steps", "step", "epoch", "compute", "comm", "max idle",
-                              "throughput", "speedup", "eff", "memory", "fit");
+      "{:>7} {:<4} {:>17}  {}\n";
+  std::string s =
+      fmt::format(head, "configuration", "gpus", "micro-batch", "placement", "collective", "steps",
+                  "step", "epoch", "compute", "comm", "max idle", "throughput", "speedup", "eff",
+                  "memory", "fit", "epoch p10-p90", "inputs (docs/uncertainty.md)");
   s += fmt::format(head, "", "count", "samples", "", "", "/epoch", "s", "s", "s/step", "s/step",
-                   "s/step", "img/s", "x", "%", "GB", "");
+                   "s/step", "img/s", "x", "%", "GB", "", "s", "");
   for (const auto& p : ps) {
     const std::string coll = std::string(costmodel::to_string(p.config.collective)) + "/" +
                              costmodel::to_string(p.config.collective_level);
     if (p.out_of_memory) {
       s += fmt::format(
           "{:<34} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7} "
-          "{:>5} {:>7.2f} {:<4}\n",
+          "{:>5} {:>7.2f} {:<4} {:>17}  {}\n",
           label_of(p), p.config.gpus, micro_batch_of(p), p.config.placement, coll,
           p.steps_per_epoch, "-", "-", "-", "-", "-", "-", "-", "-", max_memory_gb(p),
-          fmt::format("OOM (max micro-batch {})", p.max_micro_batch_that_fits));
+          fmt::format("OOM (max micro-batch {})", p.max_micro_batch_that_fits), "-",
+          schema::provenance_summary(p.provenance));
       continue;
     }
     const std::string speedup = p.speedup > 0 ? fmt::format("{:.2f}", p.speedup) : "-";
@@ -84,10 +86,13 @@ std::string prediction_table(const std::vector<schema::ConfigPrediction>& ps) {
         p.parallel_efficiency > 0 ? fmt::format("{:.0f}", 100 * p.parallel_efficiency) : "-";
     s += fmt::format(
         "{:<34} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9.4f} {:>10.1f} {:>9.4f} {:>9.4f} {:>9.4f} "
-        "{:>9.1f} {:>7} {:>5} {:>7.2f} {:<4}\n",
+        "{:>9.1f} {:>7} {:>5} {:>7.2f} {:<4} {:>17}  {}\n",
         label_of(p), p.config.gpus, micro_batch_of(p), p.config.placement, coll, p.steps_per_epoch,
         p.step_time_s, p.epoch_time_s, p.compute_time_s, p.exposed_comm_time_s, max_idle(p),
-        p.throughput_images_per_s, speedup, eff, max_memory_gb(p), "ok");
+        p.throughput_images_per_s, speedup, eff, max_memory_gb(p), "ok",
+        p.range ? fmt::format("{:.1f}-{:.1f}", p.range->epoch_time_s.p10, p.range->epoch_time_s.p90)
+                : std::string("-"),
+        schema::provenance_summary(p.provenance));
   }
   return s;
 }

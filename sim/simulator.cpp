@@ -11,8 +11,10 @@
 #include "schema/json_file.h"
 #include "sim/chrome_trace.h"
 #include "sim/fork_runner.h"
+#include "sim/link_provenance.h"
 #include "sim/placement.h"
 #include "sim/platform_plan.h"
+#include "sim/provenance.h"
 #include "sim/rank_plan.h"
 #include "sim/simulation_run.h"
 #include "sim/size_guard.h"
@@ -135,9 +137,12 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
   if (out.config.placement.empty())
     out.config.placement = placement.single_node() ? "intra-node" : "inter-node";
   out.config.collective_level = level;
-  const RankKinds kinds =
-      plan_rank_kinds(placement, devices, graph, config, costs, out.cost_sources);
+  std::map<std::string, costmodel::CostSource> sources;
+  const RankKinds kinds = plan_rank_kinds(placement, devices, graph, config, costs, sources);
   fill_ranks(placement, kinds, out);
+  out.provenance.compute = compute_provenance(kinds, costs, config.precision);
+  out.provenance.links = link_uses(cluster, config, costs, options);
+  out.provenance.unmeasured = unmeasured_lines(out.provenance, kinds);
   if (out.out_of_memory) return out;  // not simulated: the trainer would stop at its first step
 
   SimulationRequest q;
@@ -152,6 +157,7 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
   q.trace = trace != nullptr;
   const SimulationResult run = run_configuration(q);
   fill_timings(run, out);
+  out.range = range_of(out, costs);
   if (trace != nullptr) trace->add(pid, config_label(config), run.tracks, run.actors);
   return out;
 }

@@ -6,9 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "calibrate/calibrator.h"
+#include "costmodel/uncertainty.h"
 
 namespace vitsim::calibrate {
 namespace {
@@ -162,6 +164,53 @@ TEST_F(RooflineTransfer, MixedPrecisionUsesTensorEvidence) {
   const auto* a16 = cal.costs.find("devA", Precision::kFp16);
   ASSERT_NE(a16, nullptr);
   EXPECT_NE(a16->derived_from.find("no tensor cores"), std::string::npos);
+}
+
+// Intervals widen when a cost is transferred: devC runs 10 % slower than the fleet's roofline (a
+// power-capped card), so the roofline misses each measured device by ~5 %; devB, transferred,
+// carries that miss, devA only its fit residual and node spread. Two profiles of devA taken on
+// "different nodes" (2 % apart) give the node spread every device then shares.
+TEST_F(RooflineTransfer, TransferredCostsCarryWiderIntervals) {
+  ProfileInput slow = synthetic_profile(catalog_.devices[1], 2);
+  for (auto& m : slow.profile.compute) {
+    for (auto& l : m.layers) {
+      l.forward_time_s *= 1.10;
+      l.backward_time_s *= 1.10;
+    }
+  }
+  ProfileInput other_node = synthetic_profile(catalog_.devices[0], 3);
+  other_node.file = "devA-node2.json";
+  for (auto& m : other_node.profile.compute) {
+    for (auto& l : m.layers) {
+      l.forward_time_s *= 1.02;
+      l.backward_time_s *= 1.02;
+    }
+  }
+  const Calibration cal = calibrate({profiles_[0], other_node, slow}, catalog_, options_);
+  const auto* a = cal.costs.find("devA", Precision::kFp32);
+  const auto* b = cal.costs.find("devB", Precision::kFp32);
+  const auto* c = cal.costs.find("devC", Precision::kFp32);
+  ASSERT_TRUE(a && b && c);
+  // Node spread of devA: sample std of (1, 1.02) / mean = 0.01414 / 1.01, up to the seeded noise.
+  EXPECT_NEAR(a->node_spread_rel, 0.02 / std::sqrt(2.0) / 1.01, 0.002);
+  EXPECT_DOUBLE_EQ(c->node_spread_rel, a->node_spread_rel);  // pooled: devC has one profile
+  EXPECT_NE(c->uncertainty_from.find("pooled"), std::string::npos) << c->uncertainty_from;
+  EXPECT_GT(b->uncertainty_rel, 0.03);
+  EXPECT_GT(b->uncertainty_rel, 2 * a->uncertainty_rel);
+  EXPECT_NE(b->uncertainty_from.find("roofline"), std::string::npos) << b->uncertainty_from;
+  auto width = [](const costmodel::DeviceCosts& d) {
+    costmodel::RangeInputs in;
+    in.step_time_s = in.compute_s = 1.0;
+    in.epoch_time_s = 100.0;
+    in.steps_per_epoch = 100;
+    in.ranks = 2;
+    in.compute_systematic_rel = d.uncertainty_rel;
+    in.compute_per_rank_rel = d.node_spread_rel;
+    in.step_noise_rel = d.step_noise_rel;
+    const auto r = costmodel::prediction_range(in);
+    return r.epoch_time_s.p90 - r.epoch_time_s.p10;
+  };
+  EXPECT_GT(width(*b), 1.5 * width(*a));
 }
 
 }  // namespace

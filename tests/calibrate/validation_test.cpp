@@ -63,6 +63,38 @@ TEST(Validate, HandMadeTable) {
   EXPECT_NE(text.find("s/epoch"), std::string::npos);
 }
 
+// Coverage by hand: four ranged predictions, the measured epoch inside two of them (one exactly on
+// the p90 edge, which counts as inside), below one and above one; a fifth without a range is
+// left out of the share.
+TEST(Validate, CoverageOfTheIntervalsOnAHandMadeTable) {
+  NamedPrediction f;
+  f.file = "pred.json";
+  f.prediction.scenario = "study";
+  const double p10[] = {90, 180, 310, 410}, p90[] = {120, 200, 350, 450};
+  for (int g = 1; g <= 4; ++g) {
+    schema::ConfigPrediction p = predicted("tesla", g, (p10[g - 1] + p90[g - 1]) / 2);
+    p.range = costmodel::PredictionRange{0.8, {}, {p10[g - 1], p.epoch_time_s, p90[g - 1]}};
+    f.prediction.configurations.push_back(p);
+  }
+  f.prediction.configurations.push_back(predicted("tesla", 5, 500));
+  const std::vector<MeasuredRun> m = {measured("tesla", 1, 100), measured("tesla", 2, 200),
+                                      measured("tesla", 3, 300), measured("tesla", 4, 460),
+                                      measured("tesla", 5, 480)};
+  const ValidationResult r = validate(m, {f});
+  ASSERT_EQ(r.rows.size(), 5u);
+  EXPECT_TRUE(r.rows[0].inside);
+  EXPECT_TRUE(r.rows[1].inside);  // on the p90 edge
+  EXPECT_FALSE(r.rows[2].inside);
+  EXPECT_FALSE(r.rows[3].inside);
+  EXPECT_FALSE(r.rows[4].has_range);
+  EXPECT_EQ(r.with_range, 4);
+  EXPECT_EQ(r.inside_range, 2);
+  EXPECT_DOUBLE_EQ(r.coverage(), 0.5);
+  const std::string text = format_validation(r);
+  EXPECT_NE(text.find("inside the 80 % interval:    2 of 4 (50 %"), std::string::npos) << text;
+  EXPECT_NE(text.find("90.0-120.0"), std::string::npos) << text;
+}
+
 TEST(Validate, RepeatedRunsOfOneConfigurationMakeOneRowAtTheirMedian) {
   NamedPrediction f;
   f.prediction.configurations = {predicted("tesla", 2, 110), predicted("tesla", 1, 60)};

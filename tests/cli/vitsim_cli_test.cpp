@@ -44,17 +44,53 @@ TEST(VitsimCli, PredictJsonHasTheKeys) {
   const Result r = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
                        " --gpus 3 --micro-batch 16 --json");
   ASSERT_EQ(r.code, 0) << r.out;
-  const auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(r.out.rfind("{\n  \"schema\": \"vitsim.config_prediction\"", 0), 0u)
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(r.out.rfind("{\n  \"schema\": \"vitsim.prediction\",\n  \"schema_version\": 2", 0), 0u)
       << r.out.substr(0, 80);
+  ASSERT_EQ(doc["configurations"].size(), 1u);
+  const auto& j = doc["configurations"][0];
   for (const char* k : {"epoch_time_s", "step_time_s", "steps_per_epoch", "compute_time_s",
-                        "exposed_comm_time_s", "out_of_memory", "ranks", "context"}) {
+                        "exposed_comm_time_s", "out_of_memory", "ranks", "provenance", "range"}) {
     EXPECT_TRUE(j.contains(k)) << k;
   }
+  // Compute and both link classes with their sources; the range brackets the point.
+  EXPECT_EQ(j["provenance"]["compute"][0]["source"], "transferred");
+  EXPECT_EQ(j["provenance"]["links"][0]["link_class"], "tesla-10gbe");
+  EXPECT_EQ(j["provenance"]["links"][0]["source"], "modelled");
+  EXPECT_FALSE(j["provenance"]["unmeasured"].empty());
+  EXPECT_LE(j["range"]["epoch_time_s"]["p10"].get<double>(), j["epoch_time_s"].get<double>());
+  EXPECT_GT(j["range"]["epoch_time_s"]["p90"].get<double>(), j["epoch_time_s"].get<double>());
   EXPECT_EQ(j["steps_per_epoch"], 1042);
   ASSERT_EQ(j["ranks"].size(), 3u);
   EXPECT_TRUE(j["ranks"][0].contains("idle_time_s"));
   EXPECT_EQ(j["ranks"][0]["host"], "tesla1");
+}
+
+// validate reads what predict --json prints: the 3-GPU Tesla row of the development set matches.
+TEST(VitsimCli, ValidateAcceptsPredictJson) {
+  const std::string pred = ::testing::TempDir() + "/vitsim_cli_predict.json";
+  Result r = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
+                 " --gpus 3 --micro-batch 16 --json > " + pred + " #");
+  ASSERT_EQ(r.code, 0);
+  r = run("validate --measured " + kSrc + "/data/vit-deepspeed-study/dev_epoch_times.csv " +
+          "--predicted " + pred);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("matched configurations:       1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("inside the 80 % interval:"), std::string::npos) << r.out;
+}
+
+// --simulate: every development row gets a prediction on its cluster, none stays unmatched.
+TEST(VitsimCli, ValidateSimulatesRowsWithoutAPrediction) {
+  Result r = run("validate --measured " + kSrc + "/data/vit-deepspeed-study/dev_epoch_times.csv " +
+                 "--simulate --costs " + kCosts);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("matched configurations:       7"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("measured, not matched:        0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("validate --simulate"), std::string::npos) << r.out;
+  r = run("validate --measured " + kSrc + "/data/vit-deepspeed-study/dev_epoch_times.csv", true);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("give --predicted FILE, or --simulate with --costs"), std::string::npos)
+      << r.out;
 }
 
 TEST(VitsimCli, SimulateOutputsAreByteIdenticalAndTracesHaveTheSpans) {
@@ -76,7 +112,7 @@ TEST(VitsimCli, SimulateOutputsAreByteIdenticalAndTracesHaveTheSpans) {
   EXPECT_NE(a.out.find("img/s"), std::string::npos);  // the units row
   EXPECT_EQ(
       json1.rfind(
-          "{\n  \"schema\": \"vitsim.prediction\",\n  \"schema_version\": 1,\n  \"context\"", 0),
+          "{\n  \"schema\": \"vitsim.prediction\",\n  \"schema_version\": 2,\n  \"context\"", 0),
       0u);
   EXPECT_EQ(std::count(csv1.begin(), csv1.end(), '\n'), 1 + 1 + 5 + 5);  // header, 1 + 5 + 5 ranks
   const auto t = nlohmann::json::parse(trace1);
@@ -126,8 +162,21 @@ TEST(VitsimCli, UnmeasuredLinksWarnOncePerClassAndMeasuredOnesDoNot) {
   EXPECT_NE(err.find("warning: tesla-1gbe: modelled"), std::string::npos) << err;
   EXPECT_NE(err.find("not measured: run vitsim-train bench-allreduce on these hosts"),
             std::string::npos);
-  // The same cluster with a measured 10 GbE class, on the two hosts that only use it: silent.
+  // The fixture's compute is transferred, its memory a first-principles estimate: both warn,
+  // once each, like the links (one mechanism).
+  EXPECT_NE(err.find("warning: rtx3070/fp32 compute: transferred by roofline"), std::string::npos)
+      << err;
+  EXPECT_NE(err.find("warning: rtx3070 memory: first-principles estimate"), std::string::npos)
+      << err;
+  // The same cluster with measured compute and a measured 10 GbE class, on the two hosts that
+  // only use it: silent.
   nlohmann::json costs = nlohmann::json::parse(slurp(kCosts));
+  for (auto& d : costs["devices"]) {
+    d["source"] = "imported";
+    d["micro_batches"] = {16};
+    d["memory_fixed_bytes"] = 1e9;
+    d["memory_per_sample_bytes"] = 1e7;
+  }
   costs["links"] = {{{"link_class", "tesla-10gbe"},
                      {"latency_s", 4e-5},
                      {"bandwidth_bytes_per_s", 1.02e9},

@@ -15,6 +15,7 @@
 #include "sim/platform_builder.h"
 #include "sim/platform_plan.h"
 #include "sim/platform_xml.h"
+#include "sim/provenance.h"
 
 namespace vitsim::sim {
 namespace {
@@ -123,19 +124,40 @@ TEST(Platform, ClassesInUseAndTheirWarnings) {
   EXPECT_TRUE(link_classes_used(c, one, costs, o).empty());
   const auto w2 = link_classes_used(c, two, costs, o);  // tesla1, tesla2: 10 GbE only
   ASSERT_EQ(w2.size(), 1u);
-  EXPECT_TRUE(unmeasured_link_warnings({w2}).empty());
+  EXPECT_TRUE(unmeasured_link_line(w2[0]).empty());
   const auto w5 = link_classes_used(c, five, costs, o);
-  const auto lines = unmeasured_link_warnings({{}, w2, w5, w5});
-  ASSERT_EQ(lines.size(), 1u);
-  EXPECT_EQ(lines[0].rfind("tesla-1gbe: modelled (socket transport over 1 Gbit/s Ethernet, MTU "
-                           "1500: 0.114 GB/s, 64.0 us per step), not measured: run vitsim-train "
-                           "bench-allreduce on these hosts",
-                           0),
+  ASSERT_EQ(w5.size(), 2u);
+  const std::string line = unmeasured_link_line(w5[1]);
+  EXPECT_EQ(line.rfind("tesla-1gbe: modelled (socket transport over 1 Gbit/s Ethernet, MTU "
+                       "1500: 0.114 GB/s, 64.0 us per step), not measured: run vitsim-train "
+                       "bench-allreduce on these hosts",
+                       0),
             0u)
-      << lines[0];
-  EXPECT_NE(lines[0].find("used by 2 of 4 configuration(s)"), std::string::npos) << lines[0];
-  // The 10 GbE class without its measurement warns as well.
-  EXPECT_EQ(unmeasured_link_warnings({link_classes_used(c, five, {}, o)}).size(), 2u);
+      << line;
+  EXPECT_EQ(w5[1].transport, costmodel::Transport::kSocket);
+  EXPECT_DOUBLE_EQ(w5[1].uncertainty_rel, 0.08);  // the socket model's held-out error
+  // Ranks per class: the 1 GbE host and its two ring neighbours cross tesla-1gbe.
+  const auto u5 = link_uses(c, five, costs, o);
+  ASSERT_EQ(u5.size(), 2u);
+  EXPECT_EQ(u5[0].ranks, 5);
+  EXPECT_EQ(u5[1].ranks, 3);
+  // The 10 GbE class without its measurement is unmeasured as well.
+  const auto bare = link_classes_used(c, five, {}, o);
+  EXPECT_FALSE(unmeasured_link_line(bare[0]).empty());
+}
+
+// One warning per distinct unmeasured part over the configurations of a command, with how many
+// configurations rest on it; a configuration listing a part twice counts once.
+TEST(Platform, WarningsCountConfigurationsPerPart) {
+  schema::ConfigPrediction measured, a, b;
+  a.provenance.unmeasured = {"tesla-1gbe: modelled", "p4/fp16 compute: transferred",
+                             "tesla-1gbe: modelled"};
+  b.provenance.unmeasured = {"tesla-1gbe: modelled"};
+  const auto lines = unmeasured_warnings({measured, a, b});
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0], "tesla-1gbe: modelled; used by 2 of 3 configuration(s)");
+  EXPECT_EQ(lines[1], "p4/fp16 compute: transferred; used by 1 of 3 configuration(s)");
+  EXPECT_TRUE(unmeasured_warnings({measured}).empty());
 }
 
 TEST(Platform, ExportedXmlHasTheSameRoutesAsTheCppPlatform) {

@@ -66,7 +66,10 @@ TEST_F(ScenarioFiles, EveryScenarioRuns) {
       }
       EXPECT_GT(c.step_time_s, 0) << c.config.label;
       EXPECT_GE(c.step_time_s + 1e-12, c.compute_time_s) << c.config.label;
-      EXPECT_FALSE(c.cost_sources.empty());
+      EXPECT_FALSE(c.provenance.compute.empty());
+      ASSERT_TRUE(c.range.has_value()) << c.config.label;
+      EXPECT_LE(c.range->epoch_time_s.p10, c.epoch_time_s);
+      EXPECT_GE(c.range->epoch_time_s.p90, c.epoch_time_s);
       if (c.config.gpus == 1) EXPECT_NEAR(c.speedup, 1.0, 1e-12);
     }
   }

@@ -1,0 +1,235 @@
+// The fidelity check; see fidelity.h and docs/validation.md ("The fidelity check").
+#include "app/fidelity.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include "app/simulate_measured.h"
+#include "app/study_steps.h"
+#include "calibrate/measured_runs.h"
+#include "calibrate/statistics.h"
+#include "calibrate/transport_check.h"
+#include "costmodel/naive_formula.h"
+#include "schema/gpus_io.h"
+#include "schema/transports_io.h"
+
+namespace vitsim::app {
+namespace {
+
+const std::string kPublicBenchmarks = std::string(VITSIM_SOURCE_DIR) + "/data/public-benchmarks/";
+
+std::string class_of(const calibrate::ConfigKey& k) {
+  return fmt::format("{} {} {} {}", k.cluster, k.placement.empty() ? "-" : k.placement,
+                     costmodel::to_string(k.precision),
+                     k.data_fraction_ppm == 1000000 ? "strong" : "weak");
+}
+
+// The naive formula's step with the prediction's costs and link figures: forward + backward +
+// optimizer of the slowest rank, a ring over the slowest link the ranks use.
+double naive_step_s(const schema::ConfigPrediction& p, const costmodel::CostModel& costs,
+                    const costmodel::ViTConfig& model) {
+  const costmodel::LayerGraph graph = costmodel::build_layer_graph(model);
+  const double params = static_cast<double>(graph.parameters());
+  double compute = 0;
+  for (const auto& r : p.ranks) {
+    const costmodel::DeviceCosts* c = costs.find(r.device, p.config.precision);
+    if (c == nullptr) continue;
+    const costmodel::LayerTimes t =
+        costmodel::layer_times(*c, graph, static_cast<double>(r.micro_batch));
+    compute =
+        std::max(compute, t.forward_total_s() + t.backward_total_s() + c->optimizer.at(params));
+  }
+  double bandwidth = 0;
+  for (const auto& u : p.provenance.links) {
+    const double b = u.link.bandwidth_bytes_per_s;
+    bandwidth = bandwidth > 0 ? std::min(bandwidth, b) : b;
+  }
+  return costmodel::naive_step_time_s(compute, static_cast<int64_t>(p.ranks.size()),
+                                      static_cast<double>(graph.gradient_bytes(p.config.precision)),
+                                      bandwidth);
+}
+
+// The log's configuration as a measured run: placement from the link class it names (a class of
+// a node's intra-node fabric: intra-node).
+calibrate::MeasuredRun run_of(const calibrate::LogSummary& s, const schema::StudyLogRule& rule,
+                              const schema::ClusterSpec& cluster, costmodel::Precision precision) {
+  calibrate::MeasuredRun m;
+  m.key.cluster = rule.cluster;
+  m.key.gpus = s.world_size;
+  m.key.micro_batch = s.micro_batch;
+  m.key.data_fraction_ppm = calibrate::fraction_ppm(s.data_fraction);
+  m.key.precision = precision;
+  bool intra = false;
+  for (const auto& n : cluster.nodes)
+    intra = intra || n.intra_node.link.link_class == rule.link_class;
+  m.key.placement = intra ? "intra-node" : "inter-node";
+  m.source = s.file;
+  return m;
+}
+
+schema::ClusterSpec cluster_named(const Inputs& in, const std::string& name) {
+  for (const auto& c : in.clusters) {
+    if (c.name == name) return c;
+  }
+  throw std::invalid_argument("the study's cluster folder has no cluster named '" + name + "'");
+}
+
+void leave_one_out(const schema::Study& study, const costmodel::DeviceCatalog& catalog,
+                   const Imported& imp, const Inputs& in, const sim::SimOptions& options,
+                   std::vector<FidelityRow>& rows) {
+  for (size_t i = 0; i < imp.logs.size(); ++i) {
+    const calibrate::LogSummary& s = imp.logs[i].second;
+    const schema::ClusterSpec cluster = cluster_named(in, imp.logs[i].first);
+    const calibrate::MeasuredRun run =
+        run_of(s, *imp.rules[i], cluster, imp.profiles[i].profile.precision);
+    FidelityRow row{"leave-one-out",
+                    class_of(run.key),
+                    std::filesystem::path(s.file).filename().string(),
+                    "s/step",
+                    s.step_interval_s,
+                    0,
+                    std::nullopt,
+                    ""};
+    std::vector<calibrate::ProfileInput> rest;
+    for (size_t j = 0; j < imp.profiles.size(); ++j) {
+      if (j != i) rest.push_back(imp.profiles[j]);
+    }
+    try {
+      const calibrate::Calibration cal = calibrate_study(study, rest, in, catalog);
+      const schema::ConfigPrediction p =
+          sim::predict(cluster, catalog, study.model, config_of(run, cluster), cal.costs, options);
+      row.simulated = p.step_time_s;
+      row.naive = naive_step_s(p, cal.costs, study.model);
+    } catch (const std::exception& e) {
+      row.note = std::string("not predictable without it: ") + e.what();
+    }
+    rows.push_back(row);
+  }
+}
+
+void development(const schema::Study& study, const costmodel::DeviceCatalog& catalog,
+                 const Imported& imp, const Inputs& in, const sim::SimOptions& options,
+                 std::vector<FidelityRow>& rows) {
+  const calibrate::Calibration cal = calibrate_study(study, imp.profiles, in, catalog);
+  for (const auto& run :
+       calibrate::measured_from_csv(schema::CsvTable::read(study.development_set))) {
+    const schema::ClusterSpec cluster = cluster_named(in, run.key.cluster);
+    const schema::ConfigPrediction p =
+        sim::predict(cluster, catalog, study.model, config_of(run, cluster), cal.costs, options);
+    rows.push_back(
+        {"development", class_of(run.key), run.key.label(), "s/epoch", run.epoch_time_s,
+         p.epoch_time_s,
+         static_cast<double>(p.steps_per_epoch) * naive_step_s(p, cal.costs, study.model), ""});
+  }
+}
+
+void public_nccl_tests(const costmodel::TransportParameters& params,
+                       std::vector<FidelityRow>& rows) {
+  const auto checked = calibrate::check_transports(
+      schema::CsvTable::read(kPublicBenchmarks + "nccl_tests_allreduce_measurements.csv"),
+      schema::CsvTable::read(kPublicBenchmarks + "nccl_busbw_summary_points.csv"), params);
+  for (const auto& c : checked) {
+    if (c.role != "held-out") continue;
+    rows.push_back({"nccl-tests", "nccl-tests " + c.transport, c.dataset, "GB/s",
+                    c.measured_busbw_bytes_per_s / 1e9, c.predicted_busbw_bytes_per_s / 1e9,
+                    std::nullopt, ""});
+  }
+}
+
+double error_pct(double predicted, double measured) {
+  return 100.0 * (predicted - measured) / measured;
+}
+
+double signed_worst(const std::vector<double>& e) {
+  return *std::max_element(e.begin(), e.end(),
+                           [](double a, double b) { return std::abs(a) < std::abs(b); });
+}
+
+std::vector<FidelityClass> summarize(const std::vector<FidelityRow>& rows) {
+  std::vector<FidelityClass> out;
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> errors;
+  for (const auto& r : rows) {
+    if (!r.note.empty()) continue;
+    auto& [simulated, naive] = errors[r.cls];
+    if (simulated.empty()) {
+      FidelityClass c;
+      c.cls = r.cls;
+      out.push_back(c);
+    }
+    simulated.push_back(error_pct(r.simulated, r.measured));
+    if (r.naive) naive.push_back(error_pct(*r.naive, r.measured));
+  }
+  for (auto& c : out) {
+    const auto& [simulated, naive] = errors.at(c.cls);
+    c.rows = static_cast<int>(simulated.size());
+    c.simulator_median_pct = calibrate::median(simulated);
+    c.simulator_worst_pct = signed_worst(simulated);
+    if (!naive.empty()) {
+      c.naive_median_pct = calibrate::median(naive);
+      c.naive_worst_pct = signed_worst(naive);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+FidelityResult fidelity_check(const schema::Study& study, const sim::SimOptions& base) {
+  const costmodel::DeviceCatalog catalog = schema::read_gpus(study.gpus);
+  sim::SimOptions options = base;
+  if (!options.transports && !study.transports.empty())
+    options.transports = schema::read_transports(study.transports);
+  const Imported imp = import_study(study, catalog, "", {});
+  const Inputs in = load_inputs(study);
+  FidelityResult r;
+  leave_one_out(study, catalog, imp, in, options, r.rows);
+  development(study, catalog, imp, in, options, r.rows);
+  if (options.transports) public_nccl_tests(*options.transports, r.rows);
+  r.classes = summarize(r.rows);
+  return r;
+}
+
+std::string format_fidelity(const FidelityResult& r) {
+  std::string s;
+  const char* row = "{:<13} {:<46} {:<30} {:>14} {:>10} {:>10} {:>8} {:>9}\n";
+  s += fmt::format(row, "check", "run", "class", "measured", "simulator", "naive", "sim err",
+                   "naive err");
+  s += fmt::format(row, "", "", "", "(unit)", "", "", "%", "%");
+  for (const auto& x : r.rows) {
+    if (!x.note.empty()) {
+      s += fmt::format("{:<13} {:<46} {:<30} {:>14.4g}  {}\n", x.check, x.what, x.cls, x.measured,
+                       x.note);
+      continue;
+    }
+    s += fmt::format(row, x.check, x.what, x.cls, fmt::format("{:.4g} {}", x.measured, x.unit),
+                     fmt::format("{:.4g}", x.simulated),
+                     x.naive ? fmt::format("{:.4g}", *x.naive) : "-",
+                     fmt::format("{:+.1f}", error_pct(x.simulated, x.measured)),
+                     x.naive ? fmt::format("{:+.1f}", error_pct(*x.naive, x.measured)) : "-");
+  }
+  s += "\nper class (signed error, %: median / worst; the class is off when its median is beyond "
+       "+-10 %)\n";
+  const char* cls = "{:<30} {:>4} {:>17} {:>17}  {}\n";
+  s += fmt::format(cls, "class", "runs", "simulator", "naive formula", "simulator closer?");
+  for (const auto& c : r.classes) {
+    const std::string naive =
+        c.naive_median_pct
+            ? fmt::format("{:+.1f} / {:+.1f}", *c.naive_median_pct, *c.naive_worst_pct)
+            : "-";
+    const std::string closer = !c.naive_median_pct ? "(same link figure)"
+                               : std::abs(c.simulator_median_pct) <= std::abs(*c.naive_median_pct)
+                                   ? "yes"
+                                   : "NO";
+    s +=
+        fmt::format(cls, c.cls, c.rows,
+                    fmt::format("{:+.1f} / {:+.1f}", c.simulator_median_pct, c.simulator_worst_pct),
+                    naive, closer);
+  }
+  return s;
+}
+
+}  // namespace vitsim::app

@@ -1,0 +1,116 @@
+// The reusable steps of the study job; see study_steps.h.
+#include "app/study_steps.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "calibrate/deepspeed_log.h"
+#include "calibrate/tensor_evidence.h"
+#include "schema/csv_table.h"
+#include "schema/json_file.h"
+#include "schema/profile.h"
+
+namespace vitsim::app {
+
+using namespace calibrate;  // the calibration steps the job chains
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> sorted_files(const std::string& dir, const std::string& ext) {
+  std::vector<std::string> out;
+  if (!fs::is_directory(dir)) return out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.is_regular_file() && e.path().extension() == ext) out.push_back(e.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The rule of the study file that a log's file name matches, or nullptr.
+const schema::StudyLogRule* rule_of(const schema::Study& study, const std::string& name) {
+  for (const auto& r : study.logs) {
+    if (name.rfind(r.prefix, 0) == 0) return &r;
+  }
+  return nullptr;
+}
+
+// A profile written to DIR/NAME.json with the import's context, or kept in memory (dir "": named
+// after its source).
+ProfileInput write_imported(const std::string& dir, const std::vector<std::string>& argv,
+                            const std::string& name, ImportResult& r, const schema::Json& extra) {
+  r.profile.context = schema::make_context("vitsim reproduce", argv, extra);
+  if (dir.empty()) return {name, r.profile};
+  const std::string file = dir + "/" + name + ".json";
+  schema::write_profile(file, r.profile);
+  return {file, r.profile};
+}
+
+}  // namespace
+
+Imported import_study(const schema::Study& study, const costmodel::DeviceCatalog& catalog,
+                      const std::string& profile_dir, const std::vector<std::string>& argv) {
+  if (!profile_dir.empty()) fs::create_directories(profile_dir);
+  Imported out;
+  ImportOptions base;
+  base.model = study.model;
+  base.train_images = study.train_images;
+  for (const auto& path : sorted_files(study.log_folder, ".log")) {
+    const std::string name = fs::path(path).stem().string();
+    const schema::StudyLogRule* rule = rule_of(study, name);
+    if (!rule) continue;
+    ImportOptions opt = base;
+    opt.gpu = rule->device;
+    opt.link_class = rule->link_class;
+    ImportResult r = import_deepspeed({parse_deepspeed_log(path)}, catalog, opt);
+    out.profiles.push_back(write_imported(
+        profile_dir, argv, name, r, {{"imported_from", path}, {"import", to_json(r.logs[0])}}));
+    out.logs.push_back({rule->cluster, r.logs[0]});
+    out.rules.push_back(rule);
+  }
+  for (const auto& csv : study.compute_summaries) {
+    ImportResult r = import_compute_summary(schema::CsvTable::read(csv), catalog, base);
+    const std::string stem = fs::path(csv).stem().string();
+    out.profiles.push_back(write_imported(profile_dir, argv, r.profile.device + "_" + stem, r,
+                                          {{"imported_from", csv}}));
+  }
+  return out;
+}
+
+Inputs load_inputs(const schema::Study& study) {
+  Inputs s;
+  for (const auto& f : sorted_files(study.cluster_folder, ".json")) {
+    const fs::path name = fs::path(f).filename();
+    if (name == "gpus.json" || name == "transports.json") continue;
+    s.clusters.push_back(schema::read_cluster(f));
+  }
+  for (const auto& f : sorted_files(study.scenario_folder, ".json")) {
+    s.scenarios.push_back(schema::read_scenario(f));
+    const auto cluster = schema::read_cluster(schema::scenario_cluster_path(s.scenarios.back()));
+    s.scenario_clusters.push_back(schema::apply_overrides(s.scenarios.back(), cluster));
+  }
+  return s;
+}
+
+Calibration calibrate_study(const schema::Study& study, const std::vector<ProfileInput>& profiles,
+                            const Inputs& s, const costmodel::DeviceCatalog& catalog) {
+  CalibrateOptions opt;
+  opt.precisions = study.precisions;
+  opt.clusters = s.clusters;
+  for (const auto& c : s.scenario_clusters) opt.clusters.push_back(c);
+  for (size_t i = 0; i < s.scenarios.size(); ++i) {
+    for (const auto& cfg : s.scenarios[i].configurations) {
+      for (const auto& n : s.scenario_clusters[i].nodes) {
+        for (const auto& g : n.gpus) opt.required.push_back({g.device, cfg.precision});
+      }
+    }
+  }
+  if (!study.tensor_evidence.empty()) {
+    opt.tensor_evidence = tensor_efficiency_from_timm(schema::CsvTable::read(study.tensor_evidence),
+                                                      catalog, study.model);
+  }
+  return calibrate::calibrate(profiles, catalog, opt);
+}
+
+}  // namespace vitsim::app

@@ -1,0 +1,42 @@
+// The steps of `vitsim reproduce` that other jobs reuse (the fidelity check, validate
+// --simulate): import a study's logs and compute summaries, load its clusters and scenarios,
+// calibrate. See reproduce.h for the job that chains them.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "calibrate/calibrator.h"
+#include "calibrate/deepspeed_import.h"
+#include "schema/scenario.h"
+#include "schema/study.h"
+
+namespace vitsim::app {
+
+struct Imported {
+  // The logs' profiles first (profiles[i] is logs[i]'s), then the compute summaries'.
+  std::vector<calibrate::ProfileInput> profiles;
+  std::vector<std::pair<std::string, calibrate::LogSummary>> logs;  // cluster, summary
+  std::vector<const schema::StudyLogRule*> rules;                   // per log
+};
+
+// profile_dir: where each profile is written (NAME.json), "" = kept in memory only.
+Imported import_study(const schema::Study& study, const costmodel::DeviceCatalog& catalog,
+                      const std::string& profile_dir, const std::vector<std::string>& argv);
+
+// What the study simulates: its clusters, its scenarios and each scenario's cluster.
+struct Inputs {
+  std::vector<schema::Scenario> scenarios;
+  std::vector<schema::ClusterSpec> scenario_clusters;  // per scenario, overrides applied
+  std::vector<schema::ClusterSpec> clusters;           // the study's cluster folder
+};
+Inputs load_inputs(const schema::Study& study);
+
+// Every device and precision the study's clusters and scenarios use, from `profiles`.
+calibrate::Calibration calibrate_study(const schema::Study& study,
+                                       const std::vector<calibrate::ProfileInput>& profiles,
+                                       const Inputs& inputs,
+                                       const costmodel::DeviceCatalog& catalog);
+
+}  // namespace vitsim::app

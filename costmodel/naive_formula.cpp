@@ -1,0 +1,18 @@
+// The naive formula; see naive_formula.h.
+#include "costmodel/naive_formula.h"
+
+#include <stdexcept>
+
+namespace vitsim::costmodel {
+
+double naive_step_time_s(double slowest_compute_s, int64_t ranks, double gradient_bytes,
+                         double slowest_bandwidth_bytes_per_s) {
+  if (ranks < 1) throw std::invalid_argument("naive formula: ranks must be >= 1");
+  if (ranks == 1) return slowest_compute_s;
+  if (!(slowest_bandwidth_bytes_per_s > 0))
+    throw std::invalid_argument("naive formula: the slowest link's bandwidth must be > 0");
+  const double n = static_cast<double>(ranks);
+  return slowest_compute_s + 2.0 * (n - 1.0) / n * gradient_bytes / slowest_bandwidth_bytes_per_s;
+}
+
+}  // namespace vitsim::costmodel

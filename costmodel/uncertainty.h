@@ -1,0 +1,60 @@
+// Prediction intervals from measured spread (docs/uncertainty.md). Pure arithmetic: the relative
+// uncertainties of a prediction's parts (compute of the slowest rank, communication) and how they
+// turn into p10-p50-p90 of the step and epoch time, applied OUTSIDE the simulation: the simulated
+// step stays the median, identical ranks stay identical, and the straggler effect of independent
+// per-rank variation comes from order statistics of the N ranks.
+//
+// Every uncertainty here is one relative standard deviation (1 sigma) of a normal error.
+#pragma once
+
+#include <cstdint>
+
+#include "costmodel/transport_model.h"
+
+namespace vitsim::costmodel {
+
+// Standard normal quantile (inverse CDF), p in (0, 1); std::invalid_argument otherwise.
+double normal_quantile(double p);
+
+// Quantile p of the largest of n independent standard normals: Phi^-1(p^(1/n)).
+double max_of_normals_quantile(int64_t n, double p);
+
+// Held-out error of the transport model for one NCCL transport (docs/transport-model.md,
+// "Validation"; tests/calibrate/uncertainty_check_test.cpp holds each against the check).
+double modelled_link_uncertainty_rel(Transport transport);
+
+// A link's figures taken as the cluster file gives them (no transport, no measurement).
+inline constexpr double kDatasheetLinkUncertaintyRel = 0.5;
+
+// The relative uncertainty of a link as a prediction uses it: measured/imported links carry
+// their fit's residual (when it is 0, nothing measured a spread: the transport's held-out error),
+// modelled ones the transport's held-out error, datasheet figures kDatasheetLinkUncertaintyRel.
+double link_uncertainty_rel(LinkSource source, Transport transport, double measured_residual_rel);
+
+struct RangeInputs {
+  double step_time_s = 0;   // simulated (the median)
+  double epoch_time_s = 0;  // simulated (the median)
+  double compute_s = 0;     // slowest rank's compute per step
+  int64_t ranks = 1;
+  int64_t steps_per_epoch = 1;
+  double compute_systematic_rel = 0;  // common to every rank: fit residual, transfer
+  double compute_per_rank_rel = 0;    // independent per rank: node-to-node differences
+  double step_noise_rel = 0;          // step to step (IQR of step times / 1.349)
+  double comm_rel = 0;                // the links the step's communication crosses
+  double coverage = 0.8;              // central share of the interval
+};
+
+struct Quantiles {
+  double p10 = 0, p50 = 0, p90 = 0;
+};
+
+struct PredictionRange {
+  double coverage = 0.8;
+  Quantiles step_time_s;
+  Quantiles epoch_time_s;
+};
+
+// Intervals around the simulated step and epoch (docs/uncertainty.md, "Method").
+PredictionRange prediction_range(const RangeInputs& in);
+
+}  // namespace vitsim::costmodel

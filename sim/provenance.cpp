@@ -1,0 +1,109 @@
+// Provenance, unmeasured parts and ranges of predictions; see provenance.h.
+#include "sim/provenance.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "sim/link_provenance.h"
+
+namespace vitsim::sim {
+
+std::vector<schema::ComputeProvenance> compute_provenance(const RankKinds& kinds,
+                                                          const costmodel::CostModel& costs,
+                                                          costmodel::Precision precision) {
+  std::vector<schema::ComputeProvenance> out;
+  for (int kind : kinds.kind_of_rank) {
+    const std::string& device = kinds.plans[static_cast<size_t>(kind)].device;
+    auto it =
+        std::find_if(out.begin(), out.end(), [&](const auto& c) { return c.device == device; });
+    if (it != out.end()) {
+      ++it->ranks;
+      continue;
+    }
+    const costmodel::DeviceCosts& c = find_costs(costs, device, precision);
+    schema::ComputeProvenance p;
+    p.device = device;
+    p.precision = precision;
+    p.source = c.source;
+    p.derived_from = c.derived_from;
+    p.uncertainty_rel = c.uncertainty_rel;
+    p.node_spread_rel = c.node_spread_rel;
+    p.ranks = 1;
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<std::string> unmeasured_lines(const schema::Provenance& provenance,
+                                          const RankKinds& kinds) {
+  std::vector<std::string> out;
+  for (const auto& c : provenance.compute) {
+    const std::string part = c.device + "/" + costmodel::to_string(c.precision);
+    if (c.source == costmodel::CostSource::kTransferred) {
+      out.push_back(fmt::format(
+          "{} compute: transferred by roofline from other devices' measurements (uncertainty "
+          "{:.0f} %), not measured: run vitsim-train profile on this device, or import its "
+          "DeepSpeed log with vitsim import-deepspeed",
+          part, 100 * c.uncertainty_rel));
+    }
+  }
+  for (const auto& plan : kinds.plans) {
+    if (plan.memory.from_measurement) continue;
+    const std::string line = plan.device +
+                             " memory: first-principles estimate (the cost model has no fitted "
+                             "memory), not measured: profile this device to fit it";
+    if (std::find(out.begin(), out.end(), line) == out.end()) out.push_back(line);
+  }
+  for (const auto& u : provenance.links) {
+    const std::string line = unmeasured_link_line(u.link);
+    if (!line.empty()) out.push_back(line);
+  }
+  return out;
+}
+
+costmodel::PredictionRange range_of(const schema::ConfigPrediction& p,
+                                    const costmodel::CostModel& costs) {
+  costmodel::RangeInputs in;
+  in.step_time_s = p.step_time_s;
+  in.epoch_time_s = p.epoch_time_s;
+  in.compute_s = p.compute_time_s;
+  in.ranks = static_cast<int64_t>(p.ranks.size());
+  in.steps_per_epoch = std::max<int64_t>(1, p.steps_per_epoch);
+  // The slowest rank's device sets the compute's spread (first such rank).
+  const auto slowest = std::max_element(
+      p.ranks.begin(), p.ranks.end(),
+      [](const auto& a, const auto& b) { return a.compute_time_s < b.compute_time_s; });
+  if (slowest != p.ranks.end()) {
+    const costmodel::DeviceCosts& c = find_costs(costs, slowest->device, p.config.precision);
+    in.compute_systematic_rel = c.uncertainty_rel;
+    in.compute_per_rank_rel = c.node_spread_rel;
+    in.step_noise_rel = c.step_noise_rel;
+  }
+  for (const auto& u : p.provenance.links)
+    in.comm_rel = std::max(in.comm_rel, u.link.uncertainty_rel);
+  return costmodel::prediction_range(in);
+}
+
+std::vector<std::string> unmeasured_warnings(
+    const std::vector<schema::ConfigPrediction>& predictions) {
+  std::vector<std::string> order;
+  std::map<std::string, int> count;
+  for (const auto& p : predictions) {
+    std::vector<std::string> seen;
+    for (const auto& line : p.provenance.unmeasured) {
+      if (std::find(seen.begin(), seen.end(), line) != seen.end()) continue;
+      seen.push_back(line);
+      if (count[line]++ == 0) order.push_back(line);
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& line : order) {
+    out.push_back(fmt::format("{}; used by {} of {} configuration(s)", line, count.at(line),
+                              predictions.size()));
+  }
+  return out;
+}
+
+}  // namespace vitsim::sim

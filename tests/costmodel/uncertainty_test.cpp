@@ -1,0 +1,101 @@
+// Prediction intervals (costmodel/uncertainty.h, docs/uncertainty.md): the normal quantile and the
+// order statistics of N ranks against known values, and how each part's uncertainty moves p10
+// and p90 around the simulated median.
+#include "costmodel/uncertainty.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace vitsim::costmodel {
+namespace {
+
+TEST(Uncertainty, NormalQuantileMatchesTables) {
+  EXPECT_NEAR(normal_quantile(0.5), 0.0, 1e-12);
+  EXPECT_NEAR(normal_quantile(0.9), 1.2815515655446004, 1e-9);
+  EXPECT_NEAR(normal_quantile(0.1), -1.2815515655446004, 1e-9);
+  EXPECT_NEAR(normal_quantile(0.975), 1.959963984540054, 1e-9);
+  EXPECT_NEAR(normal_quantile(0.001), -3.090232306167813, 1e-9);
+  EXPECT_THROW(normal_quantile(0.0), std::invalid_argument);
+  EXPECT_THROW(normal_quantile(1.0), std::invalid_argument);
+}
+
+TEST(Uncertainty, MaximumOfNRanks) {
+  EXPECT_NEAR(max_of_normals_quantile(1, 0.9), normal_quantile(0.9), 1e-12);
+  // The median of the largest of 2 standard normals: Phi^-1(sqrt(0.5)) = 0.54495 (Python
+  // statistics.NormalDist().inv_cdf(0.5 ** 0.5)).
+  EXPECT_NEAR(max_of_normals_quantile(2, 0.5), 0.5449521356173604, 1e-9);
+  // More ranks: the maximum moves up and its spread narrows.
+  const double w1 = max_of_normals_quantile(1, 0.9) - max_of_normals_quantile(1, 0.1);
+  const double w32 = max_of_normals_quantile(32, 0.9) - max_of_normals_quantile(32, 0.1);
+  EXPECT_GT(max_of_normals_quantile(32, 0.5), max_of_normals_quantile(2, 0.5));
+  EXPECT_LT(w32, w1);
+}
+
+RangeInputs base() {
+  RangeInputs in;
+  in.step_time_s = 1.0;
+  in.epoch_time_s = 1000.0;
+  in.compute_s = 0.6;
+  in.ranks = 4;
+  in.steps_per_epoch = 1000;
+  return in;
+}
+
+TEST(Uncertainty, NoSpreadGivesThePoint) {
+  const PredictionRange r = prediction_range(base());
+  EXPECT_DOUBLE_EQ(r.step_time_s.p10, 1.0);
+  EXPECT_DOUBLE_EQ(r.step_time_s.p90, 1.0);
+  EXPECT_DOUBLE_EQ(r.epoch_time_s.p50, 1000.0);
+}
+
+TEST(Uncertainty, PartsMoveTheRangeByTheirShareOfTheStep) {
+  RangeInputs in = base();
+  in.compute_systematic_rel = 0.05;
+  in.comm_rel = 0.10;
+  const PredictionRange r = prediction_range(in);
+  // Compute 0.6 s x 5 % and communication 0.4 s x 10 %, independent: z * hypot(0.03, 0.04).
+  const double half = normal_quantile(0.9) * 0.05;
+  EXPECT_NEAR(r.step_time_s.p90 - 1.0, half, 1e-12);
+  EXPECT_NEAR(1.0 - r.step_time_s.p10, half, 1e-12);
+  EXPECT_NEAR(r.epoch_time_s.p90 - 1000.0, 1000 * half, 1e-9);
+  EXPECT_DOUBLE_EQ(r.step_time_s.p50, 1.0);
+}
+
+TEST(Uncertainty, StepNoiseAveragesOutOverAnEpoch) {
+  RangeInputs in = base();
+  in.step_noise_rel = 0.05;
+  const PredictionRange r = prediction_range(in);
+  const double step_half = (r.step_time_s.p90 - r.step_time_s.p10) / 2;
+  const double epoch_half = (r.epoch_time_s.p90 - r.epoch_time_s.p10) / 2 / 1000;
+  EXPECT_NEAR(step_half, normal_quantile(0.9) * 0.05 * 0.6, 1e-12);
+  EXPECT_NEAR(epoch_half, step_half / std::sqrt(1000.0), 1e-12);
+}
+
+TEST(Uncertainty, PerRankSpreadIsSkewedByTheSlowestRank) {
+  RangeInputs in = base();
+  in.compute_per_rank_rel = 0.04;
+  in.ranks = 8;
+  const PredictionRange r = prediction_range(in);
+  const double m50 = max_of_normals_quantile(8, 0.5);
+  EXPECT_NEAR(r.step_time_s.p90 - 1.0, 0.6 * 0.04 * (max_of_normals_quantile(8, 0.9) - m50), 1e-12);
+  EXPECT_NEAR(1.0 - r.step_time_s.p10, 0.6 * 0.04 * (m50 - max_of_normals_quantile(8, 0.1)), 1e-12);
+  // The maximum's distribution has a longer upper tail.
+  EXPECT_GT(r.step_time_s.p90 - 1.0, 1.0 - r.step_time_s.p10);
+}
+
+TEST(Uncertainty, LinksBySource) {
+  EXPECT_DOUBLE_EQ(link_uncertainty_rel(LinkSource::kImported, Transport::kSocket, 0.01), 0.01);
+  // One imported point: no residual, no spread measured: the transport model's error.
+  EXPECT_DOUBLE_EQ(link_uncertainty_rel(LinkSource::kImported, Transport::kSocket, 0.0), 0.08);
+  EXPECT_DOUBLE_EQ(link_uncertainty_rel(LinkSource::kImported, Transport::kShm, 1.4e-16), 0.11);
+  EXPECT_DOUBLE_EQ(link_uncertainty_rel(LinkSource::kModelled, Transport::kSocket, 0.01), 0.08);
+  EXPECT_DOUBLE_EQ(link_uncertainty_rel(LinkSource::kDatasheet, Transport::kNone, 0.01),
+                   kDatasheetLinkUncertaintyRel);
+  // A modelled link is less certain than a measurement of it.
+  for (Transport t : {Transport::kSocket, Transport::kShm, Transport::kNetIb, Transport::kNvlink})
+    EXPECT_GT(modelled_link_uncertainty_rel(t), 0.05);
+}
+
+}  // namespace
+}  // namespace vitsim::costmodel
