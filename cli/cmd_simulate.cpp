@@ -8,6 +8,7 @@
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
+#include "schema/model_io.h"
 #include "schema/prediction_csv.h"
 #include "schema/transports_io.h"
 #include "sim/link_provenance.h"
@@ -68,7 +69,10 @@ int cmd_simulate(int argc, char** argv) {
     schema::PredictionFile p =
         sim::simulate_scenario(scenario, cluster, catalog, costs.costs, options);
     p.context = schema::make_context(
-        "vitsim", args, {{"scenario_file", scenario_path}, {"costs_file", costs_path}});
+        "vitsim", args,
+        {{"scenario_file", scenario_path},
+         {"costs_file", costs_path},
+         {"model", schema::write_model(scenario.model)}});  // validate checks run logs with it
     std::cout << scenario.name << " (" << cluster.name << ")\n"
               << sim::prediction_table(p.configurations);
     if (!out_prefix.empty()) {
@@ -77,6 +81,9 @@ int cmd_simulate(int argc, char** argv) {
       std::cerr << "vitsim simulate: wrote " << out_prefix << ".json and " << out_prefix
                 << ".csv\n";
     }
+    if (!trace.empty())
+      std::cerr << "vitsim simulate: wrote the Chrome trace to " << trace
+                << " (open it in ui.perfetto.dev or chrome://tracing)\n";
     return 0;
   });
 }
