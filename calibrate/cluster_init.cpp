@@ -202,9 +202,60 @@ costmodel::DeviceSpec cpu_device(const schema::Profile& profile,
   return d;
 }
 
-ClusterInit init_cluster(const std::vector<ProfileInput>& profiles,
-                         const costmodel::DeviceCatalog& catalog,
+namespace {
+
+// One stated host as a node entry: its GPUs, its NIC at the stated rate, a fabric inside when it
+// has 2+ GPUs.
+schema::NodeSpec node_of(const HostStatement& h, const std::string& device,
                          const ClusterInitOptions& options) {
+  schema::NodeSpec n;
+  n.name = h.name;
+  n.gpus.push_back({device, h.gpus});
+  n.nic.bandwidth_bytes_per_s = nic_rate_bytes_per_s(h.nic);
+  n.nic.latency_s = options.nic_latency_s;
+  n.nic.link_class = h.link_class.empty() ? options.name + "-" + h.nic : h.link_class;
+  n.nic.transport.kind = options.nic_transport;
+  n.nic.transport.mtu_bytes = options.mtu_bytes;
+  if (h.gpus > 1) {
+    n.intra_node.kind = options.intra_kind;
+    n.intra_node.link = intra_link(options.intra_kind, options.name + "-" + device + "-" +
+                                                           transport_suffix(options.intra_kind));
+  }
+  n.description = fmt::format("stated: {} x {}, NIC {} ({} line rate{})", h.gpus, device, h.nic,
+                              costmodel::to_string(options.nic_transport),
+                              h.gpus > 1 ? ", " + options.intra_kind + " inside" : "");
+  return n;
+}
+
+// What predictions on this cluster will not have measured: link classes and devices.
+std::vector<std::string> unmeasured_notes(const schema::ClusterSpec& c,
+                                          const std::vector<ProfileInput>& profiles) {
+  std::set<std::string> link_classes, unprofiled;
+  for (const auto& n : c.nodes) {
+    link_classes.insert(n.nic.link_class);
+    if (!n.intra_node.kind.empty()) link_classes.insert(n.intra_node.link.link_class);
+    if (!compute_profile_of(profiles, n.gpus.front().device))
+      unprofiled.insert(n.gpus.front().device);
+  }
+  std::vector<std::string> notes;
+  for (const auto& lc : link_classes) {
+    bool measured = false;
+    for (const auto& p : profiles)
+      for (const auto& a : p.profile.allreduce) measured = measured || a.link_class == lc;
+    if (!measured)
+      notes.push_back(fmt::format(
+          "link class {} has no measurement among the profiles: predictions will use the "
+          "transport model (hint: vitsim-train bench-allreduce --link-class {}, or vitsim "
+          "import-nccl-tests --link-class {})",
+          lc, lc, lc));
+  }
+  for (const auto& d : unprofiled)
+    notes.push_back("device " + d +
+                    " has no compute profile: calibrate transfers its costs by roofline");
+  return notes;
+}
+
+void check_options(const ClusterInitOptions& options) {
   if (!std::regex_match(options.name, std::regex("[A-Za-z0-9][A-Za-z0-9._-]*")))
     throw std::invalid_argument(
         fmt::format("--name: expected letters, digits, '.', '_', '-', got '{}'", options.name));
@@ -214,15 +265,21 @@ ClusterInit init_cluster(const std::vector<ProfileInput>& profiles,
       options.intra_kind != "nvlink")
     throw std::invalid_argument("--intra: expected pcie-host, pcie-p2p or nvlink, got '" +
                                 options.intra_kind + "'");
+}
+
+}  // namespace
+
+ClusterInit init_cluster(const std::vector<ProfileInput>& profiles,
+                         const costmodel::DeviceCatalog& catalog,
+                         const ClusterInitOptions& options) {
+  check_options(options);
   ClusterInit out;
   auto& c = out.cluster;
   c.name = options.name;
-  std::set<std::string> names, link_classes;
+  std::set<std::string> names;
   for (const auto& h : options.hosts) {
     if (!names.insert(h.name).second)
       throw std::invalid_argument("--host: host '" + h.name + "' stated twice");
-    schema::NodeSpec n;
-    n.name = h.name;
     const std::string device = resolve_device(h, profiles);
     const bool own = std::any_of(c.devices.begin(), c.devices.end(),
                                  [&](const auto& d) { return d.id == device; });
@@ -237,23 +294,7 @@ ClusterInit init_cluster(const std::vector<ProfileInput>& profiles,
       c.devices.push_back(cpu_device(*p, options));
       out.notes.push_back("device " + device + ": " + c.devices.back().source);
     }
-    n.gpus.push_back({device, h.gpus});
-    n.nic.bandwidth_bytes_per_s = nic_rate_bytes_per_s(h.nic);
-    n.nic.latency_s = options.nic_latency_s;
-    n.nic.link_class = h.link_class.empty() ? options.name + "-" + h.nic : h.link_class;
-    n.nic.transport.kind = options.nic_transport;
-    n.nic.transport.mtu_bytes = options.mtu_bytes;
-    link_classes.insert(n.nic.link_class);
-    if (h.gpus > 1) {
-      n.intra_node.kind = options.intra_kind;
-      n.intra_node.link = intra_link(options.intra_kind, options.name + "-" + device + "-" +
-                                                             transport_suffix(options.intra_kind));
-      link_classes.insert(n.intra_node.link.link_class);
-    }
-    n.description = fmt::format("stated: {} x {}, NIC {} ({} line rate{})", h.gpus, device, h.nic,
-                                costmodel::to_string(options.nic_transport),
-                                h.gpus > 1 ? ", " + options.intra_kind + " inside" : "");
-    c.nodes.push_back(n);
+    c.nodes.push_back(node_of(h, device, options));
   }
   c.network.topology = schema::Topology::kStar;
   std::vector<std::string> ranks;
@@ -266,24 +307,7 @@ ClusterInit init_cluster(const std::vector<ProfileInput>& profiles,
       "Written by vitsim cluster init: {} host(s) as stated (device, GPUs, NIC rate), datasheet "
       "line rates, {} NICs, one non-blocking switch; devices named by {} profile(s).",
       c.nodes.size(), costmodel::to_string(options.nic_transport), profiles.size());
-  for (const auto& lc : link_classes) {
-    bool measured = false;
-    for (const auto& p : profiles)
-      for (const auto& a : p.profile.allreduce) measured = measured || a.link_class == lc;
-    if (!measured)
-      out.notes.push_back(fmt::format(
-          "link class {} has no measurement among the profiles: predictions will use the "
-          "transport model (hint: vitsim-train bench-allreduce --link-class {}, or vitsim "
-          "import-nccl-tests --link-class {})",
-          lc, lc, lc));
-  }
-  std::set<std::string> unprofiled;
-  for (const auto& n : c.nodes)
-    if (!compute_profile_of(profiles, n.gpus.front().device))
-      unprofiled.insert(n.gpus.front().device);
-  for (const auto& d : unprofiled)
-    out.notes.push_back("device " + d +
-                        " has no compute profile: calibrate transfers its costs by roofline");
+  for (auto& n : unmeasured_notes(c, profiles)) out.notes.push_back(std::move(n));
   return out;
 }
 

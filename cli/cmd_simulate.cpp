@@ -4,6 +4,8 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "clikit/list_options.h"
+#include "clikit/progress.h"
 #include "clikit/run_app.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
@@ -28,6 +30,7 @@ int cmd_simulate(int argc, char** argv) {
   std::string network_model = "CM02";
   bool crosstraffic = false;
   int steps = 3;
+  std::string progress = "auto";
   app.add_option("scenario", scenario_path, "scenario file (scenarios/*.json)")
       ->required()
       ->check(CLI::ExistingFile);
@@ -44,6 +47,10 @@ int cmd_simulate(int argc, char** argv) {
   app.add_option("--network-model", network_model, "SimGrid network/model (CM02, LV08, ...)")
       ->capture_default_str();
   app.add_flag("--crosstraffic", crosstraffic, "SimGrid network/crosstraffic on");
+  app.add_option("--progress", progress,
+                 "auto (a line on stderr when it is a terminal and the work runs over 1 s) | "
+                 "always (one line per configuration) | never")
+      ->capture_default_str();
   const std::vector<std::string> args(argv, argv + argc);
   return clikit::run_app(app, argc, argv, [&] {
     const schema::Scenario scenario = schema::read_scenario(scenario_path);
@@ -66,8 +73,14 @@ int cmd_simulate(int argc, char** argv) {
       std::cerr << "vitsim simulate: warning: " << w << "\n";
     std::cerr << "vitsim simulate: " << scenario.name << ": " << scenario.configurations.size()
               << " configuration(s) on " << cluster.name << "\n";
-    schema::PredictionFile p =
-        sim::simulate_scenario(scenario, cluster, catalog, costs.costs, options);
+    schema::PredictionFile p;
+    {
+      clikit::ProgressLine line(
+          "vitsim simulate", "configurations",
+          clikit::parse_option(progress, "progress", clikit::parse_progress_mode));
+      options.progress = [&](size_t done, size_t total) { line.update(done, total); };
+      p = sim::simulate_scenario(scenario, cluster, catalog, costs.costs, options);
+    }
     p.context = schema::make_context(
         "vitsim", args,
         {{"scenario_file", scenario_path},

@@ -4,6 +4,7 @@
 // cluster's links. Deterministic: the same inputs give byte-identical outputs.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +41,9 @@ struct SimOptions {
   // flows share links unevenly and the lazy bookkeeping drifts (a tree on a mixed fat-tree,
   // rank by rank: 2e-5 relative); the tests compare such cases with "Full".
   std::string network_optim = "Lazy";
+  // simulate_scenario calls it after each configuration (done, total): a progress line. May be
+  // empty; predict() never calls it.
+  std::function<void(size_t, size_t)> progress;
 };
 
 // Every device a cluster names must be in the catalog or the cluster's own "devices"; otherwise an

@@ -1,7 +1,8 @@
 // A long sweep shows progress and keeps what it did: with --progress always it prints one line per
 // configuration (done/total, time left); SIGINT or SIGTERM after a few configurations ends it with
 // the finished rows written (PREFIX.json and PREFIX.csv, atomically), a message saying so, and
-// the exit status a shell gives a process ended by that signal (128 + signal).
+// the exit status a shell gives a process ended by that signal (128 + signal). vitsim simulate
+// draws the same progress line per configuration.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -108,5 +109,22 @@ INSTANTIATE_TEST_SUITE_P(Signals, SweepInterrupt, ::testing::Values(SIGINT, SIGT
                          [](const auto& info) {
                            return info.param == SIGINT ? "SIGINT" : "SIGTERM";
                          });
+
+TEST(SimulateProgress, OneLinePerConfigurationWhenAsked) {
+  const std::string cmd = kVitsim + " simulate " + kSrc + "/scenarios/tesla-strong.json --costs " +
+                          kSrc + "/tests/sim/fixtures/costs.json --progress always 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  ASSERT_EQ(pclose(p), 0) << out;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(out, m, std::regex("vitsim simulate: ([0-9]+)/\\1 configurations")))
+      << out;
+  EXPECT_TRUE(
+      std::regex_search(out, std::regex("vitsim simulate: 1/[0-9]+ configurations, [0-9]+ s")))
+      << out;
+}
 
 }  // namespace
