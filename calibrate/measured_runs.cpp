@@ -101,6 +101,7 @@ MeasuredRun measured_from_run_log(const schema::RunLog& log, const std::string& 
   r.epoch_time_s = sum / static_cast<double>(log.epochs.size());  // like the study: mean of epochs
   r.steps_per_epoch = log.epochs.front().steps;
   r.source = file;
+  r.model = c.model;
   return r;
 }
 

@@ -6,10 +6,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "costmodel/precision.h"
+#include "costmodel/vit_config.h"
 #include "schema/csv_table.h"
 #include "schema/prediction.h"
 #include "schema/run_log.h"
@@ -38,6 +40,8 @@ struct MeasuredRun {
   int64_t steps_per_epoch = 0;  // 0 when the source does not say
   int64_t images = 50000;       // training images before the fraction
   std::string source;           // "file: row N" or the run log's path
+  // The model a run log trained (CSV rows do not say): validate refuses a prediction of another.
+  std::optional<costmodel::ViTConfig> model;
 };
 
 // "Tesla" -> "tesla", "Vector (Vaughan)" -> "vector"; other names: lower case up to the first

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <sstream>
 
 #include "calibrate/report_figures.h"
+#include "calibrate/report_summary.h"
 #include "schema/json_file.h"
 
 namespace vitsim::calibrate {
@@ -81,15 +83,16 @@ const char* kStyle =
     "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}"
     "td.l,th.l{text-align:left}th{background:#f0f0f0}"
     "img{max-width:100%;border:1px solid #ddd;margin:0.5em 0}"
-    ".bad{color:#b00}.note{background:#fff8e0;padding:0.6em 1em;border-left:4px solid #e0b000}";
+    ".bad{color:#b00}.note{background:#fff8e0;padding:0.6em 1em;border-left:4px solid #e0b000}"
+    ".toc{line-height:1.6}td.k{text-align:left;white-space:nowrap}";
 
 std::string validation_section(const ValidationResult& v) {
-  std::string h = "<h2>Predicted against measured</h2>\n";
+  std::string h = "<h2 id=measured>Predicted against measured</h2>\n";
   h += fmt::format(
       "<p>{} matched configurations: median absolute error <b>{:.2f} %</b>, worst <b>{:.2f} %</b> "
-      "({}), Spearman rank correlation {:.3f}.</p>\n",
+      "({}), Spearman rank correlation {}.</p>\n",
       v.rows.size(), v.median_abs_error_pct, v.worst_abs_error_pct, html_escape(v.worst_label),
-      v.spearman);
+      v.rows.size() < 2 ? "- (needs two configurations)" : fmt::format("{:.3f}", v.spearman));
   h += "<table><tr><th class=l>cluster</th><th class=l>placement</th><th>GPUs</th><th>b</th>"
        "<th>fraction</th><th class=l>precision</th><th>measured (s/epoch)</th>"
        "<th>predicted (s/epoch)</th><th>error (%)</th><th class=l>scenario</th></tr>\n";
@@ -133,23 +136,27 @@ std::string prediction_table(const schema::PredictionFile& p) {
     h += fmt::format(
         "<tr><td class=l>{}</td><td>{}</td><td>{}</td><td>{:g}</td><td "
         "class=l>{}</td><td>{:.3f}</td>"
-        "<td>{:.1f}</td><td>{}</td><td>{:.1f}</td><td>{:.2f}</td><td>{:.2f}</td><td "
+        "<td>{:.1f}</td><td>{}</td><td>{:.1f}</td><td>{}</td><td>{}</td><td "
         "class=l>{}</td></tr>\n",
         html_escape(c.config.label), c.config.gpus, c.config.micro_batch, c.config.data_fraction,
         costmodel::to_string(c.config.precision), c.step_time_s, c.epoch_time_s,
         c.range ? fmt::format("{:.1f}-{:.1f}", c.range->epoch_time_s.p10, c.range->epoch_time_s.p90)
                 : std::string("-"),
-        c.throughput_images_per_s, c.speedup, c.parallel_efficiency, html_escape(sources));
+        c.throughput_images_per_s, or_dash(c.speedup, "{:.2f}"),
+        or_dash(c.parallel_efficiency, "{:.2f}"), html_escape(sources));
   }
   return h + "</table>\n";
 }
 
-std::string costs_section(const costmodel::CostModel& c) {
+// Only the device costs the predictions use (a cost model covers every device of every cluster).
+std::string costs_section(const costmodel::CostModel& c, const std::vector<std::string>& used) {
   std::string h =
-      "<h2>Where the costs come from</h2>\n<table><tr><th class=l>device</th>"
+      "<h2 id=costs>Where the costs come from</h2>\n<table><tr><th class=l>device</th>"
       "<th class=l>precision</th><th class=l>source</th><th class=l>micro-batches</th>"
       "<th class=l>derived from</th></tr>\n";
   for (const auto& d : c.devices) {
+    const std::string key = d.device + "/" + costmodel::to_string(d.precision);
+    if (!used.empty() && std::find(used.begin(), used.end(), key) == used.end()) continue;
     std::string mbs;
     for (int b : d.micro_batches) mbs += (mbs.empty() ? "" : ", ") + std::to_string(b);
     h += fmt::format(
@@ -194,20 +201,37 @@ ReportResult write_report(const ReportInputs& in, const std::string& out_dir) {
   ReportResult r;
   const std::string fig_dir = out_dir + "/figures";
   fs::create_directories(fig_dir);
-  std::string body = fmt::format("<h1>{}</h1>\n", html_escape(in.title));
-  for (const auto& n : in.notes) body += "<p class=note>" + html_escape(n) + "</p>\n";
-  if (!in.measured.empty()) {
-    r.validation = validate(in.measured, in.predictions);
-    body += validation_section(r.validation);
-  }
-  for (size_t i = 0; i < in.predictions.size(); ++i) {
+  if (!in.measured.empty()) r.validation = validate(in.measured, in.predictions);
+  const std::vector<size_t> order = report_order(in.predictions, r.validation);
+  std::vector<std::string> anchors;
+  for (size_t i = 0; i < in.predictions.size(); ++i)
+    anchors.push_back(slug(in.predictions[i].prediction.scenario, i));
+  // Summary first, then what a reader looks up: the contents say where.
+  std::string toc = "<a href=\"#summary\">Summary</a>";
+  if (!in.measured.empty()) toc += " · <a href=\"#measured\">Predicted against measured</a>";
+  std::string sections;
+  bool whatif_started = false;
+  for (size_t k = 0; k < order.size(); ++k) {
+    const size_t i = order[k];
     const auto& p = in.predictions[i].prediction;
-    body += fmt::format("<h2>Scenario {}</h2>\n<p>{}</p>\n", html_escape(p.scenario),
-                        html_escape(in.predictions[i].file));
-    body += prediction_table(p);
-    for (const Figure& f : draw_scenario_figures(p, in.measured, fig_dir, slug(p.scenario, i))) {
+    const bool study = is_study_experiment(p, r.validation);
+    if (k == 0 && study) {
+      sections += "<h2 id=study>Study experiments</h2>\n";
+      toc += " · <a href=\"#study\">Study experiments</a>";
+    }
+    if (!study && !whatif_started) {  // without measured runs every scenario is a prediction
+      whatif_started = true;
+      const char* name = r.validation.rows.empty() ? "Scenarios" : "What-ifs";
+      sections += fmt::format("<h2 id=whatif>{}</h2>\n", name);
+      toc += fmt::format(" · <a href=\"#whatif\">{}</a>", name);
+    }
+    toc += fmt::format(" (<a href=\"#{}\">{}</a>)", anchors[i], html_escape(p.scenario));
+    sections += fmt::format("<h3 id=\"{}\">{}</h3>\n<p><small>{}</small></p>\n", anchors[i],
+                            html_escape(p.scenario), html_escape(in.predictions[i].file));
+    sections += prediction_table(p);
+    for (const Figure& f : draw_scenario_figures(p, in.measured, fig_dir, anchors[i])) {
       const std::string png = read_binary(fig_dir + "/" + f.png);
-      body += fmt::format(
+      sections += fmt::format(
           "<figure><img alt=\"{0}\" src=\"data:image/png;base64,{1}\"><figcaption>{0} "
           "(<a href=\"figures/{2}\">SVG</a>, <a href=\"figures/{3}\">PNG</a>)</figcaption>"
           "</figure>\n",
@@ -216,7 +240,18 @@ ReportResult write_report(const ReportInputs& in, const std::string& out_dir) {
       r.figure_files.push_back(fig_dir + "/" + f.svg);
     }
   }
-  if (in.costs) body += costs_section(*in.costs);
+  if (in.costs) toc += " · <a href=\"#costs\">Where the costs come from</a>";
+  if (!in.notes.empty()) toc += " · <a href=\"#notes\">Notes</a>";
+  std::string body =
+      fmt::format("<h1>{}</h1>\n<p class=toc>Contents: {}</p>\n", html_escape(in.title), toc);
+  body += summary_section(in.predictions, order, anchors, r.validation, in.costs);
+  if (!in.measured.empty()) body += validation_section(r.validation);
+  body += sections;
+  if (in.costs) body += costs_section(*in.costs, devices_used(in.predictions));
+  if (!in.notes.empty()) {
+    body += "<h2 id=notes>Notes</h2>\n";
+    for (const auto& n : in.notes) body += "<p class=note>" + html_escape(n) + "</p>\n";
+  }
   const std::string html = fmt::format(
       "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>{}</title><style>{}</style>"
       "</head><body>\n{}<p><small>vitsim {} ({})</small></p></body></html>\n",

@@ -6,18 +6,20 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <tuple>
 
 #include "calibrate/gnuplot.h"
 #include "schema/json_file.h"
+#include "schema/rank_groups.h"
 
 namespace vitsim::calibrate {
 
 namespace {
 
-// The per-rank breakdown draws one bar per rank: above 64 bars the labels overlap and the chart
-// says nothing, so the largest configuration with at most this many ranks is drawn.
-constexpr size_t kMaxRanksInBreakdown = 64;
+// The breakdown draws one bar per group of identical ranks: above 32 bars the labels overlap and
+// the chart says nothing, so the largest configuration with at most this many groups is drawn.
+constexpr size_t kMaxBarsInBreakdown = 32;
 
 struct Point {
   double gpus = 0;
@@ -41,8 +43,9 @@ std::optional<double> one_gpu(const std::vector<Point>& pts) {
   return std::nullopt;
 }
 
-std::string series_title(const schema::TrainingConfig& c) {
-  std::string t = fmt::format("{} b{} {}", c.placement.empty() ? "" : c.placement, c.micro_batch,
+std::string series_title(const schema::TrainingConfig& c, bool with_micro_batch = true) {
+  std::string t = fmt::format("{}{} {}", c.placement.empty() ? "" : c.placement,
+                              with_micro_batch ? fmt::format(" b{}", c.micro_batch) : "",
                               costmodel::to_string(c.precision));
   if (!c.scaling.empty()) t += " " + c.scaling;
   if (c.collective != costmodel::Collective::kRing) t += std::string(" ") + to_string(c.collective);
@@ -172,16 +175,26 @@ Figure draw(const std::string& dir, const std::string& name, const std::string& 
 
 std::optional<Figure> draw_breakdown(const schema::PredictionFile& pred, const std::string& dir,
                                      const std::string& stem) {
+  // Identical ranks (schema/rank_groups.h) share one bar: 1024 ranks of four kinds are four bars.
   const schema::ConfigPrediction* big = nullptr;
+  std::vector<schema::RankGroup> groups;
   for (const auto& c : pred.configurations) {
-    if (c.out_of_memory || c.ranks.empty() || c.ranks.size() > kMaxRanksInBreakdown) continue;
-    if (!big || c.ranks.size() > big->ranks.size()) big = &c;
+    if (c.out_of_memory || c.ranks.empty() || (big && c.ranks.size() <= big->ranks.size()))
+      continue;
+    auto g = schema::group_identical_ranks(c.ranks);
+    if (g.size() > kMaxBarsInBreakdown) continue;
+    big = &c;
+    groups = std::move(g);
   }
   if (!big) return std::nullopt;
-  std::string data = "# rank compute_ms exposed_comm_ms idle_ms\n";
-  for (const auto& r : big->ranks) {
-    data += fmt::format("\"r{} {} {}\" {:.4f} {:.4f} {:.4f}\n", r.rank, r.host, r.device,
-                        r.compute_time_s * 1e3, r.exposed_comm_time_s * 1e3, r.idle_time_s * 1e3);
+  std::string data = "# ranks compute_ms exposed_comm_ms idle_ms\n";
+  for (const auto& g : groups) {
+    const auto& r = g.first;
+    const std::string who = g.count() == 1 ? fmt::format("r{} {}", r.rank, r.host)
+                                           : fmt::format("{} ranks: {}", g.count(),
+                                                         schema::format_rank_ranges(g.ranks, 2));
+    data += fmt::format("\"{} {}\" {:.4f} {:.4f} {:.4f}\n", who, r.device, r.compute_time_s * 1e3,
+                        r.exposed_comm_time_s * 1e3, r.idle_time_s * 1e3);
   }
   const std::string data_name = stem + "-breakdown.dat";
   schema::write_file_atomic(dir + "/" + data_name, data);
@@ -202,6 +215,59 @@ std::optional<Figure> draw_breakdown(const schema::PredictionFile& pred, const s
   return draw(dir, stem + "-breakdown", title, setup, plot);
 }
 
+// A log2 axis ticked at the values drawn (GPU counts, micro-batches), tight around them: powers of
+// two but also 3 or 24 read as numbers, not as gnuplot's 2^k grid.
+std::string log2_axis(const std::set<double>& values) {
+  std::string tics;
+  for (double v : values) tics += fmt::format("{}{:g}", tics.empty() ? "" : ", ", v);
+  if (values.size() > 16) return "set logscale x 2\nset autoscale xfix";
+  return fmt::format(
+      "set logscale x 2\nset autoscale xfix\nset offsets graph 0.03, graph 0.03\n"
+      "set xtics ({})",
+      tics);
+}
+
+// Throughput against micro-batch, one line per setting of everything else (GPUs, placement,
+// precision...), when a scenario varies the micro-batch: a batch sweep read against GPUs would
+// be a cloud of one-point series.
+std::optional<Figure> draw_micro_batch(const schema::PredictionFile& pred, const std::string& dir,
+                                       const std::string& stem) {
+  std::map<std::string, std::map<int64_t, double>> lines;  // title -> micro-batch -> images/s
+  std::vector<std::string> order;
+  for (const auto& c : pred.configurations) {
+    if (c.out_of_memory || !(c.throughput_images_per_s > 0)) continue;
+    const std::string key =
+        fmt::format("{} GPU(s) {}", c.config.gpus, series_title(c.config, false));
+    if (!lines.count(key)) order.push_back(key);
+    lines[key][c.config.micro_batch] = c.throughput_images_per_s;
+  }
+  bool sweep = false;
+  for (const auto& [k, pts] : lines) sweep = sweep || pts.size() >= 2;
+  if (!sweep) return std::nullopt;
+  std::string data, plot;
+  int block = 0;
+  for (const auto& k : order) {
+    if (lines[k].size() < 2) continue;
+    data += "# " + k + "\n";
+    for (const auto& [b, t] : lines[k]) data += fmt::format("{} {:.6g}\n", b, t);
+    data += "\n\n";
+    plot +=
+        fmt::format("{}{} index {} using 1:2 with linespoints pt 6 lw 2 lc {} title {}",
+                    plot.empty() ? "plot " : ", \\\n     ", gnuplot_quote(stem + "-microbatch.dat"),
+                    block, block % 8 + 1, gnuplot_quote(k));
+    ++block;
+  }
+  schema::write_file_atomic(dir + "/" + stem + "-microbatch.dat", data);
+  std::set<double> batches;
+  for (const auto& [k, pts] : lines)
+    for (const auto& [b, t] : pts) batches.insert(static_cast<double>(b));
+  return draw(dir, stem + "-microbatch",
+              fmt::format("{}: throughput against micro-batch", pred.scenario),
+              "set xlabel 'micro-batch per GPU'\nset ylabel 'images/s'\nset yrange [0:*]\n" +
+                  log2_axis(batches),
+              plot);
+}
+
 }  // namespace
 
 std::vector<Figure> draw_scenario_figures(const schema::PredictionFile& pred,
@@ -209,25 +275,32 @@ std::vector<Figure> draw_scenario_figures(const schema::PredictionFile& pred,
                                           const std::string& dir, const std::string& stem) {
   std::vector<Figure> figures;
   const std::vector<Series> series = build_series(pred, measured);
-  const std::tuple<Quantity, std::string, std::string, std::string> kinds[] = {
-      {Quantity::kEpoch, "epoch", "epoch time (s)", "set logscale y"},
-      {Quantity::kSpeedup, "speedup", "speedup (throughput / 1-GPU throughput)", ""},
+  // The ideal is drawn with the curves (dashed grey): linear speedup, efficiency 1.
+  const std::tuple<Quantity, std::string, std::string, std::string, std::string> kinds[] = {
+      {Quantity::kEpoch, "epoch", "epoch time (s)", "set logscale y", ""},
+      {Quantity::kSpeedup, "speedup", "speedup (throughput / 1-GPU throughput)", "set logscale y 2",
+       "x"},
       {Quantity::kEfficiency, "efficiency", "parallel efficiency (speedup / GPUs)",
-       "set yrange [0:*]"}};
-  double max_gpus = 1;
+       "set yrange [0:1.1]", "1"}};
+  bool curves = false;  // a series with two GPU counts or more: else nothing scales
+  std::set<double> gpus;
   for (const auto& s : series) {
-    for (const auto& p : s.predicted) max_gpus = std::max(max_gpus, p.gpus);
+    curves = curves || s.predicted.size() >= 2;
+    for (const auto& p : s.predicted) gpus.insert(p.gpus);
   }
-  const std::string xaxis = max_gpus <= 16 ? "set xtics 1" : "set logscale x 2";
-  for (const auto& [q, name, ylabel, extra] : kinds) {
+  for (const auto& [q, name, ylabel, extra, ideal] : kinds) {
+    if (!curves) break;
     const std::string data_name = stem + "-" + name + ".dat";
-    const std::string plot = write_data(series, q, dir + "/" + data_name, data_name);
+    std::string plot = write_data(series, q, dir + "/" + data_name, data_name);
     if (plot.empty()) continue;  // e.g. no 1-GPU point for a speedup
+    if (!ideal.empty()) plot += ", \\\n     " + ideal + " title 'ideal' lc rgb '#888888' dt 2 lw 1";
+    // GPU counts double from one configuration to the next: a log2 axis spaces them evenly.
     const std::string setup = fmt::format("set xlabel 'GPUs'\nset ylabel {}\n{}\n{}",
-                                          gnuplot_quote(ylabel), xaxis, extra);
+                                          gnuplot_quote(ylabel), log2_axis(gpus), extra);
     figures.push_back(draw(dir, stem + "-" + name,
                            fmt::format("{}: {} against GPUs", pred.scenario, ylabel), setup, plot));
   }
+  if (auto m = draw_micro_batch(pred, dir, stem)) figures.push_back(*m);
   if (auto b = draw_breakdown(pred, dir, stem)) figures.push_back(*b);
   return figures;
 }

@@ -9,15 +9,44 @@
 #include <set>
 
 #include "calibrate/statistics.h"
+#include "schema/input_error.h"
+#include "schema/model_io.h"
 
 namespace vitsim::calibrate {
+
+namespace {
+
+// A run log of one ViT matched against a prediction of another compares nothing: refused, with
+// the fields that differ. Predictions say their model in the context ("model", written by
+// vitsim simulate and sweep); files without it (older ones, reproduce's) are not checked.
+void check_same_model(const MeasuredRun& run, const NamedPrediction& file) {
+  const auto& ctx = file.prediction.context;
+  if (!run.model || !ctx.is_object() || !ctx.contains("model")) return;
+  const schema::Json measured = schema::write_model(*run.model);
+  std::string differ;
+  for (const char* k : {"image_size", "patch_size", "channels", "width", "depth", "heads",
+                        "mlp_ratio", "classes"}) {
+    if (measured.contains(k) && ctx["model"].contains(k) && measured[k] != ctx["model"][k])
+      differ += fmt::format("{}{} {} (predicted {})", differ.empty() ? "" : ", ", k,
+                            measured[k].dump(), ctx["model"][k].dump());
+  }
+  if (differ.empty()) return;
+  throw schema::InputError(fmt::format(
+      "{}: /config/model: the run trained another model than {} predicted: {} (hint: predict "
+      "the model the run trained: the scenario's \"model\" or --model and its overrides)",
+      run.source, file.file, differ));
+}
+
+}  // namespace
 
 ValidationResult validate(const std::vector<MeasuredRun>& measured,
                           const std::vector<NamedPrediction>& predictions) {
   std::map<ConfigKey, std::pair<const schema::ConfigPrediction*, std::string>> predicted;
+  std::map<ConfigKey, const NamedPrediction*> file_of;
   for (const auto& f : predictions) {
     for (const auto& c : f.prediction.configurations) {
       predicted.emplace(key_of(c), std::make_pair(&c, f.prediction.scenario));
+      file_of.emplace(key_of(c), &f);
     }
   }
   // Repeats of one configuration: grouped, in the order of their first run.
@@ -43,6 +72,7 @@ ValidationResult validate(const std::vector<MeasuredRun>& measured,
       }
       continue;
     }
+    for (const MeasuredRun* m : runs) check_same_model(*m, *file_of.at(key));
     const schema::ConfigPrediction& p = *it->second.first;
     std::vector<double> times;
     for (const MeasuredRun* m : runs) times.push_back(m->epoch_time_s);

@@ -58,7 +58,7 @@ int cmd_import_deepspeed(int argc, char** argv) {
   app.add_option("--gpu", opt.gpu,
                  "device id or name (gpus.json or a cluster's own device); "
                  "required when the log names no GPU");
-  clikit::add_model_options(app, model);
+  clikit::add_model_options(app, model, clikit::PresetOption::kRequired);
   app.add_option("--precision", precision, "fp32|fp16|bf16, when the log does not echo it");
   app.add_option("--link-class", opt.link_class,
                  "link class the ranks of a multi-rank log talked over (e.g. tesla-10gbe)");
@@ -68,8 +68,7 @@ int cmd_import_deepspeed(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--gpus", gpus_path, "device catalog")->capture_default_str();
   return clikit::run_app(app, argc, argv, [&] {
-    // The preset has a default for other commands; here it must be said (logs do not name it).
-    if (app.count("--model") > 0) opt.model = model.resolve();
+    opt.model = model.resolve();  // required here: logs do not name the model
     if (!precision.empty()) opt.precision = costmodel::parse_precision(precision);
     opt.data_fraction = fraction;
     const auto catalog = schema::read_gpus(gpus_path);

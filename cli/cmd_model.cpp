@@ -89,7 +89,7 @@ int cmd_model(int argc, char** argv) {
       "vitsim model"};
   clikit::ModelOptions model;
   bool json = false;
-  clikit::add_model_options(app, model, /*positional=*/true);
+  clikit::add_model_options(app, model, clikit::PresetOption::kPositional);
   app.add_flag("--json", json, "print JSON instead of the table");
   return clikit::run_app(app, argc, argv, [&] {
     const auto graph = costmodel::build_layer_graph(model.resolve());

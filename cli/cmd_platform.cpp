@@ -17,6 +17,31 @@
 
 namespace vitsim::cli {
 
+namespace {
+
+// One row per host: its GPUs and NIC (the first 24; a template's hosts share one entry's figures).
+void print_nodes(const schema::ClusterSpec& cluster) {
+  const char* row = "{:<24} {:<28} {:<22} {:>10}\n";
+  std::cout << fmt::format(row, "node", "GPUs", "NIC class", "NIC GB/s");
+  size_t shown = 0, total = 0;
+  for (const auto& n : cluster.nodes) {
+    std::string gpus;
+    for (const auto& g : n.gpus)
+      gpus += (gpus.empty() ? "" : " + ") + std::to_string(g.count) + " x " + g.device;
+    for (const auto& host : schema::node_host_names(n)) {
+      ++total;
+      if (shown == 24) continue;
+      ++shown;
+      std::cout << fmt::format("{:<24} {:<28} {:<22} {:>10.3f}\n", host, gpus, n.nic.link_class,
+                               n.nic.bandwidth_bytes_per_s / 1e9);
+    }
+  }
+  if (shown < total) std::cout << "... " << total - shown << " more node(s)\n";
+  std::cout << "\n";
+}
+
+}  // namespace
+
 int cmd_platform(int argc, char** argv) {
   CLI::App app{
       "Check a cluster file and print its nodes, GPUs and links; --export-xml writes the "
@@ -51,6 +76,7 @@ int cmd_platform(int argc, char** argv) {
     std::cout << fmt::format("{}: {} node(s), {} GPU(s), {} link(s), topology {}\n", cluster.name,
                              plan.nodes.size(), gpus, plan.links.size(),
                              schema::to_string(plan.topology));
+    print_nodes(cluster);
     const char* row = "{:<24} {:<22} {:>12} {:>12} {:<10}\n";
     std::cout << fmt::format(row, "link", "class", "bandwidth", "latency", "figures");
     std::cout << fmt::format(row, "", "", "GB/s", "us", "");

@@ -26,7 +26,8 @@ struct PredictArgs {
               optimizer = "adamw";
   std::string network_model = "CM02", engine = "auto";
   std::optional<int64_t> nodes, gpus_per_node;
-  int64_t gpus = 1, micro_batch = 16, accumulation = 1, images = 50000;
+  std::optional<int64_t> gpus;  // default: one rank per --hosts entry, else 1
+  int64_t micro_batch = 16, accumulation = 1, images = 50000;
   double data_fraction = 1.0, bucket_mb = 500;
   int steps = 3;
   bool json = false, crosstraffic = false, force = false;
@@ -43,25 +44,36 @@ void add_options(CLI::App& app, PredictArgs& a, clikit::ModelOptions& model) {
   app.add_option("--transports", a.transports,
                  "transport model parameters, for link classes the costs did not measure")
       ->capture_default_str();
-  app.add_option("--nodes", a.nodes, "node count of the cluster's node template");
-  app.add_option("--gpus", a.gpus, "ranks (one per GPU)")->capture_default_str();
+  app.add_option("--nodes", a.nodes, "node count of the cluster's node template")
+      ->check(clikit::positive_count());
+  app.add_option("--gpus", a.gpus,
+                 "ranks (one per GPU) [default: the --hosts count, else 1]; with --hosts it "
+                 "only checks the count")
+      ->check(clikit::positive_count());
   auto* gpn = app.add_option("--gpus-per-node", a.gpus_per_node,
                              "ranks per node (default: the cluster's host "
-                             "set for --gpus, else nodes filled in order)");
-  app.add_option("--hosts", a.hosts, "explicit hosts, one per rank, comma-separated")
+                             "set for --gpus, else nodes filled in order)")
+                  ->check(clikit::positive_count());
+  app.add_option("--hosts", a.hosts,
+                 "explicit hosts, one per rank, comma-separated (sets the rank count; a host "
+                 "with 2 GPUs is listed twice)")
       ->excludes(gpn);
   clikit::add_model_options(app, model);
   app.add_option("--precision", a.precision, "fp32 | fp16 | bf16")->capture_default_str();
   app.add_option("--micro-batch", a.micro_batch, "samples per rank and micro-step")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(clikit::positive_count());
   app.add_option("--per-rank-micro-batch", a.per_rank,
                  "micro-batch of each rank, comma-separated (what-if)");
   app.add_option("--accumulation", a.accumulation, "micro-steps per optimizer step")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(clikit::positive_count());
   app.add_option("--images", a.images, "training images before the data fraction")
-      ->capture_default_str();
-  app.add_option("--data-fraction", a.data_fraction, "fraction of the images used")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(clikit::positive_count());
+  app.add_option("--data-fraction", a.data_fraction, "fraction of the images used, (0, 1]")
+      ->capture_default_str()
+      ->check(clikit::unit_fraction());
   app.add_option("--optimizer", a.optimizer, "adamw | sgd (memory: optimizer states)")
       ->capture_default_str();
   app.add_option("--overlap", a.overlap, "on | off: all-reduce overlaps the backward")
@@ -74,7 +86,8 @@ void add_options(CLI::App& app, PredictArgs& a, clikit::ModelOptions& model) {
                  "DDP's bucket_cap_mb and vitsim-train --bucket-mb)")
       ->capture_default_str();
   app.add_option("--steps", a.steps, "steps simulated; the epoch extrapolates the last")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(clikit::positive_count());
   app.add_option("--network-model", a.network_model, "SimGrid network/model (CM02, LV08, ...)")
       ->capture_default_str();
   app.add_flag("--crosstraffic", a.crosstraffic, "SimGrid network/crosstraffic on");
@@ -91,18 +104,20 @@ void add_options(CLI::App& app, PredictArgs& a, clikit::ModelOptions& model) {
 
 schema::TrainingConfig to_config(const PredictArgs& a) {
   schema::TrainingConfig c;
-  c.gpus = a.gpus;
   c.nodes = a.nodes;
   c.gpus_per_node = a.gpus_per_node;
   c.hosts = clikit::split_list(a.hosts);
-  if (!c.hosts.empty() && static_cast<int64_t>(c.hosts.size()) != a.gpus) {
-    throw std::invalid_argument("--hosts lists " + std::to_string(c.hosts.size()) +
-                                " hosts for --gpus " + std::to_string(a.gpus) + " (one per rank)");
+  const auto listed = static_cast<int64_t>(c.hosts.size());
+  c.gpus = a.gpus.value_or(listed > 0 ? listed : 1);
+  if (listed > 0 && listed != c.gpus) {
+    throw std::invalid_argument("--hosts lists " + std::to_string(listed) + " hosts for --gpus " +
+                                std::to_string(c.gpus) +
+                                " (hint: one host per rank; leave --gpus out and --hosts sets it)");
   }
   c.precision = clikit::parse_option(a.precision, "precision", costmodel::parse_precision);
   c.micro_batch = a.micro_batch;
-  c.per_rank_micro_batch =
-      clikit::parse_list<int64_t>(a.per_rank, "per-rank-micro-batch", clikit::parse_integer, true);
+  c.per_rank_micro_batch = clikit::parse_list<int64_t>(a.per_rank, "per-rank-micro-batch",
+                                                       clikit::parse_positive_integer, true);
   c.accumulation = a.accumulation;
   c.images = a.images;
   c.data_fraction = a.data_fraction;
@@ -156,6 +171,9 @@ int cmd_predict(int argc, char** argv) {
     } else {
       std::cout << sim::prediction_table({p}) << "\n" << sim::rank_table(p);
     }
+    if (!a.trace.empty())
+      std::cerr << "vitsim predict: wrote the Chrome trace to " << a.trace
+                << " (open it in ui.perfetto.dev or chrome://tracing)\n";
     return 0;
   });
 }

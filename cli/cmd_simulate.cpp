@@ -4,10 +4,13 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "clikit/list_options.h"
+#include "clikit/progress.h"
 #include "clikit/run_app.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
+#include "schema/model_io.h"
 #include "schema/prediction_csv.h"
 #include "schema/transports_io.h"
 #include "sim/prediction_table.h"
@@ -27,6 +30,7 @@ int cmd_simulate(int argc, char** argv) {
   std::string network_model = "CM02";
   bool crosstraffic = false;
   int steps = 3;
+  std::string progress = "auto";
   app.add_option("scenario", scenario_path, "scenario file (scenarios/*.json)")
       ->required()
       ->check(CLI::ExistingFile);
@@ -47,6 +51,10 @@ int cmd_simulate(int argc, char** argv) {
   app.add_flag(
       "--force", force,
       "simulate even what the size guard estimates to take too long (not too much memory)");
+  app.add_option("--progress", progress,
+                 "auto (a line on stderr when it is a terminal and the work runs over 1 s) | "
+                 "always (one line per configuration) | never")
+      ->capture_default_str();
   const std::vector<std::string> args(argv, argv + argc);
   return clikit::run_app(app, argc, argv, [&] {
     const schema::Scenario scenario = schema::read_scenario(scenario_path);
@@ -64,12 +72,21 @@ int cmd_simulate(int argc, char** argv) {
     options.transports = schema::read_transports(transports);
     std::cerr << "vitsim simulate: " << scenario.name << ": " << scenario.configurations.size()
               << " configuration(s) on " << cluster.name << "\n";
-    schema::PredictionFile p =
-        sim::simulate_scenario(scenario, cluster, catalog, costs.costs, options);
+    schema::PredictionFile p;
+    {
+      clikit::ProgressLine line(
+          "vitsim simulate", "configurations",
+          clikit::parse_option(progress, "progress", clikit::parse_progress_mode));
+      options.progress = [&](size_t done, size_t total) { line.update(done, total); };
+      p = sim::simulate_scenario(scenario, cluster, catalog, costs.costs, options);
+    }
     for (const auto& w : sim::unmeasured_warnings(p.configurations))
       std::cerr << "vitsim simulate: warning: " << w << "\n";
     p.context = schema::make_context(
-        "vitsim", args, {{"scenario_file", scenario_path}, {"costs_file", costs_path}});
+        "vitsim", args,
+        {{"scenario_file", scenario_path},
+         {"costs_file", costs_path},
+         {"model", schema::write_model(scenario.model)}});  // validate checks run logs with it
     std::cout << scenario.name << " (" << cluster.name << ")\n"
               << sim::prediction_table(p.configurations);
     if (!out_prefix.empty()) {
@@ -78,6 +95,9 @@ int cmd_simulate(int argc, char** argv) {
       std::cerr << "vitsim simulate: wrote " << out_prefix << ".json and " << out_prefix
                 << ".csv\n";
     }
+    if (!trace.empty())
+      std::cerr << "vitsim simulate: wrote the Chrome trace to " << trace
+                << " (open it in ui.perfetto.dev or chrome://tracing)\n";
     return 0;
   });
 }

@@ -5,11 +5,13 @@
 #include "cli/commands.h"
 #include "clikit/list_options.h"
 #include "clikit/model_options.h"
+#include "clikit/progress.h"
 #include "clikit/run_app.h"
 #include "costmodel/buckets.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
+#include "schema/model_io.h"
 #include "schema/prediction_csv.h"
 #include "schema/transports_io.h"
 #include "sim/prediction_table.h"
@@ -24,6 +26,7 @@ struct SweepArgs {
   std::string transports = schema::default_transports_path();
   std::string gpus = "1,2,4,8", micro_batches = "16", collectives = "ring", buckets = "500";
   std::string overlaps = "off", goal = "fastest-epoch", precision = "fp32", level = "auto";
+  std::string progress = "auto";
   std::optional<int64_t> nodes, gpus_per_node;
   int64_t images = 50000;
   double data_fraction = 1.0;
@@ -36,8 +39,10 @@ void add_options(CLI::App& app, SweepArgs& a, clikit::ModelOptions& model) {
   app.add_option("--transports", a.transports,
                  "transport model parameters, for link classes the costs did not measure")
       ->capture_default_str();
-  app.add_option("--nodes", a.nodes, "node count of the cluster's node template");
-  app.add_option("--gpus-per-node", a.gpus_per_node, "ranks per node");
+  app.add_option("--nodes", a.nodes, "node count of the cluster's node template")
+      ->check(clikit::positive_count());
+  app.add_option("--gpus-per-node", a.gpus_per_node, "ranks per node")
+      ->check(clikit::positive_count());
   app.add_option("--gpus", a.gpus, "GPU counts, comma-separated")->capture_default_str();
   app.add_option("--micro-batch", a.micro_batches, "micro-batches, comma-separated")
       ->capture_default_str();
@@ -50,10 +55,18 @@ void add_options(CLI::App& app, SweepArgs& a, clikit::ModelOptions& model) {
   app.add_option("--collective-level", a.level, "step | flow | auto")->capture_default_str();
   app.add_option("--goal", a.goal, "fastest-epoch | best-efficiency")->capture_default_str();
   app.add_option("--precision", a.precision, "fp32 | fp16 | bf16")->capture_default_str();
-  app.add_option("--images", a.images, "training images")->capture_default_str();
-  app.add_option("--data-fraction", a.data_fraction, "fraction of the images used")
+  app.add_option("--images", a.images, "training images")
+      ->capture_default_str()
+      ->check(clikit::positive_count());
+  app.add_option("--data-fraction", a.data_fraction, "fraction of the images used, (0, 1]")
+      ->capture_default_str()
+      ->check(clikit::unit_fraction());
+  app.add_option("--out", a.out_prefix,
+                 "write PREFIX.json and PREFIX.csv (also when interrupted: the rows finished)");
+  app.add_option("--progress", a.progress,
+                 "auto (a line on stderr when it is a terminal and the sweep runs over 1 s) | "
+                 "always (one line per configuration) | never")
       ->capture_default_str();
-  app.add_option("--out", a.out_prefix, "write PREFIX.json and PREFIX.csv");
   clikit::add_model_options(app, model);
 }
 
@@ -66,9 +79,9 @@ sim::SweepSpec to_spec(const SweepArgs& a) {
   spec.base.data_fraction = a.data_fraction;
   spec.base.collective_level =
       clikit::parse_option(a.level, "collective-level", costmodel::parse_collective_level);
-  spec.gpus = clikit::parse_list<int64_t>(a.gpus, "gpus", clikit::parse_integer);
+  spec.gpus = clikit::parse_list<int64_t>(a.gpus, "gpus", clikit::parse_positive_integer);
   spec.micro_batches =
-      clikit::parse_list<int64_t>(a.micro_batches, "micro-batch", clikit::parse_integer);
+      clikit::parse_list<int64_t>(a.micro_batches, "micro-batch", clikit::parse_positive_integer);
   spec.collectives = clikit::parse_list<costmodel::Collective>(a.collectives, "collective",
                                                                costmodel::parse_collective);
   spec.bucket_bytes = clikit::parse_list<double>(a.buckets, "bucket-mb", [](const std::string& s) {
@@ -105,15 +118,28 @@ int cmd_sweep(int argc, char** argv) {
   add_options(app, a, model);
   const std::vector<std::string> args(argv, argv + argc);
   return clikit::run_app(app, argc, argv, [&] {
-    const sim::SweepSpec spec = to_spec(a);
+    sim::SweepSpec spec = to_spec(a);
+    int interrupted_by = 0;
     const schema::ClusterSpec cluster = schema::read_cluster(a.cluster);
     const costmodel::DeviceCatalog catalog = schema::read_gpus(a.gpus_json);
     const schema::CostModelFile costs = schema::read_cost_model(a.costs);
     sim::SimOptions options;
     options.transports = schema::read_transports(a.transports);
-    sim::SweepResult r =
-        sim::run_sweep(spec, cluster, catalog, model.resolve(), costs.costs, options);
-    r.predictions.context = schema::make_context("vitsim", args);
+    const costmodel::ViTConfig vit = model.resolve();
+    sim::SweepResult r;
+    {
+      clikit::ProgressLine line(
+          "vitsim sweep", "configurations",
+          clikit::parse_option(a.progress, "progress", clikit::parse_progress_mode));
+      clikit::StopOnSignal stop;
+      spec.progress = [&](size_t done, size_t total) { line.update(done, total); };
+      spec.stop_requested = [&] { return stop.requested(); };
+      r = sim::run_sweep(spec, cluster, catalog, vit, costs.costs, options);
+      interrupted_by = r.interrupted ? stop.signal() : 0;
+    }
+    r.predictions.context =
+        schema::make_context("vitsim", args, {{"model", schema::write_model(vit)}});
+    if (r.interrupted) r.predictions.context["interrupted"] = true;
     print_sweep(r, spec.goal);
     for (const auto& w : sim::unmeasured_warnings(r.predictions.configurations))
       std::cerr << "vitsim sweep: warning: " << w << "\n";
@@ -121,6 +147,15 @@ int cmd_sweep(int argc, char** argv) {
       schema::write_prediction(a.out_prefix + ".json", r.predictions);
       schema::write_file_atomic(a.out_prefix + ".csv",
                                 schema::ranks_csv(r.predictions.configurations));
+    }
+    if (r.interrupted) {
+      std::cerr << "vitsim sweep: interrupted (signal " << interrupted_by << ") after "
+                << r.predictions.configurations.size() << " of " << r.total << " configurations; "
+                << (a.out_prefix.empty() ? "the table above holds the finished ones"
+                                         : "wrote the finished ones to " + a.out_prefix +
+                                               ".json and " + a.out_prefix + ".csv")
+                << "\n";
+      return 128 + interrupted_by;  // as a shell reports a process ended by that signal
     }
     return 0;
   });

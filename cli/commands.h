@@ -6,6 +6,7 @@ namespace vitsim::cli {
 
 int cmd_model(int argc, char** argv);
 int cmd_platform(int argc, char** argv);
+int cmd_cluster(int argc, char** argv);
 int cmd_calibrate(int argc, char** argv);
 int cmd_import_deepspeed(int argc, char** argv);
 int cmd_import_nccl_tests(int argc, char** argv);

@@ -9,6 +9,8 @@ const vitsim::clikit::Subcommand kCommands[] = {
     {"model", vitsim::cli::cmd_model, "print a ViT's layer graph: parameters, MACs, activations"},
     {"platform", vitsim::cli::cmd_platform,
      "check a cluster file; export its SimGrid XML platform"},
+    {"cluster", vitsim::cli::cmd_cluster,
+     "cluster init: write your cluster's file from profiles and stated hosts"},
     {"import-deepspeed", vitsim::cli::cmd_import_deepspeed, "turn DeepSpeed logs into a profile"},
     {"import-nccl-tests", vitsim::cli::cmd_import_nccl_tests,
      "turn nccl-tests all_reduce_perf output into link measurements"},

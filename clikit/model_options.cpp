@@ -24,13 +24,14 @@ costmodel::ViTConfig ModelOptions::resolve() const {
   return c;
 }
 
-void add_model_options(CLI::App& app, ModelOptions& m, bool positional) {
-  if (positional) {
-    app.add_option("model", m.preset, "model preset: vit_ti_16, vit_s_16, vit_b_16, vit_l_16")
-        ->capture_default_str();
+void add_model_options(CLI::App& app, ModelOptions& m, PresetOption preset) {
+  const char* help = "model preset: vit_ti_16, vit_s_16, vit_b_16, vit_l_16";
+  if (preset == PresetOption::kPositional) {
+    app.add_option("model", m.preset, help)->capture_default_str();
+  } else if (preset == PresetOption::kRequired) {
+    app.add_option("--model", m.preset, help)->required();
   } else {
-    app.add_option("--model", m.preset, "model preset: vit_ti_16, vit_s_16, vit_b_16, vit_l_16")
-        ->capture_default_str();
+    app.add_option("--model", m.preset, help)->capture_default_str();
   }
   app.add_option("--image-size", m.image_size, "override: input image side, pixels");
   app.add_option("--patch-size", m.patch_size, "override: patch side, pixels");

@@ -22,7 +22,13 @@ struct ModelOptions {
   costmodel::ViTConfig resolve() const;
 };
 
-// `positional` = true makes the preset the first positional argument (vitsim model vit_b_16).
-void add_model_options(CLI::App& app, ModelOptions& m, bool positional = false);
+enum class PresetOption {
+  kDefaulted,   // --model, vit_b_16 unless given (predict, sweep, vitsim-train)
+  kPositional,  // the first positional argument (vitsim model vit_b_16)
+  kRequired,    // --model must be given; --help shows no default (import-deepspeed: logs do not
+                // name the model they trained)
+};
+void add_model_options(CLI::App& app, ModelOptions& m,
+                       PresetOption preset = PresetOption::kDefaulted);
 
 }  // namespace vitsim::clikit

@@ -9,6 +9,33 @@
 
 namespace vitsim::clikit {
 
+CLI::Validator positive_count() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        try {
+          size_t used = 0;
+          if (std::stoll(v, &used) >= 1 && used == v.size()) return "";
+        } catch (const std::exception&) {
+        }
+        return "expected a count >= 1, got " + v;
+      },
+      "COUNT>=1");
+}
+
+CLI::Validator unit_fraction() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        try {
+          size_t used = 0;
+          const double f = std::stod(v, &used);
+          if (f > 0 && f <= 1 && used == v.size()) return "";
+        } catch (const std::exception&) {
+        }
+        return "expected a fraction in (0, 1], got " + v;
+      },
+      "FRACTION in (0,1]");
+}
+
 int run_app(CLI::App& app, int argc, char** argv, const std::function<int()>& body) {
   try {
     app.parse(argc, argv);

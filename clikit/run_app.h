@@ -11,4 +11,9 @@ namespace vitsim::clikit {
 
 int run_app(CLI::App& app, int argc, char** argv, const std::function<int()>& body);
 
+// Option checks with messages a user reads at a glance ("--images: expected a count >= 1, got
+// 0"), for counts (GPUs, images, micro-batch, steps) and fractions in (0, 1].
+CLI::Validator positive_count();
+CLI::Validator unit_fraction();
+
 }  // namespace vitsim::clikit

@@ -69,8 +69,9 @@ std::string platform_xml(const PlatformPlan& plan) {
   std::string s =
       "<?xml version='1.0'?>\n"
       "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-      "<!-- Written by vitsim platform --export-xml: the platform vitsim builds with SimGrid's C++ "
-      "API. -->\n"
+      // XML forbids "--" inside a comment: the option is named without its dashes.
+      "<!-- Written by vitsim platform (option export-xml): the platform vitsim builds with "
+      "SimGrid's C++ API. -->\n"
       "<platform version=\"4.1\">\n";
   s += fmt::format("  <zone id=\"{}.network\" routing=\"Full\">\n", plan.name);
   // Full routing refuses empty routes, where the C++ star has none: such routes cross a FATPIPE

@@ -232,6 +232,7 @@ schema::PredictionFile simulate_scenario(const schema::Scenario& scenario,
     file.configurations.push_back(
         predict_one(effective, catalog, scenario.model, scenario.configurations[i], costs, options,
                     options.trace_path.empty() ? nullptr : &trace, static_cast<int64_t>(i)));
+    if (options.progress) options.progress(i + 1, scenario.configurations.size());
   }
   apply_speedups(file.configurations);
   if (!options.trace_path.empty()) write_trace(trace, options);

@@ -4,6 +4,7 @@
 // cluster's links. Deterministic: the same inputs give byte-identical outputs.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +43,9 @@ struct SimOptions {
   std::string network_optim = "Lazy";
   // --force: simulate even what the size guard estimates to run too long (sim/size_guard.h).
   bool force = false;
+  // simulate_scenario calls it after each configuration (done, total): a progress line. May be
+  // empty; predict() never calls it.
+  std::function<void(size_t, size_t)> progress;
 };
 
 // Every device a cluster names must be in the catalog or the cluster's own "devices"; otherwise an

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "costmodel/buckets.h"
@@ -44,7 +45,17 @@ SweepResult run_sweep(const SweepSpec& spec, const schema::ClusterSpec& cluster,
   out.predictions.scenario = "sweep";
   std::vector<schema::ConfigPrediction>& all = out.predictions.configurations;
   std::vector<bool> requested;
+  size_t done = 0;
+  // What the loops below simulate: per micro-batch, one run of 1 GPU (the baseline when the
+  // counts lack it) and every combination of the others. For the progress line only.
+  const size_t per_count =
+      spec.collectives.size() * spec.bucket_bytes.size() * spec.overlaps.size();
+  const bool counts_one = std::find(spec.gpus.begin(), spec.gpus.end(), 1) != spec.gpus.end();
+  const size_t multi = spec.gpus.size() - (counts_one ? 1 : 0);
+  out.total = spec.micro_batches.size() * (1 + multi * per_count);
+  auto stopping = [&] { return spec.stop_requested && spec.stop_requested(); };
   auto simulate = [&](schema::TrainingConfig c, bool wanted) {
+    if (out.interrupted || (out.interrupted = stopping())) return;
     try {
       SimOptions one = options;  // each configuration: no trace, no argv
       one.trace_path.clear();
@@ -53,7 +64,11 @@ SweepResult run_sweep(const SweepSpec& spec, const schema::ClusterSpec& cluster,
       requested.push_back(wanted);
     } catch (const std::invalid_argument& e) {
       if (wanted) out.skipped.push_back(c.label + ": " + e.what());
+    } catch (const std::exception&) {
+      if (!(out.interrupted = stopping())) throw;  // a signal also reached the simulating child
+      return;
     }
+    if (spec.progress) spec.progress(++done, out.total);
   };
   for (int64_t b : spec.micro_batches) {
     bool has_one = false;

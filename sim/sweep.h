@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,12 +26,18 @@ struct SweepSpec {
   std::vector<double> bucket_bytes = {5e8};  // bytes (the CLI's --bucket-mb is MiB)
   std::vector<bool> overlaps = {false};
   SweepGoal goal = SweepGoal::kFastestEpoch;
+  // Called after each configuration (done, total), e.g. to draw a progress line; may be empty.
+  std::function<void(size_t, size_t)> progress;
+  // Asked before each configuration; true stops the sweep with what it finished (an interrupt).
+  std::function<bool()> stop_requested;
 };
 
 struct SweepResult {
   schema::PredictionFile predictions;  // every combination (and the 1-GPU baselines it needed)
   std::vector<std::string> skipped;    // combinations that cannot run, with the reason
   int best = -1;                       // index into predictions.configurations, -1 when none ran
+  bool interrupted = false;            // stop_requested said stop: the rows are those finished
+  size_t total = 0;                    // configurations the whole sweep would simulate
 };
 
 // Combinations that cannot be placed or simulated (e.g. hierarchical with unequal nodes) are

@@ -1,7 +1,10 @@
 // The report renders with all its figures: a report of a small hand-made prediction is rendered in
 // headless Chromium (Debian's chromium, a listed dependency: scripts/install-deps), with a script
 // appended to a copy of the page that records every image's naturalWidth after load; every figure
-// must have decoded (naturalWidth > 0).
+// must have decoded (naturalWidth > 0); the top of the page is saved as a screenshot
+// (vitsim-report-top.png in the temporary folder, printed) for a person to look at. The page reads
+// in a minute: summary and contents first, study experiments before what-ifs, "-" where a value
+// is undefined.
 #include "calibrate/report.h"
 
 #include <gtest/gtest.h>
@@ -70,7 +73,17 @@ TEST(Report, RendersWithAllFiguresInChromium) {
   p.file = "hand-made.json";
   p.prediction.scenario = "hand-made";
   p.prediction.configurations = {config(1, 700), config(2, 900), config(3, 750)};
-  in.predictions = {p};
+  NamedPrediction whatif;  // a micro-batch sweep nothing measured: speedup undefined
+  whatif.file = "what-if.json";
+  whatif.prediction.scenario = "batch-what-if";
+  for (int64_t b : {8, 16, 32}) {
+    auto c = config(2, 900.0 * 16 / static_cast<double>(b) + 300);
+    c.config.micro_batch = b;
+    c.config.label = "2 GPU b" + std::to_string(b);
+    c.throughput_images_per_s = 50000 / c.epoch_time_s;
+    whatif.prediction.configurations.push_back(c);
+  }
+  in.predictions = {whatif, p};
   MeasuredRun m;
   m.key = key_of(p.prediction.configurations[0]);
   m.epoch_time_s = 712.956;
@@ -79,10 +92,23 @@ TEST(Report, RendersWithAllFiguresInChromium) {
   in.notes = {"a <note> & an ampersand"};
   const ReportResult r = write_report(in, dir.string());
   ASSERT_TRUE(fs::exists(r.html_path));
-  ASSERT_EQ(r.figure_files.size(), 8u);  // epoch, speedup, efficiency, breakdown: PNG + SVG
+  // hand-made: epoch, speedup, efficiency, breakdown; what-if: micro-batch, breakdown. PNG + SVG.
+  ASSERT_EQ(r.figure_files.size(), 12u);
   for (const auto& f : r.figure_files) EXPECT_GT(fs::file_size(f), 1000u) << f;
   std::string html = read(r.html_path);
   EXPECT_NE(html.find("a &lt;note&gt; &amp; an ampersand"), std::string::npos);
+  // Summary and contents first; the study's scenario before the what-if given before it.
+  const auto at = [&](const std::string& s) { return html.find(s); };
+  EXPECT_LT(at("Contents:"), at("<h2 id=summary>"));
+  EXPECT_LT(at("<h2 id=summary>"), at("<h2 id=measured>"));
+  EXPECT_LT(at("<h2 id=study>"), at("<h2 id=whatif>"));
+  EXPECT_LT(at("<h3 id=\"s1-hand_made\">"), at("<h3 id=\"s0-batch_what_if\">"));
+  EXPECT_LT(at("<h2 id=whatif>"), at("<h2 id=notes>"));
+  EXPECT_NE(at("compute: tesla1 (rtx3070) computes"), std::string::npos);
+  EXPECT_NE(at("<td>-</td><td>-</td>"), std::string::npos);  // undefined speedup, efficiency
+  EXPECT_EQ(at("<td>0.00</td>"), std::string::npos);
+  EXPECT_NE(at("Spearman rank correlation - (needs two configurations)"), std::string::npos);
+  EXPECT_NE(at("throughput against micro-batch"), std::string::npos);
   const std::string probe =
       "<script>window.addEventListener('load',()=>{document.body.setAttribute('data-widths',"
       "[...document.images].map(i=>i.complete?i.naturalWidth:0).join(','));});</script>";
@@ -109,7 +135,19 @@ TEST(Report, RendersWithAllFiguresInChromium) {
     ++images;
     EXPECT_GT(std::stoi(w), 0) << "an image did not load: widths " << widths;
   }
-  EXPECT_EQ(images, 4);
+  EXPECT_EQ(images, 6);
+  // The top of the page as a person first sees it.
+  const fs::path shot = dir / "report-top.png";
+  run("/usr/bin/chromium --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars "
+      "--user-data-dir=" +
+      profile.string() + " --window-size=1100,1300 --screenshot=" + shot.string() + " file://" +
+      r.html_path + " 2>/dev/null");
+  ASSERT_TRUE(fs::exists(shot)) << "no screenshot";
+  EXPECT_GT(fs::file_size(shot), 10000u);
+  const fs::path kept = fs::temp_directory_path() / "vitsim-report-top.png";
+  fs::copy_file(shot, kept, fs::copy_options::overwrite_existing);
+  std::cout << "screenshot of the top of the page: " << kept.string() << "\n";
+  if (::testing::Test::HasFailure()) return;  // keep the folder to look at
   fs::remove_all(dir);
 }
 

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "calibrate/statistics.h"
+#include "schema/input_error.h"
+#include "schema/model_io.h"
 
 namespace vitsim::calibrate {
 namespace {
@@ -116,6 +118,34 @@ TEST(Validate, RepeatedRunsOfOneConfigurationMakeOneRowAtTheirMedian) {
   const std::string text = format_validation(r);
   EXPECT_NE(text.find("runs  measured range"), std::string::npos) << text;
   EXPECT_NE(text.find("100.0-150.0"), std::string::npos) << text;
+}
+
+TEST(Validate, RunLogOfAnotherModelIsRefusedNotMatched) {
+  NamedPrediction f;
+  f.file = "pred.json";
+  costmodel::ViTConfig vit = costmodel::vit_preset("vit_ti_16");
+  f.prediction.context = {{"model", schema::write_model(vit)}};
+  f.prediction.configurations = {predicted("emu", 2, 10)};
+  MeasuredRun same = measured("emu", 2, 11);
+  same.model = vit;
+  EXPECT_EQ(validate({same}, {f}).rows.size(), 1u);
+  MeasuredRun other = measured("emu", 2, 11);
+  other.model = vit;
+  other.model->classes = 100;
+  other.model->depth = 4;
+  try {
+    validate({other}, {f});
+    FAIL() << "a run of another model was matched";
+  } catch (const schema::InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("hand-made: /config/model"), std::string::npos) << what;
+    EXPECT_NE(what.find("depth 4 (predicted 12)"), std::string::npos) << what;
+    EXPECT_NE(what.find("classes 100 (predicted"), std::string::npos) << what;
+    EXPECT_NE(what.find("pred.json"), std::string::npos) << what;
+  }
+  // A prediction that does not say its model (older files, CSV rows) is not checked.
+  f.prediction.context = schema::Json::object();
+  EXPECT_EQ(validate({other}, {f}).rows.size(), 1u);
 }
 
 TEST(Validate, OutOfMemoryPredictionDoesNotMatch) {

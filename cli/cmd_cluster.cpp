@@ -1,0 +1,118 @@
+// vitsim cluster init: writes a cluster file (vitsim.cluster) from the profiles measured or
+// imported on each host type and the hosts the user states, so that predicting one's own cluster
+// is three commands: cluster init, calibrate, predict/sweep (README "Predict your own cluster").
+// The work is calibrate::init_cluster; this file reads the inputs and /proc and writes the file.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "calibrate/cluster_init.h"
+#include "cli/commands.h"
+#include "clikit/run_app.h"
+#include "schema/gpus_io.h"
+#include "schema/input_error.h"
+#include "schema/json_file.h"
+
+namespace vitsim::cli {
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A hosts file: one statement per line as --host takes it; '#' starts a comment.
+std::vector<std::string> read_hosts_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw schema::InputError(path + ": cannot read the hosts file");
+  std::vector<std::string> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    line = line.substr(0, line.find('#'));
+    const auto a = line.find_first_not_of(" \t\r");
+    if (a == std::string::npos) continue;
+    out.push_back(line.substr(a, line.find_last_not_of(" \t\r") - a + 1));
+  }
+  return out;
+}
+
+}  // namespace
+
+int cmd_cluster(int argc, char** argv) {
+  CLI::App app{
+      "Cluster files. `vitsim cluster init` writes one from the profiles of your host types "
+      "(vitsim-train profile / bench-allreduce, vitsim import-deepspeed / import-nccl-tests) and "
+      "the hosts you state: name, device, GPUs, NIC rate (README \"Predict your own cluster\").",
+      "vitsim cluster"};
+  app.require_subcommand(1);
+  auto* init = app.add_subcommand("init", "write a cluster file from profiles and stated hosts");
+  std::vector<std::string> host_texts, profile_paths;
+  std::string hosts_file, out, transport = "socket", gpus_path = schema::default_gpus_path();
+  calibrate::ClusterInitOptions opt;
+  init->add_option("--name", opt.name, "cluster name (link classes are <name>-<nic>)")->required();
+  init->add_option("--host", host_texts,
+                   "NAME:DEVICE:NIC[:LINK_CLASS], one per host: DEVICE a catalog id, a profile's "
+                   "device or 'auto' (the profile measured on NAME), '2xt4' for 2 GPUs; NIC "
+                   "10gbe, 1gbe, 25gbe, 400mbit...");
+  init->add_option("--hosts-file", hosts_file,
+                   "file with one --host statement per line (#: comment)")
+      ->check(CLI::ExistingFile);
+  init->add_option("--profiles", profile_paths,
+                   "profiles that name the devices (and whose link classes are measured)")
+      ->check(CLI::ExistingFile);
+  init->add_option("--transport", transport,
+                   "NIC transport: socket (NCCL over TCP) | tcp (MPI, Gloo)")
+      ->capture_default_str();
+  init->add_option("--mtu-bytes", opt.mtu_bytes, "IP MTU of the NICs")->capture_default_str();
+  init->add_option("--nic-latency-s", opt.nic_latency_s, "NIC + switch latency")
+      ->capture_default_str();
+  init->add_option("--intra", opt.intra_kind, "hosts with 2+ GPUs: pcie-host | pcie-p2p | nvlink")
+      ->capture_default_str();
+  init->add_option("--gpus-json", gpus_path, "device catalog")->capture_default_str();
+  init->add_option("-o,--output", out, "cluster file to write")->required();
+  const std::vector<std::string> args(argv, argv + argc);
+  return clikit::run_app(app, argc, argv, [&] {
+    if (!hosts_file.empty())
+      for (const auto& h : read_hosts_file(hosts_file)) host_texts.push_back(h);
+    for (const auto& h : host_texts) opt.hosts.push_back(calibrate::parse_host_statement(h));
+    opt.nic_transport = costmodel::parse_transport(transport);
+    if (opt.nic_transport != costmodel::Transport::kSocket &&
+        opt.nic_transport != costmodel::Transport::kTcp)
+      throw std::invalid_argument("--transport: expected socket or tcp, got '" + transport +
+                                  "' (hint: InfiniBand/RoCE clusters are written by hand, "
+                                  "docs/formats/cluster.md)");
+    if (!(opt.mtu_bytes >= 576 && opt.mtu_bytes <= 9216))
+      throw std::invalid_argument("--mtu-bytes: expected 576 to 9216, got " +
+                                  std::to_string(opt.mtu_bytes));
+    if (!(opt.nic_latency_s >= 0 && opt.nic_latency_s <= 1))
+      throw std::invalid_argument("--nic-latency-s: expected 0 to 1 s");
+    std::vector<calibrate::ProfileInput> profiles;
+    for (const auto& f : profile_paths) profiles.push_back({f, schema::read_profile(f)});
+    opt.cpuinfo_text = slurp("/proc/cpuinfo");
+    opt.meminfo_text = slurp("/proc/meminfo");
+    char host[256] = {0};
+    ::gethostname(host, sizeof(host) - 1);
+    opt.this_host = host;
+    const auto result = calibrate::init_cluster(profiles, schema::read_gpus(gpus_path), opt);
+    for (const auto& n : result.notes) std::cerr << "vitsim cluster init: note: " << n << "\n";
+    schema::Json doc = schema::write_cluster_json(result.cluster);
+    doc["context"] =
+        schema::make_context("vitsim cluster init", args, {{"profiles", profile_paths}});
+    schema::write_json_atomic(out, doc);
+    int64_t gpus = 0;
+    for (const auto& n : result.cluster.nodes) gpus += n.gpus.front().count;
+    std::cout << fmt::format(
+        "wrote {} ({} host(s), {} GPU(s))\nnext: vitsim calibrate PROFILES... --clusters {} -o "
+        "costs.json\n      vitsim predict --cluster {} --costs costs.json --hosts HOST,...\n",
+        out, result.cluster.nodes.size(), gpus, out, out);
+    return 0;
+  });
+}
+
+}  // namespace vitsim::cli

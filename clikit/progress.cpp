@@ -1,0 +1,81 @@
+// Progress line and stop-on-signal (see progress.h).
+#include "clikit/progress.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <iostream>
+#include <stdexcept>
+
+namespace vitsim::clikit {
+
+namespace {
+volatile std::sig_atomic_t g_signal = 0;
+void on_signal(int sig) {
+  g_signal = sig;
+}
+struct sigaction g_old_int, g_old_term;
+}  // namespace
+
+ProgressMode parse_progress_mode(const std::string& text) {
+  if (text == "auto") return ProgressMode::kAuto;
+  if (text == "always") return ProgressMode::kAlways;
+  if (text == "never") return ProgressMode::kNever;
+  throw std::invalid_argument("expected auto, always or never");
+}
+
+ProgressLine::ProgressLine(std::string what, std::string unit, ProgressMode mode)
+    : what_(std::move(what)),
+      unit_(std::move(unit)),
+      mode_(mode),
+      terminal_(::isatty(STDERR_FILENO) == 1),
+      start_(std::chrono::steady_clock::now()) {}
+
+ProgressLine::~ProgressLine() {
+  if (drawn_ && mode_ == ProgressMode::kAuto) std::cerr << "\n";
+}
+
+void ProgressLine::update(size_t done, size_t total) {
+  if (mode_ == ProgressMode::kNever || (mode_ == ProgressMode::kAuto && !terminal_)) return;
+  const double elapsed_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  if (mode_ == ProgressMode::kAuto && elapsed_s < 1.0) return;  // short work draws nothing
+  // Time left at the mean rate so far: configurations differ in cost, so it is an estimate.
+  const std::string left =
+      done > 0 && total > done
+          ? fmt::format(", about {:.0f} s left",
+                        elapsed_s / static_cast<double>(done) * static_cast<double>(total - done))
+          : "";
+  const std::string line =
+      fmt::format("{}: {}/{} {}, {:.0f} s{}", what_, done, total, unit_, elapsed_s, left);
+  if (mode_ == ProgressMode::kAlways) {
+    std::cerr << line << std::endl;
+  } else {
+    std::cerr << "\r" << line << "\033[K" << std::flush;  // \033[K: clear the rest of the line
+    drawn_ = true;
+  }
+}
+
+StopOnSignal::StopOnSignal() {
+  g_signal = 0;
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &g_old_int);
+  sigaction(SIGTERM, &sa, &g_old_term);
+}
+
+StopOnSignal::~StopOnSignal() {
+  sigaction(SIGINT, &g_old_int, nullptr);
+  sigaction(SIGTERM, &g_old_term, nullptr);
+}
+
+bool StopOnSignal::requested() const {
+  return g_signal != 0;
+}
+int StopOnSignal::signal() const {
+  return g_signal;
+}
+
+}  // namespace vitsim::clikit

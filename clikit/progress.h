@@ -1,0 +1,42 @@
+// Long work on the command line (command-line kit, clikit): a progress line on stderr
+// ("sweep: 12/40 configurations, 8 s, about 19 s left") and SIGINT/SIGTERM caught as a request to
+// stop, so that a sweep interrupted by Ctrl-C or a batch system still writes what it finished.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+namespace vitsim::clikit {
+
+// auto: drawn in place (\r) when stderr is a terminal and the work has run over one second;
+// always: one line per update (logs, tests); never.
+enum class ProgressMode { kAuto, kAlways, kNever };
+ProgressMode parse_progress_mode(const std::string& text);  // std::invalid_argument otherwise
+
+class ProgressLine {
+ public:
+  ProgressLine(std::string what, std::string unit, ProgressMode mode);
+  ~ProgressLine();  // ends a line drawn in place
+  void update(size_t done, size_t total);
+
+ private:
+  std::string what_, unit_;
+  ProgressMode mode_;
+  bool terminal_ = false, drawn_ = false;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// While alive, SIGINT and SIGTERM set a flag instead of ending the process (the previous handlers
+// come back on destruction). Forked children inherit it and finish their piece of work.
+class StopOnSignal {
+ public:
+  StopOnSignal();
+  ~StopOnSignal();
+  StopOnSignal(const StopOnSignal&) = delete;
+  StopOnSignal& operator=(const StopOnSignal&) = delete;
+  bool requested() const;
+  int signal() const;  // the signal received, 0 when none
+};
+
+}  // namespace vitsim::clikit

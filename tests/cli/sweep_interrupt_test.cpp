@@ -1,0 +1,130 @@
+// A long sweep shows progress and keeps what it did: with --progress always it prints one line per
+// configuration (done/total, time left); SIGINT or SIGTERM after a few configurations ends it with
+// the finished rows written (PREFIX.json and PREFIX.csv, atomically), a message saying so, and
+// the exit status a shell gives a process ended by that signal (128 + signal). vitsim simulate
+// draws the same progress line per configuration.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+namespace {
+
+const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+const std::string kSrc = VITSIM_SOURCE_DIR;
+
+struct Interrupted {
+  int exit_code = -1;
+  std::string output;
+};
+
+// Runs the command with stdout+stderr into a pipe; once a line matches `when`, sends `sig`.
+Interrupted run_and_signal(const std::vector<std::string>& argv, const std::regex& when, int sig) {
+  int fds[2];
+  if (pipe(fds) != 0) return {};
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    dup2(fds[1], 2);
+    close(fds[0]);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  close(fds[1]);
+  Interrupted r;
+  std::string line;
+  bool sent = false;
+  char c;
+  while (read(fds[0], &c, 1) == 1) {
+    r.output += c;
+    if (c != '\n') {
+      line += c;
+      continue;
+    }
+    if (!sent && std::regex_search(line, when)) {
+      kill(pid, sig);
+      sent = true;
+    }
+    line.clear();
+  }
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class SweepInterrupt : public ::testing::TestWithParam<int> {};
+
+TEST_P(SweepInterrupt, KeepsTheFinishedRows) {
+  const int sig = GetParam();
+  const std::string prefix = ::testing::TempDir() + "/sweep_interrupt_" + std::to_string(sig);
+  std::remove((prefix + ".json").c_str());
+  // 6 micro-batches x (1 + 3 GPU counts x 2 collectives x 4 buckets x 2 overlaps) = 294.
+  const Interrupted r = run_and_signal(
+      {kVitsim,         "sweep",
+       "--cluster",     kSrc + "/platforms/tesla.json",
+       "--costs",       kSrc + "/tests/sim/fixtures/costs.json",
+       "--gpus",        "1,2,3,4",
+       "--micro-batch", "8,16,24,32,48,64",
+       "--collective",  "ring,tree",
+       "--bucket-mb",   "25,50,100,500",
+       "--overlap",     "off,on",
+       "--progress",    "always",
+       "--out",         prefix},
+      std::regex("vitsim sweep: 3/294 configurations, [0-9]+ s, about [0-9]+ s left"), sig);
+  ASSERT_EQ(r.exit_code, 128 + sig) << r.output;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      r.output, m,
+      std::regex("interrupted \\(signal " + std::to_string(sig) +
+                 "\\) after ([0-9]+) of 294 configurations; wrote the finished ones to")))
+      << r.output;
+  const int finished = std::stoi(m[1]);
+  EXPECT_GE(finished, 3);
+  EXPECT_LT(finished, 294);
+  const auto json = nlohmann::json::parse(slurp(prefix + ".json"));
+  EXPECT_EQ(json["configurations"].size(), static_cast<size_t>(finished));
+  EXPECT_EQ(json["context"]["interrupted"], true);
+  const std::string csv = slurp(prefix + ".csv");
+  EXPECT_NE(csv.find("1x mb8"), std::string::npos) << csv.substr(0, 300);
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, SweepInterrupt, ::testing::Values(SIGINT, SIGTERM),
+                         [](const auto& info) {
+                           return info.param == SIGINT ? "SIGINT" : "SIGTERM";
+                         });
+
+TEST(SimulateProgress, OneLinePerConfigurationWhenAsked) {
+  const std::string cmd = kVitsim + " simulate " + kSrc + "/scenarios/tesla-strong.json --costs " +
+                          kSrc + "/tests/sim/fixtures/costs.json --progress always 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  ASSERT_EQ(pclose(p), 0) << out;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(out, m, std::regex("vitsim simulate: ([0-9]+)/\\1 configurations")))
+      << out;
+  EXPECT_TRUE(
+      std::regex_search(out, std::regex("vitsim simulate: 1/[0-9]+ configurations, [0-9]+ s")))
+      << out;
+}
+
+}  // namespace
