@@ -26,15 +26,19 @@ std::string key_name(const Key& k) {
   return k.first + "/" + costmodel::to_string(k.second);
 }
 
+// gpus.json plus every cluster's own devices (costmodel::with_devices: a cluster's description
+// wins over gpus.json; between clusters declaring one id, the first cluster's).
 costmodel::DeviceCatalog merged_catalog(const costmodel::DeviceCatalog& catalog,
                                         const std::vector<schema::ClusterSpec>& clusters) {
-  costmodel::DeviceCatalog all = catalog;
+  std::vector<costmodel::DeviceSpec> own;
   for (const auto& c : clusters) {
     for (const auto& d : c.devices) {
-      if (!all.find(d.id)) all.devices.push_back(d);
+      bool seen = false;
+      for (const auto& o : own) seen = seen || o.id == d.id;
+      if (!seen) own.push_back(d);
     }
   }
-  return all;
+  return costmodel::with_devices(catalog, own);
 }
 
 std::vector<costmodel::LinkCost> fit_links(const std::vector<ProfileInput>& profiles,
@@ -49,7 +53,7 @@ std::vector<costmodel::LinkCost> fit_links(const std::vector<ProfileInput>& prof
         samples[a.link_class].push_back({a.ranks, p.message_bytes, p.time_s});
       std::string& f = files[a.link_class];
       if (f.find(in.file) == std::string::npos) f += (f.empty() ? "" : ", ") + in.file;
-      measured[a.link_class] = measured[a.link_class] || in.profile.source == "measured";
+      measured[a.link_class] = measured[a.link_class] || in.profile.source == CostSource::kMeasured;
     }
   }
   std::vector<costmodel::LinkCost> links;
@@ -307,7 +311,7 @@ DeviceCosts Pipeline::transfer(const Key& key) {
     c.optimizer.per_unit_s =
         kAdamBytesPerParameter / (fp32.memory_efficiency * spec->memory_bandwidth_bytes_per_s);
   }
-  const MemoryEstimate mem = estimate_memory(c.model, p);
+  const costmodel::MemoryEstimate mem = estimate_memory(c.model, p);
   c.memory_fixed_bytes = mem.fixed_bytes;
   c.memory_per_sample_bytes = mem.per_sample_bytes;
   HostCosts host = twin && twin->host_costs_known

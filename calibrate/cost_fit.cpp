@@ -14,6 +14,10 @@ namespace vitsim::calibrate {
 
 namespace {
 
+// Criteria equal to rounding (the same fit reached by two forms) keep the form tried first, the
+// one with fewer parameters: an extra parameter must improve AICc by more than this.
+constexpr double kAiccTie = 1e-12;
+
 int count_distinct(const std::vector<FitPoint>& pts) {
   std::set<double> xs;
   for (const auto& p : pts) xs.insert(p.x);
@@ -142,7 +146,7 @@ CostFit fit_batch_cost(const std::vector<FitPoint>& pts) {
   for (auto& [fit, k] : candidates) {
     const double rss = fit.residual_rel * fit.residual_rel * n;
     fit.aicc = aicc(rss, n, k);
-    if (fit.aicc < best_aicc - 1e-12) {
+    if (fit.aicc < best_aicc - kAiccTie) {
       best_aicc = fit.aicc;
       best = fit;
     }

@@ -2,10 +2,10 @@
 #include "calibrate/deepspeed_import.h"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 
 #include "calibrate/statistics.h"
+#include "costmodel/epoch.h"
 #include "schema/input_error.h"
 
 namespace vitsim::calibrate {
@@ -101,13 +101,6 @@ StepSamples kept_samples(const DeepSpeedLog& log, int64_t epoch_steps, bool sing
 
 }  // namespace
 
-int64_t steps_per_epoch(double data_fraction, int64_t images, int64_t ranks, int64_t micro_batch) {
-  // The study keeps the first int(p * images) images; DistributedSampler pads to a multiple of N.
-  const int64_t kept = static_cast<int64_t>(std::floor(data_fraction * images + 1e-9));
-  const int64_t per_rank = (kept + ranks - 1) / ranks;
-  return (per_rank + micro_batch - 1) / micro_batch;
-}
-
 LogSummary summarize_log(const DeepSpeedLog& log, const ImportOptions& o) {
   LogSummary s;
   s.file = log.file;
@@ -130,11 +123,15 @@ LogSummary summarize_log(const DeepSpeedLog& log, const ImportOptions& o) {
     throw InputError::at(log.file, "run directory", "a line like \".../p0.1_b16_e10\"", "none",
                          "pass --data-fraction to fix the epoch boundaries");
   }
-  s.steps_per_epoch = steps_per_epoch(s.data_fraction, o.train_images, s.world_size, s.micro_batch);
+  // The logs have no accumulation (refused above): a step is a micro-step.
+  s.steps_per_epoch = costmodel::steps_per_epoch(
+      s.data_fraction, o.train_images,
+      std::vector<int64_t>(static_cast<size_t>(s.world_size), s.micro_batch), 1);
   s.step_lines = static_cast<int64_t>(log.steps.size());
-  const int64_t kept = static_cast<int64_t>(std::floor(s.data_fraction * o.train_images + 1e-9));
-  const int64_t per_rank = (kept + s.world_size - 1) / s.world_size;
-  const bool partial_last = per_rank % s.micro_batch != 0 && s.steps_per_epoch > 2;
+  const bool partial_last =
+      costmodel::last_micro_step_is_partial(costmodel::images_used(s.data_fraction, o.train_images),
+                                            s.world_size, s.micro_batch) &&
+      s.steps_per_epoch > 2;
   const StepSamples x = kept_samples(log, s.steps_per_epoch, s.world_size == 1, partial_last);
   if (x.forward.empty()) {
     throw InputError::at(log.file, "step lines", "at least one step after the first of an epoch",
@@ -251,7 +248,7 @@ ImportResult import_deepspeed(const std::vector<DeepSpeedLog>& logs,
   schema::Profile& p = r.profile;
   p.device = dev.id;
   p.device_name = dev.name;
-  p.source = "imported";
+  p.source = costmodel::CostSource::kImported;
   p.precision = prec;
   p.model = graph.config;
   for (const auto& [b, summaries] : by_batch)
@@ -262,20 +259,21 @@ ImportResult import_deepspeed(const std::vector<DeepSpeedLog>& logs,
     a.ranks = ranks;
     a.backend = "deepspeed-nccl";
     a.points.push_back(
-        allreduce_point(static_cast<double>(graph.gradient_bytes()), median(times), ranks));
+        allreduce_point(static_cast<double>(graph.gradient_bytes(prec)), median(times), ranks));
     p.allreduce.push_back(a);
   }
   return r;
 }
 
-ImportResult import_compute_summary(const CsvTable& t, const costmodel::DeviceCatalog& catalog,
+ImportResult import_compute_summary(const schema::CsvTable& t,
+                                    const costmodel::DeviceCatalog& catalog,
                                     const ImportOptions& o) {
   t.require_columns({"gpu", "precision", "micro_batch_per_gpu", "fwd_ms_median",
                      "bwd_inner_ms_median", "optimizer_step_ms_median"});
   const costmodel::LayerGraph graph = build_layer_graph(require_model(o, t.file()));
   ImportResult r;
   schema::Profile& p = r.profile;
-  p.source = "imported";
+  p.source = costmodel::CostSource::kImported;
   p.model = graph.config;
   for (size_t i = 0; i < t.rows(); ++i) {
     const Device d = resolve_device(catalog, t.at(i, "gpu"));

@@ -1,7 +1,8 @@
 // `vitsim import-deepspeed`: DeepSpeed logs (deepspeed_log.h) and the study's compute summary CSV
 // become a profile (schema/profile.h, source "imported"). What is taken, what is dropped and why is
 // in docs/calibration.md ("Importing DeepSpeed logs"):
-//   - steps per epoch = ceil(ceil(p * images / N) / b) fixes the epoch boundaries; the first step
+//   - steps per epoch (costmodel/epoch.h, accumulation 1) fixes the epoch boundaries; the first
+//   step
 //     of every epoch (data-loader start, warm-up) and a partial last step are dropped;
 //   - medians of fwd, bwd_inner and step (optimizer) over the kept steps, split into layers by the
 //     layer graph's forward multiply-add shares (backward = 2x forward MACs per layer, so the same
@@ -21,10 +22,10 @@
 #include <string>
 #include <vector>
 
-#include "calibrate/csv_table.h"
 #include "calibrate/deepspeed_log.h"
 #include "costmodel/device_spec.h"
 #include "costmodel/layer_graph.h"
+#include "schema/csv_table.h"
 #include "schema/profile.h"
 
 namespace vitsim::calibrate {
@@ -61,9 +62,6 @@ struct ImportResult {
   std::vector<LogSummary> logs;
 };
 
-// steps_per_epoch = ceil(ceil(fraction * images / ranks) / micro_batch).
-int64_t steps_per_epoch(double data_fraction, int64_t images, int64_t ranks, int64_t micro_batch);
-
 // Medians of one log. Throws schema::InputError when the log cannot tell its micro-batch, world
 // size or data fraction and the options do not either.
 LogSummary summarize_log(const DeepSpeedLog& log, const ImportOptions& options);
@@ -79,7 +77,8 @@ ImportResult import_deepspeed(const std::vector<DeepSpeedLog>& logs,
 
 // Rows of a CSV with the columns of compute_summary.csv (gpu, precision, micro_batch_per_gpu,
 // fwd_ms_median, bwd_inner_ms_median, optimizer_step_ms_median): compute-only medians.
-ImportResult import_compute_summary(const CsvTable& table, const costmodel::DeviceCatalog& catalog,
+ImportResult import_compute_summary(const schema::CsvTable& table,
+                                    const costmodel::DeviceCatalog& catalog,
                                     const ImportOptions& options);
 
 nlohmann::json to_json(const LogSummary& s);

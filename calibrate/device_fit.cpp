@@ -15,16 +15,10 @@ namespace vitsim::calibrate {
 
 using costmodel::LinearCost;
 
-MemoryEstimate estimate_memory(const costmodel::ViTConfig& model, costmodel::Precision precision) {
-  const costmodel::LayerGraph g = build_layer_graph(model);
-  const double params = static_cast<double>(g.parameters());
-  double per_param = 4 + 4 + 8 + 4;
-  if (precision != costmodel::Precision::kFp32) per_param += 2;
-  MemoryEstimate m;
-  m.fixed_bytes = params * per_param + kRuntimeReserveBytes;
-  m.per_sample_bytes =
-      g.activation_bytes_per_sample(costmodel::activation_element_bytes(precision));
-  return m;
+costmodel::MemoryEstimate estimate_memory(const costmodel::ViTConfig& model,
+                                          costmodel::Precision precision) {
+  return costmodel::first_principles_memory(build_layer_graph(model), precision,
+                                            costmodel::Optimizer::kAdamW);
 }
 
 namespace {
@@ -83,7 +77,7 @@ struct GroupPoints {
 GroupPoints collect_points(const std::vector<const ProfileInput*>& group, double params) {
   GroupPoints g;
   for (const auto* in : group) {
-    g.any_measured = g.any_measured || in->profile.source == "measured";
+    g.any_measured = g.any_measured || in->profile.source == costmodel::CostSource::kMeasured;
     g.files += (g.files.empty() ? "" : ", ") + in->file;
     for (const auto& m : in->profile.compute) {
       const double b = static_cast<double>(m.micro_batch);
@@ -134,7 +128,7 @@ double fit_layers(const costmodel::LayerGraph& graph, GroupPoints& g, const std:
 bool fit_memory(const GroupPoints& g, costmodel::DeviceCosts& c) {
   std::set<double> mem_batches;
   for (const auto& p : g.mem) mem_batches.insert(p.x);
-  const MemoryEstimate est = estimate_memory(c.model, c.precision);
+  const costmodel::MemoryEstimate est = estimate_memory(c.model, c.precision);
   if (mem_batches.size() >= 2) {
     const CostFit f = fit_affine_absolute(g.mem);
     c.memory_fixed_bytes = f.cost.fixed_s;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "costmodel/cost_model.h"
+#include "costmodel/memory.h"
 #include "schema/profile.h"
 
 namespace vitsim::calibrate {
@@ -27,15 +28,10 @@ struct DeviceFit {
 // All profiles must share device, precision and model (else schema::InputError naming the file).
 DeviceFit fit_device(const std::vector<const ProfileInput*>& group);
 
-// First-principles peak memory of data-parallel training with AdamW (docs/cost-model.md,
-// "Memory"): fixed = parameters x (4 weight + 4 gradient + 8 Adam moments + 4 flat all-reduce
-// bucket [+ 2 fp16 weight copy under autocast]) + kRuntimeReserveBytes; per sample = the layer
-// graph's kept activations at the precision's element size.
-inline constexpr double kRuntimeReserveBytes = 512.0 * 1024 * 1024;  // CUDA context + allocator
-struct MemoryEstimate {
-  double fixed_bytes = 0;
-  double per_sample_bytes = 0;
-};
-MemoryEstimate estimate_memory(const costmodel::ViTConfig& model, costmodel::Precision precision);
+// The memory a cost model stores when no profile measured it: costmodel::first_principles_memory
+// with AdamW (cost models hold AdamW memory, the optimizer profiles are taken with; the simulator
+// moves it to another optimizer).
+costmodel::MemoryEstimate estimate_memory(const costmodel::ViTConfig& model,
+                                          costmodel::Precision precision);
 
 }  // namespace vitsim::calibrate

@@ -48,7 +48,7 @@ std::string normalize_placement(const std::string& text) {
   return t;
 }
 
-std::vector<MeasuredRun> measured_from_csv(const CsvTable& t) {
+std::vector<MeasuredRun> measured_from_csv(const schema::CsvTable& t) {
   t.require_columns({"cluster", "placement", "precision", "n_gpus", "micro_batch_per_gpu",
                      "dataset_fraction", "epoch_time_s"});
   std::vector<MeasuredRun> out;
@@ -106,7 +106,7 @@ MeasuredRun measured_from_run_log(const schema::RunLog& log, const std::string& 
 
 std::vector<MeasuredRun> read_measured(const std::string& path) {
   if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".csv") == 0) {
-    return measured_from_csv(CsvTable::read(path));
+    return measured_from_csv(schema::CsvTable::read(path));
   }
   return {measured_from_run_log(schema::read_run_log(path), path)};
 }

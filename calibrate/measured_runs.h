@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "calibrate/csv_table.h"
 #include "costmodel/precision.h"
+#include "schema/csv_table.h"
 #include "schema/prediction.h"
 #include "schema/run_log.h"
 
@@ -46,7 +46,7 @@ std::string normalize_cluster(const std::string& name);
 // "inter-node, 1 GPU per node" -> "inter-node", "intra-node (single node)" -> "intra-node".
 std::string normalize_placement(const std::string& text);
 
-std::vector<MeasuredRun> measured_from_csv(const CsvTable& table);
+std::vector<MeasuredRun> measured_from_csv(const schema::CsvTable& table);
 MeasuredRun measured_from_run_log(const schema::RunLog& log, const std::string& file);
 // By extension: .csv -> CSV rows; anything else -> a run log JSON.
 std::vector<MeasuredRun> read_measured(const std::string& path);

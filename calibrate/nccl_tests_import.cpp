@@ -104,7 +104,7 @@ NcclImportResult import_nccl_tests(const std::vector<NcclTestsOutput>& outputs,
     throw std::invalid_argument("--ranks must be >= 2 (an all-reduce of one rank moves nothing)");
   if (outputs.empty()) throw std::invalid_argument("no nccl-tests output given");
   NcclImportResult r;
-  r.profile.source = "imported";
+  r.profile.source = costmodel::CostSource::kImported;
   r.profile.precision = costmodel::Precision::kFp32;  // unused by all-reduce-only profiles
   set_device(outputs, catalog, opt, r.profile);
   std::set<int64_t> seen;

@@ -16,6 +16,12 @@ namespace vitsim::calibrate {
 
 namespace fs = std::filesystem;
 
+namespace {
+// Errors beyond +-10 % are shown in red: the accuracy a class of runs is held to (median signed
+// error within +-10 %), so a row past it is one to look at.
+constexpr double kErrorMarkPct = 10;
+}  // namespace
+
 std::string html_escape(const std::string& text) {
   std::string out;
   for (char c : text) {
@@ -94,7 +100,8 @@ std::string validation_section(const ValidationResult& v) {
         "class=l>{}</td></tr>\n",
         html_escape(r.key.cluster), html_escape(r.key.placement), r.key.gpus, r.key.micro_batch,
         r.key.data_fraction(), costmodel::to_string(r.key.precision), r.measured_s, r.predicted_s,
-        std::abs(r.error_pct) > 10 ? " class=bad" : "", r.error_pct, html_escape(r.scenario));
+        std::abs(r.error_pct) > kErrorMarkPct ? " class=bad" : "", r.error_pct,
+        html_escape(r.scenario));
   }
   h += "</table>\n";
   for (size_t i = 0; i < v.unmatched_measured.size(); ++i) {
@@ -113,7 +120,7 @@ std::string prediction_table(const schema::PredictionFile& p) {
   for (const auto& c : p.configurations) {
     std::string sources;
     for (const auto& [k, v] : c.cost_sources)
-      sources += (sources.empty() ? "" : ", ") + k + ": " + v;
+      sources += (sources.empty() ? "" : ", ") + k + ": " + costmodel::to_string(v);
     if (c.out_of_memory) {
       h += fmt::format(
           "<tr><td class=l>{}</td><td>{}</td><td>{}</td><td>{:g}</td><td class=l>{}</td>"

@@ -15,6 +15,10 @@ namespace vitsim::calibrate {
 
 namespace {
 
+// The per-rank breakdown draws one bar per rank: above 64 bars the labels overlap and the chart
+// says nothing, so the largest configuration with at most this many ranks is drawn.
+constexpr size_t kMaxRanksInBreakdown = 64;
+
 struct Point {
   double gpus = 0;
   double epoch_s = 0;
@@ -40,7 +44,7 @@ std::string series_title(const schema::TrainingConfig& c) {
   std::string t = fmt::format("{} b{} {}", c.placement.empty() ? "" : c.placement, c.micro_batch,
                               costmodel::to_string(c.precision));
   if (!c.scaling.empty()) t += " " + c.scaling;
-  if (c.collective != "ring") t += " " + c.collective;
+  if (c.collective != costmodel::Collective::kRing) t += std::string(" ") + to_string(c.collective);
   if (c.overlap) t += " overlap";
   if (c.accumulation > 1) t += fmt::format(" acc{}", c.accumulation);
   return t;
@@ -154,7 +158,7 @@ std::optional<Figure> draw_breakdown(const schema::PredictionFile& pred, const s
                                      const std::string& stem) {
   const schema::ConfigPrediction* big = nullptr;
   for (const auto& c : pred.configurations) {
-    if (c.out_of_memory || c.ranks.empty() || c.ranks.size() > 64) continue;
+    if (c.out_of_memory || c.ranks.empty() || c.ranks.size() > kMaxRanksInBreakdown) continue;
     if (!big || c.ranks.size() > big->ranks.size()) big = &c;
   }
   if (!big) return std::nullopt;

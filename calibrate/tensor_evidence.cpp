@@ -34,7 +34,8 @@ bool same_architecture(const costmodel::ViTConfig& a, const costmodel::ViTConfig
 }  // namespace
 
 std::optional<TensorEfficiencyEvidence> tensor_efficiency_from_timm(
-    const CsvTable& t, const costmodel::DeviceCatalog& catalog, const costmodel::ViTConfig& model) {
+    const schema::CsvTable& t, const costmodel::DeviceCatalog& catalog,
+    const costmodel::ViTConfig& model) {
   t.require_columns({"gpu", "precision", "model", "img_size", "samples_per_sec"});
   // Rows at the model's own image size when there are any (attention's share grows with tokens).
   bool same_size_exists = false;

@@ -9,9 +9,9 @@
 #include <optional>
 #include <string>
 
-#include "calibrate/csv_table.h"
 #include "costmodel/device_spec.h"
 #include "costmodel/vit_config.h"
+#include "schema/csv_table.h"
 
 namespace vitsim::calibrate {
 
@@ -25,7 +25,7 @@ struct TensorEfficiencyEvidence {
 // patch16_<size>, same width/depth/heads/patch) and a GPU of the catalog with a tensor peak.
 // nullopt when there is none.
 std::optional<TensorEfficiencyEvidence> tensor_efficiency_from_timm(
-    const CsvTable& table, const costmodel::DeviceCatalog& catalog,
+    const schema::CsvTable& table, const costmodel::DeviceCatalog& catalog,
     const costmodel::ViTConfig& model);
 
 }  // namespace vitsim::calibrate

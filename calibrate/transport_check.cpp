@@ -71,7 +71,7 @@ double bus_factor(int64_t ranks) {
   return 2.0 * static_cast<double>(ranks - 1) / static_cast<double>(ranks);
 }
 
-TransportCheckRow check_dataset(const PublicTransportCase& c, const CsvTable& m,
+TransportCheckRow check_dataset(const PublicTransportCase& c, const schema::CsvTable& m,
                                 const costmodel::TransportParameters& p, TransportCheckRow row) {
   const costmodel::LinkProvenance model = model_of(c, p);
   const double bw = model.bandwidth_bytes_per_s * c.parallel_links;
@@ -102,7 +102,7 @@ TransportCheckRow check_dataset(const PublicTransportCase& c, const CsvTable& m,
   return row;
 }
 
-TransportCheckRow check_summary(const PublicTransportCase& c, const CsvTable& s,
+TransportCheckRow check_summary(const PublicTransportCase& c, const schema::CsvTable& s,
                                 const costmodel::TransportParameters& p, TransportCheckRow row) {
   for (size_t i = 0; i < s.rows(); ++i) {
     if (s.at(i, "setup").rfind(c.dataset, 0) != 0) continue;
@@ -178,8 +178,8 @@ std::vector<PublicTransportCase> public_transport_cases() {
   return c;
 }
 
-std::vector<TransportCheckRow> check_transports(const CsvTable& measurements,
-                                                const CsvTable& summary_points,
+std::vector<TransportCheckRow> check_transports(const schema::CsvTable& measurements,
+                                                const schema::CsvTable& summary_points,
                                                 const costmodel::TransportParameters& params) {
   measurements.require_columns({"dataset", "n_gpus", "size_bytes", "ip_busbw_GBps"});
   summary_points.require_columns({"setup", "value_GBps"});

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "calibrate/csv_table.h"
 #include "costmodel/transport_model.h"
+#include "schema/csv_table.h"
 
 namespace vitsim::calibrate {
 
@@ -45,8 +45,8 @@ struct TransportCheckRow {
 inline constexpr double kCheckMinBytes = 16.0 * 1024 * 1024;
 
 // One row per case (excluded cases too, with zero errors and their reason).
-std::vector<TransportCheckRow> check_transports(const CsvTable& measurements,
-                                                const CsvTable& summary_points,
+std::vector<TransportCheckRow> check_transports(const schema::CsvTable& measurements,
+                                                const schema::CsvTable& summary_points,
                                                 const costmodel::TransportParameters& params);
 
 // The same for a measured all-reduce of the study (one point: ranks, message, median time).

@@ -7,8 +7,8 @@
 
 #include "calibrate/calibrator.h"
 #include "cli/commands.h"
-#include "cli/list_options.h"
-#include "cli/run_app.h"
+#include "clikit/list_options.h"
+#include "clikit/run_app.h"
 #include "schema/cluster.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
@@ -78,13 +78,13 @@ int cmd_calibrate(int argc, char** argv) {
                  "timm training benchmark CSV giving tensor-core efficiency for fp16/bf16 "
                  "(\"\" = none: fp32 efficiency)")
       ->capture_default_str();
-  return run_app(app, argc, argv, [&] {
+  return clikit::run_app(app, argc, argv, [&] {
     const auto catalog = schema::read_gpus(gpus_path);
     std::vector<calibrate::ProfileInput> profiles;
     for (const auto& f : inputs) profiles.push_back({f, schema::read_profile(f)});
     calibrate::CalibrateOptions opt;
-    opt.precisions = parse_list<costmodel::Precision>(precisions, "precisions",
-                                                      costmodel::parse_precision, true);
+    opt.precisions = clikit::parse_list<costmodel::Precision>(precisions, "precisions",
+                                                              costmodel::parse_precision, true);
     for (const auto& f : clusters) opt.clusters.push_back(schema::read_cluster(f));
     if (!timm.empty() && !profiles.empty()) {
       const calibrate::ProfileInput* with_model = nullptr;
@@ -93,7 +93,7 @@ int cmd_calibrate(int argc, char** argv) {
       }
       if (with_model) {
         opt.tensor_evidence = calibrate::tensor_efficiency_from_timm(
-            calibrate::CsvTable::read(timm), catalog, *with_model->profile.model);
+            schema::CsvTable::read(timm), catalog, *with_model->profile.model);
       }
     }
     const calibrate::Calibration cal = calibrate::calibrate(profiles, catalog, opt);

@@ -8,8 +8,8 @@
 
 #include "calibrate/deepspeed_import.h"
 #include "cli/commands.h"
-#include "cli/model_options.h"
-#include "cli/run_app.h"
+#include "clikit/model_options.h"
+#include "clikit/run_app.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
 
@@ -49,7 +49,7 @@ int cmd_import_deepspeed(int argc, char** argv) {
   std::vector<std::string> inputs;
   std::string out, gpus_path = schema::default_gpus_path(), precision;
   calibrate::ImportOptions opt;
-  ModelOptions model;
+  clikit::ModelOptions model;
   std::optional<double> fraction;
   app.add_option("inputs", inputs, "DeepSpeed log files (or compute-summary .csv files)")
       ->required()
@@ -58,7 +58,7 @@ int cmd_import_deepspeed(int argc, char** argv) {
   app.add_option("--gpu", opt.gpu,
                  "device id or name (gpus.json or a cluster's own device); "
                  "required when the log names no GPU");
-  add_model_options(app, model);
+  clikit::add_model_options(app, model);
   app.add_option("--precision", precision, "fp32|fp16|bf16, when the log does not echo it");
   app.add_option("--link-class", opt.link_class,
                  "link class the ranks of a multi-rank log talked over (e.g. tesla-10gbe)");
@@ -67,7 +67,7 @@ int cmd_import_deepspeed(int argc, char** argv) {
   app.add_option("--images", opt.train_images, "training images before the fraction")
       ->capture_default_str();
   app.add_option("--gpus", gpus_path, "device catalog")->capture_default_str();
-  return run_app(app, argc, argv, [&] {
+  return clikit::run_app(app, argc, argv, [&] {
     // The preset has a default for other commands; here it must be said (logs do not name it).
     if (app.count("--model") > 0) opt.model = model.resolve();
     if (!precision.empty()) opt.precision = costmodel::parse_precision(precision);
@@ -77,8 +77,7 @@ int cmd_import_deepspeed(int argc, char** argv) {
     if (ends_with(inputs.front(), ".csv")) {
       if (inputs.size() != 1)
         throw std::invalid_argument("import one compute-summary CSV at a time");
-      r = calibrate::import_compute_summary(calibrate::CsvTable::read(inputs.front()), catalog,
-                                            opt);
+      r = calibrate::import_compute_summary(schema::CsvTable::read(inputs.front()), catalog, opt);
     } else {
       std::vector<calibrate::DeepSpeedLog> logs;
       for (const auto& f : inputs) logs.push_back(calibrate::parse_deepspeed_log(f));

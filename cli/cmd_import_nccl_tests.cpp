@@ -8,7 +8,7 @@
 
 #include "calibrate/nccl_tests_import.h"
 #include "cli/commands.h"
-#include "cli/run_app.h"
+#include "clikit/run_app.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
 
@@ -57,7 +57,7 @@ int cmd_import_nccl_tests(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--gpu", opt.gpu, "device id recorded (default: the GPU the rank lines name)");
   app.add_option("--gpus", gpus_path, "device catalog")->capture_default_str();
-  return run_app(app, argc, argv, [&] {
+  return clikit::run_app(app, argc, argv, [&] {
     if (columns != "in-place" && columns != "out-of-place")
       throw std::invalid_argument("--columns must be in-place or out-of-place, not '" + columns +
                                   "'");

@@ -5,14 +5,17 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/model_options.h"
-#include "cli/run_app.h"
+#include "clikit/model_options.h"
+#include "clikit/run_app.h"
 #include "costmodel/layer_graph.h"
 #include "schema/model_io.h"
 
 namespace vitsim::cli {
 
 namespace {
+
+// The table and the JSON show fp32 figures (the layer graph's default element size).
+constexpr costmodel::Precision kFp32 = costmodel::Precision::kFp32;
 
 std::string with_commas(int64_t n) {
   std::string s = std::to_string(n);
@@ -28,9 +31,13 @@ nlohmann::json to_json(const costmodel::LayerGraph& g) {
                       {"parameters", l.parameters},
                       {"forward_mac_per_sample", l.forward_mac_per_sample},
                       {"forward_flop_per_sample", l.forward_flop_per_sample()},
+                      {"backward_flop_per_sample", 2 * l.backward_mac_per_sample()},
                       {"activation_bytes_per_sample", l.activation_bytes_per_sample()},
-                      {"gradient_bytes", l.gradient_bytes()}});
+                      {"gradient_bytes", l.gradient_bytes(kFp32)}});
   }
+  // The layer graph's backward rule, summed: the PyTorch comparison's MFU reads it (docs/gpu.md).
+  double backward_mac = 0;
+  for (const auto& l : g.layers) backward_mac += l.backward_mac_per_sample();
   return {{"model", schema::write_model(g.config)},
           {"flop_convention", "MAC = one multiply-add; FLOP = 2 x MAC"},
           {"activation_element_bytes", 4},
@@ -39,8 +46,9 @@ nlohmann::json to_json(const costmodel::LayerGraph& g) {
            {{"parameters", g.parameters()},
             {"forward_mac_per_sample", g.forward_mac_per_sample()},
             {"forward_flop_per_sample", 2 * g.forward_mac_per_sample()},
+            {"backward_flop_per_sample", 2 * backward_mac},
             {"activation_bytes_per_sample", g.activation_bytes_per_sample()},
-            {"gradient_bytes", g.gradient_bytes()}}}};
+            {"gradient_bytes", g.gradient_bytes(kFp32)}}}};
 }
 
 void print_table(const costmodel::LayerGraph& g) {
@@ -57,18 +65,19 @@ void print_table(const costmodel::LayerGraph& g) {
     std::cout << fmt::format("{:<20} {:<12} {:>12} {:>14.4f} {:>16.3f} {:>12.3f}\n", l.name,
                              costmodel::to_string(l.kind), l.parameters,
                              l.forward_mac_per_sample / 1e9, l.activation_bytes_per_sample() / 1e6,
-                             l.gradient_bytes() / 1e6);
+                             l.gradient_bytes(kFp32) / 1e6);
   }
   std::cout << fmt::format("{:<20} {:<12} {:>12} {:>14.4f} {:>16.3f} {:>12.3f}\n", "total", "",
                            g.parameters(), g.forward_mac_per_sample() / 1e9,
-                           g.activation_bytes_per_sample() / 1e6, g.gradient_bytes() / 1e6);
+                           g.activation_bytes_per_sample() / 1e6, g.gradient_bytes(kFp32) / 1e6);
   std::cout << "\nparameters:           " << with_commas(g.parameters()) << "\n"
             << fmt::format(
                    "forward per sample:   {:.2f} GMAC = {:.2f} GFLOP (FLOP = 2 x multiply-add)\n",
                    g.forward_mac_per_sample() / 1e9, 2 * g.forward_mac_per_sample() / 1e9)
             << fmt::format("activations kept:     {:.1f} MB per sample (fp32; half in fp16/bf16)\n",
                            g.activation_bytes_per_sample() / 1e6)
-            << fmt::format("gradient (fp32):      {} bytes\n", with_commas(g.gradient_bytes()));
+            << fmt::format("gradient (fp32):      {} bytes\n",
+                           with_commas(g.gradient_bytes(kFp32)));
 }
 
 }  // namespace
@@ -78,11 +87,11 @@ int cmd_model(int argc, char** argv) {
       "Print the layer graph of a ViT: per layer parameters, forward multiply-adds and "
       "activation memory, in execution order, with totals.",
       "vitsim model"};
-  ModelOptions model;
+  clikit::ModelOptions model;
   bool json = false;
-  add_model_options(app, model, /*positional=*/true);
+  clikit::add_model_options(app, model, /*positional=*/true);
   app.add_flag("--json", json, "print JSON instead of the table");
-  return run_app(app, argc, argv, [&] {
+  return clikit::run_app(app, argc, argv, [&] {
     const auto graph = costmodel::build_layer_graph(model.resolve());
     if (json) {
       std::cout << to_json(graph).dump(2) << "\n";

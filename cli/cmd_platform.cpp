@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/run_app.h"
+#include "clikit/run_app.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
@@ -35,7 +35,7 @@ int cmd_platform(int argc, char** argv) {
   app.add_option("--transports", transports_path, "transport model parameters")
       ->capture_default_str();
   app.add_option("--gpus-json", gpus_json, "device catalog")->capture_default_str();
-  return run_app(app, argc, argv, [&] {
+  return clikit::run_app(app, argc, argv, [&] {
     schema::ClusterSpec cluster = schema::read_cluster(cluster_path);
     sim::check_cluster_devices(cluster, schema::read_gpus(gpus_json));
     if (nodes) cluster = sim::with_node_count(cluster, *nodes);
@@ -49,7 +49,8 @@ int cmd_platform(int argc, char** argv) {
     int64_t gpus = 0;
     for (const auto& n : plan.nodes) gpus += static_cast<int64_t>(n.gpu_hosts.size());
     std::cout << fmt::format("{}: {} node(s), {} GPU(s), {} link(s), topology {}\n", cluster.name,
-                             plan.nodes.size(), gpus, plan.links.size(), plan.topology);
+                             plan.nodes.size(), gpus, plan.links.size(),
+                             schema::to_string(plan.topology));
     const char* row = "{:<24} {:<22} {:>12} {:>12} {:<10}\n";
     std::cout << fmt::format(row, "link", "class", "bandwidth", "latency", "figures");
     std::cout << fmt::format(row, "", "", "GB/s", "us", "");

@@ -4,9 +4,10 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/list_options.h"
-#include "cli/model_options.h"
-#include "cli/run_app.h"
+#include "clikit/list_options.h"
+#include "clikit/model_options.h"
+#include "clikit/run_app.h"
+#include "costmodel/buckets.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
@@ -31,7 +32,7 @@ struct PredictArgs {
   bool json = false, crosstraffic = false;
 };
 
-void add_options(CLI::App& app, PredictArgs& a, ModelOptions& model) {
+void add_options(CLI::App& app, PredictArgs& a, clikit::ModelOptions& model) {
   app.add_option("--cluster", a.cluster, "cluster file (platforms/*.json)")
       ->required()
       ->check(CLI::ExistingFile);
@@ -49,7 +50,7 @@ void add_options(CLI::App& app, PredictArgs& a, ModelOptions& model) {
                              "set for --gpus, else nodes filled in order)");
   app.add_option("--hosts", a.hosts, "explicit hosts, one per rank, comma-separated")
       ->excludes(gpn);
-  add_model_options(app, model);
+  clikit::add_model_options(app, model);
   app.add_option("--precision", a.precision, "fp32 | fp16 | bf16")->capture_default_str();
   app.add_option("--micro-batch", a.micro_batch, "samples per rank and micro-step")
       ->capture_default_str();
@@ -68,7 +69,9 @@ void add_options(CLI::App& app, PredictArgs& a, ModelOptions& model) {
   app.add_option("--collective", a.collective, "ring | tree | hierarchical")->capture_default_str();
   app.add_option("--collective-level", a.level, "step | flow | auto (flow above 64 ranks)")
       ->capture_default_str();
-  app.add_option("--bucket-mb", a.bucket_mb, "gradient bucket, MB (1e6 bytes)")
+  app.add_option("--bucket-mb", a.bucket_mb,
+                 "gradient bucket: closes once it holds >= this, MiB (2^20 bytes, as PyTorch "
+                 "DDP's bucket_cap_mb and vitsim-train --bucket-mb)")
       ->capture_default_str();
   app.add_option("--steps", a.steps, "steps simulated; the epoch extrapolates the last")
       ->capture_default_str();
@@ -88,25 +91,24 @@ schema::TrainingConfig to_config(const PredictArgs& a) {
   c.gpus = a.gpus;
   c.nodes = a.nodes;
   c.gpus_per_node = a.gpus_per_node;
-  c.hosts = split_list(a.hosts);
+  c.hosts = clikit::split_list(a.hosts);
   if (!c.hosts.empty() && static_cast<int64_t>(c.hosts.size()) != a.gpus) {
     throw std::invalid_argument("--hosts lists " + std::to_string(c.hosts.size()) +
                                 " hosts for --gpus " + std::to_string(a.gpus) + " (one per rank)");
   }
-  c.precision = costmodel::parse_precision(a.precision);
+  c.precision = clikit::parse_option(a.precision, "precision", costmodel::parse_precision);
   c.micro_batch = a.micro_batch;
   c.per_rank_micro_batch =
-      parse_list<int64_t>(a.per_rank, "per-rank-micro-batch", parse_integer, true);
+      clikit::parse_list<int64_t>(a.per_rank, "per-rank-micro-batch", clikit::parse_integer, true);
   c.accumulation = a.accumulation;
   c.images = a.images;
   c.data_fraction = a.data_fraction;
-  c.optimizer = a.optimizer;
-  if (a.overlap != "on" && a.overlap != "off")
-    throw std::invalid_argument("--overlap must be on or off");
-  c.overlap = a.overlap == "on";
-  c.collective = a.collective;
-  c.collective_level = a.level;
-  c.bucket_bytes = a.bucket_mb * 1e6;
+  c.optimizer = clikit::parse_option(a.optimizer, "optimizer", costmodel::parse_optimizer);
+  c.overlap = clikit::parse_option(a.overlap, "overlap", clikit::parse_on_off);
+  c.collective = clikit::parse_option(a.collective, "collective", costmodel::parse_collective);
+  c.collective_level =
+      clikit::parse_option(a.level, "collective-level", costmodel::parse_collective_level);
+  c.bucket_bytes = a.bucket_mb * costmodel::kMiB;
   c.label = "predict";
   return c;
 }
@@ -120,10 +122,10 @@ int cmd_predict(int argc, char** argv) {
       "waiting, and whether it fits in device memory.",
       "vitsim predict"};
   PredictArgs a;
-  ModelOptions model;
+  clikit::ModelOptions model;
   add_options(app, a, model);
   const std::vector<std::string> args(argv, argv + argc);
-  return run_app(app, argc, argv, [&] {
+  return clikit::run_app(app, argc, argv, [&] {
     const schema::ClusterSpec cluster = schema::read_cluster(a.cluster);
     const costmodel::DeviceCatalog catalog = schema::read_gpus(a.gpus_json);
     const schema::CostModelFile costs = schema::read_cost_model(a.costs);

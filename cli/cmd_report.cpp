@@ -5,7 +5,7 @@
 
 #include "calibrate/report.h"
 #include "cli/commands.h"
-#include "cli/run_app.h"
+#include "clikit/run_app.h"
 #include "schema/cost_model_io.h"
 
 namespace vitsim::cli {
@@ -28,7 +28,7 @@ int cmd_report(int argc, char** argv) {
   app.add_option("--out", out, "output folder (report.html, figures/)")->required();
   app.add_option("--title", title, "page title")->capture_default_str();
   app.add_option("--note", notes, "a paragraph to show at the top (repeatable)");
-  return run_app(app, argc, argv, [&] {
+  return clikit::run_app(app, argc, argv, [&] {
     calibrate::ReportInputs in;
     in.title = title;
     in.notes = notes;

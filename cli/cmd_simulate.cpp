@@ -4,10 +4,11 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/run_app.h"
+#include "clikit/run_app.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
+#include "schema/prediction_csv.h"
 #include "schema/transports_io.h"
 #include "sim/link_provenance.h"
 #include "sim/prediction_table.h"
@@ -43,7 +44,7 @@ int cmd_simulate(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--crosstraffic", crosstraffic, "SimGrid network/crosstraffic on");
   const std::vector<std::string> args(argv, argv + argc);
-  return run_app(app, argc, argv, [&] {
+  return clikit::run_app(app, argc, argv, [&] {
     const schema::Scenario scenario = schema::read_scenario(scenario_path);
     const schema::ClusterSpec cluster =
         schema::read_cluster(schema::scenario_cluster_path(scenario));
@@ -72,7 +73,7 @@ int cmd_simulate(int argc, char** argv) {
               << sim::prediction_table(p.configurations);
     if (!out_prefix.empty()) {
       schema::write_prediction(out_prefix + ".json", p);
-      schema::write_file_atomic(out_prefix + ".csv", sim::prediction_csv(p.configurations));
+      schema::write_file_atomic(out_prefix + ".csv", schema::ranks_csv(p.configurations));
       std::cerr << "vitsim simulate: wrote " << out_prefix << ".json and " << out_prefix
                 << ".csv\n";
     }

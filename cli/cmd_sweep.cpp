@@ -3,13 +3,14 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/list_options.h"
-#include "cli/model_options.h"
-#include "cli/run_app.h"
+#include "clikit/list_options.h"
+#include "clikit/model_options.h"
+#include "clikit/run_app.h"
+#include "costmodel/buckets.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
-#include "sim/collectives.h"
+#include "schema/prediction_csv.h"
 #include "sim/prediction_table.h"
 #include "sim/sweep.h"
 
@@ -25,7 +26,7 @@ struct SweepArgs {
   double data_fraction = 1.0;
 };
 
-void add_options(CLI::App& app, SweepArgs& a, ModelOptions& model) {
+void add_options(CLI::App& app, SweepArgs& a, clikit::ModelOptions& model) {
   app.add_option("--cluster", a.cluster, "cluster file")->required()->check(CLI::ExistingFile);
   app.add_option("--costs", a.costs, "cost model")->required()->check(CLI::ExistingFile);
   app.add_option("--gpus-json", a.gpus_json, "device catalog")->capture_default_str();
@@ -36,7 +37,8 @@ void add_options(CLI::App& app, SweepArgs& a, ModelOptions& model) {
       ->capture_default_str();
   app.add_option("--collective", a.collectives, "collectives: ring,tree,hierarchical")
       ->capture_default_str();
-  app.add_option("--bucket-mb", a.buckets, "bucket sizes, MB (1e6 bytes), comma-separated")
+  app.add_option("--bucket-mb", a.buckets,
+                 "gradient bucket sizes, MiB (2^20 bytes, as vitsim predict), comma-separated")
       ->capture_default_str();
   app.add_option("--overlap", a.overlaps, "off,on")->capture_default_str();
   app.add_option("--collective-level", a.level, "step | flow | auto")->capture_default_str();
@@ -46,34 +48,32 @@ void add_options(CLI::App& app, SweepArgs& a, ModelOptions& model) {
   app.add_option("--data-fraction", a.data_fraction, "fraction of the images used")
       ->capture_default_str();
   app.add_option("--out", a.out_prefix, "write PREFIX.json and PREFIX.csv");
-  add_model_options(app, model);
+  clikit::add_model_options(app, model);
 }
 
 sim::SweepSpec to_spec(const SweepArgs& a) {
   sim::SweepSpec spec;
   spec.base.nodes = a.nodes;
   spec.base.gpus_per_node = a.gpus_per_node;
-  spec.base.precision = costmodel::parse_precision(a.precision);
+  spec.base.precision = clikit::parse_option(a.precision, "precision", costmodel::parse_precision);
   spec.base.images = a.images;
   spec.base.data_fraction = a.data_fraction;
-  spec.base.collective_level = a.level;
-  spec.gpus = parse_list<int64_t>(a.gpus, "gpus", parse_integer);
-  spec.micro_batches = parse_list<int64_t>(a.micro_batches, "micro-batch", parse_integer);
-  spec.collectives = parse_list<std::string>(a.collectives, "collective", [](const std::string& s) {
-    sim::parse_collective(s);
-    return s;
+  spec.base.collective_level =
+      clikit::parse_option(a.level, "collective-level", costmodel::parse_collective_level);
+  spec.gpus = clikit::parse_list<int64_t>(a.gpus, "gpus", clikit::parse_integer);
+  spec.micro_batches =
+      clikit::parse_list<int64_t>(a.micro_batches, "micro-batch", clikit::parse_integer);
+  spec.collectives = clikit::parse_list<costmodel::Collective>(a.collectives, "collective",
+                                                               costmodel::parse_collective);
+  spec.bucket_bytes = clikit::parse_list<double>(a.buckets, "bucket-mb", [](const std::string& s) {
+    return clikit::parse_number(s) * costmodel::kMiB;
   });
-  spec.bucket_bytes = parse_list<double>(
-      a.buckets, "bucket-mb", [](const std::string& s) { return parse_number(s) * 1e6; });
-  spec.overlaps = parse_list<bool>(a.overlaps, "overlap", [](const std::string& s) {
-    if (s != "on" && s != "off") throw std::invalid_argument("expected on or off");
-    return s == "on";
-  });
-  spec.goal = a.goal;
+  spec.overlaps = clikit::parse_list<bool>(a.overlaps, "overlap", clikit::parse_on_off);
+  spec.goal = clikit::parse_option(a.goal, "goal", sim::parse_sweep_goal);
   return spec;
 }
 
-void print_sweep(const sim::SweepResult& r, const std::string& goal) {
+void print_sweep(const sim::SweepResult& r, sim::SweepGoal goal) {
   std::cout << sim::prediction_table(r.predictions.configurations);
   for (const auto& s : r.skipped) std::cerr << "vitsim sweep: skipped " << s << "\n";
   if (r.best < 0) {
@@ -81,9 +81,9 @@ void print_sweep(const sim::SweepResult& r, const std::string& goal) {
     return;
   }
   const auto& b = r.predictions.configurations[static_cast<size_t>(r.best)];
-  std::cout << "\nbest (" << goal << "): " << b.config.label << ": epoch " << b.epoch_time_s
-            << " s, step " << b.step_time_s << " s, efficiency " << 100 * b.parallel_efficiency
-            << " %\n";
+  std::cout << "\nbest (" << sim::to_string(goal) << "): " << b.config.label << ": epoch "
+            << b.epoch_time_s << " s, step " << b.step_time_s << " s, efficiency "
+            << 100 * b.parallel_efficiency << " %\n";
 }
 
 }  // namespace
@@ -95,10 +95,10 @@ int cmd_sweep(int argc, char** argv) {
       "efficiency against one GPU).",
       "vitsim sweep"};
   SweepArgs a;
-  ModelOptions model;
+  clikit::ModelOptions model;
   add_options(app, a, model);
   const std::vector<std::string> args(argv, argv + argc);
-  return run_app(app, argc, argv, [&] {
+  return clikit::run_app(app, argc, argv, [&] {
     const sim::SweepSpec spec = to_spec(a);
     const schema::ClusterSpec cluster = schema::read_cluster(a.cluster);
     const costmodel::DeviceCatalog catalog = schema::read_gpus(a.gpus_json);
@@ -107,11 +107,11 @@ int cmd_sweep(int argc, char** argv) {
     sim::SweepResult r =
         sim::run_sweep(spec, cluster, catalog, model.resolve(), costs.costs, options);
     r.predictions.context = schema::make_context("vitsim", args);
-    print_sweep(r, a.goal);
+    print_sweep(r, spec.goal);
     if (!a.out_prefix.empty()) {
       schema::write_prediction(a.out_prefix + ".json", r.predictions);
       schema::write_file_atomic(a.out_prefix + ".csv",
-                                sim::prediction_csv(r.predictions.configurations));
+                                schema::ranks_csv(r.predictions.configurations));
     }
     return 0;
   });

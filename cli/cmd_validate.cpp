@@ -7,7 +7,7 @@
 
 #include "calibrate/validation.h"
 #include "cli/commands.h"
-#include "cli/run_app.h"
+#include "clikit/run_app.h"
 #include "schema/json_file.h"
 
 namespace vitsim::cli {
@@ -30,7 +30,7 @@ int cmd_validate(int argc, char** argv) {
   app.add_option("--max-median-error-pct", max_median,
                  "exit 1 when the median absolute error exceeds this (default: never fail)");
   app.add_option("-o,--output", out, "also write the table to this text file");
-  return run_app(app, argc, argv, [&] {
+  return clikit::run_app(app, argc, argv, [&] {
     std::vector<calibrate::MeasuredRun> measured;
     for (const auto& f : measured_files) {
       for (auto& m : calibrate::read_measured(f)) measured.push_back(m);

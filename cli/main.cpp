@@ -1,11 +1,11 @@
 // vitsim: predicts how fast a Vision Transformer trains on a cluster, before it is booked.
 // Dispatches to one subcommand per file (cmd_*.cpp); see `vitsim --help`.
 #include "cli/commands.h"
-#include "cli/subcommands.h"
+#include "clikit/subcommands.h"
 
 namespace {
 
-const vitsim::cli::Subcommand kCommands[] = {
+const vitsim::clikit::Subcommand kCommands[] = {
     {"model", vitsim::cli::cmd_model, "print a ViT's layer graph: parameters, MACs, activations"},
     {"platform", vitsim::cli::cmd_platform,
      "check a cluster file; export its SimGrid XML platform"},
@@ -24,7 +24,7 @@ const vitsim::cli::Subcommand kCommands[] = {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return vitsim::cli::dispatch(
+  return vitsim::clikit::dispatch(
       "vitsim", "Predicts data-parallel ViT training time on heterogeneous GPU clusters (SimGrid).",
       "vitsim <command> [options]   (vitsim <command> --help for its options)", kCommands, argc,
       argv);

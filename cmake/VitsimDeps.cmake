@@ -1,15 +1,20 @@
 # Finds vitsim's dependencies; each optional part reports what it lacks instead of failing.
-find_package(PkgConfig REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 CONFIG QUIET)
-find_package(fmt QUIET)
+find_package(fmt REQUIRED)  # schema formats its CSV numbers with it
 find_package(Threads REQUIRED)
 
 set(VITSIM_HAVE_SIM OFF)
 if(VITSIM_BUILD_SIM)
-  pkg_check_modules(SimGrid IMPORTED_TARGET simgrid>=3.30)
+  # pkg-config only here: the trainer-only GPU build runs where there may be none.
+  find_package(PkgConfig QUIET)
+  if(PkgConfig_FOUND)
+    pkg_check_modules(SimGrid IMPORTED_TARGET simgrid>=3.30)
+  endif()
   find_package(Eigen3 3.3 NO_MODULE QUIET)
-  if(NOT SimGrid_FOUND)
+  if(NOT PkgConfig_FOUND)
+    message(WARNING "vitsim: pkg-config not found (it finds SimGrid): vitsim is not built. Run scripts/install-deps.")
+  elseif(NOT SimGrid_FOUND)
     message(WARNING "vitsim: SimGrid >= 3.30 not found (pkg-config simgrid): vitsim is not built. Run scripts/install-deps.")
   elseif(NOT Eigen3_FOUND)
     message(WARNING "vitsim: Eigen3 not found: vitsim is not built. Run scripts/install-deps.")

@@ -1,3 +1,4 @@
+// Datasheet lookups and the catalog merge (see device_spec.h).
 #include "costmodel/device_spec.h"
 
 #include <algorithm>
@@ -35,6 +36,17 @@ const DeviceSpec* DeviceCatalog::find(const std::string& id_or_name) const {
 std::vector<std::string> DeviceCatalog::ids() const {
   std::vector<std::string> out;
   for (const auto& d : devices) out.push_back(d.id);
+  return out;
+}
+
+DeviceCatalog with_devices(const DeviceCatalog& catalog, const std::vector<DeviceSpec>& specific) {
+  DeviceCatalog out;
+  out.devices = specific;
+  for (const auto& d : catalog.devices) {
+    bool replaced = false;
+    for (const auto& s : specific) replaced = replaced || s.id == d.id;
+    if (!replaced) out.devices.push_back(d);
+  }
   return out;
 }
 

@@ -37,4 +37,10 @@ struct DeviceCatalog {
   std::vector<std::string> ids() const;
 };
 
+// The catalog with `specific` devices (a cluster file's own "devices") added, in front. On an id
+// clash the specific description wins: a cluster file describes the cards that cluster has
+// (memory size, clocks of that board), gpus.json a reference board of the type. The one home of
+// this precedence (simulator and calibration both merge through it).
+DeviceCatalog with_devices(const DeviceCatalog& catalog, const std::vector<DeviceSpec>& specific);
+
 }  // namespace vitsim::costmodel

@@ -48,8 +48,8 @@ double LayerGraph::activation_bytes_per_sample(int element_bytes) const {
   return n;
 }
 
-int64_t LayerGraph::gradient_bytes() const {
-  return parameters() * 4;
+int64_t LayerGraph::gradient_bytes(Precision precision) const {
+  return parameters() * gradient_bytes_per_parameter(precision);
 }
 
 int LayerGraph::find(const std::string& name) const {

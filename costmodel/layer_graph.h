@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/precision.h"
 #include "costmodel/vit_config.h"
 
 namespace vitsim::costmodel {
@@ -40,7 +41,10 @@ struct Layer {
   double activation_bytes_per_sample(int element_bytes = 4) const {
     return activation_elements_per_sample * element_bytes;
   }
-  int64_t gradient_bytes() const { return parameters * 4; }  // fp32 gradients (AMP keeps fp32)
+  // Gradient bytes all-reduced for this layer (gradient_bytes_per_parameter, precision.h).
+  int64_t gradient_bytes(Precision precision) const {
+    return parameters * gradient_bytes_per_parameter(precision);
+  }
 };
 
 struct LayerGraph {
@@ -50,7 +54,7 @@ struct LayerGraph {
   int64_t parameters() const;
   double forward_mac_per_sample() const;
   double activation_bytes_per_sample(int element_bytes = 4) const;
-  int64_t gradient_bytes() const;
+  int64_t gradient_bytes(Precision precision) const;
   // Index of the layer with this name, or -1.
   int find(const std::string& name) const;
 };

@@ -27,4 +27,14 @@ int activation_element_bytes(Precision p) {
   return p == Precision::kFp32 ? 4 : 2;
 }
 
+int gradient_bytes_per_parameter(Precision p) {
+  switch (p) {
+    case Precision::kFp32:
+    case Precision::kFp16:  // autocast: fp32 gradients
+    case Precision::kBf16:
+      return 4;
+  }
+  return 4;
+}
+
 }  // namespace vitsim::costmodel

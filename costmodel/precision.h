@@ -12,5 +12,9 @@ Precision parse_precision(const std::string& text);
 const char* to_string(Precision p);
 // Bytes of one activation element under autocast (4 for fp32, 2 for fp16/bf16).
 int activation_element_bytes(Precision p);
+// Bytes of one parameter's gradient, as it sits in param.grad and travels in the all-reduce: 4 in
+// every precision modelled today (autocast computes in 16 bits but keeps fp32 gradients). The one
+// home of this rule: layer graph, buckets, memory and the DeepSpeed import all ask here.
+int gradient_bytes_per_parameter(Precision p);
 
 }  // namespace vitsim::costmodel

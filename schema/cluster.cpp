@@ -65,6 +65,10 @@ void expect_cluster_schema(const Node& root) {
 
 }  // namespace
 
+const char* to_string(Topology topology) {
+  return topology == Topology::kStar ? "star" : "fat-tree";
+}
+
 LinkSpec read_link_spec(const Node& n, TransportRule rule) {
   n.expect_keys(link_keys());
   LinkSpec l = read_link_figures(n);
@@ -145,8 +149,10 @@ NodeSpec read_node(const Node& n) {
 NetworkSpec read_network(const Node& n) {
   n.expect_keys({"topology", "switch_link", "nodes_per_leaf", "spines"});
   NetworkSpec net;
-  net.topology = n["topology"].one_of({"star", "fat-tree"});
-  if (net.topology == "star") {
+  net.topology = n["topology"].one_of({"star", "fat-tree"}) == std::string("star")
+                     ? Topology::kStar
+                     : Topology::kFatTree;
+  if (net.topology == Topology::kStar) {
     for (const char* key : {"switch_link", "nodes_per_leaf", "spines"}) {
       if (n.has(key)) {
         n[key].fail("no \"" + std::string(key) + "\" in a star", n[key].describe(),
@@ -268,8 +274,8 @@ Json write_cluster_json(const ClusterSpec& c) {
     nodes.push_back(node);
   }
   doc["nodes"] = nodes;
-  Json net = {{"topology", c.network.topology}};
-  if (c.network.topology == "fat-tree") {
+  Json net = {{"topology", schema::to_string(c.network.topology)}};
+  if (c.network.topology == Topology::kFatTree) {
     net["switch_link"] = link_json(c.network.switch_link, true);
     net["nodes_per_leaf"] = c.network.nodes_per_leaf;
     net["spines"] = c.network.spines;

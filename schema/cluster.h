@@ -54,11 +54,15 @@ struct NodeSpec {
   bool nic_per_gpu = false;  // one NIC per GPU (rail-optimized H100/H200 systems)
 };
 
+// How the nodes' NICs are joined: one non-blocking switch, or leaves joined by spines.
+enum class Topology { kStar, kFatTree };
+const char* to_string(Topology topology);  // "star" | "fat-tree", as in the file
+
 struct NetworkSpec {
-  std::string topology = "star";  // "star" | "fat-tree"
-  LinkSpec switch_link;           // star: the switch's backplane; fat-tree: leaf-spine links
-  int64_t nodes_per_leaf = 0;     // fat-tree only
-  int64_t spines = 0;             // fat-tree only
+  Topology topology = Topology::kStar;
+  LinkSpec switch_link;        // star: the switch's backplane; fat-tree: leaf-spine links
+  int64_t nodes_per_leaf = 0;  // fat-tree only
+  int64_t spines = 0;          // fat-tree only
 };
 
 struct ClusterSpec {

@@ -30,6 +30,18 @@ costmodel::CostSource read_cost_source(const Node& node) {
   return costmodel::parse_cost_source(node.one_of({"measured", "imported", "transferred"}));
 }
 
+costmodel::Optimizer read_optimizer(const Node& node) {
+  return costmodel::parse_optimizer(node.one_of({"adamw", "sgd"}));
+}
+
+costmodel::Collective read_collective(const Node& node) {
+  return costmodel::parse_collective(node.one_of({"ring", "tree", "hierarchical"}));
+}
+
+costmodel::CollectiveLevel read_collective_level(const Node& node) {
+  return costmodel::parse_collective_level(node.one_of({"step", "flow", "auto"}));
+}
+
 void LayerOrderCheck::next(const Node& name_node, const Node& kind_node,
                            costmodel::LayerKind kind) {
   const std::string name = name_node.string();

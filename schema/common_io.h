@@ -6,8 +6,10 @@
 
 #include <string>
 
+#include "costmodel/collective.h"
 #include "costmodel/cost_model.h"
 #include "costmodel/layer_graph.h"
+#include "costmodel/optimizer.h"
 #include "costmodel/precision.h"
 #include "schema/json_node.h"
 
@@ -22,6 +24,9 @@ Json read_context(const Node& root);
 costmodel::Precision read_precision(const Node& node);     // "fp32" | "fp16" | "bf16"
 costmodel::LayerKind read_layer_kind(const Node& node);    // "patch_embed" | ... | "head"
 costmodel::CostSource read_cost_source(const Node& node);  // "measured" | "imported" | ...
+costmodel::Optimizer read_optimizer(const Node& node);     // "adamw" | "sgd"
+costmodel::Collective read_collective(const Node& node);   // "ring" | "tree" | "hierarchical"
+costmodel::CollectiveLevel read_collective_level(const Node& node);  // "step" | "flow" | "auto"
 
 // Layers named in a file must be layers of `graph`, of the kind the file says, each at most once
 // and in execution order. Feed the layers of one list in file order.

@@ -43,7 +43,7 @@ Json write_config_prediction(const ConfigPrediction& p) {
   Json ranks = Json::array();
   for (const auto& r : p.ranks) ranks.push_back(write_rank(r));
   Json sources = Json::object();
-  for (const auto& [k, v] : p.cost_sources) sources[k] = v;
+  for (const auto& [k, v] : p.cost_sources) sources[k] = costmodel::to_string(v);
   return {{"cluster", p.cluster},
           {"config", write_training_config(p.config)},
           {"out_of_memory", p.out_of_memory},
@@ -83,7 +83,7 @@ ConfigPrediction read_config_prediction(const Node& n) {
   if (!sources.json().is_object())
     sources.fail("object {\"device/precision\": source}", sources.describe());
   for (auto it = sources.json().begin(); it != sources.json().end(); ++it) {
-    p.cost_sources[it.key()] = sources[it.key()].one_of({"measured", "imported", "transferred"});
+    p.cost_sources[it.key()] = read_cost_source(sources[it.key()]);
   }
   return p;
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/cost_model.h"
 #include "schema/json_node.h"
 #include "schema/scenario.h"
 
@@ -42,8 +43,7 @@ struct ConfigPrediction {
   double speedup = 0;              // against the 1-GPU configuration of the same scenario (0 = n/a)
   double parallel_efficiency = 0;  // speedup / gpus (0 = n/a)
   std::vector<RankPrediction> ranks;
-  std::map<std::string, std::string>
-      cost_sources;  // "device/precision" -> measured|imported|transferred
+  std::map<std::string, costmodel::CostSource> cost_sources;  // "device/precision" -> source
 };
 
 struct PredictionFile {

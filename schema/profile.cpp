@@ -105,7 +105,7 @@ Profile read_profile(const Node& root) {
   p.device = root["device"].string();
   if (p.device.empty()) root["device"].fail("non-empty device id", "empty string");
   p.device_name = root["device_name"].string();
-  p.source = root["source"].one_of({"measured", "imported"});
+  p.source = costmodel::parse_cost_source(root["source"].one_of({"measured", "imported"}));
   p.precision = read_precision(root["precision"]);
   if (auto m = root.get("model")) p.model = read_model(*m);
   const Node compute = root["compute"];
@@ -178,7 +178,7 @@ Json write_profile_json(const Profile& p) {
   Json j = document_head(kProfileSchema, kProfileVersion, p.context);
   j["device"] = p.device;
   j["device_name"] = p.device_name;
-  j["source"] = p.source;
+  j["source"] = costmodel::to_string(p.source);
   j["precision"] = costmodel::to_string(p.precision);
   if (p.model) j["model"] = write_model(*p.model);
   j["compute"] = Json::array();

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/cost_model.h"
 #include "costmodel/layer_graph.h"
 #include "costmodel/precision.h"
 #include "costmodel/vit_config.h"
@@ -56,7 +57,8 @@ struct Profile {
   Json context = Json::object();
   std::string device;       // device id (gpus.json or a cluster's own device, e.g. "cpu-2core")
   std::string device_name;  // human-readable
-  std::string source = "measured";  // "measured" (vitsim-train) | "imported" (DeepSpeed logs)
+  // kMeasured (vitsim-train) or kImported (DeepSpeed logs); a profile is never kTransferred.
+  costmodel::CostSource source = costmodel::CostSource::kMeasured;
   costmodel::Precision precision = costmodel::Precision::kFp32;
   std::optional<costmodel::ViTConfig> model;  // absent for allreduce-only profiles
   std::vector<MicroBatchProfile> compute;     // one entry per micro-batch

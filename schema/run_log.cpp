@@ -46,7 +46,7 @@ RunConfig read_config(const Node& n) {
   if (!(c.data_fraction > 0))
     n["data_fraction"].fail("number in (0, 1]", n["data_fraction"].describe());
   c.train_images = n["train_images"].integer_at_least(1);
-  c.optimizer = n["optimizer"].one_of({"sgd", "adamw"});
+  c.optimizer = read_optimizer(n["optimizer"]);
   c.learning_rate = n["learning_rate"].nonnegative();
   c.bucket_bytes = n["bucket_bytes"].nonnegative();
   c.overlap = n["overlap"].boolean();
@@ -142,7 +142,7 @@ Json write_config(const RunConfig& c) {
           {"global_batch", c.global_batch},
           {"data_fraction", c.data_fraction},
           {"train_images", c.train_images},
-          {"optimizer", c.optimizer},
+          {"optimizer", costmodel::to_string(c.optimizer)},
           {"learning_rate", c.learning_rate},
           {"bucket_bytes", c.bucket_bytes},
           {"overlap", c.overlap},

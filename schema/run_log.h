@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/optimizer.h"
 #include "costmodel/precision.h"
 #include "costmodel/vit_config.h"
 #include "schema/json_node.h"
@@ -26,7 +27,7 @@ struct RunConfig {
   int64_t global_batch = 0;  // micro_batch * accumulation * world_size
   double data_fraction = 1.0;
   int64_t train_images = 0;  // images in the training set before the fraction
-  std::string optimizer;     // "sgd" | "adamw"
+  costmodel::Optimizer optimizer = costmodel::Optimizer::kAdamW;
   double learning_rate = 0;
   double bucket_bytes = 0;
   bool overlap = true;  // all-reduce buckets overlap the backward

@@ -51,15 +51,15 @@ void read_training_keys(const Node& n, TrainingConfig& c) {
     for (const Node& b : v->items()) c.per_rank_micro_batch.push_back(b.integer_at_least(1));
   }
   if (auto v = n.get("accumulation")) c.accumulation = v->integer_at_least(1);
-  if (auto v = n.get("optimizer")) c.optimizer = v->one_of({"adamw", "sgd"});
+  if (auto v = n.get("optimizer")) c.optimizer = read_optimizer(*v);
   if (auto v = n.get("images")) c.images = v->integer_at_least(1);
   if (auto v = n.get("data_fraction")) {
     c.data_fraction = v->in_range(0, 1);
     if (!(c.data_fraction > 0)) v->fail("number in (0, 1]", v->describe());
   }
   if (auto v = n.get("overlap")) c.overlap = v->boolean();
-  if (auto v = n.get("collective")) c.collective = v->one_of({"ring", "tree", "hierarchical"});
-  if (auto v = n.get("collective_level")) c.collective_level = v->one_of({"step", "flow", "auto"});
+  if (auto v = n.get("collective")) c.collective = read_collective(*v);
+  if (auto v = n.get("collective_level")) c.collective_level = read_collective_level(*v);
   if (auto v = n.get("bucket_bytes")) c.bucket_bytes = v->positive();
 }
 
@@ -111,12 +111,12 @@ Json write_training_config(const TrainingConfig& c) {
             {"precision", costmodel::to_string(c.precision)},
             {"micro_batch", c.micro_batch},
             {"accumulation", c.accumulation},
-            {"optimizer", c.optimizer},
+            {"optimizer", costmodel::to_string(c.optimizer)},
             {"images", c.images},
             {"data_fraction", c.data_fraction},
             {"overlap", c.overlap},
-            {"collective", c.collective},
-            {"collective_level", c.collective_level},
+            {"collective", costmodel::to_string(c.collective)},
+            {"collective_level", costmodel::to_string(c.collective_level)},
             {"bucket_bytes", c.bucket_bytes},
             {"placement", c.placement},
             {"scaling", c.scaling}};

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/collective.h"
+#include "costmodel/optimizer.h"
 #include "costmodel/precision.h"
 #include "costmodel/vit_config.h"
 #include "schema/cluster.h"
@@ -28,15 +30,16 @@ struct TrainingConfig {
   int64_t micro_batch = 16;
   std::vector<int64_t> per_rank_micro_batch;  // load-balancing what-if; empty = micro_batch
   int64_t accumulation = 1;
-  std::string optimizer = "adamw";        // "adamw" (2 fp32 states) | "sgd" (momentum: 1 state)
-  int64_t images = 50000;                 // training images before the data fraction
-  double data_fraction = 1.0;             // fraction of the images used (weak scaling: 0.1 * gpus)
-  bool overlap = false;                   // all-reduce overlaps backward (DeepSpeed overlap_comm)
-  std::string collective = "ring";        // "ring" | "tree" | "hierarchical"
-  std::string collective_level = "auto";  // "step" | "flow" | "auto" (flow above 64 ranks)
-  double bucket_bytes = 5e8;              // gradient bucket size
-  std::string placement;                  // "intra-node" | "inter-node" (for matching measurements)
-  std::string scaling;                    // "strong" | "weak" | "" (informational)
+  costmodel::Optimizer optimizer = costmodel::Optimizer::kAdamW;  // memory: optimizer states
+  int64_t images = 50000;      // training images before the data fraction
+  double data_fraction = 1.0;  // fraction of the images used (weak scaling: 0.1 * gpus)
+  bool overlap = false;        // all-reduce overlaps backward (DeepSpeed overlap_comm)
+  costmodel::Collective collective = costmodel::Collective::kRing;
+  // In a prediction: the level the simulation used (auto resolved to step or flow).
+  costmodel::CollectiveLevel collective_level = costmodel::CollectiveLevel::kAuto;
+  double bucket_bytes = 5e8;  // gradient bucket cap, bytes (docs/cost-model.md, section 9)
+  std::string placement;      // "intra-node" | "inter-node" (for matching measurements)
+  std::string scaling;        // "strong" | "weak" | "" (informational)
 };
 
 // A what-if change to one node of the cluster file (e.g. tesla3's 1 GbE port replaced by 10 GbE).

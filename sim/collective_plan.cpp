@@ -65,14 +65,6 @@ void plan_hierarchical(const PlatformPlan& plan, CollectivePlan& out) {
 
 }  // namespace
 
-CollectiveAlgorithm parse_collective(const std::string& name) {
-  if (name == "ring") return CollectiveAlgorithm::kRing;
-  if (name == "tree") return CollectiveAlgorithm::kTree;
-  if (name == "hierarchical") return CollectiveAlgorithm::kHierarchical;
-  throw std::invalid_argument("unknown collective '" + name +
-                              "' (expected ring, tree or hierarchical)");
-}
-
 uint64_t message_payload(double bytes) {
   return static_cast<uint64_t>(std::max(1.0, std::llround(bytes) * 1.0));
 }
@@ -83,27 +75,27 @@ int64_t tree_depth(size_t n) {
   return d;
 }
 
-CollectivePlan plan_collective(const PlatformPlan& plan, CollectiveAlgorithm algorithm) {
+CollectivePlan plan_collective(const PlatformPlan& plan, costmodel::Collective algorithm) {
   CollectivePlan out;
   out.algorithm = algorithm;
-  if (algorithm == CollectiveAlgorithm::kHierarchical) {
+  if (algorithm == costmodel::Collective::kHierarchical) {
     plan_hierarchical(plan, out);
     return out;
   }
   std::vector<int64_t> all(plan.rank_nodes.size());
   for (size_t r = 0; r < all.size(); ++r) all[r] = static_cast<int64_t>(r);
-  out.world = make_group(plan, std::move(all), algorithm == CollectiveAlgorithm::kRing,
-                         algorithm == CollectiveAlgorithm::kTree);
+  out.world = make_group(plan, std::move(all), algorithm == costmodel::Collective::kRing,
+                         algorithm == costmodel::Collective::kTree);
   return out;
 }
 
 std::vector<FlowStage> CollectivePlan::flow_stages() const {
   switch (algorithm) {
-    case CollectiveAlgorithm::kRing:
+    case costmodel::Collective::kRing:
       return {FlowStage::kRing};
-    case CollectiveAlgorithm::kTree:
+    case costmodel::Collective::kTree:
       return {FlowStage::kTree};
-    case CollectiveAlgorithm::kHierarchical:
+    case costmodel::Collective::kHierarchical:
       break;
   }
   return {FlowStage::kIntraReduceScatter, FlowStage::kInterRing, FlowStage::kIntraAllGather};

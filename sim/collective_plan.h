@@ -10,12 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include "costmodel/collective.h"
 #include "sim/platform_plan.h"
 
 namespace vitsim::sim {
-
-enum class CollectiveAlgorithm { kRing, kTree, kHierarchical };
-CollectiveAlgorithm parse_collective(const std::string& name);  // std::invalid_argument
 
 // Stages of a flow-level all-reduce, in the order a rank runs them. ring: kRing; tree: kTree;
 // hierarchical: kIntraReduceScatter, kInterRing, kIntraAllGather.
@@ -28,7 +26,7 @@ struct CollectiveGroup {
 };
 
 struct CollectivePlan {
-  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing;
+  costmodel::Collective algorithm = costmodel::Collective::kRing;
   CollectiveGroup world;                      // ring and tree: every rank, in rank order
   std::vector<CollectiveGroup> intra, inter;  // hierarchical: per node, per local GPU index
   // hierarchical, per rank: its intra group, its inter group, its position in each
@@ -44,7 +42,7 @@ struct CollectivePlan {
 // Groups and route latencies from the platform. Latencies are computed where the algorithm uses
 // them (ring neighbours, tree edges). hierarchical needs the same rank count on every node
 // (std::invalid_argument naming the node otherwise).
-CollectivePlan plan_collective(const PlatformPlan& plan, CollectiveAlgorithm algorithm);
+CollectivePlan plan_collective(const PlatformPlan& plan, costmodel::Collective algorithm);
 
 // Depth of a heap of n nodes: floor(log2 n).
 int64_t tree_depth(size_t n);

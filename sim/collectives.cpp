@@ -25,18 +25,20 @@ Collectives::Collectives(const CollectivePlan& plan, std::vector<sg4::Host*> hos
       hosts_(std::move(hosts)),
       flow_level_(flow_level),
       n_(static_cast<int64_t>(hosts_.size())) {
-  if (plan_.algorithm != CollectiveAlgorithm::kHierarchical) {
+  if (plan_.algorithm != costmodel::Collective::kHierarchical) {
     world_ = make_group(plan_.world);
-    if (flow_level_ && plan_.algorithm == CollectiveAlgorithm::kRing) make_flow_edges(world_, 0);
+    if (flow_level_ && plan_.algorithm == costmodel::Collective::kRing)
+      make_flow_edges(world_, kRingTag);
     return;
   }
   for (const CollectiveGroup& g : plan_.intra) intra_.push_back(make_group(g));
   for (const CollectiveGroup& g : plan_.inter) inter_.push_back(make_group(g));
   for (Group& g : intra_) {
-    if (flow_level_) make_flow_edges(g, 4), make_flow_edges(g, 6);
+    if (flow_level_)
+      make_flow_edges(g, kIntraReduceScatterTag), make_flow_edges(g, kIntraAllGatherTag);
   }
   for (Group& g : inter_) {
-    if (flow_level_) make_flow_edges(g, 5);
+    if (flow_level_) make_flow_edges(g, kInterRingTag);
   }
 }
 
@@ -52,7 +54,8 @@ void Collectives::make_flow_edges(Group& g, int tag) {
 
 sg4::Mailbox* Collectives::box(int64_t src, int64_t dst, int tag) {
   const uint64_t key =
-      (static_cast<uint64_t>(src) * static_cast<uint64_t>(n_) + static_cast<uint64_t>(dst)) * 8 +
+      (static_cast<uint64_t>(src) * static_cast<uint64_t>(n_) + static_cast<uint64_t>(dst)) *
+          kMailboxTags +
       static_cast<uint64_t>(tag);
   auto it = boxes_.find(key);
   if (it != boxes_.end()) return it->second;
@@ -125,13 +128,15 @@ void Collectives::tree_one(const Group& g, size_t pos, int t, double half_bytes)
   for (int k = 0; k < chunks; ++k) {  // reduce: children -> me -> parent
     std::vector<sg4::CommPtr> gets;
     for (size_t c = 0; c < children.size(); ++c)
-      gets.push_back(box(children[c], me, t)->get_async<int>(&sink[c]));
+      gets.push_back(box(children[c], me, kTreeReduceTag + t)->get_async<int>(&sink[c]));
     sg::wait_all(gets);
-    if (parent >= 0) pending.push_back(box(me, parent, t)->put_async(&token_, chunk));
+    if (parent >= 0)
+      pending.push_back(box(me, parent, kTreeReduceTag + t)->put_async(&token_, chunk));
   }
   for (int k = 0; k < chunks; ++k) {  // broadcast: parent -> me -> children
-    if (parent >= 0) box(parent, me, 2 + t)->get_async<int>(&sink[0])->wait();
-    for (int64_t c : children) pending.push_back(box(me, c, 2 + t)->put_async(&token_, chunk));
+    if (parent >= 0) box(parent, me, kTreeBroadcastTag + t)->get_async<int>(&sink[0])->wait();
+    for (int64_t c : children)
+      pending.push_back(box(me, c, kTreeBroadcastTag + t)->put_async(&token_, chunk));
   }
   sg::wait_all(pending);
 }
@@ -159,20 +164,22 @@ void Collectives::tree_flow(const Group& g, size_t pos, double bytes) {
   const double half = flow_edge_bytes(FlowStage::kTree, static_cast<int64_t>(n), 1, bytes);
   g.barrier->wait();
   std::vector<sg4::CommPtr> comms;
-  std::vector<int*> sink(8, nullptr);
+  std::vector<int*> sink(2 * 3, nullptr);  // per tree: from the parent and two children
   size_t s = 0;
   for (int t = 0; t < 2; ++t) {
     const size_t p = tree_pos(pos, n, t);
     if (p > 0) {
       const int64_t parent = g.ranks[tree_pos((p - 1) / 2, n, t)];
-      comms.push_back(box(me, parent, t)->put_async(&token_, message_payload(half)));
-      comms.push_back(box(parent, me, 2 + t)->get_async<int>(&sink[s++]));
+      comms.push_back(
+          box(me, parent, kTreeReduceTag + t)->put_async(&token_, message_payload(half)));
+      comms.push_back(box(parent, me, kTreeBroadcastTag + t)->get_async<int>(&sink[s++]));
     }
     for (size_t c : {2 * p + 1, 2 * p + 2}) {
       if (c >= n) continue;
       const int64_t child = g.ranks[tree_pos(c, n, t)];
-      comms.push_back(box(child, me, t)->get_async<int>(&sink[s++]));
-      comms.push_back(box(me, child, 2 + t)->put_async(&token_, message_payload(half)));
+      comms.push_back(box(child, me, kTreeReduceTag + t)->get_async<int>(&sink[s++]));
+      comms.push_back(
+          box(me, child, kTreeBroadcastTag + t)->put_async(&token_, message_payload(half)));
     }
   }
   sg::wait_all(comms);
@@ -187,37 +194,37 @@ void Collectives::hierarchical(int64_t rank, double bytes) {
   Group& inter = inter_[plan_.inter_of[r]];
   const size_t local = plan_.local_of[r], node_pos = plan_.node_pos_of[r];
   if (flow_level_) {
-    ring_flow(intra, FlowStage::kIntraReduceScatter, local, bytes, 4);
-    ring_flow(inter, FlowStage::kInterRing, node_pos, bytes, 5);
-    ring_flow(intra, FlowStage::kIntraAllGather, local, bytes, 6);
+    ring_flow(intra, FlowStage::kIntraReduceScatter, local, bytes, kIntraReduceScatterTag);
+    ring_flow(inter, FlowStage::kInterRing, node_pos, bytes, kInterRingTag);
+    ring_flow(intra, FlowStage::kIntraAllGather, local, bytes, kIntraAllGatherTag);
   } else {
     const double k = static_cast<double>(intra.ranks.size());
     const double nodes = static_cast<double>(inter.ranks.size());
     const int64_t ki = static_cast<int64_t>(intra.ranks.size()),
                   ni = static_cast<int64_t>(inter.ranks.size());
-    ring_step(intra, local, ki - 1, bytes / k, 4);
-    ring_step(inter, node_pos, 2 * (ni - 1), bytes / (k * nodes), 5);
-    ring_step(intra, local, ki - 1, bytes / k, 6);
+    ring_step(intra, local, ki - 1, bytes / k, kIntraReduceScatterTag);
+    ring_step(inter, node_pos, 2 * (ni - 1), bytes / (k * nodes), kInterRingTag);
+    ring_step(intra, local, ki - 1, bytes / k, kIntraAllGatherTag);
   }
 }
 
 void Collectives::allreduce(int64_t rank, double bytes) {
   const size_t pos = static_cast<size_t>(rank);
   switch (plan_.algorithm) {
-    case CollectiveAlgorithm::kRing:
+    case costmodel::Collective::kRing:
       if (flow_level_) {
-        ring_flow(world_, FlowStage::kRing, pos, bytes, 0);
+        ring_flow(world_, FlowStage::kRing, pos, bytes, kRingTag);
       } else {
-        ring_step(world_, pos, 2 * (n_ - 1), bytes / static_cast<double>(n_), 0);
+        ring_step(world_, pos, 2 * (n_ - 1), bytes / static_cast<double>(n_), kRingTag);
       }
       break;
-    case CollectiveAlgorithm::kTree:
+    case costmodel::Collective::kTree:
       if (flow_level_)
         tree_flow(world_, pos, bytes);
       else
         tree_step(world_, pos, bytes);
       break;
-    case CollectiveAlgorithm::kHierarchical:
+    case costmodel::Collective::kHierarchical:
       hierarchical(rank, bytes);
       break;
   }

@@ -24,6 +24,18 @@
 
 namespace vitsim::sim {
 
+// Mailbox tags: each (src, dst) pair of ranks has kMailboxTags mailboxes, one per kind of traffic,
+// so that messages of different stages of one all-reduce never meet in one mailbox.
+enum MailboxTag : int {
+  kRingTag = 0,           // ring over all ranks
+  kTreeReduceTag = 0,     // + tree index (0, 1): leaves -> root (a tree never runs with a ring)
+  kTreeBroadcastTag = 2,  // + tree index: root -> leaves
+  kIntraReduceScatterTag = 4,  // hierarchical, stage 1: ring inside each node
+  kInterRingTag = 5,           // hierarchical, stage 2: rings across nodes, one per local index
+  kIntraAllGatherTag = 6,      // hierarchical, stage 3: ring inside each node
+  kMailboxTags = 8,
+};
+
 // Chunks of the tree pipeline: each half of the message is cut into chunks of ~kTreeChunkBytes,
 // at most kTreeMaxChunks of them.
 inline constexpr double kTreeChunkBytes = 512.0 * 1024;
@@ -46,8 +58,8 @@ class Collectives : public AllReduce {
     std::vector<int64_t> ranks;
     simgrid::s4u::BarrierPtr barrier;
     size_t finished = 0;  // flow-level ring: members whose outgoing edge is done
-    std::array<std::vector<Box>, 8>
-        edges;  // flow-level ring, per tag: the mailbox of edge i -> i+1
+    // Flow-level ring, per tag: the mailbox of edge i -> i+1.
+    std::array<std::vector<Box>, kMailboxTags> edges;
   };
   void make_flow_edges(Group& g, int tag);
   Group make_group(const CollectiveGroup& plan);

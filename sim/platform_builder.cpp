@@ -74,7 +74,8 @@ std::vector<sg4::Host*> build_platform(const PlatformPlan& plan) {
     lz->add_route(sw->get_netpoint(), nullptr, leaf_switches[leaf], nullptr, {}, true);
   }
   for (const auto& node : plan.nodes) {
-    sg4::NetZone* parent = plan.topology == "fat-tree" ? leaf_zones.at(node.leaf) : root;
+    sg4::NetZone* parent =
+        plan.topology == schema::Topology::kFatTree ? leaf_zones.at(node.leaf) : root;
     auto [zone, gw] = build_node(node, parent, links, hosts);
     // The node's gateway hangs off the switch (star centre) with no link of its own.
     parent->add_route(zone->get_netpoint(), nullptr, gw, nullptr, {}, true);

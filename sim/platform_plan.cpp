@@ -9,6 +9,10 @@
 namespace vitsim::sim {
 namespace {
 
+// A message crosses two endpoint links (ports or NICs) and the class latency is end to end, so
+// each endpoint link carries half of it (docs/simulator.md, "Latency").
+constexpr double kEndpointLatencyShare = 0.5;
+
 // Where link figures come from: measured costs, then the transport model (either may be null).
 struct LinkSources {
   const costmodel::CostModel* costs = nullptr;
@@ -46,17 +50,20 @@ PlanNode plan_node(PlatformPlan& plan, const NodeInstance& n, const schema::Netw
                    const LinkSources& costs) {
   PlanNode node;
   node.host = n.host;
-  node.leaf = net.topology == "fat-tree" ? n.index / net.nodes_per_leaf : 0;
+  node.leaf = net.topology == schema::Topology::kFatTree ? n.index / net.nodes_per_leaf : 0;
   const size_t gpus = n.gpu_devices.size();
   int shared_nic = -1;
-  if (!n.spec->nic_per_gpu) shared_nic = add_link(plan, n.host + ".nic", n.spec->nic, costs, 0.5);
+  if (!n.spec->nic_per_gpu)
+    shared_nic = add_link(plan, n.host + ".nic", n.spec->nic, costs, kEndpointLatencyShare);
   for (size_t k = 0; k < gpus; ++k) {
     const std::string gpu = n.host + ".gpu" + std::to_string(k);
     node.gpu_hosts.push_back(gpu);
-    node.port_links.push_back(
-        gpus > 1 ? add_link(plan, gpu + ".port", n.spec->intra_node.link, costs, 0.5) : -1);
-    node.nic_links.push_back(
-        n.spec->nic_per_gpu ? add_link(plan, gpu + ".nic", n.spec->nic, costs, 0.5) : shared_nic);
+    node.port_links.push_back(gpus > 1 ? add_link(plan, gpu + ".port", n.spec->intra_node.link,
+                                                  costs, kEndpointLatencyShare)
+                                       : -1);
+    node.nic_links.push_back(n.spec->nic_per_gpu ? add_link(plan, gpu + ".nic", n.spec->nic, costs,
+                                                            kEndpointLatencyShare)
+                                                 : shared_nic);
   }
   return node;
 }
@@ -82,7 +89,7 @@ PlatformPlan plan_platform(const schema::ClusterSpec& cluster, const Placement& 
     plan.nodes.push_back(
         plan_node(plan, placement.nodes[static_cast<size_t>(idx)], cluster.network, costs));
   }
-  if (plan.topology == "fat-tree") {
+  if (plan.topology == schema::Topology::kFatTree) {
     for (const auto& n : plan.nodes) {
       if (plan.leaves.empty() || plan.leaves.back() != n.leaf) plan.leaves.push_back(n.leaf);
     }
@@ -117,7 +124,7 @@ std::vector<int> PlatformPlan::route(int64_t rank_a, int64_t rank_b) const {
   std::vector<int> out;
   out.reserve(4);
   out.push_back(a.nic_links[la]);
-  if (topology == "fat-tree" && a.leaf != b.leaf) {
+  if (topology == schema::Topology::kFatTree && a.leaf != b.leaf) {
     auto uplink = [&](int64_t leaf) {
       return leaf_uplinks[static_cast<size_t>(std::lower_bound(leaves.begin(), leaves.end(), leaf) -
                                               leaves.begin())];

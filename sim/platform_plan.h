@@ -41,7 +41,7 @@ struct PlanNode {
 
 struct PlatformPlan {
   std::string name;
-  std::string topology;  // "star" | "fat-tree"
+  schema::Topology topology = schema::Topology::kStar;
   std::vector<PlanLink> links;
   std::vector<PlanNode> nodes;          // nodes that run ranks (or every node, see plan_platform)
   std::vector<int64_t> leaves;          // fat-tree leaves used, ascending

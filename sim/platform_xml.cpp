@@ -87,7 +87,7 @@ std::string platform_xml(const PlatformPlan& plan) {
       return fmt::format("<link_ctn id=\"xml-only.{}.backplane\"/>", zone);
     };
   };
-  if (plan.topology != "fat-tree") {
+  if (plan.topology != schema::Topology::kFatTree) {
     std::vector<std::pair<std::string, std::string>> zones;
     for (const auto& n : plan.nodes) {
       s += node_xml(plan, n, "    ");

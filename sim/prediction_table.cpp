@@ -1,4 +1,4 @@
-// Table and CSV of predictions; see prediction_table.h.
+// Tables of predictions; see prediction_table.h.
 #include "sim/prediction_table.h"
 
 #include <fmt/format.h>
@@ -68,7 +68,8 @@ std::string prediction_table(const std::vector<schema::ConfigPrediction>& ps) {
   s += fmt::format(head, "", "count", "samples", "", "", "/epoch", "s", "s", "s/step", "s/step",
                    "s/step", "img/s", "x", "%", "GB", "");
   for (const auto& p : ps) {
-    const std::string coll = p.config.collective + "/" + p.config.collective_level;
+    const std::string coll = std::string(costmodel::to_string(p.config.collective)) + "/" +
+                             costmodel::to_string(p.config.collective_level);
     if (p.out_of_memory) {
       s += fmt::format(
           "{:<34} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7} "
@@ -103,34 +104,6 @@ std::string rank_table(const schema::ConfigPrediction& p) {
         schema::format_rank_ranges(g.ranks, 3), g.count(), schema::format_hosts(g.hosts, 3),
         r.device, r.micro_batch, r.compute_time_s, r.exposed_comm_time_s, r.idle_time_s,
         r.memory_bytes / 1e9, r.device_memory_bytes / 1e9);
-  }
-  return s;
-}
-
-std::string prediction_csv(const std::vector<schema::ConfigPrediction>& ps) {
-  std::string s =
-      "configuration,cluster,gpus,micro_batch,accumulation,precision,data_fraction,placement,"
-      "collective,"
-      "collective_level,overlap,bucket_bytes,out_of_memory,max_micro_batch_that_fits,steps_per_"
-      "epoch,step_time_s,"
-      "epoch_time_s,throughput_images_per_s,speedup,parallel_efficiency,rank,host,device,rank_"
-      "micro_batch,"
-      "compute_time_s,exposed_comm_time_s,idle_time_s,memory_bytes,device_memory_bytes,memory_"
-      "fits\n";
-  for (const auto& p : ps) {
-    for (const auto& r : p.ranks) {
-      s += fmt::format(
-          "\"{}\",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},"
-          "{},{}\n",
-          label_of(p), p.cluster, p.config.gpus, p.config.micro_batch, p.config.accumulation,
-          costmodel::to_string(p.config.precision), p.config.data_fraction, p.config.placement,
-          p.config.collective, p.config.collective_level, p.config.overlap ? "on" : "off",
-          p.config.bucket_bytes, p.out_of_memory ? 1 : 0, p.max_micro_batch_that_fits,
-          p.steps_per_epoch, p.step_time_s, p.epoch_time_s, p.throughput_images_per_s, p.speedup,
-          p.parallel_efficiency, r.rank, r.host, r.device, r.micro_batch, r.compute_time_s,
-          r.exposed_comm_time_s, r.idle_time_s, r.memory_bytes, r.device_memory_bytes,
-          r.memory_bytes <= r.device_memory_bytes ? 1 : 0);
-    }
   }
   return s;
 }

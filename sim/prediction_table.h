@@ -1,5 +1,5 @@
-// Human and CSV views of predictions: the stdout table (with a units row) of predict, simulate
-// and sweep, and the per-rank CSV of simulate. Also JSON printed with the document head first.
+// Human views of predictions: the stdout table (with a units row) of predict, simulate and sweep.
+// Also JSON printed with the document head first. The CSV views are schema/prediction_csv.h.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -14,8 +14,6 @@ std::string prediction_table(const std::vector<schema::ConfigPrediction>& predic
 // Per-rank figures of one configuration (device, micro-batch, compute, comm, idle, memory), one
 // row per group of identical ranks (schema/rank_groups.h) with its ranks, count and hosts.
 std::string rank_table(const schema::ConfigPrediction& prediction);
-// One row per (configuration, rank); configuration figures repeated on each of its rows.
-std::string prediction_csv(const std::vector<schema::ConfigPrediction>& predictions);
 // JSON text with "schema", "schema_version", "context" first, then the other keys (2-space indent).
 std::string dump_with_head_first(const nlohmann::json& doc);
 

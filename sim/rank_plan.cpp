@@ -1,33 +1,41 @@
-// Rank plans, buckets, memory and steps per epoch; see rank_plan.h and docs/simulator.md.
+// Rank plans, buckets and memory; see rank_plan.h and docs/simulator.md.
 #include "sim/rank_plan.h"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
+#include "costmodel/buckets.h"
+#include "costmodel/memory.h"
+
 namespace vitsim::sim {
 
-std::vector<Bucket> make_buckets(const costmodel::LayerGraph& graph, double bucket_bytes) {
-  std::vector<Bucket> out;
-  Bucket current;
+std::vector<Bucket> make_buckets(const costmodel::LayerGraph& graph, costmodel::Precision precision,
+                                 double bucket_bytes) {
+  // Layers in backward order: the head's gradient is ready first.
+  std::vector<int> order;
+  std::vector<double> bytes;
   for (int i = static_cast<int>(graph.layers.size()) - 1; i >= 0; --i) {
-    const double g = static_cast<double>(graph.layers[static_cast<size_t>(i)].gradient_bytes());
-    if (g <= 0) continue;
-    current.layers.push_back(i);
-    current.bytes += g;
-    current.ready_after = i;
-    if (current.bytes >= bucket_bytes) {
-      out.push_back(current);
-      current = Bucket{};
-    }
+    order.push_back(i);
+    bytes.push_back(
+        static_cast<double>(graph.layers[static_cast<size_t>(i)].gradient_bytes(precision)));
   }
-  if (!current.layers.empty()) out.push_back(current);
+  std::vector<Bucket> out;
+  for (const auto& members : costmodel::assign_buckets(bytes, bucket_bytes)) {
+    Bucket b;
+    for (size_t k : members) {
+      b.layers.push_back(order[k]);
+      b.bytes += bytes[k];
+    }
+    b.ready_after = b.layers.back();
+    out.push_back(std::move(b));
+  }
   return out;
 }
 
 int64_t MemoryModel::max_micro_batch(double device_bytes) const {
   if (at(1) > device_bytes) return 0;
-  if (per_sample_bytes <= 0) return 1 << 20;  // no growth with the batch: any size fits
+  if (per_sample_bytes <= 0) return kAnyMicroBatchFits;
   int64_t b = static_cast<int64_t>(std::floor((device_bytes - fixed_bytes) / per_sample_bytes));
   while (b > 1 && at(b) > device_bytes) --b;  // guard against rounding at the boundary
   while (at(b + 1) <= device_bytes) ++b;
@@ -35,36 +43,29 @@ int64_t MemoryModel::max_micro_batch(double device_bytes) const {
 }
 
 MemoryModel memory_model(const costmodel::DeviceCosts& costs, const costmodel::LayerGraph& graph,
-                         costmodel::Precision precision, const std::string& optimizer) {
+                         costmodel::Precision precision, costmodel::Optimizer optimizer) {
   MemoryModel m;
-  const double params = static_cast<double>(graph.parameters());
   if (costs.memory_fixed_bytes > 0 || costs.memory_per_sample_bytes > 0) {
-    // Measured peak memory (AdamW, as the profiles are taken); SGD keeps one state less.
+    // A cost model's memory is AdamW's (profiles are taken with it, and calibrate's estimate
+    // assumes it): another optimizer shifts the fixed part by its state bytes.
     m.from_measurement = true;
-    m.fixed_bytes = costmodel::memory_bytes(costs, graph, 0);
-    m.per_sample_bytes = costmodel::memory_bytes(costs, graph, 1) - m.fixed_bytes;
-    if (optimizer == "sgd") m.fixed_bytes -= 4 * params;
+    m.fixed_bytes =
+        costmodel::memory_bytes(costs, graph, 0) +
+        costmodel::optimizer_memory_shift_bytes(graph, costmodel::Optimizer::kAdamW, optimizer);
+    m.per_sample_bytes =
+        costmodel::memory_bytes(costs, graph, 1) - costmodel::memory_bytes(costs, graph, 0);
     return m;
   }
-  const double states = optimizer == "sgd" ? 1 : 2;  // fp32 optimizer states per parameter
-  // fp32 weights + fp32 gradients + optimizer states; autocast also caches 16-bit weight copies.
-  m.fixed_bytes = params * 4 * (2 + states) + kWorkspaceBytes;
-  if (precision != costmodel::Precision::kFp32) m.fixed_bytes += params * 2;
-  m.per_sample_bytes =
-      graph.activation_bytes_per_sample(costmodel::activation_element_bytes(precision));
+  const costmodel::MemoryEstimate e =
+      costmodel::first_principles_memory(graph, precision, optimizer);
+  m.fixed_bytes = e.fixed_bytes;
+  m.per_sample_bytes = e.per_sample_bytes;
   return m;
 }
 
 costmodel::DeviceCatalog merged_catalog(const costmodel::DeviceCatalog& catalog,
                                         const schema::ClusterSpec& cluster) {
-  costmodel::DeviceCatalog out;
-  out.devices = cluster.devices;
-  for (const auto& d : catalog.devices) {
-    bool own = false;
-    for (const auto& c : cluster.devices) own = own || c.id == d.id;
-    if (!own) out.devices.push_back(d);
-  }
-  return out;
+  return costmodel::with_devices(catalog, cluster.devices);
 }
 
 const costmodel::DeviceCosts& find_costs(const costmodel::CostModel& costs,
@@ -84,7 +85,7 @@ const costmodel::DeviceCosts& find_costs(const costmodel::CostModel& costs,
 RankKinds plan_rank_kinds(const Placement& placement, const costmodel::DeviceCatalog& catalog,
                           const costmodel::LayerGraph& graph, const schema::TrainingConfig& config,
                           const costmodel::CostModel& costs,
-                          std::map<std::string, std::string>& sources) {
+                          std::map<std::string, costmodel::CostSource>& sources) {
   RankKinds out;
   std::map<std::pair<std::string, int64_t>, int> kinds;  // (device, micro-batch) -> kind
   const double params = static_cast<double>(graph.parameters());
@@ -102,8 +103,7 @@ RankKinds plan_rank_kinds(const Placement& placement, const costmodel::DeviceCat
                                   " is neither in gpus.json nor in the cluster's \"devices\"");
     }
     const costmodel::DeviceCosts& c = find_costs(costs, slot.device, config.precision);
-    sources[slot.device + "/" + costmodel::to_string(config.precision)] =
-        costmodel::to_string(c.source);
+    sources[slot.device + "/" + costmodel::to_string(config.precision)] = c.source;
     RankPlan p;
     p.rank = static_cast<int64_t>(r);
     p.host = slot.host;
@@ -129,7 +129,7 @@ std::vector<RankPlan> plan_ranks(const Placement& placement,
                                  const costmodel::LayerGraph& graph,
                                  const schema::TrainingConfig& config,
                                  const costmodel::CostModel& costs,
-                                 std::map<std::string, std::string>& sources) {
+                                 std::map<std::string, costmodel::CostSource>& sources) {
   const RankKinds kinds = plan_rank_kinds(placement, catalog, graph, config, costs, sources);
   std::vector<RankPlan> out;
   for (size_t r = 0; r < placement.ranks.size(); ++r) {
@@ -138,25 +138,6 @@ std::vector<RankPlan> plan_ranks(const Placement& placement,
     out.back().host = placement.ranks[r].host;
   }
   return out;
-}
-
-int64_t steps_per_epoch(const schema::TrainingConfig& config,
-                        const std::vector<int64_t>& micro_batches) {
-  const int64_t used = static_cast<int64_t>(
-      std::floor(config.data_fraction * static_cast<double>(config.images) + 1e-9));
-  const int64_t ranks = static_cast<int64_t>(micro_batches.size());
-  auto ceil_div = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
-  const bool equal = std::all_of(micro_batches.begin(), micro_batches.end(),
-                                 [&](int64_t m) { return m == micro_batches.front(); });
-  int64_t micro_steps = 0;
-  if (equal) {
-    micro_steps = ceil_div(ceil_div(used, ranks), micro_batches.front());
-  } else {
-    int64_t sum = 0;
-    for (int64_t m : micro_batches) sum += m;
-    micro_steps = ceil_div(used, sum);
-  }
-  return ceil_div(micro_steps, config.accumulation);
 }
 
 }  // namespace vitsim::sim

@@ -1,7 +1,7 @@
 // What each rank computes in a step, from the cost model: per-layer forward and backward times at
 // the rank's micro-batch, data and copy, optimizer and overhead; the gradient buckets; the memory
-// model; the number of steps in an epoch. Pure arithmetic (no SimGrid): the equations are in
-// docs/simulator.md ("Compute", "Buckets", "Memory", "Steps per epoch").
+// model. Pure arithmetic (no SimGrid) applying the rules of costmodel/ (buckets.h, memory.h,
+// epoch.h; docs/cost-model.md) to a configuration; the step equations are in docs/simulator.md.
 #pragma once
 
 #include <cstdint>
@@ -12,19 +12,21 @@
 #include "costmodel/cost_model.h"
 #include "costmodel/device_spec.h"
 #include "costmodel/layer_graph.h"
+#include "costmodel/optimizer.h"
 #include "schema/cluster.h"
 #include "schema/scenario.h"
 #include "sim/placement.h"
 
 namespace vitsim::sim {
 
-// Gradients of consecutive layers (in backward order) grouped until a bucket holds >= bucket_bytes.
+// Layers' gradients (in backward order) grouped into buckets by costmodel::assign_buckets.
 struct Bucket {
   double bytes = 0;
   std::vector<int> layers;  // layer indices (forward order numbering), in backward order
   int ready_after = 0;      // the bucket is complete when this layer's backward ends (its last)
 };
-std::vector<Bucket> make_buckets(const costmodel::LayerGraph& graph, double bucket_bytes);
+std::vector<Bucket> make_buckets(const costmodel::LayerGraph& graph, costmodel::Precision precision,
+                                 double bucket_bytes);
 
 // Device memory of one rank: fixed + per_sample * micro_batch.
 struct MemoryModel {
@@ -36,11 +38,14 @@ struct MemoryModel {
   }
   // Largest micro-batch whose memory fits `device_bytes` (0 when not even 1 fits).
   int64_t max_micro_batch(double device_bytes) const;
+  // What max_micro_batch says when memory does not grow with the batch: any size fits, and 2^20
+  // samples per rank is beyond every micro-batch a ViT trains with while staying readable.
+  static constexpr int64_t kAnyMicroBatchFits = int64_t{1} << 20;
 };
-// CUDA context, library handles and allocator slack assumed on top of the estimate (not fitted).
-inline constexpr double kWorkspaceBytes = 512.0 * 1024 * 1024;
+// The cost model's memory (measured with AdamW, as profiles are taken) moved to `optimizer`, else
+// costmodel::first_principles_memory.
 MemoryModel memory_model(const costmodel::DeviceCosts& costs, const costmodel::LayerGraph& graph,
-                         costmodel::Precision precision, const std::string& optimizer);
+                         costmodel::Precision precision, costmodel::Optimizer optimizer);
 
 struct RankPlan {
   int64_t rank = 0;
@@ -57,7 +62,7 @@ struct RankPlan {
   double device_memory_bytes = 0;
 };
 
-// Device catalog plus the cluster's own devices (which win on an id clash).
+// Device catalog plus the cluster's own devices (costmodel::with_devices: they win on an id clash).
 costmodel::DeviceCatalog merged_catalog(const costmodel::DeviceCatalog& catalog,
                                         const schema::ClusterSpec& cluster);
 
@@ -75,21 +80,14 @@ struct RankKinds {
 RankKinds plan_rank_kinds(const Placement& placement, const costmodel::DeviceCatalog& catalog,
                           const costmodel::LayerGraph& graph, const schema::TrainingConfig& config,
                           const costmodel::CostModel& costs,
-                          std::map<std::string, std::string>& sources);
-// One plan per rank (plan_rank_kinds, expanded); `sources` gets "device/precision" ->
-// measured|imported|transferred.
+                          std::map<std::string, costmodel::CostSource>& sources);
+// One plan per rank (plan_rank_kinds, expanded); `sources` gets "device/precision" -> where its
+// costs came from.
 std::vector<RankPlan> plan_ranks(const Placement& placement,
                                  const costmodel::DeviceCatalog& catalog,
                                  const costmodel::LayerGraph& graph,
                                  const schema::TrainingConfig& config,
                                  const costmodel::CostModel& costs,
-                                 std::map<std::string, std::string>& sources);
-
-// Optimizer steps per epoch (docs/simulator.md, "Steps per epoch"): images used = floor(F *
-// images); equal micro-batches: ceil(ceil(used / ranks) / B) micro-steps (DistributedSampler,
-// drop_last=False); per-rank micro-batches: ceil(used / sum B_r); then ceil(micro-steps /
-// accumulation).
-int64_t steps_per_epoch(const schema::TrainingConfig& config,
-                        const std::vector<int64_t>& micro_batches);
+                                 std::map<std::string, costmodel::CostSource>& sources);
 
 }  // namespace vitsim::sim

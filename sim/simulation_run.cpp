@@ -14,21 +14,23 @@ namespace vitsim::sim {
 namespace {
 
 bool classes_apply(const SimulationRequest& q) {
-  return q.collective_level == "flow" && q.options->network_model == "CM02" &&
-         !q.options->crosstraffic && q.placement->ranks.size() > 1;
+  return q.collective_level == costmodel::CollectiveLevel::kFlow &&
+         q.options->network_model == "CM02" && !q.options->crosstraffic &&
+         q.placement->ranks.size() > 1;
 }
 
 SimulationShape base_shape(const schema::TrainingConfig& config, const costmodel::LayerGraph& graph,
-                           const std::string& level, const SimOptions& options) {
+                           costmodel::CollectiveLevel level, const SimOptions& options) {
   SimulationShape s;
   s.ranks = config.gpus;
   s.simulated_ranks = config.gpus;
   s.layers = static_cast<int64_t>(graph.layers.size());
-  s.buckets = static_cast<int64_t>(make_buckets(graph, config.bucket_bytes).size());
+  s.buckets =
+      static_cast<int64_t>(make_buckets(graph, config.precision, config.bucket_bytes).size());
   s.steps = std::max(1, options.simulated_steps);
   s.accumulation = config.accumulation;
-  s.algorithm = parse_collective(config.collective);
-  s.flow_level = level == "flow";
+  s.algorithm = config.collective;
+  s.flow_level = level == costmodel::CollectiveLevel::kFlow;
   s.trace = !options.trace_path.empty();
   s.stream_actors = config.overlap || s.trace;
   return s;
@@ -62,12 +64,12 @@ std::vector<std::string> class_tracks(const RankClasses& classes, const RankKind
 // Everything the simulation needs but the actors and the platform.
 SimInput common_input(const SimulationRequest& q) {
   SimInput in;
-  in.buckets = make_buckets(*q.graph, q.config->bucket_bytes);
+  in.buckets = make_buckets(*q.graph, q.config->precision, q.config->bucket_bytes);
   for (const auto& l : q.graph->layers) in.layer_names.push_back(l.name);
   in.accumulation = q.config->accumulation;
   in.overlap = q.config->overlap;
-  in.collective = parse_collective(q.config->collective);
-  in.flow_level = q.collective_level == "flow";
+  in.collective = q.config->collective;
+  in.flow_level = q.collective_level == costmodel::CollectiveLevel::kFlow;
   in.steps = std::max(1, q.options->simulated_steps);
   in.network_model = q.options->network_model;
   in.crosstraffic = q.options->crosstraffic;
@@ -80,7 +82,7 @@ SimInput common_input(const SimulationRequest& q) {
 
 SimulationShape configuration_shape(const schema::TrainingConfig& config,
                                     const costmodel::LayerGraph& graph,
-                                    const std::string& collective_level,
+                                    costmodel::CollectiveLevel collective_level,
                                     const SimOptions& options) {
   SimulationShape s = base_shape(config, graph, collective_level, options);
   // Before placement: the fewest ranks per node and simulated ranks the configuration could have

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/collective.h"
 #include "costmodel/cost_model.h"
 #include "costmodel/layer_graph.h"
 #include "schema/cluster.h"
@@ -26,7 +27,7 @@ struct SimulationRequest {
   const costmodel::LayerGraph* graph = nullptr;
   const RankKinds* kinds = nullptr;
   const schema::TrainingConfig* config = nullptr;
-  std::string collective_level;  // resolved: "step" or "flow"
+  costmodel::CollectiveLevel collective_level = costmodel::CollectiveLevel::kStep;  // resolved
   const SimOptions* options = nullptr;
   bool trace = false;
 };
@@ -42,7 +43,8 @@ struct SimulationResult {
 // engine's best case is assumed, and checked again once the classes are found).
 SimulationShape configuration_shape(const schema::TrainingConfig& config,
                                     const costmodel::LayerGraph& graph,
-                                    const std::string& collective_level, const SimOptions& options);
+                                    costmodel::CollectiveLevel collective_level,
+                                    const SimOptions& options);
 
 SimulationResult run_configuration(const SimulationRequest& request);
 

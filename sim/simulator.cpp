@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "costmodel/epoch.h"
+#include "costmodel/speedup.h"
 #include "schema/json_file.h"
 #include "sim/chrome_trace.h"
 #include "sim/fork_runner.h"
@@ -36,8 +38,6 @@ void check_config(const schema::TrainingConfig& c) {
     throw std::invalid_argument("per_rank_micro_batch needs one entry per rank (" +
                                 std::to_string(c.gpus) + ")");
   }
-  if (c.optimizer != "adamw" && c.optimizer != "sgd")
-    throw std::invalid_argument("optimizer must be adamw or sgd");
 }
 
 void check_options(const SimOptions& o) {
@@ -107,7 +107,8 @@ void fill_ranks(const Placement& placement, const RankKinds& kinds, schema::Conf
     out.max_micro_batch_that_fits =
         std::min(out.max_micro_batch_that_fits, r.memory.max_micro_batch(r.device_memory_bytes));
   }
-  out.steps_per_epoch = steps_per_epoch(out.config, micro_batches);
+  out.steps_per_epoch = costmodel::steps_per_epoch(out.config.data_fraction, out.config.images,
+                                                   micro_batches, out.config.accumulation);
 }
 
 schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
@@ -120,7 +121,8 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
   check_options(options);
   check_cluster_devices(cluster, catalog);
   const costmodel::LayerGraph graph = costmodel::build_layer_graph(model);
-  const std::string level = resolve_collective_level(config.collective_level, config.gpus);
+  const costmodel::CollectiveLevel level =
+      costmodel::resolve_collective_level(config.collective_level, config.gpus);
   // Up front, before anything per rank is made: what cannot fit is refused with its estimate.
   check_simulation_size(estimate_simulation(configuration_shape(config, graph, level, options)),
                         this_machine(),
@@ -159,20 +161,6 @@ void write_trace(const ChromeTrace& trace, const SimOptions& options) {
                             trace.document(schema::make_context("vitsim", options.argv)));
 }
 
-// The scenario's 1-GPU configuration that `c` is compared with (same precision, micro-batch and
-// accumulation), or nullptr.
-const schema::ConfigPrediction* baseline(const std::vector<schema::ConfigPrediction>& all,
-                                         const schema::ConfigPrediction& c) {
-  for (const auto& b : all) {
-    if (b.config.gpus == 1 && !b.out_of_memory && b.config.precision == c.config.precision &&
-        b.config.micro_batch == c.config.micro_batch &&
-        b.config.accumulation == c.config.accumulation && b.throughput_images_per_s > 0) {
-      return &b;
-    }
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 SimEngine parse_engine(const std::string& name) {
@@ -182,11 +170,18 @@ SimEngine parse_engine(const std::string& name) {
   throw std::invalid_argument("unknown engine '" + name + "' (expected auto, ranks or classes)");
 }
 
-std::string resolve_collective_level(const std::string& level, int64_t ranks) {
-  if (level == "step" || level == "flow") return level;
-  if (level != "auto")
-    throw std::invalid_argument("collective level must be step, flow or auto, not '" + level + "'");
-  return ranks > kAutoFlowAboveRanks ? "flow" : "step";
+void apply_speedups(std::vector<schema::ConfigPrediction>& predictions) {
+  std::vector<costmodel::ThroughputRun> runs;
+  for (const auto& p : predictions) {
+    runs.push_back({p.config.gpus, p.config.precision, p.config.micro_batch, p.config.accumulation,
+                    p.out_of_memory ? 0.0 : p.throughput_images_per_s});
+  }
+  const std::vector<costmodel::Speedup> s = costmodel::speedups(runs);
+  for (size_t i = 0; i < predictions.size(); ++i) {
+    if (!(s[i].speedup > 0)) continue;  // no baseline: leave the prediction's own figures
+    predictions[i].speedup = s[i].speedup;
+    predictions[i].parallel_efficiency = s[i].parallel_efficiency;
+  }
 }
 
 void check_cluster_devices(const schema::ClusterSpec& cluster,
@@ -232,13 +227,7 @@ schema::PredictionFile simulate_scenario(const schema::Scenario& scenario,
         predict_one(effective, catalog, scenario.model, scenario.configurations[i], costs, options,
                     options.trace_path.empty() ? nullptr : &trace, static_cast<int64_t>(i)));
   }
-  for (auto& c : file.configurations) {
-    if (c.out_of_memory) continue;
-    if (const schema::ConfigPrediction* b = baseline(file.configurations, c)) {
-      c.speedup = c.throughput_images_per_s / b->throughput_images_per_s;
-      c.parallel_efficiency = c.speedup / static_cast<double>(c.config.gpus);
-    }
-  }
+  apply_speedups(file.configurations);
   if (!options.trace_path.empty()) write_trace(trace, options);
   return file;
 }

@@ -42,11 +42,6 @@ struct SimOptions {
   std::string network_optim = "Lazy";
 };
 
-// "auto" runs collectives at flow level above this many ranks (step level costs O(N^2) events).
-inline constexpr int64_t kAutoFlowAboveRanks = 64;
-// "step" | "flow" for a configuration's collective_level ("step", "flow" or "auto") and rank count.
-std::string resolve_collective_level(const std::string& level, int64_t ranks);
-
 // Every device a cluster names must be in the catalog or the cluster's own "devices"; otherwise an
 // InputError at the cluster file's /nodes/i/gpus/j/device listing the known ids.
 void check_cluster_devices(const schema::ClusterSpec& cluster,
@@ -60,6 +55,10 @@ schema::ConfigPrediction predict(const schema::ClusterSpec& cluster,
                                  const costmodel::ViTConfig& model,
                                  const schema::TrainingConfig& config,
                                  const costmodel::CostModel& costs, const SimOptions& options);
+
+// Sets speedup and parallel_efficiency of every prediction that has a 1-GPU baseline among them
+// (costmodel::speedups: same precision, micro-batch and accumulation); the others keep theirs.
+void apply_speedups(std::vector<schema::ConfigPrediction>& predictions);
 
 // Every configuration of a scenario, with speedup and parallel efficiency against the scenario's
 // 1-GPU configuration (when it has one).

@@ -51,16 +51,16 @@ double simcalls_per_allreduce(const SimulationShape& s) {
   const double nodes = std::max(1.0, n / k);
   const double streams = s.stream_actors ? 2 : 0;  // a semaphore each way
   if (s.flow_level) {
-    const double stages = s.algorithm == CollectiveAlgorithm::kHierarchical ? 3 : 1;
-    const double per_stage = s.algorithm == CollectiveAlgorithm::kTree ? 12 : 4;
+    const double stages = s.algorithm == costmodel::Collective::kHierarchical ? 3 : 1;
+    const double per_stage = s.algorithm == costmodel::Collective::kTree ? 12 : 4;
     return streams + stages * per_stage;
   }
   switch (s.algorithm) {
-    case CollectiveAlgorithm::kRing:
+    case costmodel::Collective::kRing:
       return streams + 3 * 2 * (n - 1);  // put, get, wait per phase
-    case CollectiveAlgorithm::kHierarchical:
+    case costmodel::Collective::kHierarchical:
       return streams + 3 * (2 * (k - 1) + 2 * (nodes - 1));
-    case CollectiveAlgorithm::kTree:
+    case costmodel::Collective::kTree:
       break;
   }
   return streams + 2 * 64 * 8;  // two trees, up to 64 chunks, ~8 simcalls per chunk

@@ -22,7 +22,7 @@ struct SimulationShape {
   int64_t buckets = 1;
   int64_t steps = 3;
   int64_t accumulation = 1;
-  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing;
+  costmodel::Collective algorithm = costmodel::Collective::kRing;
   bool flow_level = true;
   bool stream_actors = false;  // overlap or a trace: an all-reduce actor per rank
   bool trace = false;

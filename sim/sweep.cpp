@@ -5,12 +5,13 @@
 
 #include <stdexcept>
 
+#include "costmodel/buckets.h"
+
 namespace vitsim::sim {
 namespace {
 
-bool better(const schema::ConfigPrediction& a, const schema::ConfigPrediction& b,
-            const std::string& goal) {
-  if (goal == "best-efficiency") {
+bool better(const schema::ConfigPrediction& a, const schema::ConfigPrediction& b, SweepGoal goal) {
+  if (goal == SweepGoal::kBestEfficiency) {
     if (a.parallel_efficiency != b.parallel_efficiency)
       return a.parallel_efficiency > b.parallel_efficiency;
   }
@@ -19,13 +20,26 @@ bool better(const schema::ConfigPrediction& a, const schema::ConfigPrediction& b
 
 }  // namespace
 
+SweepGoal parse_sweep_goal(const std::string& text) {
+  if (text == "fastest-epoch") return SweepGoal::kFastestEpoch;
+  if (text == "best-efficiency") return SweepGoal::kBestEfficiency;
+  throw std::invalid_argument("unknown goal '" + text +
+                              "' (expected fastest-epoch or best-efficiency)");
+}
+
+const char* to_string(SweepGoal goal) {
+  switch (goal) {
+    case SweepGoal::kFastestEpoch:
+      return "fastest-epoch";
+    case SweepGoal::kBestEfficiency:
+      return "best-efficiency";
+  }
+  return "?";
+}
+
 SweepResult run_sweep(const SweepSpec& spec, const schema::ClusterSpec& cluster,
                       const costmodel::DeviceCatalog& catalog, const costmodel::ViTConfig& model,
                       const costmodel::CostModel& costs, const SimOptions& options) {
-  if (spec.goal != "fastest-epoch" && spec.goal != "best-efficiency") {
-    throw std::invalid_argument("goal must be fastest-epoch or best-efficiency, not '" + spec.goal +
-                                "'");
-  }
   SweepResult out;
   out.predictions.scenario = "sweep";
   std::vector<schema::ConfigPrediction>& all = out.predictions.configurations;
@@ -47,13 +61,13 @@ SweepResult run_sweep(const SweepSpec& spec, const schema::ClusterSpec& cluster,
     for (int64_t g : spec.gpus) {
       // One GPU: collective, bucket and overlap do not matter; simulate it once.
       const bool one = g == 1;
-      const std::vector<std::string> colls =
-          one ? std::vector<std::string>{spec.collectives.front()} : spec.collectives;
+      const std::vector<costmodel::Collective> colls =
+          one ? std::vector<costmodel::Collective>{spec.collectives.front()} : spec.collectives;
       const std::vector<double> buckets =
           one ? std::vector<double>{spec.bucket_bytes.front()} : spec.bucket_bytes;
       const std::vector<bool> overlaps =
           one ? std::vector<bool>{spec.overlaps.front()} : spec.overlaps;
-      for (const auto& coll : colls) {
+      for (costmodel::Collective coll : colls) {
         for (double bucket : buckets) {
           for (bool ov : overlaps) {
             schema::TrainingConfig c = spec.base;
@@ -62,8 +76,8 @@ SweepResult run_sweep(const SweepSpec& spec, const schema::ClusterSpec& cluster,
             c.collective = coll;
             c.bucket_bytes = bucket;
             c.overlap = ov;
-            c.label = fmt::format("{}x mb{} {} {:g}MB {}", g, b, coll, bucket / 1e6,
-                                  ov ? "overlap" : "no-overlap");
+            c.label = fmt::format("{}x mb{} {} {:g}MiB {}", g, b, costmodel::to_string(coll),
+                                  bucket / costmodel::kMiB, ov ? "overlap" : "no-overlap");
             simulate(c, true);
           }
         }
@@ -77,20 +91,10 @@ SweepResult run_sweep(const SweepSpec& spec, const schema::ClusterSpec& cluster,
       simulate(c, false);
     }
   }
-  for (auto& c : all) {
-    if (c.out_of_memory) continue;
-    for (const auto& base : all) {
-      if (base.config.gpus == 1 && !base.out_of_memory &&
-          base.config.micro_batch == c.config.micro_batch && base.throughput_images_per_s > 0) {
-        c.speedup = c.throughput_images_per_s / base.throughput_images_per_s;
-        c.parallel_efficiency = c.speedup / static_cast<double>(c.config.gpus);
-        break;
-      }
-    }
-  }
+  apply_speedups(all);
   for (size_t i = 0; i < all.size(); ++i) {
     if (!requested[i] || all[i].out_of_memory) continue;
-    if (spec.goal == "best-efficiency" && all[i].config.gpus < 2) continue;
+    if (spec.goal == SweepGoal::kBestEfficiency && all[i].config.gpus < 2) continue;
     if (out.best < 0 || better(all[i], all[static_cast<size_t>(out.best)], spec.goal))
       out.best = static_cast<int>(i);
   }

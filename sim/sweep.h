@@ -10,14 +10,21 @@
 
 namespace vitsim::sim {
 
+// What "best" means: the shortest epoch, or the highest parallel efficiency against one GPU
+// (among configurations of 2 or more GPUs; ties go to the shorter epoch).
+enum class SweepGoal { kFastestEpoch, kBestEfficiency };
+// "fastest-epoch" | "best-efficiency"; std::invalid_argument listing them otherwise.
+SweepGoal parse_sweep_goal(const std::string& text);
+const char* to_string(SweepGoal goal);
+
 struct SweepSpec {
   schema::TrainingConfig base;  // everything not swept (precision, images, placement...)
   std::vector<int64_t> gpus = {1};
   std::vector<int64_t> micro_batches = {16};
-  std::vector<std::string> collectives = {"ring"};
-  std::vector<double> bucket_bytes = {5e8};
+  std::vector<costmodel::Collective> collectives = {costmodel::Collective::kRing};
+  std::vector<double> bucket_bytes = {5e8};  // bytes (the CLI's --bucket-mb is MiB)
   std::vector<bool> overlaps = {false};
-  std::string goal = "fastest-epoch";  // "fastest-epoch" | "best-efficiency"
+  SweepGoal goal = SweepGoal::kFastestEpoch;
 };
 
 struct SweepResult {

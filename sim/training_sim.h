@@ -31,7 +31,7 @@ struct SimInput {
   std::vector<std::string> layer_names;  // for trace spans
   int64_t accumulation = 1;
   bool overlap = false;
-  CollectiveAlgorithm collective = CollectiveAlgorithm::kRing;
+  costmodel::Collective collective = costmodel::Collective::kRing;
   bool flow_level = false;
   int steps = 3;
   std::string network_model = "CM02";

@@ -1,7 +1,7 @@
 // vitsim-train bench-allreduce: all-reduce time over message sizes (nccl-tests style) -> profile.
 #include <iostream>
 
-#include "cli/run_app.h"
+#include "clikit/run_app.h"
 #include "schema/json_file.h"
 #include "trainer/allreduce_bench.h"
 #include "trainer/commands.h"
@@ -36,7 +36,7 @@ int cmd_bench_allreduce(int argc, char** argv) {
   std::vector<std::string> args(argv, argv + argc);
   args[0] = "vitsim-train";
   args.insert(args.begin() + 1, "bench-allreduce");
-  return cli::run_app(app, argc, argv, [&] {
+  return clikit::run_app(app, argc, argv, [&] {
     o.min_bytes = parse_bytes(min_bytes);
     o.max_bytes = parse_bytes(max_bytes);
     if (o.iterations < 1 || o.warmup < 0) throw std::invalid_argument("--iterations must be >= 1");
@@ -50,7 +50,7 @@ int cmd_bench_allreduce(int argc, char** argv) {
     if (world.rank() == 0 && !out.empty()) {
       p.device = device_id.empty() ? device : device_id;
       p.device_name = device == "cpu" ? cpu_name() : "cuda";
-      p.source = "measured";
+      p.source = costmodel::CostSource::kMeasured;
       p.context = trainer_context(args, {{"device", p.device},
                                          {"mpi_library", MpiWorld::library_version()},
                                          {"hosts", world.hosts()}});

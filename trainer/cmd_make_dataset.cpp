@@ -1,7 +1,7 @@
 // vitsim-train make-dataset: a synthetic learnable dataset in CIFAR binary format (no network).
 #include <iostream>
 
-#include "cli/run_app.h"
+#include "clikit/run_app.h"
 #include "trainer/commands.h"
 #include "trainer/synthetic_dataset.h"
 
@@ -20,7 +20,7 @@ int cmd_make_dataset(int argc, char** argv) {
   app.add_option("--seed", o.seed, "random seed")->capture_default_str();
   app.add_option("--noise", o.noise_std, "pixel noise standard deviation, grey levels")
       ->capture_default_str();
-  return cli::run_app(app, argc, argv, [&] {
+  return clikit::run_app(app, argc, argv, [&] {
     o.format = parse_cifar_format(format);
     write_synthetic_dataset(o);
     std::cout << "vitsim-train make-dataset: " << o.train_images << " training and "

@@ -1,9 +1,9 @@
 // vitsim-train profile: per-layer forward/backward times per micro-batch -> profile JSON.
 #include <iostream>
 
-#include "cli/list_options.h"
-#include "cli/model_options.h"
-#include "cli/run_app.h"
+#include "clikit/list_options.h"
+#include "clikit/model_options.h"
+#include "clikit/run_app.h"
 #include "schema/profile.h"
 #include "trainer/commands.h"
 #include "trainer/layer_profiler.h"
@@ -16,10 +16,10 @@ int cmd_profile(int argc, char** argv) {
       "writes a profile JSON.",
       argv[0]);
   ProfileOptions o;
-  cli::ModelOptions model;
-  std::string sizes = "4,8,16", precision = "fp32", out;
+  clikit::ModelOptions model;
+  std::string sizes = "4,8,16", precision = "fp32", optimizer = "adamw", out;
   int64_t full_steps = 0;
-  cli::add_model_options(app, model);
+  clikit::add_model_options(app, model);
   app.add_option("--micro-batches", sizes, "micro-batch sizes, comma-separated")
       ->capture_default_str();
   app.add_option("--out", out, "profile JSON to write")->required();
@@ -35,7 +35,7 @@ int cmd_profile(int argc, char** argv) {
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
   app.add_option("--device-id", o.device_id, "device id recorded (gpus.json id, cpu-...)");
-  app.add_option("--optimizer", o.optimizer, "sgd | adamw")
+  app.add_option("--optimizer", optimizer, "sgd | adamw")
       ->check(CLI::IsMember({"sgd", "adamw"}))
       ->capture_default_str();
   app.add_option("--threads", o.threads, "intra-op threads")->capture_default_str();
@@ -43,16 +43,19 @@ int cmd_profile(int argc, char** argv) {
   std::vector<std::string> args(argv, argv + argc);
   args[0] = "vitsim-train";
   args.insert(args.begin() + 1, "profile");
-  return cli::run_app(app, argc, argv, [&] {
+  return clikit::run_app(app, argc, argv, [&] {
     o.model = model.resolve();
-    o.micro_batches = cli::parse_list<int64_t>(sizes, "micro-batches", cli::parse_positive_integer);
-    o.precision = costmodel::parse_precision(precision);
+    o.micro_batches =
+        clikit::parse_list<int64_t>(sizes, "micro-batches", clikit::parse_positive_integer);
+    o.precision = clikit::parse_option(precision, "precision", costmodel::parse_precision);
+    o.optimizer = clikit::parse_option(optimizer, "optimizer", costmodel::parse_optimizer);
     if (o.repetitions < 1 || o.warmup < 0 || o.threads < 1) {
       throw std::invalid_argument("--repetitions, --threads must be >= 1, --warmup >= 0");
     }
     if (full_steps != 0) {
       std::cerr << "vitsim-train profile: --full-steps is no longer used: every one of the "
-                   "--repetitions timed repetitions is a whole training step\n";
+                   "--repetitions timed repetitions is a whole training step
+                   ";
     }
     if (o.precision == costmodel::Precision::kFp16 && o.device != "cuda") {
       throw std::invalid_argument("--precision fp16 needs --device cuda (CPU autocast: bf16)");

@@ -2,8 +2,10 @@
 // the command line and optionally a DeepSpeed-style JSON (--config); the command line wins.
 #include <iostream>
 
-#include "cli/model_options.h"
-#include "cli/run_app.h"
+#include "clikit/list_options.h"
+#include "clikit/model_options.h"
+#include "clikit/run_app.h"
+#include "costmodel/buckets.h"
 #include "trainer/commands.h"
 #include "trainer/trainer.h"
 
@@ -12,8 +14,8 @@ namespace {
 
 struct TrainCli {
   TrainOptions o;
-  cli::ModelOptions model;
-  std::string config, precision = "fp32", overlap = "auto";
+  clikit::ModelOptions model;
+  std::string config, precision = "fp32", overlap = "auto", optimizer = "adamw";
   double bucket_mb = 25.0;
 };
 
@@ -42,7 +44,7 @@ void add_options(CLI::App& app, TrainCli& t) {
   TrainOptions& o = t.o;
   app.add_option("--data", o.data_dir, "dataset folder (CIFAR binary; see make-dataset)")
       ->required();
-  cli::add_model_options(app, t.model);
+  clikit::add_model_options(app, t.model);
   app.add_option("--config", t.config, "DeepSpeed-style JSON config (command line overrides it)");
   app.add_option("--epochs", o.epochs, "epochs")->capture_default_str();
   app.add_option("--max-steps", o.max_steps, "stop after this many optimizer steps (0 = no cap)")
@@ -53,7 +55,7 @@ void add_options(CLI::App& app, TrainCli& t) {
       ->capture_default_str();
   app.add_option("--train-batch-size", o.train_batch_size,
                  "global batch; must equal micro-batch x accumulation x ranks");
-  app.add_option("--optimizer", o.optimizer, "sgd | adamw")->capture_default_str();
+  app.add_option("--optimizer", t.optimizer, "sgd | adamw")->capture_default_str();
   app.add_option("--lr", o.learning_rate, "learning rate (constant)")->capture_default_str();
   app.add_option("--weight-decay", o.weight_decay, "weight decay")->capture_default_str();
   app.add_option("--momentum", o.momentum, "SGD momentum")->capture_default_str();
@@ -65,7 +67,10 @@ void add_options(CLI::App& app, TrainCli& t) {
       ->capture_default_str();
   app.add_flag("--augment", o.augment, "random crop (pad 4) + horizontal flip");
   app.add_flag("!--no-eval", o.evaluate, "skip test accuracy after each epoch");
-  app.add_option("--bucket-mb", t.bucket_mb, "gradient bucket cap, MiB")->capture_default_str();
+  app.add_option("--bucket-mb", t.bucket_mb,
+                 "gradient bucket: closes once it holds >= this, MiB (2^20 bytes, as DDP's "
+                 "bucket_cap_mb)")
+      ->capture_default_str();
   app.add_option("--overlap", t.overlap,
                  "on: all-reduce buckets during backward; off: after; auto: on with --device "
                  "cuda, off on CPU (where the reduction competes with backward for the core)")
@@ -107,11 +112,12 @@ int cmd_train(int argc, char** argv) {
   std::vector<std::string> args(argv, argv + argc);
   args[0] = "vitsim-train";
   args.insert(args.begin() + 1, "train");
-  return cli::run_app(app, argc, argv, [&] {
+  return clikit::run_app(app, argc, argv, [&] {
     TrainOptions& o = t.o;
     o.model = t.model.resolve();
-    o.precision = costmodel::parse_precision(t.precision);
-    o.bucket_bytes = t.bucket_mb * 1024 * 1024;
+    o.precision = clikit::parse_option(t.precision, "precision", costmodel::parse_precision);
+    o.optimizer = clikit::parse_option(t.optimizer, "optimizer", costmodel::parse_optimizer);
+    o.bucket_bytes = t.bucket_mb * costmodel::kMiB;
     o.overlap = t.overlap == "on" || (t.overlap == "auto" && o.device == "cuda");
     std::string batch_source = "command line";
     bool micro_given = app.count("--micro-batch") > 0;

@@ -11,30 +11,29 @@ GradientReducer::GradientReducer(std::vector<torch::Tensor> parameters, Communic
       comm_(comm),
       options_(options),
       scale_(1.0 / comm.size()) {
-  bucket_of_.resize(parameters_.size());
-  // Reverse registration order: the head's gradients are ready first.
-  Bucket current;
-  double bytes = 0;
-  auto close = [&] {
-    if (current.params.empty()) return;
+  // A parameter without elements has no gradient to carry and stays outside every bucket.
+  bucket_of_.assign(parameters_.size(), kNoBucket);
+  // Reverse registration order: the head's gradients are ready first. The closing rule is the
+  // simulator's (costmodel::assign_buckets, DDP's): a bucket closes once it holds >= the cap.
+  std::vector<size_t> order;
+  std::vector<double> bytes;
+  for (size_t i = parameters_.size(); i-- > 0;) {
+    order.push_back(i);
+    bytes.push_back(static_cast<double>(parameters_[i].numel() * parameters_[i].element_size()));
+  }
+  for (const auto& members : costmodel::assign_buckets(bytes, options_.bucket_bytes)) {
+    Bucket b;
     int64_t total = 0;
-    for (size_t p : current.params) {
-      current.offsets.push_back(total);
+    for (size_t k : members) {
+      const size_t p = order[k];
+      bucket_of_[p] = buckets_.size();
+      b.params.push_back(p);
+      b.offsets.push_back(total);
       total += parameters_[p].numel();
     }
-    current.buffer = torch::zeros({total}, parameters_[current.params[0]].options());
-    buckets_.push_back(std::move(current));
-    current = Bucket();
-    bytes = 0;
-  };
-  for (size_t i = parameters_.size(); i-- > 0;) {
-    const double p_bytes = static_cast<double>(parameters_[i].numel()) * 4;
-    if (!current.params.empty() && bytes + p_bytes > options_.bucket_bytes) close();
-    bucket_of_[i] = buckets_.size();
-    current.params.push_back(i);
-    bytes += p_bytes;
+    b.buffer = torch::zeros({total}, parameters_[b.params[0]].options());
+    buckets_.push_back(std::move(b));
   }
-  close();
   if (options_.overlap) {
     for (size_t i = 0; i < parameters_.size(); ++i) {
       // Runs before AccumulateGrad adds `grad` into param.grad(); returning an undefined tensor
@@ -64,7 +63,7 @@ void GradientReducer::prepare(bool communicate) {
 }
 
 void GradientReducer::on_gradient(size_t param, const torch::Tensor& grad) {
-  if (!armed_) return;
+  if (!armed_ || bucket_of_[param] == kNoBucket) return;
   torch::NoGradGuard no_grad;
   Bucket& b = buckets_[bucket_of_[param]];
   size_t slot = 0;

@@ -1,5 +1,6 @@
-// Averages gradients across ranks the way PyTorch DDP does: parameters grouped into buckets of at
-// most bucket_bytes in reverse registration order (the order backward produces them), one
+// Averages gradients across ranks the way PyTorch DDP does: parameters grouped into buckets in
+// reverse registration order (the order backward produces them) by costmodel::assign_buckets (a
+// bucket closes once it holds >= bucket_bytes, the simulator's rule), one
 // all-reduce per bucket of gradients divided by the world size on the way in (as DDP does). With
 // one rank there is nothing to average and the gradients stay where backward put them.
 //   overlap on:  an autograd hook on every parameter notes when its gradient is ready; a bucket
@@ -13,12 +14,13 @@
 
 #include <vector>
 
+#include "costmodel/buckets.h"
 #include "trainer/communicator.h"
 
 namespace vitsim::trainer {
 
 struct GradientReducerOptions {
-  double bucket_bytes = 25.0 * 1024 * 1024;  // cap per bucket (a larger parameter gets its own)
+  double bucket_bytes = 25 * costmodel::kMiB;  // a bucket closes once it holds >= this, bytes
   bool overlap = true;
 };
 
@@ -62,7 +64,8 @@ class GradientReducer {
   Communicator& comm_;
   GradientReducerOptions options_;
   std::vector<Bucket> buckets_;
-  std::vector<size_t> bucket_of_;  // parameter -> bucket
+  static constexpr size_t kNoBucket = static_cast<size_t>(-1);
+  std::vector<size_t> bucket_of_;  // parameter -> bucket, kNoBucket for an empty parameter
   double scale_;                   // 1 / world size, applied while copying into the buckets
   size_t next_to_start_ = 0;
   bool armed_ = false;

@@ -1,7 +1,6 @@
 // Layer-by-layer profiler (layer_profiler.h).
 #include "trainer/layer_profiler.h"
 
-#include <ATen/autocast_mode.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -16,6 +15,7 @@
 #endif
 
 #include "costmodel/layer_graph.h"
+#include "trainer/autocast_compat.h"
 #include "trainer/batch_loader.h"
 #include "trainer/mpi_world.h"
 #include "trainer/run_context.h"
@@ -40,7 +40,7 @@ class Profiler {
     model_->to(device_);
     model_->train();
     for (auto& p : model_->parameters()) parameters_.push_back(p);
-    if (o.optimizer == "sgd") {
+    if (o.optimizer == costmodel::Optimizer::kSgd) {
       optimizer_ = std::make_unique<torch::optim::SGD>(
           parameters_, torch::optim::SGDOptions(1e-3).momentum(0.9));
     } else {
@@ -59,14 +59,11 @@ class Profiler {
   void set_autocast(bool on) {
     if (o_.precision == costmodel::Precision::kFp32) return;
     const auto dtype = o_.precision == costmodel::Precision::kBf16 ? at::kBFloat16 : at::kHalf;
-    if (device_.is_cpu()) {
-      at::autocast::set_cpu_enabled(on);
-      if (on) at::autocast::set_autocast_cpu_dtype(dtype);
+    if (on) {
+      autocast_on(device_.type(), dtype);
     } else {
-      at::autocast::set_enabled(on);
-      if (on) at::autocast::set_autocast_gpu_dtype(dtype);
+      autocast_off();
     }
-    if (!on) at::autocast::clear_cache();
   }
   ProfiledStep step(BatchLoader& loader);
 
@@ -234,7 +231,7 @@ schema::Profile run_profile(const ProfileOptions& o, const std::vector<std::stri
   schema::Profile p;
   p.device = o.device_id.empty() ? o.device : o.device_id;
   p.device_name = o.device == "cpu" ? cpu_name() : "cuda";
-  p.source = "measured";
+  p.source = costmodel::CostSource::kMeasured;
   p.precision = o.precision;
   p.model = o.model;
   std::vector<int64_t> sizes = o.micro_batches;

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/optimizer.h"
 #include "costmodel/precision.h"
 #include "costmodel/vit_config.h"
 #include "schema/profile.h"
@@ -30,7 +31,7 @@ struct ProfileOptions {
   costmodel::Precision precision = costmodel::Precision::kFp32;
   std::string device = "cpu";  // "cpu" | "cuda"
   std::string device_id;       // recorded id (default "cpu" / "cuda")
-  std::string optimizer = "adamw";
+  costmodel::Optimizer optimizer = costmodel::Optimizer::kAdamW;
   int64_t threads = 1;
   uint64_t seed = 0;
   bool verbose = true;  // table on stdout

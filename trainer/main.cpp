@@ -6,12 +6,12 @@
 
 #include <climits>
 
-#include "cli/subcommands.h"
+#include "clikit/subcommands.h"
 #include "trainer/commands.h"
 
 namespace {
 
-const vitsim::cli::Subcommand kCommands[] = {
+const vitsim::clikit::Subcommand kCommands[] = {
     {"train", vitsim::trainer::cmd_train, "train a ViT data-parallel (under mpirun -np N)"},
     {"profile", vitsim::trainer::cmd_profile, "time each layer's forward/backward per micro-batch"},
     {"bench-allreduce", vitsim::trainer::cmd_bench_allreduce,
@@ -38,7 +38,7 @@ void keep_freed_memory() {
 
 int main(int argc, char** argv) {
   keep_freed_memory();
-  return vitsim::cli::dispatch(
+  return vitsim::clikit::dispatch(
       "vitsim-train", "Trains Vision Transformers data-parallel and measures where the time goes.",
       "[mpirun -np N] vitsim-train <command> [options]   (<command> --help for options)", kCommands,
       argc, argv);

@@ -29,7 +29,8 @@ const char* const kIgnoredKeys[] = {"scheduler",
 void read_optimizer(const schema::Node& node, DeepSpeedConfig& c) {
   node.expect_keys({"type", "params"});
   const std::string type = node["type"].one_of({"AdamW", "Adam", "SGD", "adamw", "adam", "sgd"});
-  c.optimizer = (type == "SGD" || type == "sgd") ? "sgd" : "adamw";
+  c.optimizer =
+      (type == "SGD" || type == "sgd") ? costmodel::Optimizer::kSgd : costmodel::Optimizer::kAdamW;
   if (type == "Adam" || type == "adam") {
     // DeepSpeed's FusedAdam defaults to adam_w_mode=True, i.e. AdamW.
   }
@@ -144,8 +145,6 @@ void validate_options(const TrainOptions& o) {
   if (o.micro_batch < 1) fail("--micro-batch must be >= 1");
   if (o.accumulation < 1) fail("--accumulation must be >= 1");
   if (!(o.data_fraction > 0 && o.data_fraction <= 1)) fail("--data-fraction must be in (0, 1]");
-  if (o.optimizer != "sgd" && o.optimizer != "adamw")
-    fail("--optimizer must be sgd or adamw, got '" + o.optimizer + "'");
   if (!(o.learning_rate > 0) || !std::isfinite(o.learning_rate)) fail("--lr must be > 0");
   if (!(o.bucket_bytes > 0)) fail("--bucket-mb must be > 0");
   if (o.threads < 1) fail("--threads must be >= 1");

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "costmodel/buckets.h"
+#include "costmodel/optimizer.h"
 #include "costmodel/precision.h"
 #include "costmodel/vit_config.h"
 
@@ -26,7 +28,7 @@ struct TrainOptions {
   int64_t accumulation = 1;                 // micro-steps per optimizer step
   std::optional<int64_t> train_batch_size;  // if given: must equal micro x accumulation x world
   // --- optimizer
-  std::string optimizer = "adamw";    // "sgd" | "adamw"
+  costmodel::Optimizer optimizer = costmodel::Optimizer::kAdamW;
   double learning_rate = 1e-3;        // constant
   double momentum = 0.9;              // sgd only
   double weight_decay = 0.0;          // decoupled for adamw, L2 for sgd
@@ -40,10 +42,11 @@ struct TrainOptions {
   int64_t threads = 1;           // intra-op threads per rank (and OpenBLAS if unset)
   uint64_t seed = 0;             // model init, shuffling, augmentation
   // --- gradient all-reduce
-  double bucket_bytes = 25.0 * 1024 * 1024;  // bucket cap, like DDP's bucket_cap_mb=25
-  bool overlap = false;                      // all-reduce buckets while backward runs (CLI: auto =
-                                             // on for cuda, off on CPU, see docs/trainer.md)
-  double collective_timeout_s = 60;          // abort the job when an all-reduce takes longer
+  double bucket_bytes = 25 * costmodel::kMiB;  // closes a bucket (costmodel::assign_buckets);
+                                               // DDP's bucket_cap_mb=25
+  bool overlap = false;              // all-reduce buckets while backward runs (CLI: auto =
+                                     // on for cuda, off on CPU, see docs/trainer.md)
+  double collective_timeout_s = 60;  // abort the job when an all-reduce takes longer
   // --- output
   std::string run_log;                // run-log JSON path; "" = none
   std::string cluster;                // cluster name recorded in the run log
@@ -70,7 +73,7 @@ struct TrainOptions {
 // the same thing (command-line options override the file).
 struct DeepSpeedConfig {
   std::optional<int64_t> train_batch_size, micro_batch, accumulation, steps_per_print;
-  std::optional<std::string> optimizer;
+  std::optional<costmodel::Optimizer> optimizer;
   std::optional<double> learning_rate, weight_decay, momentum, beta1, beta2, adam_eps;
   std::optional<double> gradient_clipping;
   std::optional<costmodel::Precision> precision;

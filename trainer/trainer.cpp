@@ -18,7 +18,9 @@ volatile std::sig_atomic_t g_interrupts = 0;
 
 extern "C" void on_interrupt(int) {
   // First Ctrl-C / SIGTERM: stop at the next step boundary (agreed by all ranks). Second: now.
-  if (g_interrupts++ > 0) {
+  const std::sig_atomic_t earlier = g_interrupts;  // (++ on a volatile is deprecated in C++20)
+  g_interrupts = earlier + 1;
+  if (earlier > 0) {
     const char msg[] = "vitsim-train: interrupted again, exiting now\n";
     (void)!::write(2, msg, sizeof(msg) - 1);
     std::_Exit(kExitInterrupted);
@@ -88,7 +90,7 @@ void Trainer::build_model_and_optimizer() {
     torch::NoGradGuard no_grad;
     for (auto& p : parameters_) comm_->broadcast(p.data(), 0);
   }
-  if (options_.optimizer == "sgd") {
+  if (options_.optimizer == costmodel::Optimizer::kSgd) {
     optimizer_ = std::make_unique<torch::optim::SGD>(
         parameters_, torch::optim::SGDOptions(options_.learning_rate)
                          .momentum(options_.momentum)

@@ -1,6 +1,5 @@
 // The epoch loop, one optimizer step (a window of micro-steps), the agreement between ranks after
 // each step (loss, accuracy, NaN, Ctrl-C), and evaluation (trainer.h).
-#include <ATen/autocast_mode.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -9,6 +8,7 @@
 #include <iostream>
 #include <thread>
 
+#include "trainer/autocast_compat.h"
 #include "trainer/trainer.h"
 
 namespace vitsim::trainer {
@@ -139,18 +139,10 @@ void Trainer::run_micro_step(const Batch& batch, bool last, double loss_scale, S
     const bool amp = options_.precision != costmodel::Precision::kFp32;
     const auto dtype =
         options_.precision == costmodel::Precision::kBf16 ? at::kBFloat16 : at::kHalf;
-    if (amp && device_.is_cpu()) {
-      at::autocast::set_cpu_enabled(true);
-      at::autocast::set_autocast_cpu_dtype(dtype);
-    } else if (amp) {
-      at::autocast::set_enabled(true);
-      at::autocast::set_autocast_gpu_dtype(dtype);
-    }
+    if (amp) autocast_on(device_.type(), dtype);
     logits = model_->forward(images);
     loss = torch::nn::functional::cross_entropy(logits.to(torch::kFloat), labels);
-    at::autocast::set_cpu_enabled(false);
-    at::autocast::set_enabled(false);
-    at::autocast::clear_cache();
+    autocast_off();
   }
   const double loss_value = loss.item<double>();  // also synchronises the device
   double t2 = now();

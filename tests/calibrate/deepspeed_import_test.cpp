@@ -62,13 +62,6 @@ TEST(DeepSpeedLog, TimestampsCrossMidnightAndMonths) {
   EXPECT_FALSE(parse_log_timestamp("no stamp"));
 }
 
-TEST(DeepSpeedImport, StepsPerEpochFollowsTheStudy) {
-  EXPECT_EQ(steps_per_epoch(0.1, 50000, 1, 16), 313);
-  EXPECT_EQ(steps_per_epoch(0.2, 50000, 2, 64), 79);
-  EXPECT_EQ(steps_per_epoch(1.0, 50000, 3, 16), 1042);  // dev_epoch_times.csv's 3-GPU row
-  EXPECT_EQ(steps_per_epoch(1.0, 50000, 8, 64), 98);
-}
-
 TEST(DeepSpeedImport, MultiRankExcerptMedians) {
   ImportOptions o = options("t4");
   o.link_class = "vector-t4-shm";
@@ -85,7 +78,7 @@ TEST(DeepSpeedImport, MultiRankExcerptMedians) {
   const ImportResult r = import_deepspeed({log}, catalog(), o);
   const schema::Profile& p = r.profile;
   EXPECT_EQ(p.device, "t4");
-  EXPECT_EQ(p.source, "imported");
+  EXPECT_EQ(p.source, costmodel::CostSource::kImported);
   ASSERT_EQ(p.compute.size(), 1u);
   EXPECT_EQ(p.compute[0].micro_batch, 64);
   double fwd = 0, bwd = 0;
@@ -159,7 +152,7 @@ TEST(DeepSpeedImport, PrecisionMustBeEchoedOrGiven) {
 }
 
 TEST(DeepSpeedImport, ComputeSummaryCsv) {
-  const CsvTable t = CsvTable::parse(
+  const schema::CsvTable t = schema::CsvTable::parse(
       "gpu,precision,micro_batch_per_gpu,fwd_ms_median,bwd_inner_ms_median,"
       "optimizer_step_ms_median,source\n"
       "Tesla T4,fp32,16,238.21,437.85,48.68,\"rank-0 timers, of a run\"\n",

@@ -62,7 +62,7 @@ TEST(NcclTestsImport, CurrentLayoutFromPublicRows) {
   NcclImportOptions opt;
   opt.link_class = "autodl-shm";
   const NcclImportResult r = import_nccl_tests({o}, costmodel::DeviceCatalog{}, opt);
-  EXPECT_EQ(r.profile.source, "imported");
+  EXPECT_EQ(r.profile.source, costmodel::CostSource::kImported);
   ASSERT_EQ(r.profile.allreduce.size(), 1u);
   const auto& a = r.profile.allreduce[0];
   EXPECT_EQ(a.link_class, "autodl-shm");

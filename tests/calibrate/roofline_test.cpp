@@ -50,7 +50,7 @@ ProfileInput synthetic_profile(const costmodel::DeviceSpec& d, unsigned seed) {
   schema::Profile p;
   p.device = d.id;
   p.device_name = d.name;
-  p.source = "measured";
+  p.source = costmodel::CostSource::kMeasured;
   p.model = small_vit();
   for (int b : {4, 8, 16, 32, 64}) {
     schema::MicroBatchProfile m;

@@ -36,7 +36,8 @@ std::map<std::string, TransportCheckRow> by_dataset(const std::vector<TransportC
 
 TEST(TransportCheck, FittedConstantsComeFromTheirPublicRows) {
   const auto p = shipped();
-  const CsvTable m = CsvTable::read(kPublic + "nccl_tests_allreduce_measurements.csv");
+  const schema::CsvTable m =
+      schema::CsvTable::read(kPublic + "nccl_tests_allreduce_measurements.csv");
   std::vector<double> busbw;
   for (size_t i = 0; i < m.rows(); ++i) {
     if (m.at(i, "dataset") == "pcie3_2x2080ti_noP2P" && m.positive(i, "size_bytes") >= 64 << 20)
@@ -44,7 +45,7 @@ TEST(TransportCheck, FittedConstantsComeFromTheirPublicRows) {
   }
   ASSERT_EQ(busbw.size(), 5u);
   EXPECT_NEAR(median(busbw) / p.pcie_rate_bytes_per_s(3, 16), p.shm_zero_copy_efficiency, 1e-4);
-  const CsvTable s = CsvTable::read(kPublic + "nccl_busbw_summary_points.csv");
+  const schema::CsvTable s = schema::CsvTable::read(kPublic + "nccl_busbw_summary_points.csv");
   bool found = false;
   for (size_t i = 0; i < s.rows(); ++i) {
     if (s.at(i, "setup").rfind("single node, 8x A100, NVSwitch", 0) != 0) continue;
@@ -55,9 +56,9 @@ TEST(TransportCheck, FittedConstantsComeFromTheirPublicRows) {
 }
 
 TEST(TransportCheck, HeldOutPublicDatasets) {
-  const auto rows =
-      check_transports(CsvTable::read(kPublic + "nccl_tests_allreduce_measurements.csv"),
-                       CsvTable::read(kPublic + "nccl_busbw_summary_points.csv"), shipped());
+  const auto rows = check_transports(
+      schema::CsvTable::read(kPublic + "nccl_tests_allreduce_measurements.csv"),
+      schema::CsvTable::read(kPublic + "nccl_busbw_summary_points.csv"), shipped());
   std::cout << format_transport_check(rows);
   const auto r = by_dataset(rows);
   // Fitted cases reproduce what they were fitted on.
@@ -95,7 +96,8 @@ TransportCheckRow study_point(const std::string& log, const std::string& cluster
       summarize_log(parse_deepspeed_log(kSrc + "/data/vit-deepspeed-study/logs/" + log), o);
   const auto c = schema::read_cluster(kSrc + "/platforms/" + cluster);
   const auto& link = intra_node ? c.nodes[0].intra_node.link : c.nodes[1].nic;
-  const double bytes = static_cast<double>(costmodel::build_layer_graph(*o.model).gradient_bytes());
+  const double bytes = static_cast<double>(
+      costmodel::build_layer_graph(*o.model).gradient_bytes(costmodel::Precision::kFp32));
   EXPECT_EQ(bytes, 346270624.0);
   return check_measured_point(log, schema::link_model_input(link), shipped(), s.world_size, bytes,
                               s.backward_allreduce_s);

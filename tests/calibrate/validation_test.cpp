@@ -97,7 +97,7 @@ TEST(Validate, OutOfMemoryPredictionDoesNotMatch) {
 }
 
 TEST(MeasuredRuns, DevCsvColumnsAndNames) {
-  const CsvTable t = CsvTable::parse(
+  const schema::CsvTable t = schema::CsvTable::parse(
       "run_dir,cluster,gpu,dataset,placement,precision,scaling,n_gpus,micro_batch_per_gpu,"
       "global_batch,dataset_fraction,steps_per_epoch,epoch_time_s\n"
       "a,Vector (Vaughan),Tesla T4,CIFAR-10,intra-node (single node),fp32,strong (full dataset),"

@@ -18,7 +18,7 @@ TEST(Prediction, ExampleReadsAndRoundTrips) {
   EXPECT_EQ(c.config.placement, "inter-node");
   ASSERT_EQ(c.ranks.size(), 2u);
   EXPECT_DOUBLE_EQ(c.ranks[0].idle_time_s, 0.1);
-  EXPECT_EQ(c.cost_sources.at("rtx3070/fp32"), "measured");
+  EXPECT_EQ(c.cost_sources.at("rtx3070/fp32"), costmodel::CostSource::kMeasured);
   const Json written = write_prediction_json(p);
   EXPECT_EQ(write_prediction_json(read_prediction(Node::parse_text(written.dump(), "w.json"))),
             written);

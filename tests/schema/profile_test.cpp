@@ -19,7 +19,7 @@ std::string profile_error(const Json& doc) {
 TEST(Profile, ReadsMinimalExample) {
   const Profile p = read_profile(testing::example_path("profile"));
   EXPECT_EQ(p.device, "rtx3070");
-  EXPECT_EQ(p.source, "measured");
+  EXPECT_EQ(p.source, costmodel::CostSource::kMeasured);
   EXPECT_EQ(p.precision, costmodel::Precision::kFp32);
   ASSERT_TRUE(p.model.has_value());
   EXPECT_EQ(p.model->depth, 1);

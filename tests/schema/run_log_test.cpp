@@ -21,7 +21,7 @@ TEST(RunLog, ReadsMinimalExample) {
   EXPECT_EQ(log.config.global_batch, 64);
   EXPECT_EQ(log.config.hosts, (std::vector<std::string>{"node0", "node1"}));
   EXPECT_EQ(log.config.model.depth, 1);
-  EXPECT_EQ(log.config.optimizer, "adamw");
+  EXPECT_EQ(log.config.optimizer, costmodel::Optimizer::kAdamW);
   EXPECT_TRUE(log.config.overlap);
   ASSERT_EQ(log.epochs.size(), 1u);
   EXPECT_DOUBLE_EQ(log.epochs[0].epoch_time_s, 41.5);
@@ -81,7 +81,7 @@ TEST(RunLog, UnknownEnumValues) {
   Json doc = load_example("run_log");
   doc["config"]["optimizer"] = "lamb";
   EXPECT_EQ(run_log_error(doc),
-            "bad.json: /config/optimizer: expected one of sgd, adamw, got string \"lamb\"");
+            "bad.json: /config/optimizer: expected one of adamw, sgd, got string \"lamb\"");
   doc = load_example("run_log");
   doc["config"]["backend"] = "gloo";
   EXPECT_NE(run_log_error(doc).find("/config/backend: expected one of mpi, nccl"),

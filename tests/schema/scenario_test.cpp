@@ -28,8 +28,8 @@ TEST(Scenario, ExampleReadsWithDefaults) {
   EXPECT_EQ(s.configurations[0].placement, "inter-node");
   EXPECT_FALSE(s.configurations[0].overlap);
   EXPECT_TRUE(s.configurations[1].overlap);
-  EXPECT_EQ(s.configurations[1].collective, "tree");
-  EXPECT_EQ(s.configurations[1].optimizer, "adamw");
+  EXPECT_EQ(s.configurations[1].collective, costmodel::Collective::kTree);
+  EXPECT_EQ(s.configurations[1].optimizer, costmodel::Optimizer::kAdamW);
   EXPECT_EQ(scenario_cluster_path(s), std::string(VITSIM_TEST_DATA_DIR) + "/examples/cluster.json");
   const ClusterSpec c = read_cluster(scenario_cluster_path(s));
   EXPECT_EQ(c.name, "example");

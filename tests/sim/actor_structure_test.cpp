@@ -30,15 +30,15 @@ SimInput input_for(const schema::ClusterSpec& cluster, const schema::TrainingCon
   const costmodel::DeviceCatalog devices = merged_catalog(costmodel::DeviceCatalog{}, cluster);
   const Placement placement = place_ranks(cluster, config);
   const costmodel::LayerGraph graph = costmodel::build_layer_graph(tiny_model());
-  std::map<std::string, std::string> sources;
+  std::map<std::string, costmodel::CostSource> sources;
   SimInput in;
   in.plan = plan_platform(cluster, placement, &costs);
   in.ranks = plan_ranks(placement, devices, graph, config, costs, sources);
-  in.buckets = make_buckets(graph, config.bucket_bytes);
+  in.buckets = make_buckets(graph, config.precision, config.bucket_bytes);
   for (const auto& l : graph.layers) in.layer_names.push_back(l.name);
   in.accumulation = config.accumulation;
   in.overlap = config.overlap;
-  in.collective = parse_collective(config.collective);
+  in.collective = config.collective;
   in.flow_level = flow_level;
   return in;
 }
@@ -89,10 +89,10 @@ TEST(ActorStructure, InlineStreamAndTraceGiveTheSameTimes) {
       {"ring", true, false, 1},         {"ring", false, false, 1},
       {"tree", true, false, 1},         {"hierarchical", false, false, 1}};
   for (const Case& c : cases) {
-    SCOPED_TRACE(c.collective + (c.flow_level ? " flow" : " step") + ", accumulation " +
+    SCOPED_TRACE(c.collective + std::string(c.flow_level ? " flow" : " step") + ", accumulation " +
                  std::to_string(c.accumulation));
     schema::TrainingConfig t = ring_config(16);
-    t.collective = c.collective;
+    t.collective = costmodel::parse_collective(c.collective);
     t.overlap = c.overlap;
     t.accumulation = c.accumulation;
     t.bucket_bytes = 4e5;  // several buckets
@@ -112,7 +112,7 @@ TEST(ActorStructure, OverlapWithAndWithoutTraceGiveTheSameTimes) {
   for (const char* collective : {"hierarchical", "ring"}) {
     SCOPED_TRACE(collective);
     schema::TrainingConfig t = ring_config(16);
-    t.collective = collective;
+    t.collective = costmodel::parse_collective(collective);
     t.overlap = true;
     t.bucket_bytes = 4e5;
     const SimInput in = input_for(cluster, t, mixed_costs(), true);

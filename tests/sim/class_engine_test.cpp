@@ -73,8 +73,8 @@ void compare_all(const schema::ClusterSpec& cluster, int gpus,
     SCOPED_TRACE(c.collective + (c.overlap ? " overlap" : "") + " accumulation " +
                  std::to_string(c.accumulation));
     schema::TrainingConfig t = ring_config(gpus);
-    t.collective = c.collective;
-    t.collective_level = "flow";
+    t.collective = costmodel::parse_collective(c.collective);
+    t.collective_level = costmodel::CollectiveLevel::kFlow;
     t.overlap = c.overlap;
     t.accumulation = c.accumulation;
     t.bucket_bytes = 4e5;  // several buckets
@@ -84,7 +84,7 @@ void compare_all(const schema::ClusterSpec& cluster, int gpus,
 }
 
 schema::ClusterSpec fat_tree(schema::ClusterSpec c, int nodes_per_leaf, double uplink_bw) {
-  c.network.topology = "fat-tree";
+  c.network.topology = schema::Topology::kFatTree;
   c.network.nodes_per_leaf = nodes_per_leaf;
   c.network.spines = 1;
   c.network.switch_link = {uplink_bw, 5e-6, "test-uplink"};
@@ -129,8 +129,8 @@ TEST(ClassEngine, MixedFatTreeEqualsRankByRank) {
 
 TEST(ClassEngine, TreeOnAMixedFatTreeMatchesTheFullSolveNotTheLazyDrift) {
   schema::TrainingConfig t = ring_config(24);
-  t.collective = "tree";
-  t.collective_level = "flow";
+  t.collective = costmodel::Collective::kTree;
+  t.collective_level = costmodel::CollectiveLevel::kFlow;
   t.bucket_bytes = 4e5;
   const schema::ClusterSpec c = fat_tree(mixed_cluster(), 4, 1.5e9);
   const double classes = run(c, t, SimEngine::kClasses).step_time_s;
@@ -145,11 +145,11 @@ TEST(ClassEngine, AHomogeneousClusterIsAHandfulOfClasses) {
   schema::ClusterSpec c = fat_tree(tiny_cluster(16, 8, 1.25e9, 2.5e-5), 4, 2e9);
   c.nodes[0].nic_per_gpu = true;
   schema::TrainingConfig t = ring_config(128);
-  t.collective = "hierarchical";
-  t.collective_level = "flow";
+  t.collective = costmodel::Collective::kHierarchical;
+  t.collective_level = costmodel::CollectiveLevel::kFlow;
   const Placement placement = place_ranks(c, t);
   const PlatformPlan plan = plan_platform(c, placement, nullptr);
-  const CollectivePlan collective = plan_collective(plan, CollectiveAlgorithm::kHierarchical);
+  const CollectivePlan collective = plan_collective(plan, costmodel::Collective::kHierarchical);
   const RankClasses classes = find_rank_classes(plan, collective, std::vector<int>(128, 0));
   EXPECT_EQ(classes.size(), 1u);  // every rank alike: their groups start and end together
   EXPECT_EQ(classes.count[0], 128);
@@ -174,8 +174,8 @@ TEST(ClassEngine, TwoClassesContendOnOneLinkThroughTheSolver) {
   c.devices.push_back(test::test_device("slowgpu"));
   c.nodes[0].gpus = {{"testgpu", 1}, {"slowgpu", 1}};
   schema::TrainingConfig t = ring_config(8);
-  t.collective = "hierarchical";
-  t.collective_level = "flow";
+  t.collective = costmodel::Collective::kHierarchical;
+  t.collective_level = costmodel::CollectiveLevel::kFlow;
   const auto classes = run(c, t, SimEngine::kClasses);
   const auto ranks = run(c, t, SimEngine::kRanks);
   expect_same(ranks, classes);
@@ -189,7 +189,7 @@ TEST(ClassEngine, TwoClassesContendOnOneLinkThroughTheSolver) {
   const Placement placement = place_ranks(c, t);
   const PlatformPlan plan = plan_platform(c, placement, nullptr);
   const RankClasses rc = find_rank_classes(
-      plan, plan_collective(plan, CollectiveAlgorithm::kHierarchical), {0, 1, 0, 1, 0, 1, 0, 1});
+      plan, plan_collective(plan, costmodel::Collective::kHierarchical), {0, 1, 0, 1, 0, 1, 0, 1});
   EXPECT_EQ(rc.size(), 2u);
   int on_nic = 0;
   for (const ClassFlow& f : rc.flows) {

@@ -54,7 +54,7 @@ TEST(Golden, RingOfFourHomogeneousRanksIsAlphaBetaExactly) {
   // 1000 images / 4 ranks = 250 per rank, micro-batch 4 -> 63 steps.
   EXPECT_EQ(p.steps_per_epoch, 63);
   EXPECT_NEAR(p.epoch_time_s, 63 * expected, 1e-9 * 63 * expected);
-  EXPECT_EQ(p.config.collective_level, "step");
+  EXPECT_EQ(p.config.collective_level, costmodel::CollectiveLevel::kStep);
 }
 
 TEST(Golden, FlowLevelRingAgreesWithStepLevel) {
@@ -63,9 +63,9 @@ TEST(Golden, FlowLevelRingAgreesWithStepLevel) {
     const auto costs = costs_for({constant_costs("testgpu", kFwd)});
     auto t = ring_config(n);
     const auto step = run(cl, t, costs);
-    t.collective_level = "flow";
+    t.collective_level = costmodel::CollectiveLevel::kFlow;
     const auto flow = run(cl, t, costs);
-    EXPECT_EQ(flow.config.collective_level, "flow");
+    EXPECT_EQ(flow.config.collective_level, costmodel::CollectiveLevel::kFlow);
     EXPECT_NEAR(flow.step_time_s, step.step_time_s, 0.02 * step.step_time_s) << n << " ranks";
     EXPECT_NEAR(flow.exposed_comm_time_s, step.exposed_comm_time_s,
                 0.02 * step.exposed_comm_time_s);
@@ -107,8 +107,8 @@ TEST(Golden, OverlapHidesAllButTheLastBucketOnAFastNetwork) {
   t.overlap = true;
   const auto graph = costmodel::build_layer_graph(tiny_model());
   const auto p = run(cl, t, costs_for({constant_costs("testgpu", kFwd)}));
-  const double last_bucket =
-      static_cast<double>(graph.layers[0].gradient_bytes());  // patch_embed, ready last
+  const double last_bucket = static_cast<double>(
+      graph.layers[0].gradient_bytes(costmodel::Precision::kFp32));  // patch_embed, ready last
   const double exposed = ring_time(4, last_bucket, bw, lat);
   EXPECT_NEAR(p.exposed_comm_time_s, exposed, 1e-9);
   EXPECT_NEAR(p.step_time_s, compute_per_step(layer_count()) + exposed, 1e-9);
@@ -128,7 +128,8 @@ TEST(Golden, OverlapHidesCommunicationUpToTheBackwardTime) {
   int buckets = 0;
   for (const auto& l : graph.layers) {
     if (l.parameters > 0) {
-      all += ring_time(4, static_cast<double>(l.gradient_bytes()), bw, lat);
+      all +=
+          ring_time(4, static_cast<double>(l.gradient_bytes(costmodel::Precision::kFp32)), bw, lat);
       ++buckets;
     }
   }
@@ -140,7 +141,10 @@ TEST(Golden, OverlapHidesCommunicationUpToTheBackwardTime) {
   for (int i = layer_count() - 1; i >= 0; --i) {
     ready += 2 * kFwd;
     const double a = ring_time(
-        4, static_cast<double>(graph.layers[static_cast<size_t>(i)].gradient_bytes()), bw, lat);
+        4,
+        static_cast<double>(
+            graph.layers[static_cast<size_t>(i)].gradient_bytes(costmodel::Precision::kFp32)),
+        bw, lat);
     stream_free = std::max(stream_free, ready) + a;
   }
   const double backward = layer_count() * 2 * kFwd;
@@ -171,13 +175,13 @@ TEST(Golden, HierarchicalRingsShareTheNodeNic) {
   const double nic = 1e9, lat = 2e-5, fab = 1e10, flat = 2e-6;
   const auto cl = tiny_cluster(2, 2, nic, lat, fab, flat);
   auto t = ring_config(4);
-  t.collective = "hierarchical";
+  t.collective = costmodel::Collective::kHierarchical;
   const auto p = run(cl, t, costs_for({constant_costs("testgpu", kFwd)}));
   const double m = gradient_bytes();
   const double intra = flat + (m / 2) / fab;
   const double inter = 2 * (lat + 2 * (m / 4) / nic);  // two flows share each NIC direction
   EXPECT_NEAR(p.exposed_comm_time_s, 2 * intra + inter, 1e-9 * p.step_time_s);
-  t.collective_level = "flow";
+  t.collective_level = costmodel::CollectiveLevel::kFlow;
   const auto f = run(cl, t, costs_for({constant_costs("testgpu", kFwd)}));
   EXPECT_NEAR(f.exposed_comm_time_s, p.exposed_comm_time_s, 0.02 * p.exposed_comm_time_s);
 }
@@ -186,10 +190,10 @@ TEST(Golden, TreeMovesAboutTwiceTheMessagePerRankLikeTheRing) {
   const double bw = 1.25e9, lat = 5e-5;
   const auto cl = tiny_cluster(8, 1, bw, lat);
   auto t = ring_config(8);
-  t.collective = "tree";
+  t.collective = costmodel::Collective::kTree;
   const auto costs = costs_for({constant_costs("testgpu", kFwd)});
   const auto step = run(cl, t, costs);
-  t.collective_level = "flow";
+  t.collective_level = costmodel::CollectiveLevel::kFlow;
   const auto flow = run(cl, t, costs);
   const double m = gradient_bytes();
   // Bandwidth term: each rank sends and receives ~2M in total over the two trees (2M/B), plus
@@ -204,8 +208,9 @@ TEST(Golden, OutOfMemoryIsReportedWithTheLargestMicroBatchThatFitsAndNotSimulate
   auto cl = tiny_cluster(2, 1, 1.25e9, 5e-5);
   const auto graph = costmodel::build_layer_graph(tiny_model());
   const double params = static_cast<double>(graph.parameters());
-  const double fixed =
-      params * 16 + 512.0 * 1024 * 1024;  // weights, grads, 2 AdamW states, workspace
+  // Weights 4, gradients 4, two AdamW moments 8, the flat all-reduce bucket 4 bytes per
+  // parameter, runtime reserve 512 MiB (docs/cost-model.md, "Memory").
+  const double fixed = params * 20 + 512.0 * 1024 * 1024;
   const double per_sample = graph.activation_bytes_per_sample(4);
   cl.devices[0].memory_bytes = fixed + 10.5 * per_sample;  // 10 samples fit, 11 do not
   const auto costs = costs_for({constant_costs("testgpu", kFwd)});
@@ -221,7 +226,7 @@ TEST(Golden, OutOfMemoryIsReportedWithTheLargestMicroBatchThatFitsAndNotSimulate
   EXPECT_FALSE(fits.out_of_memory);
   EXPECT_GT(fits.step_time_s, 0.0);
   // SGD keeps one optimizer state instead of two: 4 bytes per parameter less.
-  t.optimizer = "sgd";
+  t.optimizer = costmodel::Optimizer::kSgd;
   EXPECT_NEAR(run(cl, t, costs).ranks[0].memory_bytes, fixed - 4 * params + 10 * per_sample, 1.0);
 }
 

@@ -87,15 +87,16 @@ inline schema::TrainingConfig ring_config(int gpus) {
   t.gpus = gpus;
   t.micro_batch = 4;
   t.images = 1000;
-  t.collective = "ring";
-  t.collective_level = "step";
+  t.collective = costmodel::Collective::kRing;
+  t.collective_level = costmodel::CollectiveLevel::kStep;
   t.overlap = false;
   t.bucket_bytes = 1e12;  // one bucket
   return t;
 }
 
 inline double gradient_bytes() {
-  return static_cast<double>(costmodel::build_layer_graph(tiny_model()).gradient_bytes());
+  return static_cast<double>(
+      costmodel::build_layer_graph(tiny_model()).gradient_bytes(costmodel::Precision::kFp32));
 }
 inline int layer_count() {
   return static_cast<int>(costmodel::build_layer_graph(tiny_model()).layers.size());

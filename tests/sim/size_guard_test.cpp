@@ -25,7 +25,7 @@ SimulationShape h200(int64_t gpus, bool classes) {
   s.ranks_per_node = 8;
   s.layers = 100;
   s.buckets = 1;
-  s.algorithm = CollectiveAlgorithm::kHierarchical;
+  s.algorithm = costmodel::Collective::kHierarchical;
   return s;
 }
 
@@ -47,7 +47,7 @@ TEST(SizeGuard, EstimatesGrowWithWhatCosts) {
   EXPECT_LT(classes.seconds, 1e-3);
   SimulationShape step = h200(65536, false);
   step.flow_level = false;
-  step.algorithm = CollectiveAlgorithm::kRing;  // 2(N-1) phases per rank and bucket
+  step.algorithm = costmodel::Collective::kRing;  // 2(N-1) phases per rank and bucket
   EXPECT_GT(estimate_simulation(step).seconds, 1e4);
 }
 
@@ -69,7 +69,7 @@ TEST(SizeGuard, RefusesAboveTheEstimateWithTheEstimate) {
   }
   SimulationShape step = h200(65536, false);
   step.flow_level = false;
-  step.algorithm = CollectiveAlgorithm::kRing;
+  step.algorithm = costmodel::Collective::kRing;
   try {
     check_simulation_size(estimate_simulation(step), roomy(), "x");
     FAIL() << "expected a refusal";
@@ -100,17 +100,17 @@ TEST(SizeGuard, ActorsBeyondTheMappingLimitGoWithoutGuardPages) {
 TEST(SizeGuard, StacksWithoutGuardPagesGiveTheSameTimes) {
   const schema::ClusterSpec cluster = test::tiny_cluster(4, 2, 1.25e9, 2.5e-5);
   schema::TrainingConfig t = test::ring_config(8);
-  t.collective = "hierarchical";
+  t.collective = costmodel::Collective::kHierarchical;
   const Placement placement = place_ranks(cluster, t);
   costmodel::CostModel costs;
   costs.devices = {test::constant_costs("testgpu", 1e-3)};
-  std::map<std::string, std::string> sources;
+  std::map<std::string, costmodel::CostSource> sources;
   SimInput in;
   in.plan = plan_platform(cluster, placement, &costs);
   in.ranks = plan_ranks(placement, merged_catalog({}, cluster),
                         costmodel::build_layer_graph(test::tiny_model()), t, costs, sources);
-  in.buckets = make_buckets(costmodel::build_layer_graph(test::tiny_model()), 4e5);
-  in.collective = CollectiveAlgorithm::kHierarchical;
+  in.buckets = make_buckets(costmodel::build_layer_graph(test::tiny_model()), t.precision, 4e5);
+  in.collective = costmodel::Collective::kHierarchical;
   in.flow_level = true;
   auto run = [&](bool guard) {
     in.stack_guard_pages = guard;

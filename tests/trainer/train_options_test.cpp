@@ -40,7 +40,7 @@ TEST(DeepSpeedConfig, ReadsTheKeysDeepSpeedUsers) {
   EXPECT_EQ(*c.train_batch_size, 64);
   EXPECT_EQ(*c.micro_batch, 16);
   EXPECT_EQ(*c.accumulation, 2);
-  EXPECT_EQ(*c.optimizer, "adamw");
+  EXPECT_EQ(*c.optimizer, costmodel::Optimizer::kAdamW);
   EXPECT_DOUBLE_EQ(*c.learning_rate, 0.0003);
   EXPECT_DOUBLE_EQ(*c.beta2, 0.95);
   EXPECT_EQ(*c.precision, costmodel::Precision::kBf16);

@@ -1,19 +1,15 @@
-// Runs a CLI11 subcommand with vitsim's exit-code rules:
-//   --help -> 0; usage errors and InputError (bad input files) -> 2; other failures -> 1.
-// Errors go to stderr as one line, never a stack dump.
-#pragma once
+// Exit-code rules of every subcommand (see run_app.h).
+#include "clikit/run_app.h"
 
-#include <CLI/CLI.hpp>
 #include <exception>
-#include <functional>
 #include <iostream>
 #include <stdexcept>
 
 #include "schema/input_error.h"
 
-namespace vitsim::cli {
+namespace vitsim::clikit {
 
-inline int run_app(CLI::App& app, int argc, char** argv, const std::function<int()>& body) {
+int run_app(CLI::App& app, int argc, char** argv, const std::function<int()>& body) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -38,10 +34,4 @@ inline int run_app(CLI::App& app, int argc, char** argv, const std::function<int
   }
 }
 
-// For subcommands that are not built yet: say so and exit 2.
-inline int not_built(const char* name, const char* issue) {
-  std::cerr << "vitsim " << name << ": not built yet in this version (planned: " << issue << ")\n";
-  return 2;
-}
-
-}  // namespace vitsim::cli
+}  // namespace vitsim::clikit

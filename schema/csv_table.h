@@ -1,13 +1,14 @@
-// A small CSV reader (RFC 4180 quoting: "a, b" and doubled quotes) for the study's tables
-// (dev_epoch_times.csv, compute_summary.csv) and the public benchmarks. Errors name the file,
-// the row and the column, like schema::InputError does for JSON.
+// CSV, RFC 4180 quoting ("a, b" and doubled quotes), both ways: a small reader for the study's
+// tables (dev_epoch_times.csv, compute_summary.csv) and the public benchmarks, whose errors name
+// the file, the row and the column like InputError does for JSON; and the record writer every CSV
+// vitsim writes goes through (prediction_csv.h). Formats: docs/formats/predictions-csv.md.
 #pragma once
 
 #include <map>
 #include <string>
 #include <vector>
 
-namespace vitsim::calibrate {
+namespace vitsim::schema {
 
 class CsvTable {
  public:
@@ -40,4 +41,11 @@ class CsvTable {
 // Splits one CSV record into fields (quotes removed). Exposed for tests.
 std::vector<std::string> split_csv_record(const std::string& line);
 
-}  // namespace vitsim::calibrate
+// One field as RFC 4180 writes it: as is, or in double quotes (inner quotes doubled) when it holds
+// a comma, a quote, a carriage return or a line feed.
+std::string csv_field(const std::string& text);
+// Fields joined by commas, each through csv_field, ending in "\n" (a line feed: what the files
+// vitsim wrote before used; RFC 4180 readers accept it).
+std::string csv_record(const std::vector<std::string>& fields);
+
+}  // namespace vitsim::schema

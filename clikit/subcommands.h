@@ -1,4 +1,5 @@
-// Subcommand dispatch shared by vitsim and vitsim-train (header-only): `tool <command> [options]`,
+// Subcommand dispatch of the command-line kit (clikit), shared by vitsim and vitsim-train
+// (templates, header-only): `tool <command> [options]`,
 // --help/-h lists the commands, --version prints the version, an unknown command exits 2.
 #pragma once
 
@@ -6,7 +7,7 @@
 #include <iostream>
 #include <string>
 
-namespace vitsim::cli {
+namespace vitsim::clikit {
 
 struct Subcommand {
   const char* name;
@@ -48,4 +49,4 @@ int dispatch(const char* tool, const char* tagline, const char* usage,
   return 2;
 }
 
-}  // namespace vitsim::cli
+}  // namespace vitsim::clikit

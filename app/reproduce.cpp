@@ -1,5 +1,5 @@
 // The main job, end to end (see reproduce.h, docs/calibration.md "Reproducing the study").
-#include "calibrate/reproduce.h"
+#include "app/reproduce.h"
 
 #include <fmt/format.h>
 
@@ -15,25 +15,18 @@
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
+#include "schema/prediction_csv.h"
 #include "schema/scenario.h"
+#include "schema/study.h"
 #include "schema/transports_io.h"
 
-namespace vitsim::calibrate {
+namespace vitsim::app {
+
+using namespace calibrate;  // the calibration steps the job chains
 
 namespace fs = std::filesystem;
 
 namespace {
-
-// The study's logs: which GPU and link each cluster's logs ran on
-// (data/vit-deepspeed-study/README).
-struct LogRule {
-  const char* prefix;
-  const char* cluster;
-  const char* gpu;
-  const char* link_class;
-};
-constexpr LogRule kLogRules[] = {{"tesla_", "tesla", "rtx3070", "tesla-10gbe"},
-                                 {"vector_", "vector", "t4", "vector-t4-shm"}};
 
 struct Imported {
   std::vector<ProfileInput> profiles;
@@ -50,56 +43,66 @@ std::vector<std::string> sorted_files(const std::string& dir, const std::string&
   return out;
 }
 
-Imported import_study(const ReproduceOptions& o, const costmodel::DeviceCatalog& catalog) {
-  const std::string study = o.source_dir + "/data/vit-deepspeed-study";
-  const std::string dir = o.out_dir + "/profiles";
-  fs::create_directories(dir);
+// The rule of the study file that a log's file name matches, or nullptr.
+const schema::StudyLogRule* rule_of(const schema::Study& study, const std::string& name) {
+  for (const auto& r : study.logs) {
+    if (name.rfind(r.prefix, 0) == 0) return &r;
+  }
+  return nullptr;
+}
+
+// A profile written to DIR/profiles/NAME.json, with the import's context.
+ProfileInput write_imported(const ReproduceOptions& o, const std::string& name, ImportResult& r,
+                            const schema::Json& extra) {
+  r.profile.context = schema::make_context("vitsim reproduce", o.argv, extra);
+  const std::string file = o.out_dir + "/profiles/" + name + ".json";
+  schema::write_profile(file, r.profile);
+  return {file, r.profile};
+}
+
+Imported import_study(const ReproduceOptions& o, const schema::Study& study,
+                      const costmodel::DeviceCatalog& catalog) {
+  fs::create_directories(o.out_dir + "/profiles");
   Imported out;
   ImportOptions base;
-  base.model = costmodel::vit_preset("vit_b_16");  // the study's model (README: 1000 classes)
-  for (const auto& path : sorted_files(study + "/logs", ".log")) {
+  base.model = study.model;
+  base.train_images = study.train_images;
+  for (const auto& path : sorted_files(study.log_folder, ".log")) {
     const std::string name = fs::path(path).stem().string();
-    const LogRule* rule = nullptr;
-    for (const auto& r : kLogRules) {
-      if (name.rfind(r.prefix, 0) == 0) rule = &r;
-    }
+    const schema::StudyLogRule* rule = rule_of(study, name);
     if (!rule) continue;
     ImportOptions opt = base;
-    opt.gpu = rule->gpu;
+    opt.gpu = rule->device;
     opt.link_class = rule->link_class;
     ImportResult r = import_deepspeed({parse_deepspeed_log(path)}, catalog, opt);
-    r.profile.context = schema::make_context(
-        "vitsim reproduce", o.argv, {{"imported_from", path}, {"import", to_json(r.logs[0])}});
-    const std::string file = dir + "/" + name + ".json";
-    schema::write_profile(file, r.profile);
-    out.profiles.push_back({file, r.profile});
+    out.profiles.push_back(
+        write_imported(o, name, r, {{"imported_from", path}, {"import", to_json(r.logs[0])}}));
     out.logs.push_back({rule->cluster, r.logs[0]});
   }
-  ImportOptions p4 = base;
-  ImportResult r =
-      import_compute_summary(CsvTable::read(study + "/compute_summary.csv"), catalog, p4);
-  r.profile.context = schema::make_context("vitsim reproduce", o.argv,
-                                           {{"imported_from", study + "/compute_summary.csv"}});
-  const std::string file = dir + "/" + r.profile.device + "_compute_summary.json";
-  schema::write_profile(file, r.profile);
-  out.profiles.push_back({file, r.profile});
+  for (const auto& csv : study.compute_summaries) {
+    ImportResult r = import_compute_summary(schema::CsvTable::read(csv), catalog, base);
+    const std::string stem = fs::path(csv).stem().string();
+    out.profiles.push_back(
+        write_imported(o, r.profile.device + "_" + stem, r, {{"imported_from", csv}}));
+  }
   return out;
 }
 
-struct Study {
+// What the study simulates: its clusters, its scenarios and each scenario's cluster.
+struct Inputs {
   std::vector<schema::Scenario> scenarios;
   std::vector<schema::ClusterSpec> scenario_clusters;  // per scenario, overrides applied
-  std::vector<schema::ClusterSpec> clusters;           // platforms/*.json
+  std::vector<schema::ClusterSpec> clusters;           // the study's cluster folder
 };
 
-Study load_study(const ReproduceOptions& o) {
-  Study s;
-  for (const auto& f : sorted_files(o.source_dir + "/platforms", ".json")) {
+Inputs load_inputs(const schema::Study& study) {
+  Inputs s;
+  for (const auto& f : sorted_files(study.cluster_folder, ".json")) {
     const fs::path name = fs::path(f).filename();
     if (name == "gpus.json" || name == "transports.json") continue;
     s.clusters.push_back(schema::read_cluster(f));
   }
-  for (const auto& f : sorted_files(o.source_dir + "/scenarios", ".json")) {
+  for (const auto& f : sorted_files(study.scenario_folder, ".json")) {
     s.scenarios.push_back(schema::read_scenario(f));
     const auto cluster = schema::read_cluster(schema::scenario_cluster_path(s.scenarios.back()));
     s.scenario_clusters.push_back(schema::apply_overrides(s.scenarios.back(), cluster));
@@ -107,40 +110,10 @@ Study load_study(const ReproduceOptions& o) {
   return s;
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
-std::string predictions_csv(const std::vector<NamedPrediction>& preds) {
-  std::string out =
-      "scenario,cluster,label,gpus,placement,micro_batch,accumulation,precision,data_fraction,"
-      "steps_per_epoch,step_time_s,epoch_time_s,throughput_images_per_s,speedup,"
-      "parallel_efficiency,out_of_memory,cost_sources\n";
-  for (const auto& f : preds) {
-    for (const auto& c : f.prediction.configurations) {
-      std::string sources;
-      for (const auto& [k, v] : c.cost_sources)
-        sources += (sources.empty() ? "" : "; ") + k + "=" + v;
-      out += fmt::format(
-          "{},{},{},{},{},{},{},{},{:g},{},{:.6f},{:.3f},{:.3f},{:.4f},{:.4f},{},{}\n",
-          csv_field(f.prediction.scenario), csv_field(c.cluster), csv_field(c.config.label),
-          c.config.gpus, c.config.placement, c.config.micro_batch, c.config.accumulation,
-          costmodel::to_string(c.config.precision), c.config.data_fraction, c.steps_per_epoch,
-          c.step_time_s, c.epoch_time_s, c.throughput_images_per_s, c.speedup,
-          c.parallel_efficiency, c.out_of_memory ? "true" : "false", csv_field(sources));
-    }
-  }
-  return out;
-}
-
-Calibration calibrate_study(const ReproduceOptions& o, const Imported& imp, const Study& s,
+Calibration calibrate_study(const schema::Study& study, const Imported& imp, const Inputs& s,
                             const costmodel::DeviceCatalog& catalog) {
   CalibrateOptions opt;
-  opt.precisions = {costmodel::Precision::kFp32, costmodel::Precision::kFp16,
-                    costmodel::Precision::kBf16};
+  opt.precisions = study.precisions;
   opt.clusters = s.clusters;
   for (const auto& c : s.scenario_clusters) opt.clusters.push_back(c);
   for (size_t i = 0; i < s.scenarios.size(); ++i) {
@@ -150,12 +123,11 @@ Calibration calibrate_study(const ReproduceOptions& o, const Imported& imp, cons
       }
     }
   }
-  const std::string timm = o.source_dir + "/data/public-benchmarks/timm_train_benchmarks.csv";
-  if (fs::exists(timm)) {
-    opt.tensor_evidence = tensor_efficiency_from_timm(CsvTable::read(timm), catalog,
-                                                      costmodel::vit_preset("vit_b_16"));
+  if (!study.tensor_evidence.empty()) {
+    opt.tensor_evidence = tensor_efficiency_from_timm(schema::CsvTable::read(study.tensor_evidence),
+                                                      catalog, study.model);
   }
-  return calibrate(imp.profiles, catalog, opt);
+  return calibrate::calibrate(imp.profiles, catalog, opt);
 }
 
 // Runs of one configuration differ from node to node: the logs against the development rows of
@@ -194,15 +166,16 @@ std::vector<std::string> variation_notes(const Imported& imp, const std::vector<
   return notes;
 }
 
-std::vector<NamedPrediction> simulate_all(const ReproduceOptions& o, const Study& study,
+std::vector<NamedPrediction> simulate_all(const ReproduceOptions& o, const schema::Study& described,
+                                          const Inputs& study,
                                           const costmodel::DeviceCatalog& catalog,
                                           const costmodel::CostModel& costs) {
   std::vector<NamedPrediction> preds;
   fs::create_directories(o.out_dir + "/predictions");
   // Link classes the study did not measure are modelled (docs/transport-model.md).
   sim::SimOptions sim = o.sim;
-  if (!sim.transports)
-    sim.transports = schema::read_transports(o.source_dir + "/platforms/transports.json");
+  if (!sim.transports && !described.transports.empty())
+    sim.transports = schema::read_transports(described.transports);
   for (size_t i = 0; i < study.scenarios.size(); ++i) {
     schema::PredictionFile p =
         sim::simulate_scenario(study.scenarios[i], study.scenario_clusters[i], catalog, costs, sim);
@@ -219,69 +192,88 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-}  // namespace
-
-ReproduceResult reproduce(const ReproduceOptions& o) {
-  const auto t0 = std::chrono::steady_clock::now();
-  fs::create_directories(o.out_dir);
-  const auto catalog =
-      schema::read_gpus(o.gpus_path.empty() ? o.source_dir + "/platforms/gpus.json" : o.gpus_path);
-  ReproduceResult r;
-  const Imported imp = import_study(o, catalog);
-  o.progress(
-      fmt::format("[1/5] import: {} profiles from the study's logs and compute summary "
-                  "({:.1f} s)",
-                  imp.profiles.size(), seconds_since(t0)));
-  const Study study = load_study(o);
-  const Calibration cal = calibrate_study(o, imp, study, catalog);
-  schema::CostModelFile costs{
-      schema::make_context("vitsim reproduce", o.argv, {{"notes", cal.notes}}), cal.costs};
-  r.costs_path = o.out_dir + "/costs.json";
-  schema::write_cost_model(r.costs_path, costs);
-  int transferred = 0;
-  for (const auto& d : cal.costs.devices)
-    transferred += d.source == costmodel::CostSource::kTransferred;
-  o.progress(
-      fmt::format("[2/5] calibrate: {} device/precision costs ({} transferred), {} link "
-                  "classes -> {} ({:.1f} s)",
-                  cal.costs.devices.size(), transferred, cal.costs.links.size(), r.costs_path,
-                  seconds_since(t0)));
-  const std::vector<NamedPrediction> preds = simulate_all(o, study, catalog, cal.costs);
-  for (const auto& p : preds) r.prediction_files.push_back(p.file);
-  r.predictions_csv = o.out_dir + "/predictions.csv";
-  schema::write_file_atomic(r.predictions_csv, predictions_csv(preds));
-  o.progress(fmt::format("[3/5] simulate: {} scenarios -> {} ({:.1f} s)", preds.size(),
-                         r.predictions_csv, seconds_since(t0)));
-  const std::string dev_csv = o.source_dir + "/data/vit-deepspeed-study/dev_epoch_times.csv";
-  const std::vector<MeasuredRun> dev = measured_from_csv(CsvTable::read(dev_csv));
+// Stage 4: validation.txt and the variation notes.
+void write_validation(const ReproduceOptions& o, const schema::Study& study, const Imported& imp,
+                      const std::vector<NamedPrediction>& preds,
+                      const std::vector<MeasuredRun>& dev, ReproduceResult& r) {
   r.validation = validate(dev, preds);
   r.notes = variation_notes(imp, dev);
   std::string text =
-      "Predicted against " + dev_csv +
+      "Predicted against " + study.development_set +
       "\n(compared only: nothing is fitted to these epoch times; costs come from the "
       "logs and datasheets)\n\n" +
       format_validation(r.validation) + "\n";
   for (const auto& n : r.notes) text += n + "\n";
   r.validation_txt = o.out_dir + "/validation.txt";
   schema::write_file_atomic(r.validation_txt, text);
+}
+
+// Stage 5: the report, with the study's title and notes first.
+std::string write_study_report(const ReproduceOptions& o, const schema::Study& study,
+                               const std::vector<NamedPrediction>& preds,
+                               const std::vector<MeasuredRun>& dev,
+                               const costmodel::CostModel& costs, const ReproduceResult& r) {
+  ReportInputs in;
+  in.title = study.title;
+  in.predictions = preds;
+  in.measured = dev;
+  in.costs = costs;
+  in.notes = study.report_notes;
+  for (const auto& n : r.notes) in.notes.push_back(n);
+  return write_report(in, o.out_dir).html_path;
+}
+
+int count_transferred(const costmodel::CostModel& costs) {
+  int n = 0;
+  for (const auto& d : costs.devices) n += d.source == costmodel::CostSource::kTransferred;
+  return n;
+}
+
+}  // namespace
+
+ReproduceResult reproduce(const ReproduceOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  fs::create_directories(o.out_dir);
+  const schema::Study study = schema::read_study(o.study_path);
+  const auto catalog = schema::read_gpus(o.gpus_path.empty() ? study.gpus : o.gpus_path);
+  ReproduceResult r;
+  const Imported imp = import_study(o, study, catalog);
+  o.progress(
+      fmt::format("[1/5] import: {} profiles from the study's logs and compute summary "
+                  "({:.1f} s)",
+                  imp.profiles.size(), seconds_since(t0)));
+  const Inputs inputs = load_inputs(study);
+  const Calibration cal = calibrate_study(study, imp, inputs, catalog);
+  r.costs_path = o.out_dir + "/costs.json";
+  schema::write_cost_model(
+      r.costs_path,
+      {schema::make_context("vitsim reproduce", o.argv, {{"notes", cal.notes}}), cal.costs});
+  o.progress(
+      fmt::format("[2/5] calibrate: {} device/precision costs ({} transferred), {} link "
+                  "classes -> {} ({:.1f} s)",
+                  cal.costs.devices.size(), count_transferred(cal.costs), cal.costs.links.size(),
+                  r.costs_path, seconds_since(t0)));
+  const std::vector<NamedPrediction> preds = simulate_all(o, study, inputs, catalog, cal.costs);
+  std::vector<schema::PredictionFile> files;
+  for (const auto& p : preds) {
+    r.prediction_files.push_back(p.file);
+    files.push_back(p.prediction);
+  }
+  r.predictions_csv = o.out_dir + "/predictions.csv";
+  schema::write_file_atomic(r.predictions_csv, schema::configurations_csv(files));
+  o.progress(fmt::format("[3/5] simulate: {} scenarios -> {} ({:.1f} s)", preds.size(),
+                         r.predictions_csv, seconds_since(t0)));
+  const std::vector<MeasuredRun> dev =
+      measured_from_csv(schema::CsvTable::read(study.development_set));
+  write_validation(o, study, imp, preds, dev, r);
   o.progress(fmt::format(
       "[4/5] validate: median |error| {:.2f} %, worst {:.2f} %, Spearman {:.3f} "
       "over {} configurations -> {} ({:.1f} s)",
       r.validation.median_abs_error_pct, r.validation.worst_abs_error_pct, r.validation.spearman,
       r.validation.rows.size(), r.validation_txt, seconds_since(t0)));
-  ReportInputs in;
-  in.title = "vitsim: reproducing the ViT-B/16 DeepSpeed study";
-  in.predictions = preds;
-  in.measured = dev;
-  in.costs = cal.costs;
-  in.notes = {
-      "Costs come from the study's DeepSpeed logs (imported), the P4 compute summary and "
-      "GPU datasheets (transferred by roofline); the development epoch times below are "
-      "compared against, never fitted."};
-  for (const auto& n : r.notes) in.notes.push_back(n);
-  r.report_html = write_report(in, o.out_dir).html_path;
+  r.report_html = write_study_report(o, study, preds, dev, cal.costs, r);
   o.progress(fmt::format("[5/5] report: {} ({:.1f} s)", r.report_html, seconds_since(t0)));
   return r;
 }
 
-}  // namespace vitsim::calibrate
+}  // namespace vitsim::app

@@ -15,7 +15,7 @@ namespace {
 
 const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
 const std::string kSrc = VITSIM_SOURCE_DIR;
-const std::string kCosts = std::string(VITSIM_TEST_DATA_DIR) + "/fixtures/costs.json";
+const std::string kCosts = std::string(VITSIM_SOURCE_DIR) + "/tests/sim/fixtures/costs.json";
 
 struct Result {
   int code = -1;
@@ -281,6 +281,28 @@ TEST(VitsimCli, BadListItemsNameTheOptionAndTheItem) {
           true);
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("--precisions: cannot read 'fp64'"), std::string::npos) << r.out;
+}
+
+TEST(VitsimCli, NamesAreParsedAtTheEdgeAndBadOnesNameTheOption) {
+  const std::string base = "--cluster " + kSrc + "/platforms/vector.json --costs " + kCosts;
+  Result r = run("sweep " + base + " --gpus 2 --goal fastest", true);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--goal: cannot read 'fastest': unknown goal"), std::string::npos) << r.out;
+  r = run("sweep " + base + " --gpus 2 --overlap on,maybe", true);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--overlap: cannot read 'maybe': expected on or off"), std::string::npos)
+      << r.out;
+  r = run("predict " + base + " --gpus 2 --collective-level fast", true);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--collective-level: cannot read 'fast'"), std::string::npos) << r.out;
+  r = run("predict " + base + " --gpus 2 --optimizer adam", true);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--optimizer: cannot read 'adam': unknown optimizer"), std::string::npos)
+      << r.out;
+  r = run("predict " + base + " --gpus 2 --collective tree --collective-level flow --json");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"collective\": \"tree\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"collective_level\": \"flow\""), std::string::npos) << r.out;
 }
 
 }  // namespace

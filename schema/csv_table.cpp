@@ -1,5 +1,5 @@
-// CSV reading for the study's tables (see csv_table.h).
-#include "calibrate/csv_table.h"
+// CSV reading and writing (see csv_table.h).
+#include "schema/csv_table.h"
 
 #include <cerrno>
 #include <cmath>
@@ -9,9 +9,7 @@
 
 #include "schema/input_error.h"
 
-namespace vitsim::calibrate {
-
-using schema::InputError;
+namespace vitsim::schema {
 
 std::vector<std::string> split_csv_record(const std::string& line) {
   std::vector<std::string> fields;
@@ -39,6 +37,19 @@ std::vector<std::string> split_csv_record(const std::string& line) {
   }
   fields.push_back(cur);
   return fields;
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string csv_record(const std::vector<std::string>& fields) {
+  std::string out;
+  for (size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + csv_field(fields[i]);
+  return out + "\n";
 }
 
 CsvTable CsvTable::read(const std::string& path) {
@@ -125,4 +136,4 @@ long long CsvTable::integer(size_t row, const std::string& column) const {
   return v;
 }
 
-}  // namespace vitsim::calibrate
+}  // namespace vitsim::schema

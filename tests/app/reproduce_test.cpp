@@ -1,8 +1,7 @@
-// End to end: `vitsim reproduce` on the repository's data, platforms and scenarios into a temporary
-// folder. Checks that every output exists and that validation compared predictions with the
-// development epoch times (numbers computed, finite, in range). The accuracy itself is reported
-// by reproduce, not asserted here: the development set is for looking at, not for tuning.
-#include "calibrate/reproduce.h"
+// End to end: `vitsim reproduce` on the reference study (data/vit-deepspeed-study/study.json) into
+// a temporary folder. Checks that every output exists, reads back, and that the development set's
+// errors are no worse than docs/calibration.md ("Result on the development set") says.
+#include "app/reproduce.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -15,7 +14,7 @@
 #include "schema/cost_model_io.h"
 #include "schema/profile.h"
 
-namespace vitsim::calibrate {
+namespace vitsim::app {
 namespace {
 
 namespace fs = std::filesystem;
@@ -33,6 +32,15 @@ struct CwdGuard {
   ~CwdGuard() { fs::current_path(from); }
   fs::path from;
 };
+
+// The development set's figures as docs/calibration.md states them, and the bounds this test holds
+// the job to: those figures rounded up to the next 0.1 %. The bounds move with the docs (a change
+// that makes the prediction worse must restate the figures there, in review) and the development
+// set is never used for tuning: nothing is fitted to it, these are upper bounds only.
+constexpr const char* kDocMedian = "median absolute error 3.62 %";
+constexpr const char* kDocWorst = "worst absolute error 5.12 %";
+constexpr double kMedianBoundPct = 3.7;
+constexpr double kWorstBoundPct = 5.2;
 
 TEST(Reproduce, WritesEveryOutputAndValidates) {
   // A relative output folder, as `make run` passes it (out): the report's gnuplot runs must cope.
@@ -64,8 +72,13 @@ TEST(Reproduce, WritesEveryOutputAndValidates) {
   for (const auto& f : r.prediction_files) EXPECT_NO_THROW(schema::read_prediction(f)) << f;
   ASSERT_FALSE(r.prediction_files.empty()) << "no scenarios/*.json simulated";
   ASSERT_GE(r.validation.rows.size(), 1u) << read(r.validation_txt);
-  EXPECT_TRUE(std::isfinite(r.validation.median_abs_error_pct));
+  EXPECT_EQ(r.validation.rows.size(), 7u);  // the rows the docs' figures are over
+  EXPECT_LE(r.validation.median_abs_error_pct, kMedianBoundPct) << read(r.validation_txt);
+  EXPECT_LE(r.validation.worst_abs_error_pct, kWorstBoundPct) << read(r.validation_txt);
   EXPECT_GE(r.validation.worst_abs_error_pct, r.validation.median_abs_error_pct);
+  const std::string docs = read(fs::path(VITSIM_SOURCE_DIR) / "docs/calibration.md");
+  EXPECT_NE(docs.find(kDocMedian), std::string::npos) << "docs/calibration.md lost its figures";
+  EXPECT_NE(docs.find(kDocWorst), std::string::npos) << "docs/calibration.md lost its figures";
   EXPECT_GE(r.validation.spearman, -1.0);
   EXPECT_LE(r.validation.spearman, 1.0);
   const std::string text = read(r.validation_txt);
@@ -78,4 +91,4 @@ TEST(Reproduce, WritesEveryOutputAndValidates) {
 }
 
 }  // namespace
-}  // namespace vitsim::calibrate
+}  // namespace vitsim::app

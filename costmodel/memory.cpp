@@ -1,0 +1,46 @@
+// First-principles memory of a data-parallel rank (see memory.h, docs/cost-model.md "Memory").
+#include "costmodel/memory.h"
+
+namespace vitsim::costmodel {
+
+namespace {
+constexpr double kFp32Bytes = 4;  // master weights and optimizer states stay fp32 in every regime
+constexpr double kHalfBytes = 2;  // fp16 / bf16 element
+}  // namespace
+
+double optimizer_state_bytes_per_parameter(Optimizer optimizer) {
+  switch (optimizer) {
+    case Optimizer::kAdamW:
+      return 2 * kFp32Bytes;  // exp_avg, exp_avg_sq
+    case Optimizer::kSgd:
+      return kFp32Bytes;  // momentum buffer
+  }
+  return 0;
+}
+
+ParameterBytes parameter_bytes(Precision precision, Optimizer optimizer) {
+  ParameterBytes b;
+  b.weights = kFp32Bytes;
+  b.gradients = gradient_bytes_per_parameter(precision);
+  b.optimizer_states = optimizer_state_bytes_per_parameter(optimizer);
+  b.bucket_copy = gradient_bytes_per_parameter(precision);
+  b.half_weights = precision == Precision::kFp32 ? 0 : kHalfBytes;
+  return b;
+}
+
+MemoryEstimate first_principles_memory(const LayerGraph& graph, Precision precision,
+                                       Optimizer optimizer) {
+  MemoryEstimate m;
+  m.fixed_bytes =
+      static_cast<double>(graph.parameters()) * parameter_bytes(precision, optimizer).total() +
+      kRuntimeReserveBytes;
+  m.per_sample_bytes = graph.activation_bytes_per_sample(activation_element_bytes(precision));
+  return m;
+}
+
+double optimizer_memory_shift_bytes(const LayerGraph& graph, Optimizer from, Optimizer to) {
+  return static_cast<double>(graph.parameters()) *
+         (optimizer_state_bytes_per_parameter(to) - optimizer_state_bytes_per_parameter(from));
+}
+
+}  // namespace vitsim::costmodel

@@ -1,0 +1,52 @@
+// Study (schema "vitsim.study", version 1; docs/formats/study.md): what `vitsim reproduce` needs to
+// know about a published study that is data, not code: which log is which cluster, GPU and link,
+// the model it trained, where its compute summaries, development set, clusters and scenarios are,
+// the precisions to calibrate, the report's title and notes. data/vit-deepspeed-study/study.json
+// describes the reference study. Paths in the file are relative to the file's folder; the reader
+// resolves them and refuses one that does not exist.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "costmodel/precision.h"
+#include "costmodel/vit_config.h"
+#include "schema/json_node.h"
+
+namespace vitsim::schema {
+
+inline constexpr const char* kStudySchema = "vitsim.study";
+inline constexpr int kStudyVersion = 1;
+
+// Logs whose file name starts with `prefix` ran on `device` GPUs of cluster `cluster`, their ranks
+// talking over link class `link_class`.
+struct StudyLogRule {
+  std::string prefix;
+  std::string cluster;     // the cluster file's "name"
+  std::string device;      // device id (gpus.json or the cluster's own "devices")
+  std::string link_class;  // a link_class of the cluster file
+};
+
+struct Study {
+  std::string file;
+  std::string title;  // the report's title
+  costmodel::ViTConfig model;
+  int64_t train_images = 0;                    // training images before the data fraction
+  std::string log_folder;                      // DeepSpeed logs (*.log), resolved
+  std::vector<StudyLogRule> logs;              // a log matching none is not imported
+  std::vector<std::string> compute_summaries;  // compute_summary.csv-style tables, resolved
+  std::string development_set;                 // measured epoch times (CSV), compared, never fitted
+  std::string gpus;                            // device catalog (vitsim.gpus)
+  std::string transports;                      // link-class catalog (vitsim.transports); "" = none
+  std::string cluster_folder;   // cluster files (*.json other than gpus.json, transports.json)
+  std::string scenario_folder;  // scenarios (*.json), all simulated
+  std::vector<costmodel::Precision> precisions;  // calibrated for every device of the clusters
+  std::string tensor_evidence;                   // timm training benchmarks CSV; "" = none
+  std::vector<std::string> report_notes;         // paragraphs shown first in the report
+};
+
+Study read_study(const std::string& path);
+Study read_study(const Node& root);
+
+}  // namespace vitsim::schema

@@ -1,0 +1,134 @@
+# shellcheck shell=bash
+# The measuring stages of scripts/gpu-session (sourced, bash): per-layer profiles, short training
+# runs, and PyTorch's own step time with MFU. Options arrive as GS_* variables; results go to
+# $GS_RES. Precisions are regimes (fp32, amp-bf16, amp-fp16, ds-bf16, ds-fp16).
+
+# The name this vitsim-train gives REGIME, or nothing when it has no such mode. Trainers that
+# know the regime names take them as they are; older ones call autocast "bf16"/"fp16" and have no
+# DeepSpeed-style mode.
+gs_trainer_precision() {
+  local regime=$1 help
+  help=$("$GS_BUILD/bin/vitsim-train" profile --help 2>&1)
+  if grep -q -- "$regime" <<<"$help"; then
+    echo "$regime"
+  else
+    case $regime in
+      fp32) echo fp32 ;;
+      amp-bf16) echo bf16 ;;
+      amp-fp16) echo fp16 ;;
+      *) ;;
+    esac
+  fi
+}
+
+gs_device_flags() {  # the device options of a vitsim-train profile or train run
+  if [[ $GS_REHEARSE == 1 ]]; then echo "--device cpu --device-id rehearsal-cpu"; else
+    echo "--device cuda --device-id $GS_DEVICE_ID"
+  fi
+}
+
+stage_profile() {
+  local r=$GS_RES regime p ok=0
+  gs_use_bundle || return 1
+  gs_ensure_built || return 1
+  for regime in ${GS_PRECISIONS//,/ }; do
+    p=$(gs_trainer_precision "$regime")
+    if [[ -z $p ]]; then
+      gs_record "profile $regime" skipped 0 "this vitsim-train has no $regime mode"
+      continue
+    fi
+    local out=$r/profile-$GS_DEVICE_ID-$GS_MODEL-$regime.json
+    # shellcheck disable=SC2046,SC2086
+    if GS_TAIL_LINES=4 gs_step "profile $regime" 20 --log "$r/profile-$regime.log" -- \
+      "$GS_BUILD/bin/vitsim-train" profile --model "$GS_MODEL" $GS_MODEL_ARGS $(gs_device_flags) \
+      --precision "$p" --micro-batches "$GS_MICRO_BATCHES" --warmup "$GS_WARMUP" \
+      --repetitions "$GS_REPETITIONS" --full-steps "$GS_FULL_STEPS" --out "$out"; then
+      ok=$((ok + 1))
+      continue
+    fi
+    # One failing micro-batch (out of memory, say) loses the whole file: keep the others.
+    local b
+    for b in ${GS_MICRO_BATCHES//,/ }; do
+      # shellcheck disable=SC2046,SC2086
+      GS_TAIL_LINES=3 gs_step "profile $regime b$b alone" 15 --log "$r/profile-$regime-b$b.log" -- \
+        "$GS_BUILD/bin/vitsim-train" profile --model "$GS_MODEL" $GS_MODEL_ARGS \
+        $(gs_device_flags) --precision "$p" --micro-batches "$b" --warmup "$GS_WARMUP" \
+        --repetitions "$GS_REPETITIONS" --full-steps "$GS_FULL_STEPS" \
+        --out "${out%.json}-b$b.json" && ok=$((ok + 1))
+    done
+  done
+  ((ok > 0))
+}
+
+stage_train() {
+  local r=$GS_RES regime p b
+  gs_use_bundle || return 1
+  gs_ensure_built || return 1
+  local biggest=0
+  for b in ${GS_MICRO_BATCHES//,/ }; do ((b > biggest)) && biggest=$b; done
+  # One epoch holds every step of the largest micro-batch: no epoch boundary inside a run.
+  local images=$((biggest * GS_STEPS)) data=$GS_WORK/data-$((biggest * GS_STEPS))
+  if [[ ! -f $data/data_batch_1.bin ]]; then
+    gs_step "dataset ($images images)" 10 --log "$r/make-dataset.log" -- \
+      "$GS_BUILD/bin/vitsim-train" make-dataset --out "$data" --train-images "$images" \
+      --test-images 16 --seed 1 || return 1
+  fi
+  local mpirun=(mpirun --bind-to none -np 1)  # one rank may use every core (its loader does)
+  for regime in ${GS_PRECISIONS//,/ }; do
+    p=$(gs_trainer_precision "$regime")
+    if [[ -z $p ]]; then
+      gs_record "train $regime" skipped 0 "this vitsim-train has no $regime mode"
+      continue
+    fi
+    for b in ${GS_MICRO_BATCHES//,/ }; do
+      # shellcheck disable=SC2046,SC2086
+      GS_TAIL_LINES=3 gs_step "train $regime b$b" 20 --log "$r/train-$regime-b$b.log" -- \
+        "${mpirun[@]}" "$GS_BUILD/bin/vitsim-train" train --data "$data" --model "$GS_MODEL" \
+        $GS_MODEL_ARGS $(gs_device_flags) --precision "$p" --micro-batch "$b" \
+        --max-steps "$GS_STEPS" --epochs 1 --no-eval --no-progress --wall-clock-breakdown \
+        --seed 1 --threads "$GS_THREADS" --run-log "$r/train-$GS_DEVICE_ID-$regime-b$b.json"
+    done
+  done
+  ((GS_FAILED == 0))
+}
+
+stage_pytorch() {
+  local r=$GS_RES
+  local model_json=${GS_MODEL_JSON:-$GS_BUNDLE/model/$GS_MODEL.json}
+  if ! "$GS_PYTHON" -c 'import torchvision' 2>/dev/null; then
+    gs_record "pytorch" failed 0 "torchvision is not importable by $GS_PYTHON (hint: carry its wheel, docs/gpu.md)"
+    return 1
+  fi
+  local regime precisions=""
+  for regime in ${GS_PRECISIONS//,/ }; do
+    case $regime in
+      fp32 | amp-bf16 | amp-fp16) precisions+=${precisions:+,}$regime ;;
+      *) gs_record "pytorch $regime" skipped 0 "no plain-PyTorch counterpart of $regime here" ;;
+    esac
+  done
+  [[ -n $precisions ]] || return 0
+  local device=cuda
+  [[ $GS_REHEARSE == 1 ]] && device=cpu
+  local left=$(($(gs_left_s) - 75))  # the script starts no run after this; the last one ends
+  GS_TAIL_LINES=40 gs_step "pytorch step times and MFU" 30 --log "$r/pytorch.log" -- \
+    env PYTHONUNBUFFERED=1 "$GS_PYTHON" "$GS_REPO/bench/gpu/pytorch_vit_step.py" \
+    --model-json "$model_json" --micro-batches "$GS_MICRO_BATCHES" --precisions "$precisions" \
+    --modes "$GS_MODES" --compile-micro-batches "$GS_COMPILE_MICRO_BATCHES" --steps "$GS_STEPS" \
+    --warmup "$GS_WARMUP" --device "$device" --budget-s "$((left > 1 ? left : 1))" \
+    --peak-size "$GS_PEAK_SIZE" --out "$r/pytorch-$GS_DEVICE_ID-$GS_MODEL.json"
+}
+
+# Every stage in turn within one budget, each in its own folder of the one archive.
+stage_all() {
+  local top=$GS_RES s failed=0
+  for s in probe build test profile train pytorch; do
+    GS_RES=$top/$s
+    mkdir -p "$GS_RES"
+    echo "gpu-session: ===== $s"
+    "stage_$s" || failed=$((failed + 1))
+    sed "s/^/$s: /" "$GS_RES/.steps.tsv" >>"$top/.steps.tsv" 2>/dev/null
+    [[ $s == probe ]] && GS_FAILED=0
+  done
+  GS_RES=$top
+  ((failed == 0))
+}

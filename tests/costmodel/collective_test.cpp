@@ -1,0 +1,40 @@
+// Collective names and the "auto" level (costmodel/collective.h).
+#include "costmodel/collective.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+namespace vitsim::costmodel {
+namespace {
+
+TEST(Collective, NamesRoundTripAndUnknownOnesAreRefused) {
+  for (Collective c : {Collective::kRing, Collective::kTree, Collective::kHierarchical}) {
+    EXPECT_EQ(parse_collective(to_string(c)), c);
+  }
+  for (CollectiveLevel l :
+       {CollectiveLevel::kStep, CollectiveLevel::kFlow, CollectiveLevel::kAuto}) {
+    EXPECT_EQ(parse_collective_level(to_string(l)), l);
+  }
+  try {
+    parse_collective("butterfly");
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("ring, tree or hierarchical"), std::string::npos);
+  }
+  EXPECT_THROW(parse_collective_level("Flow"), std::invalid_argument);
+}
+
+TEST(Collective, AutoIsStepUpToTheThresholdAndFlowAbove) {
+  EXPECT_EQ(resolve_collective_level(CollectiveLevel::kAuto, 1), CollectiveLevel::kStep);
+  EXPECT_EQ(resolve_collective_level(CollectiveLevel::kAuto, kAutoFlowAboveRanks),
+            CollectiveLevel::kStep);
+  EXPECT_EQ(resolve_collective_level(CollectiveLevel::kAuto, kAutoFlowAboveRanks + 1),
+            CollectiveLevel::kFlow);
+  // An explicit level is kept whatever the rank count.
+  EXPECT_EQ(resolve_collective_level(CollectiveLevel::kStep, 4096), CollectiveLevel::kStep);
+  EXPECT_EQ(resolve_collective_level(CollectiveLevel::kFlow, 2), CollectiveLevel::kFlow);
+}
+
+}  // namespace
+}  // namespace vitsim::costmodel

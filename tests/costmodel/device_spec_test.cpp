@@ -1,0 +1,46 @@
+// Device catalog lookups and the merge of a cluster's own devices (costmodel/device_spec.h).
+#include "costmodel/device_spec.h"
+
+#include <gtest/gtest.h>
+
+namespace vitsim::costmodel {
+namespace {
+
+DeviceSpec device(const std::string& id, double memory_bytes) {
+  DeviceSpec d;
+  d.id = id;
+  d.name = "GeForce " + id;
+  d.fp32_peak_flop_per_s = 1e13;
+  d.memory_bytes = memory_bytes;
+  return d;
+}
+
+TEST(DeviceSpec, FindsByIdOrNameIgnoringCase) {
+  DeviceCatalog c;
+  c.devices = {device("rtx3070", 8e9)};
+  EXPECT_NE(c.find("RTX3070"), nullptr);
+  EXPECT_NE(c.find("geforce rtx3070"), nullptr);
+  EXPECT_EQ(c.find("t4"), nullptr);
+}
+
+TEST(DeviceSpec, MatrixPeakFallsBackToFp32WithoutTensorCores) {
+  DeviceSpec d = device("p4", 8e9);
+  EXPECT_EQ(d.matrix_peak_flop_per_s(Precision::kFp16), 1e13);  // no tensor cores: fp32 units
+  EXPECT_FALSE(d.supports(Precision::kBf16));
+  d.fp16_tensor_peak_flop_per_s = 6e13;
+  EXPECT_EQ(d.matrix_peak_flop_per_s(Precision::kFp16), 6e13);
+}
+
+TEST(DeviceSpec, ClusterDevicesWinOverTheCatalog) {
+  DeviceCatalog gpus;
+  gpus.devices = {device("rtx3070", 8e9), device("t4", 16e9)};
+  const DeviceCatalog merged = with_devices(gpus, {device("t4", 15e9), device("a4500", 20e9)});
+  ASSERT_EQ(merged.devices.size(), 3u);
+  EXPECT_EQ(merged.find("t4")->memory_bytes, 15e9);  // the cluster's own description
+  EXPECT_NE(merged.find("a4500"), nullptr);
+  EXPECT_EQ(merged.find("rtx3070")->memory_bytes, 8e9);
+  EXPECT_EQ(merged.ids(), (std::vector<std::string>{"t4", "a4500", "rtx3070"}));
+}
+
+}  // namespace
+}  // namespace vitsim::costmodel

@@ -1,0 +1,58 @@
+// The two CSV views of predictions (schema/prediction_csv.h): each example on
+// docs/formats/predictions-csv.md is what the writer makes of
+// tests/schema/examples/prediction.json, and a label with a comma and quotes survives the round
+// trip through the reader.
+#include "schema/prediction_csv.h"
+
+#include <gtest/gtest.h>
+
+#include "schema/csv_table.h"
+#include "schema_test_util.h"
+
+namespace vitsim::schema {
+namespace {
+
+// The n-th ```csv block of the page (0-based), "" when there is none.
+std::string doc_csv(size_t n) {
+  const std::string text =
+      testing::read_text(std::string(VITSIM_SOURCE_DIR) + "/docs/formats/predictions-csv.md");
+  const std::string open = "```csv\n";
+  size_t start = 0;
+  for (size_t i = 0; i <= n; ++i) {
+    start = text.find(open, i == 0 ? 0 : start + open.size());
+    if (start == std::string::npos) return "";
+  }
+  const size_t end = text.find("```", start + open.size());
+  return text.substr(start + open.size(), end - start - open.size());
+}
+
+PredictionFile example() {
+  return read_prediction(testing::example_path("prediction"));
+}
+
+TEST(PredictionCsv, PageExamplesAreWhatTheWriterWrites) {
+  EXPECT_EQ(configurations_csv({example()}), doc_csv(0));
+  EXPECT_EQ(ranks_csv(example().configurations), doc_csv(1));
+}
+
+TEST(PredictionCsv, OneRowPerConfigurationOrPerRank) {
+  PredictionFile two = example();
+  two.configurations.push_back(two.configurations.front());
+  EXPECT_EQ(CsvTable::parse(configurations_csv({two}), "c.csv").rows(), 2u);
+  EXPECT_EQ(CsvTable::parse(ranks_csv(two.configurations), "r.csv").rows(), 4u);
+}
+
+TEST(PredictionCsv, LabelsWithCommasAndQuotesRoundTrip) {
+  PredictionFile p = example();
+  p.configurations[0].config.label = "2 GPUs, \"fast\" link";
+  p.configurations[0].cost_sources["t4/fp16"] = costmodel::CostSource::kTransferred;
+  const CsvTable c = CsvTable::parse(configurations_csv({p}), "c.csv");
+  EXPECT_EQ(c.at(0, "label"), "2 GPUs, \"fast\" link");
+  EXPECT_EQ(c.at(0, "cost_sources"), "rtx3070/fp32=measured; t4/fp16=transferred");
+  const CsvTable r = CsvTable::parse(ranks_csv(p.configurations), "r.csv");
+  EXPECT_EQ(r.at(1, "configuration"), "2 GPUs, \"fast\" link");
+  EXPECT_EQ(r.at(1, "host"), "node1");
+}
+
+}  // namespace
+}  // namespace vitsim::schema

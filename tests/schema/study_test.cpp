@@ -1,0 +1,59 @@
+// Study files (schema/study.h): the reference study reads, its page shows it, paths resolve
+// against the file's folder, and bad files are refused naming the place.
+#include "schema/study.h"
+
+#include <gtest/gtest.h>
+
+#include "schema_test_util.h"
+
+namespace vitsim::schema {
+namespace {
+
+const std::string kStudy = std::string(VITSIM_SOURCE_DIR) + "/data/vit-deepspeed-study/study.json";
+
+// The reference study with `from` replaced by `to`, read as if it were at kStudy.
+std::string error_with(const std::string& from, const std::string& to) {
+  std::string s = testing::read_text(kStudy);
+  const auto at = s.find(from);
+  if (at == std::string::npos) return "error_with: '" + from + "' not in the study";
+  s.replace(at, from.size(), to);
+  return testing::text_error(s, kStudy, [](const Node& n) { read_study(n); });
+}
+
+TEST(Study, ReferenceStudyReads) {
+  const Study s = read_study(kStudy);
+  EXPECT_EQ(s.model.name, "vit_b_16");
+  EXPECT_EQ(s.train_images, 50000);
+  ASSERT_EQ(s.logs.size(), 2u);
+  EXPECT_EQ(s.logs[0].prefix, "tesla_");
+  EXPECT_EQ(s.logs[0].device, "rtx3070");
+  EXPECT_EQ(s.logs[1].link_class, "vector-t4-shm");
+  EXPECT_EQ(s.precisions.size(), 3u);
+  // Paths are resolved against the study's folder.
+  EXPECT_EQ(s.gpus, std::string(VITSIM_SOURCE_DIR) + "/platforms/gpus.json");
+  EXPECT_EQ(s.log_folder, std::string(VITSIM_SOURCE_DIR) + "/data/vit-deepspeed-study/logs");
+}
+
+TEST(Study, PageExampleIsTheReferenceStudy) {
+  const Json page = testing::doc_example("study.md");
+  EXPECT_EQ(page, Json::parse(testing::read_text(kStudy)));
+}
+
+TEST(Study, BadFilesNameThePlace) {
+  EXPECT_NE(error_with("\"log_folder\": \"logs\"", "\"log_folder\": \"nope\"")
+                .find("/log_folder: expected an existing folder, got \"nope\""),
+            std::string::npos);
+  EXPECT_NE(error_with("\"prefix\": \"vector_\"", "\"prefix\": \"tesla_\"")
+                .find("/logs/1/prefix: expected a prefix no other rule has"),
+            std::string::npos);
+  EXPECT_NE(
+      error_with("\"bf16\"]", "\"fp32\"]").find("/precisions/2: expected each precision once"),
+      std::string::npos);
+  EXPECT_NE(error_with("\"train_images\"", "\"train_image\"").find("train_image"),
+            std::string::npos);
+  EXPECT_NE(error_with("\"fp16\",", "\"fp8\",").find("/precisions/1: expected one of fp32"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace vitsim::schema
