@@ -54,8 +54,7 @@ int cmd_profile(int argc, char** argv) {
     }
     if (full_steps != 0) {
       std::cerr << "vitsim-train profile: --full-steps is no longer used: every one of the "
-                   "--repetitions timed repetitions is a whole training step
-                   ";
+                   "--repetitions timed repetitions is a whole training step\n";
     }
     if (o.precision == costmodel::Precision::kFp16 && o.device != "cuda") {
       throw std::invalid_argument("--precision fp16 needs --device cuda (CPU autocast: bf16)");
