@@ -13,19 +13,25 @@
 namespace vitsim::trainer {
 
 int cmd_profile(int argc, char** argv) {
-  CLI::App app("Times each layer's forward and backward per micro-batch; writes a profile JSON.",
-               argv[0]);
+  CLI::App app(
+      "Times training steps per micro-batch, each layer's forward and backward within them; "
+      "writes a profile JSON.",
+      argv[0]);
   ProfileOptions o;
   clikit::ModelOptions model;
   std::string sizes = "4,8,16", precision = "fp32", optimizer = "adamw", out;
+  int64_t full_steps = 0;
   clikit::add_model_options(app, model);
   app.add_option("--micro-batches", sizes, "micro-batch sizes, comma-separated")
       ->capture_default_str();
   app.add_option("--out", out, "profile JSON to write")->required();
-  app.add_option("--warmup", o.warmup, "untimed repetitions")->capture_default_str();
-  app.add_option("--repetitions", o.repetitions, "timed repetitions")->capture_default_str();
-  app.add_option("--full-steps", o.full_steps, "complete steps for data wait and overhead")
+  app.add_option("--warmup", o.warmup, "untimed training steps per micro-batch")
       ->capture_default_str();
+  app.add_option("--repetitions", o.repetitions, "timed training steps per micro-batch (means)")
+      ->capture_default_str();
+  app.add_option("--full-steps", full_steps,
+                 "no longer used (every timed repetition is a whole step); accepted for old "
+                 "command lines");
   app.add_option("--precision", precision, "fp32 | bf16 | fp16")->capture_default_str();
   app.add_option("--device", o.device, "cpu | cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))
@@ -46,10 +52,14 @@ int cmd_profile(int argc, char** argv) {
           clikit::parse_list<int64_t>(sizes, "micro-batches", clikit::parse_positive_integer);
       o.precision = clikit::parse_option(precision, "precision", costmodel::parse_precision);
       o.optimizer = clikit::parse_option(optimizer, "optimizer", costmodel::parse_optimizer);
-      if (o.repetitions < 1 || o.warmup < 0 || o.full_steps < 1) {
-        throw std::invalid_argument("--repetitions, --full-steps must be >= 1, --warmup >= 0");
+      if (o.repetitions < 1 || o.warmup < 0) {
+        throw std::invalid_argument("--repetitions must be >= 1, --warmup >= 0");
       }
       validate_threads(o.threads);
+      if (full_steps != 0) {
+        std::cerr << "vitsim-train profile: --full-steps is no longer used: every one of the "
+                     "--repetitions timed repetitions is a whole training step\n";
+      }
       if (o.precision == costmodel::Precision::kFp16 && o.device != "cuda") {
         throw std::invalid_argument("--precision fp16 needs --device cuda (CPU autocast: bf16)");
       }

@@ -6,7 +6,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
-#include <functional>
+#include <limits>
+#include <optional>
 #include <random>
 
 #ifdef VITSIM_HAVE_CUDA
@@ -18,26 +19,14 @@
 #include "trainer/batch_loader.h"
 #include "trainer/mpi_world.h"
 #include "trainer/run_context.h"
+#include "trainer/step_stats.h"
 #include "trainer/vit_model.h"
 
 namespace vitsim::trainer {
 namespace {
 
-struct Stats {
-  double median_s = 0, spread_s = 0;
-};
-
-Stats stats_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  auto q = [&](double f) {  // linear interpolation between order statistics
-    const double pos = f * (v.size() - 1);
-    const size_t lo = static_cast<size_t>(pos);
-    const size_t hi = std::min(lo + 1, v.size() - 1);
-    return v[lo] + (pos - lo) * (v[hi] - v[lo]);
-  };
-  return {q(0.5), q(0.75) - q(0.25)};
-}
-
+// Whole training steps, each timed phase by phase (see layer_profiler.h for why not layer by
+// layer alone): what the trainer's step runs (trainer_epoch.cpp, overlap off), in its order.
 class Profiler {
  public:
   explicit Profiler(const ProfileOptions& o) : o_(o) {
@@ -50,12 +39,13 @@ class Profiler {
     model_ = ViT(o.model);
     model_->to(device_);
     model_->train();
+    for (auto& p : model_->parameters()) parameters_.push_back(p);
     if (o.optimizer == costmodel::Optimizer::kSgd) {
       optimizer_ = std::make_unique<torch::optim::SGD>(
-          model_->parameters(), torch::optim::SGDOptions(1e-3).momentum(0.9));
+          parameters_, torch::optim::SGDOptions(1e-3).momentum(0.9));
     } else {
-      optimizer_ = std::make_unique<torch::optim::AdamW>(model_->parameters(),
-                                                         torch::optim::AdamWOptions(1e-3));
+      optimizer_ =
+          std::make_unique<torch::optim::AdamW>(parameters_, torch::optim::AdamWOptions(1e-3));
     }
   }
 
@@ -65,32 +55,22 @@ class Profiler {
   void sync() {
     if (device_.is_cuda()) torch::cuda::synchronize();
   }
-  // Median and spread of `body` over the repetitions, after the warm-up; `prepare` runs untimed.
-  Stats time(const std::function<void()>& prepare, const std::function<void()>& body) {
-    std::vector<double> v;
-    for (int64_t r = 0; r < o_.warmup + o_.repetitions; ++r) {
-      prepare();
-      sync();
-      const double t0 = MpiWorld::now_s();
-      body();
-      sync();
-      if (r >= o_.warmup) v.push_back(MpiWorld::now_s() - t0);
-    }
-    return stats_of(v);
-  }
-  torch::Tensor forward_layer(size_t i, const torch::Tensor& x) {
-    if (o_.precision == costmodel::Precision::kFp32) return model_->forward_layer(i, x);
+  static double now() { return MpiWorld::now_s(); }
+  void set_autocast(bool on) {
+    if (o_.precision == costmodel::Precision::kFp32) return;
     const auto dtype = o_.precision == costmodel::Precision::kBf16 ? at::kBFloat16 : at::kHalf;
-    autocast_on(device_.type(), dtype);
-    auto y = model_->forward_layer(i, x);
-    autocast_off();
-    return y;
+    if (on) {
+      autocast_on(device_.type(), dtype);
+    } else {
+      autocast_off();
+    }
   }
-  void full_steps(int64_t b, schema::MicroBatchProfile& m);
+  ProfiledStep step(BatchLoader& loader);
 
   ProfileOptions o_;
   torch::Device device_{torch::kCPU};
   ViT model_{nullptr};
+  std::vector<torch::Tensor> parameters_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
 };
 
@@ -115,50 +95,102 @@ bool reset_peak_rss() {
   return static_cast<bool>(out.flush());
 }
 
+// One training step with contiguous timestamps: every phase's time is measured, none is a
+// difference of separate measurements, and the phases add up to the step.
+ProfiledStep Profiler::step(BatchLoader& loader) {
+  ProfiledStep s;
+  const size_t n = model_->layer_names().size();
+  const double t0 = now();
+  std::optional<Batch> batch = loader.next();
+  if (!batch) throw std::logic_error("profile: the loader ran out of batches");
+  double t = now();
+  s.data_s = t - t0;
+  auto images = batch->images.to(device_, /*non_blocking=*/true);
+  auto labels = batch->labels.to(device_, /*non_blocking=*/true);
+  sync();
+  s.host_to_device_s = now() - t;
+  t = now();
+  // Forward: ViT::forward is exactly forward_layer(0..n-1) in sequence, timed between layers.
+  std::vector<torch::Tensor> outputs;
+  set_autocast(true);
+  torch::Tensor x = images;
+  for (size_t i = 0; i < n; ++i) {
+    x = model_->forward_layer(i, x);
+    sync();
+    const double ti = now();
+    s.forward_s.push_back(ti - t);
+    t = ti;
+    outputs.push_back(x);
+  }
+  auto loss = torch::nn::functional::cross_entropy(x.to(torch::kFloat), labels);
+  set_autocast(false);
+  loss.item<double>();  // as the trainer (it logs the loss); also synchronises the device
+  // Backward: a hook on each layer's output fires when its gradient is complete, i.e. when the
+  // next layer's backward has ended (ready[i + 1] for output i).
+  std::vector<double> ready(n + 1, std::numeric_limits<double>::quiet_NaN());
+  for (size_t i = 0; i < n; ++i) {
+    outputs[i].register_hook([this, &ready, i](const torch::Tensor&) {
+      sync();
+      ready[i + 1] = now();
+    });
+  }
+  const double tb = now();
+  s.overhead_s = tb - t;
+  (loss * 1.0).backward();  // the trainer scales the loss by 1 / accumulation (1 here)
+  sync();
+  const double te = now();
+  double loss_backward_s = 0;
+  s.backward_s = backward_layer_times(tb, ready, te, loss_backward_s);
+  outputs.clear();
+  x.argmax(1).eq(labels).sum().item<double>();  // the trainer's accuracy count
+  t = now();
+  s.overhead_s += loss_backward_s + (t - te);
+  {
+    // The trainer's optimizer phase: step, then gradients set to none (not zeroed).
+    torch::NoGradGuard no_grad;
+    optimizer_->step();
+    for (auto& p : parameters_) p.mutable_grad() = torch::Tensor();
+  }
+  sync();
+  s.optimizer_s = now() - t;
+  return s;
+}
+
 schema::MicroBatchProfile Profiler::profile(int64_t b) {
   schema::MicroBatchProfile m;
   m.micro_batch = b;
-  m.repetitions = o_.repetitions;
   const bool cpu_peak = device_.is_cpu() && reset_peak_rss();
 #ifdef VITSIM_HAVE_CUDA
   if (device_.is_cuda()) c10::cuda::CUDACachingAllocator::resetPeakStats(device_.index());
 #endif
-  const auto& c = o_.model;
-  auto images = torch::randn({b, c.channels, c.image_size, c.image_size});
-  auto labels = torch::randint(c.classes, {b}, torch::kLong);
   const auto names = model_->layer_names();
-  const auto graph = costmodel::build_layer_graph(c);
-  // Each layer's real input, from one full forward.
-  std::vector<torch::Tensor> inputs = {images.to(device_)};
-  {
-    torch::NoGradGuard no_grad;
-    for (size_t i = 0; i + 1 < names.size(); ++i) inputs.push_back(forward_layer(i, inputs[i]));
-  }
+  const auto graph = costmodel::build_layer_graph(o_.model);
   for (size_t i = 0; i < names.size(); ++i) {
-    // The image needs no gradient (as in training); every later input does.
-    auto x = inputs[i].detach().requires_grad_(i > 0);
-    const Stats fwd = time([] {}, [&] { forward_layer(i, x); });
-    torch::Tensor y, grad_y;
-    grad_y = torch::randn_like(forward_layer(i, x).detach());
-    const Stats bwd = time([&] { y = forward_layer(i, x); }, [&] { y.backward(grad_y); });
     schema::LayerTiming t;
     t.name = names[i];
     t.kind = graph.layers[i].kind;
-    t.forward_time_s = fwd.median_s;
-    t.forward_spread_s = fwd.spread_s;
-    t.backward_time_s = bwd.median_s;
-    t.backward_spread_s = bwd.spread_s;
     m.layers.push_back(t);
   }
-  m.optimizer_time_s = time([] {}, [&] { optimizer_->step(); }).median_s;
-  auto host_images = images.to(torch::kCPU);
-  m.host_to_device_time_s = time([] {},
-                                 [&] {
-                                   host_images.to(device_, /*non_blocking=*/true);
-                                   labels.to(device_, true);
-                                 })
-                                .median_s;
-  full_steps(b, m);
+  // Random CIFAR-sized images through the real loader, so the data wait is the one training sees.
+  CifarImages data;
+  const int64_t steps = o_.warmup + o_.repetitions;
+  data.pixels.resize(b * steps * kCifarImageBytes);
+  std::mt19937 rng(static_cast<uint32_t>(o_.seed));
+  for (auto& p : data.pixels) p = static_cast<uint8_t>(rng() & 0xff);
+  for (int64_t i = 0; i < b * steps; ++i)
+    data.labels.push_back(static_cast<int32_t>(i % o_.model.classes % 10));
+  BatchLoaderOptions lo;
+  lo.image_size = o_.model.image_size;
+  BatchLoader loader(data, lo);
+  std::vector<int64_t> order(b * steps);
+  for (int64_t i = 0; i < b * steps; ++i) order[i] = i;
+  loader.start_epoch(order, b, 0);
+  std::vector<ProfiledStep> timed;
+  for (int64_t s = 0; s < steps; ++s) {
+    ProfiledStep st = step(loader);
+    if (s >= o_.warmup) timed.push_back(std::move(st));
+  }
+  summarize_profiled_steps(timed, m);
   if (cpu_peak) m.peak_memory_bytes = peak_rss_bytes();
 #ifdef VITSIM_HAVE_CUDA
   if (device_.is_cuda()) {
@@ -169,60 +201,23 @@ schema::MicroBatchProfile Profiler::profile(int64_t b) {
   return m;
 }
 
-void Profiler::full_steps(int64_t b, schema::MicroBatchProfile& m) {
-  // Random CIFAR-sized images through the real loader, so the data wait is the one training sees.
-  CifarImages data;
-  const int64_t n = b * (o_.warmup + o_.full_steps);
-  data.pixels.resize(n * kCifarImageBytes);
-  std::mt19937 rng(static_cast<uint32_t>(o_.seed));
-  for (auto& p : data.pixels) p = static_cast<uint8_t>(rng() & 0xff);
-  for (int64_t i = 0; i < n; ++i)
-    data.labels.push_back(static_cast<int32_t>(i % o_.model.classes % 10));
-  BatchLoaderOptions lo;
-  lo.image_size = o_.model.image_size;
-  BatchLoader loader(data, lo);
-  std::vector<int64_t> order(n);
-  for (int64_t i = 0; i < n; ++i) order[i] = i;
-  loader.start_epoch(order, b, 0);
-  std::vector<double> step_v, data_v;
-  for (int64_t s = 0; s < o_.warmup + o_.full_steps; ++s) {
-    const double t0 = MpiWorld::now_s();
-    auto batch = loader.next();
-    const double t1 = MpiWorld::now_s();
-    auto x = batch->images.to(device_, true);
-    auto y = batch->labels.to(device_, true);
-    auto loss = torch::nn::functional::cross_entropy(model_->forward(x).to(torch::kFloat), y);
-    loss.backward();
-    optimizer_->step();
-    optimizer_->zero_grad();
-    sync();
-    if (s >= o_.warmup) {
-      step_v.push_back(MpiWorld::now_s() - t0);
-      data_v.push_back(t1 - t0);
-    }
-  }
-  m.data_time_s = stats_of(data_v).median_s;
-  double parts = m.optimizer_time_s + m.host_to_device_time_s + m.data_time_s;
-  for (const auto& l : m.layers) parts += l.forward_time_s + l.backward_time_s;
-  // What a step costs beyond its parts (loss, autograd bookkeeping, zeroing gradients). Timing
-  // noise can make the difference negative on tiny models: then there is no measurable overhead.
-  m.step_overhead_time_s = std::max(0.0, stats_of(step_v).median_s - parts);
-}
-
 void print_table(const schema::MicroBatchProfile& m) {
-  std::printf("micro-batch %lld (%lld repetitions)\n", static_cast<long long>(m.micro_batch),
-              static_cast<long long>(m.repetitions));
+  std::printf("micro-batch %lld (mean of %lld timed training steps)\n",
+              static_cast<long long>(m.micro_batch), static_cast<long long>(m.repetitions));
   std::printf("  %-24s %12s %10s %12s %10s\n", "layer", "forward", "spread", "backward", "spread");
   std::printf("  %-24s %12s %10s %12s %10s\n", "", "(ms)", "(ms)", "(ms)", "(ms)");
+  double step_s =
+      m.optimizer_time_s + m.host_to_device_time_s + m.data_time_s + m.step_overhead_time_s;
   for (const auto& l : m.layers) {
     std::printf("  %-24s %12.3f %10.3f %12.3f %10.3f\n", l.name.c_str(), l.forward_time_s * 1e3,
                 l.forward_spread_s * 1e3, l.backward_time_s * 1e3, l.backward_spread_s * 1e3);
+    step_s += l.forward_time_s + l.backward_time_s;
   }
   std::printf(
       "  optimizer %.3f ms, host-to-device %.3f ms, data wait %.3f ms, step overhead "
-      "%.3f ms",
+      "%.3f ms, whole step %.3f ms",
       m.optimizer_time_s * 1e3, m.host_to_device_time_s * 1e3, m.data_time_s * 1e3,
-      m.step_overhead_time_s * 1e3);
+      m.step_overhead_time_s * 1e3, step_s * 1e3);
   if (m.peak_memory_bytes) std::printf(", peak memory %.1f MiB", *m.peak_memory_bytes / 1048576.0);
   std::printf("\n");
   std::fflush(stdout);
@@ -245,8 +240,10 @@ schema::Profile run_profile(const ProfileOptions& o, const std::vector<std::stri
     p.compute.push_back(profiler.profile(b));
     if (o.verbose) print_table(p.compute.back());
   }
-  p.context = trainer_context(
-      argv, {{"device", p.device}, {"device_name", p.device_name}, {"warmup", o.warmup}});
+  p.context = trainer_context(argv, {{"device", p.device},
+                                     {"device_name", p.device_name},
+                                     {"warmup", o.warmup},
+                                     {"timing", "mean of timed training steps, phase by phase"}});
   return p;
 }
 

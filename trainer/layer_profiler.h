@@ -1,11 +1,15 @@
 // `vitsim-train profile`: the measured costs of one device type that `vitsim calibrate` fits.
-// For each micro-batch size: every layer-graph layer's forward and backward alone (its real input
-// captured from a full forward; backward from a random output gradient), after warm-up, as the
-// median and interquartile range of the repetitions; the optimizer step; the host-to-device copy
-// of a batch; and a few complete training steps with the background loader, which give the
-// exposed data wait and the per-step overhead outside the layers. Peak memory per micro-batch is
-// the process's peak resident set (VmHWM, reset before each size) on CPU, the CUDA allocator's
-// peak on GPU.
+// For each micro-batch size it runs complete training steps as `vitsim-train train` runs them
+// (background loader, copy to the device, forward, loss, backward, accuracy count, optimizer step,
+// gradients dropped) and times every phase of each step with contiguous timestamps: each layer's
+// forward between layers, each layer's backward between the autograd hooks on the layers'
+// outputs. After `warmup` untimed steps, every layer time and host-side cost is the MEAN over the
+// `repetitions` timed steps (spread: the IQR), and the phases add up to the whole step.
+// Why not each layer alone, at its median (the first version): under a CPU quota a layer shorter
+// than the CFS period runs unthrottled or with a whole throttled gap, by the luck of its phase, so
+// medians of short layers came out up to 60% fast and the sum of the parts did not predict a step
+// (docs/validation.md, "Why the loop drifted"). Peak memory per micro-batch is the process's peak
+// resident set (VmHWM, reset before each size) on CPU, the CUDA allocator's peak on GPU.
 #pragma once
 
 #include <cstdint>
@@ -22,9 +26,8 @@ namespace vitsim::trainer {
 struct ProfileOptions {
   costmodel::ViTConfig model = costmodel::vit_preset("vit_b_16");
   std::vector<int64_t> micro_batches = {4, 8, 16};
-  int64_t warmup = 2;       // untimed repetitions first
-  int64_t repetitions = 5;  // timed repetitions behind each median
-  int64_t full_steps = 4;   // complete steps per micro-batch for data wait and overhead
+  int64_t warmup = 2;        // untimed training steps first
+  int64_t repetitions = 10;  // timed training steps behind each mean
   costmodel::Precision precision = costmodel::Precision::kFp32;
   std::string device = "cpu";  // "cpu" | "cuda"
   std::string device_id;       // recorded id (default "cpu" / "cuda")

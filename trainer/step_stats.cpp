@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <numeric>
+#include <stdexcept>
 
 namespace vitsim::trainer {
 
@@ -87,6 +89,67 @@ schema::RankStepSummary summarize_steps(int rank, const std::string& host,
   r.allreduce_wait_time_s = med(&StepTimes::allreduce_wait_s);
   r.optimizer_time_s = med(&StepTimes::optimizer_s);
   return r;
+}
+
+std::vector<double> backward_layer_times(double start_s, const std::vector<double>& ready_s,
+                                         double end_s, double& loss_backward_s) {
+  if (ready_s.size() < 2) throw std::logic_error("backward_layer_times: no layers");
+  const size_t layers = ready_s.size() - 1;
+  std::vector<double> out(layers);
+  double began = ready_s[layers];  // when the current layer's backward began
+  loss_backward_s = began - start_s;
+  bool ordered = loss_backward_s >= 0;
+  for (size_t i = layers; i-- > 1;) {
+    out[i] = ready_s[i] - began;
+    ordered = ordered && out[i] >= 0;  // NaN (a hook that never fired) fails too
+    began = ready_s[i];
+  }
+  out[0] = end_s - began;
+  if (!ordered || !(out[0] >= 0)) {
+    throw std::logic_error("profile: the autograd hooks' timestamps are out of order");
+  }
+  return out;
+}
+
+MeanSpread mean_and_spread(std::vector<double> v) {
+  if (v.empty()) return {};
+  std::sort(v.begin(), v.end());
+  auto q = [&](double f) {
+    const double pos = f * static_cast<double>(v.size() - 1);
+    const size_t lo = static_cast<size_t>(pos);
+    const size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+  };
+  return {std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()),
+          q(0.75) - q(0.25)};
+}
+
+void summarize_profiled_steps(const std::vector<ProfiledStep>& steps,
+                              schema::MicroBatchProfile& m) {
+  if (steps.empty()) throw std::logic_error("profile: no timed steps");
+  auto over = [&](auto field) {
+    std::vector<double> v;
+    for (const auto& s : steps) v.push_back(field(s));
+    return mean_and_spread(v);
+  };
+  for (const auto& s : steps) {
+    if (s.forward_s.size() != m.layers.size() || s.backward_s.size() != m.layers.size()) {
+      throw std::logic_error("profile: a timed step does not have one time per layer");
+    }
+  }
+  for (size_t i = 0; i < m.layers.size(); ++i) {
+    const MeanSpread f = over([i](const ProfiledStep& s) { return s.forward_s[i]; });
+    const MeanSpread b = over([i](const ProfiledStep& s) { return s.backward_s[i]; });
+    m.layers[i].forward_time_s = f.mean;
+    m.layers[i].forward_spread_s = f.spread;
+    m.layers[i].backward_time_s = b.mean;
+    m.layers[i].backward_spread_s = b.spread;
+  }
+  m.repetitions = static_cast<int64_t>(steps.size());
+  m.data_time_s = over([](const ProfiledStep& s) { return s.data_s; }).mean;
+  m.host_to_device_time_s = over([](const ProfiledStep& s) { return s.host_to_device_s; }).mean;
+  m.step_overhead_time_s = over([](const ProfiledStep& s) { return s.overhead_s; }).mean;
+  m.optimizer_time_s = over([](const ProfiledStep& s) { return s.optimizer_s; }).mean;
 }
 
 }  // namespace vitsim::trainer

@@ -1,13 +1,15 @@
 // Per-step wall-clock measurements of one rank: what a step spent in data wait, host-to-device
 // copy, forward, backward, exposed all-reduce and optimizer; the DeepSpeed-style log lines built
-// from them; the per-rank medians that go into the run log; and the estimate of how much of the
-// exposed all-reduce was waiting for slower peers. No Torch, no MPI.
+// from them; the per-rank medians that go into the run log; the estimate of how much of the
+// exposed all-reduce was waiting for slower peers; and the summary of the profiler's timed
+// training steps (per-layer means, docs/validation.md "Why the loop drifted"). No Torch, no MPI.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "schema/profile.h"
 #include "schema/run_log.h"
 
 namespace vitsim::trainer {
@@ -44,5 +46,40 @@ void estimate_allreduce_waits(std::vector<StepTimes>& steps, const std::vector<d
 // Medians over the steps, the first step of each epoch excluded (unless it is the only one).
 schema::RankStepSummary summarize_steps(int rank, const std::string& host,
                                         const std::vector<StepTimes>& steps);
+
+// One training step timed by `vitsim-train profile`, phase by phase with contiguous timestamps,
+// so the phases add up to the step. Seconds.
+struct ProfiledStep {
+  std::vector<double> forward_s;   // per layer-graph layer, in forward order
+  std::vector<double> backward_s;  // per layer, same order
+  double data_s = 0;               // waiting for the background loader
+  double host_to_device_s = 0;     // inputs and labels to the device
+  double overhead_s = 0;           // loss, its backward, accuracy bookkeeping, hook set-up
+  double optimizer_s = 0;          // optimizer step + dropping the gradients, as the trainer
+};
+
+// Per-layer backward times of one step from the autograd hooks' timestamps. `ready_s` has
+// layers + 1 entries: ready_s[i] (i >= 1) is when the gradient of layer i's input was complete,
+// i.e. when layer i's backward ended; ready_s[layers] is when the loss's backward had produced
+// the gradient of the logits; ready_s[0] is unused (the image needs no gradient). Layer i's
+// backward ran from ready_s[i + 1] to ready_s[i]; layer 0's until `end_s`, when backward()
+// returned. `loss_backward_s` gets ready_s[layers] - start_s. Throws std::logic_error when the
+// timestamps are not in order (a hook that did not fire).
+std::vector<double> backward_layer_times(double start_s, const std::vector<double>& ready_s,
+                                         double end_s, double& loss_backward_s);
+
+// Mean and interquartile range (p75 - p25, linear interpolation between order statistics).
+struct MeanSpread {
+  double mean = 0, spread = 0;
+};
+MeanSpread mean_and_spread(std::vector<double> values);
+
+// A profile entry from timed steps: every layer's forward and backward and the host-side costs
+// are the MEANS over the steps, spreads their IQRs. Under a CPU quota a phase shorter than the
+// CFS period runs either unthrottled or with a whole throttled gap, so its median is biased
+// fast while the mean of contiguous phases is the CPU time over the quota. `m.layers` must hold
+// the layers' names and kinds (one per entry of ProfiledStep::forward_s); fills the times,
+// `repetitions`, optimizer, host-to-device, data and step overhead.
+void summarize_profiled_steps(const std::vector<ProfiledStep>& steps, schema::MicroBatchProfile& m);
 
 }  // namespace vitsim::trainer

@@ -17,6 +17,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <numeric>
 #include <string>
 #include <thread>
 #include <vector>
@@ -43,6 +45,18 @@ void spin(long iters) {
   g_sink = x;
 }
 
+double thread_cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// Spins until this thread has run for `cpu_s` of CPU time, however long that takes in wall time.
+void spin_cpu(double cpu_s) {
+  const double end = thread_cpu_s() + cpu_s;
+  while (thread_cpu_s() < end) spin(1000);
+}
+
 // Rank 0 prints one line per rank: host and value.
 void report(double value, int rank, int size) {
   char host[256] = {};
@@ -61,7 +75,8 @@ void report(double value, int rank, int size) {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: emu_probe hosts | allreduce BYTES REPS | spin ITERS | sleep SECONDS\n");
+               "usage: emu_probe hosts | allreduce BYTES REPS | spin ITERS | chunks CPU_MS COUNT | "
+               "sleep SECONDS\n");
   return 2;
 }
 
@@ -101,6 +116,24 @@ int main(int argc, char** argv) {
     spin(iters);
     const double elapsed = now_s() - t0;
     report(elapsed, rank, size);
+  } else if (mode == "chunks" && argc == 4) {
+    const double chunk_cpu_s = std::atof(argv[2]) * 1e-3;
+    const int count = std::atoi(argv[3]);
+    std::vector<double> walls;
+    const double t0 = now_s(), c0 = thread_cpu_s();
+    for (int i = 0; i < count; ++i) {
+      const double t = now_s();
+      spin_cpu(chunk_cpu_s);
+      walls.push_back(now_s() - t);
+    }
+    const double wall = now_s() - t0, cpu = thread_cpu_s() - c0;
+    const double mean = std::accumulate(walls.begin(), walls.end(), 0.0) / walls.size();
+    // One line per rank, printed by each rank (no gathering: the ranks are independent here).
+    char host[256] = {};
+    gethostname(host, sizeof(host) - 1);
+    std::printf("rank=%d host=%s chunk_cpu_s=%.6f median_s=%.6f mean_s=%.6f cpu_share=%.4f\n", rank,
+                host, chunk_cpu_s, median(walls), mean, cpu / wall);
+    std::fflush(stdout);
   } else if (mode == "sleep" && argc == 3) {
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {

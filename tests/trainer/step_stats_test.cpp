@@ -1,10 +1,13 @@
 // Step statistics: DeepSpeed-style lines that DeepSpeed log readers parse, medians without the
-// warm-up step, and the waiting estimate from gradient-ready timestamps.
+// warm-up step, the waiting estimate from gradient-ready timestamps, and the profiler's per-layer
+// backward times from hook timestamps and its means over timed steps.
 #include "trainer/step_stats.h"
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <regex>
+#include <stdexcept>
 
 namespace vitsim::trainer {
 namespace {
@@ -54,6 +57,73 @@ TEST(StepStats, WaitIsLagBehindSlowestRankCappedByExposedAllreduce) {
   steps[0].allreduce_s = 0.2;
   estimate_allreduce_waits(steps, ready_all, 0, 2);
   EXPECT_DOUBLE_EQ(steps[0].allreduce_wait_s, 0.2);
+}
+
+TEST(StepStats, BackwardLayerTimesComeFromHookTimestamps) {
+  // 3 layers; backward() called at 10.0, the logits' gradient at 10.1, layer 2's input gradient
+  // (layer 2 done) at 10.4, layer 1 done at 11.0, backward() returned (layer 0 done) at 11.5.
+  const std::vector<double> ready = {0.0, 11.0, 10.4, 10.1};
+  double loss_s = 0;
+  const std::vector<double> t = backward_layer_times(10.0, ready, 11.5, loss_s);
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_NEAR(loss_s, 0.1, 1e-12);
+  EXPECT_NEAR(t[2], 0.3, 1e-12);
+  EXPECT_NEAR(t[1], 0.6, 1e-12);
+  EXPECT_NEAR(t[0], 0.5, 1e-12);
+  EXPECT_NEAR(loss_s + t[0] + t[1] + t[2], 1.5, 1e-12);  // the parts make the whole backward
+}
+
+TEST(StepStats, BackwardLayerTimesRefuseAHookThatDidNotFire) {
+  double loss_s = 0;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(backward_layer_times(10.0, {0.0, 11.0, nan, 10.1}, 11.5, loss_s), std::logic_error);
+  EXPECT_THROW(backward_layer_times(10.0, {0.0, 10.2, 10.4, 10.1}, 11.5, loss_s),
+               std::logic_error);  // layer 1 "ended" before layer 2
+  EXPECT_THROW(backward_layer_times(10.0, {0.0, 11.0, 10.4, 10.1}, 10.9, loss_s),
+               std::logic_error);  // backward() "returned" before layer 1 ended
+}
+
+TEST(StepStats, MeanAndSpreadAreMeanAndInterquartileRange) {
+  // Under a CPU quota a short phase is mostly fast, sometimes throttled: the median (1) hides
+  // the throttled gaps, the mean (2.5) is the CPU time over the quota.
+  const MeanSpread m = mean_and_spread({1, 1, 1, 7, 1, 1, 1, 7});
+  EXPECT_DOUBLE_EQ(m.mean, 2.5);
+  EXPECT_DOUBLE_EQ(m.spread, 1.5);  // p75 = 1 + 0.25 * 6, p25 = 1
+  EXPECT_DOUBLE_EQ(mean_and_spread({}).mean, 0.0);
+}
+
+TEST(StepStats, ProfiledStepsSummariseToMeansThatAddUpToTheStep) {
+  std::vector<ProfiledStep> steps(3);
+  for (int i = 0; i < 3; ++i) {
+    steps[i].forward_s = {0.01 * (i + 1), 0.02};
+    steps[i].backward_s = {0.03, 0.04 * (i + 1)};
+    steps[i].data_s = 0.001;
+    steps[i].host_to_device_s = 0.0;
+    steps[i].overhead_s = 0.002 * (i + 1);
+    steps[i].optimizer_s = 0.005;
+  }
+  schema::MicroBatchProfile m;
+  m.layers.resize(2);
+  summarize_profiled_steps(steps, m);
+  EXPECT_EQ(m.repetitions, 3);
+  EXPECT_NEAR(m.layers[0].forward_time_s, 0.02, 1e-12);
+  EXPECT_NEAR(m.layers[0].forward_spread_s, 0.01, 1e-12);
+  EXPECT_NEAR(m.layers[1].backward_time_s, 0.08, 1e-12);
+  EXPECT_NEAR(m.step_overhead_time_s, 0.004, 1e-12);
+  EXPECT_NEAR(m.optimizer_time_s, 0.005, 1e-12);
+  // Means are linear: the parts' means add up to the mean step.
+  double parts =
+      m.optimizer_time_s + m.data_time_s + m.host_to_device_time_s + m.step_overhead_time_s;
+  for (const auto& l : m.layers) parts += l.forward_time_s + l.backward_time_s;
+  double steps_mean = 0;
+  for (const auto& s : steps) {
+    steps_mean += (s.forward_s[0] + s.forward_s[1] + s.backward_s[0] + s.backward_s[1] + s.data_s +
+                   s.overhead_s + s.optimizer_s) /
+                  3;
+  }
+  EXPECT_NEAR(parts, steps_mean, 1e-12);
+  steps[1].backward_s.pop_back();
+  EXPECT_THROW(summarize_profiled_steps(steps, m), std::logic_error);
 }
 
 }  // namespace
