@@ -1,6 +1,7 @@
 // Fork, pipe, wait; see fork_runner.h.
 #include "sim/fork_runner.h"
 
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,6 +37,7 @@ std::string run_in_child(const std::function<std::string()>& work) {
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     ::close(fds[0]);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // no orphan simulation when its parent is killed
     ::dup2(STDERR_FILENO, STDOUT_FILENO);
     std::string result;
     try {
