@@ -104,7 +104,6 @@ std::string run_in_child(const std::function<std::string()>& work) {
     become_child_of(parent);
     ::sigprocmask(SIG_SETMASK, &previous, nullptr);
     ::close(fds[0]);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // no orphan simulation when its parent is killed
     ::dup2(STDERR_FILENO, STDOUT_FILENO);
     std::string result;
     try {
