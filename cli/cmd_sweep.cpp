@@ -1,5 +1,8 @@
 // vitsim sweep: simulate every combination of GPU counts, micro-batches, collectives, bucket sizes
-// and overlap on one cluster; print them (table with a units row) and the best for a goal.
+// and overlap on one cluster; print them (table with a units row) and the best for a goal. The
+// configurations run in parallel (--jobs), or in slices on several machines (--shard) whose files
+// --merge turns into the single-machine result (docs/sweeps.md).
+#include <cstdlib>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -17,12 +20,16 @@
 #include "sim/prediction_table.h"
 #include "sim/provenance.h"
 #include "sim/sweep.h"
+#include "sim/sweep_jobs.h"
+#include "sim/sweep_shards.h"
 
 namespace vitsim::cli {
 namespace {
 
 struct SweepArgs {
-  std::string cluster, costs, out_prefix, gpus_json = schema::default_gpus_path();
+  std::string cluster, costs, out_prefix, json_path, shard, gpus_json = schema::default_gpus_path();
+  std::vector<std::string> merge;
+  int jobs = 0;  // 0: default_sweep_jobs
   std::string transports = schema::default_transports_path();
   std::string gpus = "1,2,4,8", micro_batches = "16", collectives = "ring", buckets = "500";
   std::string overlaps = "off", goal = "fastest-epoch", precision = "fp32", level = "auto";
@@ -33,8 +40,10 @@ struct SweepArgs {
 };
 
 void add_options(CLI::App& app, SweepArgs& a, clikit::ModelOptions& model) {
-  app.add_option("--cluster", a.cluster, "cluster file")->required()->check(CLI::ExistingFile);
-  app.add_option("--costs", a.costs, "cost model")->required()->check(CLI::ExistingFile);
+  app.add_option("--cluster", a.cluster, "cluster file (required unless --merge)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--costs", a.costs, "cost model (required unless --merge)")
+      ->check(CLI::ExistingFile);
   app.add_option("--gpus-json", a.gpus_json, "device catalog")->capture_default_str();
   app.add_option("--transports", a.transports,
                  "transport model parameters, for link classes the costs did not measure")
@@ -67,6 +76,21 @@ void add_options(CLI::App& app, SweepArgs& a, clikit::ModelOptions& model) {
                  "auto (a line on stderr when it is a terminal and the sweep runs over 1 s) | "
                  "always (one line per configuration) | never")
       ->capture_default_str();
+  app.add_option("--transports", a.transports,
+                 "transport model parameters, for link classes the costs did not measure")
+      ->capture_default_str();
+  app.add_option("--json", a.json_path, "write the prediction (with --shard: the shard file)");
+  app.add_option("--jobs", a.jobs,
+                 "configurations simulated at once (default: the cores, fewer when that many "
+                 "would not fit in memory); the output is the same for any value")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--shard", a.shard,
+                 "I/N: simulate only configurations k with k % N == I (0 <= I < N) and write a "
+                 "shard file; slurm: I and N from SLURM_ARRAY_TASK_ID/_MIN/_COUNT");
+  app.add_option("--merge", a.merge,
+                 "shard files of one sweep: check them and write the single-machine result")
+      ->check(CLI::ExistingFile)
+      ->excludes("--shard");
   clikit::add_model_options(app, model);
 }
 
@@ -105,6 +129,90 @@ void print_sweep(const sim::SweepResult& r, sim::SweepGoal goal) {
             << 100 * b.parallel_efficiency << " %\n";
 }
 
+void write_outputs(const SweepArgs& a, const schema::PredictionFile& predictions) {
+  if (!a.json_path.empty()) schema::write_prediction(a.json_path, predictions);
+  if (!a.out_prefix.empty()) {
+    schema::write_prediction(a.out_prefix + ".json", predictions);
+    schema::write_file_atomic(a.out_prefix + ".csv", schema::ranks_csv(predictions.configurations));
+  }
+}
+
+int merge(const SweepArgs& a, const std::vector<std::string>& args) {
+  std::vector<schema::ShardFile> shards;
+  for (const std::string& path : a.merge) shards.push_back(schema::read_shard(path));
+  const std::vector<schema::SweepEntry> entries = sim::merge_shards(shards, a.merge);
+  const sim::SweepGoal goal = sim::parse_sweep_goal(shards.front().shard.goal);
+  sim::SweepResult r = sim::assemble_sweep(entries, goal);
+  r.predictions.context = schema::make_context("vitsim", args);
+  print_sweep(r, goal);
+  write_outputs(a, r.predictions);
+  return 0;
+}
+
+int sweep(const SweepArgs& a, const clikit::ModelOptions& model_options,
+          const std::vector<std::string>& args) {
+  if (a.cluster.empty()) throw std::invalid_argument("--cluster is required (unless --merge)");
+  if (a.costs.empty()) throw std::invalid_argument("--costs is required (unless --merge)");
+  sim::SweepSpec spec = to_spec(a);
+  const schema::ClusterSpec cluster = schema::read_cluster(a.cluster);
+  const costmodel::DeviceCatalog catalog = schema::read_gpus(a.gpus_json);
+  const schema::CostModelFile costs = schema::read_cost_model(a.costs);
+  const costmodel::ViTConfig model = model_options.resolve();
+  sim::SimOptions options;
+  options.transports = schema::read_transports(a.transports);
+  const std::vector<sim::SweepItem> items = sim::sweep_items(spec);
+  spec.jobs = a.jobs > 0 ? a.jobs : sim::default_sweep_jobs(items, model, options);
+  if (a.shard.empty()) {
+    sim::SweepResult r;
+    int interrupted_by = 0;
+    {
+      clikit::ProgressLine line(
+          "vitsim sweep", "configurations",
+          clikit::parse_option(a.progress, "progress", clikit::parse_progress_mode));
+      clikit::StopOnSignal stop;
+      spec.progress = [&](size_t done, size_t total) { line.update(done, total); };
+      spec.stop_requested = [&] { return stop.requested(); };
+      r = sim::run_sweep(spec, cluster, catalog, model, costs.costs, options);
+      interrupted_by = r.interrupted ? stop.signal() : 0;
+    }
+    r.predictions.context =
+        schema::make_context("vitsim", args, {{"model", schema::write_model(model)}});
+    if (r.interrupted) r.predictions.context["interrupted"] = true;
+    print_sweep(r, spec.goal);
+    for (const auto& w : sim::unmeasured_warnings(r.predictions.configurations))
+      std::cerr << "vitsim sweep: warning: " << w << "\n";
+    write_outputs(a, r.predictions);
+    if (r.interrupted) {
+      std::cerr << "vitsim sweep: interrupted (signal " << interrupted_by << ") after "
+                << r.predictions.configurations.size() << " of " << r.total << " configurations; "
+                << (a.out_prefix.empty() ? "the table above holds the finished ones"
+                                         : "wrote the finished ones to " + a.out_prefix +
+                                               ".json and " + a.out_prefix + ".csv")
+                << "\n";
+      return 128 + interrupted_by;  // as a shell reports a process ended by that signal
+    }
+    return 0;
+  }
+  const std::string path = !a.json_path.empty() ? a.json_path : a.out_prefix + ".json";
+  if (a.json_path.empty() && a.out_prefix.empty())
+    throw std::invalid_argument("--shard needs --json FILE (the shard file to merge)");
+  const sim::ShardSlice slice =
+      sim::parse_shard(a.shard, [](const char* n) { return std::getenv(n); });
+  schema::ShardFile shard;
+  shard.shard = {slice.index, slice.count, static_cast<int64_t>(items.size()),
+                 sim::sweep_digest(items, spec.goal, model, options,
+                                   {a.cluster, a.costs, a.gpus_json, a.transports}),
+                 sim::to_string(spec.goal)};
+  const sim::SweepContext context{&cluster, &catalog, &model, &costs.costs, &options};
+  shard.entries = sim::simulate_sweep_items(
+      items, sim::shard_indices(shard.shard.total_configurations, slice), context, spec.jobs);
+  shard.context = schema::make_context("vitsim", args);
+  schema::write_shard(path, shard);
+  std::cout << "shard " << slice.index << "/" << slice.count << ": " << shard.entries.size()
+            << " of " << items.size() << " configurations, written to " << path << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int cmd_sweep(int argc, char** argv) {
@@ -117,48 +225,8 @@ int cmd_sweep(int argc, char** argv) {
   clikit::ModelOptions model;
   add_options(app, a, model);
   const std::vector<std::string> args(argv, argv + argc);
-  return clikit::run_app(app, argc, argv, [&] {
-    sim::SweepSpec spec = to_spec(a);
-    int interrupted_by = 0;
-    const schema::ClusterSpec cluster = schema::read_cluster(a.cluster);
-    const costmodel::DeviceCatalog catalog = schema::read_gpus(a.gpus_json);
-    const schema::CostModelFile costs = schema::read_cost_model(a.costs);
-    sim::SimOptions options;
-    options.transports = schema::read_transports(a.transports);
-    const costmodel::ViTConfig vit = model.resolve();
-    sim::SweepResult r;
-    {
-      clikit::ProgressLine line(
-          "vitsim sweep", "configurations",
-          clikit::parse_option(a.progress, "progress", clikit::parse_progress_mode));
-      clikit::StopOnSignal stop;
-      spec.progress = [&](size_t done, size_t total) { line.update(done, total); };
-      spec.stop_requested = [&] { return stop.requested(); };
-      r = sim::run_sweep(spec, cluster, catalog, vit, costs.costs, options);
-      interrupted_by = r.interrupted ? stop.signal() : 0;
-    }
-    r.predictions.context =
-        schema::make_context("vitsim", args, {{"model", schema::write_model(vit)}});
-    if (r.interrupted) r.predictions.context["interrupted"] = true;
-    print_sweep(r, spec.goal);
-    for (const auto& w : sim::unmeasured_warnings(r.predictions.configurations))
-      std::cerr << "vitsim sweep: warning: " << w << "\n";
-    if (!a.out_prefix.empty()) {
-      schema::write_prediction(a.out_prefix + ".json", r.predictions);
-      schema::write_file_atomic(a.out_prefix + ".csv",
-                                schema::ranks_csv(r.predictions.configurations));
-    }
-    if (r.interrupted) {
-      std::cerr << "vitsim sweep: interrupted (signal " << interrupted_by << ") after "
-                << r.predictions.configurations.size() << " of " << r.total << " configurations; "
-                << (a.out_prefix.empty() ? "the table above holds the finished ones"
-                                         : "wrote the finished ones to " + a.out_prefix +
-                                               ".json and " + a.out_prefix + ".csv")
-                << "\n";
-      return 128 + interrupted_by;  // as a shell reports a process ended by that signal
-    }
-    return 0;
-  });
+  return clikit::run_app(app, argc, argv,
+                         [&] { return a.merge.empty() ? sweep(a, model, args) : merge(a, args); });
 }
 
 }  // namespace vitsim::cli

@@ -5,6 +5,7 @@
 
 #include "schema/common_io.h"
 #include "schema/json_file.h"
+#include "schema/rank_groups.h"
 
 namespace vitsim::schema {
 namespace {
@@ -141,9 +142,38 @@ costmodel::PredictionRange read_range(const Node& n) {
   return r;
 }
 
-}  // namespace
+Json write_rank_class(const RankClassSummary& c) {
+  return {{"count", c.count},
+          {"ranks", c.ranks},
+          {"hosts", c.hosts},
+          {"device", c.device},
+          {"micro_batch", c.micro_batch},
+          {"compute_time_s", c.compute_time_s},
+          {"exposed_comm_time_s", c.exposed_comm_time_s},
+          {"idle_time_s", c.idle_time_s},
+          {"memory_bytes", c.memory_bytes},
+          {"device_memory_bytes", c.device_memory_bytes}};
+}
 
-Json write_config_prediction(const ConfigPrediction& p) {
+RankClassSummary read_rank_class(const Node& n) {
+  n.expect_keys({"count", "ranks", "hosts", "device", "micro_batch", "compute_time_s",
+                 "exposed_comm_time_s", "idle_time_s", "memory_bytes", "device_memory_bytes"});
+  RankClassSummary c;
+  c.count = n["count"].integer_at_least(1);
+  c.ranks = n["ranks"].string();
+  c.hosts = n["hosts"].string();
+  c.device = n["device"].string();
+  c.micro_batch = n["micro_batch"].integer_at_least(1);
+  c.compute_time_s = n["compute_time_s"].nonnegative();
+  c.exposed_comm_time_s = n["exposed_comm_time_s"].nonnegative();
+  c.idle_time_s = n["idle_time_s"].nonnegative();
+  c.memory_bytes = n["memory_bytes"].nonnegative();
+  c.device_memory_bytes = n["device_memory_bytes"].nonnegative();
+  return c;
+}
+
+// Every key of a configuration but `rank_classes`, every rank listed.
+Json config_object(const ConfigPrediction& p) {
   Json ranks = Json::array();
   for (const auto& r : p.ranks) ranks.push_back(write_rank(r));
   Json out = {{"cluster", p.cluster},
@@ -165,6 +195,20 @@ Json write_config_prediction(const ConfigPrediction& p) {
   return out;
 }
 
+}  // namespace
+
+Json write_config_prediction(const ConfigPrediction& p, size_t max_listed_ranks) {
+  Json j = config_object(p);
+  Json classes = Json::array();
+  for (const auto& c : p.ranks.empty() ? p.rank_classes : summarize_rank_classes(p.ranks))
+    classes.push_back(write_rank_class(c));
+  j["rank_classes"] = classes;
+  // Above the cap, or read from a file above it: the classes say who is who.
+  if (p.ranks.size() > max_listed_ranks || (p.ranks.empty() && !p.rank_classes.empty()))
+    j.erase("ranks");
+  return j;
+}
+
 ConfigPrediction read_config_prediction(const Node& n) {
   n.expect_keys({"cluster", "config", "out_of_memory", "max_micro_batch_that_fits",
                  "steps_per_epoch", "step_time_s", "epoch_time_s", "compute_time_s",
@@ -183,7 +227,10 @@ ConfigPrediction read_config_prediction(const Node& n) {
   p.throughput_images_per_s = n["throughput_images_per_s"].nonnegative();
   p.speedup = n["speedup"].nonnegative();
   p.parallel_efficiency = n["parallel_efficiency"].nonnegative();
-  for (const Node& r : n["ranks"].items()) p.ranks.push_back(read_rank(r));
+  if (n.has("ranks"))  // absent above kMaxListedRanks
+    for (const Node& r : n["ranks"].items()) p.ranks.push_back(read_rank(r));
+  if (n.has("rank_classes"))
+    for (const Node& c : n["rank_classes"].items()) p.rank_classes.push_back(read_rank_class(c));
   p.provenance = read_provenance(n["provenance"]);
   if (const auto r = n.get("range")) p.range = read_range(*r);
   for (const char* k : kPredictionExtraKeys) {
@@ -205,11 +252,12 @@ std::string provenance_summary(const Provenance& p) {
   return out;
 }
 
-Json write_prediction_json(const PredictionFile& file) {
+Json write_prediction_json(const PredictionFile& file, size_t max_listed_ranks) {
   Json doc = document_head(kPredictionSchema, kPredictionVersion, file.context);
   doc["scenario"] = file.scenario;
   Json configs = Json::array();
-  for (const auto& c : file.configurations) configs.push_back(write_config_prediction(c));
+  for (const auto& c : file.configurations)
+    configs.push_back(write_config_prediction(c, max_listed_ranks));
   doc["configurations"] = configs;
   return doc;
 }

@@ -5,6 +5,7 @@
 // "rank_classes" are optional keys other parts of the tool fill (kept as JSON here).
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -58,6 +59,25 @@ struct Provenance {
   std::vector<std::string> unmeasured;
 };
 
+// A class of identical ranks (schema/rank_groups.h) as the JSON lists it: the per-rank list of a
+// large prediction is capped (kMaxListedRanks), the classes always say which ranks are which.
+struct RankClassSummary {
+  int64_t count = 0;
+  std::string ranks;  // ascending ranges: "0-7, 16-23, 40"
+  std::string hosts;  // hosts as ranges of numbered names: "node0..node7, node12"
+  std::string device;
+  int64_t micro_batch = 0;
+  double compute_time_s = 0;  // per step, as RankPrediction
+  double exposed_comm_time_s = 0;
+  double idle_time_s = 0;
+  double memory_bytes = 0;
+  double device_memory_bytes = 0;
+};
+
+// Per-rank entries written in full up to this many ranks; above, only `rank_classes` (a list of
+// 65,536 ranks is 20 MB of JSON that says what a handful of classes say).
+inline constexpr size_t kMaxListedRanks = 1024;
+
 struct ConfigPrediction {
   std::string cluster;  // cluster name
   TrainingConfig config;
@@ -71,16 +91,18 @@ struct ConfigPrediction {
   double throughput_images_per_s = 0;
   double speedup = 0;              // against the 1-GPU configuration of the same scenario (0 = n/a)
   double parallel_efficiency = 0;  // speedup / gpus (0 = n/a)
-  std::vector<RankPrediction> ranks;
+  std::vector<RankPrediction> ranks;  // empty when read from a file that did not list them
+  // Read from a file; written from `ranks` when there are any (these when there are none).
+  std::vector<RankClassSummary> rank_classes;
   Provenance provenance;
   std::optional<costmodel::PredictionRange> range;  // absent when not simulated (out of memory)
-  // Keys other engineers' parts fill ("breakdown", "advice", "cost", "rank_classes"): kept as
+  // Keys other parts of the tool fill ("breakdown", "advice", "cost"): kept as
   // read and written back, each in its own documented form (docs/formats/prediction.md).
   std::map<std::string, Json> extras;
 };
 
 // The optional keys a configuration may carry beside the ones above.
-inline const char* const kPredictionExtraKeys[] = {"breakdown", "advice", "cost", "rank_classes"};
+inline const char* const kPredictionExtraKeys[] = {"breakdown", "advice", "cost"};
 
 struct PredictionFile {
   Json context = Json::object();
@@ -88,8 +110,10 @@ struct PredictionFile {
   std::vector<ConfigPrediction> configurations;
 };
 
-// One configuration's object (also what `vitsim predict --json` prints inside its document).
-Json write_config_prediction(const ConfigPrediction& prediction);
+// One configuration's object (also what `vitsim predict --json` prints inside its document). Its
+// `ranks` are listed when there are at most `max_listed_ranks`; `rank_classes` always.
+Json write_config_prediction(const ConfigPrediction& prediction,
+                             size_t max_listed_ranks = kMaxListedRanks);
 ConfigPrediction read_config_prediction(const Node& node);
 
 // "rtx3070/fp32=imported; tesla-10gbe=imported; tesla-1gbe=modelled": compute, then links.
@@ -97,7 +121,7 @@ std::string provenance_summary(const Provenance& provenance);
 
 PredictionFile read_prediction(const std::string& path);
 PredictionFile read_prediction(const Node& root);
-Json write_prediction_json(const PredictionFile& file);
+Json write_prediction_json(const PredictionFile& file, size_t max_listed_ranks = kMaxListedRanks);
 void write_prediction(const std::string& path, const PredictionFile& file);
 
 }  // namespace vitsim::schema

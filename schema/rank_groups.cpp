@@ -21,6 +21,15 @@ bool same_times(const RankPrediction& a, const RankPrediction& b, double toleran
          close(a.idle_time_s, b.idle_time_s, tolerance);
 }
 
+// "node12" -> ("node", 12); names not ending in digits, or with a leading zero, -> (name, -1).
+std::pair<std::string, int64_t> split_number(const std::string& host) {
+  size_t i = host.size();
+  while (i > 0 && host[i - 1] >= '0' && host[i - 1] <= '9') --i;
+  const size_t digits = host.size() - i;
+  if (digits == 0 || digits > 15 || (digits > 1 && host[i] == '0')) return {host, -1};
+  return {host.substr(0, i), std::stoll(host.substr(i))};
+}
+
 }  // namespace
 
 std::vector<RankGroup> group_identical_ranks(const std::vector<RankPrediction>& ranks,
@@ -76,6 +85,41 @@ std::string format_hosts(const std::vector<std::string>& hosts, size_t max_liste
     return s;
   }
   return hosts.front() + " .. " + hosts.back() + " (" + std::to_string(hosts.size()) + " hosts)";
+}
+
+std::string format_host_ranges(const std::vector<std::string>& hosts) {
+  std::string s;
+  for (size_t i = 0; i < hosts.size();) {
+    const auto [prefix, first] = split_number(hosts[i]);
+    size_t j = i + 1;
+    while (first >= 0 && j < hosts.size() &&
+           split_number(hosts[j]) ==
+               std::pair<std::string, int64_t>{prefix, first + static_cast<int64_t>(j - i)})
+      ++j;
+    s += (s.empty() ? "" : ", ") + hosts[i];
+    if (j - i > 1) s += ".." + hosts[j - 1];
+    i = j;
+  }
+  return s;
+}
+
+std::vector<RankClassSummary> summarize_rank_classes(const std::vector<RankPrediction>& ranks) {
+  std::vector<RankClassSummary> out;
+  for (const RankGroup& g : group_identical_ranks(ranks)) {
+    RankClassSummary c;
+    c.count = g.count();
+    c.ranks = format_rank_ranges(g.ranks, g.ranks.size());
+    c.hosts = format_host_ranges(g.hosts);
+    c.device = g.first.device;
+    c.micro_batch = g.first.micro_batch;
+    c.compute_time_s = g.first.compute_time_s;
+    c.exposed_comm_time_s = g.first.exposed_comm_time_s;
+    c.idle_time_s = g.first.idle_time_s;
+    c.memory_bytes = g.first.memory_bytes;
+    c.device_memory_bytes = g.first.device_memory_bytes;
+    out.push_back(c);
+  }
+  return out;
 }
 
 }  // namespace vitsim::schema

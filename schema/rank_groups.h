@@ -30,6 +30,14 @@ std::vector<RankGroup> group_identical_ranks(const std::vector<RankPrediction>& 
 // "... (+N more ranges)".
 std::string format_rank_ranges(const std::vector<int64_t>& ranks, size_t max_ranges = 4);
 
+// Hosts as ranges of numbered names, every host named: "node0..node7, node12, gpu-a" (a run of
+// consecutive numbers under one prefix, in the given order; other names as they are).
+std::string format_host_ranges(const std::vector<std::string>& hosts);
+
+// The groups of identical ranks (tolerance 0) as the prediction JSON lists them: every rank as
+// ranges, every host as host ranges, the group's figures.
+std::vector<RankClassSummary> summarize_rank_classes(const std::vector<RankPrediction>& ranks);
+
 // Hosts as "a" , "a, b" or "first .. last (N hosts)" beyond `max_listed`.
 std::string format_hosts(const std::vector<std::string>& hosts, size_t max_listed = 2);
 

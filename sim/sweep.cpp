@@ -3,10 +3,10 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <stdexcept>
 
 #include "costmodel/buckets.h"
+#include "sim/sweep_jobs.h"
 
 namespace vitsim::sim {
 namespace {
@@ -38,38 +38,8 @@ const char* to_string(SweepGoal goal) {
   return "?";
 }
 
-SweepResult run_sweep(const SweepSpec& spec, const schema::ClusterSpec& cluster,
-                      const costmodel::DeviceCatalog& catalog, const costmodel::ViTConfig& model,
-                      const costmodel::CostModel& costs, const SimOptions& options) {
-  SweepResult out;
-  out.predictions.scenario = "sweep";
-  std::vector<schema::ConfigPrediction>& all = out.predictions.configurations;
-  std::vector<bool> requested;
-  size_t done = 0;
-  // What the loops below simulate: per micro-batch, one run of 1 GPU (the baseline when the
-  // counts lack it) and every combination of the others. For the progress line only.
-  const size_t per_count =
-      spec.collectives.size() * spec.bucket_bytes.size() * spec.overlaps.size();
-  const bool counts_one = std::find(spec.gpus.begin(), spec.gpus.end(), 1) != spec.gpus.end();
-  const size_t multi = spec.gpus.size() - (counts_one ? 1 : 0);
-  out.total = spec.micro_batches.size() * (1 + multi * per_count);
-  auto stopping = [&] { return spec.stop_requested && spec.stop_requested(); };
-  auto simulate = [&](schema::TrainingConfig c, bool wanted) {
-    if (out.interrupted || (out.interrupted = stopping())) return;
-    try {
-      SimOptions one = options;  // each configuration: no trace, no argv
-      one.trace_path.clear();
-      one.argv.clear();
-      all.push_back(predict(cluster, catalog, model, c, costs, one));
-      requested.push_back(wanted);
-    } catch (const std::invalid_argument& e) {
-      if (wanted) out.skipped.push_back(c.label + ": " + e.what());
-    } catch (const std::exception&) {
-      if (!(out.interrupted = stopping())) throw;  // a signal also reached the simulating child
-      return;
-    }
-    if (spec.progress) spec.progress(++done, out.total);
-  };
+std::vector<SweepItem> sweep_items(const SweepSpec& spec) {
+  std::vector<SweepItem> items;
   for (int64_t b : spec.micro_batches) {
     bool has_one = false;
     for (int64_t g : spec.gpus) has_one = has_one || g == 1;
@@ -93,7 +63,7 @@ SweepResult run_sweep(const SweepSpec& spec, const schema::ClusterSpec& cluster,
             c.overlap = ov;
             c.label = fmt::format("{}x mb{} {} {:g}MiB {}", g, b, costmodel::to_string(coll),
                                   bucket / costmodel::kMiB, ov ? "overlap" : "no-overlap");
-            simulate(c, true);
+            items.push_back({c, true});
           }
         }
       }
@@ -103,16 +73,69 @@ SweepResult run_sweep(const SweepSpec& spec, const schema::ClusterSpec& cluster,
       c.gpus = 1;
       c.micro_batch = b;
       c.label = fmt::format("1x mb{} (baseline)", b);
-      simulate(c, false);
+      items.push_back({c, false});
+    }
+  }
+  return items;
+}
+
+schema::SweepEntry simulate_sweep_item(const SweepItem& item, int64_t index,
+                                       const schema::ClusterSpec& cluster,
+                                       const costmodel::DeviceCatalog& catalog,
+                                       const costmodel::ViTConfig& model,
+                                       const costmodel::CostModel& costs,
+                                       const SimOptions& options) {
+  schema::SweepEntry e;
+  e.configuration = index;
+  e.requested = item.requested;
+  SimOptions one = options;  // each configuration: no trace, no argv
+  one.trace_path.clear();
+  one.argv.clear();
+  try {
+    e.prediction = predict(cluster, catalog, model, item.config, costs, one);
+  } catch (const std::invalid_argument& err) {
+    e.skipped = item.config.label + ": " + err.what();
+  }
+  return e;
+}
+
+SweepResult assemble_sweep(const std::vector<schema::SweepEntry>& entries, SweepGoal goal) {
+  SweepResult out;
+  out.predictions.scenario = "sweep";
+  std::vector<schema::ConfigPrediction>& all = out.predictions.configurations;
+  std::vector<bool> requested;
+  for (const schema::SweepEntry& e : entries) {
+    if (e.prediction) {
+      all.push_back(*e.prediction);
+      requested.push_back(e.requested);
+    } else if (e.requested) {
+      out.skipped.push_back(e.skipped);
     }
   }
   apply_speedups(all);
   for (size_t i = 0; i < all.size(); ++i) {
     if (!requested[i] || all[i].out_of_memory) continue;
-    if (spec.goal == SweepGoal::kBestEfficiency && all[i].config.gpus < 2) continue;
-    if (out.best < 0 || better(all[i], all[static_cast<size_t>(out.best)], spec.goal))
+    if (goal == SweepGoal::kBestEfficiency && all[i].config.gpus < 2) continue;
+    if (out.best < 0 || better(all[i], all[static_cast<size_t>(out.best)], goal))
       out.best = static_cast<int>(i);
   }
+  return out;
+}
+
+SweepResult run_sweep(const SweepSpec& spec, const schema::ClusterSpec& cluster,
+                      const costmodel::DeviceCatalog& catalog, const costmodel::ViTConfig& model,
+                      const costmodel::CostModel& costs, const SimOptions& options) {
+  const std::vector<SweepItem> items = sweep_items(spec);
+  std::vector<int64_t> all(items.size());
+  for (size_t i = 0; i < items.size(); ++i) all[i] = static_cast<int64_t>(i);
+  bool interrupted = false;
+  SweepContext context{&cluster, &catalog, &model, &costs, &options};
+  context.progress = spec.progress;
+  context.stop_requested = spec.stop_requested;
+  context.interrupted = &interrupted;
+  SweepResult out = assemble_sweep(simulate_sweep_items(items, all, context, spec.jobs), spec.goal);
+  out.interrupted = interrupted;
+  out.total = items.size();
   return out;
 }
 

@@ -1,5 +1,9 @@
 // Sweeps: every combination of GPU counts, micro-batches, collectives, bucket sizes and overlap
-// on one cluster, simulated as one scenario, and the best configuration for a goal.
+// on one cluster, simulated as one scenario, and the best configuration for a goal. A sweep is a
+// list of configurations in a fixed order (sweep_items), each simulated on its own (in parallel
+// with --jobs, sim/sweep_jobs.h; or in slices on several machines, sim/sweep_shards.h), and one
+// assembly of their results (assemble_sweep) wherever they were simulated: speed-ups and the best
+// configuration are computed on the whole set, so the output does not depend on how it was run.
 #pragma once
 
 #include <cstdint>
@@ -7,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "schema/sweep_shard_io.h"
 #include "sim/simulator.h"
 
 namespace vitsim::sim {
@@ -30,6 +35,15 @@ struct SweepSpec {
   std::function<void(size_t, size_t)> progress;
   // Asked before each configuration; true stops the sweep with what it finished (an interrupt).
   std::function<bool()> stop_requested;
+  // Configurations simulated at once, each in its own child process (sim/sweep_jobs.h); 1: one
+  // after the other in this process. The output is the same for any value.
+  int jobs = 1;
+};
+
+// One configuration of a sweep, in the sweep's order.
+struct SweepItem {
+  schema::TrainingConfig config;
+  bool requested = true;  // false: a 1-GPU baseline added for the efficiency
 };
 
 struct SweepResult {
@@ -39,6 +53,23 @@ struct SweepResult {
   bool interrupted = false;            // stop_requested said stop: the rows are those finished
   size_t total = 0;                    // configurations the whole sweep would simulate
 };
+
+// The configurations of a sweep in their fixed order: per micro-batch, per GPU count, collective,
+// bucket and overlap (a 1-GPU count once), then the 1-GPU baseline when `gpus` lacks 1.
+std::vector<SweepItem> sweep_items(const SweepSpec& spec);
+
+// Simulates one configuration: its prediction, or `skipped` with the reason when it cannot run
+// (std::invalid_argument of predict); other errors propagate.
+schema::SweepEntry simulate_sweep_item(const SweepItem& item, int64_t index,
+                                       const schema::ClusterSpec& cluster,
+                                       const costmodel::DeviceCatalog& catalog,
+                                       const costmodel::ViTConfig& model,
+                                       const costmodel::CostModel& costs,
+                                       const SimOptions& options);
+
+// The sweep's result from one entry per configuration in configuration order: predictions in that
+// order, skipped requested configurations listed, speed-ups applied, the best for `goal` chosen.
+SweepResult assemble_sweep(const std::vector<schema::SweepEntry>& entries, SweepGoal goal);
 
 // Combinations that cannot be placed or simulated (e.g. hierarchical with unequal nodes) are
 // listed in `skipped`, not fatal. Efficiency needs 1-GPU runs: added when `gpus` lacks 1.

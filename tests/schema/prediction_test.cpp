@@ -66,5 +66,41 @@ TEST(PredictionDoc, PageExampleIsTheTestExample) {
   EXPECT_EQ(testing::doc_example("prediction.md"), testing::load_example("prediction"));
 }
 
+TEST(Prediction, RankClassesAlwaysRanksUpToTheCap) {
+  ConfigPrediction c = read_prediction(kExample).configurations[0];
+  Json j = write_config_prediction(c);
+  ASSERT_EQ(j["rank_classes"].size(), 2u);  // rank 1 computes longer than rank 0
+  EXPECT_EQ(j["rank_classes"][1]["ranks"], "1");
+  EXPECT_EQ(j["ranks"].size(), 2u);
+  RankPrediction r = c.ranks[1];
+  while (c.ranks.size() < kMaxListedRanks + 1) {
+    r.rank = static_cast<int64_t>(c.ranks.size());
+    r.host = "node" + std::to_string(r.rank);
+    c.ranks.push_back(r);
+  }
+  j = write_config_prediction(c);
+  EXPECT_FALSE(j.contains("ranks"));
+  ASSERT_EQ(j["rank_classes"].size(), 2u);
+  EXPECT_EQ(j["rank_classes"][1]["count"], 1024);
+  EXPECT_EQ(j["rank_classes"][1]["ranks"], "1-1024");
+  EXPECT_EQ(j["rank_classes"][1]["hosts"], "node1..node1024");
+  // Read back without per-rank entries: the classes are kept and written again as they were.
+  const ConfigPrediction back = read_config_prediction(Node::parse_text(j.dump(), "big.json"));
+  EXPECT_TRUE(back.ranks.empty());
+  ASSERT_EQ(back.rank_classes.size(), 2u);
+  EXPECT_EQ(write_config_prediction(back), j);
+  EXPECT_EQ(write_config_prediction(c, 2000)["ranks"].size(), 1025u);
+}
+
+TEST(Prediction, RankClassesAreOptionalForReaders) {
+  const PredictionFile p = read_prediction(kExample);  // the example has none
+  EXPECT_TRUE(p.configurations[0].rank_classes.empty());
+  Json j = write_config_prediction(p.configurations[0]);
+  j["rank_classes"][0]["count"] = 0;
+  std::string e =
+      testing::error_of([&] { read_config_prediction(Node::parse_text(j.dump(), "bad.json")); });
+  EXPECT_NE(e.find("bad.json: /rank_classes/0/count"), std::string::npos) << e;
+}
+
 }  // namespace
 }  // namespace vitsim::schema

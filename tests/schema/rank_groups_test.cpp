@@ -51,5 +51,33 @@ TEST(RankGroups, RangesAndHostsStayShort) {
   EXPECT_EQ(format_hosts({"h0", "h1", "h2"}), "h0 .. h2 (3 hosts)");
 }
 
+TEST(RankGroups, HostRangesNameEveryHost) {
+  EXPECT_EQ(format_host_ranges({"vector1", "vector2", "vector3", "vector7", "tesla0"}),
+            "vector1..vector3, vector7, tesla0");
+  EXPECT_EQ(format_host_ranges({"n9", "n10", "n11"}), "n9..n11");
+  // No number, a leading zero, another prefix: not a run.
+  EXPECT_EQ(format_host_ranges({"gpu-a", "node01", "node02", "x3", "y4"}),
+            "gpu-a, node01, node02, x3, y4");
+  EXPECT_EQ(format_host_ranges({}), "");
+}
+
+TEST(RankGroups, ClassSummariesListEveryRankAndHost) {
+  std::vector<RankPrediction> ranks;
+  for (int r = 0; r < 4096; ++r) ranks.push_back(rank(r, "node" + std::to_string(r / 8), "h200"));
+  ranks[4095] = rank(4095, "node511", "h200", 0.5, 0.1, 0.2);  // the last rank waits
+  const std::vector<RankClassSummary> c = summarize_rank_classes(ranks);
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].count, 4095);
+  EXPECT_EQ(c[0].ranks, "0-4094");
+  EXPECT_EQ(c[0].hosts, "node0..node511");
+  EXPECT_EQ(c[0].device, "h200");
+  EXPECT_EQ(c[0].micro_batch, 16);
+  EXPECT_DOUBLE_EQ(c[0].idle_time_s, 0.0);
+  EXPECT_EQ(c[1].count, 1);
+  EXPECT_EQ(c[1].ranks, "4095");
+  EXPECT_EQ(c[1].hosts, "node511");
+  EXPECT_DOUBLE_EQ(c[1].idle_time_s, 0.2);
+}
+
 }  // namespace
 }  // namespace vitsim::schema

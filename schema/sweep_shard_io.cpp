@@ -1,0 +1,167 @@
+// Sweep entries and shard files; see sweep_shard_io.h and docs/formats/sweep-shard.md.
+#include "schema/sweep_shard_io.h"
+
+#include <fmt/format.h>
+
+#include <limits>
+#include <set>
+
+#include "schema/common_io.h"
+#include "schema/json_file.h"
+
+namespace vitsim::schema {
+namespace {
+
+// Entries list every rank, whatever their number: the merged CSV needs them all.
+constexpr size_t kAllRanks = std::numeric_limits<size_t>::max();
+
+Json entry_head(const SweepEntry& e) {
+  return {{"configuration", e.configuration}, {"requested", e.requested}};
+}
+
+void read_entry_head(const Node& n, SweepEntry& e) {
+  e.configuration = n["configuration"].integer_at_least(0);
+  e.requested = n["requested"].boolean();
+}
+
+ShardInfo read_shard_info(const Node& n) {
+  ShardInfo s;
+  s.count = n["count"].integer_at_least(1);
+  s.index = n["index"].integer_at_least(0);
+  if (s.index >= s.count)
+    n["index"].fail("an index below count (" + std::to_string(s.count) + ")",
+                    n["index"].describe());
+  s.total_configurations = n["total_configurations"].integer_at_least(0);
+  s.sweep_digest = n["sweep_digest"].string();
+  s.goal = n["goal"].one_of({"fastest-epoch", "best-efficiency"});
+  return s;
+}
+
+// The entries must be exactly the configurations k < total with k % count == index, ascending.
+void check_slice(const Node& entries, const ShardFile& f) {
+  const ShardInfo& s = f.shard;
+  const int64_t want = s.total_configurations > s.index
+                           ? (s.total_configurations - s.index + s.count - 1) / s.count
+                           : 0;
+  if (static_cast<int64_t>(f.entries.size()) != want) {
+    entries.fail(std::to_string(want) + " entries (configurations " + std::to_string(s.index) +
+                     ", " + std::to_string(s.index + s.count) + ", ... below " +
+                     std::to_string(s.total_configurations) + ")",
+                 std::to_string(f.entries.size()) + " entries",
+                 "the shard's run did not finish or the file was edited; run that shard again");
+  }
+  for (size_t i = 0; i < f.entries.size(); ++i) {
+    const int64_t expected = s.index + static_cast<int64_t>(i) * s.count;
+    if (f.entries[i].configuration != expected) {
+      entries.items()[i]["configuration"].fail(
+          std::to_string(expected), std::to_string(f.entries[i].configuration),
+          "the shard file was edited or is corrupt; run that shard again");
+    }
+  }
+}
+
+}  // namespace
+
+Json write_sweep_entry(const SweepEntry& e) {
+  Json j = entry_head(e);
+  if (e.prediction)
+    j["prediction"] = write_config_prediction(*e.prediction, kAllRanks);
+  else
+    j["skipped"] = e.skipped;
+  return j;
+}
+
+SweepEntry read_sweep_entry(const Node& n) {
+  n.expect_keys({"configuration", "requested", "prediction", "skipped"});
+  SweepEntry e;
+  read_entry_head(n, e);
+  if (n.has("prediction") == n.has("skipped"))
+    n.fail("exactly one of \"prediction\" and \"skipped\"", n.describe());
+  if (n.has("prediction"))
+    e.prediction = read_config_prediction(n["prediction"]);
+  else
+    e.skipped = n["skipped"].string();
+  return e;
+}
+
+Json write_shard_json(const ShardFile& f) {
+  PredictionFile predictions;
+  predictions.context = f.context;
+  predictions.scenario = "sweep";
+  Json entries = Json::array();
+  for (const SweepEntry& e : f.entries) {
+    Json j = entry_head(e);
+    if (e.prediction) {
+      j["prediction"] = predictions.configurations.size();
+      predictions.configurations.push_back(*e.prediction);
+    } else {
+      j["skipped"] = e.skipped;
+    }
+    entries.push_back(j);
+  }
+  Json doc = write_prediction_json(predictions, kAllRanks);
+  doc["shard"] = {{"index", f.shard.index},
+                  {"count", f.shard.count},
+                  {"total_configurations", f.shard.total_configurations},
+                  {"sweep_digest", f.shard.sweep_digest},
+                  {"goal", f.shard.goal},
+                  {"entries", entries}};
+  return doc;
+}
+
+void write_shard(const std::string& path, const ShardFile& shard) {
+  write_json_atomic(path, write_shard_json(shard));
+}
+
+ShardFile read_shard(const std::string& path) {
+  return read_shard(Node::parse_file(path));
+}
+
+ShardFile read_shard(const Node& root) {
+  if (!root.has("shard"))
+    root.fail("a shard file (a \"shard\" block)", "a document without one",
+              "write shards with vitsim sweep --shard I/N --json FILE");
+  Json rest = root.json();
+  rest.erase("shard");
+  const PredictionFile predictions = read_prediction(Node(rest, root.file(), ""));
+  const Node block = root["shard"];
+  block.expect_keys({"index", "count", "total_configurations", "sweep_digest", "goal", "entries"});
+  ShardFile f;
+  f.context = predictions.context;
+  f.shard = read_shard_info(block);
+  std::set<int64_t> used;
+  for (const Node& n : block["entries"].items()) {
+    n.expect_keys({"configuration", "requested", "prediction", "skipped"});
+    SweepEntry e;
+    read_entry_head(n, e);
+    if (n.has("prediction") == n.has("skipped"))
+      n.fail("exactly one of \"prediction\" and \"skipped\"", n.describe());
+    if (n.has("prediction")) {
+      const int64_t p = n["prediction"].integer_at_least(0);
+      if (p >= static_cast<int64_t>(predictions.configurations.size()) || !used.insert(p).second)
+        n["prediction"].fail("the index of an unused entry of /configurations", std::to_string(p));
+      e.prediction = predictions.configurations[static_cast<size_t>(p)];
+    } else {
+      e.skipped = n["skipped"].string();
+    }
+    f.entries.push_back(std::move(e));
+  }
+  if (used.size() != predictions.configurations.size())
+    root["configurations"].fail("one entry per configuration in /shard/entries",
+                                std::to_string(predictions.configurations.size()) +
+                                    " configurations for " + std::to_string(used.size()) +
+                                    " entries");
+  check_slice(block["entries"], f);
+  return f;
+}
+
+std::string digest_text(const std::string& text) {
+  uint64_t h = 14695981039346656037ULL;  // FNV-1a, 64 bits: offset basis and prime
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return fmt::format("fnv1a64:{:016x}", h);
+}
+
+}  // namespace vitsim::schema

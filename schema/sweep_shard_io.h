@@ -1,0 +1,59 @@
+// The results of a sweep's configurations, one entry per configuration, and the shard file that
+// carries a slice of them from one machine to `vitsim sweep --merge` (docs/formats/sweep-shard.md;
+// docs/sweeps.md). A shard file is a prediction document ("vitsim.prediction") whose
+// `configurations` are the slice's simulated configurations, plus a `shard` block: which slice of
+// which sweep (the digest of its inputs) and, per configuration of the slice, whether it was
+// simulated or skipped and why. The same entry form carries a configuration's result from a
+// `--jobs` child to the parent (sim/sweep_jobs.h). Entries keep every rank (no cap): the merged
+// CSV lists them all, as the single-machine run does.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "schema/json_node.h"
+#include "schema/prediction.h"
+
+namespace vitsim::schema {
+
+// One configuration of a sweep and what became of it.
+struct SweepEntry {
+  int64_t configuration = 0;  // index in the sweep's configuration list (sim/sweep.h)
+  bool requested = true;      // false: a 1-GPU baseline the sweep added for the speed-ups
+  std::optional<ConfigPrediction> prediction;  // absent: not simulated (see `skipped`)
+  std::string skipped;                         // "label: reason" when not simulated
+};
+
+// Which slice of which sweep a shard holds: configurations k with k % count == index.
+struct ShardInfo {
+  int64_t index = 0;
+  int64_t count = 1;
+  int64_t total_configurations = 0;  // of the whole sweep
+  std::string sweep_digest;          // of the sweep's inputs (sweep_digest below)
+  std::string goal;                  // "fastest-epoch" | "best-efficiency"
+};
+
+struct ShardFile {
+  Json context = Json::object();
+  ShardInfo shard;
+  std::vector<SweepEntry> entries;  // ascending configuration index
+};
+
+// One entry as a JSON object and back: {"configuration", "requested", then "prediction" (a
+// configuration object of prediction.md, every rank listed) or "skipped"}.
+Json write_sweep_entry(const SweepEntry& entry);
+SweepEntry read_sweep_entry(const Node& node);
+
+Json write_shard_json(const ShardFile& shard);
+void write_shard(const std::string& path, const ShardFile& shard);
+// InputError naming the file and field for a malformed shard, and when its entries are not exactly
+// the configurations of its slice.
+ShardFile read_shard(const std::string& path);
+ShardFile read_shard(const Node& root);
+
+// "fnv1a64:<16 hex digits>" of `text`: a stable digest (the same on every machine and build).
+std::string digest_text(const std::string& text);
+
+}  // namespace vitsim::schema

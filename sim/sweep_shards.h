@@ -1,0 +1,45 @@
+// Splitting a sweep across machines (`vitsim sweep --shard I/N`, `vitsim sweep --merge`;
+// docs/sweeps.md). Shard I of N simulates the configurations k with k % N == I (round-robin, so
+// that slices of a sweep ordered by GPU count balance) and writes them with the sweep's digest;
+// the merge checks that the shards are the N slices of one sweep, each once, and hands their
+// entries, in configuration order, to the one assembly (sim/sweep.h): the merged output equals
+// the single-machine run's.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "schema/sweep_shard_io.h"
+#include "sim/sweep.h"
+
+namespace vitsim::sim {
+
+struct ShardSlice {
+  int64_t index = 0;  // 0 <= index < count
+  int64_t count = 1;
+};
+
+// "I/N" with 0 <= I < N, or "slurm": I = SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN (0 when
+// unset), N = SLURM_ARRAY_TASK_COUNT. std::invalid_argument naming --shard and the variable
+// otherwise. `getenv` is injected for the tests.
+ShardSlice parse_shard(const std::string& text,
+                       const std::function<const char*(const char*)>& getenv);
+
+// The configuration indices of a slice of `total`, ascending.
+std::vector<int64_t> shard_indices(int64_t total, const ShardSlice& slice);
+
+// Digest of everything that decides a sweep's results: its configurations in order, the goal,
+// the model, the simulation options and the bytes of its input files (cluster, costs, catalog).
+std::string sweep_digest(const std::vector<SweepItem>& items, SweepGoal goal,
+                         const costmodel::ViTConfig& model, const SimOptions& options,
+                         const std::vector<std::string>& input_paths);
+
+// The entries of all shards in configuration order, after checking that `shards` (read from
+// `paths`) are the slices of one sweep: the same digest, count, total and goal, every index once,
+// none missing. schema::InputError naming the file and the field otherwise.
+std::vector<schema::SweepEntry> merge_shards(const std::vector<schema::ShardFile>& shards,
+                                             const std::vector<std::string>& paths);
+
+}  // namespace vitsim::sim

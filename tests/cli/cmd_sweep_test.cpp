@@ -1,0 +1,222 @@
+// vitsim sweep run as a user would, in parallel and across "machines": --jobs 2 prints and writes
+// byte for byte what --jobs 1 does; three --shard slices run as separate processes (one through
+// SLURM_ARRAY_TASK_ID, as a Slurm job array would) and --merge give the single run's stdout and
+// files (the JSON's context aside: it records each command line); shards of different sweeps, a
+// shard given twice and a missing shard are refused with exit 2 naming the file; SIGTERM during a
+// parallel sweep leaves no job behind.
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+namespace {
+
+const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+const std::string kSrc = VITSIM_SOURCE_DIR;
+const std::string kCosts = kSrc + "/tests/sim/fixtures/costs.json";
+// 2 micro-batches x (1 + 3 GPU counts x 2 collectives) = 14 configurations, one of which
+// (hierarchical on 12 GPUs over unequal nodes, 8 + 4) is skipped: a skipped row must merge too.
+const std::string kSweep = "sweep --cluster " + kSrc + "/platforms/vector.json --costs " + kCosts +
+                           " --gpus 1,2,8,12 --micro-batch 16,32 --collective ring,hierarchical" +
+                           " --goal best-efficiency";
+
+struct Result {
+  int code = -1;
+  std::string out;
+};
+
+Result run(const std::string& command) {
+  Result r;
+  FILE* p = popen(command.c_str(), "r");
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The file without its context (each command records its own argv there).
+std::string without_context(const std::string& path) {
+  nlohmann::json j = nlohmann::json::parse(slurp(path));
+  j.erase("context");
+  return j.dump(2);
+}
+
+std::string tmp(const std::string& name) {
+  return ::testing::TempDir() + "/cmd_sweep_" + name;
+}
+
+TEST(CmdSweep, JobsTwoEqualsJobsOneByteForByte) {
+  const Result one = run(kVitsim + " " + kSweep + " --jobs 1 --out " + tmp("j1") + " 2>/dev/null");
+  const Result two = run(kVitsim + " " + kSweep + " --jobs 2 --out " + tmp("j2") + " 2>/dev/null");
+  ASSERT_EQ(one.code, 0) << one.out;
+  ASSERT_EQ(two.code, 0) << two.out;
+  EXPECT_NE(one.out.find("best (best-efficiency)"), std::string::npos) << one.out;
+  EXPECT_EQ(one.out, two.out);
+  EXPECT_EQ(slurp(tmp("j1.csv")), slurp(tmp("j2.csv")));
+  EXPECT_EQ(without_context(tmp("j1.json")), without_context(tmp("j2.json")));
+  // Byte for byte but the argv in the context: the numbers are written the same way.
+  std::string a = slurp(tmp("j1.json")), b = slurp(tmp("j2.json"));
+  EXPECT_EQ(a.substr(a.find("\"scenario\"")), b.substr(b.find("\"scenario\"")));
+}
+
+TEST(CmdSweep, ThreeShardsMergedEqualOneRun) {
+  const Result whole = run(kVitsim + " " + kSweep + " --jobs 1 --out " + tmp("whole") + " 2>&1");
+  ASSERT_EQ(whole.code, 0) << whole.out;
+  // Three separate processes, as three machines would run them; the last as a Slurm array task.
+  for (int i = 0; i < 2; ++i) {
+    const Result s = run(kVitsim + " " + kSweep + " --jobs 1 --shard " + std::to_string(i) +
+                         "/3 --json " + tmp("shard" + std::to_string(i) + ".json") + " 2>&1");
+    ASSERT_EQ(s.code, 0) << s.out;
+  }
+  const Result slurm =
+      run("SLURM_ARRAY_TASK_ID=7 SLURM_ARRAY_TASK_MIN=5 SLURM_ARRAY_TASK_COUNT=3 " + kVitsim + " " +
+          kSweep + " --jobs 2 --shard slurm --json " + tmp("shard2.json") + " 2>&1");
+  ASSERT_EQ(slurm.code, 0) << slurm.out;
+  EXPECT_NE(slurm.out.find("shard 2/3: 4 of 14 configurations"), std::string::npos) << slurm.out;
+  // Given in any order: the merge puts them back.
+  const Result merged =
+      run(kVitsim + " sweep --merge " + tmp("shard2.json") + " " + tmp("shard0.json") + " " +
+          tmp("shard1.json") + " --out " + tmp("merged") + " 2>&1");
+  ASSERT_EQ(merged.code, 0) << merged.out;
+  EXPECT_EQ(merged.out, whole.out);  // table, skipped line, best line
+  EXPECT_NE(whole.out.find("skipped 12x mb16 hierarchical"), std::string::npos) << whole.out;
+  EXPECT_EQ(slurp(tmp("merged.csv")), slurp(tmp("whole.csv")));
+  EXPECT_EQ(without_context(tmp("merged.json")), without_context(tmp("whole.json")));
+}
+
+TEST(CmdSweep, MergeRefusesShardsThatDoNotMakeOneSweep) {
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(run(kVitsim + " " + kSweep + " --jobs 1 --shard " + std::to_string(i) + "/2 --json " +
+                  tmp("m" + std::to_string(i) + ".json") + " 2>&1")
+                  .code,
+              0);
+  }
+  // Another sweep (other images): another digest.
+  ASSERT_EQ(run(kVitsim + " " + kSweep + " --images 40000 --jobs 1 --shard 1/2 --json " +
+                tmp("other.json") + " 2>&1")
+                .code,
+            0);
+  Result r = run(kVitsim + " sweep --merge " + tmp("m0.json") + " " + tmp("other.json") + " 2>&1");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(tmp("other.json") + ": /shard/sweep_digest: expected fnv1a64:"),
+            std::string::npos)
+      << r.out;
+  r = run(kVitsim + " sweep --merge " + tmp("m0.json") + " " + tmp("m0.json") + " 2>&1");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("/shard/index"), std::string::npos) << r.out;
+  r = run(kVitsim + " sweep --merge " + tmp("m1.json") + " 2>&1");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("shard 0 of 2 is missing"), std::string::npos) << r.out;
+  r = run(kVitsim + " " + kSweep + " --shard 2/2 --json " + tmp("bad.json") + " 2>&1");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--shard: expected 0 <= I < N"), std::string::npos) << r.out;
+  r = run("env -u SLURM_ARRAY_TASK_ID " + kVitsim + " " + kSweep + " --shard slurm --json " +
+          tmp("bad.json") + " 2>&1");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("SLURM_ARRAY_TASK_ID is not set"), std::string::npos) << r.out;
+}
+
+// The documented recipes (docs/sweeps.md) run as written, on this machine: their merged result
+// equals one run. GNU parallel's hosts file ":" is the local machine; without GNU parallel a
+// stand-in runs the shards one after another. The Slurm batch file runs once per task with the
+// variables Slurm sets (array 0-2).
+TEST(CmdSweep, DocumentedRecipesMergeToOneRun) {
+  const std::string args = kSweep.substr(std::string("sweep ").size());
+  const Result whole = run(kVitsim + " " + kSweep + " --out " + tmp("recipe_whole") + " 2>&1");
+  ASSERT_EQ(whole.code, 0) << whole.out;
+  std::ofstream(tmp("hosts")) << ":\n";
+  const std::string path =
+      "PATH=" + std::string(VITSIM_BINARY_DIR) + "/bin:$PATH" +
+      (run("command -v parallel").code == 0 ? "" : ":" + kSrc + "/tests/cli/standin");
+  const Result par = run(path + " bash " + kSrc + "/docs/examples/sweep-parallel.sh " +
+                         tmp("hosts") + " 3 " + tmp("recipe_par") + " -- " + args + " 2>&1");
+  ASSERT_EQ(par.code, 0) << par.out;
+  EXPECT_EQ(slurp(tmp("recipe_par.csv")), slurp(tmp("recipe_whole.csv")));
+  EXPECT_EQ(without_context(tmp("recipe_par.json")), without_context(tmp("recipe_whole.json")));
+  std::string shards;
+  for (int t = 0; t < 3; ++t) {
+    const std::string task =
+        "SLURM_ARRAY_TASK_ID=" + std::to_string(t) +
+        " SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_COUNT=3 SLURM_CPUS_PER_TASK=2 ";
+    const Result r =
+        run(path + " " + task + " bash " + kSrc + "/docs/examples/sweep-array.sbatch " +
+            tmp("recipe_slurm") + " " + args + " 2>&1");
+    ASSERT_EQ(r.code, 0) << r.out;
+    shards += " " + tmp("recipe_slurm.shard" + std::to_string(t) + ".json");
+  }
+  const Result merged =
+      run(kVitsim + " sweep --merge" + shards + " --out " + tmp("recipe_slurm") + " 2>&1");
+  ASSERT_EQ(merged.code, 0) << merged.out;
+  EXPECT_EQ(merged.out, whole.out);
+  EXPECT_EQ(without_context(tmp("recipe_slurm.json")), without_context(tmp("recipe_whole.json")));
+}
+
+// Children of `pid` (from /proc/*/stat: "pid (comm) state ppid ...").
+std::vector<pid_t> children_of(pid_t pid) {
+  std::vector<pid_t> out;
+  DIR* d = opendir("/proc");
+  while (dirent* e = readdir(d)) {
+    const std::string stat = slurp(std::string("/proc/") + e->d_name + "/stat");
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 2));
+    char state = 0;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == pid) out.push_back(static_cast<pid_t>(std::stol(e->d_name)));
+  }
+  closedir(d);
+  return out;
+}
+
+bool alive(pid_t pid) {  // a zombie left to init counts as gone
+  const std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+  const size_t close = stat.rfind(')');
+  return close != std::string::npos && stat[close + 2] != 'Z' && stat[close + 2] != 'X';
+}
+
+TEST(CmdSweep, SigtermLeavesNoJobBehind) {
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    freopen("/dev/null", "w", stdout);
+    freopen("/dev/null", "w", stderr);
+    execl(kVitsim.c_str(), "vitsim", "sweep", "--cluster",
+          (kSrc + "/platforms/vector.json").c_str(), "--costs", kCosts.c_str(), "--gpus",
+          "8,16,32,64,128", "--micro-batch", "8,16,32,64,96,128", "--collective", "ring,tree",
+          "--collective-level", "step", "--nodes", "16", "--jobs", "2",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::vector<pid_t> jobs;
+  for (int i = 0; i < 200 && jobs.size() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    jobs = children_of(pid);
+  }
+  ASSERT_EQ(jobs.size(), 2u) << "the sweep did not start two jobs";
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
+  for (pid_t j : jobs) EXPECT_FALSE(alive(j)) << "job " << j << " outlived vitsim";
+}
+
+}  // namespace

@@ -1,0 +1,93 @@
+// Sweep entries and shard files: the example reads and round-trips exactly; an entry keeps every
+// rank; a shard whose entries are not its slice, or whose prediction indices are wrong, is refused
+// naming the file and the field.
+#include "schema/sweep_shard_io.h"
+
+#include <gtest/gtest.h>
+
+#include "schema_test_util.h"
+
+namespace vitsim::schema {
+namespace {
+
+using testing::load_example;
+using testing::read_error;
+
+TEST(SweepShardIo, ExampleReadsAndRoundTrips) {
+  const ShardFile f = read_shard(testing::example_path("sweep-shard"));
+  EXPECT_EQ(f.shard.index, 0);
+  EXPECT_EQ(f.shard.count, 2);
+  EXPECT_EQ(f.shard.total_configurations, 3);
+  ASSERT_EQ(f.entries.size(), 2u);
+  ASSERT_TRUE(f.entries[0].prediction.has_value());
+  EXPECT_EQ(f.entries[0].prediction->steps_per_epoch, 1563);
+  EXPECT_FALSE(f.entries[1].prediction.has_value());
+  EXPECT_EQ(f.entries[1].configuration, 2);
+  EXPECT_NE(f.entries[1].skipped.find("hierarchical"), std::string::npos);
+  const Json written = write_shard_json(f);
+  EXPECT_EQ(write_shard_json(read_shard(Node::parse_text(written.dump(), "w.json"))), written);
+  EXPECT_EQ(written, load_example("sweep-shard"));
+  EXPECT_EQ(testing::doc_example("sweep-shard.md"), load_example("sweep-shard"));
+}
+
+TEST(SweepShardIo, EntryRoundTripKeepsEveryRank) {
+  SweepEntry e;
+  e.configuration = 5;
+  e.requested = false;
+  e.prediction = read_shard(testing::example_path("sweep-shard")).entries[0].prediction;
+  RankPrediction r = e.prediction->ranks.back();
+  for (int64_t k = 2; k < 3000; ++k) {
+    r.rank = k;
+    r.host = "node" + std::to_string(k / 8);
+    e.prediction->ranks.push_back(r);
+  }
+  const SweepEntry back = read_sweep_entry(Node::parse_text(write_sweep_entry(e).dump(), "e"));
+  EXPECT_EQ(back.configuration, 5);
+  EXPECT_FALSE(back.requested);
+  ASSERT_TRUE(back.prediction.has_value());
+  EXPECT_EQ(back.prediction->ranks.size(), 3000u);
+  EXPECT_EQ(back.prediction->ranks.back().host, "node374");
+}
+
+TEST(SweepShardIo, EntriesOutsideTheSliceAreRefused) {
+  Json doc = load_example("sweep-shard");
+  doc["shard"]["entries"][1]["configuration"] = 1;  // slice 0 of 2 holds 0 and 2
+  std::string e = read_error(doc, [](const Node& n) { read_shard(n); });
+  EXPECT_NE(e.find("bad.json: /shard/entries/1/configuration: expected 2, got 1"),
+            std::string::npos)
+      << e;
+  doc = load_example("sweep-shard");
+  doc["shard"]["total_configurations"] = 5;  // then configuration 4 is missing
+  e = read_error(doc, [](const Node& n) { read_shard(n); });
+  EXPECT_NE(e.find("/shard/entries: expected 3 entries"), std::string::npos) << e;
+  doc = load_example("sweep-shard");
+  doc["shard"]["index"] = 2;
+  e = read_error(doc, [](const Node& n) { read_shard(n); });
+  EXPECT_NE(e.find("/shard/index: expected an index below count (2)"), std::string::npos) << e;
+}
+
+TEST(SweepShardIo, PredictionIndicesMustMatchTheConfigurations) {
+  Json doc = load_example("sweep-shard");
+  doc["shard"]["entries"][0]["prediction"] = 1;
+  std::string e = read_error(doc, [](const Node& n) { read_shard(n); });
+  EXPECT_NE(e.find("/shard/entries/0/prediction: expected the index of an unused entry"),
+            std::string::npos)
+      << e;
+  doc = load_example("sweep-shard");
+  doc["shard"]["entries"][0].erase("prediction");
+  e = read_error(doc, [](const Node& n) { read_shard(n); });
+  EXPECT_NE(e.find("exactly one of \"prediction\" and \"skipped\""), std::string::npos) << e;
+  doc = load_example("sweep-shard");
+  doc.erase("shard");
+  e = read_error(doc, [](const Node& n) { read_shard(n); });
+  EXPECT_NE(e.find("a shard file"), std::string::npos) << e;
+}
+
+TEST(SweepShardIo, DigestIsStable) {
+  // FNV-1a 64 of "" and "a": the published test vectors.
+  EXPECT_EQ(digest_text(""), "fnv1a64:cbf29ce484222325");
+  EXPECT_EQ(digest_text("a"), "fnv1a64:af63dc4c8601ec8c");
+}
+
+}  // namespace
+}  // namespace vitsim::schema
