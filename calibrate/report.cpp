@@ -139,7 +139,15 @@ std::string prediction_table(const schema::PredictionFile& p) {
         costmodel::to_string(c.config.precision), c.step_time_s, c.epoch_time_s,
         c.throughput_images_per_s, c.speedup, c.parallel_efficiency, html_escape(sources));
   }
-  return h + "</table>\n";
+  h += "</table>\n";
+  // Why each step takes what it takes (docs/simulator.md, "Breakdown"), in one sentence each.
+  std::string why;
+  for (const auto& c : p.configurations) {
+    if (c.breakdown)
+      why += fmt::format("<li>{}: {}</li>\n", html_escape(c.config.label),
+                         html_escape(c.breakdown->bottleneck));
+  }
+  return why.empty() ? h : h + "<p>Bottlenecks:</p>\n<ul>\n" + why + "</ul>\n";
 }
 
 std::string costs_section(const costmodel::CostModel& c) {

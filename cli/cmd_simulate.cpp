@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/cost_options.h"
 #include "clikit/run_app.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
@@ -12,6 +13,7 @@
 #include "schema/transports_io.h"
 #include "sim/link_provenance.h"
 #include "sim/prediction_table.h"
+#include "sim/rank_plan.h"
 #include "sim/simulator.h"
 
 namespace vitsim::cli {
@@ -43,6 +45,8 @@ int cmd_simulate(int argc, char** argv) {
   app.add_option("--network-model", network_model, "SimGrid network/model (CM02, LV08, ...)")
       ->capture_default_str();
   app.add_flag("--crosstraffic", crosstraffic, "SimGrid network/crosstraffic on");
+  CostArgs cost;
+  add_cost_options(app, cost);
   const std::vector<std::string> args(argv, argv + argc);
   return clikit::run_app(app, argc, argv, [&] {
     const schema::Scenario scenario = schema::read_scenario(scenario_path);
@@ -69,8 +73,14 @@ int cmd_simulate(int argc, char** argv) {
         sim::simulate_scenario(scenario, cluster, catalog, costs.costs, options);
     p.context = schema::make_context(
         "vitsim", args, {{"scenario_file", scenario_path}, {"costs_file", costs_path}});
+    attach_costs(p.configurations, cost, sim::merged_catalog(catalog, effective),
+                 "vitsim simulate");
     std::cout << scenario.name << " (" << cluster.name << ")\n"
-              << sim::prediction_table(p.configurations);
+              << sim::prediction_table(p.configurations) << "\n";
+    // Each configuration's bottleneck in one sentence (the JSON has the whole breakdown).
+    for (const auto& c : p.configurations) {
+      if (c.breakdown) std::cout << c.config.label << ": " << c.breakdown->bottleneck << "\n";
+    }
     if (!out_prefix.empty()) {
       schema::write_prediction(out_prefix + ".json", p);
       schema::write_file_atomic(out_prefix + ".csv", schema::ranks_csv(p.configurations));

@@ -44,27 +44,31 @@ Json write_config_prediction(const ConfigPrediction& p) {
   for (const auto& r : p.ranks) ranks.push_back(write_rank(r));
   Json sources = Json::object();
   for (const auto& [k, v] : p.cost_sources) sources[k] = costmodel::to_string(v);
-  return {{"cluster", p.cluster},
-          {"config", write_training_config(p.config)},
-          {"out_of_memory", p.out_of_memory},
-          {"max_micro_batch_that_fits", p.max_micro_batch_that_fits},
-          {"steps_per_epoch", p.steps_per_epoch},
-          {"step_time_s", p.step_time_s},
-          {"epoch_time_s", p.epoch_time_s},
-          {"compute_time_s", p.compute_time_s},
-          {"exposed_comm_time_s", p.exposed_comm_time_s},
-          {"throughput_images_per_s", p.throughput_images_per_s},
-          {"speedup", p.speedup},
-          {"parallel_efficiency", p.parallel_efficiency},
-          {"ranks", ranks},
-          {"cost_sources", sources}};
+  Json out = {{"cluster", p.cluster},
+              {"config", write_training_config(p.config)},
+              {"out_of_memory", p.out_of_memory},
+              {"max_micro_batch_that_fits", p.max_micro_batch_that_fits},
+              {"steps_per_epoch", p.steps_per_epoch},
+              {"step_time_s", p.step_time_s},
+              {"epoch_time_s", p.epoch_time_s},
+              {"compute_time_s", p.compute_time_s},
+              {"exposed_comm_time_s", p.exposed_comm_time_s},
+              {"throughput_images_per_s", p.throughput_images_per_s},
+              {"speedup", p.speedup},
+              {"parallel_efficiency", p.parallel_efficiency},
+              {"ranks", ranks},
+              {"cost_sources", sources}};
+  if (p.breakdown) out["breakdown"] = write_breakdown(*p.breakdown);
+  if (!p.advice.empty()) out["advice"] = write_advice(p.advice);
+  if (p.cost) out["cost"] = write_run_cost(*p.cost);
+  return out;
 }
 
 ConfigPrediction read_config_prediction(const Node& n) {
   n.expect_keys({"cluster", "config", "out_of_memory", "max_micro_batch_that_fits",
                  "steps_per_epoch", "step_time_s", "epoch_time_s", "compute_time_s",
                  "exposed_comm_time_s", "throughput_images_per_s", "speedup", "parallel_efficiency",
-                 "ranks", "cost_sources"});
+                 "ranks", "cost_sources", "breakdown", "advice", "cost"});
   ConfigPrediction p;
   p.cluster = n["cluster"].string();
   p.config = read_training_config(n["config"], TrainingConfig{});
@@ -85,6 +89,9 @@ ConfigPrediction read_config_prediction(const Node& n) {
   for (auto it = sources.json().begin(); it != sources.json().end(); ++it) {
     p.cost_sources[it.key()] = read_cost_source(sources[it.key()]);
   }
+  if (auto b = n.get("breakdown")) p.breakdown = read_breakdown(*b);
+  if (auto a = n.get("advice")) p.advice = read_advice(*a);
+  if (auto c = n.get("cost")) p.cost = read_run_cost(*c);
   return p;
 }
 

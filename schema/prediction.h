@@ -10,6 +10,7 @@
 
 #include "costmodel/cost_model.h"
 #include "schema/json_node.h"
+#include "schema/prediction_answers.h"
 #include "schema/scenario.h"
 
 namespace vitsim::schema {
@@ -44,6 +45,10 @@ struct ConfigPrediction {
   double parallel_efficiency = 0;  // speedup / gpus (0 = n/a)
   std::vector<RankPrediction> ranks;
   std::map<std::string, costmodel::CostSource> cost_sources;  // "device/precision" -> source
+  // Optional (prediction_answers.h): absent when not computed or out of memory.
+  std::optional<StepBreakdown> breakdown;
+  std::vector<WhatIf> advice;  // empty: no what-ifs simulated
+  std::optional<RunCost> cost;
 };
 
 struct PredictionFile {

@@ -16,6 +16,7 @@
 #include "sim/rank_plan.h"
 #include "sim/simulation_run.h"
 #include "sim/size_guard.h"
+#include "sim/step_breakdown.h"
 #include "sim/training_sim.h"
 
 namespace vitsim::sim {
@@ -152,6 +153,7 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
   q.trace = trace != nullptr;
   const SimulationResult run = run_configuration(q);
   fill_timings(run, out);
+  out.breakdown = make_breakdown(out, run);
   if (trace != nullptr) trace->add(pid, config_label(config), run.tracks, run.actors);
   return out;
 }
