@@ -63,9 +63,14 @@ std::string link_sentence(const schema::StepBreakdown& b) {
     hosts.insert(host_of_link(l.link));
     classes.insert(l.link_class);
   }
-  if (hosts.size() == 1) {
+  if (hosts.size() == 1 && peers == 1) {
     return host_of_link(top.link) + "'s " + kind_of_link(top.link) + " (" + top.link_class +
            ") carries " + format_seconds(top.seconds) + step + " (saturated while the others wait)";
+  }
+  if (hosts.size() == 1 && classes.size() == 1) {  // e.g. every intra-node port of one node
+    return host_of_link(top.link) + "'s " + std::to_string(peers) + " " + kind_of_link(top.link) +
+           "s (" + top.link_class + ") are saturated together for " + format_seconds(top.seconds) +
+           step;
   }
   std::string cls;
   for (const auto& c : classes) cls += (cls.empty() ? "" : ", ") + c;

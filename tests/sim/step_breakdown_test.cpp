@@ -142,6 +142,17 @@ TEST(StepBreakdown, BalancedBandwidthBoundRingNamesTheClassNotOneHost) {
   EXPECT_FALSE(has_what_if(e.advice, "NIC"));
 }
 
+TEST(StepBreakdown, OneNodesPortsSaturatedTogetherAreNamedTogether) {
+  // One node, 4 GPUs on a slow intra-node fabric: every port carries the ring at once.
+  const auto e = explain(tiny_cluster(1, 4, kFastNic, 5e-5, kSlowNic, 1e-6), ring_config(4),
+                         costs_for({constant_costs("testgpu", kFwd)}));
+  const schema::StepBreakdown& b = *e.p.breakdown;
+  ASSERT_EQ(b.exposed_comm_by_link.size(), 4u);
+  EXPECT_EQ(b.bottleneck.rfind("n0's 4 intra-node ports (test-fabric) are saturated together", 0),
+            0u)
+      << b.bottleneck;
+}
+
 TEST(StepBreakdown, ClassLevelSimulationSaysTheLinksAreNotAttributed) {
   auto t = ring_config(4);
   t.collective_level = costmodel::CollectiveLevel::kFlow;
