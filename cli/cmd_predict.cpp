@@ -35,7 +35,7 @@ struct PredictArgs {
   int64_t gpus = 1, micro_batch = 16, accumulation = 1, images = 50000;
   double data_fraction = 1.0, bucket_mb = 500;
   int steps = 3;
-  bool json = false, crosstraffic = false, explain = false;
+  bool json = false, crosstraffic = false, explain = false, force = false;
   int64_t what_ifs = 3;
 };
 
@@ -91,6 +91,9 @@ void add_options(CLI::App& app, PredictArgs& a, CostArgs& cost, clikit::ModelOpt
       ->capture_default_str();
   app.add_option("--trace", a.trace, "write the simulated timeline as a Chrome trace (JSON)");
   app.add_flag("--json", a.json, "print one JSON object instead of the table");
+  app.add_flag(
+      "--force", a.force,
+      "simulate even what the size guard estimates to take too long (not too much memory)");
   app.add_flag("--explain", a.explain,
                "also print why the step takes what it takes and simulate what-ifs (= vitsim "
                "advise)");
@@ -151,6 +154,7 @@ int run_predict(int argc, char** argv, bool advise) {
     options.network_model = a.network_model;
     options.crosstraffic = a.crosstraffic;
     options.simulated_steps = a.steps;
+    options.force = a.force;
     options.trace_path = a.trace;
     options.argv = args;
     options.transports = schema::read_transports(a.transports);

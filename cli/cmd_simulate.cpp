@@ -45,6 +45,10 @@ int cmd_simulate(int argc, char** argv) {
   app.add_option("--network-model", network_model, "SimGrid network/model (CM02, LV08, ...)")
       ->capture_default_str();
   app.add_flag("--crosstraffic", crosstraffic, "SimGrid network/crosstraffic on");
+  bool force = false;
+  app.add_flag(
+      "--force", force,
+      "simulate even what the size guard estimates to take too long (not too much memory)");
   CostArgs cost;
   add_cost_options(app, cost);
   const std::vector<std::string> args(argv, argv + argc);
@@ -58,6 +62,7 @@ int cmd_simulate(int argc, char** argv) {
     options.network_model = network_model;
     options.crosstraffic = crosstraffic;
     options.simulated_steps = steps;
+    options.force = force;
     options.trace_path = trace;
     options.argv = args;
     options.transports = schema::read_transports(transports);
