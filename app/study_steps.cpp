@@ -82,7 +82,8 @@ Inputs load_inputs(const schema::Study& study) {
   Inputs s;
   for (const auto& f : sorted_files(study.cluster_folder, ".json")) {
     const fs::path name = fs::path(f).filename();
-    if (name == "gpus.json" || name == "transports.json") continue;
+    // The device catalog, transport parameters and price table sit beside the clusters.
+    if (name == "gpus.json" || name == "transports.json" || name == "prices.json") continue;
     s.clusters.push_back(schema::read_cluster(f));
   }
   for (const auto& f : sorted_files(study.scenario_folder, ".json")) {

@@ -145,7 +145,15 @@ std::string prediction_table(const schema::PredictionFile& p) {
         c.throughput_images_per_s, or_dash(c.speedup, "{:.2f}"),
         or_dash(c.parallel_efficiency, "{:.2f}"), html_escape(sources));
   }
-  return h + "</table>\n";
+  h += "</table>\n";
+  // Why each step takes what it takes (docs/simulator.md, "Breakdown"), in one sentence each.
+  std::string why;
+  for (const auto& c : p.configurations) {
+    if (c.breakdown)
+      why += fmt::format("<li>{}: {}</li>\n", html_escape(c.config.label),
+                         html_escape(c.breakdown->bottleneck));
+  }
+  return why.empty() ? h : h + "<p>Bottlenecks:</p>\n<ul>\n" + why + "</ul>\n";
 }
 
 // Only the device costs the predictions use (a cost model covers every device of every cluster).

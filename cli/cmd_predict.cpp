@@ -1,9 +1,12 @@
 // vitsim predict: one training configuration on a cluster, simulated (sim::predict). Prints a table
 // (with a units row) and the per-rank split, or with --json one JSON object
-// (docs/formats/prediction.md, "vitsim predict --json").
+// (docs/formats/prediction.md, "vitsim predict --json"). With --explain (and as `vitsim advise`)
+// also why the step takes what it takes and the simulated what-ifs that would help most
+// (sim/step_breakdown.h, sim/advisor.h).
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/cost_options.h"
 #include "clikit/list_options.h"
 #include "clikit/model_options.h"
 #include "clikit/run_app.h"
@@ -12,8 +15,11 @@
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
 #include "schema/transports_io.h"
+#include "sim/advisor.h"
+#include "sim/answers_text.h"
 #include "sim/prediction_table.h"
 #include "sim/provenance.h"
+#include "sim/rank_plan.h"
 #include "sim/simulator.h"
 
 namespace vitsim::cli {
@@ -30,10 +36,11 @@ struct PredictArgs {
   int64_t micro_batch = 16, accumulation = 1, images = 50000;
   double data_fraction = 1.0, bucket_mb = 500;
   int steps = 3;
-  bool json = false, crosstraffic = false, force = false;
+  bool json = false, crosstraffic = false, explain = false, force = false;
+  int64_t what_ifs = 3;
 };
 
-void add_options(CLI::App& app, PredictArgs& a, clikit::ModelOptions& model) {
+void add_options(CLI::App& app, PredictArgs& a, CostArgs& cost, clikit::ModelOptions& model) {
   app.add_option("--cluster", a.cluster, "cluster file (platforms/*.json)")
       ->required()
       ->check(CLI::ExistingFile);
@@ -100,6 +107,13 @@ void add_options(CLI::App& app, PredictArgs& a, clikit::ModelOptions& model) {
   app.add_flag(
       "--force", a.force,
       "simulate even what the size guard estimates to take too long (not too much memory)");
+  app.add_flag("--explain", a.explain,
+               "also print why the step takes what it takes and simulate what-ifs (= vitsim "
+               "advise)");
+  app.add_option("--what-ifs", a.what_ifs, "what-ifs kept, those that shorten the epoch most")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, int64_t{20}));
+  add_cost_options(app, cost);
 }
 
 schema::TrainingConfig to_config(const PredictArgs& a) {
@@ -131,17 +145,21 @@ schema::TrainingConfig to_config(const PredictArgs& a) {
   return c;
 }
 
-}  // namespace
-
-int cmd_predict(int argc, char** argv) {
+// predict, or with `advise` the same with --explain always on.
+int run_predict(int argc, char** argv, bool advise) {
   CLI::App app{
-      "Simulate one data-parallel training configuration on a cluster (SimGrid) and predict its "
-      "step and epoch time, with the per-rank split into compute, exposed communication and idle "
-      "waiting, and whether it fits in device memory.",
-      "vitsim predict"};
+      advise ? "Simulate one data-parallel training configuration, say why its step takes what it "
+               "takes (the slowest rank's compute, waiting for stragglers, exposed communication "
+               "per saturated link) and simulate the what-ifs that would shorten the epoch most."
+             : "Simulate one data-parallel training configuration on a cluster (SimGrid) and "
+               "predict its step and epoch time, with the per-rank split into compute, exposed "
+               "communication and idle waiting, and whether it fits in device memory.",
+      advise ? "vitsim advise" : "vitsim predict"};
   PredictArgs a;
+  a.explain = advise;
+  CostArgs cost;
   clikit::ModelOptions model;
-  add_options(app, a, model);
+  add_options(app, a, cost, model);
   const std::vector<std::string> args(argv, argv + argc);
   return clikit::run_app(app, argc, argv, [&] {
     const schema::ClusterSpec cluster = schema::read_cluster(a.cluster);
@@ -157,10 +175,18 @@ int cmd_predict(int argc, char** argv) {
     options.transports = schema::read_transports(a.transports);
     const schema::TrainingConfig config = to_config(a);
     options.engine = sim::parse_engine(a.engine);
-    const schema::ConfigPrediction p =
-        sim::predict(cluster, catalog, model.resolve(), config, costs.costs, options);
+    const costmodel::ViTConfig vit = model.resolve();
+    schema::ConfigPrediction p = sim::predict(cluster, catalog, vit, config, costs.costs, options);
+    if (a.explain) {
+      sim::AdviceRequest q{&cluster, &catalog, &vit, &config, &costs.costs, &options, &p};
+      p.advice = sim::advise(q, static_cast<size_t>(a.what_ifs));
+    }
+    std::vector<schema::ConfigPrediction> one = {p};
+    attach_costs(one, cost, sim::merged_catalog(catalog, cluster),
+                 "vitsim " + std::string(advise ? "advise" : "predict"));
+    p = one.front();
     for (const auto& w : sim::unmeasured_warnings({p}))
-      std::cerr << "vitsim predict: warning: " << w << "\n";
+      std::cerr << (advise ? "vitsim advise" : "vitsim predict") << ": warning: " << w << "\n";
     if (a.json) {
       // A prediction document with one configuration: what vitsim validate reads.
       schema::PredictionFile file;
@@ -170,12 +196,22 @@ int cmd_predict(int argc, char** argv) {
       std::cout << sim::dump_with_head_first(schema::write_prediction_json(file));
     } else {
       std::cout << sim::prediction_table({p}) << "\n" << sim::rank_table(p);
+      std::cout << "\n" << sim::answers_text(p, a.explain);
     }
     if (!a.trace.empty())
       std::cerr << "vitsim predict: wrote the Chrome trace to " << a.trace
                 << " (open it in ui.perfetto.dev or chrome://tracing)\n";
     return 0;
   });
+}
+
+}  // namespace
+
+int cmd_predict(int argc, char** argv) {
+  return run_predict(argc, argv, false);
+}
+int cmd_advise(int argc, char** argv) {
+  return run_predict(argc, argv, true);
 }
 
 }  // namespace vitsim::cli

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/cost_options.h"
 #include "clikit/list_options.h"
 #include "clikit/progress.h"
 #include "clikit/run_app.h"
@@ -15,6 +16,7 @@
 #include "schema/transports_io.h"
 #include "sim/prediction_table.h"
 #include "sim/provenance.h"
+#include "sim/rank_plan.h"
 #include "sim/simulator.h"
 
 namespace vitsim::cli {
@@ -55,6 +57,8 @@ int cmd_simulate(int argc, char** argv) {
                  "auto (a line on stderr when it is a terminal and the work runs over 1 s) | "
                  "always (one line per configuration) | never")
       ->capture_default_str();
+  CostArgs cost;
+  add_cost_options(app, cost);
   const std::vector<std::string> args(argv, argv + argc);
   return clikit::run_app(app, argc, argv, [&] {
     const schema::Scenario scenario = schema::read_scenario(scenario_path);
@@ -87,8 +91,14 @@ int cmd_simulate(int argc, char** argv) {
         {{"scenario_file", scenario_path},
          {"costs_file", costs_path},
          {"model", schema::write_model(scenario.model)}});  // validate checks run logs with it
+    attach_costs(p.configurations, cost, sim::merged_catalog(catalog, effective),
+                 "vitsim simulate");
     std::cout << scenario.name << " (" << cluster.name << ")\n"
-              << sim::prediction_table(p.configurations);
+              << sim::prediction_table(p.configurations) << "\n";
+    // Each configuration's bottleneck in one sentence (the JSON has the whole breakdown).
+    for (const auto& c : p.configurations) {
+      if (c.breakdown) std::cout << c.config.label << ": " << c.breakdown->bottleneck << "\n";
+    }
     if (!out_prefix.empty()) {
       schema::write_prediction(out_prefix + ".json", p);
       schema::write_file_atomic(out_prefix + ".csv", schema::ranks_csv(p.configurations));

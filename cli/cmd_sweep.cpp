@@ -1,25 +1,35 @@
 // vitsim sweep: simulate every combination of GPU counts, micro-batches, collectives, bucket sizes
-// and overlap on one cluster; print them (table with a units row) and the best for a goal. The
-// configurations run in parallel (--jobs), or in slices on several machines (--shard) whose files
-// --merge turns into the single-machine result (docs/sweeps.md).
+// and overlap on one cluster, or subsets of its hosts and device types; print them (table with a
+// units row, cost per epoch) and the best for a goal (sim/sweep_goal.h) with why its step takes
+// what it takes. The configurations run in parallel (--jobs), or in slices on several machines
+// (--shard) whose files --merge turns into the single-machine result (docs/sweeps.md).
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/cost_options.h"
 #include "clikit/list_options.h"
 #include "clikit/model_options.h"
 #include "clikit/progress.h"
 #include "clikit/run_app.h"
 #include "costmodel/buckets.h"
+#include "costmodel/layer_graph.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
 #include "schema/model_io.h"
 #include "schema/prediction_csv.h"
+#include "schema/prices_io.h"
 #include "schema/transports_io.h"
+#include "sim/answers_text.h"
 #include "sim/prediction_table.h"
 #include "sim/provenance.h"
+#include "sim/rank_plan.h"
+#include "sim/subset_search.h"
 #include "sim/sweep.h"
+#include "sim/sweep_goal.h"
 #include "sim/sweep_jobs.h"
 #include "sim/sweep_shards.h"
 
@@ -34,12 +44,14 @@ struct SweepArgs {
   std::string gpus = "1,2,4,8", micro_batches = "16", collectives = "ring", buckets = "500";
   std::string overlaps = "off", goal = "fastest-epoch", precision = "fp32", level = "auto";
   std::string progress = "auto";
+  std::string hosts_from, devices;
   std::optional<int64_t> nodes, gpus_per_node;
   int64_t images = 50000;
-  double data_fraction = 1.0;
+  double data_fraction = 1.0, min_speedup = 0;
+  int64_t max_global_batch = sim::kDefaultMaxGlobalBatch;
 };
 
-void add_options(CLI::App& app, SweepArgs& a, clikit::ModelOptions& model) {
+void add_options(CLI::App& app, SweepArgs& a, CostArgs& cost, clikit::ModelOptions& model) {
   app.add_option("--cluster", a.cluster, "cluster file (required unless --merge)")
       ->check(CLI::ExistingFile);
   app.add_option("--costs", a.costs, "cost model (required unless --merge)")
@@ -62,7 +74,18 @@ void add_options(CLI::App& app, SweepArgs& a, clikit::ModelOptions& model) {
       ->capture_default_str();
   app.add_option("--overlap", a.overlaps, "off,on")->capture_default_str();
   app.add_option("--collective-level", a.level, "step | flow | auto")->capture_default_str();
-  app.add_option("--goal", a.goal, "fastest-epoch | best-efficiency")->capture_default_str();
+  app.add_option("--goal", a.goal,
+                 "fastest-epoch | best-efficiency | cheapest-epoch | best-throughput-per-dollar")
+      ->capture_default_str();
+  app.add_option("--min-speedup", a.min_speedup,
+                 "best-efficiency: only configurations with at least this speed-up")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1e9));
+  app.add_option("--max-global-batch", a.max_global_batch,
+                 "global batches above this are flagged, never recommended (default: ViT-B/16's "
+                 "4096, Dosovitskiy et al. 2021)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   app.add_option("--precision", a.precision, "fp32 | fp16 | bf16")->capture_default_str();
   app.add_option("--images", a.images, "training images")
       ->capture_default_str()
@@ -91,7 +114,15 @@ void add_options(CLI::App& app, SweepArgs& a, clikit::ModelOptions& model) {
                  "shard files of one sweep: check them and write the single-machine result")
       ->check(CLI::ExistingFile)
       ->excludes("--shard");
+  app.add_option("--hosts-from", a.hosts_from,
+                 "search subsets of these hosts (comma-separated; 'all': every host), each with "
+                 "all its GPUs, as counts per class of identical hosts (the first value of each "
+                 "other list is used)");
+  app.add_option("--devices", a.devices,
+                 "search these device types in place of the cluster's GPUs (comma-separated ids "
+                 "of the device catalog), with --hosts-from or on every host");
   clikit::add_model_options(app, model);
+  add_cost_options(app, cost);
 }
 
 sim::SweepSpec to_spec(const SweepArgs& a) {
@@ -113,20 +144,49 @@ sim::SweepSpec to_spec(const SweepArgs& a) {
   });
   spec.overlaps = clikit::parse_list<bool>(a.overlaps, "overlap", clikit::parse_on_off);
   spec.goal = clikit::parse_option(a.goal, "goal", sim::parse_sweep_goal);
+  spec.min_speedup = a.min_speedup;
+  spec.max_global_batch = a.max_global_batch;
   return spec;
 }
 
-void print_sweep(const sim::SweepResult& r, sim::SweepGoal goal) {
+// Overlap on and off give the same rows when one bucket holds the whole gradient: the all-reduce
+// cannot start before the backward ends. Says so, with the bucket to try.
+void overlap_note(const sim::SweepSpec& spec, const costmodel::ViTConfig& model) {
+  if (spec.overlaps.size() < 2) return;
+  const double gradient_bytes =
+      static_cast<double>(costmodel::build_layer_graph(model).gradient_bytes(spec.base.precision));
+  for (double bucket : spec.bucket_bytes) {
+    if (bucket < gradient_bytes) continue;
+    std::cout << fmt::format(
+        "note: one {:g} MiB bucket holds the whole {:.0f} MiB gradient: overlap cannot start "
+        "before the backward ends, so overlap on and off rows of that bucket are the same (try "
+        "--bucket-mb 25)\n",
+        bucket / costmodel::kMiB, gradient_bytes / costmodel::kMiB);
+  }
+}
+
+void print_sweep(const sim::SweepResult& r, const sim::SweepSpec& spec,
+                 const costmodel::ViTConfig& model) {
   std::cout << sim::prediction_table(r.predictions.configurations);
   for (const auto& s : r.skipped) std::cerr << "vitsim sweep: skipped " << s << "\n";
+  std::cout << "\n";
+  overlap_note(spec, model);
+  for (const auto& n : r.notes) std::cout << "note: " << n << "\n";
   if (r.best < 0) {
-    std::cout << "\nno configuration fits and runs\n";
+    std::cout << "no configuration fits and runs\n";
     return;
   }
   const auto& b = r.predictions.configurations[static_cast<size_t>(r.best)];
-  std::cout << "\nbest (" << sim::to_string(goal) << "): " << b.config.label << ": epoch "
-            << b.epoch_time_s << " s, step " << b.step_time_s << " s, efficiency "
-            << 100 * b.parallel_efficiency << " %\n";
+  std::cout << fmt::format(
+                   "best ({}): {}: epoch {:.1f} s, step {:.4f} s, speed-up {}, "
+                   "efficiency {}, global batch {}",
+                   sim::to_string(spec.goal), b.config.label, b.epoch_time_s, b.step_time_s,
+                   b.speedup > 0 ? fmt::format("{:.2f}", b.speedup) : "-",
+                   b.parallel_efficiency > 0 ? fmt::format("{:.0f} %", 100 * b.parallel_efficiency)
+                                             : "-",
+                   sim::global_batch(b))
+            << "\n"
+            << sim::answers_text(b);
 }
 
 void write_outputs(const SweepArgs& a, const schema::PredictionFile& predictions) {
@@ -137,19 +197,27 @@ void write_outputs(const SweepArgs& a, const schema::PredictionFile& predictions
   }
 }
 
-int merge(const SweepArgs& a, const std::vector<std::string>& args) {
+int merge(const SweepArgs& a, const clikit::ModelOptions& model_options,
+          const std::vector<std::string>& args) {
   std::vector<schema::ShardFile> shards;
   for (const std::string& path : a.merge) shards.push_back(schema::read_shard(path));
   const std::vector<schema::SweepEntry> entries = sim::merge_shards(shards, a.merge);
   const sim::SweepGoal goal = sim::parse_sweep_goal(shards.front().shard.goal);
+  sim::SweepSpec spec;  // the goal only: the shards hold what the sweep simulated
+  spec.goal = goal;
   sim::SweepResult r = sim::assemble_sweep(entries, goal);
   r.predictions.context = schema::make_context("vitsim", args);
-  print_sweep(r, goal);
+  print_sweep(r, spec, model_options.resolve());
   write_outputs(a, r.predictions);
   return 0;
 }
 
-int sweep(const SweepArgs& a, const clikit::ModelOptions& model_options,
+sim::SweepResult search(const SweepArgs& a, const sim::SweepSpec& spec,
+                        const schema::ClusterSpec& cluster, const costmodel::DeviceCatalog& catalog,
+                        const costmodel::ViTConfig& vit, const costmodel::CostModel& costs,
+                        const CostArgs& cost);
+
+int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& model_options,
           const std::vector<std::string>& args) {
   if (a.cluster.empty()) throw std::invalid_argument("--cluster is required (unless --merge)");
   if (a.costs.empty()) throw std::invalid_argument("--costs is required (unless --merge)");
@@ -172,13 +240,22 @@ int sweep(const SweepArgs& a, const clikit::ModelOptions& model_options,
       clikit::StopOnSignal stop;
       spec.progress = [&](size_t done, size_t total) { line.update(done, total); };
       spec.stop_requested = [&] { return stop.requested(); };
-      r = sim::run_sweep(spec, cluster, catalog, model, costs.costs, options);
+      const bool subsets = !a.hosts_from.empty() || !a.devices.empty();
+      r = subsets ? search(a, spec, cluster, catalog, model, costs.costs, cost)
+                  : sim::run_sweep(spec, cluster, catalog, model, costs.costs, options);
       interrupted_by = r.interrupted ? stop.signal() : 0;
     }
     r.predictions.context =
         schema::make_context("vitsim", args, {{"model", schema::write_model(model)}});
     if (r.interrupted) r.predictions.context["interrupted"] = true;
-    print_sweep(r, spec.goal);
+    attach_costs(r.predictions.configurations, cost, sim::merged_catalog(catalog, cluster),
+                 "vitsim sweep");
+    // Cost goals need the costs just attached: pick again with them.
+    const sim::BestPick pick = sim::pick_best(r.predictions.configurations, r.requested, spec.goal,
+                                              {spec.min_speedup, spec.max_global_batch});
+    r.best = pick.best;
+    r.notes = pick.notes;
+    print_sweep(r, spec, model);
     for (const auto& w : sim::unmeasured_warnings(r.predictions.configurations))
       std::cerr << "vitsim sweep: warning: " << w << "\n";
     write_outputs(a, r.predictions);
@@ -206,11 +283,52 @@ int sweep(const SweepArgs& a, const clikit::ModelOptions& model_options,
   const sim::SweepContext context{&cluster, &catalog, &model, &costs.costs, &options};
   shard.entries = sim::simulate_sweep_items(
       items, sim::shard_indices(shard.shard.total_configurations, slice), context, spec.jobs);
+  // Costs travel in the shard, so that the merged result is the single run's, cost goals included.
+  for (schema::SweepEntry& e : shard.entries) {
+    if (!e.prediction) continue;
+    std::vector<schema::ConfigPrediction> one = {*e.prediction};
+    attach_costs(one, cost, sim::merged_catalog(catalog, cluster), "vitsim sweep");
+    e.prediction = one.front();
+  }
   shard.context = schema::make_context("vitsim", args);
   schema::write_shard(path, shard);
   std::cout << "shard " << slice.index << "/" << slice.count << ": " << shard.entries.size()
             << " of " << items.size() << " configurations, written to " << path << "\n";
   return 0;
+}
+
+// --hosts-from / --devices: the subset and device search (sim/subset_search.h).
+sim::SweepResult search(const SweepArgs& a, const sim::SweepSpec& spec,
+                        const schema::ClusterSpec& cluster, const costmodel::DeviceCatalog& catalog,
+                        const costmodel::ViTConfig& vit, const costmodel::CostModel& costs,
+                        const CostArgs& cost) {
+  sim::SubsetSearch s;
+  if (a.hosts_from != "all") s.hosts = clikit::split_list(a.hosts_from);
+  s.devices = clikit::split_list(a.devices);
+  s.base = spec.base;
+  s.base.micro_batch = spec.micro_batches.front();
+  s.base.collective = spec.collectives.front();
+  s.base.bucket_bytes = spec.bucket_bytes.front();
+  s.base.overlap = spec.overlaps.front();
+  s.goal = spec.goal;
+  s.limits = {spec.min_speedup, spec.max_global_batch};
+  // Quietly here: attach_costs, after the search, warns once per missing price.
+  const schema::PriceTable prices = schema::read_prices(cost.prices);
+  const sim::CostOptions cost_options = to_cost_options(cost);
+  const costmodel::DeviceCatalog devices = sim::merged_catalog(catalog, cluster);
+  auto attach = [&](schema::ConfigPrediction& p) {
+    p.cost = sim::run_cost(p, prices, devices, cost_options);
+  };
+  sim::SubsetResult found = sim::search_subsets(s, cluster, catalog, vit, costs, {}, attach);
+  std::cout << (found.greedy ? fmt::format("greedy search (more than {} host subsets)\n",
+                                           sim::kMaxExhaustiveSubsets)
+                             : fmt::format("exhaustive search: {} host subset(s) per device\n",
+                                           found.combinations));
+  sim::SweepResult r;
+  r.predictions = std::move(found.predictions);
+  r.requested = found.requested;
+  r.skipped = found.skipped;
+  return r;
 }
 
 }  // namespace
@@ -222,11 +340,13 @@ int cmd_sweep(int argc, char** argv) {
       "efficiency against one GPU).",
       "vitsim sweep"};
   SweepArgs a;
+  CostArgs cost;
   clikit::ModelOptions model;
-  add_options(app, a, model);
+  add_options(app, a, cost, model);
   const std::vector<std::string> args(argv, argv + argc);
-  return clikit::run_app(app, argc, argv,
-                         [&] { return a.merge.empty() ? sweep(a, model, args) : merge(a, args); });
+  return clikit::run_app(app, argc, argv, [&] {
+    return a.merge.empty() ? sweep(a, cost, model, args) : merge(a, model, args);
+  });
 }
 
 }  // namespace vitsim::cli

@@ -12,6 +12,7 @@ int cmd_import_deepspeed(int argc, char** argv);
 int cmd_import_nccl_tests(int argc, char** argv);
 int cmd_simulate(int argc, char** argv);
 int cmd_predict(int argc, char** argv);
+int cmd_advise(int argc, char** argv);  // predict --explain (cmd_predict.cpp)
 int cmd_sweep(int argc, char** argv);
 int cmd_validate(int argc, char** argv);
 int cmd_report(int argc, char** argv);

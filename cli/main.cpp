@@ -16,6 +16,8 @@ const vitsim::clikit::Subcommand kCommands[] = {
      "turn nccl-tests all_reduce_perf output into link measurements"},
     {"calibrate", vitsim::cli::cmd_calibrate, "fit cost functions from profiles (Eigen)"},
     {"predict", vitsim::cli::cmd_predict, "simulate one training configuration"},
+    {"advise", vitsim::cli::cmd_advise,
+     "why a configuration is slow and which simulated what-ifs would help"},
     {"simulate", vitsim::cli::cmd_simulate, "simulate every configuration of a scenario"},
     {"sweep", vitsim::cli::cmd_sweep, "search GPUs, batch sizes, collectives for the best"},
     {"validate", vitsim::cli::cmd_validate, "compare predictions with measured runs"},

@@ -191,7 +191,9 @@ Json config_object(const ConfigPrediction& p) {
               {"ranks", ranks},
               {"provenance", write_provenance(p.provenance)}};
   if (p.range) out["range"] = write_range(*p.range);
-  for (const auto& [k, v] : p.extras) out[k] = v;
+  if (p.breakdown) out["breakdown"] = write_breakdown(*p.breakdown);
+  if (!p.advice.empty()) out["advice"] = write_advice(p.advice);
+  if (p.cost) out["cost"] = write_run_cost(*p.cost);
   return out;
 }
 
@@ -233,9 +235,9 @@ ConfigPrediction read_config_prediction(const Node& n) {
     for (const Node& c : n["rank_classes"].items()) p.rank_classes.push_back(read_rank_class(c));
   p.provenance = read_provenance(n["provenance"]);
   if (const auto r = n.get("range")) p.range = read_range(*r);
-  for (const char* k : kPredictionExtraKeys) {
-    if (n.has(k)) p.extras[k] = n[k].json();
-  }
+  if (auto b = n.get("breakdown")) p.breakdown = read_breakdown(*b);
+  if (auto a = n.get("advice")) p.advice = read_advice(*a);
+  if (auto c = n.get("cost")) p.cost = read_run_cost(*c);
   return p;
 }
 

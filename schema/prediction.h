@@ -1,8 +1,9 @@
 // Prediction (schema "vitsim.prediction", version 2; docs/formats/prediction.md): what
 // `vitsim simulate` / `vitsim predict --json` report. Read by `vitsim validate` and `vitsim
 // report`. Version 2 carries, per configuration, where every input came from ("provenance") and
-// the p10-p50-p90 range ("range", docs/uncertainty.md); "breakdown", "advice", "cost" and
-// "rank_classes" are optional keys other parts of the tool fill (kept as JSON here).
+// the p10-p50-p90 range ("range", docs/uncertainty.md), its ranks grouped ("rank_classes"), and,
+// where computed, why it is slow ("breakdown"), simulated what-ifs ("advice") and its cost ("cost",
+// schema/prediction_answers.h).
 #pragma once
 
 #include <cstddef>
@@ -15,6 +16,7 @@
 #include "costmodel/transport_model.h"
 #include "costmodel/uncertainty.h"
 #include "schema/json_node.h"
+#include "schema/prediction_answers.h"
 #include "schema/scenario.h"
 
 namespace vitsim::schema {
@@ -96,13 +98,11 @@ struct ConfigPrediction {
   std::vector<RankClassSummary> rank_classes;
   Provenance provenance;
   std::optional<costmodel::PredictionRange> range;  // absent when not simulated (out of memory)
-  // Keys other parts of the tool fill ("breakdown", "advice", "cost"): kept as
-  // read and written back, each in its own documented form (docs/formats/prediction.md).
-  std::map<std::string, Json> extras;
+  // Optional (prediction_answers.h): absent when not computed or out of memory.
+  std::optional<StepBreakdown> breakdown;
+  std::vector<WhatIf> advice;  // empty: no what-ifs simulated
+  std::optional<RunCost> cost;
 };
-
-// The optional keys a configuration may carry beside the ones above.
-inline const char* const kPredictionExtraKeys[] = {"breakdown", "advice", "cost"};
 
 struct PredictionFile {
   Json context = Json::object();

@@ -50,6 +50,16 @@ double max_memory_gb(const schema::ConfigPrediction& p) {
   return m / 1e9;
 }
 
+// Cost columns: "-" without a cost (no price, out of memory).
+std::string epoch_usd(const schema::ConfigPrediction& p) {
+  if (!p.cost) return "-";
+  return p.cost->epoch_usd >= 1 ? fmt::format("{:.2f}", p.cost->epoch_usd)
+                                : fmt::format("{:.3g}", p.cost->epoch_usd);
+}
+std::string epoch_kwh(const schema::ConfigPrediction& p) {
+  return p.cost ? fmt::format("{:.3g}", p.cost->epoch_kwh) : "-";
+}
+
 double max_idle(const schema::ConfigPrediction& p) {
   double m = 0;
   for (const auto& r : p.ranks) m = std::max(m, r.idle_time_s);
@@ -61,23 +71,23 @@ double max_idle(const schema::ConfigPrediction& p) {
 std::string prediction_table(const std::vector<schema::ConfigPrediction>& ps) {
   const char* head =
       "{:<34} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7} {:>5} "
-      "{:>7} {:<4} {:>17}  {}\n";
-  std::string s =
-      fmt::format(head, "configuration", "gpus", "micro-batch", "placement", "collective", "steps",
-                  "step", "epoch", "compute", "comm", "max idle", "throughput", "speedup", "eff",
-                  "memory", "fit", "epoch p10-p90", "inputs (docs/uncertainty.md)");
+      "{:>7} {:<4} {:>9} {:>9} {:>17}  {}\n";
+  std::string s = fmt::format(head, "configuration", "gpus", "micro-batch", "placement",
+                              "collective", "steps", "step", "epoch", "compute", "comm", "max idle",
+                              "throughput", "speedup", "eff", "memory", "fit", "cost", "energy",
+                              "epoch p10-p90", "inputs (docs/uncertainty.md)");
   s += fmt::format(head, "", "count", "samples", "", "", "/epoch", "s", "s", "s/step", "s/step",
-                   "s/step", "img/s", "x", "%", "GB", "", "s", "");
+                   "s/step", "img/s", "x", "%", "GB", "", "$/epoch", "kWh/epoch", "s", "");
   for (const auto& p : ps) {
     const std::string coll = std::string(costmodel::to_string(p.config.collective)) + "/" +
                              costmodel::to_string(p.config.collective_level);
     if (p.out_of_memory) {
       s += fmt::format(
           "{:<34} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7} "
-          "{:>5} {:>7.2f} {:<4} {:>17}  {}\n",
+          "{:>5} {:>7.2f} {:<4} {:>9} {:>9} {:>17}  {}\n",
           label_of(p), p.config.gpus, micro_batch_of(p), p.config.placement, coll,
           p.steps_per_epoch, "-", "-", "-", "-", "-", "-", "-", "-", max_memory_gb(p),
-          fmt::format("OOM (max micro-batch {})", p.max_micro_batch_that_fits), "-",
+          fmt::format("OOM (max micro-batch {})", p.max_micro_batch_that_fits), "-", "-", "-",
           schema::provenance_summary(p.provenance));
       continue;
     }
@@ -86,10 +96,10 @@ std::string prediction_table(const std::vector<schema::ConfigPrediction>& ps) {
         p.parallel_efficiency > 0 ? fmt::format("{:.0f}", 100 * p.parallel_efficiency) : "-";
     s += fmt::format(
         "{:<34} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9.4f} {:>10.1f} {:>9.4f} {:>9.4f} {:>9.4f} "
-        "{:>9.1f} {:>7} {:>5} {:>7.2f} {:<4} {:>17}  {}\n",
+        "{:>9.1f} {:>7} {:>5} {:>7.2f} {:<4} {:>9} {:>9} {:>17}  {}\n",
         label_of(p), p.config.gpus, micro_batch_of(p), p.config.placement, coll, p.steps_per_epoch,
         p.step_time_s, p.epoch_time_s, p.compute_time_s, p.exposed_comm_time_s, max_idle(p),
-        p.throughput_images_per_s, speedup, eff, max_memory_gb(p), "ok",
+        p.throughput_images_per_s, speedup, eff, max_memory_gb(p), "ok", epoch_usd(p), epoch_kwh(p),
         p.range ? fmt::format("{:.1f}-{:.1f}", p.range->epoch_time_s.p10, p.range->epoch_time_s.p90)
                 : std::string("-"),
         schema::provenance_summary(p.provenance));

@@ -133,6 +133,20 @@ void rank_by_rank(const SimulationRequest& q, SimInput& in, SimulationResult& re
   result.engine = SimEngine::kRanks;
 }
 
+// The recorded seconds per link index, named after the plan's links.
+void name_links(const PlatformPlan& plan, SimulationResult& result) {
+  const SimOutput& out = result.actors;
+  result.links_attributed = out.links_attributed;
+  result.unsaturated_wait_s = out.unsaturated_wait_s;
+  for (size_t i = 0; i < out.link_bottleneck_s.size() && i < plan.links.size(); ++i) {
+    if (out.link_bottleneck_s[i] > 0)
+      result.blocked_by_link.push_back(
+          {plan.links[i].name, plan.links[i].link_class, out.link_bottleneck_s[i]});
+  }
+  std::stable_sort(result.blocked_by_link.begin(), result.blocked_by_link.end(),
+                   [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
+}
+
 }  // namespace
 
 SimulationResult run_configuration(const SimulationRequest& q) {
@@ -157,9 +171,11 @@ SimulationResult run_configuration(const SimulationRequest& q) {
   check_simulation_size(estimate, limits, what(*q.config));
   in.stack_guard_pages = !stacks_without_guard_pages(estimate, limits);
   in.trace_actors = kMaxTraceTracks;
+  in.attribute_links = !in.classes && static_cast<int64_t>(in.ranks.size()) <= kMaxAttributedRanks;
   result.actors =
       deserialize_sim_output(run_in_child([&] { return serialize(run_simulation(in)); }));
   if (in.classes) result.actor_of_rank = in.classes->class_of_rank;
+  name_links(in.plan, result);
   return result;
 }
 

@@ -37,7 +37,16 @@ struct SimulationResult {
   std::vector<int> actor_of_rank;   // the actor (class) of each rank; empty: actor r is rank r
   std::vector<std::string> tracks;  // per actor: who it stands for (trace track names)
   SimEngine engine = SimEngine::kRanks;
+  // The critical rank's blocked time per platform link (link_bottleneck.h), rank by rank only:
+  // links with seconds > 0, descending; `links_attributed` false where not recorded.
+  bool links_attributed = false;
+  std::vector<schema::LinkExposure> blocked_by_link;
+  double unsaturated_wait_s = 0;
 };
+
+// Up to this many ranks, a rank-by-rank simulation records which links held the exposed
+// communication: the recording asks every link at every time advance, O(links x events).
+inline constexpr int64_t kMaxAttributedRanks = 256;
 
 // The shape the size guard estimates, before placement (the class count is not known yet: the
 // engine's best case is assumed, and checked again once the classes are found).

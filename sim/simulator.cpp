@@ -18,6 +18,7 @@
 #include "sim/rank_plan.h"
 #include "sim/simulation_run.h"
 #include "sim/size_guard.h"
+#include "sim/step_breakdown.h"
 #include "sim/training_sim.h"
 
 namespace vitsim::sim {
@@ -158,6 +159,7 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
   const SimulationResult run = run_configuration(q);
   fill_timings(run, out);
   out.range = range_of(out, costs);
+  out.breakdown = make_breakdown(out, run);
   if (trace != nullptr) trace->add(pid, config_label(config), run.tracks, run.actors);
   return out;
 }

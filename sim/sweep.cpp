@@ -6,26 +6,18 @@
 #include <stdexcept>
 
 #include "costmodel/buckets.h"
+#include "sim/sweep_goal.h"
 #include "sim/sweep_jobs.h"
 
 namespace vitsim::sim {
-namespace {
-
-bool better(const schema::ConfigPrediction& a, const schema::ConfigPrediction& b, SweepGoal goal) {
-  if (goal == SweepGoal::kBestEfficiency) {
-    if (a.parallel_efficiency != b.parallel_efficiency)
-      return a.parallel_efficiency > b.parallel_efficiency;
-  }
-  return a.epoch_time_s < b.epoch_time_s;
-}
-
-}  // namespace
-
 SweepGoal parse_sweep_goal(const std::string& text) {
   if (text == "fastest-epoch") return SweepGoal::kFastestEpoch;
   if (text == "best-efficiency") return SweepGoal::kBestEfficiency;
-  throw std::invalid_argument("unknown goal '" + text +
-                              "' (expected fastest-epoch or best-efficiency)");
+  if (text == "cheapest-epoch") return SweepGoal::kCheapestEpoch;
+  if (text == "best-throughput-per-dollar") return SweepGoal::kBestThroughputPerDollar;
+  throw std::invalid_argument(
+      "unknown goal '" + text +
+      "' (expected fastest-epoch, best-efficiency, cheapest-epoch or best-throughput-per-dollar)");
 }
 
 const char* to_string(SweepGoal goal) {
@@ -34,6 +26,10 @@ const char* to_string(SweepGoal goal) {
       return "fastest-epoch";
     case SweepGoal::kBestEfficiency:
       return "best-efficiency";
+    case SweepGoal::kCheapestEpoch:
+      return "cheapest-epoch";
+    case SweepGoal::kBestThroughputPerDollar:
+      return "best-throughput-per-dollar";
   }
   return "?";
 }
@@ -99,7 +95,8 @@ schema::SweepEntry simulate_sweep_item(const SweepItem& item, int64_t index,
   return e;
 }
 
-SweepResult assemble_sweep(const std::vector<schema::SweepEntry>& entries, SweepGoal goal) {
+SweepResult assemble_sweep(const std::vector<schema::SweepEntry>& entries, SweepGoal goal,
+                           const GoalLimits& limits) {
   SweepResult out;
   out.predictions.scenario = "sweep";
   std::vector<schema::ConfigPrediction>& all = out.predictions.configurations;
@@ -113,12 +110,10 @@ SweepResult assemble_sweep(const std::vector<schema::SweepEntry>& entries, Sweep
     }
   }
   apply_speedups(all);
-  for (size_t i = 0; i < all.size(); ++i) {
-    if (!requested[i] || all[i].out_of_memory) continue;
-    if (goal == SweepGoal::kBestEfficiency && all[i].config.gpus < 2) continue;
-    if (out.best < 0 || better(all[i], all[static_cast<size_t>(out.best)], goal))
-      out.best = static_cast<int>(i);
-  }
+  out.requested = requested;
+  const BestPick pick = pick_best(all, requested, goal, limits);
+  out.best = pick.best;
+  out.notes = pick.notes;
   return out;
 }
 
@@ -133,7 +128,8 @@ SweepResult run_sweep(const SweepSpec& spec, const schema::ClusterSpec& cluster,
   context.progress = spec.progress;
   context.stop_requested = spec.stop_requested;
   context.interrupted = &interrupted;
-  SweepResult out = assemble_sweep(simulate_sweep_items(items, all, context, spec.jobs), spec.goal);
+  SweepResult out = assemble_sweep(simulate_sweep_items(items, all, context, spec.jobs), spec.goal,
+                                   {spec.min_speedup, spec.max_global_batch});
   out.interrupted = interrupted;
   out.total = items.size();
   return out;

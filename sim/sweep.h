@@ -16,12 +16,25 @@
 
 namespace vitsim::sim {
 
-// What "best" means: the shortest epoch, or the highest parallel efficiency against one GPU
-// (among configurations of 2 or more GPUs; ties go to the shorter epoch).
-enum class SweepGoal { kFastestEpoch, kBestEfficiency };
-// "fastest-epoch" | "best-efficiency"; std::invalid_argument listing them otherwise.
+// What "best" means (sweep_goal.h): the shortest epoch; the highest parallel efficiency against
+// one GPU (among configurations of 2 or more GPUs; ties go to the shorter epoch); the cheapest
+// epoch; the most images per dollar (the last two need costs).
+enum class SweepGoal { kFastestEpoch, kBestEfficiency, kCheapestEpoch, kBestThroughputPerDollar };
+// "fastest-epoch" | "best-efficiency" | "cheapest-epoch" | "best-throughput-per-dollar";
+// std::invalid_argument listing them otherwise.
 SweepGoal parse_sweep_goal(const std::string& text);
 const char* to_string(SweepGoal goal);
+
+// The default --max-global-batch: ViT-B/16's pre-training batch, 4096 (Dosovitskiy et al., "An
+// Image is Worth 16x16 Words", ICLR 2021, section 4.1 "Training & Fine-tuning"), the largest the
+// ViT recipes use.
+inline constexpr int64_t kDefaultMaxGlobalBatch = 4096;
+
+// What a goal is held to (sim/sweep_goal.h).
+struct GoalLimits {
+  double min_speedup = 0;                             // best-efficiency: speed-up at least this
+  int64_t max_global_batch = kDefaultMaxGlobalBatch;  // images per optimizer step, all ranks
+};
 
 struct SweepSpec {
   schema::TrainingConfig base;  // everything not swept (precision, images, placement...)
@@ -31,6 +44,8 @@ struct SweepSpec {
   std::vector<double> bucket_bytes = {5e8};  // bytes (the CLI's --bucket-mb is MiB)
   std::vector<bool> overlaps = {false};
   SweepGoal goal = SweepGoal::kFastestEpoch;
+  double min_speedup = 0;  // best-efficiency: only configurations at least this fast
+  int64_t max_global_batch = kDefaultMaxGlobalBatch;  // larger ones flagged (sweep_goal.h)
   // Called after each configuration (done, total), e.g. to draw a progress line; may be empty.
   std::function<void(size_t, size_t)> progress;
   // Asked before each configuration; true stops the sweep with what it finished (an interrupt).
@@ -52,6 +67,8 @@ struct SweepResult {
   int best = -1;                       // index into predictions.configurations, -1 when none ran
   bool interrupted = false;            // stop_requested said stop: the rows are those finished
   size_t total = 0;                    // configurations the whole sweep would simulate
+  std::vector<bool> requested;         // per prediction: asked for (not an added baseline)
+  std::vector<std::string> notes;      // why the best is what it is (sweep_goal.h)
 };
 
 // The configurations of a sweep in their fixed order: per micro-batch, per GPU count, collective,
@@ -69,7 +86,8 @@ schema::SweepEntry simulate_sweep_item(const SweepItem& item, int64_t index,
 
 // The sweep's result from one entry per configuration in configuration order: predictions in that
 // order, skipped requested configurations listed, speed-ups applied, the best for `goal` chosen.
-SweepResult assemble_sweep(const std::vector<schema::SweepEntry>& entries, SweepGoal goal);
+SweepResult assemble_sweep(const std::vector<schema::SweepEntry>& entries, SweepGoal goal,
+                           const GoalLimits& limits = {});
 
 // Combinations that cannot be placed or simulated (e.g. hierarchical with unequal nodes) are
 // listed in `skipped`, not fatal. Efficiency needs 1-GPU runs: added when `gpus` lacks 1.

@@ -8,6 +8,7 @@
 
 #include "sim/class_collectives.h"
 #include "sim/collectives.h"
+#include "sim/link_bottleneck.h"
 #include "sim/platform_builder.h"
 #include "sim/sg_compat.h"
 
@@ -66,12 +67,12 @@ class RankActor {
           layers("bwd ", plan_.backward_s, 0, static_cast<int>(plan_.backward_s.size()), false);
           const double t0 = sg4::Engine::get_clock();
           for (size_t b = 0; b < in_.buckets.size(); ++b) allreduce_bucket(sh_, rank_, s, b);
-          span(0, "wait", t0, sg4::Engine::get_clock() - t0);
+          waited(rec, t0);
         } else {
           backward_and_release();
           const double t0 = sg4::Engine::get_clock();
           sh_.step_synced[static_cast<size_t>(rank_)]->acquire();
-          span(0, "wait", t0, sg4::Engine::get_clock() - t0);
+          waited(rec, t0);
         }
       }
       sleep("optimizer", plan_.optimizer_s);
@@ -82,6 +83,13 @@ class RankActor {
   }
 
  private:
+  // The compute stream was blocked on the all-reduce from t0 until now.
+  void waited(RankRecord& rec, double t0) {
+    const double now = sg4::Engine::get_clock();
+    span(0, "wait", t0, now - t0);
+    if (step_ == in_.steps - 1 && now > t0) rec.last_step_waits.emplace_back(t0, now);
+  }
+
   void span(int track, const std::string& name, double start, double duration) {
     if (in_.trace && duration > 0 && rank_ < in_.trace_actors)
       sh_.out.spans.push_back({rank_, track, step_, name, start, duration});
@@ -163,6 +171,18 @@ void allreduce_stream(Shared& sh, int64_t rank) {
   }
 }
 
+// The critical actor's waits laid over the links' saturation (link_bottleneck.h).
+void attribute_links(const LinkBottleneckRecorder& recorder, SimOutput& out) {
+  size_t critical = 0;
+  for (size_t r = 1; r < out.ranks.size(); ++r) {
+    if (out.ranks[r].compute_s.back() > out.ranks[critical].compute_s.back()) critical = r;
+  }
+  const LinkAttribution a = recorder.attribute(out.ranks[critical].last_step_waits);
+  out.links_attributed = true;
+  out.link_bottleneck_s = a.link_s;
+  out.unsaturated_wait_s = a.unsaturated_s;
+}
+
 }  // namespace
 
 SimOutput run_simulation(const SimInput& input) {
@@ -219,14 +239,23 @@ SimOutput run_simulation(const SimInput& input) {
                          [&sh, r] { allreduce_stream(sh, static_cast<int64_t>(r)); });
     }
   }
+  std::unique_ptr<LinkBottleneckRecorder> recorder;
+  if (input.attribute_links && !input.classes && hosts.size() > 1)
+    recorder = std::make_unique<LinkBottleneckRecorder>(input.plan);
   engine.run();
+  if (recorder) attribute_links(*recorder, sh.out);
   return sh.out;
 }
 
 std::string serialize(const SimOutput& out) {
   nlohmann::json j = {{"ranks", nlohmann::json::array()}, {"spans", nlohmann::json::array()}};
-  for (const auto& r : out.ranks)
-    j["ranks"].push_back({{"end", r.step_end_s}, {"compute", r.compute_s}});
+  for (const auto& r : out.ranks) {
+    j["ranks"].push_back(
+        {{"end", r.step_end_s}, {"compute", r.compute_s}, {"waits", r.last_step_waits}});
+  }
+  j["links_attributed"] = out.links_attributed;
+  j["link_bottleneck_s"] = out.link_bottleneck_s;
+  j["unsaturated_wait_s"] = out.unsaturated_wait_s;
   for (const auto& s : out.spans) {
     j["spans"].push_back({s.rank, s.track, s.step, s.name, s.start_s, s.duration_s});
   }
@@ -237,9 +266,13 @@ SimOutput deserialize_sim_output(const std::string& text) {
   const nlohmann::json j = nlohmann::json::parse(text);
   SimOutput out;
   for (const auto& r : j.at("ranks")) {
-    out.ranks.push_back(
-        {r.at("end").get<std::vector<double>>(), r.at("compute").get<std::vector<double>>()});
+    out.ranks.push_back({r.at("end").get<std::vector<double>>(),
+                         r.at("compute").get<std::vector<double>>(),
+                         r.at("waits").get<std::vector<std::pair<double, double>>>()});
   }
+  out.links_attributed = j.at("links_attributed").get<bool>();
+  out.link_bottleneck_s = j.at("link_bottleneck_s").get<std::vector<double>>();
+  out.unsaturated_wait_s = j.at("unsaturated_wait_s").get<double>();
   for (const auto& s : j.at("spans")) {
     out.spans.push_back({s[0].get<int64_t>(), s[1].get<int>(), s[2].get<int64_t>(),
                          s[3].get<std::string>(), s[4].get<double>(), s[5].get<double>()});

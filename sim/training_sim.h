@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/collective_plan.h"
@@ -48,6 +49,8 @@ struct SimInput {
   // trace); otherwise the rank actor reduces its buckets itself after the backward: the same
   // simulated times with half the actors. true: stream actors anyway (tests compare the two).
   bool stream_actors = false;
+  // Record which links were saturated while ranks waited (link_bottleneck.h); rank by rank only.
+  bool attribute_links = false;
 };
 
 // A span of the timeline. track 0: the rank's compute stream (compute, and "wait" while blocked on
@@ -70,11 +73,19 @@ inline int64_t world_ranks(const SimInput& in) {
 struct RankRecord {
   std::vector<double> step_end_s;  // simulated time at the end of each step
   std::vector<double> compute_s;   // compute time in each step
+  // (start, end) of each wait on the all-reduce in the last step: the blocked time, exposed
+  // communication and waiting for others alike.
+  std::vector<std::pair<double, double>> last_step_waits;
 };
 
 struct SimOutput {
   std::vector<RankRecord> ranks;  // per actor: rank, or class
   std::vector<TraceSpan> spans;
+  // With attribute_links: per platform link, the seconds it was saturated while the critical
+  // actor (the most compute in the last step) waited, and its waiting with no link saturated.
+  bool links_attributed = false;
+  std::vector<double> link_bottleneck_s;
+  double unsaturated_wait_s = 0;
 };
 
 SimOutput run_simulation(const SimInput& input);

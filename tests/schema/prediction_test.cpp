@@ -25,7 +25,7 @@ TEST(Prediction, ExampleReadsAndRoundTrips) {
   EXPECT_EQ(c.provenance.links[0].link.transport, costmodel::Transport::kSocket);
   ASSERT_TRUE(c.range.has_value());
   EXPECT_DOUBLE_EQ(c.range->epoch_time_s.p90, 1670.0);
-  EXPECT_TRUE(c.extras.count("breakdown"));  // another part's key, kept as written
+  EXPECT_TRUE(c.breakdown.has_value());
   const Json written = write_prediction_json(p);
   EXPECT_EQ(write_prediction_json(read_prediction(Node::parse_text(written.dump(), "w.json"))),
             written);

@@ -1,0 +1,31 @@
+// The cost options shared by `vitsim predict`, `advise` and `sweep` (docs/cost-model.md, "Cost
+// and energy"): where prices come from, overrides, the mode, the run's epochs. Parsed once here.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "costmodel/device_spec.h"
+#include "schema/prediction.h"
+#include "sim/run_cost.h"
+
+namespace vitsim::cli {
+
+struct CostArgs {
+  std::string prices;  // set to schema::default_prices_path() by add_cost_options
+  std::string price, mode = "auto";
+  int64_t epochs = 1;
+  std::optional<double> kwh_price, amortisation_years;
+};
+
+void add_cost_options(CLI::App& app, CostArgs& a);
+sim::CostOptions to_cost_options(const CostArgs& a);  // parses --price
+
+// Sets the cost of every prediction that has an epoch time; a prediction without a price gets
+// none, with one warning on stderr per reason (`tool`: "vitsim predict").
+void attach_costs(std::vector<schema::ConfigPrediction>& predictions, const CostArgs& a,
+                  const costmodel::DeviceCatalog& catalog, const std::string& tool);
+
+}  // namespace vitsim::cli

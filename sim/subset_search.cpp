@@ -1,0 +1,226 @@
+// Host-subset and device search; see subset_search.h.
+#include "sim/subset_search.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "costmodel/speedup.h"
+#include "schema/input_error.h"
+#include "sim/placement.h"
+
+namespace vitsim::sim {
+namespace {
+
+std::string class_key(const NodeInstance& n) {
+  std::string devices;
+  for (const auto& d : n.gpu_devices) devices += (devices.empty() ? "" : "+") + d;
+  const schema::NodeSpec& s = *n.spec;
+  return fmt::format("{} | nic {} {:g} B/s{} | {} {:g} B/s", devices, s.nic.link_class,
+                     s.nic.bandwidth_bytes_per_s, s.nic_per_gpu ? " per GPU" : "",
+                     s.intra_node.kind, s.intra_node.link.bandwidth_bytes_per_s);
+}
+
+// One candidate: counts per class -> explicit hosts (each host once per GPU).
+schema::TrainingConfig config_for(const SubsetSearch& s, const std::vector<HostClass>& classes,
+                                  const std::vector<int64_t>& counts,
+                                  const std::map<std::string, int64_t>& gpus_of,
+                                  const std::string& device) {
+  schema::TrainingConfig c = s.base;
+  c.hosts.clear();
+  c.per_rank_micro_batch.clear();
+  c.gpus_per_node.reset();
+  std::string used;
+  for (size_t k = 0; k < classes.size(); ++k) {
+    for (int64_t i = 0; i < counts[k]; ++i) {
+      const std::string& h = classes[k].hosts[static_cast<size_t>(i)];
+      for (int64_t g = 0; g < gpus_of.at(h); ++g) c.hosts.push_back(h);
+      used += (used.empty() ? "" : ",") + h;
+    }
+  }
+  c.gpus = static_cast<int64_t>(c.hosts.size());
+  c.label = (device.empty() ? "" : device + " on ") + used;
+  return c;
+}
+
+// Speed-up and efficiency against the fastest 1-GPU candidate (the best one of these GPUs does
+// alone), through the rule's one home (costmodel::speedups takes the first 1-GPU run it is
+// given: that candidate goes first). Mixed devices make "the" 1-GPU baseline ambiguous; the
+// fastest is the one a user would compare against.
+void speedups_against_fastest_single(std::vector<schema::ConfigPrediction>& all) {
+  std::vector<size_t> order(all.size());
+  for (size_t i = 0; i < all.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const bool a1 = all[a].config.gpus == 1 && !all[a].out_of_memory;
+    const bool b1 = all[b].config.gpus == 1 && !all[b].out_of_memory;
+    if (a1 != b1) return a1;
+    return a1 && all[a].throughput_images_per_s > all[b].throughput_images_per_s;
+  });
+  std::vector<costmodel::ThroughputRun> runs;
+  for (size_t i : order) {
+    const auto& p = all[i];
+    runs.push_back({p.config.gpus, p.config.precision, p.config.micro_batch, p.config.accumulation,
+                    p.out_of_memory ? 0.0 : p.throughput_images_per_s});
+  }
+  const std::vector<costmodel::Speedup> s = costmodel::speedups(runs);
+  for (size_t k = 0; k < order.size(); ++k) {
+    all[order[k]].speedup = s[k].speedup;
+    all[order[k]].parallel_efficiency = s[k].parallel_efficiency;
+  }
+}
+
+struct Evaluator {
+  const SubsetSearch& s;
+  const std::vector<HostClass>& classes;
+  const std::map<std::string, int64_t>& gpus_of;
+  const schema::ClusterSpec& cluster;  // with the device already replaced
+  const std::string& device;
+  const costmodel::DeviceCatalog& catalog;
+  const costmodel::ViTConfig& model;
+  const costmodel::CostModel& costs;
+  const SimOptions& options;
+  const std::function<void(schema::ConfigPrediction&)>& attach_cost;
+  SubsetResult& out;
+
+  // Index of the new prediction, or -1 when it cannot run.
+  int run(const std::vector<int64_t>& counts) {
+    const schema::TrainingConfig c = config_for(s, classes, counts, gpus_of, device);
+    try {
+      schema::ConfigPrediction p = predict(cluster, catalog, model, c, costs, options);
+      if (attach_cost) attach_cost(p);
+      out.predictions.configurations.push_back(std::move(p));
+      out.requested.push_back(true);
+      return static_cast<int>(out.predictions.configurations.size()) - 1;
+    } catch (const std::invalid_argument& e) {
+      out.skipped.push_back(c.label + ": " + e.what());
+    } catch (const schema::InputError& e) {
+      out.skipped.push_back(c.label + ": " + e.what());
+    }
+    return -1;
+  }
+
+  void exhaustive() {
+    std::vector<int64_t> counts(classes.size(), 0);
+    for (;;) {
+      size_t k = 0;  // odometer over counts[k] in 0..size of class k
+      while (k < counts.size() && counts[k] == static_cast<int64_t>(classes[k].hosts.size()))
+        counts[k++] = 0;
+      if (k == counts.size()) return;
+      ++counts[k];
+      run(counts);
+    }
+  }
+
+  // Backward elimination from every host; each round tries dropping one host of each class.
+  void greedy() {
+    std::vector<int64_t> counts;
+    for (const auto& c : classes) counts.push_back(static_cast<int64_t>(c.hosts.size()));
+    int current = run(counts);
+    for (;;) {
+      int best = -1;
+      size_t best_class = 0;
+      for (size_t k = 0; k < counts.size(); ++k) {
+        if (counts[k] == 0) continue;
+        std::vector<int64_t> fewer = counts;
+        --fewer[k];
+        if (std::all_of(fewer.begin(), fewer.end(), [](int64_t n) { return n == 0; })) continue;
+        const int i = run(fewer);
+        if (i < 0) continue;
+        speedups_against_fastest_single(out.predictions.configurations);
+        const std::vector<bool> two = pair_mask(current, i, best);
+        const BestPick pick = pick_best(out.predictions.configurations, two, s.goal, s.limits);
+        if (pick.best == i) best = i, best_class = k;
+      }
+      if (best < 0) return;
+      current = best;
+      --counts[best_class];
+    }
+  }
+
+  // Only `a`, `b` and `c` (where >= 0) as candidates.
+  std::vector<bool> pair_mask(int a, int b, int c) const {
+    std::vector<bool> m(out.predictions.configurations.size(), false);
+    for (int i : {a, b, c}) {
+      if (i >= 0) m[static_cast<size_t>(i)] = true;
+    }
+    return m;
+  }
+};
+
+}  // namespace
+
+std::vector<HostClass> host_classes(const schema::ClusterSpec& cluster,
+                                    const std::vector<std::string>& hosts) {
+  const std::vector<NodeInstance> nodes = expand_nodes(cluster);
+  std::map<std::string, const NodeInstance*> by_name;
+  for (const auto& n : nodes) by_name[n.host] = &n;
+  std::vector<std::string> wanted = hosts;
+  if (wanted.empty()) {
+    for (const auto& n : nodes) wanted.push_back(n.host);
+  }
+  std::vector<HostClass> out;
+  std::set<std::string> seen;
+  for (const auto& h : wanted) {
+    auto it = by_name.find(h);
+    if (it == by_name.end())
+      throw std::invalid_argument("--hosts-from: host '" + h + "' is not in cluster " +
+                                  cluster.name);
+    if (!seen.insert(h).second)
+      throw std::invalid_argument("--hosts-from: host '" + h + "' is listed twice");
+    const std::string key = class_key(*it->second);
+    auto c = std::find_if(out.begin(), out.end(), [&](const auto& x) { return x.key == key; });
+    if (c == out.end()) {
+      out.push_back({key, {}});
+      c = out.end() - 1;
+    }
+    c->hosts.push_back(h);
+  }
+  return out;
+}
+
+schema::ClusterSpec with_device(const schema::ClusterSpec& cluster, const std::string& device) {
+  schema::ClusterSpec out = cluster;
+  for (auto& n : out.nodes) {
+    for (auto& g : n.gpus) g.device = device;
+  }
+  return out;
+}
+
+SubsetResult search_subsets(const SubsetSearch& s, const schema::ClusterSpec& cluster,
+                            const costmodel::DeviceCatalog& catalog,
+                            const costmodel::ViTConfig& model, const costmodel::CostModel& costs,
+                            const SimOptions& options,
+                            const std::function<void(schema::ConfigPrediction&)>& attach_cost) {
+  SubsetResult out;
+  out.predictions.scenario = "subset-search";
+  const std::vector<HostClass> classes = host_classes(cluster, s.hosts);
+  std::map<std::string, int64_t> gpus_of;
+  for (const auto& n : expand_nodes(cluster))
+    gpus_of[n.host] = static_cast<int64_t>(n.gpu_devices.size());
+  out.combinations = 1;
+  for (const auto& c : classes) {
+    out.combinations *= static_cast<int64_t>(c.hosts.size()) + 1;
+    if (out.combinations > s.max_exhaustive) break;
+  }
+  out.combinations -= 1;  // not the empty subset
+  out.greedy = out.combinations >= s.max_exhaustive;
+  SimOptions one = options;
+  one.trace_path.clear();
+  const std::vector<std::string> devices =
+      s.devices.empty() ? std::vector<std::string>{""} : s.devices;
+  for (const auto& d : devices) {
+    const schema::ClusterSpec cl = d.empty() ? cluster : with_device(cluster, d);
+    Evaluator e{s, classes, gpus_of, cl, d, catalog, model, costs, one, attach_cost, out};
+    if (out.greedy)
+      e.greedy();
+    else
+      e.exhaustive();
+  }
+  speedups_against_fastest_single(out.predictions.configurations);
+  return out;
+}
+
+}  // namespace vitsim::sim

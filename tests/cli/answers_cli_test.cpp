@@ -1,0 +1,108 @@
+// The answers a user acts on, run as a user would (docs/simulator.md, "Breakdown", "Advice",
+// "Sweep goals", "Host subsets and devices"; docs/formats/prices.md): `vitsim advise` on the
+// tesla cluster names tesla3's 1 GbE port and simulates what would help, with $ and kWh; `sweep`
+// explains its goal, flags the one-bucket overlap rows, and searches host subsets. Costs from
+// the synthetic tests/sim/fixtures/costs.json.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+const std::string kSrc = VITSIM_SOURCE_DIR;
+const std::string kTesla = "--cluster " + kSrc + "/platforms/tesla.json --costs " + kSrc +
+                           "/tests/sim/fixtures/costs.json";
+
+struct Result {
+  int code = -1;
+  std::string out;
+};
+
+Result run(const std::string& args, bool with_stderr = false) {
+  Result r;
+  FILE* p = popen((kVitsim + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null")).c_str(), "r");
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+TEST(AnswersCli, AdviseNamesTesla3sPortAndSimulatesWhatHelps) {
+  const Result r = run("advise " + kTesla +
+                       " --gpus 5 --micro-batch 16 --json --epochs 10 "
+                       "--price p4=0.6,rtx3070=0.3,gtx1070=0.2");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  const std::string bottleneck = j["breakdown"]["bottleneck"];
+  EXPECT_EQ(bottleneck.rfind("tesla3's NIC (tesla-1gbe) carries", 0), 0u) << bottleneck;
+  EXPECT_EQ(j["breakdown"]["exposed_comm_by_link"][0]["link"], "tesla3.nic");
+  ASSERT_GE(j["advice"].size(), 2u);
+  const std::string first = j["advice"][0]["what_if"];
+  EXPECT_TRUE(first == "drop host tesla3" || first.rfind("give tesla3 a tesla-10gbe NIC", 0) == 0)
+      << first;
+  EXPECT_LT(j["advice"][0]["epoch_change_rel"].get<double>(), -0.3);
+  // $ per epoch by hand: 1 p4 + 3 rtx3070 + 1 gtx1070 at the --price figures.
+  const double epoch_s = j["epoch_time_s"];
+  EXPECT_NEAR(j["cost"]["epoch_usd"].get<double>(), epoch_s / 3600 * (0.6 + 3 * 0.3 + 0.2), 1e-9);
+  EXPECT_EQ(j["cost"]["epochs"], 10);
+  EXPECT_NEAR(j["cost"]["run_usd"].get<double>(), 10 * j["cost"]["epoch_usd"].get<double>(), 1e-9);
+  // Energy at TDP (platforms/gpus.json): 75 + 3 x 220 + 150 W.
+  EXPECT_NEAR(j["cost"]["epoch_kwh"].get<double>(), epoch_s * (75 + 3 * 220 + 150) / 3.6e6, 1e-9);
+}
+
+TEST(AnswersCli, AdviseTextSaysWhyAndWhatWouldHelp) {
+  const Result r = run("advise " + kTesla + " --gpus 4 --micro-batch 16");
+  ASSERT_EQ(r.code, 0) << r.out;
+  for (const char* s : {"Why the step takes", "Bottleneck: ", "What would help (each simulated"})
+    EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
+}
+
+TEST(AnswersCli, MissingPriceIsAWarningWithTheHint) {
+  // tesla0 (p4: a cloud price only) and rtx3070s (a purchase price only): neither mode prices all.
+  const Result r = run("predict " + kTesla + " --gpus 4 --micro-batch 16", true);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("warning: no cost: no owned price for device p4"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("--price "), std::string::npos) << r.out;
+}
+
+TEST(AnswersCli, BadPriceExitsTwo) {
+  const Result r = run("predict " + kTesla + " --gpus 2 --price rtx3070=cheap", true);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--price"), std::string::npos) << r.out;
+}
+
+TEST(AnswersCli, BestEfficiencyWithOneGpuCountExplainsInsteadOfNothingFits) {
+  const Result r = run("sweep " + kTesla + " --gpus 1 --micro-batch 16,32 --goal best-efficiency");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out.find("no configuration fits and runs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("only 1-GPU configurations ran"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("best (best-efficiency): "), std::string::npos) << r.out;
+}
+
+TEST(AnswersCli, OneBucketOverlapRowsAreExplained) {
+  const Result r = run("sweep " + kTesla + " --gpus 2 --overlap off,on --bucket-mb 500,25");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("note: one 500 MiB bucket holds the whole"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("try --bucket-mb 25"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("note: one 25 MiB bucket"), std::string::npos) << r.out;
+}
+
+TEST(AnswersCli, HostSubsetSearchLeavesTheSlowPortOut) {
+  const Result r = run("sweep " + kTesla + " --hosts-from all --micro-batch 16");
+  ASSERT_EQ(r.code, 0) << r.out;
+  // Classes: tesla0 (p4), tesla1/2/4 (rtx3070), tesla3 (gtx1070, 1 GbE): 2 x 4 x 2 - 1.
+  EXPECT_NE(r.out.find("exhaustive search: 15 host subset(s) per device"), std::string::npos)
+      << r.out;
+  const size_t best = r.out.find("best (fastest-epoch): ");
+  ASSERT_NE(best, std::string::npos) << r.out;
+  const std::string line = r.out.substr(best, r.out.find('\n', best) - best);
+  EXPECT_EQ(line.find("tesla3"), std::string::npos) << line;
+}
+
+}  // namespace

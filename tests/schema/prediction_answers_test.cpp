@@ -1,0 +1,76 @@
+// A prediction's optional "breakdown", "advice" and "cost" (schema/prediction_answers.h): absent
+// keys stay absent, present ones round-trip exactly, bad values name their place.
+#include "schema/prediction_answers.h"
+
+#include <gtest/gtest.h>
+
+#include "schema/prediction.h"
+#include "schema_test_util.h"
+
+namespace vitsim::schema {
+namespace {
+
+const std::string kExample = std::string(VITSIM_TEST_DATA_DIR) + "/examples/prediction.json";
+
+ConfigPrediction with_answers() {
+  ConfigPrediction p = read_prediction(kExample).configurations.at(0);
+  StepBreakdown b;
+  b.step_time_s = 5.1;
+  b.compute_s = 0.6;
+  b.straggler_wait_s = 0.1;
+  b.exposed_comm_s = 4.5;
+  b.exposed_comm_by_link = {{"tesla3.nic", "tesla-1gbe", 4.37}};
+  b.exposed_comm_unsaturated_s = 0.13;
+  b.exposed_comm_attributed = true;
+  b.bottleneck = "tesla3's NIC (tesla-1gbe) carries 4.37 s of a 5.1 s step";
+  p.breakdown = b;
+  p.advice = {{"drop host tesla3", Json{{"hosts", {"tesla0", "tesla1"}}}, 1.2, 900, -0.72}};
+  RunCost c;
+  c.mode = "cloud";
+  c.price_usd_per_gpu_hour = {{"t4", 0.35}};
+  c.price_source = "t4: Google Cloud";
+  c.epoch_usd = 1.2;
+  c.run_usd = 12;
+  c.epochs = 10;
+  c.epoch_kwh = 0.5;
+  c.run_kwh = 5;
+  p.cost = c;
+  return p;
+}
+
+TEST(PredictionAnswers, AbsentStaysAbsent) {
+  const ConfigPrediction p = read_prediction(kExample).configurations.at(0);
+  const Json j = write_config_prediction(p);
+  EXPECT_FALSE(j.contains("breakdown"));
+  EXPECT_FALSE(j.contains("advice"));
+  EXPECT_FALSE(j.contains("cost"));
+}
+
+TEST(PredictionAnswers, RoundTripIsExact) {
+  const Json j = write_config_prediction(with_answers());
+  const ConfigPrediction back = read_config_prediction(Node(j, "w.json", ""));
+  ASSERT_TRUE(back.breakdown);
+  EXPECT_EQ(back.breakdown->exposed_comm_by_link.at(0).link, "tesla3.nic");
+  EXPECT_EQ(back.advice.at(0).change["hosts"][1], "tesla1");
+  EXPECT_EQ(back.cost->epochs, 10);
+  EXPECT_EQ(write_config_prediction(back), j);
+}
+
+TEST(PredictionAnswers, BadValuesNameThePlace) {
+  Json j = write_config_prediction(with_answers());
+  j["cost"]["mode"] = "rented";
+  EXPECT_THROW(read_config_prediction(Node(j, "w.json", "")), InputError);
+  j = write_config_prediction(with_answers());
+  j["breakdown"]["exposed_comm_by_link"][0]["seconds"] = -1;
+  try {
+    read_config_prediction(Node(j, "w.json", ""));
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/breakdown/exposed_comm_by_link/0/seconds"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace vitsim::schema

@@ -1,0 +1,80 @@
+// Picking the best swept configuration (sim/sweep_goal.h) on hand-made predictions: the goals,
+// the fall-back when none meets a goal (and why), and global batches above the limit flagged.
+#include "sim/sweep_goal.h"
+
+#include <gtest/gtest.h>
+
+namespace vitsim::sim {
+namespace {
+
+schema::ConfigPrediction row(const std::string& label, int64_t gpus, double epoch_s,
+                             double efficiency, double usd, int64_t micro_batch = 16) {
+  schema::ConfigPrediction p;
+  p.config.label = label;
+  p.config.gpus = gpus;
+  p.epoch_time_s = epoch_s;
+  p.throughput_images_per_s = 50000 / epoch_s;
+  p.parallel_efficiency = efficiency;
+  p.speedup = efficiency * static_cast<double>(gpus);
+  for (int64_t r = 0; r < gpus; ++r) {
+    schema::RankPrediction rp;
+    rp.micro_batch = micro_batch;
+    p.ranks.push_back(rp);
+  }
+  if (usd > 0) {
+    schema::RunCost c;
+    c.epoch_usd = usd;
+    p.cost = c;
+  }
+  return p;
+}
+
+std::string best_label(const std::vector<schema::ConfigPrediction>& rows, SweepGoal goal,
+                       GoalLimits limits = {}) {
+  const BestPick p = pick_best(rows, std::vector<bool>(rows.size(), true), goal, limits);
+  return p.best < 0 ? "none" : rows[static_cast<size_t>(p.best)].config.label;
+}
+
+TEST(SweepGoal, EachGoalPicksItsBest) {
+  const std::vector<schema::ConfigPrediction> rows = {
+      row("1x", 1, 1000, 1.0, 0.10), row("2x", 2, 520, 0.96, 0.104), row("4x", 4, 300, 0.83, 0.12),
+      row("8x", 8, 200, 0.62, 0.16)};
+  EXPECT_EQ(best_label(rows, SweepGoal::kFastestEpoch), "8x");
+  EXPECT_EQ(best_label(rows, SweepGoal::kBestEfficiency), "2x");
+  EXPECT_EQ(best_label(rows, SweepGoal::kBestEfficiency, {3.0, kDefaultMaxGlobalBatch}), "4x");
+  EXPECT_EQ(best_label(rows, SweepGoal::kCheapestEpoch), "1x");
+  // Images per dollar = 50,000 / epoch_usd: the cheapest epoch again here.
+  EXPECT_EQ(best_label(rows, SweepGoal::kBestThroughputPerDollar), "1x");
+}
+
+TEST(SweepGoal, BestEfficiencyWithOnlyOneGpuRowsFallsBackAndSaysWhy) {
+  const std::vector<schema::ConfigPrediction> rows = {row("mb16", 1, 1000, 1.0, 0),
+                                                      row("mb32", 1, 900, 1.0, 0)};
+  const BestPick p = pick_best(rows, {true, true}, SweepGoal::kBestEfficiency, GoalLimits{});
+  ASSERT_EQ(p.best, 1);  // the fastest, not "no configuration fits and runs"
+  std::string all;
+  for (const auto& n : p.notes) all += n + "\n";
+  EXPECT_NE(all.find("only 1-GPU configurations ran"), std::string::npos) << all;
+  EXPECT_NE(all.find("showing the fastest epoch instead"), std::string::npos) << all;
+}
+
+TEST(SweepGoal, GlobalBatchAboveTheLimitIsFlaggedNotRecommended) {
+  const std::vector<schema::ConfigPrediction> rows = {row("8x mb64", 8, 300, 0.8, 0, 64),
+                                                      row("64x mb128", 64, 100, 0.5, 0, 128)};
+  EXPECT_EQ(global_batch(rows[1]), 8192);
+  const BestPick p = pick_best(rows, {true, true}, SweepGoal::kFastestEpoch, GoalLimits{});
+  EXPECT_EQ(p.best, 0);
+  ASSERT_FALSE(p.notes.empty());
+  EXPECT_NE(p.notes[0].find("global batch above 4096"), std::string::npos) << p.notes[0];
+  EXPECT_NE(p.notes[0].find("64x mb128"), std::string::npos) << p.notes[0];
+}
+
+TEST(SweepGoal, CostGoalsWithoutPricesSaySo) {
+  const std::vector<schema::ConfigPrediction> rows = {row("2x", 2, 500, 0.9, 0)};
+  const BestPick p = pick_best(rows, {true}, SweepGoal::kCheapestEpoch, GoalLimits{});
+  EXPECT_EQ(p.best, 0);  // falls back to the fastest
+  EXPECT_NE(p.notes.front().find("without a cost"), std::string::npos) << p.notes.front();
+}
+
+}  // namespace
+}  // namespace vitsim::sim
