@@ -61,7 +61,8 @@ std::vector<std::string> devices_used(const std::vector<NamedPrediction>& predic
   std::set<std::string> used;
   for (const auto& f : predictions)
     for (const auto& c : f.prediction.configurations)
-      for (const auto& [k, v] : c.cost_sources) used.insert(k);
+      for (const auto& d : c.provenance.compute)
+        used.insert(d.device + "/" + costmodel::to_string(d.precision));
   return {used.begin(), used.end()};
 }
 
@@ -84,8 +85,9 @@ std::string provenance_line(const std::vector<NamedPrediction>& predictions,
   std::set<std::string> seen;
   for (const auto& f : predictions)
     for (const auto& c : f.prediction.configurations)
-      for (const auto& [k, v] : c.cost_sources)
-        if (seen.insert(k).second) ++devices[costmodel::to_string(v)];
+      for (const auto& d : c.provenance.compute)
+        if (seen.insert(d.device + "/" + costmodel::to_string(d.precision)).second)
+          ++devices[costmodel::to_string(d.source)];
   std::string d;
   for (const auto& [source, n] : devices)
     d += fmt::format("{}{} {}", d.empty() ? "" : ", ", n, source);

@@ -91,7 +91,8 @@ int cmd_simulate(int argc, char** argv) {
         {{"scenario_file", scenario_path},
          {"costs_file", costs_path},
          {"model", schema::write_model(scenario.model)}});  // validate checks run logs with it
-    attach_costs(p.configurations, cost, sim::merged_catalog(catalog, effective),
+    attach_costs(p.configurations, cost,
+                 sim::merged_catalog(catalog, schema::apply_overrides(scenario, cluster)),
                  "vitsim simulate");
     std::cout << scenario.name << " (" << cluster.name << ")\n"
               << sim::prediction_table(p.configurations) << "\n";

@@ -99,9 +99,6 @@ void add_options(CLI::App& app, SweepArgs& a, CostArgs& cost, clikit::ModelOptio
                  "auto (a line on stderr when it is a terminal and the sweep runs over 1 s) | "
                  "always (one line per configuration) | never")
       ->capture_default_str();
-  app.add_option("--transports", a.transports,
-                 "transport model parameters, for link classes the costs did not measure")
-      ->capture_default_str();
   app.add_option("--json", a.json_path, "write the prediction (with --shard: the shard file)");
   app.add_option("--jobs", a.jobs,
                  "configurations simulated at once (default: the cores, fewer when that many "
@@ -208,6 +205,8 @@ int merge(const SweepArgs& a, const clikit::ModelOptions& model_options,
   sim::SweepResult r = sim::assemble_sweep(entries, goal);
   r.predictions.context = schema::make_context("vitsim", args);
   print_sweep(r, spec, model_options.resolve());
+  for (const auto& w : sim::unmeasured_warnings(r.predictions.configurations))
+    std::cerr << "vitsim sweep: warning: " << w << "\n";
   write_outputs(a, r.predictions);
   return 0;
 }

@@ -37,7 +37,7 @@ TEST(AnswersCli, AdviseNamesTesla3sPortAndSimulatesWhatHelps) {
                        " --gpus 5 --micro-batch 16 --json --epochs 10 "
                        "--price p4=0.6,rtx3070=0.3,gtx1070=0.2");
   ASSERT_EQ(r.code, 0) << r.out;
-  const auto j = nlohmann::json::parse(r.out);
+  const auto j = nlohmann::json::parse(r.out)["configurations"][0];  // predict --json's document
   const std::string bottleneck = j["breakdown"]["bottleneck"];
   EXPECT_EQ(bottleneck.rfind("tesla3's NIC (tesla-1gbe) carries", 0), 0u) << bottleneck;
   EXPECT_EQ(j["breakdown"]["exposed_comm_by_link"][0]["link"], "tesla3.nic");

@@ -38,7 +38,9 @@ const std::string kTesla = "predict --cluster " + kSrc + "/platforms/tesla.json 
 TEST(OptionsDoWhatUsersExpect, HostsSetTheRankCountAndGpusOnlyChecksIt) {
   Result r = run(kTesla + " --hosts tesla1,tesla2 --json");
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_EQ(nlohmann::json::parse(r.out.substr(r.out.find('{')))["ranks"].size(), 2u);
+  EXPECT_EQ(
+      nlohmann::json::parse(r.out.substr(r.out.find('{')))["configurations"][0]["ranks"].size(),
+      2u);
   r = run(kTesla + " --hosts tesla1,tesla2 --gpus 3");
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(has(r.out, "--hosts lists 2 hosts for --gpus 3")) << r.out;
