@@ -97,9 +97,9 @@ Provenance read_provenance(const Node& n) {
     try {
       const std::string t = l["transport"].string();
       // "none": the cluster file named no transport (its figures are taken as given).
-      u.link.transport =
-          t == costmodel::to_string(costmodel::Transport::kNone) ? costmodel::Transport::kNone
-                                                                 : costmodel::parse_transport(t);
+      u.link.transport = t == costmodel::to_string(costmodel::Transport::kNone)
+                             ? costmodel::Transport::kNone
+                             : costmodel::parse_transport(t);
     } catch (const std::invalid_argument&) {
       l["transport"].fail("a transport (none, socket, tcp, shm, p2p, net-ib, nvlink)",
                           l["transport"].describe());
