@@ -67,6 +67,7 @@ Imported import_study(const ReproduceOptions& o, const schema::Study& study,
   ImportOptions base;
   base.model = study.model;
   base.train_images = study.train_images;
+  base.precision_names = study.precision_names;
   for (const auto& path : sorted_files(study.log_folder, ".log")) {
     const std::string name = fs::path(path).stem().string();
     const schema::StudyLogRule* rule = rule_of(study, name);
@@ -264,7 +265,7 @@ ReproduceResult reproduce(const ReproduceOptions& o) {
   o.progress(fmt::format("[3/5] simulate: {} scenarios -> {} ({:.1f} s)", preds.size(),
                          r.predictions_csv, seconds_since(t0)));
   const std::vector<MeasuredRun> dev =
-      measured_from_csv(schema::CsvTable::read(study.development_set));
+      measured_from_csv(schema::CsvTable::read(study.development_set), study.precision_names);
   write_validation(o, study, imp, preds, dev, r);
   o.progress(fmt::format(
       "[4/5] validate: median |error| {:.2f} %, worst {:.2f} %, Spearman {:.3f} "

@@ -77,9 +77,14 @@ struct EchoParser {
   std::regex accum{R"(gradient_accumulation_steps"?\s*(?:\.+|:)\s*(\d+))"};
   std::regex fp16{R"(\bfp16_enabled\s+\.+\s+(True|False))"};
   std::regex bf16{R"(\bbfloat16_enabled\s+\.+\s+(True|False))"};
+  std::regex amp{R"(\bamp_enabled\s+\.+\s+(True|False))"};
+  // The engine's echo (torch dtype or None) and the user config's JSON ("fp32", "fp16", ...).
+  std::regex comm{R"(\bcommunication_data_type"?\s*(?:\.+|:)\s*"?(?:torch\.)?(\w+))"};
+  std::regex fp32_allreduce{R"("fp32_allreduce"\s*:\s*(true|false))"};
   std::regex rundir{R"(((?:/[^\s/]+)*/p([0-9]*\.?[0-9]+)_b(\d+)_e(\d+))\s*$)"};
   std::regex gpu{R"((?:GPU name|gpu_name|Device name|device name)\s*[:=]\s*(.+?)\s*$)"};
-  std::optional<bool> fp16_on, bf16_on;
+  std::optional<bool> fp16_on, bf16_on, amp_on;
+  bool comm_fp32 = false;
 
   void scan(const std::string& line, int64_t n, DeepSpeedLog& log) {
     std::smatch m;
@@ -100,6 +105,17 @@ struct EchoParser {
     if (line.find("bfloat16_enabled") != std::string::npos && std::regex_search(line, m, bf16)) {
       bf16_on = m[1] == "True";
     }
+    if (line.find("amp_enabled") != std::string::npos && std::regex_search(line, m, amp)) {
+      amp_on = m[1] == "True";
+    }
+    if (line.find("communication_data_type") != std::string::npos &&
+        std::regex_search(line, m, comm)) {
+      comm_fp32 = comm_fp32 || m[1] == "float32" || m[1] == "fp32" || m[1] == "float";
+    }
+    if (line.find("fp32_allreduce") != std::string::npos &&
+        std::regex_search(line, m, fp32_allreduce)) {
+      comm_fp32 = comm_fp32 || m[1] == "true";
+    }
     if (line.find("_b") != std::string::npos && std::regex_search(line, m, rundir)) {
       RunDirectory d{m[1], std::stod(m[2]), std::stoll(m[3]), std::stoll(m[4])};
       if (!log.run_directory) log.run_directory = d;
@@ -110,13 +126,19 @@ struct EchoParser {
   }
 
   void finish(DeepSpeedLog& log) const {
-    // Both echoes are needed to say fp32; either one "True" names the precision.
+    // DeepSpeed's fp16/bf16 blocks are its own mixed precision (16-bit weights and gradients,
+    // FP16_Optimizer / BF16_Optimizer): the ds-* regimes, all-reduced in fp32 only when
+    // communication_data_type or fp32_allreduce asks. amp_enabled is apex AMP (O1, fp16 autocast
+    // over fp32 weights). Both fp16 and bf16 echoes are needed to say fp32.
+    using costmodel::MathType;
     if (fp16_on && *fp16_on) {
-      log.precision = costmodel::Precision::kFp16;
+      log.precision = costmodel::deepspeed_regime(MathType::kFp16, comm_fp32);
     } else if (bf16_on && *bf16_on) {
-      log.precision = costmodel::Precision::kBf16;
+      log.precision = costmodel::deepspeed_regime(MathType::kBf16, comm_fp32);
+    } else if (amp_on && *amp_on) {
+      log.precision = costmodel::Regime::kAmpFp16;
     } else if (fp16_on && bf16_on) {
-      log.precision = costmodel::Precision::kFp32;
+      log.precision = costmodel::Regime::kFp32;
     }
   }
 };

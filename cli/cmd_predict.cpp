@@ -51,7 +51,10 @@ void add_options(CLI::App& app, PredictArgs& a, clikit::ModelOptions& model) {
   app.add_option("--hosts", a.hosts, "explicit hosts, one per rank, comma-separated")
       ->excludes(gpn);
   clikit::add_model_options(app, model);
-  app.add_option("--precision", a.precision, "fp32 | fp16 | bf16")->capture_default_str();
+  app.add_option("--precision", a.precision,
+                 "precision regime: fp32 | amp-fp16 | amp-bf16 | ds-fp16 | ds-bf16 | "
+                 "ds-fp16-allreduce-fp32 | ds-bf16-allreduce-fp32")
+      ->capture_default_str();
   app.add_option("--micro-batch", a.micro_batch, "samples per rank and micro-step")
       ->capture_default_str();
   app.add_option("--per-rank-micro-batch", a.per_rank,
@@ -96,7 +99,7 @@ schema::TrainingConfig to_config(const PredictArgs& a) {
     throw std::invalid_argument("--hosts lists " + std::to_string(c.hosts.size()) +
                                 " hosts for --gpus " + std::to_string(a.gpus) + " (one per rank)");
   }
-  c.precision = clikit::parse_option(a.precision, "precision", costmodel::parse_precision);
+  c.precision = clikit::parse_option(a.precision, "precision", costmodel::parse_regime);
   c.micro_batch = a.micro_batch;
   c.per_rank_micro_batch =
       clikit::parse_list<int64_t>(a.per_rank, "per-rank-micro-batch", clikit::parse_integer, true);

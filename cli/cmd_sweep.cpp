@@ -43,7 +43,10 @@ void add_options(CLI::App& app, SweepArgs& a, clikit::ModelOptions& model) {
   app.add_option("--overlap", a.overlaps, "off,on")->capture_default_str();
   app.add_option("--collective-level", a.level, "step | flow | auto")->capture_default_str();
   app.add_option("--goal", a.goal, "fastest-epoch | best-efficiency")->capture_default_str();
-  app.add_option("--precision", a.precision, "fp32 | fp16 | bf16")->capture_default_str();
+  app.add_option("--precision", a.precision,
+                 "precision regime: fp32 | amp-fp16 | amp-bf16 | ds-fp16 | ds-bf16 | "
+                 "ds-fp16-allreduce-fp32 | ds-bf16-allreduce-fp32")
+      ->capture_default_str();
   app.add_option("--images", a.images, "training images")->capture_default_str();
   app.add_option("--data-fraction", a.data_fraction, "fraction of the images used")
       ->capture_default_str();
@@ -55,7 +58,7 @@ sim::SweepSpec to_spec(const SweepArgs& a) {
   sim::SweepSpec spec;
   spec.base.nodes = a.nodes;
   spec.base.gpus_per_node = a.gpus_per_node;
-  spec.base.precision = clikit::parse_option(a.precision, "precision", costmodel::parse_precision);
+  spec.base.precision = clikit::parse_option(a.precision, "precision", costmodel::parse_regime);
   spec.base.images = a.images;
   spec.base.data_fraction = a.data_fraction;
   spec.base.collective_level =

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "clikit/run_app.h"
 #include "schema/json_file.h"
+#include "schema/study.h"
 
 namespace vitsim::cli {
 
@@ -27,13 +28,21 @@ int cmd_validate(int argc, char** argv) {
   app.add_option("--predicted", predicted_files, "prediction JSON (vitsim simulate / reproduce)")
       ->required()
       ->check(CLI::ExistingFile);
+  std::string study_path;
+  app.add_option("--study", study_path,
+                 "study.json whose precision_names map the CSVs' precision column (e.g. the "
+                 "reference study's fp16 = ds-fp16)")
+      ->check(CLI::ExistingFile);
   app.add_option("--max-median-error-pct", max_median,
                  "exit 1 when the median absolute error exceeds this (default: never fail)");
   app.add_option("-o,--output", out, "also write the table to this text file");
   return clikit::run_app(app, argc, argv, [&] {
+    const schema::RegimeAliases aliases = study_path.empty()
+                                              ? schema::RegimeAliases{}
+                                              : schema::read_study(study_path).precision_names;
     std::vector<calibrate::MeasuredRun> measured;
     for (const auto& f : measured_files) {
-      for (auto& m : calibrate::read_measured(f)) measured.push_back(m);
+      for (auto& m : calibrate::read_measured(f, aliases)) measured.push_back(m);
     }
     std::vector<calibrate::NamedPrediction> predicted;
     for (const auto& f : predicted_files) predicted.push_back({f, schema::read_prediction(f)});

@@ -71,11 +71,11 @@ void read_micro_batches(const Node& n, costmodel::DeviceCosts& d) {
 costmodel::DeviceCosts read_device_costs(const Node& n) {
   n.expect_keys({"device", "precision", "source", "derived_from", "model", "layers", "optimizer",
                  "host_to_device", "data_wait", "step_overhead", "memory_fixed_bytes",
-                 "memory_per_sample_bytes", "micro_batches"});
+                 "memory_per_sample_bytes", "micro_batches", "transfer_uncertainty_rel"});
   costmodel::DeviceCosts d;
   d.device = n["device"].string();
   if (d.device.empty()) n["device"].fail("non-empty device id", "empty string");
-  d.precision = read_precision(n["precision"]);
+  d.precision = read_regime(n["precision"]);
   d.source = read_cost_source(n["source"]);
   d.derived_from = n["derived_from"].string();
   d.model = read_model(n["model"]);
@@ -89,6 +89,7 @@ costmodel::DeviceCosts read_device_costs(const Node& n) {
   d.memory_fixed_bytes = n["memory_fixed_bytes"].nonnegative();
   d.memory_per_sample_bytes = n["memory_per_sample_bytes"].nonnegative();
   read_micro_batches(n["micro_batches"], d);
+  if (auto u = n.get("transfer_uncertainty_rel")) d.transfer_uncertainty_rel = u->in_range(0, 10);
   return d;
 }
 
@@ -105,10 +106,10 @@ costmodel::LinkCost read_link(const Node& n) {
 }
 
 costmodel::RooflineFit read_roofline(const Node& n) {
-  n.expect_keys(
-      {"precision", "compute_efficiency", "memory_efficiency", "launch_overhead_s", "fitted_on"});
+  n.expect_keys({"precision", "form", "compute_efficiency", "memory_efficiency",
+                 "launch_overhead_s", "fitted_on", "held_out_error_rel"});
   costmodel::RooflineFit r;
-  r.precision = read_precision(n["precision"]);
+  r.precision = read_regime(n["precision"]);
   const Node ce = n["compute_efficiency"];
   r.compute_efficiency = ce.in_range(0, 1);
   if (!(r.compute_efficiency > 0))
@@ -117,6 +118,9 @@ costmodel::RooflineFit read_roofline(const Node& n) {
   r.memory_efficiency = n["memory_efficiency"].positive();
   r.launch_overhead_s = n["launch_overhead_s"].nonnegative();
   for (const Node& d : n["fitted_on"].items_nonempty()) r.fitted_on.push_back(d.string());
+  if (auto f = n.get("form"))
+    r.form = costmodel::parse_roofline_form(f->one_of({"max", "additive"}));
+  if (auto e = n.get("held_out_error_rel")) r.held_out_error_rel = e->in_range(0, 10);
   return r;
 }
 
@@ -130,7 +134,7 @@ void expect_unique(std::set<Key>& seen, const Key& key, const Node& key_node,
 }  // namespace
 
 CostModelFile read_cost_model(const Node& root) {
-  root.expect_schema(kCostModelSchema, kCostModelVersion);
+  root.expect_schema(kCostModelSchema, kCostModelVersion, kPreRegimeVersion);
   root.expect_keys({"schema", "schema_version", "context", "devices", "links", "roofline"});
   CostModelFile f;
   f.context = read_context(root);
@@ -183,7 +187,8 @@ Json write_device_costs(const costmodel::DeviceCosts& d) {
           {"step_overhead", write_linear(d.step_overhead)},
           {"memory_fixed_bytes", d.memory_fixed_bytes},
           {"memory_per_sample_bytes", d.memory_per_sample_bytes},
-          {"micro_batches", d.micro_batches}};
+          {"micro_batches", d.micro_batches},
+          {"transfer_uncertainty_rel", d.transfer_uncertainty_rel}};
 }
 
 }  // namespace
@@ -203,6 +208,8 @@ Json write_cost_model_json(const CostModelFile& file) {
   j["roofline"] = Json::array();
   for (const auto& r : file.costs.roofline) {
     j["roofline"].push_back({{"precision", costmodel::to_string(r.precision)},
+                             {"form", costmodel::to_string(r.form)},
+                             {"held_out_error_rel", r.held_out_error_rel},
                              {"compute_efficiency", r.compute_efficiency},
                              {"memory_efficiency", r.memory_efficiency},
                              {"launch_overhead_s", r.launch_overhead_s},

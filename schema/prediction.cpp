@@ -102,7 +102,7 @@ void write_prediction(const std::string& path, const PredictionFile& file) {
 }
 
 PredictionFile read_prediction(const Node& root) {
-  root.expect_schema(kPredictionSchema, kPredictionVersion);
+  root.expect_schema(kPredictionSchema, kPredictionVersion, kPreRegimeVersion);
   root.expect_keys({"schema", "schema_version", "context", "scenario", "configurations"});
   PredictionFile f;
   f.context = read_context(root);

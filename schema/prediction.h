@@ -15,7 +15,7 @@
 namespace vitsim::schema {
 
 inline constexpr const char* kPredictionSchema = "vitsim.prediction";
-inline constexpr int kPredictionVersion = 1;
+inline constexpr int kPredictionVersion = 2;  // 2: precision holds a regime (regime.h)
 
 struct RankPrediction {
   int64_t rank = 0;

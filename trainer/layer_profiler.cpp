@@ -79,8 +79,10 @@ class Profiler {
     return stats_of(v);
   }
   torch::Tensor forward_layer(size_t i, const torch::Tensor& x) {
-    if (o_.precision == costmodel::Precision::kFp32) return model_->forward_layer(i, x);
-    const auto dtype = o_.precision == costmodel::Precision::kBf16 ? at::kBFloat16 : at::kHalf;
+    if (o_.precision == costmodel::Regime::kFp32) return model_->forward_layer(i, x);
+    const auto dtype = costmodel::math_type(o_.precision) == costmodel::MathType::kBf16
+                           ? at::kBFloat16
+                           : at::kHalf;
     autocast_on(device_.type(), dtype);
     auto y = model_->forward_layer(i, x);
     autocast_off();

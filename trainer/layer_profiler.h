@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "costmodel/optimizer.h"
-#include "costmodel/precision.h"
+#include "costmodel/regime.h"
 #include "costmodel/vit_config.h"
 #include "schema/profile.h"
 
@@ -25,7 +25,7 @@ struct ProfileOptions {
   int64_t warmup = 2;       // untimed repetitions first
   int64_t repetitions = 5;  // timed repetitions behind each median
   int64_t full_steps = 4;   // complete steps per micro-batch for data wait and overhead
-  costmodel::Precision precision = costmodel::Precision::kFp32;
+  costmodel::Regime precision = costmodel::Regime::kFp32;
   std::string device = "cpu";  // "cpu" | "cuda"
   std::string device_id;       // recorded id (default "cpu" / "cuda")
   costmodel::Optimizer optimizer = costmodel::Optimizer::kAdamW;

@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "clikit/model_options.h"
-#include "costmodel/precision.h"
+#include "costmodel/regime.h"
 
 namespace vitsim::clikit {
 namespace {
@@ -45,10 +45,10 @@ TEST(ListOptions, ListsSkipEmptyItemsAndNameTheBadOne) {
 }
 
 TEST(ListOptions, OneValueThroughAnEnumParser) {
-  EXPECT_EQ(parse_option("bf16", "precision", costmodel::parse_precision),
-            costmodel::Precision::kBf16);
+  EXPECT_EQ(parse_option("bf16", "precision", costmodel::parse_regime),
+            costmodel::Regime::kAmpBf16);
   EXPECT_NE(error_of([] {
-              parse_option("fp8", "precision", costmodel::parse_precision);
+              parse_option("fp8", "precision", costmodel::parse_regime);
             }).find("--precision: cannot read 'fp8': unknown precision"),
             std::string::npos);
 }

@@ -31,13 +31,13 @@ TEST(RunLog, ReadsMinimalExample) {
 
 TEST(RunLog, RoundTripsThroughAFile) {
   RunLog log = read_run_log(testing::example_path("run_log"));
-  log.config.precision = costmodel::Precision::kBf16;
+  log.config.precision = costmodel::Regime::kAmpBf16;
   log.config.overlap = false;
   const std::string path = testing::scratch_path("run_log.json");
   write_run_log(path, log);
   const RunLog back = read_run_log(path);
   EXPECT_EQ(write_run_log_json(back), write_run_log_json(log));
-  EXPECT_EQ(back.config.precision, costmodel::Precision::kBf16);
+  EXPECT_EQ(back.config.precision, costmodel::Regime::kAmpBf16);
   EXPECT_FALSE(back.config.overlap);
   EXPECT_EQ(testing::read_text(path).rfind("{\n  \"schema\": \"vitsim.run_log\"", 0), 0u);
 }
