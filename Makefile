@@ -1,11 +1,18 @@
 # Thin wrapper over CMake: the two set-up commands of the README, and a few conveniences.
 #   make run    install what is missing, build, run the main job (writes out/)
-#   make test   install what is missing, build both executables, run every test
+#   make test   install what is missing, build both executables, run every test; then the
+#               sanitizer build (build-asan: ASan + UBSan, fuzz targets) and its tests
+#               (docs/build.md, "What make test runs")
 BUILD ?= build
+ASAN_BUILD ?= build-asan
 JOBS  ?= 2
 CMAKE_FLAGS ?=
+ASAN_CMAKE_FLAGS ?=
+# Every sanitizer report fails the program that makes it; leaks are reported at exit.
+SANITIZER_ENV = ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:check_initialization_order=1 \
+                UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all deps configure build run test bench clean validate-local
+.PHONY: all deps configure build run test asan test-asan bench clean validate-local
 
 all: build
 
@@ -21,8 +28,23 @@ build: configure
 run: build
 	scripts/run-main-job $(BUILD) out
 
-test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 600
+test: build asan
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 600 --output-junit junit.xml
+	scripts/check-skips $(BUILD)/junit.xml
+	$(MAKE) test-asan
+
+# The sanitizer build: clang, ASan + UBSan everywhere, the fuzz targets, no trainer. -O1 and line
+# tables only: sanitizer reports keep file:line, and the build costs less CI time.
+asan: deps
+	CC=clang CXX=clang++ cmake -S . -B $(ASAN_BUILD) -DVITSIM_SANITIZE=ON -DVITSIM_FUZZ=ON \
+	  -DVITSIM_BUILD_TRAINER=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" $(ASAN_CMAKE_FLAGS)
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+test-asan:
+	cd $(ASAN_BUILD) && $(SANITIZER_ENV) ctest --output-on-failure -j $(JOBS) --timeout 900 \
+	  --output-junit junit.xml
+	scripts/check-skips $(ASAN_BUILD)/junit.xml
 
 # Emulated cluster on this machine (root): measure, calibrate, predict, run, validate
 # (docs/validation.md). Writes out/validate-local/.
@@ -30,4 +52,4 @@ validate-local: build
 	scripts/validate-local --build $(BUILD) --out out/validate-local
 
 clean:
-	rm -rf $(BUILD) out
+	rm -rf $(BUILD) $(ASAN_BUILD) out

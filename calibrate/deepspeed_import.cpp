@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 
 #include "calibrate/statistics.h"
 #include "costmodel/epoch.h"
+#include "costmodel/physical_bounds.h"
 #include "schema/input_error.h"
 
 namespace vitsim::calibrate {
@@ -99,6 +101,32 @@ StepSamples kept_samples(const DeepSpeedLog& log, int64_t epoch_steps, bool sing
   return out;
 }
 
+// What a profile needs of the medians: passes that take time, an all-reduce that was timed, and
+// timers that fit in the wall interval between step lines. The stamps have millisecond resolution
+// (and the timers 10 us), so timers may exceed the interval by up to 1 ms: no overhead, 0.
+void check_summary(const DeepSpeedLog& log, LogSummary& s) {
+  constexpr double kStampResolutionS = 1e-3;
+  if (!(s.forward_s > 0 && s.backward_inner_s > 0)) {
+    throw InputError::at(log.file, "fwd/bwd_inner", "median forward and backward times > 0 ms",
+                         std::to_string(s.forward_s * 1e3) + " and " +
+                             std::to_string(s.backward_inner_s * 1e3) + " ms",
+                         "timers reading 0 were not measured: is wall_clock_breakdown on?");
+  }
+  if (s.world_size > 1 && !(s.backward_allreduce_s > 0)) {
+    throw InputError::at(
+        log.file, "bwd_allreduce",
+        "a median all-reduce time > 0 ms in a " + std::to_string(s.world_size) + "-rank log",
+        "0 ms", "an all-reduce among ranks takes time; is this one run's log?");
+  }
+  if (s.outside_s < -kStampResolutionS) {
+    throw InputError::at(
+        log.file, "step lines", "timers that fit in the wall interval between step lines",
+        "timers " + std::to_string(-s.outside_s * 1e3) + " ms longer than the interval (median)",
+        "the timers and the timestamps disagree: is this one run's log?");
+  }
+  s.outside_s = std::max(0.0, s.outside_s);
+}
+
 }  // namespace
 
 LogSummary summarize_log(const DeepSpeedLog& log, const ImportOptions& o) {
@@ -123,10 +151,23 @@ LogSummary summarize_log(const DeepSpeedLog& log, const ImportOptions& o) {
     throw InputError::at(log.file, "run directory", "a line like \".../p0.1_b16_e10\"", "none",
                          "pass --data-fraction to fix the epoch boundaries");
   }
+  if (o.train_images < 1) throw std::invalid_argument("--train-images must be >= 1");
+  if (s.world_size < 1 || s.micro_batch < 1) {  // the divisions of the epoch rule
+    throw InputError::at(log.file, "world size and micro-batch", "both >= 1",
+                         std::to_string(s.world_size) + " and " + std::to_string(s.micro_batch),
+                         "is this a DeepSpeed log of one run?");
+  }
   // The logs have no accumulation (refused above): a step is a micro-step.
   s.steps_per_epoch = costmodel::steps_per_epoch(
       s.data_fraction, o.train_images,
       std::vector<int64_t>(static_cast<size_t>(s.world_size), s.micro_batch), 1);
+  if (s.steps_per_epoch < 1) {  // epoch boundaries below divide by it
+    throw InputError::at(log.file, "data fraction",
+                         "a data fraction that keeps at least one of the " +
+                             std::to_string(o.train_images) + " training images",
+                         std::to_string(s.data_fraction),
+                         "check the run directory's p, --data-fraction and --train-images");
+  }
   s.step_lines = static_cast<int64_t>(log.steps.size());
   const bool partial_last =
       costmodel::last_micro_step_is_partial(costmodel::images_used(s.data_fraction, o.train_images),
@@ -146,6 +187,7 @@ LogSummary summarize_log(const DeepSpeedLog& log, const ImportOptions& o) {
   s.optimizer_s = median(x.optimizer);
   s.outside_s = median(x.outside);
   s.step_interval_s = median(x.interval);
+  check_summary(log, s);
   return s;
 }
 
@@ -296,10 +338,21 @@ ImportResult import_compute_summary(const schema::CsvTable& t,
     }
     schema::MicroBatchProfile m;
     m.micro_batch = t.integer(i, "micro_batch_per_gpu");
+    if (!costmodel::bound_violation(costmodel::kMicroBatch, m.micro_batch).empty()) {
+      t.fail(i, "micro_batch_per_gpu", costmodel::kMicroBatch.what);
+    }
     m.repetitions = 1;
-    m.layers = split_by_mac_share(graph, t.positive(i, "fwd_ms_median") / 1000.0, 0,
-                                  t.positive(i, "bwd_inner_ms_median") / 1000.0, 0);
-    m.optimizer_time_s = t.positive(i, "optimizer_step_ms_median") / 1000.0;
+    // Held to the profile's bounds here, so that the import never writes what calibrate refuses.
+    auto seconds = [&](const char* column) {
+      const double s = t.positive(i, column) / 1000.0;
+      if (!costmodel::bound_violation(costmodel::kPositiveDurationS, s).empty()) {
+        t.fail(i, column, std::string("milliseconds for ") + costmodel::kPositiveDurationS.what);
+      }
+      return s;
+    };
+    m.layers =
+        split_by_mac_share(graph, seconds("fwd_ms_median"), 0, seconds("bwd_inner_ms_median"), 0);
+    m.optimizer_time_s = seconds("optimizer_step_ms_median");
     p.compute.push_back(m);  // host-side costs unknown: left 0 (calibrate fills them, documented)
   }
   if (p.compute.empty()) {

@@ -1,12 +1,17 @@
-// DeepSpeed log parsing (see deepspeed_log.h and docs/calibration.md).
+// DeepSpeed log parsing (see deepspeed_log.h and docs/calibration.md). Hand-written scanning, no
+// std::regex: logs are user input of any line length.
 #include "calibrate/deepspeed_log.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
-#include <fstream>
-#include <regex>
 #include <sstream>
+#include <string_view>
 
+#include "calibrate/line_cursor.h"
+#include "costmodel/physical_bounds.h"
 #include "schema/input_error.h"
+#include "schema/text_file.h"
 
 namespace vitsim::calibrate {
 
@@ -24,16 +29,56 @@ int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
   return era * 146097 + doe - 719468;
 }
 
-// Value of "| key: 12.34" in a timer line, in seconds; nullopt when the key is absent.
-std::optional<double> timer_ms(const std::string& line, const std::string& key) {
+std::string shown(std::string_view text) {
+  return "\"" + std::string(text.substr(0, 60)) + (text.size() > 60 ? "...\"" : "\"");
+}
+
+[[noreturn]] void refuse(const std::string& file, int64_t line_no, const std::string& expected,
+                         const std::string& got, const std::string& hint = "") {
+  throw InputError::at(file, "line " + std::to_string(line_no), expected, got, hint);
+}
+
+// A count the log echoes, held to its physical bound (a world size of 0 divided by zero later).
+int64_t echoed_count(std::string_view digits, const costmodel::CountBound& bound, const char* what,
+                     const std::string& file, int64_t line_no) {
+  int64_t v = 0;
+  for (char c : digits) {
+    if (v > (bound.max - (c - '0')) / 10) {  // beyond the bound, and before int64 overflows
+      refuse(file, line_no, std::string(what) + ": " + bound.what, shown(digits), bound.why);
+    }
+    v = v * 10 + (c - '0');
+  }
+  if (v < bound.min) {
+    refuse(file, line_no, std::string(what) + ": " + bound.what, shown(digits),
+           "no run has " + std::string(what) + " " + std::to_string(v) +
+               ": is the log damaged, or not DeepSpeed's?");
+  }
+  return v;
+}
+
+// Value of "| key: 12.34" (milliseconds) in a timer line, in seconds; nullopt when the key is
+// absent. A value that is not a plain decimal number of milliseconds is refused.
+std::optional<double> timer_ms(const std::string& line, const std::string& key,
+                               const std::string& file, int64_t line_no) {
   const std::string needle = "| " + key + ": ";
   const size_t pos = line.find(needle);
   if (pos == std::string::npos) return std::nullopt;
-  const char* start = line.c_str() + pos + needle.size();
-  char* end = nullptr;
-  const double v = std::strtod(start, &end);
-  if (end == start) return std::nullopt;
-  return v / 1000.0;
+  Cursor c(line, pos + needle.size());
+  const std::string_view text = c.decimal();
+  const std::string_view after = c.rest();
+  if (text.empty() || !(after.empty() || after[0] == ' ')) {
+    refuse(file, line_no, key + " as a number of milliseconds >= 0",
+           shown(text.empty() ? after : line.substr(pos + needle.size())),
+           "DeepSpeed prints its timers as fixed-point milliseconds; NaN or a negative time is a "
+           "broken timer");
+  }
+  const double ms = std::strtod(std::string(text).c_str(), nullptr);
+  const double s = ms / 1000.0;
+  if (!costmodel::bound_violation(costmodel::kDurationS, s).empty()) {
+    refuse(file, line_no, key + " " + costmodel::kDurationS.what + " (in ms: x 1000)", shown(text),
+           costmodel::kDurationS.why);
+  }
+  return s;
 }
 
 std::optional<DeepSpeedStep> parse_step_line(const std::string& line, int64_t line_no,
@@ -42,14 +87,15 @@ std::optional<DeepSpeedStep> parse_step_line(const std::string& line, int64_t li
   DeepSpeedStep s;
   s.line = line_no;
   const auto stamp = parse_log_timestamp(line);
-  const auto fwd = timer_ms(line, "fwd"), bwd = timer_ms(line, "bwd");
-  const auto inner = timer_ms(line, "bwd_inner"), ar = timer_ms(line, "bwd_allreduce");
-  const auto step = timer_ms(line, "step");
+  const auto fwd = timer_ms(line, "fwd", file, line_no), bwd = timer_ms(line, "bwd", file, line_no);
+  const auto inner = timer_ms(line, "bwd_inner", file, line_no);
+  const auto ar = timer_ms(line, "bwd_allreduce", file, line_no);
+  const auto step = timer_ms(line, "step", file, line_no);
   if (!stamp || !fwd || !bwd || !inner || !ar || !step) {
-    throw InputError::at(file, "line " + std::to_string(line_no),
-                         "a timer line \"[time] ... [Rank 0] time (ms) | fwd: X | bwd: X | "
-                         "bwd_inner: X | bwd_allreduce: X | step: X\"",
-                         "\"" + line.substr(0, 160) + "\"");
+    refuse(file, line_no,
+           "a timer line \"[time] ... [Rank 0] time (ms) | fwd: X | bwd: X | bwd_inner: X | "
+           "bwd_allreduce: X | step: X\"",
+           shown(line));
   }
   s.timestamp_s = *stamp;
   s.forward_s = *fwd;
@@ -71,58 +117,162 @@ void set_once(std::optional<T>& slot, const T& value, const std::string& what,
   slot = value;
 }
 
+// "<key> ... True|False" as DeepSpeed's configuration echo prints a flag.
+std::optional<bool> echoed_flag(const std::string& line, std::string_view key) {
+  std::optional<bool> out;
+  search(line, key, [&](Cursor& c, size_t at) {
+    if (at > 0 && is_word(line[at - 1])) return false;
+    if (c.spaces() == 0 || c.repeated('.') == 0 || c.spaces() == 0) return false;
+    if (c.literal("True")) out = true;
+    if (!out && c.literal("False")) out = false;
+    return out.has_value();
+  });
+  return out;
+}
+
+// Whether the line asks DeepSpeed to all-reduce in fp32: the engine's echo
+// "communication_data_type ...... torch.float32" or the user config's "communication_data_type":
+// "fp32" / "fp32_allreduce": true. "seq_parallel_communication_data_type" is another setting.
+bool asks_fp32_communication(const std::string& line) {
+  const std::string comm = "communication_data_type";
+  const size_t at = line.find(comm);
+  if (at != std::string::npos && (at == 0 || !is_word(line[at - 1]))) {
+    const std::string rest = line.substr(at + comm.size());
+    const std::string value = rest.substr(0, rest.find_first_of(",}"));
+    if (value.find("float32") != std::string::npos || value.find("fp32") != std::string::npos)
+      return true;
+  }
+  const std::string key = "\"fp32_allreduce\"";
+  const size_t k = line.find(key);
+  if (k == std::string::npos) return false;
+  const std::string rest = line.substr(k + key.size());
+  return rest.substr(0, rest.find_first_of(",}")).find("true") != std::string::npos;
+}
+
+// The study's run directory at the end of a line: ".../p0.2_b16_e10" (p a decimal, b and e
+// integers), the path being the run of "/segment" parts before it.
+std::optional<RunDirectory> run_directory(const std::string& line, const std::string& file,
+                                          int64_t n) {
+  const std::string_view s = trim_right(line);
+  const size_t slash = s.rfind('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  Cursor c(s, slash + 1);
+  if (!c.literal("p")) return std::nullopt;
+  const std::string_view p = c.decimal();
+  if (p.empty() || p.back() == '.' || !c.literal("_b")) return std::nullopt;
+  const std::string_view b = c.digits();
+  if (b.empty() || !c.literal("_e")) return std::nullopt;
+  const std::string_view e = c.digits();
+  if (e.empty() || !c.at_end()) return std::nullopt;
+  size_t from = slash;
+  for (;;) {  // earlier "/segment" parts of the path
+    size_t j = from;
+    while (j > 0 && !is_space(s[j - 1]) && s[j - 1] != '/') --j;
+    if (j == 0 || s[j - 1] != '/' || j == from) break;
+    from = j - 1;
+  }
+  RunDirectory d;
+  d.path = std::string(s.substr(from));
+  d.data_fraction = std::strtod(std::string(p).c_str(), nullptr);
+  if (!(d.data_fraction > 0 && d.data_fraction <= 1)) {
+    refuse(file, n, "a run directory's data fraction p in (0, 1]", shown(d.path),
+           "p0.1 keeps a tenth of the training images; p0 would train on none");
+  }
+  d.micro_batch =
+      echoed_count(b, costmodel::kMicroBatch, "a run directory's micro-batch b", file, n);
+  d.epochs = echoed_count(e, costmodel::kRepetitions, "a run directory's epochs e", file, n);
+  return d;
+}
+
+// "GPU name: NVIDIA ..." (or gpu_name, Device name, device name; ':' or '='), the leftmost.
+std::optional<std::string> gpu_name(const std::string& line) {
+  std::optional<std::string> name;
+  size_t best = std::string::npos;
+  for (std::string_view key : {"GPU name", "gpu_name", "Device name", "device name"}) {
+    search(line, key, [&](Cursor& c, size_t at) {
+      c.spaces();
+      if (!c.one_of(":=")) return false;
+      c.spaces();
+      const std::string_view value = trim_right(c.rest());
+      if (value.empty()) return false;
+      if (at < best) {
+        best = at;
+        // A name is a few words; a longer "name" stays readable in the error that refuses it.
+        name = std::string(value.substr(0, 200)) + (value.size() > 200 ? "..." : "");
+      }
+      return true;
+    });
+  }
+  return name;
+}
+
+// Integer echoes: "<key><separator><digits>" with the separators DeepSpeed prints.
+enum class Separator {
+  kEqualsOrDots,  // "world_size = 2", "world_size=2", "world_size ....... 2"
+  kCallOrSpaces,  // "train_micro_batch_size_per_gpu(): 64", "... per_gpu  64"
+  kDotsOrColon,   // "gradient_accumulation_steps .. 1", "\"gradient_accumulation_steps\": 1"
+};
+
+std::optional<std::string_view> echoed_digits(const std::string& line, std::string_view key,
+                                              Separator sep) {
+  std::optional<std::string_view> out;
+  search(line, key, [&](Cursor& c, size_t) {
+    switch (sep) {
+      case Separator::kEqualsOrDots: {
+        const size_t sp = c.spaces();
+        if (c.literal("=")) {
+          c.spaces();
+        } else if (sp == 0 || c.repeated('.') == 0 || c.spaces() == 0) {
+          return false;
+        }
+        break;
+      }
+      case Separator::kCallOrSpaces:
+        if (!c.literal("():") && c.spaces() == 0) return false;
+        c.spaces();
+        break;
+      case Separator::kDotsOrColon:
+        c.literal("\"");
+        c.spaces();
+        if (c.repeated('.') == 0 && !c.literal(":")) return false;
+        c.spaces();
+        break;
+    }
+    const std::string_view d = c.digits();
+    if (!d.empty()) out = d;
+    return out.has_value();
+  });
+  return out;
+}
+
 struct EchoParser {
-  std::regex world{R"(world_size\s*(?:=\s*|\s\.+\s+)(\d+))"};
-  std::regex micro{R"(train_micro_batch_size_per_gpu(?:\(\):|\s+)\s*(\d+))"};
-  std::regex accum{R"(gradient_accumulation_steps"?\s*(?:\.+|:)\s*(\d+))"};
-  std::regex fp16{R"(\bfp16_enabled\s+\.+\s+(True|False))"};
-  std::regex bf16{R"(\bbfloat16_enabled\s+\.+\s+(True|False))"};
-  std::regex amp{R"(\bamp_enabled\s+\.+\s+(True|False))"};
-  // The engine's echo (torch dtype or None) and the user config's JSON ("fp32", "fp16", ...).
-  std::regex comm{R"(\bcommunication_data_type"?\s*(?:\.+|:)\s*"?(?:torch\.)?(\w+))"};
-  std::regex fp32_allreduce{R"("fp32_allreduce"\s*:\s*(true|false))"};
-  std::regex rundir{R"(((?:/[^\s/]+)*/p([0-9]*\.?[0-9]+)_b(\d+)_e(\d+))\s*$)"};
-  std::regex gpu{R"((?:GPU name|gpu_name|Device name|device name)\s*[:=]\s*(.+?)\s*$)"};
   std::optional<bool> fp16_on, bf16_on, amp_on;
   bool comm_fp32 = false;
 
   void scan(const std::string& line, int64_t n, DeepSpeedLog& log) {
-    std::smatch m;
-    if (line.find("world_size") != std::string::npos && std::regex_search(line, m, world)) {
-      set_once<int64_t>(log.world_size, std::stoll(m[1]), "world size", log.file, n);
+    const std::string& f = log.file;
+    if (auto d = echoed_digits(line, "world_size", Separator::kEqualsOrDots)) {
+      set_once<int64_t>(log.world_size, echoed_count(*d, costmodel::kRanks, "world_size", f, n),
+                        "world size", f, n);
     }
-    if (line.find("train_micro_batch_size_per_gpu") != std::string::npos &&
-        std::regex_search(line, m, micro)) {
-      set_once<int64_t>(log.micro_batch, std::stoll(m[1]), "micro-batch", log.file, n);
+    if (auto d = echoed_digits(line, "train_micro_batch_size_per_gpu", Separator::kCallOrSpaces)) {
+      set_once<int64_t>(log.micro_batch,
+                        echoed_count(*d, costmodel::kMicroBatch, "micro-batch", f, n),
+                        "micro-batch", f, n);
     }
-    if (line.find("gradient_accumulation_steps") != std::string::npos &&
-        std::regex_search(line, m, accum)) {
-      set_once<int64_t>(log.accumulation, std::stoll(m[1]), "accumulation", log.file, n);
+    if (auto d = echoed_digits(line, "gradient_accumulation_steps", Separator::kDotsOrColon)) {
+      set_once<int64_t>(log.accumulation,
+                        echoed_count(*d, costmodel::kAccumulation, "accumulation", f, n),
+                        "accumulation", f, n);
     }
-    if (line.find("fp16_enabled") != std::string::npos && std::regex_search(line, m, fp16)) {
-      fp16_on = m[1] == "True";
+    if (auto v = echoed_flag(line, "fp16_enabled")) fp16_on = v;
+    if (auto v = echoed_flag(line, "bfloat16_enabled")) bf16_on = v;
+    if (auto v = echoed_flag(line, "amp_enabled")) amp_on = v;
+    comm_fp32 = comm_fp32 || asks_fp32_communication(line);
+    if (line.find("_b") != std::string::npos) {
+      if (auto d = run_directory(line, f, n); d && !log.run_directory) log.run_directory = d;
     }
-    if (line.find("bfloat16_enabled") != std::string::npos && std::regex_search(line, m, bf16)) {
-      bf16_on = m[1] == "True";
-    }
-    if (line.find("amp_enabled") != std::string::npos && std::regex_search(line, m, amp)) {
-      amp_on = m[1] == "True";
-    }
-    if (line.find("communication_data_type") != std::string::npos &&
-        std::regex_search(line, m, comm)) {
-      comm_fp32 = comm_fp32 || m[1] == "float32" || m[1] == "fp32" || m[1] == "float";
-    }
-    if (line.find("fp32_allreduce") != std::string::npos &&
-        std::regex_search(line, m, fp32_allreduce)) {
-      comm_fp32 = comm_fp32 || m[1] == "true";
-    }
-    if (line.find("_b") != std::string::npos && std::regex_search(line, m, rundir)) {
-      RunDirectory d{m[1], std::stod(m[2]), std::stoll(m[3]), std::stoll(m[4])};
-      if (!log.run_directory) log.run_directory = d;
-    }
-    if (!log.gpu_name && line.find("ame") != std::string::npos && std::regex_search(line, m, gpu)) {
-      log.gpu_name = m[1];
-    }
+    if (!log.gpu_name && line.find("ame") != std::string::npos) log.gpu_name = gpu_name(line);
   }
 
   void finish(DeepSpeedLog& log) const {
@@ -142,6 +292,22 @@ struct EchoParser {
     }
   }
 };
+
+// Step lines must move forward in time: the wall interval between two of them is the step's
+// duration, and a backwards or repeated stamp (concatenated or reordered logs) would make it 0 or
+// negative, and the per-step overhead derived from it negative.
+void check_time_order(const DeepSpeedLog& log) {
+  for (size_t i = 1; i < log.steps.size(); ++i) {
+    const DeepSpeedStep& a = log.steps[i - 1];
+    const DeepSpeedStep& b = log.steps[i];
+    if (!(b.timestamp_s > a.timestamp_s)) {
+      refuse(log.file, b.line,
+             "a timestamp after the previous step line's (line " + std::to_string(a.line) + ")",
+             b.timestamp_s == a.timestamp_s ? "the same timestamp" : "an earlier timestamp",
+             "step lines must be in time order, one run per log: split concatenated logs");
+    }
+  }
+}
 
 }  // namespace
 
@@ -185,6 +351,7 @@ DeepSpeedLog parse_deepspeed_log_text(const std::string& text, const std::string
     echo.scan(line, n, log);
   }
   echo.finish(log);
+  check_time_order(log);
   if (log.steps.empty()) {
     throw InputError::at(file, "line " + std::to_string(n),
                          "DeepSpeed timer lines \"[Rank 0] time (ms) | fwd: ...\"",
@@ -195,11 +362,9 @@ DeepSpeedLog parse_deepspeed_log_text(const std::string& text, const std::string
 }
 
 DeepSpeedLog parse_deepspeed_log(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError::at(path, "", "a readable DeepSpeed log", "nothing (cannot open)");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_deepspeed_log_text(ss.str(), path);
+  // A long run's log is tens of megabytes (two timer lines per step); 1 GiB bounds a wrong path.
+  return parse_deepspeed_log_text(schema::read_text_file(path, size_t{1} << 30, "a DeepSpeed log"),
+                                  path);
 }
 
 }  // namespace vitsim::calibrate

@@ -2,20 +2,70 @@
 #include "calibrate/gnuplot.h"
 
 #include <fcntl.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
-extern char** environ;
-
 namespace vitsim::calibrate {
+namespace {
+
+// The child: die with vitsim, run in `work_dir` (gnuplot resolves the script's data and output
+// names against its working directory), stderr into the pipe. Only system calls between fork()
+// and exec(): everything is prepared before. Never returns.
+[[noreturn]] void exec_gnuplot(pid_t parent, const char* work_dir, int err_fd, char** args) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(127);  // vitsim already gone
+  if (::chdir(work_dir) != 0) ::_exit(126);
+  const int null_fd = ::open("/dev/null", O_WRONLY);
+  if (null_fd >= 0) ::dup2(null_fd, STDOUT_FILENO);
+  ::dup2(err_fd, STDERR_FILENO);
+  ::execvp(args[0], args);
+  ::_exit(127);
+}
+
+// Runs gnuplot; returns its exit status (as waitpid gives it) and its stderr.
+std::pair<int, std::string> spawn(const std::string& work_dir, const std::string& assignments,
+                                  const std::string& script) {
+  std::string prog = "gnuplot", e = "-e", a = assignments, s = script;
+  char* args[] = {prog.data(), e.data(), a.data(), s.data(), nullptr};
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    exec_gnuplot(parent, work_dir.c_str(), fds[1], args);
+  }
+  ::close(fds[1]);
+  if (pid < 0) {
+    ::close(fds[0]);
+    throw std::runtime_error(std::string("cannot start gnuplot: ") + std::strerror(errno));
+  }
+  std::string err;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    err.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return {status, err};
+}
+
+}  // namespace
 
 bool gnuplot_available() {
   const char* path = std::getenv("PATH");
@@ -27,41 +77,43 @@ bool gnuplot_available() {
   return false;
 }
 
-void run_gnuplot(const std::string& script_path, const std::string& work_dir) {
+std::string gnuplot_output_defaults(const std::vector<GnuplotOutput>& outputs) {
+  std::string out;
+  for (const auto& o : outputs) {
+    out +=
+        "if (!exists(\"" + o.variable + "\")) " + o.variable + " = " + gnuplot_quote(o.path) + "\n";
+  }
+  return out;
+}
+
+void run_gnuplot(const std::string& script_path, const std::string& work_dir,
+                 const std::vector<GnuplotOutput>& outputs) {
+  namespace fs = std::filesystem;
   if (!gnuplot_available()) {
     throw std::runtime_error("gnuplot not found on PATH: run scripts/install-deps (gnuplot-nox)");
   }
-  const std::string err_path = script_path + ".stderr";
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  // gnuplot resolves the script's relative data and output paths against its working directory;
-  // the script itself is loaded after the cd, so its own path must not be relative.
-  const std::string cd_script = "cd " + gnuplot_quote(work_dir) + "\nload " +
-                                gnuplot_quote(std::filesystem::absolute(script_path).string()) +
-                                "\n";
-  const std::string wrapper = script_path + ".run";
-  {
-    std::ofstream w(wrapper);
-    w << cd_script;
-  }
-  std::string prog = "gnuplot";
-  std::vector<char*> args = {prog.data(), const_cast<char*>(wrapper.c_str()), nullptr};
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, "gnuplot", &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) throw std::runtime_error("cannot start gnuplot: " + std::to_string(rc));
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  std::ifstream err(err_path);
-  std::stringstream msg;
-  msg << err.rdbuf();
-  std::remove(err_path.c_str());
-  std::remove(wrapper.c_str());
+  const std::string suffix = ".tmp." + std::to_string(::getpid());
+  std::string assignments;
+  for (const auto& o : outputs)
+    assignments += o.variable + " = " + gnuplot_quote(o.path + suffix) + "; ";
+  auto remove_temporaries = [&] {
+    std::error_code ec;
+    for (const auto& o : outputs) fs::remove(fs::path(work_dir) / (o.path + suffix), ec);
+  };
+  const auto [status, err] = spawn(work_dir, assignments, fs::absolute(script_path).string());
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    throw std::runtime_error("gnuplot failed on " + script_path + ": " + msg.str());
+    remove_temporaries();
+    throw std::runtime_error("gnuplot failed on " + script_path + ": " + err);
+  }
+  for (const auto& o : outputs) {
+    const fs::path from = fs::path(work_dir) / (o.path + suffix), to = fs::path(work_dir) / o.path;
+    std::error_code ec;
+    fs::rename(from, to, ec);
+    if (ec) {
+      remove_temporaries();
+      throw std::runtime_error("gnuplot did not write " + to.string() + " (" + ec.message() +
+                               "); its messages: " + err);
+    }
   }
 }
 

@@ -135,22 +135,26 @@ std::string write_data(const std::vector<Series>& series, Quantity q, const std:
   return plot;
 }
 
-std::string terminals(const std::string& png, const std::string& svg, const std::string& plot) {
+// The outputs go through the variables vitsim_png and vitsim_svg (see gnuplot.h).
+std::string terminals(const std::string& plot) {
   return fmt::format(
-      "set terminal pngcairo size 900,540 noenhanced font 'Sans,10'\nset output {}\n{}\n"
+      "set terminal pngcairo size 900,540 noenhanced font 'Sans,10'\nset output vitsim_png\n{}\n"
       "set terminal svg size 900,540 noenhanced font 'Sans,10' background '#ffffff'\n"
-      "set output {}\nreplot\nunset output\n",
-      gnuplot_quote(png), plot, gnuplot_quote(svg));
+      "set output vitsim_svg\nreplot\nunset output\n",
+      plot);
 }
 
 Figure draw(const std::string& dir, const std::string& name, const std::string& title,
             const std::string& setup, const std::string& plot) {
   Figure f{title, name + ".png", name + ".svg"};
+  const std::vector<GnuplotOutput> outputs = {{"vitsim_png", f.png}, {"vitsim_svg", f.svg}};
   const std::string script =
+      fmt::format("# gnuplot {}.gp (in this folder) draws {} and {}\n{}", name, f.png, f.svg,
+                  gnuplot_output_defaults(outputs)) +
       fmt::format("set title {}\nset grid\nset key below\n{}\n", gnuplot_quote(title), setup);
   const std::string path = dir + "/" + name + ".gp";
-  schema::write_file_atomic(path, script + terminals(f.png, f.svg, plot));
-  run_gnuplot(path, dir);
+  schema::write_file_atomic(path, script + terminals(plot));
+  run_gnuplot(path, dir, outputs);
   return f;
 }
 

@@ -29,7 +29,7 @@ struct PredictArgs {
   int64_t gpus = 1, micro_batch = 16, accumulation = 1, images = 50000;
   double data_fraction = 1.0, bucket_mb = 500;
   int steps = 3;
-  bool json = false, crosstraffic = false;
+  bool json = false, crosstraffic = false, force = false;
 };
 
 void add_options(CLI::App& app, PredictArgs& a, clikit::ModelOptions& model) {
@@ -87,6 +87,9 @@ void add_options(CLI::App& app, PredictArgs& a, clikit::ModelOptions& model) {
       ->capture_default_str();
   app.add_option("--trace", a.trace, "write the simulated timeline as a Chrome trace (JSON)");
   app.add_flag("--json", a.json, "print one JSON object instead of the table");
+  app.add_flag(
+      "--force", a.force,
+      "simulate even what the size guard estimates to take too long (not too much memory)");
 }
 
 schema::TrainingConfig to_config(const PredictArgs& a) {
@@ -136,6 +139,7 @@ int cmd_predict(int argc, char** argv) {
     options.network_model = a.network_model;
     options.crosstraffic = a.crosstraffic;
     options.simulated_steps = a.steps;
+    options.force = a.force;
     options.trace_path = a.trace;
     options.argv = args;
     options.transports = schema::read_transports(a.transports);

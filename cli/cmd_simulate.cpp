@@ -43,6 +43,10 @@ int cmd_simulate(int argc, char** argv) {
   app.add_option("--network-model", network_model, "SimGrid network/model (CM02, LV08, ...)")
       ->capture_default_str();
   app.add_flag("--crosstraffic", crosstraffic, "SimGrid network/crosstraffic on");
+  bool force = false;
+  app.add_flag(
+      "--force", force,
+      "simulate even what the size guard estimates to take too long (not too much memory)");
   const std::vector<std::string> args(argv, argv + argc);
   return clikit::run_app(app, argc, argv, [&] {
     const schema::Scenario scenario = schema::read_scenario(scenario_path);
@@ -54,6 +58,7 @@ int cmd_simulate(int argc, char** argv) {
     options.network_model = network_model;
     options.crosstraffic = crosstraffic;
     options.simulated_steps = steps;
+    options.force = force;
     options.trace_path = trace;
     options.argv = args;
     options.transports = schema::read_transports(transports);

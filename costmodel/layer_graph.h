@@ -41,7 +41,7 @@ struct Layer {
   double activation_bytes_per_sample(int element_bytes = 4) const {
     return activation_elements_per_sample * element_bytes;
   }
-  // Gradient bytes all-reduced for this layer (gradient_bytes_per_parameter, precision.h).
+  // Gradient bytes all-reduced for this layer (gradient_bytes_per_parameter, regime.h).
   int64_t gradient_bytes(Regime precision) const {
     return parameters * gradient_bytes_per_parameter(precision);
   }

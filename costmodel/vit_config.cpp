@@ -12,18 +12,31 @@ int64_t ViTConfig::mlp_dim() const {
 
 void ViTConfig::validate() const {
   auto fail = [](const std::string& what) { throw std::invalid_argument("model: " + what); };
-  if (image_size <= 0) fail("image_size must be > 0, got " + std::to_string(image_size));
-  if (patch_size <= 0) fail("patch_size must be > 0, got " + std::to_string(patch_size));
+  // Each dimension within a range far beyond any trained ViT (ViT-22B: width 6144, depth 48,
+  // 48 heads), so that the layer graph's products (tokens^2 x width, mlp_ratio x width) stay
+  // exact in double and int64 instead of overflowing into negative sizes.
+  auto range = [&](const char* field, int64_t value, int64_t max) {
+    if (value < 1 || value > max) {
+      fail(std::string(field) + " must be in 1.." + std::to_string(max) + ", got " +
+           std::to_string(value));
+    }
+  };
+  range("image_size", image_size, kMaxImageSize);
+  range("patch_size", patch_size, image_size);
   if (image_size % patch_size != 0)
     fail("image_size (" + std::to_string(image_size) + ") must be a multiple of patch_size (" +
          std::to_string(patch_size) + ")");
-  if (channels <= 0) fail("channels must be > 0");
-  if (width <= 0) fail("width must be > 0, got " + std::to_string(width));
-  if (depth <= 0) fail("depth must be > 0, got " + std::to_string(depth));
+  range("patches (image_size / patch_size)^2", patches(), kMaxPatches);
+  range("channels", channels, kMaxChannels);
+  range("width", width, kMaxWidth);
+  range("depth", depth, kMaxDepth);
   if (heads <= 0 || width % heads != 0)
     fail("heads (" + std::to_string(heads) + ") must divide width (" + std::to_string(width) + ")");
-  if (!(mlp_ratio > 0) || !std::isfinite(mlp_ratio)) fail("mlp_ratio must be a finite number > 0");
-  if (classes <= 0) fail("classes must be > 0, got " + std::to_string(classes));
+  if (!(mlp_ratio >= kMinMlpRatio && mlp_ratio <= kMaxMlpRatio)) {
+    fail("mlp_ratio must be a number in 1/64..64 (the MLP's hidden size / width)");
+  }
+  if (mlp_dim() < 1) fail("mlp_ratio x width must be at least 1 (the MLP's hidden size)");
+  range("classes", classes, kMaxClasses);
 }
 
 bool ViTConfig::operator==(const ViTConfig& o) const {

@@ -9,6 +9,16 @@
 
 namespace vitsim::costmodel {
 
+// Largest values validate() accepts (see there); far beyond any trained ViT.
+inline constexpr int64_t kMaxImageSize = 16384;
+inline constexpr int64_t kMaxPatches = int64_t{1} << 20;  // tokens - 1
+inline constexpr int64_t kMaxChannels = 1024;
+inline constexpr int64_t kMaxWidth = 65536;
+inline constexpr int64_t kMaxDepth = 1024;
+inline constexpr double kMinMlpRatio = 1.0 / 64;
+inline constexpr double kMaxMlpRatio = 64;
+inline constexpr int64_t kMaxClasses = 10000000;
+
 struct ViTConfig {
   std::string name = "vit_b_16";  // preset it came from, or "custom" after overrides
   int64_t image_size = 224;       // input height = width, pixels
@@ -24,7 +34,8 @@ struct ViTConfig {
   int64_t tokens() const { return patches() + 1; }  // patches + class token
   int64_t mlp_dim() const;
   int64_t head_dim() const { return width / heads; }
-  // Throws std::invalid_argument naming the field when the configuration cannot be built.
+  // Throws std::invalid_argument naming the field when the configuration cannot be built or a
+  // dimension is outside its range (kMax* above).
   void validate() const;
   bool operator==(const ViTConfig& o) const;
   bool operator!=(const ViTConfig& o) const { return !(*this == o); }

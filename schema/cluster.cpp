@@ -1,7 +1,9 @@
 // Cluster description reader and writer (schema "vitsim.cluster", version 2); see cluster.h and
 // docs/formats/cluster.md. Every number carries its unit in the key (bandwidth_bytes_per_s,
 // latency_s): a string such as "10Gbps" is refused with a hint instead of being guessed at.
-// Cross-field checks: unique node and host names, host sets naming existing hosts with as many
+// Figures and counts are held to costmodel/physical_bounds.h (a latency of 1e308 s or 10^9 GPUs in
+// a node is refused here, not discovered by the simulator). Cross-field checks: unique node and
+// host names, host sets naming existing hosts with as many
 // entries as their rank count, fat-tree fields only with a fat-tree, star without a switch link.
 // Whether device ids exist is checked by the simulator, which holds the device catalog.
 #include "schema/cluster.h"
@@ -24,12 +26,12 @@ LinkSpec read_link_figures(const Node& n) {
     bw.fail("number (bytes per second)", bw.describe(),
             "write 1.25e9 for 10 Gbit/s; units are in the key, never in the value");
   }
-  l.bandwidth_bytes_per_s = bw.positive();
+  l.bandwidth_bytes_per_s = bw.within(costmodel::kLinkBandwidthBytesPerS);
   const Node lat = n["latency_s"];
   if (lat.json().is_string()) {
     lat.fail("number (seconds)", lat.describe(), "write 2.5e-5 for 25 us; units are in the key");
   }
-  l.latency_s = lat.nonnegative();
+  l.latency_s = lat.within(costmodel::kLinkLatencyS);
   l.link_class = n["link_class"].string();
   if (l.link_class.empty()) n["link_class"].fail("non-empty link class", "empty string");
   return l;
@@ -117,7 +119,7 @@ GpuGroup read_gpu_group(const Node& n) {
   g.device = n["device"].string();
   if (g.device.empty())
     n["device"].fail("a device id (platforms/gpus.json or \"devices\")", "empty string");
-  g.count = n["count"].integer_at_least(1);
+  g.count = n["count"].count(costmodel::kGpusPerNode);
   return g;
 }
 
@@ -130,10 +132,15 @@ NodeSpec read_node(const Node& n) {
   if (node.name.empty()) n["name"].fail("non-empty host name", "empty string");
   if (auto d = n.get("description")) node.description = d->string();
   if (auto c = n.get("count")) {
-    node.count = c->integer_at_least(1);
+    node.count = c->count(costmodel::kNodes);
     node.is_template = true;
   }
   for (const Node& g : n["gpus"].items_nonempty()) node.gpus.push_back(read_gpu_group(g));
+  if (node_gpu_count(node) > costmodel::kGpusPerNode.max) {
+    n["gpus"].fail(costmodel::kGpusPerNode.what,
+                   std::to_string(node_gpu_count(node)) + " GPUs in all",
+                   costmodel::kGpusPerNode.why);
+  }
   if (auto f = n.get("intra_node")) {
     node.intra_node = read_fabric(*f);
   } else if (node_gpu_count(node) > 1) {
@@ -162,8 +169,8 @@ NetworkSpec read_network(const Node& n) {
     return net;
   }
   net.switch_link = read_link_spec(n["switch_link"], TransportRule::kFabric);
-  net.nodes_per_leaf = n["nodes_per_leaf"].integer_at_least(1);
-  net.spines = n["spines"].integer_at_least(1);
+  net.nodes_per_leaf = n["nodes_per_leaf"].count(costmodel::kNodes);
+  net.spines = n["spines"].count(costmodel::kNodes);
   return net;
 }
 
@@ -175,9 +182,11 @@ void read_host_sets(const Node& n, ClusterSpec& c, const std::set<std::string>& 
     try {
       size_t used = 0;
       ranks = std::stoll(it.key(), &used);
-      if (used != it.key().size() || ranks < 1) throw std::invalid_argument("not a count");
-    } catch (const std::exception&) {
-      set.fail("a key that is a rank count >= 1", "key \"" + it.key() + "\"");
+      if (used != it.key().size() || !costmodel::bound_violation(costmodel::kRanks, ranks).empty())
+        throw std::invalid_argument("not a count");
+    } catch (const std::exception&) {  // std::stoll's invalid_argument and out_of_range too
+      set.fail(std::string("a key that is ") + costmodel::kRanks.what, "key \"" + it.key() + "\"",
+               "host_sets map a rank count to its hosts, e.g. \"2\": [\"a\", \"b\"]");
     }
     std::vector<std::string> names;
     for (const Node& h : set.items_nonempty()) {
@@ -231,6 +240,11 @@ ClusterSpec read_cluster(const Node& root) {
   std::set<std::string> hosts;
   for (const Node& n : root["nodes"].items_nonempty()) {
     c.nodes.push_back(read_node(n));
+    // Checked before the host names are expanded, so that a million-node template per entry
+    // cannot add up to more than the bound.
+    if (static_cast<int64_t>(hosts.size()) + c.nodes.back().count > costmodel::kNodes.max) {
+      n.fail(costmodel::kNodes.what, "more nodes in all", costmodel::kNodes.why);
+    }
     for (const auto& h : node_host_names(c.nodes.back())) {
       if (!hosts.insert(h).second) {
         n["name"].fail("a host name not used before", "\"" + h + "\" twice",

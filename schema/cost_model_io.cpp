@@ -1,9 +1,11 @@
 // Cost model reader and writer (schema "vitsim.cost_model", version 1); see cost_model_io.h and
-// docs/formats/cost-model.md. Cross-field checks: layer costs name layers of the entry's model
+// docs/formats/cost-model.md. Times, sizes and link figures are held to
+// costmodel/physical_bounds.h. Cross-field checks: layer costs name layers of the entry's model
 // with the right kind, in execution order; one entry per (device, precision), per link class and
 // per roofline precision; a measured entry lists the micro-batches its fit saw.
 #include "schema/cost_model_io.h"
 
+#include <cmath>
 #include <set>
 #include <utility>
 
@@ -24,14 +26,19 @@ enum class Slope { kNonnegative, kAny };
 LinearCost read_linear(const Node& n, Slope slope) {
   n.expect_keys({"fixed_s", "per_unit_s", "floor_s"});
   LinearCost c;
-  c.fixed_s = n["fixed_s"].nonnegative();
+  c.fixed_s = n["fixed_s"].within(costmodel::kDurationS);
   const Node per_unit = n["per_unit_s"];
   c.per_unit_s = per_unit.number();
+  // A slope is seconds per unit of x (a sample, a byte): at most a duration's bound either way.
+  if (std::fabs(c.per_unit_s) > costmodel::kDurationS.max) {
+    per_unit.fail("a slope in s per unit within +-1e7", per_unit.describe(),
+                  costmodel::kDurationS.why);
+  }
   if (slope == Slope::kNonnegative && c.per_unit_s < 0) {
     per_unit.fail("number >= 0", per_unit.describe(),
                   "this cost grows with its x: constrain the fitted slope to >= 0");
   }
-  c.floor_s = n["floor_s"].nonnegative();
+  c.floor_s = n["floor_s"].within(costmodel::kDurationS);
   return c;
 }
 
@@ -55,7 +62,7 @@ costmodel::LayerCost read_layer_cost(const Node& n, LayerOrderCheck& order) {
 
 void read_micro_batches(const Node& n, costmodel::DeviceCosts& d) {
   for (const Node& b : n.items()) {
-    d.micro_batches.push_back(static_cast<int>(b.integer_at_least(1)));
+    d.micro_batches.push_back(static_cast<int>(b.count(costmodel::kMicroBatch)));
     const size_t k = d.micro_batches.size();
     if (k > 1 && d.micro_batches[k - 1] <= d.micro_batches[k - 2]) {
       b.fail("a micro-batch > " + std::to_string(d.micro_batches[k - 2]), b.describe(),
@@ -86,8 +93,8 @@ costmodel::DeviceCosts read_device_costs(const Node& n) {
   d.host_to_device = read_linear(n["host_to_device"], Slope::kNonnegative);
   d.data_wait = read_linear(n["data_wait"], Slope::kAny);
   d.step_overhead = read_linear(n["step_overhead"], Slope::kAny);
-  d.memory_fixed_bytes = n["memory_fixed_bytes"].nonnegative();
-  d.memory_per_sample_bytes = n["memory_per_sample_bytes"].nonnegative();
+  d.memory_fixed_bytes = n["memory_fixed_bytes"].within(costmodel::kBytesOrZero);
+  d.memory_per_sample_bytes = n["memory_per_sample_bytes"].within(costmodel::kBytesOrZero);
   read_micro_batches(n["micro_batches"], d);
   if (auto u = n.get("transfer_uncertainty_rel")) d.transfer_uncertainty_rel = u->in_range(0, 10);
   return d;
@@ -98,8 +105,8 @@ costmodel::LinkCost read_link(const Node& n) {
   costmodel::LinkCost l;
   l.link_class = n["link_class"].string();
   if (l.link_class.empty()) n["link_class"].fail("non-empty link class", "empty string");
-  l.latency_s = n["latency_s"].nonnegative();
-  l.bandwidth_bytes_per_s = n["bandwidth_bytes_per_s"].positive();
+  l.latency_s = n["latency_s"].within(costmodel::kLinkLatencyS);
+  l.bandwidth_bytes_per_s = n["bandwidth_bytes_per_s"].within(costmodel::kLinkBandwidthBytesPerS);
   l.source = read_cost_source(n["source"]);
   l.derived_from = n["derived_from"].string();
   return l;
@@ -116,7 +123,7 @@ costmodel::RooflineFit read_roofline(const Node& n) {
     ce.fail("number in (0, 1]", ce.describe(), "achieved / peak FLOP/s");
   // No upper bound: the traffic of a layer is an estimate, so achieved/peak may exceed 1.
   r.memory_efficiency = n["memory_efficiency"].positive();
-  r.launch_overhead_s = n["launch_overhead_s"].nonnegative();
+  r.launch_overhead_s = n["launch_overhead_s"].within(costmodel::kDurationS);
   for (const Node& d : n["fitted_on"].items_nonempty()) r.fitted_on.push_back(d.string());
   if (auto f = n.get("form"))
     r.form = costmodel::parse_roofline_form(f->one_of({"max", "additive"}));

@@ -4,10 +4,10 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 
 #include "schema/input_error.h"
+#include "schema/text_file.h"
 
 namespace vitsim::schema {
 
@@ -53,11 +53,8 @@ std::string csv_record(const std::vector<std::string>& fields) {
 }
 
 CsvTable CsvTable::read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError::at(path, "", "a readable CSV file", "nothing (cannot open)");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse(ss.str(), path);
+  // Tables of measurements are kilobytes to megabytes; 1 GiB bounds a wrong path (/dev/zero).
+  return parse(schema::read_text_file(path, size_t{1} << 30, "a CSV table"), path);
 }
 
 CsvTable CsvTable::parse(const std::string& text, const std::string& file) {

@@ -29,13 +29,14 @@ class CsvTable {
   double number(size_t row, const std::string& column) const;
   double positive(size_t row, const std::string& column) const;
   long long integer(size_t row, const std::string& column) const;
+  // InputError "file: row N, column C: expected <expected>, got "x"" (for checks of callers).
+  [[noreturn]] void fail(size_t row, const std::string& column, const std::string& expected) const;
 
  private:
   std::string file_;
   std::vector<std::string> header_;
   std::map<std::string, size_t> index_;
   std::vector<std::vector<std::string>> rows_;
-  [[noreturn]] void fail(size_t row, const std::string& column, const std::string& expected) const;
 };
 
 // Splits one CSV record into fields (quotes removed). Exposed for tests.

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <set>
+#include <utility>
 
 #include "schema/common_io.h"
 
@@ -27,9 +28,10 @@ std::string optional_string(const Node& n, const char* key) {
   return v ? v->string() : std::string();
 }
 
-double optional_nonnegative(const Node& n, const char* key) {
+// 0 when absent (unknown, or not supported).
+double optional_within(const Node& n, const char* key, const costmodel::Bound& bound) {
   auto v = n.get(key);
-  return v ? v->nonnegative() : 0.0;
+  return v ? v->within(bound) : 0.0;
 }
 
 }  // namespace
@@ -48,14 +50,18 @@ costmodel::DeviceSpec read_device_spec(const Node& n) {
   d.name = n["name"].string();
   d.variant = optional_string(n, "variant");
   d.architecture = optional_string(n, "architecture");
-  d.compute_capability = optional_nonnegative(n, "compute_capability");
-  d.fp32_peak_flop_per_s = n["fp32_peak_flop_per_s"].positive();
-  d.fp16_tensor_peak_flop_per_s = optional_nonnegative(n, "fp16_tensor_peak_flop_per_s");
-  d.bf16_tensor_peak_flop_per_s = optional_nonnegative(n, "bf16_tensor_peak_flop_per_s");
-  d.tf32_tensor_peak_flop_per_s = optional_nonnegative(n, "tf32_tensor_peak_flop_per_s");
-  d.memory_bandwidth_bytes_per_s = n["memory_bandwidth_bytes_per_s"].positive();
-  d.memory_bytes = n["memory_bytes"].positive();
-  d.tdp_w = optional_nonnegative(n, "tdp_w");
+  if (auto v = n.get("compute_capability")) d.compute_capability = v->in_range(0, 100);
+  d.fp32_peak_flop_per_s = n["fp32_peak_flop_per_s"].within(costmodel::kPeakFlopPerS);
+  for (auto [key, field] :
+       {std::pair{"fp16_tensor_peak_flop_per_s", &d.fp16_tensor_peak_flop_per_s},
+        std::pair{"bf16_tensor_peak_flop_per_s", &d.bf16_tensor_peak_flop_per_s},
+        std::pair{"tf32_tensor_peak_flop_per_s", &d.tf32_tensor_peak_flop_per_s}}) {
+    *field = optional_within(n, key, costmodel::kPeakFlopPerSOrZero);
+  }
+  d.memory_bandwidth_bytes_per_s =
+      n["memory_bandwidth_bytes_per_s"].within(costmodel::kMemoryBandwidthBytesPerS);
+  d.memory_bytes = n["memory_bytes"].within(costmodel::kBytes);
+  d.tdp_w = optional_within(n, "tdp_w", costmodel::kPowerW);
   d.source = optional_string(n, "source");
   return d;
 }

@@ -4,11 +4,15 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <fstream>
 #include <stdexcept>
+#include <utility>
+
+#include "schema/strict_json.h"
 
 namespace vitsim::schema {
 
@@ -31,7 +35,41 @@ void write_file_atomic(const std::string& path, const std::string& text) {
   }
 }
 
+namespace {
+
+// A NaN or infinity would be written as null and a denormal as a number, and every reader
+// refuses both: a writer must not produce a file its own reader rejects, so the write fails
+// instead, naming the value. Not inside the free-form "context", which no reader checks.
+// Iterative: documents may be large.
+void check_numbers(const std::string& path, const nlohmann::json& doc) {
+  std::vector<std::pair<const nlohmann::json*, std::string>> todo = {{&doc, ""}};
+  while (!todo.empty()) {
+    const auto [value, pointer] = todo.back();
+    todo.pop_back();
+    if (value->is_object()) {
+      for (auto it = value->begin(); it != value->end(); ++it) {
+        if (pointer.empty() && it.key() == "context") continue;
+        todo.push_back({&it.value(), pointer + "/" + json_pointer_escape(it.key())});
+      }
+    } else if (value->is_array()) {
+      for (size_t i = 0; i < value->size(); ++i)
+        todo.push_back({&(*value)[i], pointer + "/" + std::to_string(i)});
+    } else if (value->is_number_float()) {
+      const double x = value->get<double>();
+      if (!std::isfinite(x) || std::fpclassify(x) == FP_SUBNORMAL) {
+        throw std::logic_error(
+            path + ": " + (pointer.empty() ? "/" : pointer) + ": refusing to write " +
+            (std::isfinite(x) ? "a denormal number" : "a NaN or infinity") +
+            " (its reader would refuse the file; this is a bug, please report it)");
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void write_json_atomic(const std::string& path, const nlohmann::json& doc) {
+  check_numbers(path, doc);
   // nlohmann::json sorts object keys; every file must open with schema, schema_version, context.
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   if (doc.is_object()) {

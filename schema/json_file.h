@@ -10,7 +10,9 @@ namespace vitsim::schema {
 // Writes `text` to `path` via a temporary file in the same folder and rename(): a reader never sees
 // a half-written file. Throws std::runtime_error naming the path on failure.
 void write_file_atomic(const std::string& path, const std::string& text);
-// Pretty-printed JSON (2-space indent, trailing newline), atomically.
+// Pretty-printed JSON (2-space indent, trailing newline), atomically. Throws std::logic_error
+// naming the value, and writes nothing, when the document holds a NaN, an infinity or a denormal:
+// they would be written as null or as a number every vitsim reader refuses.
 void write_json_atomic(const std::string& path, const nlohmann::json& doc);
 
 // {"tool", "tool_version", "git_sha", "argv": [...]} plus `extra` (device, library versions...).

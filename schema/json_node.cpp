@@ -2,8 +2,11 @@
 #include "schema/json_node.h"
 
 #include <cmath>
-#include <fstream>
+#include <limits>
 #include <sstream>
+
+#include "schema/strict_json.h"
+#include "schema/text_file.h"
 
 namespace vitsim::schema {
 
@@ -16,48 +19,18 @@ InputError InputError::at(const std::string& file, const std::string& pointer,
   return InputError(msg);
 }
 
-namespace {
-// RFC 6901 escaping of a key inside a JSON pointer.
-std::string escape_key(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~')
-      out += "~0";
-    else if (c == '/')
-      out += "~1";
-    else
-      out += c;
-  }
-  return out;
-}
-}  // namespace
-
 Node::Node(const Json& value, std::string file, std::string pointer)
     : value_(&value), file_(std::move(file)), pointer_(std::move(pointer)) {}
 
 Node Node::parse_text(const std::string& text, const std::string& file) {
-  auto doc = std::make_shared<Json>();
-  try {
-    *doc = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    throw InputError(file + ": malformed JSON at byte " + std::to_string(e.byte) + ": " + e.what() +
-                     " (hint: check for a missing comma, quote or bracket)");
-  } catch (const Json::out_of_range& e) {
-    // A number literal too large for a double (e.g. 1e999) is out_of_range, not parse_error.
-    throw InputError(file + ": malformed JSON: " + e.what() +
-                     " (hint: numbers must be finite and fit a double)");
-  }
+  auto doc = std::make_shared<Json>(parse_json_strict(text, file));
   Node n(*doc, file, "");
   n.owner_ = doc;
   return n;
 }
 
 Node Node::parse_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open file (hint: check the path)");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_text(ss.str(), path);
+  return parse_text(read_text_file(path, kMaxJsonFileBytes, "a vitsim JSON file"), path);
 }
 
 std::string Node::describe() const {
@@ -83,10 +56,10 @@ Node Node::operator[](const std::string& key) const {
   if (!value_->is_object()) fail("object with key \"" + key + "\"", describe());
   auto it = value_->find(key);
   if (it == value_->end()) {
-    throw InputError::at(file_, pointer_ + "/" + escape_key(key), "key \"" + key + "\"",
+    throw InputError::at(file_, pointer_ + "/" + json_pointer_escape(key), "key \"" + key + "\"",
                          "nothing (missing)", "see the format's page in docs/");
   }
-  Node n(*it, file_, pointer_ + "/" + escape_key(key));
+  Node n(*it, file_, pointer_ + "/" + json_pointer_escape(key));
   n.owner_ = owner_;
   return n;
 }
@@ -109,8 +82,8 @@ void Node::expect_keys(const std::vector<std::string>& allowed) const {
     if (!known) {
       std::string list;
       for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      throw InputError::at(file_, pointer_ + "/" + escape_key(it.key()), "one of the keys " + list,
-                           "unknown key \"" + it.key() + "\"",
+      throw InputError::at(file_, pointer_ + "/" + json_pointer_escape(it.key()),
+                           "one of the keys " + list, "unknown key \"" + it.key() + "\"",
                            "a misspelt key would be silently ignored, so it is refused");
     }
   }
@@ -160,6 +133,10 @@ double Node::number() const {
   }
   const double x = value_->get<double>();
   if (!std::isfinite(x)) fail("finite number", describe());
+  if (std::fpclassify(x) == FP_SUBNORMAL) {
+    fail("a number of normal magnitude (0 or above 2.2e-308)", describe(),
+         "a denormal has lost its precision; write 0 if you mean none");
+  }
   return x;
 }
 
@@ -194,12 +171,32 @@ int64_t Node::integer() const {
     }
     fail("integer", describe());
   }
+  if (value_->is_number_unsigned() &&
+      value_->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    fail("integer below 2^63", describe());
+  }
   return value_->get<int64_t>();
 }
 
 int64_t Node::integer_at_least(int64_t lo) const {
   const int64_t x = integer();
   if (x < lo) fail("integer >= " + std::to_string(lo), describe());
+  return x;
+}
+
+double Node::within(const costmodel::Bound& bound) const {
+  // Wrong types and signs keep the plain messages ("expected number >= 0, got number -1"); the
+  // bound's own message is for the magnitude.
+  const double x = bound.zero_allowed ? nonnegative() : positive();
+  const std::string why = costmodel::bound_violation(bound, x);
+  if (!why.empty()) fail(bound.what, describe() + ", " + why, bound.why);
+  return x;
+}
+
+int64_t Node::count(const costmodel::CountBound& bound) const {
+  const int64_t x = integer_at_least(bound.min);
+  const std::string why = costmodel::bound_violation(bound, x);
+  if (!why.empty()) fail(bound.what, describe() + ", " + why, bound.why);
   return x;
 }
 

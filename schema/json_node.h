@@ -16,18 +16,23 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/physical_bounds.h"
 #include "schema/input_error.h"
 
 namespace vitsim::schema {
 
 using Json = nlohmann::json;
 
+// Larger JSON files are refused before they are parsed (a device or an endless pipe otherwise
+// never ends): vitsim's biggest, a sweep's predictions, are tens of megabytes.
+inline constexpr size_t kMaxJsonFileBytes = size_t{1} << 30;
+
 class Node {
  public:
   Node(const Json& value, std::string file, std::string pointer);
 
-  // Parses a file; a missing file or malformed JSON is an InputError naming the file (and the
-  // byte offset for a parse error).
+  // Parses a file (strict_json.h: bounded depth, no duplicate keys); a missing, oversized or
+  // malformed file is an InputError naming the file (and the byte offset for a parse error).
   static Node parse_file(const std::string& path);
   static Node parse_text(const std::string& text, const std::string& file);
 
@@ -51,13 +56,17 @@ class Node {
   std::vector<Node> items() const;
   std::vector<Node> items_nonempty() const;
 
-  // Scalars. All numbers are checked finite.
+  // Scalars. All numbers are checked finite and not denormal.
   double number() const;
   double nonnegative() const;  // >= 0 (times, sizes)
   double positive() const;     // > 0 (bandwidths, batch sizes)
   double in_range(double lo, double hi) const;
   int64_t integer() const;
   int64_t integer_at_least(int64_t lo) const;
+  // A physical quantity or count within its bound (costmodel/physical_bounds.h); the error names
+  // the bound and its reason.
+  double within(const costmodel::Bound& bound) const;
+  int64_t count(const costmodel::CountBound& bound) const;
   std::string string() const;
   std::string one_of(std::initializer_list<const char*> choices) const;
   bool boolean() const;

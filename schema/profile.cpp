@@ -1,7 +1,8 @@
 // Profile reader and writer (schema "vitsim.profile", version 1); see profile.h and
-// docs/formats/profile.md. Besides types and signs, the reader checks what a single field cannot:
-// layer names against the layer graph of the profile's model, algbw/busbw against the time and
-// rank count, message sizes in increasing order.
+// docs/formats/profile.md. Times, sizes and counts are held to costmodel/physical_bounds.h; the
+// reader also checks what a single field cannot: layer names against the layer graph of the
+// profile's model, passes that take time, algbw/busbw against the time and rank count, message
+// sizes in increasing order.
 #include "schema/profile.h"
 
 #include <cmath>
@@ -26,10 +27,10 @@ LayerTiming read_layer_timing(const Node& n, LayerOrderCheck& order) {
   t.name = n["name"].string();
   t.kind = read_layer_kind(n["kind"]);
   order.next(n["name"], n["kind"], t.kind);
-  t.forward_time_s = n["forward_time_s"].nonnegative();
-  t.forward_spread_s = n["forward_spread_s"].nonnegative();
-  t.backward_time_s = n["backward_time_s"].nonnegative();
-  t.backward_spread_s = n["backward_spread_s"].nonnegative();
+  t.forward_time_s = n["forward_time_s"].within(costmodel::kDurationS);
+  t.forward_spread_s = n["forward_spread_s"].within(costmodel::kDurationS);
+  t.backward_time_s = n["backward_time_s"].within(costmodel::kDurationS);
+  t.backward_spread_s = n["backward_spread_s"].within(costmodel::kDurationS);
   return t;
 }
 
@@ -38,15 +39,25 @@ MicroBatchProfile read_micro_batch(const Node& n, const costmodel::LayerGraph& g
                  "host_to_device_time_s", "data_time_s", "step_overhead_time_s",
                  "peak_memory_bytes"});
   MicroBatchProfile m;
-  m.micro_batch = n["micro_batch"].integer_at_least(1);
-  m.repetitions = n["repetitions"].integer_at_least(1);
+  m.micro_batch = n["micro_batch"].count(costmodel::kMicroBatch);
+  m.repetitions = n["repetitions"].count(costmodel::kRepetitions);
   LayerOrderCheck order(graph);
-  for (const Node& l : n["layers"].items()) m.layers.push_back(read_layer_timing(l, order));
-  m.optimizer_time_s = n["optimizer_time_s"].nonnegative();
-  m.host_to_device_time_s = n["host_to_device_time_s"].nonnegative();
-  m.data_time_s = n["data_time_s"].nonnegative();
-  m.step_overhead_time_s = n["step_overhead_time_s"].nonnegative();
-  if (auto p = n.get("peak_memory_bytes")) m.peak_memory_bytes = p->nonnegative();
+  double forward_s = 0, backward_s = 0;
+  for (const Node& l : n["layers"].items()) {
+    m.layers.push_back(read_layer_timing(l, order));
+    forward_s += m.layers.back().forward_time_s;
+    backward_s += m.layers.back().backward_time_s;
+  }
+  // A layer may take 0 (no multiply-adds to share an imported pass time with), a pass may not.
+  if (!m.layers.empty() && !(forward_s > 0 && backward_s > 0)) {
+    n["layers"].fail("layers whose forward and backward times add up to more than 0 s",
+                     "a pass of 0 s", "a measured pass takes time; leave out what was not timed");
+  }
+  m.optimizer_time_s = n["optimizer_time_s"].within(costmodel::kDurationS);
+  m.host_to_device_time_s = n["host_to_device_time_s"].within(costmodel::kDurationS);
+  m.data_time_s = n["data_time_s"].within(costmodel::kDurationS);
+  m.step_overhead_time_s = n["step_overhead_time_s"].within(costmodel::kDurationS);
+  if (auto p = n.get("peak_memory_bytes")) m.peak_memory_bytes = p->within(costmodel::kBytesOrZero);
   return m;
 }
 
@@ -61,10 +72,10 @@ void check_bandwidth(const Node& n, double stated, double expected, const std::s
 AllreducePoint read_point(const Node& n, int64_t ranks) {
   n.expect_keys({"message_bytes", "time_s", "algbw_bytes_per_s", "busbw_bytes_per_s"});
   AllreducePoint p;
-  p.message_bytes = n["message_bytes"].positive();
-  p.time_s = n["time_s"].positive();
-  p.algbw_bytes_per_s = n["algbw_bytes_per_s"].positive();
-  p.busbw_bytes_per_s = n["busbw_bytes_per_s"].positive();
+  p.message_bytes = n["message_bytes"].within(costmodel::kBytes);
+  p.time_s = n["time_s"].within(costmodel::kPositiveDurationS);
+  p.algbw_bytes_per_s = n["algbw_bytes_per_s"].within(costmodel::kMeasuredBandwidthBytesPerS);
+  p.busbw_bytes_per_s = n["busbw_bytes_per_s"].within(costmodel::kMeasuredBandwidthBytesPerS);
   const double algbw = p.message_bytes / p.time_s;
   check_bandwidth(n["algbw_bytes_per_s"], p.algbw_bytes_per_s, algbw, "message_bytes / time_s");
   check_bandwidth(n["busbw_bytes_per_s"], p.busbw_bytes_per_s,
@@ -79,6 +90,7 @@ AllreduceProfile read_allreduce(const Node& n) {
   a.link_class = n["link_class"].string();
   if (a.link_class.empty()) n["link_class"].fail("non-empty link class", "empty string");
   a.ranks = n["ranks"].integer_at_least(2);
+  n["ranks"].count(costmodel::kRanks);
   a.backend = n["backend"].one_of({"mpi", "nccl", "deepspeed-nccl"});
   for (const Node& p : n["points"].items_nonempty()) {
     a.points.push_back(read_point(p, a.ranks));

@@ -1,5 +1,6 @@
 // Run log reader and writer (schema "vitsim.run_log", version 1); see run_log.h and
-// docs/formats/run-log.md. Cross-field checks: global_batch = micro_batch * accumulation *
+// docs/formats/run-log.md. Times, sizes and counts are held to costmodel/physical_bounds.h.
+// Cross-field checks: global_batch = micro_batch * accumulation *
 // world_size, one host per rank, rank summaries within 0..world_size-1 without duplicates,
 // epochs in increasing order, waiting time within the all-reduce time it is part of.
 #include "schema/run_log.h"
@@ -14,9 +15,10 @@ namespace vitsim::schema {
 namespace {
 
 void read_run_shape(const Node& n, RunConfig& c) {
-  c.world_size = n["world_size"].integer_at_least(1);
-  c.micro_batch = n["micro_batch"].integer_at_least(1);
-  c.accumulation = n["accumulation"].integer_at_least(1);
+  // Bounded first: the product below cannot overflow (10^6 x 10^6 x 10^6 < 2^63).
+  c.world_size = n["world_size"].count(costmodel::kRanks);
+  c.micro_batch = n["micro_batch"].count(costmodel::kMicroBatch);
+  c.accumulation = n["accumulation"].count(costmodel::kAccumulation);
   c.global_batch = n["global_batch"].integer_at_least(1);
   if (c.global_batch != c.micro_batch * c.accumulation * c.world_size) {
     n["global_batch"].fail("micro_batch * accumulation * world_size = " +
@@ -45,10 +47,10 @@ RunConfig read_config(const Node& n) {
   c.data_fraction = n["data_fraction"].in_range(0, 1);
   if (!(c.data_fraction > 0))
     n["data_fraction"].fail("number in (0, 1]", n["data_fraction"].describe());
-  c.train_images = n["train_images"].integer_at_least(1);
+  c.train_images = n["train_images"].count(costmodel::kImages);
   c.optimizer = read_optimizer(n["optimizer"]);
   c.learning_rate = n["learning_rate"].nonnegative();
-  c.bucket_bytes = n["bucket_bytes"].nonnegative();
+  c.bucket_bytes = n["bucket_bytes"].within(costmodel::kBytesOrZero);
   c.overlap = n["overlap"].boolean();
   c.backend = n["backend"].one_of({"mpi", "nccl"});
   c.seed = n["seed"].integer_at_least(0);
@@ -61,8 +63,8 @@ EpochRecord read_epoch(const Node& n) {
       {"epoch", "steps", "epoch_time_s", "train_loss", "train_accuracy", "test_accuracy"});
   EpochRecord e;
   e.epoch = n["epoch"].integer_at_least(0);
-  e.steps = n["steps"].integer_at_least(1);
-  e.epoch_time_s = n["epoch_time_s"].nonnegative();
+  e.steps = n["steps"].count(costmodel::kRepetitions);
+  e.epoch_time_s = n["epoch_time_s"].within(costmodel::kDurationS);
   e.train_loss = n["train_loss"].nonnegative();
   e.train_accuracy = n["train_accuracy"].in_range(0, 1);
   e.test_accuracy = n["test_accuracy"].in_range(0, 1);
@@ -81,20 +83,21 @@ RankStepSummary read_rank(const Node& n, int64_t world_size) {
   }
   r.host = n["host"].string();
   r.steps = n["steps"].integer_at_least(0);
-  r.step_time_s = n["step_time_s"].nonnegative();
-  r.data_time_s = n["data_time_s"].nonnegative();
-  r.host_to_device_time_s = n["host_to_device_time_s"].nonnegative();
-  r.forward_time_s = n["forward_time_s"].nonnegative();
-  r.backward_time_s = n["backward_time_s"].nonnegative();
-  r.allreduce_time_s = n["allreduce_time_s"].nonnegative();
-  r.allreduce_wait_time_s = n["allreduce_wait_time_s"].nonnegative();
+  if (r.steps > 0) n["steps"].count(costmodel::kRepetitions);
+  r.step_time_s = n["step_time_s"].within(costmodel::kDurationS);
+  r.data_time_s = n["data_time_s"].within(costmodel::kDurationS);
+  r.host_to_device_time_s = n["host_to_device_time_s"].within(costmodel::kDurationS);
+  r.forward_time_s = n["forward_time_s"].within(costmodel::kDurationS);
+  r.backward_time_s = n["backward_time_s"].within(costmodel::kDurationS);
+  r.allreduce_time_s = n["allreduce_time_s"].within(costmodel::kDurationS);
+  r.allreduce_wait_time_s = n["allreduce_wait_time_s"].within(costmodel::kDurationS);
   // Medians keep the order: wait <= all-reduce at every step implies it for the medians.
   if (r.allreduce_wait_time_s > r.allreduce_time_s * (1 + 1e-9)) {
     n["allreduce_wait_time_s"].fail(
         "at most allreduce_time_s (" + n["allreduce_time_s"].json().dump() + ")",
         n["allreduce_wait_time_s"].describe(), "the wait is part of the exposed all-reduce time");
   }
-  r.optimizer_time_s = n["optimizer_time_s"].nonnegative();
+  r.optimizer_time_s = n["optimizer_time_s"].within(costmodel::kDurationS);
   return r;
 }
 

@@ -2,7 +2,8 @@
 // docs/formats/scenario.md. A scenario has "defaults" (a training configuration) and
 // "configurations" (each overriding some of the defaults). Cross-field checks: hosts and per-rank
 // micro-batches have one entry per rank, an explicit host list excludes nodes/gpus_per_node,
-// data_fraction in (0, 1].
+// data_fraction in (0, 1] keeping at least one image. Counts and sizes are held to
+// costmodel/physical_bounds.h.
 #include "schema/scenario.h"
 
 #include <filesystem>
@@ -33,8 +34,8 @@ const std::vector<std::string> kConfigKeys = {"label",
                                               "scaling"};
 
 void read_placement_keys(const Node& n, TrainingConfig& c) {
-  if (auto v = n.get("nodes")) c.nodes = v->integer_at_least(1);
-  if (auto v = n.get("gpus_per_node")) c.gpus_per_node = v->integer_at_least(1);
+  if (auto v = n.get("nodes")) c.nodes = v->count(costmodel::kNodes);
+  if (auto v = n.get("gpus_per_node")) c.gpus_per_node = v->count(costmodel::kGpusPerNode);
   if (auto v = n.get("hosts")) {
     c.hosts.clear();
     for (const Node& h : v->items()) c.hosts.push_back(h.string());
@@ -45,14 +46,15 @@ void read_placement_keys(const Node& n, TrainingConfig& c) {
 
 void read_training_keys(const Node& n, TrainingConfig& c) {
   if (auto v = n.get("precision")) c.precision = read_regime(*v);
-  if (auto v = n.get("micro_batch")) c.micro_batch = v->integer_at_least(1);
+  if (auto v = n.get("micro_batch")) c.micro_batch = v->count(costmodel::kMicroBatch);
   if (auto v = n.get("per_rank_micro_batch")) {
     c.per_rank_micro_batch.clear();
-    for (const Node& b : v->items()) c.per_rank_micro_batch.push_back(b.integer_at_least(1));
+    for (const Node& b : v->items())
+      c.per_rank_micro_batch.push_back(b.count(costmodel::kMicroBatch));
   }
-  if (auto v = n.get("accumulation")) c.accumulation = v->integer_at_least(1);
+  if (auto v = n.get("accumulation")) c.accumulation = v->count(costmodel::kAccumulation);
   if (auto v = n.get("optimizer")) c.optimizer = read_optimizer(*v);
-  if (auto v = n.get("images")) c.images = v->integer_at_least(1);
+  if (auto v = n.get("images")) c.images = v->count(costmodel::kImages);
   if (auto v = n.get("data_fraction")) {
     c.data_fraction = v->in_range(0, 1);
     if (!(c.data_fraction > 0)) v->fail("number in (0, 1]", v->describe());
@@ -60,11 +62,16 @@ void read_training_keys(const Node& n, TrainingConfig& c) {
   if (auto v = n.get("overlap")) c.overlap = v->boolean();
   if (auto v = n.get("collective")) c.collective = read_collective(*v);
   if (auto v = n.get("collective_level")) c.collective_level = read_collective_level(*v);
-  if (auto v = n.get("bucket_bytes")) c.bucket_bytes = v->positive();
+  if (auto v = n.get("bucket_bytes")) c.bucket_bytes = v->within(costmodel::kBytes);
 }
 
 // Checks that need several keys; `n` is where the configuration came from.
 void check_config(const Node& n, const TrainingConfig& c) {
+  if (c.data_fraction * static_cast<double>(c.images) < 1) {
+    n.fail("data_fraction x images >= 1 (an epoch of at least one image)",
+           std::to_string(c.data_fraction) + " x " + std::to_string(c.images),
+           "an epoch of no image predicts nothing");
+  }
   if (!c.hosts.empty() && static_cast<int64_t>(c.hosts.size()) != c.gpus) {
     n.fail("\"hosts\" with one entry per rank (" + std::to_string(c.gpus) + ")",
            "an array of " + std::to_string(c.hosts.size()),
@@ -98,7 +105,7 @@ TrainingConfig read_training_config(const Node& node, const TrainingConfig& defa
   node.expect_keys(kConfigKeys);
   TrainingConfig c = defaults;
   if (auto v = node.get("label")) c.label = v->string();
-  if (auto v = node.get("gpus")) c.gpus = v->integer_at_least(1);
+  if (auto v = node.get("gpus")) c.gpus = v->count(costmodel::kRanks);
   read_placement_keys(node, c);
   read_training_keys(node, c);
   check_config(node, c);
@@ -128,7 +135,7 @@ Json write_training_config(const TrainingConfig& c) {
 }
 
 Scenario read_scenario(const Node& root) {
-  root.expect_schema(kScenarioSchema, kScenarioVersion, kPreRegimeVersion);
+  root.expect_schema(kScenarioSchema, kScenarioVersion);
   root.expect_keys({"schema", "schema_version", "context", "name", "description", "cluster",
                     "model", "defaults", "node_overrides", "configurations"});
   if (root.has("context")) read_context(root);

@@ -153,7 +153,7 @@ SimulationResult run_configuration(const SimulationRequest& q) {
         collapse(q, collective, in, shape, result)))
     rank_by_rank(q, in, result);
   const SimulationEstimate estimate = estimate_simulation(shape);
-  const MachineLimits limits = this_machine();
+  const MachineLimits limits = this_machine(q.options->force);
   check_simulation_size(estimate, limits, what(*q.config));
   in.stack_guard_pages = !stacks_without_guard_pages(estimate, limits);
   in.trace_actors = kMaxTraceTracks;

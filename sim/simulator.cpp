@@ -125,7 +125,7 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
       costmodel::resolve_collective_level(config.collective_level, config.gpus);
   // Up front, before anything per rank is made: what cannot fit is refused with its estimate.
   check_simulation_size(estimate_simulation(configuration_shape(config, graph, level, options)),
-                        this_machine(),
+                        this_machine(options.force),
                         "configuration with " + std::to_string(config.gpus) + " GPU(s)");
   const costmodel::DeviceCatalog devices = merged_catalog(catalog, cluster);
   const Placement placement = place_ranks(cluster, config);

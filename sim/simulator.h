@@ -40,6 +40,8 @@ struct SimOptions {
   // flows share links unevenly and the lazy bookkeeping drifts (a tree on a mixed fat-tree,
   // rank by rank: 2e-5 relative); the tests compare such cases with "Full".
   std::string network_optim = "Lazy";
+  // --force: simulate even what the size guard estimates to run too long (sim/size_guard.h).
+  bool force = false;
 };
 
 // Every device a cluster names must be in the catalog or the cluster's own "devices"; otherwise an

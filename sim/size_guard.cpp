@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <stdexcept>
 
 namespace vitsim::sim {
@@ -100,11 +101,11 @@ std::string bytes_text(double bytes) {
 
 }  // namespace
 
-MachineLimits this_machine() {
+MachineLimits this_machine(bool force) {
   MachineLimits m;
   m.available_memory_bytes = read_mem_available_bytes();
   m.max_map_count = read_max_map_count();
-  m.max_seconds = kMaxSimulationSeconds;
+  m.max_seconds = force ? std::numeric_limits<double>::infinity() : kMaxSimulationSeconds;
   return m;
 }
 
@@ -150,8 +151,8 @@ void check_simulation_size(const SimulationEstimate& e, const MachineLimits& lim
     throw std::invalid_argument(fmt::format(
         "{}: would run unreasonably long: about {:.2g} simulation events, {:.3g} s at the rate "
         "measured on the development machine, and {:g} s is the limit (hint: --collective-level "
-        "flow, fewer --steps, or fewer buckets with a larger --bucket-mb; docs/simulator.md, "
-        "\"Size guard\")",
+        "flow, fewer --steps, fewer buckets with a larger --bucket-mb, or --force to wait; "
+        "docs/simulator.md, \"Size guard\")",
         what, e.simcalls, e.seconds, limits.max_seconds));
   }
 }

@@ -2,7 +2,8 @@
 // that refuses a configuration this machine cannot simulate: up front, with the estimate, as a
 // usage error (exit 2) instead of a signal or an hour's wait (docs/simulator.md, "Size guard").
 // The limits derive from the estimate and the machine (its available memory, its memory-mapping
-// limit), never from a GPU count. One home: a later `--force` belongs here.
+// limit), never from a GPU count. `--force` lifts the time limit for a user who means to wait; the
+// memory limit stays, since a simulation past it dies of the kernel's OOM killer, not slowly.
 #pragma once
 
 #include <cstdint>
@@ -48,7 +49,8 @@ inline constexpr double kMaxSimulationSeconds = 600;
 // Share of the available memory a simulation may take (the rest for the system and the others).
 inline constexpr double kMemoryShare = 0.8;
 
-MachineLimits this_machine();
+// `force`: no time limit (--force).
+MachineLimits this_machine(bool force = false);
 SimulationEstimate estimate_simulation(const SimulationShape& shape);
 // std::invalid_argument (exit 2) stating the estimate, the limit and what to change, when the
 // estimate exceeds `limits`. `what` names the configuration.

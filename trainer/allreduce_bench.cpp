@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "costmodel/physical_bounds.h"
 #include "trainer/step_stats.h"
 
 namespace vitsim::trainer {
@@ -28,9 +29,11 @@ double parse_bytes(const std::string& text) {
     scale = 1024.0 * 1024;
   else if (unit == "G" || unit == "GiB")
     scale = 1024.0 * 1024 * 1024;
-  if (used == 0 || scale == 0 || !(value > 0)) {
+  if (used == 0 || scale == 0 || !(value > 0) || !(value * scale <= costmodel::kBytes.max) ||
+      value * scale < 1) {
     throw std::invalid_argument("message size '" + text +
-                                "': expected a positive number with optional K, M or G suffix");
+                                "': expected 1 byte .. 1e15 bytes, a number with optional K, M or "
+                                "G suffix (binary: 4K = 4096)");
   }
   return value * scale;
 }

@@ -3,12 +3,11 @@
 
 #include <sys/stat.h>
 
-#include <fstream>
-#include <iterator>
 #include <stdexcept>
 
 #include "schema/input_error.h"
 #include "schema/json_file.h"
+#include "schema/text_file.h"
 
 namespace vitsim::trainer {
 namespace {
@@ -20,6 +19,12 @@ bool file_exists(const std::string& path) {
 
 std::string byte_offset(int64_t offset) {
   return "byte offset " + std::to_string(offset);
+}
+
+std::string split_files_text(CifarFormat format, bool train) {
+  std::string out;
+  for (const auto& name : cifar_file_names(format, train)) out += (out.empty() ? "" : ", ") + name;
+  return out;
 }
 
 }  // namespace
@@ -60,10 +65,13 @@ CifarFormat detect_cifar_format(const std::string& dir) {
 }
 
 void read_cifar_file(const std::string& path, CifarFormat format, CifarImages& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw schema::InputError::at(path, "", "a readable CIFAR file", "cannot open it");
-  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                                   std::istreambuf_iterator<char>());
+  // An original batch file is 30 MB, CIFAR-100's train.bin 150 MB; 4 GiB bounds a wrong path.
+  parse_cifar_bytes(schema::read_text_file(path, size_t{4} << 30, "a CIFAR binary batch file"),
+                    path, format, out);
+}
+
+void parse_cifar_bytes(const std::string& bytes, const std::string& path, CifarFormat format,
+                       CifarImages& out) {
   const int64_t record = cifar_record_bytes(format);
   const int64_t size = static_cast<int64_t>(bytes.size());
   if (size == 0) {
@@ -86,14 +94,14 @@ void read_cifar_file(const std::string& path, CifarFormat format, CifarImages& o
   for (int64_t i = 0; i < n; ++i) {
     const int64_t at = i * record;
     if (format == CifarFormat::kCifar100) {
-      const int coarse = bytes[at];
+      const int coarse = static_cast<uint8_t>(bytes[at]);
       if (coarse >= 20) {
         throw schema::InputError::at(path, byte_offset(at), "a coarse label 0..19",
                                      std::to_string(coarse), "not a CIFAR-100 file?");
       }
       out.coarse_labels.push_back(coarse);
     }
-    const int label = bytes[at + label_bytes - 1];
+    const int label = static_cast<uint8_t>(bytes[at + label_bytes - 1]);
     if (label >= fine_limit) {
       throw schema::InputError::at(
           path, byte_offset(at + label_bytes - 1), "a label 0.." + std::to_string(fine_limit - 1),
@@ -109,12 +117,19 @@ CifarImages read_cifar_split(const std::string& dir, CifarFormat format, bool tr
   CifarImages images;
   images.format = format;
   images.source = dir;
+  // Every file of the split: a missing data_batch_4.bin is an incomplete dataset, and training on
+  // the others would measure fewer images than the run log says.
   for (const auto& name : cifar_file_names(format, train)) {
     const std::string path = dir + "/" + name;
-    // CIFAR-10 train files after the first are optional: small synthetic sets may use fewer.
-    if (!file_exists(path) && format == CifarFormat::kCifar10 && train &&
-        name != "data_batch_1.bin")
-      continue;
+    if (!file_exists(path)) {
+      throw schema::InputError::at(path, "",
+                                   std::string("a file of the ") + to_string(format) +
+                                       (train ? " training" : " test") + " split",
+                                   "nothing (missing)",
+                                   "a " + std::string(to_string(format)) + " folder holds " +
+                                       split_files_text(format, train) +
+                                       "; vitsim-train make-dataset writes them all");
+    }
     read_cifar_file(path, format, images);
   }
   return images;

@@ -42,11 +42,15 @@ struct CifarImages {
 std::vector<std::string> cifar_file_names(CifarFormat format, bool train);
 // Which format a folder holds (by its file names); InputError when it holds neither.
 CifarFormat detect_cifar_format(const std::string& dir);
-// All files of a split. InputError "file: byte offset N: expected ..., got ..." for a missing,
-// truncated or malformed file (label out of range).
+// All files of a split (every one of data_batch_1..5.bin for CIFAR-10's training split).
+// InputError "file: byte offset N: expected ..., got ..." for a missing, truncated or malformed
+// file (label out of range).
 CifarImages read_cifar_split(const std::string& dir, CifarFormat format, bool train);
 // Appends the records of one file to `out`.
 void read_cifar_file(const std::string& path, CifarFormat format, CifarImages& out);
+// The same for the file's bytes (`path` names it in errors).
+void parse_cifar_bytes(const std::string& bytes, const std::string& path, CifarFormat format,
+                       CifarImages& out);
 // Writes images [begin, end) as one file, atomically.
 void write_cifar_file(const std::string& path, const CifarImages& images, int64_t begin,
                       int64_t end);

@@ -6,6 +6,7 @@
 #include "trainer/allreduce_bench.h"
 #include "trainer/commands.h"
 #include "trainer/run_context.h"
+#include "trainer/torch_errors.h"
 
 namespace vitsim::trainer {
 
@@ -37,27 +38,35 @@ int cmd_bench_allreduce(int argc, char** argv) {
   args[0] = "vitsim-train";
   args.insert(args.begin() + 1, "bench-allreduce");
   return clikit::run_app(app, argc, argv, [&] {
-    o.min_bytes = parse_bytes(min_bytes);
-    o.max_bytes = parse_bytes(max_bytes);
-    if (o.iterations < 1 || o.warmup < 0) throw std::invalid_argument("--iterations must be >= 1");
-    if (backend == "auto") backend = device == "cuda" ? "nccl" : "mpi";
-    MpiWorld world(nullptr, nullptr);
-    world.start_watchdog(timeout_s);
-    configure_threads(1);
-    auto comm = make_communicator(backend, world);
-    schema::Profile p;
-    p.allreduce.push_back(run_allreduce_bench(o, world, *comm, device));
-    if (world.rank() == 0 && !out.empty()) {
-      p.device = device_id.empty() ? device : device_id;
-      p.device_name = device == "cpu" ? cpu_name() : "cuda";
-      p.source = costmodel::CostSource::kMeasured;
-      p.context = trainer_context(args, {{"device", p.device},
-                                         {"mpi_library", MpiWorld::library_version()},
-                                         {"hosts", world.hosts()}});
-      schema::write_profile(out, p);
-      std::cout << "vitsim-train bench-allreduce: written to " << out << "\n";
-    }
-    return 0;
+    return without_torch_backtrace([&] {
+      o.min_bytes = parse_bytes(min_bytes);
+      o.max_bytes = parse_bytes(max_bytes);
+      if (o.iterations < 1 || o.iterations > 1000000 || o.warmup < 0 || o.warmup > 1000000) {
+        throw std::invalid_argument("--iterations must be in 1..1000000, --warmup in 0..1000000");
+      }
+      if (o.min_bytes > o.max_bytes) throw std::invalid_argument("--min-bytes exceeds --max-bytes");
+      if (!(timeout_s >= 1e-3 && timeout_s <= 1e7)) {
+        throw std::invalid_argument("--collective-timeout-s must be in [0.001, 1e7] seconds");
+      }
+      if (backend == "auto") backend = device == "cuda" ? "nccl" : "mpi";
+      MpiWorld world(nullptr, nullptr);
+      world.start_watchdog(timeout_s);
+      configure_threads(1);
+      auto comm = make_communicator(backend, world);
+      schema::Profile p;
+      p.allreduce.push_back(run_allreduce_bench(o, world, *comm, device));
+      if (world.rank() == 0 && !out.empty()) {
+        p.device = device_id.empty() ? device : device_id;
+        p.device_name = device == "cpu" ? cpu_name() : "cuda";
+        p.source = costmodel::CostSource::kMeasured;
+        p.context = trainer_context(args, {{"device", p.device},
+                                           {"mpi_library", MpiWorld::library_version()},
+                                           {"hosts", world.hosts()}});
+        schema::write_profile(out, p);
+        std::cout << "vitsim-train bench-allreduce: written to " << out << "\n";
+      }
+      return 0;
+    });
   });
 }
 

@@ -7,6 +7,8 @@
 #include "schema/profile.h"
 #include "trainer/commands.h"
 #include "trainer/layer_profiler.h"
+#include "trainer/torch_errors.h"
+#include "trainer/train_options.h"
 
 namespace vitsim::trainer {
 
@@ -38,26 +40,30 @@ int cmd_profile(int argc, char** argv) {
   args[0] = "vitsim-train";
   args.insert(args.begin() + 1, "profile");
   return clikit::run_app(app, argc, argv, [&] {
-    o.model = model.resolve();
-    o.micro_batches =
-        clikit::parse_list<int64_t>(sizes, "micro-batches", clikit::parse_positive_integer);
-    o.precision = clikit::parse_option(precision, "precision", costmodel::parse_regime);
-    o.optimizer = clikit::parse_option(optimizer, "optimizer", costmodel::parse_optimizer);
-    if (o.repetitions < 1 || o.warmup < 0 || o.full_steps < 1 || o.threads < 1) {
-      throw std::invalid_argument(
-          "--repetitions, --full-steps, --threads must be >= 1, --warmup >= 0");
-    }
-    if (costmodel::math_type(o.precision) == costmodel::MathType::kFp16 && o.device != "cuda") {
-      throw std::invalid_argument("--precision amp-fp16 needs --device cuda (CPU autocast: bf16)");
-    }
-    if (!(o.precision == costmodel::Regime::kFp32 || costmodel::is_amp(o.precision))) {
-      throw std::invalid_argument(std::string("--precision ") + costmodel::to_string(o.precision) +
-                                  ": the profiler runs fp32, amp-bf16 or amp-fp16");
-    }
-    const schema::Profile p = run_profile(o, args);
-    schema::write_profile(out, p);
-    std::cout << "vitsim-train profile: written to " << out << "\n";
-    return 0;
+    return without_torch_backtrace([&] {
+      o.model = model.resolve();
+      o.micro_batches =
+          clikit::parse_list<int64_t>(sizes, "micro-batches", clikit::parse_positive_integer);
+      o.precision = clikit::parse_option(precision, "precision", costmodel::parse_regime);
+      o.optimizer = clikit::parse_option(optimizer, "optimizer", costmodel::parse_optimizer);
+      if (o.repetitions < 1 || o.warmup < 0 || o.full_steps < 1) {
+        throw std::invalid_argument("--repetitions, --full-steps must be >= 1, --warmup >= 0");
+      }
+      validate_threads(o.threads);
+      if (costmodel::math_type(o.precision) == costmodel::MathType::kFp16 && o.device != "cuda") {
+        throw std::invalid_argument(
+            "--precision amp-fp16 needs --device cuda (CPU autocast: bf16)");
+      }
+      if (!(o.precision == costmodel::Regime::kFp32 || costmodel::is_amp(o.precision))) {
+        throw std::invalid_argument(std::string("--precision ") +
+                                    costmodel::to_string(o.precision) +
+                                    ": the profiler runs fp32, amp-bf16 or amp-fp16");
+      }
+      const schema::Profile p = run_profile(o, args);
+      schema::write_profile(out, p);
+      std::cout << "vitsim-train profile: written to " << out << "\n";
+      return 0;
+    });
   });
 }
 

@@ -7,6 +7,7 @@
 #include "clikit/run_app.h"
 #include "costmodel/buckets.h"
 #include "trainer/commands.h"
+#include "trainer/torch_errors.h"
 #include "trainer/trainer.h"
 
 namespace vitsim::trainer {
@@ -113,34 +114,36 @@ int cmd_train(int argc, char** argv) {
   args[0] = "vitsim-train";
   args.insert(args.begin() + 1, "train");
   return clikit::run_app(app, argc, argv, [&] {
-    TrainOptions& o = t.o;
-    o.model = t.model.resolve();
-    o.precision = clikit::parse_option(t.precision, "precision", costmodel::parse_regime);
-    o.optimizer = clikit::parse_option(t.optimizer, "optimizer", costmodel::parse_optimizer);
-    o.bucket_bytes = t.bucket_mb * costmodel::kMiB;
-    o.overlap = t.overlap == "on" || (t.overlap == "auto" && o.device == "cuda");
-    std::string batch_source = "command line";
-    bool micro_given = app.count("--micro-batch") > 0;
-    bool accumulation_given = app.count("--accumulation") > 0;
-    if (!t.config.empty()) {
-      std::string ignored;
-      const DeepSpeedConfig config = read_deepspeed_config(t.config, &ignored);
-      apply_config(config, o, app);
-      micro_given = micro_given || config.micro_batch.has_value();
-      accumulation_given = accumulation_given || config.accumulation.has_value();
-      batch_source = t.config;
-      if (!ignored.empty()) {
-        std::cerr << "vitsim-train: " << t.config << ": ignoring DeepSpeed keys without effect "
-                  << "here: " << ignored << "\n";
+    return without_torch_backtrace([&] {
+      TrainOptions& o = t.o;
+      o.model = t.model.resolve();
+      o.precision = clikit::parse_option(t.precision, "precision", costmodel::parse_regime);
+      o.optimizer = clikit::parse_option(t.optimizer, "optimizer", costmodel::parse_optimizer);
+      o.bucket_bytes = t.bucket_mb * costmodel::kMiB;
+      o.overlap = t.overlap == "on" || (t.overlap == "auto" && o.device == "cuda");
+      std::string batch_source = "command line";
+      bool micro_given = app.count("--micro-batch") > 0;
+      bool accumulation_given = app.count("--accumulation") > 0;
+      if (!t.config.empty()) {
+        std::string ignored;
+        const DeepSpeedConfig config = read_deepspeed_config(t.config, &ignored);
+        apply_config(config, o, app);
+        micro_given = micro_given || config.micro_batch.has_value();
+        accumulation_given = accumulation_given || config.accumulation.has_value();
+        batch_source = t.config;
+        if (!ignored.empty()) {
+          std::cerr << "vitsim-train: " << t.config << ": ignoring DeepSpeed keys without effect "
+                    << "here: " << ignored << "\n";
+        }
       }
-    }
-    if (o.device_id.empty()) o.device_id = o.device;
-    validate_options(o);
-    MpiWorld world(nullptr, nullptr);
-    world.start_watchdog(o.collective_timeout_s);
-    resolve_batch(o, world.size(), batch_source, micro_given, accumulation_given);
-    Trainer trainer(o, world, args);
-    return trainer.run();
+      if (o.device_id.empty()) o.device_id = o.device;
+      validate_options(o);
+      MpiWorld world(nullptr, nullptr);
+      world.start_watchdog(o.collective_timeout_s);
+      resolve_batch(o, world.size(), batch_source, micro_given, accumulation_given);
+      Trainer trainer(o, world, args);
+      return trainer.run();
+    });
   });
 }
 

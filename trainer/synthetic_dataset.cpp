@@ -83,22 +83,28 @@ CifarImages make_synthetic_images(const SyntheticDatasetOptions& options, bool t
 }
 
 void write_synthetic_dataset(const SyntheticDatasetOptions& options) {
-  if (options.train_images <= 0 || options.test_images <= 0) {
-    throw std::invalid_argument("make-dataset: --train-images and --test-images must be > 0");
+  const auto train_names = cifar_file_names(options.format, true);
+  const int64_t files = static_cast<int64_t>(train_names.size());
+  // Every file of the split, none empty (readers refuse a missing or empty file); 10^7 images
+  // (30 GB) is beyond any synthetic set a test or benchmark needs.
+  constexpr int64_t kMaxImages = 10000000;
+  if (options.train_images < files || options.train_images > kMaxImages ||
+      options.test_images < 1 || options.test_images > kMaxImages) {
+    throw std::invalid_argument("make-dataset: --train-images must be in " + std::to_string(files) +
+                                ".." + std::to_string(kMaxImages) +
+                                " (one per file of the split at least), --test-images in 1.." +
+                                std::to_string(kMaxImages));
+  }
+  if (!(options.noise_std >= 0 && options.noise_std <= 255)) {
+    throw std::invalid_argument("make-dataset: --noise must be in [0, 255] grey levels");
   }
   make_dir(options.out_dir);
   const CifarImages train = make_synthetic_images(options, true);
   const CifarImages test = make_synthetic_images(options, false);
-  const auto train_names = cifar_file_names(options.format, true);
-  // Spread the training images over the split's files like the original (5 files for CIFAR-10);
-  // tiny sets use fewer files rather than empty ones.
-  const int64_t files = std::min<int64_t>(static_cast<int64_t>(train_names.size()), train.size());
+  // Spread the training images over the split's files like the original (5 files for CIFAR-10).
   for (int64_t f = 0; f < files; ++f) {
     const int64_t begin = train.size() * f / files, end = train.size() * (f + 1) / files;
     write_cifar_file(options.out_dir + "/" + train_names[f], train, begin, end);
-  }
-  for (int64_t f = files; f < static_cast<int64_t>(train_names.size()); ++f) {
-    std::remove((options.out_dir + "/" + train_names[f]).c_str());  // stale files of a larger set
   }
   write_cifar_file(options.out_dir + "/" + cifar_file_names(options.format, false)[0], test, 0,
                    test.size());

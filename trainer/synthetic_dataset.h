@@ -24,7 +24,8 @@ struct SyntheticDatasetOptions {
 // Images of one split (deterministic in seed and split).
 CifarImages make_synthetic_images(const SyntheticDatasetOptions& options, bool train);
 // Writes the files of both splits (CIFAR-10: train spread over data_batch_1..5.bin like the
-// original; CIFAR-100: train.bin, test.bin). Throws std::runtime_error on I/O failure.
+// original, so at least 5 training images; CIFAR-100: train.bin, test.bin). Throws
+// std::invalid_argument for counts out of range, std::runtime_error on I/O failure.
 void write_synthetic_dataset(const SyntheticDatasetOptions& options);
 
 }  // namespace vitsim::trainer

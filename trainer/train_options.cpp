@@ -2,8 +2,13 @@
 #include "trainer/train_options.h"
 
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
+#include <thread>
+#include <utility>
 
+#include "costmodel/buckets.h"
+#include "costmodel/physical_bounds.h"
 #include "schema/json_node.h"
 
 namespace vitsim::trainer {
@@ -60,7 +65,10 @@ bool read_enabled(const schema::Node& node) {
 }  // namespace
 
 DeepSpeedConfig read_deepspeed_config(const std::string& path, std::string* ignored) {
-  const schema::Node root = schema::Node::parse_file(path);
+  return read_deepspeed_config(schema::Node::parse_file(path), ignored);
+}
+
+DeepSpeedConfig read_deepspeed_config(const schema::Node& root, std::string* ignored) {
   std::vector<std::string> allowed = {"train_batch_size",
                                       "train_micro_batch_size_per_gpu",
                                       "gradient_accumulation_steps",
@@ -131,6 +139,15 @@ void resolve_batch(TrainOptions& o, int64_t world, const std::string& source, bo
     }
     o.micro_batch = train / (o.accumulation * world);
   }
+  // A derived micro-batch or accumulation is held to the bounds the given ones are.
+  for (const auto& [value, bound] : {std::pair{o.micro_batch, costmodel::kMicroBatch},
+                                     std::pair{o.accumulation, costmodel::kAccumulation}}) {
+    if (!costmodel::bound_violation(bound, value).empty()) {
+      throw explain(
+          std::to_string(train) + ", which makes " + bound.what + " " + std::to_string(value),
+          bound.why);
+    }
+  }
   if (o.global_batch(world) != train) {
     throw explain(std::to_string(train) + " with " + std::to_string(o.micro_batch) + " x " +
                       std::to_string(o.accumulation) + " x " + std::to_string(world) + " = " +
@@ -139,17 +156,73 @@ void resolve_batch(TrainOptions& o, int64_t world, const std::string& source, bo
   }
 }
 
+void validate_threads(int64_t threads) {
+  // More threads than CPUs only oversubscribe them (notes: 1.25-3x slower); 100,000 hung in the
+  // thread pool's start.
+  const unsigned cpus = std::thread::hardware_concurrency();
+  const int64_t max = cpus > 0 ? static_cast<int64_t>(cpus) : 1024;
+  if (threads < 1 || threads > max) {
+    throw std::invalid_argument("--threads must be in 1.." + std::to_string(max) + ", got " +
+                                std::to_string(threads) +
+                                " (this machine's CPUs; more threads only oversubscribe them)");
+  }
+}
+
+namespace {
+
+// A real option in [lo, hi] (finite); the message names the option, the range and the value.
+void check_range(const char* option, double value, double lo, double hi, const char* hint) {
+  if (std::isfinite(value) && value >= lo && value <= hi) return;
+  std::ostringstream os;
+  os << option << " must be in [" << lo << ", " << hi << "], got " << value << " (" << hint << ")";
+  throw std::invalid_argument(os.str());
+}
+
+void check_count(const char* option, int64_t value, const costmodel::CountBound& bound) {
+  const std::string why = costmodel::bound_violation(bound, value);
+  if (!why.empty()) {
+    throw std::invalid_argument(std::string(option) + ": expected " + bound.what + ", got " +
+                                std::to_string(value) + " (" + bound.why + ")");
+  }
+}
+
+// The optimizer's numbers: refused here in one line, before LibTorch refuses them with a stack
+// trace (--weight-decay -1) or trains on NaN (--momentum nan).
+void validate_optimizer(const TrainOptions& o) {
+  // Any positive, finite rate: the tests train with 1e-30 (parameters that must not move) and
+  // 1e12 (a divergence, stopped at run time by the NaN-loss check).
+  if (!(std::isfinite(o.learning_rate) && o.learning_rate > 0)) {
+    std::ostringstream os;
+    os << "--lr must be a finite number > 0, got " << o.learning_rate;
+    throw std::invalid_argument(os.str());
+  }
+  check_range("--weight-decay", o.weight_decay, 0, 100, "0 = off; typical 0.01 .. 0.1");
+  check_range("--momentum", o.momentum, 0, 0.999999, "SGD momentum, below 1");
+  check_range("beta1", o.beta1, 0, 0.999999, "AdamW betas are below 1");
+  check_range("beta2", o.beta2, 0, 0.999999, "AdamW betas are below 1");
+  check_range("eps", o.adam_eps, 1e-30, 1, "AdamW's epsilon, > 0");
+  check_range("--gradient-clipping", o.gradient_clipping, 0, 1e12, "0 = off");
+}
+
+}  // namespace
+
 void validate_options(const TrainOptions& o) {
   auto fail = [](const std::string& m) { throw std::invalid_argument(m); };
   if (o.data_dir.empty()) fail("--data: a dataset folder is required");
-  if (o.epochs < 1) fail("--epochs must be >= 1");
-  if (o.micro_batch < 1) fail("--micro-batch must be >= 1");
-  if (o.accumulation < 1) fail("--accumulation must be >= 1");
+  if (o.epochs < 1 || o.epochs > 1000000) fail("--epochs must be in 1..1000000");
+  if (o.max_steps < 0) fail("--max-steps must be >= 0 (0 = no cap)");
+  check_count("--micro-batch", o.micro_batch, costmodel::kMicroBatch);
+  check_count("--accumulation", o.accumulation, costmodel::kAccumulation);
+  if (o.train_batch_size)
+    check_count("--train-batch-size", *o.train_batch_size, costmodel::kImages);
   if (!(o.data_fraction > 0 && o.data_fraction <= 1)) fail("--data-fraction must be in (0, 1]");
-  if (!(o.learning_rate > 0) || !std::isfinite(o.learning_rate)) fail("--lr must be > 0");
-  if (!(o.bucket_bytes > 0)) fail("--bucket-mb must be > 0");
-  if (o.threads < 1) fail("--threads must be >= 1");
-  if (!(o.collective_timeout_s > 0)) fail("--collective-timeout-s must be > 0");
+  validate_optimizer(o);
+  check_range("--bucket-mb", o.bucket_bytes / costmodel::kMiB, 1.0 / costmodel::kMiB, 1e9,
+              "gradient bucket cap in MiB");
+  validate_threads(o.threads);
+  check_range("--collective-timeout-s", o.collective_timeout_s, 1e-3, 1e7, "seconds");
+  if (o.steps_per_print < 1) fail("--steps-per-print must be >= 1");
+  if (o.log_every < 0) fail("--log-every must be >= 0 (0 = never)");
   if (o.checkpoint_every < 0) fail("--checkpoint-every must be >= 0");
   if (o.checkpoint_every > 0 && o.checkpoint_dir.empty())
     fail("--checkpoint-every needs --checkpoint-dir");

@@ -11,6 +11,7 @@
 #include "costmodel/optimizer.h"
 #include "costmodel/regime.h"
 #include "costmodel/vit_config.h"
+#include "schema/json_node.h"
 
 namespace vitsim::trainer {
 
@@ -84,7 +85,9 @@ struct DeepSpeedConfig {
 // optimizer {type, params}, fp16/bf16 {enabled}, wall_clock_breakdown, steps_per_print,
 // gradient_clipping. DeepSpeed keys vitsim-train does not use (scheduler, zero_optimization with
 // stage 0, ...) are accepted and listed in `ignored`; anything else is an InputError.
+// Duplicate keys are refused like in every vitsim file (schema/strict_json.h).
 DeepSpeedConfig read_deepspeed_config(const std::string& path, std::string* ignored = nullptr);
+DeepSpeedConfig read_deepspeed_config(const schema::Node& root, std::string* ignored = nullptr);
 
 // Completes and checks the batch sizes for `world_size` ranks the way DeepSpeed does: of
 // train_batch_size, micro_batch, accumulation, one that was not given (`*_given` false) is derived
@@ -94,7 +97,10 @@ DeepSpeedConfig read_deepspeed_config(const std::string& path, std::string* igno
 void resolve_batch(TrainOptions& options, int64_t world_size, const std::string& source,
                    bool micro_given, bool accumulation_given);
 
-// Checks ranges and combinations (throws std::invalid_argument naming the option).
+// Checks ranges and combinations (throws std::invalid_argument naming the option), every number
+// finite and within a physical range (costmodel/physical_bounds.h where one applies).
 void validate_options(const TrainOptions& options);
+// --threads: 1 .. this machine's CPUs (std::invalid_argument otherwise); also for `profile`.
+void validate_threads(int64_t threads);
 
 }  // namespace vitsim::trainer

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 #include "sim/fork_runner.h"
@@ -78,6 +79,18 @@ TEST(SizeGuard, RefusesAboveTheEstimateWithTheEstimate) {
         << x.what();
     EXPECT_NE(std::string(x.what()).find("--collective-level flow"), std::string::npos);
   }
+}
+
+TEST(SizeGuard, ForceLiftsTheTimeLimitButNotTheMemoryLimit) {
+  SimulationShape step = h200(65536, false);
+  step.flow_level = false;  // hours of simulation events
+  const SimulationEstimate long_run = estimate_simulation(step);
+  MachineLimits forced = roomy();
+  forced.max_seconds = this_machine(true).max_seconds;
+  EXPECT_TRUE(std::isinf(forced.max_seconds));
+  EXPECT_NO_THROW(check_simulation_size(long_run, forced, "x"));
+  forced.available_memory_bytes = long_run.memory_bytes;  // 80% of it may be used: not enough
+  EXPECT_THROW(check_simulation_size(long_run, forced, "x"), std::invalid_argument);
 }
 
 TEST(SizeGuard, ThisMachineHasLimits) {

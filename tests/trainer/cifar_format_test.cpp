@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <functional>
 
@@ -98,6 +99,31 @@ TEST(CifarFormat, BadLabelNamesFileAndByteOffset) {
   const std::string e = error_of([&] { read_cifar_split(dir, CifarFormat::kCifar10, false); });
   EXPECT_NE(e.find(path + ": byte offset 6146: expected a label 0..9, got 42"), std::string::npos)
       << e;
+}
+
+// Issue 11: a missing data_batch_4.bin was skipped, and the run trained on fewer images.
+TEST(CifarFormat, EveryBatchFileOfTheSplitIsRequired) {
+  const std::string dir = temp_dir("missing");
+  ASSERT_EQ(std::remove((dir + "/data_batch_4.bin").c_str()), 0);
+  const std::string e = error_of([&] { read_cifar_split(dir, CifarFormat::kCifar10, true); });
+  EXPECT_EQ(e, dir +
+                   "/data_batch_4.bin: /: expected a file of the cifar10 training split, got "
+                   "nothing (missing) (hint: a cifar10 folder holds data_batch_1.bin, "
+                   "data_batch_2.bin, data_batch_3.bin, data_batch_4.bin, data_batch_5.bin; "
+                   "vitsim-train make-dataset writes them all)");
+  // And make-dataset writes them all, so a CIFAR-10 set has at least one image per file.
+  SyntheticDatasetOptions o;
+  o.out_dir = dir + "_tiny";
+  o.train_images = 4;
+  EXPECT_THROW(write_synthetic_dataset(o), std::invalid_argument);
+}
+
+TEST(CifarFormat, DevicesAreNotRead) {
+  CifarImages out;
+  EXPECT_NE(error_of([&] {
+              read_cifar_file("/dev/zero", CifarFormat::kCifar10, out);
+            }).find("/dev/zero: not a file (a device)"),
+            std::string::npos);
 }
 
 TEST(CifarFormat, MissingDatasetSaysHowToMakeOne) {

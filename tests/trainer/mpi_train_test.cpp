@@ -256,6 +256,34 @@ TEST_F(MpiTrain, TruncatedCifarFileNamesFileAndOffset) {
       << r.output;
 }
 
+// Issue 11: bad trainer options printed a 13-frame LibTorch stack trace; now one line, exit 2.
+TEST_F(MpiTrain, AbsurdOptionsAreOneLineErrors) {
+  for (const std::string args :
+       {"--weight-decay -1", "--momentum nan --optimizer sgd", "--threads 100000"}) {
+    const Result r = train(1, args, 60);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+    EXPECT_EQ(r.output.find("frame #"), std::string::npos) << args << ": " << r.output;
+    EXPECT_NE(r.output.find("vitsim-train train: --" + args.substr(2, args.find(' ') - 2)),
+              std::string::npos)
+        << args << ": " << r.output;
+  }
+}
+
+// Issue 11: a missing data_batch_4.bin was skipped: the run trained on fewer images, exit 0.
+TEST_F(MpiTrain, MissingBatchFileIsAnError) {
+  const std::string holey = dir_ + "/holey";
+  const std::string cmd = std::string(VITSIM_TRAIN_EXE) + " make-dataset --out " + holey +
+                          " --train-images 20 --test-images 4 > /dev/null && rm " + holey +
+                          "/data_batch_4.bin";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  const Result r = train(1, "--micro-batch 8", 120, holey);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(holey + "/data_batch_4.bin: /: expected a file of the cifar10 training "
+                                  "split, got nothing (missing)"),
+            std::string::npos)
+      << r.output;
+}
+
 TEST_F(MpiTrain, InconsistentBatchConfigurationIsAClearError) {
   const std::string cfg = dir_ + "/ds.json";
   std::ofstream(cfg) << R"({"train_batch_size": 48, "train_micro_batch_size_per_gpu": 8,

@@ -4,8 +4,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <fstream>
 #include <functional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "schema/input_error.h"
 
@@ -102,6 +106,51 @@ TEST(ValidateOptions, NamesTheOption) {
   o.data_fraction = 1;
   o.precision = costmodel::Regime::kAmpFp16;
   EXPECT_NE(error_of([&] { validate_options(o); }).find("fp16 needs --device cuda"),
+            std::string::npos);
+}
+
+// Issue 11: --weight-decay -1 and --momentum nan reached LibTorch (a 13-frame stack trace, or NaN
+// weights); --threads 100000 hung. Each is refused here, naming the option.
+TEST(ValidateOptions, RefusesAbsurdOptimizerAndThreadValues) {
+  TrainOptions base;
+  base.data_dir = "/tmp";
+  EXPECT_EQ(error_of([&] { validate_options(base); }), "");
+  const std::vector<std::pair<std::function<void(TrainOptions&)>, std::string>> cases = {
+      {[](TrainOptions& o) { o.weight_decay = -1; }, "--weight-decay must be in [0, 100], got -1"},
+      {[](TrainOptions& o) { o.momentum = std::nan(""); }, "--momentum must be in [0, "},
+      {[](TrainOptions& o) { o.threads = 100000; }, "--threads must be in 1.."},
+      {[](TrainOptions& o) { o.learning_rate = INFINITY; },
+       "--lr must be a finite number > 0, got inf"},
+      {[](TrainOptions& o) { o.beta2 = 1; }, "beta2 must be in [0, "},
+      {[](TrainOptions& o) { o.adam_eps = 0; }, "eps must be in"},
+      {[](TrainOptions& o) { o.gradient_clipping = -2; }, "--gradient-clipping must be in"},
+      {[](TrainOptions& o) { o.micro_batch = 1000000000; },
+       "--micro-batch: expected a micro-batch"},
+      {[](TrainOptions& o) { o.bucket_bytes = std::nan(""); }, "--bucket-mb must be in"},
+      {[](TrainOptions& o) { o.collective_timeout_s = INFINITY; }, "--collective-timeout-s"},
+  };
+  for (const auto& [change, expected] : cases) {
+    TrainOptions o = base;
+    change(o);
+    const std::string e = error_of([&] { validate_options(o); });
+    EXPECT_EQ(e.rfind(expected, 0), 0u) << "expected \"" << expected << "\", got \"" << e << "\"";
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+  }
+}
+
+// Issue 11: a --config with a key twice was accepted, the last value winning.
+TEST(DeepSpeedConfig, DuplicateKeysAndDeepNestingAreRefused) {
+  const std::string dup = write_config("dup", R"({"train_micro_batch_size_per_gpu": 16,
+    "optimizer": {"type": "AdamW", "params": {"lr": 0.001, "lr": 0.1}}})");
+  const std::string e = error_of([&] { read_deepspeed_config(dup); });
+  EXPECT_NE(e.find(dup + ": /optimizer/params/lr: expected each key once per object, got key "
+                         "\"lr\" a second time"),
+            std::string::npos)
+      << e;
+  std::string deep = "{\"scheduler\": ";
+  for (int i = 0; i < 100000; ++i) deep += "[";
+  const std::string path = write_config("deep", deep);
+  EXPECT_NE(error_of([&] { read_deepspeed_config(path); }).find("nested at most 64 levels deep"),
             std::string::npos);
 }
 

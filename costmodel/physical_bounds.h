@@ -1,0 +1,105 @@
+// The ranges a physical quantity can take, for the checks at vitsim's edges (file readers, and the
+// command lines that take the same quantities). One table, so that a bandwidth read from a cluster
+// file and one read from a cost model are held to the same limits, each with the reason.
+//
+// The limits are far outside anything real (they are not tuning knobs): their job is to refuse
+// values that would make the arithmetic meaningless (1e-300 B/s, a latency of 1e308 s, a denormal
+// time of 1e-310 s, 10^9 GPUs in one node) with an error that says which field and why, instead of
+// a simulation that never ends, a NaN in an output or a crash. docs/formats/README.md lists them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace vitsim::costmodel {
+
+// A real-valued quantity: 0 (when zero_allowed) or a value in [min, max]. min > 0 keeps out
+// positive values too small to mean anything (below a clock's resolution, denormals).
+struct Bound {
+  double min = 0;
+  double max = 0;
+  bool zero_allowed = false;
+  const char* what = "";  // "a duration in seconds"
+  const char* why = "";   // the reason for the limits, for the error's hint
+};
+
+// A count: an integer in [min, max].
+struct CountBound {
+  int64_t min = 0;
+  int64_t max = 0;
+  const char* what = "";
+  const char* why = "";
+};
+
+// Seconds of one measured or fitted operation (a layer, an optimizer step, an epoch): 0 .. 1e7 s
+// (116 days). No lower limit above 0: medians, spreads and fits are differences of clock readings
+// and legitimately come out below a clock's resolution (denormals are refused for every number).
+inline constexpr Bound kDurationS{0, 1e7, true, "a duration in seconds: 0 .. 1e7",
+                                  "above 1e7 s (116 days) is not one operation of a training step"};
+// A duration that was timed and cannot be 0 (an all-reduce): 1 ns (below any clock's resolution)
+// .. 1e7 s.
+inline constexpr Bound kPositiveDurationS{
+    1e-9, 1e7, false, "a duration in seconds: 1e-9 .. 1e7",
+    "times below 1 ns are below any clock's resolution, above 1e7 s (116 days) not a measurement"};
+// A link's bandwidth: 1 kB/s (8 kbit/s, slower than any network) .. 1e14 B/s (100 TB/s; NVLink 5
+// is 1.8e12 B/s per GPU).
+inline constexpr Bound kLinkBandwidthBytesPerS{
+    1e3, 1e14, false, "a bandwidth in bytes/s: 1e3 .. 1e14",
+    "write 1.25e9 for 10 Gbit/s; below 1 kB/s or above 100 TB/s is no real link"};
+// A link's latency: 0 or 1 ns .. 10 s (a geostationary satellite hop is 0.6 s).
+inline constexpr Bound kLinkLatencyS{
+    1e-9, 10, true, "a latency in seconds: 0 or 1e-9 .. 10",
+    "write 2.5e-5 for 25 us; no link is slower than 10 s, and below 1 ns is 0"};
+// A throughput someone measured (algbw, busbw): small messages over a slow link can be far below
+// a link's bandwidth, so only the upper limit is a link's.
+inline constexpr Bound kMeasuredBandwidthBytesPerS{1e-3, 1e14, false,
+                                                   "a bandwidth in bytes/s: 1e-3 .. 1e14",
+                                                   "message_bytes / time_s of a real measurement"};
+// Sizes of messages, buckets and device memory: 1 byte .. 1e15 (1 PB).
+inline constexpr Bound kBytes{1, 1e15, false, "a size in bytes: 1 .. 1e15",
+                              "a size above 1 PB is no real message, bucket or memory"};
+// The same where 0 says "nothing" (memory not measured, no fixed memory).
+inline constexpr Bound kBytesOrZero{1, 1e15, true, "a size in bytes: 0 or 1 .. 1e15",
+                                    "a size above 1 PB is no real message, bucket or memory"};
+// A device's peak arithmetic rate: 1e6 .. 1e18 FLOP/s (a B200's sparse FP4 peak is ~2e16).
+inline constexpr Bound kPeakFlopPerS{1e6, 1e18, false, "a rate in FLOP/s: 1e6 .. 1e18",
+                                     "write 2.03e13 for 20.3 TFLOP/s"};
+inline constexpr Bound kPeakFlopPerSOrZero{1e6, 1e18, true,
+                                           "a rate in FLOP/s: 0 (none) or 1e6 .. 1e18",
+                                           "write 2.03e13 for 20.3 TFLOP/s; 0 = not supported"};
+// A device's memory bandwidth: 1e6 .. 1e14 B/s (an H200 has 4.8e12).
+inline constexpr Bound kMemoryBandwidthBytesPerS{
+    1e6, 1e14, false, "a bandwidth in bytes/s: 1e6 .. 1e14", "write 4.48e11 for 448 GB/s"};
+// A device's power: 0 (unknown) or 1 .. 1e5 W.
+inline constexpr Bound kPowerW{1, 1e5, true, "a power in watts: 0 or 1 .. 1e5",
+                               "a device's TDP from its datasheet, 0 if unknown"};
+
+// Ranks of one job: 1 .. 10^6 (the largest GPU clusters have ~10^5 GPUs).
+inline constexpr CountBound kRanks{1, 1000000, "a rank count 1 .. 1000000",
+                                   "the largest GPU clusters have about 10^5 GPUs"};
+// Nodes of a cluster (or of one template): 1 .. 10^6.
+inline constexpr CountBound kNodes{1, 1000000, "a node count 1 .. 1000000",
+                                   "the largest GPU clusters have about 10^5 GPUs"};
+// GPUs in one node: 1 .. 1024 (the largest NVLink domains hold 72 to 576 GPUs).
+inline constexpr CountBound kGpusPerNode{1, 1024, "a GPU count per node 1 .. 1024",
+                                         "no node holds more than 1024 GPUs"};
+// Samples per micro-step on one device: 1 .. 10^6.
+inline constexpr CountBound kMicroBatch{1, 1000000, "a micro-batch 1 .. 1000000",
+                                        "samples per device per micro-step"};
+// Micro-steps per optimizer step: 1 .. 10^6.
+inline constexpr CountBound kAccumulation{1, 1000000, "an accumulation 1 .. 1000000",
+                                          "micro-steps per optimizer step"};
+// Training images: 1 .. 10^12 (the largest image datasets hold a few 10^9).
+inline constexpr CountBound kImages{1, 1000000000000, "an image count 1 .. 10^12",
+                                    "the largest image datasets hold a few 10^9 images"};
+// Repetitions behind a median, steps of a run: 1 .. 10^12.
+inline constexpr CountBound kRepetitions{1, 1000000000000, "a count 1 .. 10^12",
+                                         "repetitions or steps of a real measurement"};
+
+// "" when `x` is within `b`, else why not ("below 1e-09", "above 1e+14", "not finite",
+// "a denormal number"): the caller adds file, field and the bound's `what` and `why`.
+std::string bound_violation(const Bound& b, double x);
+std::string bound_violation(const CountBound& b, int64_t x);
+
+}  // namespace vitsim::costmodel

@@ -1,0 +1,32 @@
+// libFuzzer target: DeepSpeed logs (calibrate/deepspeed_log.h), parsed, summarised and imported
+// as `vitsim import-deepspeed` would; the profile it makes is written and must read back through
+// the profile reader (an import once wrote NaN timers that calibrate then refused).
+#include "calibrate/deepspeed_import.h"
+#include "calibrate/deepspeed_log.h"
+#include "fuzz_support.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace vitsim;
+  static const costmodel::DeviceCatalog kCatalog = [] {
+    costmodel::DeviceSpec t4;
+    t4.id = "t4";
+    t4.name = "Tesla T4";
+    return costmodel::DeviceCatalog{{t4}};
+  }();
+  fuzz::refusals_are_input_errors([&] {
+    const calibrate::DeepSpeedLog log =
+        calibrate::parse_deepspeed_log_text(fuzz::as_text(data, size), "fuzz.log");
+    calibrate::ImportOptions o;
+    o.gpu = "t4";
+    o.model = costmodel::vit_preset("vit_ti_16");
+    o.precision = log.precision.value_or(costmodel::Regime::kFp32);
+    o.link_class = "fuzz-link";
+    o.data_fraction = 0.01;
+    const calibrate::ImportResult r = calibrate::import_deepspeed({log}, kCatalog, o);
+    fuzz::round_trips(
+        schema::write_profile_json(r.profile),
+        [](const schema::Node& n) { return schema::read_profile(n); },
+        [](const schema::Profile& p) { return schema::write_profile_json(p); });
+  });
+  return 0;
+}

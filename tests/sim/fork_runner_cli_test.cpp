@@ -1,0 +1,59 @@
+// The forked simulation child (sim/fork_runner.cpp) never outlives `vitsim`: issue 11 saw three
+// orphans of a SIGKILLed `vitsim predict` still at full CPU 20 minutes later. The test becomes
+// the subreaper of its descendants, so that an orphan is re-parented to it and it can tell when
+// the orphan dies. The configuration (ViT-B/16, 64 GPUs of the tesla cluster's template, every
+// all-reduce step by step, many steps) simulates for several seconds, long enough to be killed
+// in the middle.
+#include <gtest/gtest.h>
+
+#include <csignal>
+
+#include "process_support.h"  // tests/support/
+
+namespace {
+
+using namespace std::chrono_literals;
+
+const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+const std::string kSrc = VITSIM_SOURCE_DIR;
+const std::string kCosts = std::string(VITSIM_TEST_DATA_DIR) + "/fixtures/costs.json";
+
+pid_t start_long_predict() {
+  return vitsim::testing::spawn(
+      {kVitsim, "predict", "--cluster", kSrc + "/platforms/h200-cluster.json", "--costs", kCosts,
+       "--gpus", "64", "--collective-level", "step", "--steps", "400", "--micro-batch", "16"});
+}
+
+TEST(ForkRunner, SigkilledPredictLeavesNoProcess) {
+  const vitsim::testing::Subreaper subreaper;
+  const pid_t predict = start_long_predict();
+  ASSERT_GT(predict, 0);
+  const pid_t child = vitsim::testing::wait_for_child(predict, 60s);
+  ASSERT_GT(child, 0) << "vitsim predict ended before it forked its simulation: the test's "
+                         "configuration no longer simulates long enough to be interrupted";
+  std::this_thread::sleep_for(100ms);  // in the middle of the simulation
+  ASSERT_EQ(::kill(predict, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(predict, &status, 0), predict);
+  EXPECT_TRUE(vitsim::testing::reaped_within(child, 2s))
+      << "the simulation process " << child << " outlived vitsim predict by more than 2 s";
+  if (::kill(child, 0) == 0) ::kill(child, SIGKILL);  // never leave it running
+}
+
+TEST(ForkRunner, SigtermReachesTheSimulationAndEndsPredictByIt) {
+  const vitsim::testing::Subreaper subreaper;
+  const pid_t predict = start_long_predict();
+  ASSERT_GT(predict, 0);
+  const pid_t child = vitsim::testing::wait_for_child(predict, 60s);
+  ASSERT_GT(child, 0) << "vitsim predict ended before it forked its simulation";
+  std::this_thread::sleep_for(100ms);
+  ASSERT_EQ(::kill(predict, SIGTERM), 0);  // to the parent only, as `kill PID` would
+  EXPECT_TRUE(vitsim::testing::reaped_within(child, 5s)) << "SIGTERM was not passed on";
+  int status = 0;
+  ASSERT_EQ(::waitpid(predict, &status, 0), predict);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM)
+      << "vitsim predict should end by the signal it was sent (status " << status << ")";
+  if (::kill(child, 0) == 0) ::kill(child, SIGKILL);
+}
+
+}  // namespace
