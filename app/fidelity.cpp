@@ -56,7 +56,7 @@ double naive_step_s(const schema::ConfigPrediction& p, const costmodel::CostMode
 // The log's configuration as a measured run: placement from the link class it names (a class of
 // a node's intra-node fabric: intra-node).
 calibrate::MeasuredRun run_of(const calibrate::LogSummary& s, const schema::StudyLogRule& rule,
-                              const schema::ClusterSpec& cluster, costmodel::Precision precision) {
+                              const schema::ClusterSpec& cluster, costmodel::Regime precision) {
   calibrate::MeasuredRun m;
   m.key.cluster = rule.cluster;
   m.key.gpus = s.world_size;
@@ -115,8 +115,8 @@ void development(const schema::Study& study, const costmodel::DeviceCatalog& cat
                  const Imported& imp, const Inputs& in, const sim::SimOptions& options,
                  std::vector<FidelityRow>& rows) {
   const calibrate::Calibration cal = calibrate_study(study, imp.profiles, in, catalog);
-  for (const auto& run :
-       calibrate::measured_from_csv(schema::CsvTable::read(study.development_set))) {
+  for (const auto& run : calibrate::measured_from_csv(schema::CsvTable::read(study.development_set),
+                                                      study.precision_names)) {
     const schema::ClusterSpec cluster = cluster_named(in, run.key.cluster);
     const schema::ConfigPrediction p =
         sim::predict(cluster, catalog, study.model, config_of(run, cluster), cal.costs, options);

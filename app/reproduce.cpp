@@ -167,7 +167,7 @@ ReproduceResult reproduce(const ReproduceOptions& o) {
   o.progress(fmt::format("[3/5] simulate: {} scenarios -> {} ({:.1f} s)", preds.size(),
                          r.predictions_csv, seconds_since(t0)));
   const std::vector<MeasuredRun> dev =
-      measured_from_csv(schema::CsvTable::read(study.development_set));
+      measured_from_csv(schema::CsvTable::read(study.development_set), study.precision_names);
   write_validation(o, study, imp, preds, dev, r);
   o.progress(fmt::format(
       "[4/5] validate: median |error| {:.2f} %, worst {:.2f} %, Spearman {:.3f} "

@@ -56,6 +56,7 @@ Imported import_study(const schema::Study& study, const costmodel::DeviceCatalog
   ImportOptions base;
   base.model = study.model;
   base.train_images = study.train_images;
+  base.precision_names = study.precision_names;
   for (const auto& path : sorted_files(study.log_folder, ".log")) {
     const std::string name = fs::path(path).stem().string();
     const schema::StudyLogRule* rule = rule_of(study, name);

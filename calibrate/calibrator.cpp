@@ -18,11 +18,11 @@ namespace vitsim::calibrate {
 
 using costmodel::CostSource;
 using costmodel::DeviceCosts;
-using costmodel::Precision;
+using costmodel::Regime;
 
 namespace {
 
-using Key = std::pair<std::string, Precision>;
+using Key = std::pair<std::string, Regime>;
 
 std::string key_name(const Key& k) {
   return k.first + "/" + costmodel::to_string(k.second);
@@ -85,10 +85,17 @@ std::vector<costmodel::LinkCost> fit_links(const std::vector<ProfileInput>& prof
 }
 
 // Roofline fit per precision that has measured devices with datasheets.
-std::map<Precision, costmodel::RooflineFit> fit_rooflines(const std::map<Key, DeviceFit>& measured,
-                                                          const costmodel::DeviceCatalog& catalog) {
-  std::map<Precision, std::vector<RooflineSample>> layers;
-  std::map<Precision, std::vector<OptimizerSample>> opt;
+std::string held_out_row(const HeldOutCheck& c) {
+  std::string row = fmt::format("{} form", costmodel::to_string(c.form));
+  for (const auto& d : c.devices) row += fmt::format(" {} {:+.1f}%", d.device, 100 * d.error_rel);
+  return row + fmt::format(", RMS {:.1f}%", 100 * c.rms_error_rel);
+}
+
+std::map<Regime, costmodel::RooflineFit> fit_rooflines(const std::map<Key, DeviceFit>& measured,
+                                                       const costmodel::DeviceCatalog& catalog,
+                                                       std::vector<std::string>& notes) {
+  std::map<Regime, std::vector<RooflineSample>> layers;
+  std::map<Regime, std::vector<OptimizerSample>> opt;
   for (const auto& [key, fit] : measured) {
     const auto* spec = catalog.find(key.first);
     if (!spec || !(spec->matrix_peak_flop_per_s(key.second) > 0) ||
@@ -97,23 +104,57 @@ std::map<Precision, costmodel::RooflineFit> fit_rooflines(const std::map<Key, De
     }
     collect_roofline_samples(fit.costs, *spec, layers[key.second], opt[key.second]);
   }
-  std::map<Precision, costmodel::RooflineFit> fits;
+  std::map<Regime, costmodel::RooflineFit> fits;
   for (const auto& [p, samples] : layers) {
-    if (!samples.empty()) fits[p] = fit_roofline(p, samples, opt[p]);
+    if (samples.empty()) continue;
+    // The form with the lower leave-one-device-out error wins (the max form when fewer than three
+    // devices leave nothing to hold out); its held-out error is the transfer's uncertainty.
+    const HeldOutCheck max =
+        leave_one_device_out(p, samples, opt[p], costmodel::RooflineForm::kMax);
+    const HeldOutCheck add =
+        leave_one_device_out(p, samples, opt[p], costmodel::RooflineForm::kAdditive);
+    const HeldOutCheck& best =
+        !add.devices.empty() && add.rms_error_rel < max.rms_error_rel ? add : max;
+    fits[p] = fit_roofline(p, samples, opt[p], best.form);
+    fits[p].held_out_error_rel = best.rms_error_rel;
+    if (!max.devices.empty()) {
+      notes.push_back(
+          fmt::format("roofline {} leave-one-device-out (total layer time): {}; {}; kept "
+                      "the {} form",
+                      costmodel::to_string(p), held_out_row(max), held_out_row(add),
+                      costmodel::to_string(best.form)));
+    }
   }
   return fits;
 }
 
 // The roofline of a precision nobody measured: fp32's memory efficiency and overhead, eta_c from
 // tensor-core evidence where the precision runs on tensor cores.
-costmodel::RooflineFit derived_roofline(Precision p, const costmodel::RooflineFit& fp32,
+costmodel::RooflineFit derived_roofline(Regime p, const costmodel::RooflineFit& fp32,
                                         const CalibrateOptions& o, std::string& how) {
   costmodel::RooflineFit f = fp32;
   f.precision = p;
   if (o.tensor_evidence) {
-    f.compute_efficiency = o.tensor_evidence->compute_efficiency;
-    f.fitted_on.push_back(o.tensor_evidence->description);
-    how = "eta_c from " + o.tensor_evidence->description + ", eta_m and overhead from fp32";
+    const TensorEfficiencyEvidence& e = *o.tensor_evidence;
+    f.compute_efficiency = e.compute_efficiency;
+    // Additive form: the evidence's step time also holds the element-wise traffic at fp32's
+    // eta_m; only the rest is GEMM time.
+    const double memory_s =
+        e.bandwidth_bytes_per_s > 0
+            ? e.bytes_per_image / (fp32.memory_efficiency * e.bandwidth_bytes_per_s)
+            : 0;
+    const bool additive = f.form == costmodel::RooflineForm::kAdditive;
+    if (additive && e.image_time_s > memory_s && e.peak_flop_per_s > 0) {
+      f.compute_efficiency =
+          std::min(1.0, e.flop_per_image / (e.peak_flop_per_s * (e.image_time_s - memory_s)));
+    }
+    // The transfer's uncertainty: fp32's held-out error and the evidence rows' spread together.
+    f.held_out_error_rel = std::hypot(fp32.held_out_error_rel, e.spread_rel);
+    f.fitted_on.push_back(e.description);
+    how = fmt::format(
+        "eta_c {:.3f} from {}{}, eta_m and overhead from fp32", f.compute_efficiency, e.description,
+        additive ? fmt::format(" less {:.2f} ms/image element-wise traffic", memory_s * 1e3)
+                 : std::string());
   } else {
     how = "eta_c, eta_m and overhead of fp32 (no tensor-core evidence given)";
   }
@@ -156,7 +197,7 @@ class Pipeline {
     std::map<Key, std::vector<const ProfileInput*>> groups;
     for (const auto& in : profiles) {
       if (!in.profile.compute.empty())
-        groups[{in.profile.device, in.profile.precision}].push_back(&in);
+        groups[{in.profile.device, costmodel::compute_regime(in.profile.precision)}].push_back(&in);
     }
     for (const auto& [key, group] : groups) {
       measured_[key] = fit_device(group);
@@ -165,7 +206,7 @@ class Pipeline {
     std::vector<ComputeSpread> all;
     for (const auto& [key, s] : spreads_) all.push_back(s);
     pooled_node_spread_ = pooled_node_spread(all);
-    fits_ = fit_rooflines(measured_, catalog_);
+    fits_ = fit_rooflines(measured_, catalog_, notes_);
     for (const auto& [p, f] : fits_) {
       how_[p] = "fitted on " + fmt::format("{}", fmt::join(f.fitted_on, ", "));
     }
@@ -173,25 +214,26 @@ class Pipeline {
 
   std::set<Key> required_pairs();
   DeviceCosts transfer(const Key& key);
-  HostCosts donor(const std::string& device, Precision p);
-  const costmodel::RooflineFit& roofline(Precision p);
+  HostCosts donor(const std::string& device, Regime p);
+  const costmodel::RooflineFit& roofline(Regime p);
   void set_measured_uncertainty(const Key& key, DeviceCosts& c) const;
-  void set_transfer_uncertainty(const DeviceFit* twin, DeviceCosts& c);
+  void set_transfer_uncertainty(const DeviceFit* twin, const costmodel::RooflineFit& fit,
+                                DeviceCosts& c);
 
   const CalibrateOptions& o_;
   std::map<Key, ComputeSpread> spreads_;
   std::optional<double> pooled_node_spread_;
   costmodel::DeviceCatalog catalog_;
   std::map<Key, DeviceFit> measured_;
-  std::map<Precision, costmodel::RooflineFit> fits_;
-  std::map<Precision, std::string> how_;
+  std::map<Regime, costmodel::RooflineFit> fits_;
+  std::map<Regime, std::string> how_;
   std::vector<std::string> notes_;
 };
 
-const costmodel::RooflineFit& Pipeline::roofline(Precision p) {
+const costmodel::RooflineFit& Pipeline::roofline(Regime p) {
   auto it = fits_.find(p);
   if (it != fits_.end()) return it->second;
-  auto fp32 = fits_.find(Precision::kFp32);
+  auto fp32 = fits_.find(Regime::kFp32);
   if (fp32 == fits_.end()) {
     throw std::invalid_argument(std::string("no measured device in fp32 (with a datasheet in "
                                             "gpus.json) to transfer ") +
@@ -233,14 +275,15 @@ void Pipeline::set_measured_uncertainty(const Key& key, DeviceCosts& c) const {
       100 * fit, s.profiles, 100 * spread, spread_from, s.from);
 }
 
-void Pipeline::set_transfer_uncertainty(const DeviceFit* twin, DeviceCosts& c) {
+void Pipeline::set_transfer_uncertainty(const DeviceFit* twin, const costmodel::RooflineFit& fit,
+                                        DeviceCosts& c) {
   std::vector<double> factors;
   std::string on;
-  const costmodel::RooflineFit& fp32 = roofline(Precision::kFp32);
-  for (const auto& [key, fit] : measured_) {
+  const costmodel::RooflineFit& fp32 = roofline(Regime::kFp32);
+  for (const auto& [key, measured] : measured_) {
     const auto* spec = catalog_.find(key.first);
-    if (key.second != Precision::kFp32 || spec == nullptr) continue;
-    factors.push_back(device_factor(fit.costs, *spec, fp32));
+    if (key.second != Regime::kFp32 || spec == nullptr) continue;
+    factors.push_back(device_factor(measured.costs, *spec, fp32));
     on += (on.empty() ? "" : ", ") + fmt::format("{} x{:.3f}", key.first, factors.back());
   }
   std::vector<double> noise;
@@ -249,18 +292,23 @@ void Pipeline::set_transfer_uncertainty(const DeviceFit* twin, DeviceCosts& c) {
       node_spread(twin ? spreads_.at({twin->costs.device, twin->costs.precision}).node_spread_rel
                        : std::nullopt,
                   pooled_node_spread_);
-  c.uncertainty_rel = transfer_error_rel(factors);
+  // Two estimates of the transfer's error: the roofline's miss on each measured fp32 device, and
+  // the form's leave-one-device-out error (with the tensor evidence's spread for 16-bit regimes,
+  // docs/cost-model.md section 4). The wider one is kept.
+  const double miss = transfer_error_rel(factors);
+  c.uncertainty_rel = std::max(miss, fit.held_out_error_rel);
   c.node_spread_rel = spread;
   c.step_noise_rel = noise.empty() ? 0.0 : median(noise);
   c.uncertainty_from = fmt::format(
-      "systematic = the roofline's miss on each measured fp32 device (RMS of measured/roofline - "
-      "1 over [{}]); node spread {:.2f} % ({}); step noise: median of the measured devices'",
-      on, 100 * spread, spread_from);
+      "systematic = max(the roofline's miss on each measured fp32 device, RMS of measured/roofline "
+      "- 1 over [{}] = {:.2f} %; the roofline's held-out error {:.2f} %); node spread {:.2f} % "
+      "({}); step noise: median of the measured devices'",
+      on, 100 * miss, 100 * fit.held_out_error_rel, 100 * spread, spread_from);
 }
 
 std::set<Key> Pipeline::required_pairs() {
   std::set<Key> keys;
-  auto add = [&](const std::string& device, Precision p, const std::string& why) {
+  auto add = [&](const std::string& device, Regime p, const std::string& why) {
     const auto* spec = catalog_.find(device);
     if (!spec) {
       throw std::invalid_argument("device '" + device + "' (" + why +
@@ -276,22 +324,23 @@ std::set<Key> Pipeline::required_pairs() {
   for (const auto& c : o_.clusters) {
     for (const auto& n : c.nodes) {
       for (const auto& g : n.gpus) {
-        for (Precision p : o_.precisions) add(g.device, p, "cluster " + c.name);
+        for (Regime p : o_.precisions)
+          add(g.device, costmodel::compute_regime(p), "cluster " + c.name);
       }
     }
   }
-  for (const auto& [device, p] : o_.required) add(device, p, "required");
+  for (const auto& [device, p] : o_.required) add(device, costmodel::compute_regime(p), "required");
   return keys;
 }
 
-HostCosts Pipeline::donor(const std::string& device, Precision p) {
+HostCosts Pipeline::donor(const std::string& device, Regime p) {
   for (const auto& c : o_.clusters) {
     bool has = false;
     for (const auto& n : c.nodes) {
       for (const auto& g : n.gpus) has = has || g.device == device;
     }
     if (!has) continue;
-    for (Precision want : {p, Precision::kFp32}) {
+    for (Regime want : {p, Regime::kFp32}) {
       for (const auto& n : c.nodes) {
         for (const auto& g : n.gpus) {
           auto it = measured_.find({g.device, want});
@@ -332,7 +381,7 @@ HostCosts Pipeline::donor(const std::string& device, Precision p) {
 }
 
 const DeviceFit* measured_twin(const std::map<Key, DeviceFit>& measured, const std::string& id) {
-  auto it = measured.find({id, Precision::kFp32});
+  auto it = measured.find({id, Regime::kFp32});
   if (it != measured.end()) return &it->second;
   for (const auto& [key, fit] : measured) {
     if (key.first == id) return &fit;
@@ -346,19 +395,20 @@ namespace {
 
 DeviceCosts Pipeline::transfer(const Key& key) {
   const auto* spec = catalog_.find(key.first);
-  const Precision p = key.second;
+  const Regime p = key.second;
   costmodel::RooflineFit fit = roofline(p);
   std::string how = how_[p];
-  if (p == Precision::kFp16 && !(spec->fp16_tensor_peak_flop_per_s > 0)) {
+  if (costmodel::math_type(p) == costmodel::MathType::kFp16 &&
+      !(spec->fp16_tensor_peak_flop_per_s > 0)) {
     // No tensor cores: autocast's fp16 GEMMs run on the fp32 units (DeviceSpec's fp16 peak is the
     // fp32 peak), so the fp32 efficiency applies; only the activation bytes halve.
-    fit.compute_efficiency = roofline(Precision::kFp32).compute_efficiency;
-    how = "no tensor cores: fp32 eta_c (" + how_[Precision::kFp32] + "), fp16 activation bytes";
+    fit.compute_efficiency = roofline(Regime::kFp32).compute_efficiency;
+    how = "no tensor cores: fp32 eta_c (" + how_[Regime::kFp32] + "), fp16 activation bytes";
   }
   const DeviceFit* twin = measured_twin(measured_, spec->id);
   const DeviceFit* fleet = twin;
   for (const auto& [k, f] : measured_) {
-    if (!fleet || (k.second == Precision::kFp32 && fleet->costs.precision != Precision::kFp32)) {
+    if (!fleet || (k.second == Regime::kFp32 && fleet->costs.precision != Regime::kFp32)) {
       fleet = &f;
     }
   }
@@ -372,12 +422,20 @@ DeviceCosts Pipeline::transfer(const Key& key) {
                               costmodel::to_string(twin->costs.precision));
   }
   DeviceCosts c = transfer_layers(*spec, p, fit, fleet->costs.model, factor);
-  const costmodel::RooflineFit& fp32 = roofline(Precision::kFp32);
+  const costmodel::RooflineFit& fp32 = roofline(Regime::kFp32);
+  // The step is memory traffic (costmodel::optimizer_step_bytes_per_parameter): a measured step
+  // of the same device is scaled by the traffic ratio of the two regimes (1 for fp32 -> amp-bf16).
+  const double step_bytes = costmodel::optimizer_step_bytes_per_parameter(p);
   if (twin) {
-    c.optimizer = twin->costs.optimizer;  // AMP keeps the fp32 AdamW step
+    c.optimizer = twin->costs.optimizer;
+    const double ratio =
+        step_bytes / costmodel::optimizer_step_bytes_per_parameter(twin->costs.precision);
+    c.optimizer.fixed_s *= ratio;
+    c.optimizer.per_unit_s *= ratio;
+    c.optimizer.floor_s *= ratio;
   } else {
     c.optimizer.per_unit_s =
-        kAdamBytesPerParameter / (fp32.memory_efficiency * spec->memory_bandwidth_bytes_per_s);
+        step_bytes / (fp32.memory_efficiency * spec->memory_bandwidth_bytes_per_s);
   }
   const costmodel::MemoryEstimate mem = estimate_memory(c.model, p);
   c.memory_fixed_bytes = mem.fixed_bytes;
@@ -396,8 +454,12 @@ DeviceCosts Pipeline::transfer(const Key& key) {
       spec->id, spec->matrix_peak_flop_per_s(p) / 1e12, costmodel::to_string(p),
       spec->memory_bandwidth_bytes_per_s / 1e9, fit.compute_efficiency, fit.memory_efficiency,
       fit.launch_overhead_s * 1e6, how, factor_note,
-      twin ? "of the measured " + spec->id : std::string("AdamW traffic at eta_m"), host.from);
-  set_transfer_uncertainty(twin, c);
+      twin ? fmt::format("of the measured {} {} x {:.0f}/{:.0f} B per parameter", spec->id,
+                         costmodel::to_string(twin->costs.precision), step_bytes,
+                         costmodel::optimizer_step_bytes_per_parameter(twin->costs.precision))
+           : fmt::format("{:.0f} B per parameter at eta_m", step_bytes),
+      host.from);
+  set_transfer_uncertainty(twin, fit, c);
   return c;
 }
 
@@ -427,14 +489,14 @@ Calibration calibrate(const std::vector<ProfileInput>& profiles,
     devices[key] = pipe.transfer(key);
     pipe.notes_.push_back(key_name(key) + ": transferred");
   }
-  std::set<Precision> used;
+  std::set<Regime> used;
   for (auto& [key, c] : devices) {
     out.costs.devices.push_back(c);
     used.insert(key.second);
   }
-  for (Precision p : used) {
+  for (Regime p : used) {
     // A precision's roofline exists when it was measured or can be derived from fp32.
-    if (pipe.fits_.count(p) || pipe.fits_.count(Precision::kFp32)) {
+    if (pipe.fits_.count(p) || pipe.fits_.count(Regime::kFp32)) {
       out.costs.roofline.push_back(pipe.roofline(p));
     }
   }

@@ -27,10 +27,10 @@ namespace vitsim::calibrate {
 struct CalibrateOptions {
   // Precisions to cover for every device of `clusters` (unsupported ones, e.g. bf16 on a T4, are
   // skipped with a note).
-  std::vector<costmodel::Precision> precisions = {costmodel::Precision::kFp32};
+  std::vector<costmodel::Regime> precisions = {costmodel::Regime::kFp32};
   std::vector<schema::ClusterSpec> clusters;
   // Extra (device, precision) pairs to cover, e.g. those the scenarios use.
-  std::vector<std::pair<std::string, costmodel::Precision>> required;
+  std::vector<std::pair<std::string, costmodel::Regime>> required;
   std::optional<TensorEfficiencyEvidence> tensor_evidence;
 };
 

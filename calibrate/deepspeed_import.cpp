@@ -12,7 +12,7 @@
 
 namespace vitsim::calibrate {
 
-using costmodel::Precision;
+using costmodel::Regime;
 using schema::InputError;
 
 namespace {
@@ -47,7 +47,7 @@ Device device_of(const DeepSpeedLog& log, const costmodel::DeviceCatalog& catalo
                        "DeepSpeed logs rarely name the GPU: pass --gpu ID (e.g. --gpu rtx3070)");
 }
 
-Precision precision_of(const DeepSpeedLog& log, const ImportOptions& o) {
+Regime precision_of(const DeepSpeedLog& log, const ImportOptions& o) {
   if (log.precision && o.precision && *log.precision != *o.precision) {
     throw InputError::at(
         log.file, "fp16_enabled/bfloat16_enabled",
@@ -58,7 +58,7 @@ Precision precision_of(const DeepSpeedLog& log, const ImportOptions& o) {
   if (o.precision) return *o.precision;
   throw InputError::at(log.file, "fp16_enabled/bfloat16_enabled", "the echoed precision",
                        "no echo of both fp16_enabled and bfloat16_enabled",
-                       "pass --precision fp32|fp16|bf16");
+                       std::string("pass --precision (") + costmodel::regime_names() + ")");
 }
 
 int64_t micro_batch_of(const DeepSpeedLog& log) {
@@ -263,7 +263,7 @@ ImportResult import_deepspeed(const std::vector<DeepSpeedLog>& logs,
   ImportResult r;
   const costmodel::LayerGraph graph = build_layer_graph(require_model(o, logs.front().file));
   const Device dev = device_of(logs.front(), catalog, o);
-  const Precision prec = precision_of(logs.front(), o);
+  const Regime prec = precision_of(logs.front(), o);
   // Pooled samples per micro-batch (compute) and per world size (all-reduce).
   std::map<int64_t, std::vector<LogSummary>> by_batch;
   std::map<int64_t, std::vector<double>> allreduce_by_ranks;
@@ -320,12 +320,13 @@ ImportResult import_compute_summary(const schema::CsvTable& t,
   for (size_t i = 0; i < t.rows(); ++i) {
     const Device d = resolve_device(catalog, t.at(i, "gpu"));
     if (!o.gpu.empty() && d.id != resolve_device(catalog, o.gpu).id) continue;
-    Precision prec;
+    Regime prec;
     try {
-      prec = costmodel::parse_precision(t.at(i, "precision"));
-    } catch (const std::invalid_argument&) {
+      prec = schema::regime_of_text(t.at(i, "precision"), o.precision_names);
+    } catch (const std::invalid_argument& e) {
       throw InputError::at(t.file(), "row " + std::to_string(i + 1) + ", column precision",
-                           "fp32, fp16 or bf16", "\"" + t.at(i, "precision") + "\"");
+                           std::string("a precision regime (") + costmodel::regime_names() + ")",
+                           "\"" + t.at(i, "precision") + "\"", e.what());
     }
     if (p.device.empty()) {
       p.device = d.id;

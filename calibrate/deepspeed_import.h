@@ -25,6 +25,7 @@
 #include "calibrate/deepspeed_log.h"
 #include "costmodel/device_spec.h"
 #include "costmodel/layer_graph.h"
+#include "schema/common_io.h"
 #include "schema/csv_table.h"
 #include "schema/profile.h"
 
@@ -32,11 +33,13 @@ namespace vitsim::calibrate {
 
 struct ImportOptions {
   std::string gpu;  // device id or name (gpus.json, or a cluster's own device); "" = from the log
-  std::optional<costmodel::ViTConfig> model;      // required: DeepSpeed logs do not name it
-  std::optional<costmodel::Precision> precision;  // required when the log does not echo it
-  std::string link_class;                         // required for multi-rank logs
-  std::optional<double> data_fraction;            // when the log prints no run directory
-  int64_t train_images = 50000;                   // training images before the fraction
+  std::optional<costmodel::ViTConfig> model;   // required: DeepSpeed logs do not name it
+  std::optional<costmodel::Regime> precision;  // required when the log does not echo it
+  // How a compute summary's precision column names regimes (a study's precision_names).
+  schema::RegimeAliases precision_names;
+  std::string link_class;               // required for multi-rank logs
+  std::optional<double> data_fraction;  // when the log prints no run directory
+  int64_t train_images = 50000;         // training images before the fraction
 };
 
 // What the import took from one log; recorded in the profile's context.

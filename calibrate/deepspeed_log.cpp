@@ -130,6 +130,25 @@ std::optional<bool> echoed_flag(const std::string& line, std::string_view key) {
   return out;
 }
 
+// Whether the line asks DeepSpeed to all-reduce in fp32: the engine's echo
+// "communication_data_type ...... torch.float32" or the user config's "communication_data_type":
+// "fp32" / "fp32_allreduce": true. "seq_parallel_communication_data_type" is another setting.
+bool asks_fp32_communication(const std::string& line) {
+  const std::string comm = "communication_data_type";
+  const size_t at = line.find(comm);
+  if (at != std::string::npos && (at == 0 || !is_word(line[at - 1]))) {
+    const std::string rest = line.substr(at + comm.size());
+    const std::string value = rest.substr(0, rest.find_first_of(",}"));
+    if (value.find("float32") != std::string::npos || value.find("fp32") != std::string::npos)
+      return true;
+  }
+  const std::string key = "\"fp32_allreduce\"";
+  const size_t k = line.find(key);
+  if (k == std::string::npos) return false;
+  const std::string rest = line.substr(k + key.size());
+  return rest.substr(0, rest.find_first_of(",}")).find("true") != std::string::npos;
+}
+
 // The study's run directory at the end of a line: ".../p0.2_b16_e10" (p a decimal, b and e
 // integers), the path being the run of "/segment" parts before it.
 std::optional<RunDirectory> run_directory(const std::string& line, const std::string& file,
@@ -227,7 +246,8 @@ std::optional<std::string_view> echoed_digits(const std::string& line, std::stri
 }
 
 struct EchoParser {
-  std::optional<bool> fp16_on, bf16_on;
+  std::optional<bool> fp16_on, bf16_on, amp_on;
+  bool comm_fp32 = false;
 
   void scan(const std::string& line, int64_t n, DeepSpeedLog& log) {
     const std::string& f = log.file;
@@ -247,6 +267,8 @@ struct EchoParser {
     }
     if (auto v = echoed_flag(line, "fp16_enabled")) fp16_on = v;
     if (auto v = echoed_flag(line, "bfloat16_enabled")) bf16_on = v;
+    if (auto v = echoed_flag(line, "amp_enabled")) amp_on = v;
+    comm_fp32 = comm_fp32 || asks_fp32_communication(line);
     if (line.find("_b") != std::string::npos) {
       if (auto d = run_directory(line, f, n); d && !log.run_directory) log.run_directory = d;
     }
@@ -254,13 +276,19 @@ struct EchoParser {
   }
 
   void finish(DeepSpeedLog& log) const {
-    // Both echoes are needed to say fp32; either one "True" names the precision.
+    // DeepSpeed's fp16/bf16 blocks are its own mixed precision (16-bit weights and gradients,
+    // FP16_Optimizer / BF16_Optimizer): the ds-* regimes, all-reduced in fp32 only when
+    // communication_data_type or fp32_allreduce asks. amp_enabled is apex AMP (O1, fp16 autocast
+    // over fp32 weights). Both fp16 and bf16 echoes are needed to say fp32.
+    using costmodel::MathType;
     if (fp16_on && *fp16_on) {
-      log.precision = costmodel::Precision::kFp16;
+      log.precision = costmodel::deepspeed_regime(MathType::kFp16, comm_fp32);
     } else if (bf16_on && *bf16_on) {
-      log.precision = costmodel::Precision::kBf16;
+      log.precision = costmodel::deepspeed_regime(MathType::kBf16, comm_fp32);
+    } else if (amp_on && *amp_on) {
+      log.precision = costmodel::Regime::kAmpFp16;
     } else if (fp16_on && bf16_on) {
-      log.precision = costmodel::Precision::kFp32;
+      log.precision = costmodel::Regime::kFp32;
     }
   }
 };

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "costmodel/precision.h"
+#include "costmodel/regime.h"
 
 namespace vitsim::calibrate {
 
@@ -43,8 +43,8 @@ struct DeepSpeedLog {
   std::optional<int64_t> micro_batch;   // train_micro_batch_size_per_gpu
   std::optional<int64_t> accumulation;  // gradient_accumulation_steps
   std::optional<int64_t> world_size;    // "world_size=N", "world_size = N", "world_size ... N"
-  std::optional<costmodel::Precision> precision;  // from fp16_enabled / bfloat16_enabled
-  std::optional<std::string> gpu_name;            // a "GPU name: ..." style line, when there is one
+  std::optional<costmodel::Regime> precision;  // fp16/bfloat16/amp_enabled, communication dtype
+  std::optional<std::string> gpu_name;         // a "GPU name: ..." style line, when there is one
   std::optional<RunDirectory> run_directory;
 };
 

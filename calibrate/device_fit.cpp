@@ -16,7 +16,7 @@ namespace vitsim::calibrate {
 using costmodel::LinearCost;
 
 costmodel::MemoryEstimate estimate_memory(const costmodel::ViTConfig& model,
-                                          costmodel::Precision precision) {
+                                          costmodel::Regime precision) {
   return costmodel::first_principles_memory(build_layer_graph(model), precision,
                                             costmodel::Optimizer::kAdamW);
 }

@@ -32,6 +32,6 @@ DeviceFit fit_device(const std::vector<const ProfileInput*>& group);
 // with AdamW (cost models hold AdamW memory, the optimizer profiles are taken with; the simulator
 // moves it to another optimizer).
 costmodel::MemoryEstimate estimate_memory(const costmodel::ViTConfig& model,
-                                          costmodel::Precision precision);
+                                          costmodel::Regime precision);
 
 }  // namespace vitsim::calibrate

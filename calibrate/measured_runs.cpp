@@ -48,7 +48,8 @@ std::string normalize_placement(const std::string& text) {
   return t;
 }
 
-std::vector<MeasuredRun> measured_from_csv(const schema::CsvTable& t) {
+std::vector<MeasuredRun> measured_from_csv(const schema::CsvTable& t,
+                                           const schema::RegimeAliases& aliases) {
   t.require_columns({"cluster", "placement", "precision", "n_gpus", "micro_batch_per_gpu",
                      "dataset_fraction", "epoch_time_s"});
   std::vector<MeasuredRun> out;
@@ -60,10 +61,15 @@ std::vector<MeasuredRun> measured_from_csv(const schema::CsvTable& t) {
     r.key.micro_batch = t.integer(i, "micro_batch_per_gpu");
     r.key.data_fraction_ppm = fraction_ppm(t.positive(i, "dataset_fraction"));
     try {
-      r.key.precision = costmodel::parse_precision(t.at(i, "precision"));
-    } catch (const std::invalid_argument&) {
-      throw schema::InputError::at(t.file(), "row " + std::to_string(i + 1) + ", column precision",
-                                   "fp32, fp16 or bf16", "\"" + t.at(i, "precision") + "\"");
+      r.key.precision = schema::regime_of_text(t.at(i, "precision"), aliases);
+    } catch (const std::invalid_argument& e) {
+      throw schema::InputError::at(
+          t.file(), "row " + std::to_string(i + 1) + ", column precision",
+          std::string("a precision regime (") + costmodel::regime_names() + ")",
+          "\"" + t.at(i, "precision") + "\"",
+          std::string(e.what()) +
+              "; a study's own names are mapped by its study.json "
+              "\"precision_names\" (pass --study)");
     }
     r.epoch_time_s = t.positive(i, "epoch_time_s");
     if (t.has_column("steps_per_epoch")) r.steps_per_epoch = t.integer(i, "steps_per_epoch");
@@ -105,9 +111,10 @@ MeasuredRun measured_from_run_log(const schema::RunLog& log, const std::string& 
   return r;
 }
 
-std::vector<MeasuredRun> read_measured(const std::string& path) {
+std::vector<MeasuredRun> read_measured(const std::string& path,
+                                       const schema::RegimeAliases& aliases) {
   if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".csv") == 0) {
-    return measured_from_csv(schema::CsvTable::read(path));
+    return measured_from_csv(schema::CsvTable::read(path), aliases);
   }
   return {measured_from_run_log(schema::read_run_log(path), path)};
 }

@@ -10,8 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "costmodel/precision.h"
+#include "costmodel/regime.h"
 #include "costmodel/vit_config.h"
+#include "schema/common_io.h"
 #include "schema/csv_table.h"
 #include "schema/prediction.h"
 #include "schema/run_log.h"
@@ -24,7 +25,7 @@ struct ConfigKey {
   int64_t gpus = 1;
   int64_t micro_batch = 0;
   int64_t data_fraction_ppm = 1000000;  // data fraction in parts per million (exact matching)
-  costmodel::Precision precision = costmodel::Precision::kFp32;
+  costmodel::Regime precision = costmodel::Regime::kFp32;
 
   double data_fraction() const { return static_cast<double>(data_fraction_ppm) / 1e6; }
   std::string label() const;  // "tesla inter-node 2 GPU b16 p1 fp32"
@@ -50,10 +51,14 @@ std::string normalize_cluster(const std::string& name);
 // "inter-node, 1 GPU per node" -> "inter-node", "intra-node (single node)" -> "intra-node".
 std::string normalize_placement(const std::string& text);
 
-std::vector<MeasuredRun> measured_from_csv(const schema::CsvTable& table);
+// The precision column is looked up in `aliases` (a study's precision_names) before it is parsed
+// as a regime name: a bare "fp16" without an alias is refused.
+std::vector<MeasuredRun> measured_from_csv(const schema::CsvTable& table,
+                                           const schema::RegimeAliases& aliases = {});
 MeasuredRun measured_from_run_log(const schema::RunLog& log, const std::string& file);
 // By extension: .csv -> CSV rows; anything else -> a run log JSON.
-std::vector<MeasuredRun> read_measured(const std::string& path);
+std::vector<MeasuredRun> read_measured(const std::string& path,
+                                       const schema::RegimeAliases& aliases = {});
 
 ConfigKey key_of(const schema::ConfigPrediction& prediction);
 

@@ -105,7 +105,7 @@ NcclImportResult import_nccl_tests(const std::vector<NcclTestsOutput>& outputs,
   if (outputs.empty()) throw std::invalid_argument("no nccl-tests output given");
   NcclImportResult r;
   r.profile.source = costmodel::CostSource::kImported;
-  r.profile.precision = costmodel::Precision::kFp32;  // unused by all-reduce-only profiles
+  r.profile.precision = costmodel::Regime::kFp32;  // unused by all-reduce-only profiles
   set_device(outputs, catalog, opt, r.profile);
   std::set<int64_t> seen;
   for (const auto& o : outputs) {

@@ -1,10 +1,11 @@
 // Roofline transfer of compute costs to devices nobody measured (docs/cost-model.md, "Transfer"):
-//   t_pass(layer, b) = max(FLOP * b / (eta_c * peak(precision)), bytes * b / (eta_m * bandwidth))
-//                      + launch_overhead
-// eta_m comes from the measured optimizer steps (an AdamW step is pure memory traffic:
-// kAdamBytesPerParameter per parameter), eta_c and the launch overhead from the measured layer
-// passes given eta_m. Each measured device votes with equal weight, however many layers,
-// micro-batches or profiles it has.
+//   t_pass(layer, b) = form(FLOP * b / (eta_c * peak(regime)), bytes * b / (eta_m * bandwidth))
+//                      + launch_overhead [+ autocast weight casts / (eta_m * bandwidth)]
+// with form = max (the roofline) or + (GEMMs and element-wise kernels one after the other),
+// whichever predicts held-out measured devices better (leave_one_device_out). eta_m comes from
+// the measured optimizer steps (pure memory traffic: costmodel::optimizer_step_bytes_per_parameter
+// per parameter), eta_c and the launch overhead from the measured layer passes given eta_m. Each
+// measured device votes with equal weight, however many layers, micro-batches or profiles it has.
 #pragma once
 
 #include <string>
@@ -16,14 +17,13 @@
 
 namespace vitsim::calibrate {
 
-// AdamW moves per parameter: reads weight, gradient, two moments (4 x 4 bytes) and writes weight
-// and two moments (3 x 4 bytes), all fp32 (AMP keeps fp32 master weights).
-inline constexpr double kAdamBytesPerParameter = 28.0;
-
 // Work of one layer pass per sample. Backward = 2x the forward MACs (docs/layer-graph.md) and 2x
 // the forward traffic (it reads the kept activations and writes input and weight gradients).
 double pass_flop_per_sample(const costmodel::Layer& layer, bool backward);
-double pass_bytes_per_sample(const costmodel::Layer& layer, bool backward, costmodel::Precision p);
+double pass_bytes_per_sample(const costmodel::Layer& layer, bool backward, costmodel::Regime p);
+// Traffic of one pass independent of the micro-batch: autocast's weight casts (amp-* only,
+// costmodel::weight_cast_bytes_per_parameter x the layer's parameters).
+double pass_fixed_bytes(const costmodel::Layer& layer, bool backward, costmodel::Regime p);
 
 struct RooflineSample {  // one measured layer pass at one micro-batch
   std::string device;
@@ -49,9 +49,27 @@ void collect_roofline_samples(const costmodel::DeviceCosts& costs,
                               std::vector<OptimizerSample>& optimizer);
 
 // Throws std::invalid_argument without samples.
-costmodel::RooflineFit fit_roofline(costmodel::Precision precision,
+costmodel::RooflineFit fit_roofline(costmodel::Regime precision,
                                     const std::vector<RooflineSample>& layers,
-                                    const std::vector<OptimizerSample>& optimizer);
+                                    const std::vector<OptimizerSample>& optimizer,
+                                    costmodel::RooflineForm form = costmodel::RooflineForm::kMax);
+
+// Leave-one-device-out check of a form (docs/cost-model.md section 4, "Which form"): fit on every
+// measured device but one, predict the held-out device's total layer time (all passes, all
+// micro-batches it was measured at), for each device in turn. Needs 3 devices; fewer: no rows.
+struct HeldOutDevice {
+  std::string device;
+  double error_rel = 0;  // (predicted - measured) / measured
+};
+struct HeldOutCheck {
+  costmodel::RooflineForm form = costmodel::RooflineForm::kMax;
+  std::vector<HeldOutDevice> devices;
+  double rms_error_rel = 0;  // 0 when there are no rows
+};
+HeldOutCheck leave_one_device_out(costmodel::Regime precision,
+                                  const std::vector<RooflineSample>& layers,
+                                  const std::vector<OptimizerSample>& optimizer,
+                                  costmodel::RooflineForm form);
 
 double roofline_time_s(const costmodel::RooflineFit& fit, double flop, double bytes,
                        double peak_flop_per_s, double bandwidth_bytes_per_s);
@@ -65,7 +83,7 @@ double device_factor(const costmodel::DeviceCosts& measured, const costmodel::De
 // Costs of `spec` in `precision` for `model` by the roofline; layer per-unit times are multiplied
 // by compute_factor. Optimizer, host-side costs and memory are left for the caller.
 costmodel::DeviceCosts transfer_layers(const costmodel::DeviceSpec& spec,
-                                       costmodel::Precision precision,
+                                       costmodel::Regime precision,
                                        const costmodel::RooflineFit& fit,
                                        const costmodel::ViTConfig& model, double compute_factor);
 

@@ -3,10 +3,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <regex>
 #include <vector>
 
+#include "calibrate/roofline.h"
 #include "calibrate/statistics.h"
 #include "costmodel/layer_graph.h"
 
@@ -47,6 +49,8 @@ std::optional<TensorEfficiencyEvidence> tensor_efficiency_from_timm(
   }
   std::vector<double> eta, rate;
   std::string gpu_used, model_used;
+  const costmodel::DeviceSpec* spec_used = nullptr;
+  double flop_used = 0, bytes_used = 0;
   for (size_t i = 0; i < t.rows(); ++i) {
     if (t.at(i, "precision") != "amp") continue;
     auto cfg = timm_model(t.at(i, "model"));
@@ -60,11 +64,27 @@ std::optional<TensorEfficiencyEvidence> tensor_efficiency_from_timm(
     eta.push_back(rate.back() * flop_per_image / spec->fp16_tensor_peak_flop_per_s);
     gpu_used = spec->id;
     model_used = t.at(i, "model");
+    spec_used = spec;
+    flop_used = flop_per_image;
+    bytes_used = 0;
+    for (const auto& l : build_layer_graph(*cfg).layers) {
+      for (bool bwd : {false, true}) {
+        bytes_used += pass_bytes_per_sample(l, bwd, costmodel::Regime::kAmpFp16);
+      }
+    }
   }
   if (eta.empty()) return std::nullopt;
   TensorEfficiencyEvidence e;
   e.compute_efficiency = median(eta);
   e.rows = static_cast<int>(eta.size());
+  e.spread_rel =
+      (*std::max_element(eta.begin(), eta.end()) - *std::min_element(eta.begin(), eta.end())) /
+      (2 * e.compute_efficiency);
+  e.image_time_s = 1.0 / median(rate);
+  e.flop_per_image = flop_used;
+  e.bytes_per_image = bytes_used;
+  e.peak_flop_per_s = spec_used->fp16_tensor_peak_flop_per_s;
+  e.bandwidth_bytes_per_s = spec_used->memory_bandwidth_bytes_per_s;
   e.description = fmt::format(
       "timm training benchmark ({} AMP rows of {} on {}: median {:.1f} images/s -> {:.3f} of the "
       "fp16 tensor peak; {})",

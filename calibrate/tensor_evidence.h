@@ -16,9 +16,18 @@
 namespace vitsim::calibrate {
 
 struct TensorEfficiencyEvidence {
-  double compute_efficiency = 0;  // median over the rows used
+  double compute_efficiency = 0;  // median over the rows used, all step time counted as compute
   int rows = 0;
   std::string description;  // what was used, for derived_from
+  double spread_rel = 0;    // (max - min) / (2 median) of the rows' efficiencies
+  // What the additive form needs to take the element-wise traffic out of the step time: one
+  // image's step time at the median rate, its FLOP, its 16-bit layer traffic, and the GPU's
+  // datasheet figures.
+  double image_time_s = 0;
+  double flop_per_image = 0;
+  double bytes_per_image = 0;
+  double peak_flop_per_s = 0;
+  double bandwidth_bytes_per_s = 0;
 };
 
 // Rows with precision "amp", a timm model of `model`'s architecture (vit_{tiny,small,base,large}_

@@ -62,7 +62,8 @@ int cmd_calibrate(int argc, char** argv) {
       "device/precision the clusters use by roofline (docs/cost-model.md).",
       "vitsim calibrate"};
   std::vector<std::string> inputs, clusters;
-  std::string out, precisions = "fp32,fp16,bf16", gpus_path = schema::default_gpus_path();
+  std::string out, precisions = "fp32,amp-fp16,amp-bf16,ds-fp16,ds-bf16",
+                   gpus_path = schema::default_gpus_path();
   std::string timm =
       std::string(VITSIM_SOURCE_DIR) + "/data/public-benchmarks/timm_train_benchmarks.csv";
   app.add_option("profiles", inputs, "profile JSON files (vitsim-train, import-deepspeed)")
@@ -71,7 +72,7 @@ int cmd_calibrate(int argc, char** argv) {
   app.add_option("-o,--output", out, "cost model JSON to write")->required();
   app.add_option("--clusters", clusters, "cluster files whose devices must all get costs")
       ->check(CLI::ExistingFile);
-  app.add_option("--precisions", precisions, "precisions to cover for the clusters' devices")
+  app.add_option("--precisions", precisions, "precision regimes to cover for the clusters' devices")
       ->capture_default_str();
   app.add_option("--gpus", gpus_path, "device catalog")->capture_default_str();
   app.add_option("--tensor-evidence", timm,
@@ -83,8 +84,8 @@ int cmd_calibrate(int argc, char** argv) {
     std::vector<calibrate::ProfileInput> profiles;
     for (const auto& f : inputs) profiles.push_back({f, schema::read_profile(f)});
     calibrate::CalibrateOptions opt;
-    opt.precisions = clikit::parse_list<costmodel::Precision>(precisions, "precisions",
-                                                              costmodel::parse_precision, true);
+    opt.precisions = clikit::parse_list<costmodel::Regime>(precisions, "precisions",
+                                                           costmodel::parse_regime, true);
     for (const auto& f : clusters) opt.clusters.push_back(schema::read_cluster(f));
     if (!timm.empty() && !profiles.empty()) {
       const calibrate::ProfileInput* with_model = nullptr;

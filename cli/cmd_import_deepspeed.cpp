@@ -59,7 +59,9 @@ int cmd_import_deepspeed(int argc, char** argv) {
                  "device id or name (gpus.json or a cluster's own device); "
                  "required when the log names no GPU");
   clikit::add_model_options(app, model, clikit::PresetOption::kRequired);
-  app.add_option("--precision", precision, "fp32|fp16|bf16, when the log does not echo it");
+  app.add_option(
+      "--precision", precision,
+      "regime (fp32, amp-fp16, amp-bf16, ds-fp16, ds-bf16, ...), when the log does not echo it");
   app.add_option("--link-class", opt.link_class,
                  "link class the ranks of a multi-rank log talked over (e.g. tesla-10gbe)");
   app.add_option("--data-fraction", fraction,
@@ -69,7 +71,7 @@ int cmd_import_deepspeed(int argc, char** argv) {
   app.add_option("--gpus", gpus_path, "device catalog")->capture_default_str();
   return clikit::run_app(app, argc, argv, [&] {
     opt.model = model.resolve();  // required here: logs do not name the model
-    if (!precision.empty()) opt.precision = costmodel::parse_precision(precision);
+    if (!precision.empty()) opt.precision = costmodel::parse_regime(precision);
     opt.data_fraction = fraction;
     const auto catalog = schema::read_gpus(gpus_path);
     calibrate::ImportResult r;

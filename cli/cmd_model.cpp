@@ -15,7 +15,7 @@ namespace vitsim::cli {
 namespace {
 
 // The table and the JSON show fp32 figures (the layer graph's default element size).
-constexpr costmodel::Precision kFp32 = costmodel::Precision::kFp32;
+constexpr costmodel::Regime kFp32 = costmodel::Regime::kFp32;
 
 std::string with_commas(int64_t n) {
   std::string s = std::to_string(n);
@@ -70,14 +70,13 @@ void print_table(const costmodel::LayerGraph& g) {
   std::cout << fmt::format("{:<20} {:<12} {:>12} {:>14.4f} {:>16.3f} {:>12.3f}\n", "total", "",
                            g.parameters(), g.forward_mac_per_sample() / 1e9,
                            g.activation_bytes_per_sample() / 1e6, g.gradient_bytes(kFp32) / 1e6);
-  std::cout << "\nparameters:           " << with_commas(g.parameters()) << "\n"
-            << fmt::format(
-                   "forward per sample:   {:.2f} GMAC = {:.2f} GFLOP (FLOP = 2 x multiply-add)\n",
-                   g.forward_mac_per_sample() / 1e9, 2 * g.forward_mac_per_sample() / 1e9)
-            << fmt::format("activations kept:     {:.1f} MB per sample (fp32; half in fp16/bf16)\n",
-                           g.activation_bytes_per_sample() / 1e6)
-            << fmt::format("gradient (fp32):      {} bytes\n",
-                           with_commas(g.gradient_bytes(kFp32)));
+  std::cout
+      << "\nparameters:           " << with_commas(g.parameters()) << "\n"
+      << fmt::format("forward per sample:   {:.2f} GMAC = {:.2f} GFLOP (FLOP = 2 x multiply-add)\n",
+                     g.forward_mac_per_sample() / 1e9, 2 * g.forward_mac_per_sample() / 1e9)
+      << fmt::format("activations kept:     {:.1f} MB per sample (fp32; half in amp-*/ds-*)\n",
+                     g.activation_bytes_per_sample() / 1e6)
+      << fmt::format("gradient (fp32):      {} bytes\n", with_commas(g.gradient_bytes(kFp32)));
 }
 
 }  // namespace

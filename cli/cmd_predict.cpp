@@ -66,7 +66,10 @@ void add_options(CLI::App& app, PredictArgs& a, CostArgs& cost, clikit::ModelOpt
                  "with 2 GPUs is listed twice)")
       ->excludes(gpn);
   clikit::add_model_options(app, model);
-  app.add_option("--precision", a.precision, "fp32 | fp16 | bf16")->capture_default_str();
+  app.add_option("--precision", a.precision,
+                 "precision regime: fp32 | amp-fp16 | amp-bf16 | ds-fp16 | ds-bf16 | "
+                 "ds-fp16-allreduce-fp32 | ds-bf16-allreduce-fp32")
+      ->capture_default_str();
   app.add_option("--micro-batch", a.micro_batch, "samples per rank and micro-step")
       ->capture_default_str()
       ->check(clikit::positive_count());
@@ -128,7 +131,7 @@ schema::TrainingConfig to_config(const PredictArgs& a) {
                                 std::to_string(c.gpus) +
                                 " (hint: one host per rank; leave --gpus out and --hosts sets it)");
   }
-  c.precision = clikit::parse_option(a.precision, "precision", costmodel::parse_precision);
+  c.precision = clikit::parse_option(a.precision, "precision", costmodel::parse_regime);
   c.micro_batch = a.micro_batch;
   c.per_rank_micro_batch = clikit::parse_list<int64_t>(a.per_rank, "per-rank-micro-batch",
                                                        clikit::parse_positive_integer, true);

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "clikit/run_app.h"
 #include "schema/cost_model_io.h"
+#include "schema/study.h"
 
 namespace vitsim::cli {
 
@@ -25,16 +26,24 @@ int cmd_report(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   app.add_option("--costs", costs, "cost model JSON (vitsim calibrate), for the cost-source table")
       ->check(CLI::ExistingFile);
+  std::string study_path;
+  app.add_option("--study", study_path,
+                 "study.json whose precision_names map the CSVs' precision column (e.g. the "
+                 "reference study's fp16 = ds-fp16)")
+      ->check(CLI::ExistingFile);
   app.add_option("--out", out, "output folder (report.html, figures/)")->required();
   app.add_option("--title", title, "page title")->capture_default_str();
   app.add_option("--note", notes, "a paragraph to show at the top (repeatable)");
   return clikit::run_app(app, argc, argv, [&] {
+    const schema::RegimeAliases aliases = study_path.empty()
+                                              ? schema::RegimeAliases{}
+                                              : schema::read_study(study_path).precision_names;
     calibrate::ReportInputs in;
     in.title = title;
     in.notes = notes;
     for (const auto& f : predicted) in.predictions.push_back({f, schema::read_prediction(f)});
     for (const auto& f : measured) {
-      for (auto& m : calibrate::read_measured(f)) in.measured.push_back(m);
+      for (auto& m : calibrate::read_measured(f, aliases)) in.measured.push_back(m);
     }
     if (!costs.empty()) in.costs = schema::read_cost_model(costs).costs;
     const auto r = calibrate::write_report(in, out);

@@ -86,7 +86,10 @@ void add_options(CLI::App& app, SweepArgs& a, CostArgs& cost, clikit::ModelOptio
                  "4096, Dosovitskiy et al. 2021)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
-  app.add_option("--precision", a.precision, "fp32 | fp16 | bf16")->capture_default_str();
+  app.add_option("--precision", a.precision,
+                 "precision regime: fp32 | amp-fp16 | amp-bf16 | ds-fp16 | ds-bf16 | "
+                 "ds-fp16-allreduce-fp32 | ds-bf16-allreduce-fp32")
+      ->capture_default_str();
   app.add_option("--images", a.images, "training images")
       ->capture_default_str()
       ->check(clikit::positive_count());
@@ -126,7 +129,7 @@ sim::SweepSpec to_spec(const SweepArgs& a) {
   sim::SweepSpec spec;
   spec.base.nodes = a.nodes;
   spec.base.gpus_per_node = a.gpus_per_node;
-  spec.base.precision = clikit::parse_option(a.precision, "precision", costmodel::parse_precision);
+  spec.base.precision = clikit::parse_option(a.precision, "precision", costmodel::parse_regime);
   spec.base.images = a.images;
   spec.base.data_fraction = a.data_fraction;
   spec.base.collective_level =

@@ -48,7 +48,9 @@ int cmd_validate(int argc, char** argv) {
       ->check(CLI::ExistingFile)
       ->needs(sim_flag);
   app.add_option("--study", study_path,
-                 "study file whose cluster folder, model and catalogs --simulate uses")
+                 "study file whose cluster folder, model and catalogs --simulate and "
+                 "--leave-one-out use; given explicitly, its precision_names also map the CSVs' "
+                 "precision column (e.g. the reference study's fp16 = ds-fp16)")
       ->check(CLI::ExistingFile)
       ->capture_default_str();
   app.add_option("--max-median-error-pct", max_median,
@@ -64,9 +66,13 @@ int cmd_validate(int argc, char** argv) {
     }
     if (measured_files.empty())
       throw std::invalid_argument("give --measured FILE (or --leave-one-out)");
+    // A CSV's bare "fp16" is mapped only when the user names the study it comes from.
+    const schema::RegimeAliases aliases = app.count("--study") > 0
+                                              ? schema::read_study(study_path).precision_names
+                                              : schema::RegimeAliases{};
     std::vector<calibrate::MeasuredRun> measured;
     for (const auto& f : measured_files) {
-      for (auto& m : calibrate::read_measured(f)) measured.push_back(m);
+      for (auto& m : calibrate::read_measured(f, aliases)) measured.push_back(m);
     }
     if (predicted_files.empty() && !simulate)
       throw std::invalid_argument("give --predicted FILE, or --simulate with --costs");

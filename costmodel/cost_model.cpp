@@ -30,9 +30,20 @@ CostSource parse_cost_source(const std::string& text) {
                               "' (expected measured, imported or transferred)");
 }
 
-const DeviceCosts* CostModel::find(const std::string& device, Precision precision) const {
+const char* to_string(RooflineForm f) {
+  return f == RooflineForm::kAdditive ? "additive" : "max";
+}
+
+RooflineForm parse_roofline_form(const std::string& text) {
+  if (text == "max") return RooflineForm::kMax;
+  if (text == "additive") return RooflineForm::kAdditive;
+  throw std::invalid_argument("unknown roofline form '" + text + "' (expected max or additive)");
+}
+
+const DeviceCosts* CostModel::find(const std::string& device, Regime precision) const {
   for (const auto& d : devices) {
-    if (d.device == device && d.precision == precision) return &d;
+    // The allreduce-fp32 variants compute like their base regime (regime.h, compute_regime).
+    if (d.device == device && compute_regime(d.precision) == compute_regime(precision)) return &d;
   }
   return nullptr;
 }

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "costmodel/layer_graph.h"
-#include "costmodel/precision.h"
+#include "costmodel/regime.h"
 #include "costmodel/vit_config.h"
 
 namespace vitsim::costmodel {
@@ -38,7 +38,7 @@ struct LayerCost {
 
 struct DeviceCosts {
   std::string device;  // DeviceSpec::id (gpus.json or the cluster's own devices)
-  Precision precision = Precision::kFp32;
+  Regime precision = Regime::kFp32;
   CostSource source = CostSource::kMeasured;
   std::string derived_from;            // provenance: profile files, or the devices a transfer used
   ViTConfig model;                     // model the layer costs were measured on
@@ -68,13 +68,29 @@ struct LinkCost {
   double uncertainty_rel = 0;  // the alpha-beta fit's relative residual (1 sigma)
 };
 
+// How a layer pass's compute and memory terms combine in the transfer (docs/cost-model.md,
+// section 4, "Which form"): kMax = max(compute, memory), the roofline; kAdditive = compute +
+// memory, GEMMs and element-wise kernels one after the other.
+enum class RooflineForm { kMax, kAdditive };
+const char* to_string(RooflineForm f);
+RooflineForm parse_roofline_form(const std::string& text);  // throws std::invalid_argument
+
 // Roofline efficiencies fitted on measured devices, used for transfers (docs/cost-model.md).
 struct RooflineFit {
-  Precision precision = Precision::kFp32;
+  Regime precision = Regime::kFp32;
+  RooflineForm form = RooflineForm::kMax;
   double compute_efficiency = 0;       // achieved / peak matrix FLOP/s
   double memory_efficiency = 0;        // achieved / peak memory bandwidth
   double launch_overhead_s = 0;        // per layer and pass
   std::vector<std::string> fitted_on;  // device ids
+  // RMS over the measured devices of the relative error of their total layer time when the fit
+  // leaves each out; 0 when fewer than 3 devices were measured (nothing to hold out).
+  double held_out_error_rel = 0;
+  // The pass time of this form without the launch overhead.
+  double pass_time_s(double compute_s, double memory_s) const {
+    return form == RooflineForm::kAdditive ? compute_s + memory_s
+                                           : (compute_s > memory_s ? compute_s : memory_s);
+  }
 };
 
 struct CostModel {
@@ -82,7 +98,7 @@ struct CostModel {
   std::vector<LinkCost> links;
   std::vector<RooflineFit> roofline;
 
-  const DeviceCosts* find(const std::string& device, Precision precision) const;
+  const DeviceCosts* find(const std::string& device, Regime precision) const;
   const LinkCost* find_link(const std::string& link_class) const;
 };
 

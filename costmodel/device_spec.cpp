@@ -6,13 +6,13 @@
 
 namespace vitsim::costmodel {
 
-double DeviceSpec::matrix_peak_flop_per_s(Precision p) const {
-  switch (p) {
-    case Precision::kFp32:
+double DeviceSpec::matrix_peak_flop_per_s(Regime p) const {
+  switch (math_type(p)) {
+    case MathType::kFp32:
       return fp32_peak_flop_per_s;
-    case Precision::kFp16:
+    case MathType::kFp16:
       return fp16_tensor_peak_flop_per_s > 0 ? fp16_tensor_peak_flop_per_s : fp32_peak_flop_per_s;
-    case Precision::kBf16:
+    case MathType::kBf16:
       return bf16_tensor_peak_flop_per_s;
   }
   return 0;

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "costmodel/precision.h"
+#include "costmodel/regime.h"
 
 namespace vitsim::costmodel {
 
@@ -23,11 +23,11 @@ struct DeviceSpec {
   double tdp_w = 0;
   std::string source;  // datasheet / whitepaper the row comes from
 
-  // Peak FLOP/s for matrix work in this precision: fp32 -> fp32 peak; fp16 -> tensor peak where
-  // the device has tensor cores, else the fp32 peak (Pascal: AMP gives no speedup); bf16 -> bf16
-  // tensor peak (0 where unsupported).
-  double matrix_peak_flop_per_s(Precision p) const;
-  bool supports(Precision p) const { return matrix_peak_flop_per_s(p) > 0; }
+  // Peak FLOP/s for matrix work in this regime's math type: fp32 -> fp32 peak; fp16 -> tensor peak
+  // where the device has tensor cores, else the fp32 peak (Pascal: AMP gives no speedup); bf16 ->
+  // bf16 tensor peak (0 where unsupported).
+  double matrix_peak_flop_per_s(Regime p) const;
+  bool supports(Regime p) const { return matrix_peak_flop_per_s(p) > 0; }
 };
 
 struct DeviceCatalog {

@@ -48,7 +48,7 @@ double LayerGraph::activation_bytes_per_sample(int element_bytes) const {
   return n;
 }
 
-int64_t LayerGraph::gradient_bytes(Precision precision) const {
+int64_t LayerGraph::gradient_bytes(Regime precision) const {
   return parameters() * gradient_bytes_per_parameter(precision);
 }
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "costmodel/precision.h"
+#include "costmodel/regime.h"
 #include "costmodel/vit_config.h"
 
 namespace vitsim::costmodel {
@@ -41,8 +41,8 @@ struct Layer {
   double activation_bytes_per_sample(int element_bytes = 4) const {
     return activation_elements_per_sample * element_bytes;
   }
-  // Gradient bytes all-reduced for this layer (gradient_bytes_per_parameter, precision.h).
-  int64_t gradient_bytes(Precision precision) const {
+  // Gradient bytes all-reduced for this layer (gradient_bytes_per_parameter, regime.h).
+  int64_t gradient_bytes(Regime precision) const {
     return parameters * gradient_bytes_per_parameter(precision);
   }
 };
@@ -54,7 +54,7 @@ struct LayerGraph {
   int64_t parameters() const;
   double forward_mac_per_sample() const;
   double activation_bytes_per_sample(int element_bytes = 4) const;
-  int64_t gradient_bytes(Precision precision) const;
+  int64_t gradient_bytes(Regime precision) const;
   // Index of the layer with this name, or -1.
   int find(const std::string& name) const;
 };

@@ -18,17 +18,22 @@ double optimizer_state_bytes_per_parameter(Optimizer optimizer) {
   return 0;
 }
 
-ParameterBytes parameter_bytes(Precision precision, Optimizer optimizer) {
+ParameterBytes parameter_bytes(Regime precision, Optimizer optimizer) {
   ParameterBytes b;
-  b.weights = kFp32Bytes;
-  b.gradients = gradient_bytes_per_parameter(precision);
+  b.weights = weight_bytes_per_parameter(precision);
+  b.gradients = gradient_storage_bytes_per_parameter(precision);
+  // DeepSpeed's FP16_Optimizer / BF16_Optimizer keep fp32 master weights and hand the optimizer
+  // fp32 gradients (BF16_Optimizer persistently; the fused FP16_Optimizer for the step, after the
+  // activations are freed: counted as if persistent, an upper bound at micro-batch 0).
+  b.master_weights = is_deepspeed(precision) ? kFp32Bytes : 0;
+  b.master_gradients = is_deepspeed(precision) ? kFp32Bytes : 0;
   b.optimizer_states = optimizer_state_bytes_per_parameter(optimizer);
   b.bucket_copy = gradient_bytes_per_parameter(precision);
-  b.half_weights = precision == Precision::kFp32 ? 0 : kHalfBytes;
+  b.half_weights = is_amp(precision) ? kHalfBytes : 0;
   return b;
 }
 
-MemoryEstimate first_principles_memory(const LayerGraph& graph, Precision precision,
+MemoryEstimate first_principles_memory(const LayerGraph& graph, Regime precision,
                                        Optimizer optimizer) {
   MemoryEstimate m;
   m.fixed_bytes =

@@ -7,7 +7,7 @@
 
 #include "costmodel/layer_graph.h"
 #include "costmodel/optimizer.h"
-#include "costmodel/precision.h"
+#include "costmodel/regime.h"
 
 namespace vitsim::costmodel {
 
@@ -18,16 +18,19 @@ double optimizer_state_bytes_per_parameter(Optimizer optimizer);
 // What one rank keeps per trainable parameter under PyTorch DDP or DeepSpeed ZeRO stage 0, term by
 // term (docs/cost-model.md, "Memory", says why each term is there).
 struct ParameterBytes {
-  double weights = 0;           // fp32 master weights
-  double gradients = 0;         // param.grad
+  double weights = 0;           // the model's weights: fp32 (fp32, amp-*) or 16-bit (ds-*)
+  double gradients = 0;         // param.grad, in the weights' dtype
+  double master_weights = 0;    // ds-*: the optimizer's fp32 copy of the weights
+  double master_gradients = 0;  // ds-*: the fp32 gradients the optimizer steps on
   double optimizer_states = 0;  // optimizer_state_bytes_per_parameter
-  double bucket_copy = 0;       // the flat all-reduce buffer the gradients are copied into
-  double half_weights = 0;      // 16-bit weight copies cached by autocast (fp16/bf16 only)
+  double bucket_copy = 0;       // the flat all-reduce buffer, in the wire dtype
+  double half_weights = 0;      // amp-*: 16-bit weight copies cached by autocast
   double total() const {
-    return weights + gradients + optimizer_states + bucket_copy + half_weights;
+    return weights + gradients + master_weights + master_gradients + optimizer_states +
+           bucket_copy + half_weights;
   }
 };
-ParameterBytes parameter_bytes(Precision precision, Optimizer optimizer);
+ParameterBytes parameter_bytes(Regime precision, Optimizer optimizer);
 
 // CUDA context, cuBLAS workspace and allocator slack on top of the tensors: an assumption (not
 // fitted, not measured), 512 MiB.
@@ -42,7 +45,7 @@ struct MemoryEstimate {
 
 // fixed = parameters x parameter_bytes(precision, optimizer).total() + kRuntimeReserveBytes;
 // per sample = the layer graph's activations kept for backward at the precision's element size.
-MemoryEstimate first_principles_memory(const LayerGraph& graph, Precision precision,
+MemoryEstimate first_principles_memory(const LayerGraph& graph, Regime precision,
                                        Optimizer optimizer);
 
 // Bytes to add to a memory measured (or estimated) with optimizer `from` to get the memory with

@@ -6,14 +6,14 @@
 #include <cstdint>
 #include <vector>
 
-#include "costmodel/precision.h"
+#include "costmodel/regime.h"
 
 namespace vitsim::costmodel {
 
 // What the rule needs to know of one simulated configuration.
 struct ThroughputRun {
   int64_t gpus = 1;
-  Precision precision = Precision::kFp32;
+  Regime precision = Regime::kFp32;
   int64_t micro_batch = 0;
   int64_t accumulation = 1;
   double throughput_images_per_s = 0;  // 0 = not run (out of memory, skipped)

@@ -17,8 +17,19 @@ Json read_context(const Node& root) {
   return c.json();
 }
 
-costmodel::Precision read_precision(const Node& node) {
-  return costmodel::parse_precision(node.one_of({"fp32", "fp16", "bf16"}));
+costmodel::Regime read_regime(const Node& node) {
+  const std::string text = node.string();
+  try {
+    return costmodel::parse_regime(text);
+  } catch (const std::invalid_argument& e) {
+    node.fail(std::string("a precision regime (") + costmodel::regime_names() + ")",
+              node.describe(), e.what());
+  }
+}
+
+costmodel::Regime regime_of_text(const std::string& text, const RegimeAliases& aliases) {
+  auto it = aliases.find(text);
+  return it != aliases.end() ? it->second : costmodel::parse_regime(text);
 }
 
 costmodel::LayerKind read_layer_kind(const Node& node) {

@@ -4,13 +4,14 @@
 // layer graph with the right kind, used by profiles and cost models.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "costmodel/collective.h"
 #include "costmodel/cost_model.h"
 #include "costmodel/layer_graph.h"
 #include "costmodel/optimizer.h"
-#include "costmodel/precision.h"
+#include "costmodel/regime.h"
 #include "schema/json_node.h"
 
 namespace vitsim::schema {
@@ -21,7 +22,18 @@ Json document_head(const char* name, int version, const Json& context);
 // "context" must be an object; its keys are free-form (tool, versions, host...).
 Json read_context(const Node& root);
 
-costmodel::Precision read_precision(const Node& node);     // "fp32" | "fp16" | "bf16"
+// A regime name (costmodel/regime.h); a bare "fp16"/"bf16" fails with a hint naming amp-* and
+// ds-*. Formats that carry a regime read their pre-regime version (whose "fp32" means the same)
+// through kPreRegimeVersion below; their "fp16"/"bf16" fail here.
+costmodel::Regime read_regime(const Node& node);
+// Tables written by others (a study's CSVs) name precisions their own way; a study maps those
+// names to regimes (study.json "precision_names"). The text is looked up there first, then parsed
+// as a regime name; throws std::invalid_argument like parse_regime.
+using RegimeAliases = std::map<std::string, costmodel::Regime>;
+costmodel::Regime regime_of_text(const std::string& text, const RegimeAliases& aliases);
+// The schema_version every regime-carrying format (profile, cost model, run log, scenario,
+// prediction, study) had before regimes; still read (see read_regime).
+inline constexpr int kPreRegimeVersion = 1;
 costmodel::LayerKind read_layer_kind(const Node& node);    // "patch_embed" | ... | "head"
 costmodel::CostSource read_cost_source(const Node& node);  // "measured" | "imported" | ...
 costmodel::Optimizer read_optimizer(const Node& node);     // "adamw" | "sgd"

@@ -82,7 +82,7 @@ costmodel::DeviceCosts read_device_costs(const Node& n) {
   costmodel::DeviceCosts d;
   d.device = n["device"].string();
   if (d.device.empty()) n["device"].fail("non-empty device id", "empty string");
-  d.precision = read_precision(n["precision"]);
+  d.precision = read_regime(n["precision"]);
   d.source = read_cost_source(n["source"]);
   d.derived_from = n["derived_from"].string();
   d.model = read_model(n["model"]);
@@ -123,10 +123,10 @@ costmodel::LinkCost read_link(const Node& n) {
 }
 
 costmodel::RooflineFit read_roofline(const Node& n) {
-  n.expect_keys(
-      {"precision", "compute_efficiency", "memory_efficiency", "launch_overhead_s", "fitted_on"});
+  n.expect_keys({"precision", "form", "compute_efficiency", "memory_efficiency",
+                 "launch_overhead_s", "fitted_on", "held_out_error_rel"});
   costmodel::RooflineFit r;
-  r.precision = read_precision(n["precision"]);
+  r.precision = read_regime(n["precision"]);
   const Node ce = n["compute_efficiency"];
   r.compute_efficiency = ce.in_range(0, 1);
   if (!(r.compute_efficiency > 0))
@@ -135,6 +135,9 @@ costmodel::RooflineFit read_roofline(const Node& n) {
   r.memory_efficiency = n["memory_efficiency"].positive();
   r.launch_overhead_s = n["launch_overhead_s"].within(costmodel::kDurationS);
   for (const Node& d : n["fitted_on"].items_nonempty()) r.fitted_on.push_back(d.string());
+  if (auto f = n.get("form"))
+    r.form = costmodel::parse_roofline_form(f->one_of({"max", "additive"}));
+  if (auto e = n.get("held_out_error_rel")) r.held_out_error_rel = e->in_range(0, 10);
   return r;
 }
 
@@ -148,7 +151,7 @@ void expect_unique(std::set<Key>& seen, const Key& key, const Node& key_node,
 }  // namespace
 
 CostModelFile read_cost_model(const Node& root) {
-  root.expect_schema(kCostModelSchema, kCostModelVersion);
+  root.expect_schema(kCostModelSchema, kCostModelVersion, kPreRegimeVersion);
   root.expect_keys({"schema", "schema_version", "context", "devices", "links", "roofline"});
   CostModelFile f;
   f.context = read_context(root);
@@ -227,6 +230,8 @@ Json write_cost_model_json(const CostModelFile& file) {
   j["roofline"] = Json::array();
   for (const auto& r : file.costs.roofline) {
     j["roofline"].push_back({{"precision", costmodel::to_string(r.precision)},
+                             {"form", costmodel::to_string(r.form)},
+                             {"held_out_error_rel", r.held_out_error_rel},
                              {"compute_efficiency", r.compute_efficiency},
                              {"memory_efficiency", r.memory_efficiency},
                              {"launch_overhead_s", r.launch_overhead_s},

@@ -10,7 +10,7 @@
 namespace vitsim::schema {
 
 inline constexpr const char* kCostModelSchema = "vitsim.cost_model";
-inline constexpr int kCostModelVersion = 1;
+inline constexpr int kCostModelVersion = 2;  // 2: precision holds a regime (regime.h)
 
 struct CostModelFile {
   Json context = Json::object();

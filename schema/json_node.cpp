@@ -93,13 +93,14 @@ void Node::expect_keys(std::initializer_list<const char*> allowed) const {
   expect_keys(std::vector<std::string>(allowed.begin(), allowed.end()));
 }
 
-void Node::expect_schema(const std::string& name, int64_t version) const {
+void Node::expect_schema(const std::string& name, int64_t version, int64_t oldest_readable) const {
   const Node s = (*this)["schema"];
   if (s.string() != name) {
     s.fail("\"" + name + "\"", s.describe(), "this file is not a " + name + " file");
   }
   const Node v = (*this)["schema_version"];
-  if (v.integer() != version) {
+  const int64_t oldest = oldest_readable > 0 ? oldest_readable : version;
+  if (v.integer() < oldest || v.integer() > version) {
     v.fail(
         "schema_version " + std::to_string(version), v.describe(),
         "written by another version of vitsim; this one reads version " + std::to_string(version));

@@ -48,7 +48,9 @@ class Node {
   void expect_keys(std::initializer_list<const char*> allowed) const;
   void expect_keys(const std::vector<std::string>& allowed) const;
   // "schema" must equal `name` and "schema_version" must be one this reader knows.
-  void expect_schema(const std::string& name, int64_t version) const;
+  // schema_version must be in [oldest_readable, version] (just `version` when oldest_readable <=
+  // 0).
+  void expect_schema(const std::string& name, int64_t version, int64_t oldest_readable = 0) const;
 
   // Arrays.
   std::vector<Node> items() const;

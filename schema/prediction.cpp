@@ -80,7 +80,7 @@ Provenance read_provenance(const Node& n) {
                    "node_spread_rel", "ranks"});
     ComputeProvenance x;
     x.device = c["device"].string();
-    x.precision = read_precision(c["regime"]);
+    x.precision = read_regime(c["regime"]);
     x.source = read_cost_source(c["source"]);
     x.derived_from = c["derived_from"].string();
     x.uncertainty_rel = c["uncertainty_rel"].in_range(0, 10);

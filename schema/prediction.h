@@ -22,7 +22,7 @@
 namespace vitsim::schema {
 
 inline constexpr const char* kPredictionSchema = "vitsim.prediction";
-inline constexpr int kPredictionVersion = 2;
+inline constexpr int kPredictionVersion = 2;  // 2: precision holds a regime (regime.h)
 
 struct RankPrediction {
   int64_t rank = 0;
@@ -39,7 +39,7 @@ struct RankPrediction {
 // Where the compute of one device (at the configuration's precision) came from.
 struct ComputeProvenance {
   std::string device;
-  costmodel::Precision precision = costmodel::Precision::kFp32;
+  costmodel::Regime precision = costmodel::Regime::kFp32;
   costmodel::CostSource source = costmodel::CostSource::kMeasured;
   std::string derived_from;
   double uncertainty_rel = 0;  // systematic, 1 sigma (DeviceCosts::uncertainty_rel)

@@ -109,7 +109,7 @@ AllreduceProfile read_allreduce(const Node& n) {
 
 Profile read_profile(const Node& root) {
   // The schema first: a wrong file type should say so, not complain about its keys.
-  root.expect_schema(kProfileSchema, kProfileVersion);
+  root.expect_schema(kProfileSchema, kProfileVersion, kPreRegimeVersion);
   root.expect_keys({"schema", "schema_version", "context", "device", "device_name", "source",
                     "precision", "model", "compute", "allreduce"});
   Profile p;
@@ -118,7 +118,7 @@ Profile read_profile(const Node& root) {
   if (p.device.empty()) root["device"].fail("non-empty device id", "empty string");
   p.device_name = root["device_name"].string();
   p.source = costmodel::parse_cost_source(root["source"].one_of({"measured", "imported"}));
-  p.precision = read_precision(root["precision"]);
+  p.precision = read_regime(root["precision"]);
   if (auto m = root.get("model")) p.model = read_model(*m);
   const Node compute = root["compute"];
   const auto compute_items = compute.items();

@@ -9,14 +9,14 @@
 
 #include "costmodel/cost_model.h"
 #include "costmodel/layer_graph.h"
-#include "costmodel/precision.h"
+#include "costmodel/regime.h"
 #include "costmodel/vit_config.h"
 #include "schema/json_node.h"
 
 namespace vitsim::schema {
 
 inline constexpr const char* kProfileSchema = "vitsim.profile";
-inline constexpr int kProfileVersion = 1;
+inline constexpr int kProfileVersion = 2;  // 2: precision holds a regime (regime.h)
 
 // Times are medians over repetitions; spreads are the interquartile range (p75 - p25).
 struct LayerTiming {
@@ -59,7 +59,7 @@ struct Profile {
   std::string device_name;  // human-readable
   // kMeasured (vitsim-train) or kImported (DeepSpeed logs); a profile is never kTransferred.
   costmodel::CostSource source = costmodel::CostSource::kMeasured;
-  costmodel::Precision precision = costmodel::Precision::kFp32;
+  costmodel::Regime precision = costmodel::Regime::kFp32;
   std::optional<costmodel::ViTConfig> model;  // absent for allreduce-only profiles
   std::vector<MicroBatchProfile> compute;     // one entry per micro-batch
   std::vector<AllreduceProfile> allreduce;

@@ -39,7 +39,7 @@ RunConfig read_config(const Node& n) {
                  "learning_rate", "bucket_bytes", "overlap", "backend", "seed", "dataset"});
   RunConfig c;
   c.model = read_model(n["model"]);
-  c.precision = read_precision(n["precision"]);
+  c.precision = read_regime(n["precision"]);
   c.cluster = n["cluster"].string();
   c.device = n["device"].string();
   if (c.device.empty()) n["device"].fail("non-empty device id", "empty string");
@@ -104,7 +104,7 @@ RankStepSummary read_rank(const Node& n, int64_t world_size) {
 }  // namespace
 
 RunLog read_run_log(const Node& root) {
-  root.expect_schema(kRunLogSchema, kRunLogVersion);
+  root.expect_schema(kRunLogSchema, kRunLogVersion, kPreRegimeVersion);
   root.expect_keys({"schema", "schema_version", "context", "config", "epochs", "ranks"});
   RunLog log;
   log.context = read_context(root);

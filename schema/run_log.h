@@ -6,18 +6,18 @@
 #include <vector>
 
 #include "costmodel/optimizer.h"
-#include "costmodel/precision.h"
+#include "costmodel/regime.h"
 #include "costmodel/vit_config.h"
 #include "schema/json_node.h"
 
 namespace vitsim::schema {
 
 inline constexpr const char* kRunLogSchema = "vitsim.run_log";
-inline constexpr int kRunLogVersion = 1;
+inline constexpr int kRunLogVersion = 2;  // 2: precision holds a regime (regime.h)
 
 struct RunConfig {
   costmodel::ViTConfig model;
-  costmodel::Precision precision = costmodel::Precision::kFp32;
+  costmodel::Regime precision = costmodel::Regime::kFp32;
   std::string cluster;  // cluster name (e.g. "emulated-4") or "" when not from a cluster file
   std::vector<std::string> hosts;  // host of each rank
   std::string device;              // device id ("cpu" for CPU training)

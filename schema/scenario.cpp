@@ -45,7 +45,7 @@ void read_placement_keys(const Node& n, TrainingConfig& c) {
 }
 
 void read_training_keys(const Node& n, TrainingConfig& c) {
-  if (auto v = n.get("precision")) c.precision = read_precision(*v);
+  if (auto v = n.get("precision")) c.precision = read_regime(*v);
   if (auto v = n.get("micro_batch")) c.micro_batch = v->count(costmodel::kMicroBatch);
   if (auto v = n.get("per_rank_micro_batch")) {
     c.per_rank_micro_batch.clear();
@@ -135,7 +135,7 @@ Json write_training_config(const TrainingConfig& c) {
 }
 
 Scenario read_scenario(const Node& root) {
-  root.expect_schema(kScenarioSchema, kScenarioVersion);
+  root.expect_schema(kScenarioSchema, kScenarioVersion, kPreRegimeVersion);
   root.expect_keys({"schema", "schema_version", "context", "name", "description", "cluster",
                     "model", "defaults", "node_overrides", "configurations"});
   if (root.has("context")) read_context(root);

@@ -8,7 +8,7 @@
 
 #include "costmodel/collective.h"
 #include "costmodel/optimizer.h"
-#include "costmodel/precision.h"
+#include "costmodel/regime.h"
 #include "costmodel/vit_config.h"
 #include "schema/cluster.h"
 #include "schema/json_node.h"
@@ -16,7 +16,7 @@
 namespace vitsim::schema {
 
 inline constexpr const char* kScenarioSchema = "vitsim.scenario";
-inline constexpr int kScenarioVersion = 1;
+inline constexpr int kScenarioVersion = 2;  // 2: precision holds a regime (regime.h)
 
 // One training configuration. Fields left unset in a scenario's configuration take the scenario's
 // defaults; the CLI (`vitsim predict`) fills one directly.
@@ -26,7 +26,7 @@ struct TrainingConfig {
   std::optional<int64_t> nodes;          // overrides the template count
   std::optional<int64_t> gpus_per_node;  // ranks per node (placement)
   std::vector<std::string> hosts;        // explicit hosts, one per rank (overrides the above)
-  costmodel::Precision precision = costmodel::Precision::kFp32;
+  costmodel::Regime precision = costmodel::Regime::kFp32;
   int64_t micro_batch = 16;
   std::vector<int64_t> per_rank_micro_batch;  // load-balancing what-if; empty = micro_batch
   int64_t accumulation = 1;

@@ -60,11 +60,11 @@ void read_paths(const Node& root, Study& s) {
 }  // namespace
 
 Study read_study(const Node& root) {
-  root.expect_schema(kStudySchema, kStudyVersion);
+  root.expect_schema(kStudySchema, kStudyVersion, kPreRegimeVersion);
   root.expect_keys({"schema", "schema_version", "context", "title", "model", "train_images",
                     "log_folder", "logs", "compute_summaries", "development_set", "gpus",
                     "transports", "cluster_folder", "scenario_folder", "precisions",
-                    "tensor_evidence", "report_notes"});
+                    "precision_names", "tensor_evidence", "report_notes"});
   if (root.has("context")) read_context(root);
   Study s;
   s.file = root.file();
@@ -80,10 +80,18 @@ Study read_study(const Node& root) {
     }
   }
   read_paths(root, s);
-  std::set<costmodel::Precision> seen;
+  std::set<costmodel::Regime> seen;
   for (const Node& p : root["precisions"].items_nonempty()) {
-    s.precisions.push_back(read_precision(p));
+    s.precisions.push_back(read_regime(p));
     if (!seen.insert(s.precisions.back()).second) p.fail("each precision once", p.describe());
+  }
+  if (auto names = root.get("precision_names")) {
+    if (!names->json().is_object()) {
+      names->fail("object {\"name in the study's tables\": \"regime\"}", names->describe());
+    }
+    for (const auto& item : names->json().items()) {
+      s.precision_names[item.key()] = read_regime((*names)[item.key()]);
+    }
   }
   if (auto notes = root.get("report_notes")) {
     for (const Node& n : notes->items()) s.report_notes.push_back(n.string());

@@ -7,17 +7,18 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
-#include "costmodel/precision.h"
+#include "costmodel/regime.h"
 #include "costmodel/vit_config.h"
 #include "schema/json_node.h"
 
 namespace vitsim::schema {
 
 inline constexpr const char* kStudySchema = "vitsim.study";
-inline constexpr int kStudyVersion = 1;
+inline constexpr int kStudyVersion = 2;  // 2: precision holds a regime (regime.h)
 
 // Logs whose file name starts with `prefix` ran on `device` GPUs of cluster `cluster`, their ranks
 // talking over link class `link_class`.
@@ -41,9 +42,12 @@ struct Study {
   std::string transports;                      // link-class catalog (vitsim.transports); "" = none
   std::string cluster_folder;   // cluster files (*.json other than gpus.json, transports.json)
   std::string scenario_folder;  // scenarios (*.json), all simulated
-  std::vector<costmodel::Precision> precisions;  // calibrated for every device of the clusters
-  std::string tensor_evidence;                   // timm training benchmarks CSV; "" = none
-  std::vector<std::string> report_notes;         // paragraphs shown first in the report
+  std::vector<costmodel::Regime> precisions;  // calibrated for every device of the clusters
+  // How the study's own tables (compute summaries, development set, held-back runs) name their
+  // precisions, e.g. "fp16" -> ds-fp16 because the study ran DeepSpeed's fp16 mode. Optional.
+  std::map<std::string, costmodel::Regime> precision_names;
+  std::string tensor_evidence;            // timm training benchmarks CSV; "" = none
+  std::vector<std::string> report_notes;  // paragraphs shown first in the report
 };
 
 Study read_study(const std::string& path);

@@ -12,7 +12,7 @@ namespace vitsim::sim {
 
 std::vector<schema::ComputeProvenance> compute_provenance(const RankKinds& kinds,
                                                           const costmodel::CostModel& costs,
-                                                          costmodel::Precision precision) {
+                                                          costmodel::Regime precision) {
   std::vector<schema::ComputeProvenance> out;
   for (int kind : kinds.kind_of_rank) {
     const std::string& device = kinds.plans[static_cast<size_t>(kind)].device;

@@ -17,7 +17,7 @@ namespace vitsim::sim {
 // Compute provenance of each device the ranks use (in order of first rank), with rank counts.
 std::vector<schema::ComputeProvenance> compute_provenance(const RankKinds& kinds,
                                                           const costmodel::CostModel& costs,
-                                                          costmodel::Precision precision);
+                                                          costmodel::Regime precision);
 
 // The provenance.unmeasured lines of compute and links: transferred compute, memory from the
 // first-principles estimate, modelled or datasheet links.

@@ -10,7 +10,7 @@
 
 namespace vitsim::sim {
 
-std::vector<Bucket> make_buckets(const costmodel::LayerGraph& graph, costmodel::Precision precision,
+std::vector<Bucket> make_buckets(const costmodel::LayerGraph& graph, costmodel::Regime precision,
                                  double bucket_bytes) {
   // Layers in backward order: the head's gradient is ready first.
   std::vector<int> order;
@@ -43,7 +43,7 @@ int64_t MemoryModel::max_micro_batch(double device_bytes) const {
 }
 
 MemoryModel memory_model(const costmodel::DeviceCosts& costs, const costmodel::LayerGraph& graph,
-                         costmodel::Precision precision, costmodel::Optimizer optimizer) {
+                         costmodel::Regime precision, costmodel::Optimizer optimizer) {
   MemoryModel m;
   if (costs.memory_fixed_bytes > 0 || costs.memory_per_sample_bytes > 0) {
     // A cost model's memory is AdamW's (profiles are taken with it, and calibrate's estimate
@@ -69,8 +69,7 @@ costmodel::DeviceCatalog merged_catalog(const costmodel::DeviceCatalog& catalog,
 }
 
 const costmodel::DeviceCosts& find_costs(const costmodel::CostModel& costs,
-                                         const std::string& device,
-                                         costmodel::Precision precision) {
+                                         const std::string& device, costmodel::Regime precision) {
   if (const auto* c = costs.find(device, precision)) return *c;
   std::string have;
   for (const auto& d : costs.devices) {

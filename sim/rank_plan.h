@@ -25,7 +25,7 @@ struct Bucket {
   std::vector<int> layers;  // layer indices (forward order numbering), in backward order
   int ready_after = 0;      // the bucket is complete when this layer's backward ends (its last)
 };
-std::vector<Bucket> make_buckets(const costmodel::LayerGraph& graph, costmodel::Precision precision,
+std::vector<Bucket> make_buckets(const costmodel::LayerGraph& graph, costmodel::Regime precision,
                                  double bucket_bytes);
 
 // Device memory of one rank: fixed + per_sample * micro_batch.
@@ -45,7 +45,7 @@ struct MemoryModel {
 // The cost model's memory (measured with AdamW, as profiles are taken) moved to `optimizer`, else
 // costmodel::first_principles_memory.
 MemoryModel memory_model(const costmodel::DeviceCosts& costs, const costmodel::LayerGraph& graph,
-                         costmodel::Precision precision, costmodel::Optimizer optimizer);
+                         costmodel::Regime precision, costmodel::Optimizer optimizer);
 
 struct RankPlan {
   int64_t rank = 0;
@@ -68,7 +68,7 @@ costmodel::DeviceCatalog merged_catalog(const costmodel::DeviceCatalog& catalog,
 
 // Costs of `device` at `precision`; std::invalid_argument naming both and listing what `costs` has.
 const costmodel::DeviceCosts& find_costs(const costmodel::CostModel& costs,
-                                         const std::string& device, costmodel::Precision precision);
+                                         const std::string& device, costmodel::Regime precision);
 
 // The plans of the distinct (device, micro-batch) pairs of a placement, in order of first
 // appearance (each with the rank and host of its first rank), and the kind of each rank: at

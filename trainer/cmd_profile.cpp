@@ -32,7 +32,7 @@ int cmd_profile(int argc, char** argv) {
   app.add_option("--full-steps", full_steps,
                  "no longer used (every timed repetition is a whole step); accepted for old "
                  "command lines");
-  app.add_option("--precision", precision, "fp32 | bf16 | fp16")->capture_default_str();
+  app.add_option("--precision", precision, "fp32 | amp-bf16 | amp-fp16")->capture_default_str();
   app.add_option("--device", o.device, "cpu | cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
@@ -50,7 +50,7 @@ int cmd_profile(int argc, char** argv) {
       o.model = model.resolve();
       o.micro_batches =
           clikit::parse_list<int64_t>(sizes, "micro-batches", clikit::parse_positive_integer);
-      o.precision = clikit::parse_option(precision, "precision", costmodel::parse_precision);
+      o.precision = clikit::parse_option(precision, "precision", costmodel::parse_regime);
       o.optimizer = clikit::parse_option(optimizer, "optimizer", costmodel::parse_optimizer);
       if (o.repetitions < 1 || o.warmup < 0) {
         throw std::invalid_argument("--repetitions must be >= 1, --warmup >= 0");
@@ -60,8 +60,14 @@ int cmd_profile(int argc, char** argv) {
         std::cerr << "vitsim-train profile: --full-steps is no longer used: every one of the "
                      "--repetitions timed repetitions is a whole training step\n";
       }
-      if (o.precision == costmodel::Precision::kFp16 && o.device != "cuda") {
-        throw std::invalid_argument("--precision fp16 needs --device cuda (CPU autocast: bf16)");
+      if (costmodel::math_type(o.precision) == costmodel::MathType::kFp16 && o.device != "cuda") {
+        throw std::invalid_argument(
+            "--precision amp-fp16 needs --device cuda (CPU autocast: bf16)");
+      }
+      if (!(o.precision == costmodel::Regime::kFp32 || costmodel::is_amp(o.precision))) {
+        throw std::invalid_argument(std::string("--precision ") +
+                                    costmodel::to_string(o.precision) +
+                                    ": the profiler runs fp32, amp-bf16 or amp-fp16");
       }
       const schema::Profile p = run_profile(o, args);
       schema::write_profile(out, p);

@@ -62,7 +62,7 @@ void add_options(CLI::App& app, TrainCli& t) {
   app.add_option("--momentum", o.momentum, "SGD momentum")->capture_default_str();
   app.add_option("--gradient-clipping", o.gradient_clipping, "max gradient norm (0 = off)")
       ->capture_default_str();
-  app.add_option("--precision", t.precision, "fp32 | bf16 | fp16 (autocast)")
+  app.add_option("--precision", t.precision, "fp32 | amp-bf16 | amp-fp16 (autocast)")
       ->capture_default_str();
   app.add_option("--data-fraction", o.data_fraction, "use the first int(p*N) training images")
       ->capture_default_str();
@@ -117,7 +117,7 @@ int cmd_train(int argc, char** argv) {
     return without_torch_backtrace([&] {
       TrainOptions& o = t.o;
       o.model = t.model.resolve();
-      o.precision = clikit::parse_option(t.precision, "precision", costmodel::parse_precision);
+      o.precision = clikit::parse_option(t.precision, "precision", costmodel::parse_regime);
       o.optimizer = clikit::parse_option(t.optimizer, "optimizer", costmodel::parse_optimizer);
       o.bucket_bytes = t.bucket_mb * costmodel::kMiB;
       o.overlap = t.overlap == "on" || (t.overlap == "auto" && o.device == "cuda");

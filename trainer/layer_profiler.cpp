@@ -57,8 +57,10 @@ class Profiler {
   }
   static double now() { return MpiWorld::now_s(); }
   void set_autocast(bool on) {
-    if (o_.precision == costmodel::Precision::kFp32) return;
-    const auto dtype = o_.precision == costmodel::Precision::kBf16 ? at::kBFloat16 : at::kHalf;
+    if (o_.precision == costmodel::Regime::kFp32) return;
+    const auto dtype = costmodel::math_type(o_.precision) == costmodel::MathType::kBf16
+                           ? at::kBFloat16
+                           : at::kHalf;
     if (on) {
       autocast_on(device_.type(), dtype);
     } else {

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "costmodel/optimizer.h"
-#include "costmodel/precision.h"
+#include "costmodel/regime.h"
 #include "costmodel/vit_config.h"
 #include "schema/profile.h"
 
@@ -28,7 +28,7 @@ struct ProfileOptions {
   std::vector<int64_t> micro_batches = {4, 8, 16};
   int64_t warmup = 2;        // untimed training steps first
   int64_t repetitions = 10;  // timed training steps behind each mean
-  costmodel::Precision precision = costmodel::Precision::kFp32;
+  costmodel::Regime precision = costmodel::Regime::kFp32;
   std::string device = "cpu";  // "cpu" | "cuda"
   std::string device_id;       // recorded id (default "cpu" / "cuda")
   costmodel::Optimizer optimizer = costmodel::Optimizer::kAdamW;

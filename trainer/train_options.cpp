@@ -93,8 +93,9 @@ DeepSpeedConfig read_deepspeed_config(const schema::Node& root, std::string* ign
   if (fp16 && bf16) {
     root["bf16"].fail("at most one of fp16 and bf16 enabled", "both enabled");
   }
-  if (fp16) c.precision = costmodel::Precision::kFp16;
-  if (bf16) c.precision = costmodel::Precision::kBf16;
+  // DeepSpeed's fp16/bf16 blocks are its own mixed precision: the ds-* regimes (regime.h).
+  if (fp16) c.precision = costmodel::Regime::kDsFp16;
+  if (bf16) c.precision = costmodel::Regime::kDsBf16;
   if (root.has("zero_optimization")) {
     const schema::Node z = root["zero_optimization"];
     if (z.has("stage") && z["stage"].integer() != 0) {
@@ -231,8 +232,14 @@ void validate_options(const TrainOptions& o) {
   if (o.backend == "nccl" && o.device != "cuda") fail("--backend nccl needs --device cuda");
   if (o.backend == "mpi" && o.device == "cuda")
     fail("--backend mpi works on CPU tensors: use --backend nccl (or auto) with --device cuda");
-  if (o.precision == costmodel::Precision::kFp16 && o.device != "cuda")
-    fail("--precision fp16 needs --device cuda (CPU autocast supports bf16 only)");
+  if (costmodel::math_type(o.precision) == costmodel::MathType::kFp16 && o.device != "cuda")
+    fail(
+        "--precision amp-fp16/ds-fp16: fp16 needs --device cuda (CPU autocast supports bf16 only)");
+  if (costmodel::is_deepspeed(o.precision))
+    fail(std::string("--precision ") + costmodel::to_string(o.precision) +
+         ": vitsim-train does not implement the DeepSpeed-style regimes yet; use fp32, amp-bf16 "
+         "or amp-fp16 (a DeepSpeed config's fp16/bf16 block selects ds-*: pass --precision "
+         "amp-bf16 to override)");
   if (!o.debug_fault.empty() && o.debug_fault != "kill" && o.debug_fault != "hang")
     fail("--debug-fault must be kill or hang");
 }

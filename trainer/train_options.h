@@ -9,7 +9,7 @@
 
 #include "costmodel/buckets.h"
 #include "costmodel/optimizer.h"
-#include "costmodel/precision.h"
+#include "costmodel/regime.h"
 #include "costmodel/vit_config.h"
 #include "schema/json_node.h"
 
@@ -37,7 +37,7 @@ struct TrainOptions {
   double adam_eps = 1e-8;             // adamw
   double gradient_clipping = 0.0;     // max global L2 norm of the gradient; 0 = off
   // --- numerics and devices
-  costmodel::Precision precision = costmodel::Precision::kFp32;  // bf16/fp16 = autocast
+  costmodel::Regime precision = costmodel::Regime::kFp32;  // bf16/fp16 = autocast
   std::string device = "cpu";    // "cpu" | "cuda" (one GPU per rank, local rank)
   std::string backend = "auto";  // "mpi" | "nccl" | "auto" (nccl on cuda, else mpi)
   int64_t threads = 1;           // intra-op threads per rank (and OpenBLAS if unset)
@@ -77,7 +77,7 @@ struct DeepSpeedConfig {
   std::optional<costmodel::Optimizer> optimizer;
   std::optional<double> learning_rate, weight_decay, momentum, beta1, beta2, adam_eps;
   std::optional<double> gradient_clipping;
-  std::optional<costmodel::Precision> precision;
+  std::optional<costmodel::Regime> precision;
   std::optional<bool> wall_clock_breakdown;
 };
 

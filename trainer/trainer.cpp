@@ -70,7 +70,7 @@ Trainer::Trainer(TrainOptions options, MpiWorld& world, std::vector<std::string>
 
   comm_ = make_communicator(options_.backend, world_);
   build_model_and_optimizer();
-  if (options_.precision == costmodel::Precision::kFp16) loss_scale_ = 65536.0;
+  if (costmodel::math_type(options_.precision) == costmodel::MathType::kFp16) loss_scale_ = 65536.0;
   clock_offset_s_ = world_.estimate_clock_offset_s();
   if (!options_.dump_init_params.empty() && world_.rank() == 0) {
     write_params(options_.dump_init_params, true);

@@ -72,7 +72,7 @@ Trainer::StepOutcome Trainer::train_epoch(int64_t epoch, int64_t first) {
         std::cerr << "vitsim-train: the training loss is NaN or infinite at epoch " << epoch + 1
                   << ", step " << position_.global_step << " (lr " << options_.learning_rate << ", "
                   << costmodel::to_string(options_.precision) << "): stopping all ranks; lower --lr"
-                  << (options_.precision == costmodel::Precision::kFp32 ? "" : " or train in fp32")
+                  << (options_.precision == costmodel::Regime::kFp32 ? "" : " or train in fp32")
                   << "\n";
       }
       return outcome;
@@ -136,9 +136,10 @@ void Trainer::run_micro_step(const Batch& batch, bool last, double loss_scale, S
   reducer_->prepare(last);
   torch::Tensor logits, loss;
   {
-    const bool amp = options_.precision != costmodel::Precision::kFp32;
-    const auto dtype =
-        options_.precision == costmodel::Precision::kBf16 ? at::kBFloat16 : at::kHalf;
+    const bool amp = options_.precision != costmodel::Regime::kFp32;
+    const auto dtype = costmodel::math_type(options_.precision) == costmodel::MathType::kBf16
+                           ? at::kBFloat16
+                           : at::kHalf;
     if (amp) autocast_on(device_.type(), dtype);
     logits = model_->forward(images);
     loss = torch::nn::functional::cross_entropy(logits.to(torch::kFloat), labels);
@@ -168,7 +169,7 @@ void Trainer::optimizer_step(StepTimes& t) {
   const double t0 = now();
   torch::NoGradGuard no_grad;
   bool skip = false;
-  if (options_.precision == costmodel::Precision::kFp16) {
+  if (costmodel::math_type(options_.precision) == costmodel::MathType::kFp16) {
     // Dynamic loss scaling (DeepSpeed's defaults: start 2^16, halve on overflow, double after
     // 1000 clean steps). Gradients are identical on all ranks, so all ranks decide alike.
     bool finite = true;

@@ -26,7 +26,7 @@ out=${VITSIM_BENCH_OUT:-/tmp}
 predict() {
   local bin=$1 gpus=$2 nodes=$(( ($2 + 7) / 8 ))
   echo "$bin predict --cluster $here/platforms/h200-cluster.json --nodes $nodes --gpus $gpus --micro-batch 64 \
---precision bf16 --images 1281167 --collective hierarchical --costs $costs"
+--precision amp-bf16 --images 1281167 --collective hierarchical --costs $costs"
 }
 sweep_gpus=$(seq -s, 8 8 264)
 sweep() {  # $1 binary, $2 extra options

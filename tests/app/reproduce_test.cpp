@@ -64,9 +64,9 @@ TEST(Reproduce, WritesEveryOutputAndValidates) {
   }
   const auto costs = schema::read_cost_model(r.costs_path).costs;
   for (const char* device : {"rtx3070", "t4", "p4", "gtx1070"}) {
-    EXPECT_NE(costs.find(device, costmodel::Precision::kFp32), nullptr) << device;
+    EXPECT_NE(costs.find(device, costmodel::Regime::kFp32), nullptr) << device;
   }
-  EXPECT_EQ(costs.find("gtx1070", costmodel::Precision::kFp32)->source,
+  EXPECT_EQ(costs.find("gtx1070", costmodel::Regime::kFp32)->source,
             costmodel::CostSource::kTransferred);
   EXPECT_NE(costs.find_link("tesla-10gbe"), nullptr);
   for (const auto& f : r.prediction_files) EXPECT_NO_THROW(schema::read_prediction(f)) << f;

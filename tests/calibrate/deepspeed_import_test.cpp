@@ -45,7 +45,7 @@ TEST(DeepSpeedLog, ParsesStepsAndEchoes) {
   EXPECT_EQ(log.world_size, 2);
   EXPECT_EQ(log.micro_batch, 64);
   EXPECT_EQ(log.accumulation, 1);
-  EXPECT_EQ(log.precision, costmodel::Precision::kFp32);
+  EXPECT_EQ(log.precision, costmodel::Regime::kFp32);
   ASSERT_TRUE(log.run_directory);
   EXPECT_DOUBLE_EQ(log.run_directory->data_fraction, 0.2);
   EXPECT_EQ(log.run_directory->epochs, 5);
@@ -147,8 +147,82 @@ TEST(DeepSpeedImport, PrecisionMustBeEchoedOrGiven) {
   EXPECT_FALSE(log.precision);
   EXPECT_THROW(import_deepspeed({log}, catalog(), options("t4")), schema::InputError);
   ImportOptions o = options("t4");
-  o.precision = costmodel::Precision::kFp16;
-  EXPECT_EQ(import_deepspeed({log}, catalog(), o).profile.precision, costmodel::Precision::kFp16);
+  o.precision = costmodel::Regime::kAmpFp16;
+  EXPECT_EQ(import_deepspeed({log}, catalog(), o).profile.precision, costmodel::Regime::kAmpFp16);
+}
+
+// A 2-rank DeepSpeed log excerpt with the engine's echo of its precision settings, as DeepSpeed
+// 0.15 prints them (config.py print, alphabetical); the shipped study logs are all fp32.
+std::string echoing_log(const std::string& fp16, const std::string& bf16, const std::string& comm,
+                        const std::string& user_json = "") {
+  const std::string echo = "[2024-01-01 00:00:00,000] [INFO] [config.py:1003:print]   ";
+  std::string text = echo + "amp_enabled .................. False\n" + echo +
+                     "bfloat16_enabled ............. " + bf16 + "\n" + echo +
+                     "communication_data_type ...... " + comm + "\n" + echo +
+                     "fp16_enabled ................. " + fp16 + "\n" + user_json +
+                     "[2024-01-01 00:00:00,000] [INFO] world_size=2\n"
+                     "model_engine.train_micro_batch_size_per_gpu(): 4\n/x/p0.001_b4_e1\n";
+  for (int i = 1; i <= 4; ++i) {
+    text += "[2024-01-01 00:00:0" + std::to_string(i) +
+            ",000] [INFO] [Rank 0] time (ms) | fwd: 1 | bwd: 3 | bwd_inner: 2 | "
+            "bwd_allreduce: 1 | step: 1\n";
+  }
+  return text;
+}
+
+double imported_allreduce_bytes(const DeepSpeedLog& log) {
+  ImportOptions o = options("t4");
+  o.link_class = "vector-t4-shm";
+  const ImportResult r = import_deepspeed({log}, catalog(), o);
+  EXPECT_EQ(r.profile.precision, *log.precision);
+  if (r.profile.allreduce.empty() || r.profile.allreduce[0].points.empty()) return 0;
+  return r.profile.allreduce[0].points[0].message_bytes;
+}
+
+constexpr double kVitB16Parameters = 86567656.0;
+
+TEST(DeepSpeedImport, EchoedFp16IsTheDeepSpeedFp16RegimeWithHalfTheBytes) {
+  const auto log = parse_deepspeed_log_text(echoing_log("True", "False", "None"), "fp16.log");
+  ASSERT_TRUE(log.precision);
+  EXPECT_EQ(*log.precision, costmodel::Regime::kDsFp16);
+  EXPECT_DOUBLE_EQ(imported_allreduce_bytes(log), kVitB16Parameters * 2);
+}
+
+TEST(DeepSpeedImport, EchoedBf16IsTheDeepSpeedBf16Regime) {
+  const auto log = parse_deepspeed_log_text(echoing_log("False", "True", "None"), "bf16.log");
+  ASSERT_TRUE(log.precision);
+  EXPECT_EQ(*log.precision, costmodel::Regime::kDsBf16);
+  EXPECT_DOUBLE_EQ(imported_allreduce_bytes(log), kVitB16Parameters * 2);
+}
+
+TEST(DeepSpeedImport, Fp32CommunicationKeepsFourBytes) {
+  const auto echoed =
+      parse_deepspeed_log_text(echoing_log("False", "True", "torch.float32"), "comm.log");
+  EXPECT_EQ(echoed.precision, costmodel::Regime::kDsBf16AllreduceFp32);
+  EXPECT_DOUBLE_EQ(imported_allreduce_bytes(echoed), kVitB16Parameters * 4);
+  const auto user = parse_deepspeed_log_text(
+      echoing_log("True", "False", "None", "    \"fp32_allreduce\": true,\n"), "user.log");
+  EXPECT_EQ(user.precision, costmodel::Regime::kDsFp16AllreduceFp32);
+  // The shipped study logs echo fp16 and bf16 disabled: fp32, 4 bytes per parameter.
+  EXPECT_EQ(parse_deepspeed_log(kData + "vector_t4_2gpu_excerpt.log").precision,
+            costmodel::Regime::kFp32);
+}
+
+TEST(DeepSpeedImport, ComputeSummaryCsvNamesAreMappedOrRefused) {
+  const std::string csv =
+      "gpu,precision,micro_batch_per_gpu,fwd_ms_median,bwd_inner_ms_median,"
+      "optimizer_step_ms_median,source\n"
+      "Tesla T4,fp16,16,238.21,437.85,48.68,x\n";
+  const schema::CsvTable t = schema::CsvTable::parse(csv, "summary.csv");
+  try {
+    import_compute_summary(t, catalog(), options(""));
+    ADD_FAILURE() << "a bare fp16 was accepted";
+  } catch (const schema::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("ds-fp16"), std::string::npos) << e.what();
+  }
+  ImportOptions o = options("");
+  o.precision_names = {{"fp16", costmodel::Regime::kDsFp16}};  // a study's precision_names
+  EXPECT_EQ(import_compute_summary(t, catalog(), o).profile.precision, costmodel::Regime::kDsFp16);
 }
 
 TEST(DeepSpeedImport, ComputeSummaryCsv) {

@@ -46,7 +46,7 @@ ImportOptions options() {
   ImportOptions o;
   o.gpu = "t4";
   o.model = costmodel::vit_preset("vit_ti_16");
-  o.precision = costmodel::Precision::kFp32;
+  o.precision = costmodel::Regime::kFp32;
   return o;
 }
 

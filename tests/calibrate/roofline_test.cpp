@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -15,7 +16,7 @@
 namespace vitsim::calibrate {
 namespace {
 
-using costmodel::Precision;
+using costmodel::Regime;
 
 constexpr double kEtaC = 0.45, kEtaM = 0.6, kOverhead = 20e-6, kNoise = 0.002;
 
@@ -63,14 +64,15 @@ ProfileInput synthetic_profile(const costmodel::DeviceSpec& d, unsigned seed) {
       t.name = l.name;
       t.kind = l.kind;
       t.forward_time_s = truth_time(d, pass_flop_per_sample(l, false) * b,
-                                    pass_bytes_per_sample(l, false, Precision::kFp32) * b) *
+                                    pass_bytes_per_sample(l, false, Regime::kFp32) * b) *
                          (1 + noise(rng));
       t.backward_time_s = truth_time(d, pass_flop_per_sample(l, true) * b,
-                                     pass_bytes_per_sample(l, true, Precision::kFp32) * b) *
+                                     pass_bytes_per_sample(l, true, Regime::kFp32) * b) *
                           (1 + noise(rng));
       m.layers.push_back(t);
     }
-    m.optimizer_time_s = static_cast<double>(graph.parameters()) * kAdamBytesPerParameter /
+    m.optimizer_time_s = static_cast<double>(graph.parameters()) *
+                         costmodel::optimizer_step_bytes_per_parameter(costmodel::Regime::kFp32) /
                          (kEtaM * d.memory_bandwidth_bytes_per_s) * (1 + noise(rng));
     m.step_overhead_time_s = 0.002;
     m.peak_memory_bytes = (1.0e9 + 5.0e7 * b) * (1 + noise(rng));
@@ -113,7 +115,7 @@ TEST_F(RooflineTransfer, EfficienciesRecoveredWithinOnePercent) {
   EXPECT_NEAR(r.memory_efficiency, kEtaM, 0.01 * kEtaM);
   EXPECT_NEAR(r.launch_overhead_s, kOverhead, 0.1 * kOverhead);
   // Measured devices: affine layer costs (overhead + per sample) chosen by AICc.
-  const auto* a = cal.costs.find("devA", Precision::kFp32);
+  const auto* a = cal.costs.find("devA", Regime::kFp32);
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->source, costmodel::CostSource::kMeasured);
   EXPECT_NE(a->derived_from.find("affine"), std::string::npos) << a->derived_from;
@@ -124,7 +126,7 @@ TEST_F(RooflineTransfer, EfficienciesRecoveredWithinOnePercent) {
 
 TEST_F(RooflineTransfer, UnmeasuredDeviceFollowsItsRoofline) {
   const Calibration cal = calibrate(profiles_, catalog_, options_);
-  const auto* b = cal.costs.find("devB", Precision::kFp32);
+  const auto* b = cal.costs.find("devB", Regime::kFp32);
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->source, costmodel::CostSource::kTransferred);
   EXPECT_NE(b->derived_from.find("devA"), std::string::npos);  // host costs from a cluster peer
@@ -134,34 +136,34 @@ TEST_F(RooflineTransfer, UnmeasuredDeviceFollowsItsRoofline) {
   for (size_t i = 0; i < graph.layers.size(); ++i) {
     const auto& l = graph.layers[i];
     const double want_f = truth_time(spec, pass_flop_per_sample(l, false) * 16,
-                                     pass_bytes_per_sample(l, false, Precision::kFp32) * 16);
+                                     pass_bytes_per_sample(l, false, Regime::kFp32) * 16);
     const double want_b = truth_time(spec, pass_flop_per_sample(l, true) * 16,
-                                     pass_bytes_per_sample(l, true, Precision::kFp32) * 16);
+                                     pass_bytes_per_sample(l, true, Regime::kFp32) * 16);
     EXPECT_NEAR(times.forward_s[i], want_f, 0.01 * want_f) << l.name;
     EXPECT_NEAR(times.backward_s[i], want_b, 0.01 * want_b) << l.name;
   }
   const double params = static_cast<double>(graph.parameters());
-  const double want_opt =
-      params * kAdamBytesPerParameter / (kEtaM * spec.memory_bandwidth_bytes_per_s);
+  const double want_opt = params * costmodel::optimizer_step_bytes_per_parameter(Regime::kFp32) /
+                          (kEtaM * spec.memory_bandwidth_bytes_per_s);
   EXPECT_NEAR(b->optimizer.at(params), want_opt, 0.01 * want_opt);
   EXPECT_NEAR(b->step_overhead.at(16), 0.002, 1e-12);
 }
 
 TEST_F(RooflineTransfer, MixedPrecisionUsesTensorEvidence) {
-  options_.precisions = {Precision::kFp32, Precision::kFp16};
+  options_.precisions = {Regime::kFp32, Regime::kAmpFp16};
   options_.tensor_evidence = TensorEfficiencyEvidence{0.6, 3, "synthetic evidence"};
   const Calibration cal = calibrate(profiles_, catalog_, options_);
-  const auto* b = cal.costs.find("devB", Precision::kFp16);
+  const auto* b = cal.costs.find("devB", Regime::kAmpFp16);
   ASSERT_NE(b, nullptr);
   const auto graph = costmodel::build_layer_graph(small_vit());
   const int mlp = graph.find("blocks.0.mlp");
   const auto& l = graph.layers[static_cast<size_t>(mlp)];
   const double compute = pass_flop_per_sample(l, false) / (0.6 * 100e12);
-  const double memory = pass_bytes_per_sample(l, false, Precision::kFp16) / (kEtaM * 300e9);
+  const double memory = pass_bytes_per_sample(l, false, Regime::kAmpFp16) / (kEtaM * 300e9);
   EXPECT_NEAR(b->layers[static_cast<size_t>(mlp)].forward.per_unit_s, std::max(compute, memory),
               0.01 * std::max(compute, memory));
   // devA has no tensor cores: its fp16 runs on the fp32 units, at the measured device's factor.
-  const auto* a16 = cal.costs.find("devA", Precision::kFp16);
+  const auto* a16 = cal.costs.find("devA", Regime::kAmpFp16);
   ASSERT_NE(a16, nullptr);
   EXPECT_NE(a16->derived_from.find("no tensor cores"), std::string::npos);
 }
@@ -187,9 +189,9 @@ TEST_F(RooflineTransfer, TransferredCostsCarryWiderIntervals) {
     }
   }
   const Calibration cal = calibrate({profiles_[0], other_node, slow}, catalog_, options_);
-  const auto* a = cal.costs.find("devA", Precision::kFp32);
-  const auto* b = cal.costs.find("devB", Precision::kFp32);
-  const auto* c = cal.costs.find("devC", Precision::kFp32);
+  const auto* a = cal.costs.find("devA", Regime::kFp32);
+  const auto* b = cal.costs.find("devB", Regime::kFp32);
+  const auto* c = cal.costs.find("devC", Regime::kFp32);
   ASSERT_TRUE(a && b && c);
   // Node spread of devA: sample std of (1, 1.02) / mean = 0.01414 / 1.01, up to the seeded noise.
   EXPECT_NEAR(a->node_spread_rel, 0.02 / std::sqrt(2.0) / 1.01, 0.002);
@@ -211,6 +213,61 @@ TEST_F(RooflineTransfer, TransferredCostsCarryWiderIntervals) {
     return r.epoch_time_s.p90 - r.epoch_time_s.p10;
   };
   EXPECT_GT(width(*b), 1.5 * width(*a));
+}
+
+// Three devices whose layer passes follow one form exactly: leaving each out in turn, that form
+// predicts the held-out device (error ~0) and the other does not.
+std::vector<RooflineSample> form_samples(costmodel::RooflineForm form,
+                                         std::vector<OptimizerSample>* optimizer = nullptr) {
+  costmodel::RooflineFit truth;
+  truth.form = form;
+  truth.compute_efficiency = kEtaC;
+  truth.memory_efficiency = kEtaM;
+  truth.launch_overhead_s = kOverhead;
+  const auto graph = costmodel::build_layer_graph(small_vit());
+  std::vector<RooflineSample> out;
+  const costmodel::DeviceSpec devs[] = {device("d1", 10e12, 500e9), device("d2", 4e12, 900e9),
+                                        device("d3", 25e12, 300e9)};
+  for (const auto& d : devs) {
+    if (optimizer) {
+      const double bytes = 1e8;
+      optimizer->push_back({d.id, bytes, bytes / (kEtaM * d.memory_bandwidth_bytes_per_s),
+                            d.memory_bandwidth_bytes_per_s});
+    }
+    for (int b : {4, 16, 64}) {
+      for (const auto& l : graph.layers) {
+        for (bool bwd : {false, true}) {
+          const double flop = pass_flop_per_sample(l, bwd) * b;
+          const double bytes = pass_bytes_per_sample(l, bwd, Regime::kFp32) * b;
+          out.push_back({d.id, flop, bytes,
+                         roofline_time_s(truth, flop, bytes, d.fp32_peak_flop_per_s,
+                                         d.memory_bandwidth_bytes_per_s),
+                         d.fp32_peak_flop_per_s, d.memory_bandwidth_bytes_per_s});
+        }
+      }
+    }
+  }
+  return out;
+}
+
+TEST(RooflineForm, LeaveOneDeviceOutPicksTheFormTheDataFollow) {
+  using costmodel::RooflineForm;
+  for (RooflineForm truth : {RooflineForm::kMax, RooflineForm::kAdditive}) {
+    std::vector<OptimizerSample> opt;
+    const auto samples = form_samples(truth, &opt);
+    const RooflineForm other =
+        truth == RooflineForm::kMax ? RooflineForm::kAdditive : RooflineForm::kMax;
+    const HeldOutCheck right = leave_one_device_out(Regime::kFp32, samples, opt, truth);
+    const HeldOutCheck wrong = leave_one_device_out(Regime::kFp32, samples, opt, other);
+    ASSERT_EQ(right.devices.size(), 3u);
+    EXPECT_LT(right.rms_error_rel, 0.01) << costmodel::to_string(truth);
+    EXPECT_GT(wrong.rms_error_rel, right.rms_error_rel) << costmodel::to_string(truth);
+  }
+  // Two devices leave nothing to hold out.
+  auto two = form_samples(RooflineForm::kMax);
+  two.erase(std::remove_if(two.begin(), two.end(), [](const auto& s) { return s.device == "d3"; }),
+            two.end());
+  EXPECT_TRUE(leave_one_device_out(Regime::kFp32, two, {}, RooflineForm::kMax).devices.empty());
 }
 
 }  // namespace

@@ -97,7 +97,7 @@ TransportCheckRow study_point(const std::string& log, const std::string& cluster
   const auto c = schema::read_cluster(kSrc + "/platforms/" + cluster);
   const auto& link = intra_node ? c.nodes[0].intra_node.link : c.nodes[1].nic;
   const double bytes = static_cast<double>(
-      costmodel::build_layer_graph(*o.model).gradient_bytes(costmodel::Precision::kFp32));
+      costmodel::build_layer_graph(*o.model).gradient_bytes(costmodel::Regime::kFp32));
   EXPECT_EQ(bytes, 346270624.0);
   return check_measured_point(log, schema::link_model_input(link), shipped(), s.world_size, bytes,
                               s.backward_allreduce_s);

@@ -238,10 +238,10 @@ TEST(VitsimCli, BadInputExitsTwoWithThePlace) {
   EXPECT_NE(r.out.find("/nodes/3/nic/bandwidth_bytes_per_s: expected number"), std::string::npos)
       << r.out;
   r = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
-              " --gpus 2 --precision bf16",
+              " --gpus 2 --precision amp-bf16",
           true);
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.out.find("no costs for device 'rtx3070' at precision bf16"), std::string::npos)
+  EXPECT_NE(r.out.find("no costs for device 'rtx3070' at precision amp-bf16"), std::string::npos)
       << r.out;
   r = run("simulate " + kSrc + "/scenarios/tesla-strong.json --costs " + kCosts + " --bogus", true);
   EXPECT_EQ(r.code, 2);
@@ -252,7 +252,7 @@ TEST(VitsimCli, BadInputExitsTwoWithThePlace) {
 }
 
 const std::string kH200 = "predict --cluster " + kSrc + "/platforms/h200-cluster.json --costs " +
-                          kCosts + " --micro-batch 64 --precision bf16 --images 1281167";
+                          kCosts + " --micro-batch 64 --precision amp-bf16 --images 1281167";
 
 TEST(VitsimCli, PredictAtScaleGroupsIdenticalRanksAndEnginesAgree) {
   const Result table = run(kH200 + " --collective hierarchical --nodes 128 --gpus 1024");

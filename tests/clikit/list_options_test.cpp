@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "clikit/model_options.h"
-#include "costmodel/precision.h"
+#include "costmodel/regime.h"
 
 namespace vitsim::clikit {
 namespace {
@@ -45,10 +45,15 @@ TEST(ListOptions, ListsSkipEmptyItemsAndNameTheBadOne) {
 }
 
 TEST(ListOptions, OneValueThroughAnEnumParser) {
-  EXPECT_EQ(parse_option("bf16", "precision", costmodel::parse_precision),
-            costmodel::Precision::kBf16);
+  EXPECT_EQ(parse_option("amp-bf16", "precision", costmodel::parse_regime),
+            costmodel::Regime::kAmpBf16);
+  // A bare bf16 names two regimes: refused with both readings (docs/cost-model.md section 12).
   EXPECT_NE(error_of([] {
-              parse_option("fp8", "precision", costmodel::parse_precision);
+              parse_option("bf16", "precision", costmodel::parse_regime);
+            }).find("--precision: cannot read 'bf16': ambiguous precision 'bf16': say amp-bf16"),
+            std::string::npos);
+  EXPECT_NE(error_of([] {
+              parse_option("fp8", "precision", costmodel::parse_regime);
             }).find("--precision: cannot read 'fp8': unknown precision"),
             std::string::npos);
 }

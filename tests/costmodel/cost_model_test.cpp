@@ -108,8 +108,8 @@ TEST(CostModel, LookupsByDevicePrecisionAndLinkClass) {
   CostModel m;
   m.devices.push_back(costs_of(small(1)));
   m.links.push_back({"10gbe", 5e-5, 1.25e9, CostSource::kMeasured, ""});
-  EXPECT_NE(m.find("synthetic", Precision::kFp32), nullptr);
-  EXPECT_EQ(m.find("synthetic", Precision::kBf16), nullptr);
+  EXPECT_NE(m.find("synthetic", Regime::kFp32), nullptr);
+  EXPECT_EQ(m.find("synthetic", Regime::kAmpBf16), nullptr);
   EXPECT_NE(m.find_link("10gbe"), nullptr);
   EXPECT_EQ(m.find_link("ib"), nullptr);
   EXPECT_EQ(parse_cost_source("transferred"), CostSource::kTransferred);

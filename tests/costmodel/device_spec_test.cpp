@@ -25,10 +25,10 @@ TEST(DeviceSpec, FindsByIdOrNameIgnoringCase) {
 
 TEST(DeviceSpec, MatrixPeakFallsBackToFp32WithoutTensorCores) {
   DeviceSpec d = device("p4", 8e9);
-  EXPECT_EQ(d.matrix_peak_flop_per_s(Precision::kFp16), 1e13);  // no tensor cores: fp32 units
-  EXPECT_FALSE(d.supports(Precision::kBf16));
+  EXPECT_EQ(d.matrix_peak_flop_per_s(Regime::kAmpFp16), 1e13);  // no tensor cores: fp32 units
+  EXPECT_FALSE(d.supports(Regime::kAmpBf16));
   d.fp16_tensor_peak_flop_per_s = 6e13;
-  EXPECT_EQ(d.matrix_peak_flop_per_s(Precision::kFp16), 6e13);
+  EXPECT_EQ(d.matrix_peak_flop_per_s(Regime::kAmpFp16), 6e13);
 }
 
 TEST(DeviceSpec, ClusterDevicesWinOverTheCatalog) {

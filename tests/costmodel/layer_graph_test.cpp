@@ -12,7 +12,7 @@ namespace {
 TEST(LayerGraph, VitB16ParametersMatchTorchvision) {
   const LayerGraph g = build_layer_graph(vit_preset("vit_b_16"));
   EXPECT_EQ(g.parameters(), 86567656);
-  EXPECT_EQ(g.gradient_bytes(Precision::kFp32), 346270624);  // the study's fp32 gradient size
+  EXPECT_EQ(g.gradient_bytes(Regime::kFp32), 346270624);  // the study's fp32 gradient size
 }
 
 TEST(LayerGraph, VitB16MacsWithinOnePercentOfTorchvision) {

@@ -6,7 +6,7 @@
 namespace vitsim::costmodel {
 namespace {
 
-ThroughputRun run(int64_t gpus, double throughput, int64_t b = 16, Precision p = Precision::kFp32,
+ThroughputRun run(int64_t gpus, double throughput, int64_t b = 16, Regime p = Regime::kFp32,
                   int64_t accumulation = 1) {
   return {gpus, p, b, accumulation, throughput};
 }
@@ -22,9 +22,8 @@ TEST(Speedup, AgainstTheOneGpuRunOfTheSameShape) {
 }
 
 TEST(Speedup, MicroBatchPrecisionAndAccumulationMustMatch) {
-  const auto s =
-      speedups({run(1, 100, 16), run(1, 150, 64), run(2, 240, 64),
-                run(2, 300, 16, Precision::kFp16), run(2, 150, 16, Precision::kFp32, 2)});
+  const auto s = speedups({run(1, 100, 16), run(1, 150, 64), run(2, 240, 64),
+                           run(2, 300, 16, Regime::kAmpFp16), run(2, 150, 16, Regime::kFp32, 2)});
   EXPECT_DOUBLE_EQ(s[2].speedup, 1.6);  // against the b = 64 run, not the first 1-GPU run
   EXPECT_EQ(s[3].speedup, 0);           // no fp16 baseline
   EXPECT_EQ(s[4].speedup, 0);           // no baseline with accumulation 2

@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     calibrate::ImportOptions o;
     o.gpu = "t4";
     o.model = costmodel::vit_preset("vit_ti_16");
-    o.precision = log.precision.value_or(costmodel::Precision::kFp32);
+    o.precision = log.precision.value_or(costmodel::Regime::kFp32);
     o.link_class = "fuzz-link";
     o.data_fraction = 0.01;
     const calibrate::ImportResult r = calibrate::import_deepspeed({log}, kCatalog, o);

@@ -63,7 +63,7 @@ TEST(CostModelIo, BasicRefusals) {
             std::string::npos);
   doc = load_example("cost_model");
   doc["schema_version"] = 3;
-  EXPECT_NE(cost_model_error(doc).find("/schema_version: expected schema_version 1, got number 3"),
+  EXPECT_NE(cost_model_error(doc).find("/schema_version: expected schema_version 2, got number 3"),
             std::string::npos);
   doc = load_example("cost_model");
   doc["schema"] = "vitsim.gpus";
@@ -131,7 +131,7 @@ TEST(CostModelIo, CrossFieldUniqueness) {
   EXPECT_NE(cost_model_error(doc).find(
                 "/devices/1/device: expected a (device, precision) pair not listed before"),
             std::string::npos);
-  doc["devices"][1]["precision"] = "fp16";  // same device, other precision: fine
+  doc["devices"][1]["precision"] = "amp-fp16";  // same device, other regime: fine
   EXPECT_EQ(cost_model_error(doc), "");
   doc = load_example("cost_model");
   doc["links"].push_back(doc["links"][0]);

@@ -57,12 +57,12 @@ TEST(Gpus, ShippedFigures) {
 
 TEST(Gpus, PrecisionSupport) {
   const costmodel::DeviceCatalog c = shipped();
-  EXPECT_FALSE(c.find("t4")->supports(costmodel::Precision::kBf16));
-  EXPECT_TRUE(c.find("t4")->supports(costmodel::Precision::kFp16));
-  EXPECT_DOUBLE_EQ(c.find("t4")->matrix_peak_flop_per_s(costmodel::Precision::kFp16), 65e12);
+  EXPECT_FALSE(c.find("t4")->supports(costmodel::Regime::kAmpBf16));
+  EXPECT_TRUE(c.find("t4")->supports(costmodel::Regime::kAmpFp16));
+  EXPECT_DOUBLE_EQ(c.find("t4")->matrix_peak_flop_per_s(costmodel::Regime::kAmpFp16), 65e12);
   // Pascal has no tensor cores: fp16 autocast runs at the fp32 rate.
-  EXPECT_DOUBLE_EQ(c.find("p4")->matrix_peak_flop_per_s(costmodel::Precision::kFp16), 5.5e12);
-  EXPECT_TRUE(c.find("a100-sxm4-80gb")->supports(costmodel::Precision::kBf16));
+  EXPECT_DOUBLE_EQ(c.find("p4")->matrix_peak_flop_per_s(costmodel::Regime::kAmpFp16), 5.5e12);
+  EXPECT_TRUE(c.find("a100-sxm4-80gb")->supports(costmodel::Regime::kAmpBf16));
 }
 
 TEST(Gpus, MinimalExampleAndOptionalKeys) {
@@ -71,7 +71,7 @@ TEST(Gpus, MinimalExampleAndOptionalKeys) {
   const auto& cpu = c.devices[0];
   EXPECT_EQ(cpu.id, "cpu-2core");
   EXPECT_DOUBLE_EQ(cpu.fp16_tensor_peak_flop_per_s, 0);
-  EXPECT_FALSE(cpu.supports(costmodel::Precision::kBf16));
+  EXPECT_FALSE(cpu.supports(costmodel::Regime::kAmpBf16));
   EXPECT_TRUE(cpu.source.empty());
 }
 

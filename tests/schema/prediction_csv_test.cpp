@@ -47,14 +47,14 @@ TEST(PredictionCsv, LabelsWithCommasAndQuotesRoundTrip) {
   p.configurations[0].config.label = "2 GPUs, \"fast\" link";
   schema::ComputeProvenance t4;
   t4.device = "t4";
-  t4.precision = costmodel::Precision::kFp16;
+  t4.precision = costmodel::Regime::kDsFp16;
   t4.source = costmodel::CostSource::kTransferred;
   t4.ranks = 1;
   p.configurations[0].provenance.compute.push_back(t4);
   const CsvTable c = CsvTable::parse(configurations_csv({p}), "c.csv");
   EXPECT_EQ(c.at(0, "label"), "2 GPUs, \"fast\" link");
   EXPECT_EQ(c.at(0, "provenance"),
-            "rtx3070/fp32=measured; t4/fp16=transferred; example-1gbe=modelled");
+            "rtx3070/fp32=measured; t4/ds-fp16=transferred; example-1gbe=modelled");
   const CsvTable r = CsvTable::parse(ranks_csv(p.configurations), "r.csv");
   EXPECT_EQ(r.at(1, "configuration"), "2 GPUs, \"fast\" link");
   EXPECT_EQ(r.at(1, "host"), "node1");

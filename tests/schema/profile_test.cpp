@@ -20,7 +20,7 @@ TEST(Profile, ReadsMinimalExample) {
   const Profile p = read_profile(testing::example_path("profile"));
   EXPECT_EQ(p.device, "rtx3070");
   EXPECT_EQ(p.source, costmodel::CostSource::kMeasured);
-  EXPECT_EQ(p.precision, costmodel::Precision::kFp32);
+  EXPECT_EQ(p.precision, costmodel::Regime::kFp32);
   ASSERT_TRUE(p.model.has_value());
   EXPECT_EQ(p.model->depth, 1);
   EXPECT_EQ(p.model->image_size, 32);
@@ -45,7 +45,7 @@ TEST(Profile, RoundTripsThroughAFile) {
   // Every file opens with schema, schema_version, context (in that order).
   const std::string text = testing::read_text(path);
   EXPECT_EQ(text.rfind(
-                "{\n  \"schema\": \"vitsim.profile\",\n  \"schema_version\": 1,\n  \"context\"", 0),
+                "{\n  \"schema\": \"vitsim.profile\",\n  \"schema_version\": 2,\n  \"context\"", 0),
             0u)
       << text.substr(0, 120);
 }
@@ -109,15 +109,30 @@ TEST(Profile, ContextIsFreeFormButAnObject) {
 
 TEST(Profile, UnknownVersionAndWrongSchema) {
   Json doc = load_example("profile");
-  doc["schema_version"] = 2;
+  doc["schema_version"] = 3;
   EXPECT_NE(
-      profile_error(doc).find("bad.json: /schema_version: expected schema_version 1, got number 2"),
+      profile_error(doc).find("bad.json: /schema_version: expected schema_version 2, got number 3"),
       std::string::npos);
   doc = load_example("profile");
   doc["schema"] = "vitsim.run_log";
   EXPECT_NE(profile_error(doc).find(
                 "bad.json: /schema: expected \"vitsim.profile\", got string \"vitsim.run_log\""),
             std::string::npos);
+}
+
+TEST(Profile, PreRegimeVersionReadsFp32AndRefusesBareHalfTypes) {
+  // Version 1 said fp32/fp16/bf16: fp32 means the same, fp16/bf16 could be autocast or DeepSpeed.
+  Json doc = load_example("profile");
+  doc["schema_version"] = 1;
+  EXPECT_EQ(profile_error(doc), "");
+  doc["precision"] = "fp16";
+  const std::string e = profile_error(doc);
+  EXPECT_NE(e.find("bad.json: /precision:"), std::string::npos) << e;
+  EXPECT_NE(e.find("amp-fp16"), std::string::npos) << e;
+  EXPECT_NE(e.find("ds-fp16"), std::string::npos) << e;
+  doc["schema_version"] = 2;
+  doc["precision"] = "ds-bf16";
+  EXPECT_EQ(profile_error(doc), "");
 }
 
 TEST(Profile, NegativeTimeAndSize) {
@@ -160,8 +175,11 @@ TEST(Profile, NonFiniteNumbers) {
 TEST(Profile, UnknownEnumValues) {
   Json doc = load_example("profile");
   doc["precision"] = "fp8";
-  EXPECT_EQ(profile_error(doc),
-            "bad.json: /precision: expected one of fp32, fp16, bf16, got string \"fp8\"");
+  EXPECT_EQ(profile_error(doc).rfind("bad.json: /precision: expected a precision regime (fp32, "
+                                     "amp-fp16, amp-bf16, ds-fp16, ds-bf16, ",
+                                     0),
+            0u);
+  EXPECT_NE(profile_error(doc).find("got string \"fp8\""), std::string::npos);
   doc = load_example("profile");
   doc["compute"][0]["layers"][3]["kind"] = "layernorm";
   EXPECT_NE(

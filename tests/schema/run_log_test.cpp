@@ -31,13 +31,13 @@ TEST(RunLog, ReadsMinimalExample) {
 
 TEST(RunLog, RoundTripsThroughAFile) {
   RunLog log = read_run_log(testing::example_path("run_log"));
-  log.config.precision = costmodel::Precision::kBf16;
+  log.config.precision = costmodel::Regime::kAmpBf16;
   log.config.overlap = false;
   const std::string path = testing::scratch_path("run_log.json");
   write_run_log(path, log);
   const RunLog back = read_run_log(path);
   EXPECT_EQ(write_run_log_json(back), write_run_log_json(log));
-  EXPECT_EQ(back.config.precision, costmodel::Precision::kBf16);
+  EXPECT_EQ(back.config.precision, costmodel::Regime::kAmpBf16);
   EXPECT_FALSE(back.config.overlap);
   EXPECT_EQ(testing::read_text(path).rfind("{\n  \"schema\": \"vitsim.run_log\"", 0), 0u);
 }
@@ -58,7 +58,7 @@ TEST(RunLog, BasicRefusals) {
             std::string::npos);
   doc = load_example("run_log");
   doc["schema_version"] = 0;
-  EXPECT_NE(run_log_error(doc).find("/schema_version: expected schema_version 1, got number 0"),
+  EXPECT_NE(run_log_error(doc).find("/schema_version: expected schema_version 2, got number 0"),
             std::string::npos);
   doc = load_example("run_log");
   doc["schema"] = "vitsim.profile";
@@ -88,8 +88,9 @@ TEST(RunLog, UnknownEnumValues) {
             std::string::npos);
   doc = load_example("run_log");
   doc["config"]["precision"] = "FP32";
-  EXPECT_NE(run_log_error(doc).find("/config/precision: expected one of fp32, fp16, bf16"),
-            std::string::npos);
+  EXPECT_NE(
+      run_log_error(doc).find("/config/precision: expected a precision regime (fp32, amp-fp16"),
+      std::string::npos);
   doc = load_example("run_log");
   doc["config"]["dataset"] = "imagenet";
   EXPECT_NE(run_log_error(doc).find("/config/dataset: expected one of cifar10, cifar100"),

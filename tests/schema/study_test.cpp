@@ -28,7 +28,9 @@ TEST(Study, ReferenceStudyReads) {
   EXPECT_EQ(s.logs[0].prefix, "tesla_");
   EXPECT_EQ(s.logs[0].device, "rtx3070");
   EXPECT_EQ(s.logs[1].link_class, "vector-t4-shm");
-  EXPECT_EQ(s.precisions.size(), 3u);
+  EXPECT_EQ(s.precisions.size(), 5u);
+  // The study ran DeepSpeed: its tables' "fp16" is DeepSpeed's fp16 mode.
+  EXPECT_EQ(s.precision_names.at("fp16"), costmodel::Regime::kDsFp16);
   // Paths are resolved against the study's folder.
   EXPECT_EQ(s.gpus, std::string(VITSIM_SOURCE_DIR) + "/platforms/gpus.json");
   EXPECT_EQ(s.log_folder, std::string(VITSIM_SOURCE_DIR) + "/data/vit-deepspeed-study/logs");
@@ -47,12 +49,13 @@ TEST(Study, BadFilesNameThePlace) {
                 .find("/logs/1/prefix: expected a prefix no other rule has"),
             std::string::npos);
   EXPECT_NE(
-      error_with("\"bf16\"]", "\"fp32\"]").find("/precisions/2: expected each precision once"),
+      error_with("\"ds-bf16\"]", "\"fp32\"]").find("/precisions/4: expected each precision once"),
       std::string::npos);
   EXPECT_NE(error_with("\"train_images\"", "\"train_image\"").find("train_image"),
             std::string::npos);
-  EXPECT_NE(error_with("\"fp16\",", "\"fp8\",").find("/precisions/1: expected one of fp32"),
-            std::string::npos);
+  EXPECT_NE(
+      error_with("\"amp-fp16\",", "\"fp16\",").find("/precisions/1: expected a precision regime"),
+      std::string::npos);
 }
 
 }  // namespace

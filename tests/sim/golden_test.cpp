@@ -108,7 +108,7 @@ TEST(Golden, OverlapHidesAllButTheLastBucketOnAFastNetwork) {
   const auto graph = costmodel::build_layer_graph(tiny_model());
   const auto p = run(cl, t, costs_for({constant_costs("testgpu", kFwd)}));
   const double last_bucket = static_cast<double>(
-      graph.layers[0].gradient_bytes(costmodel::Precision::kFp32));  // patch_embed, ready last
+      graph.layers[0].gradient_bytes(costmodel::Regime::kFp32));  // patch_embed, ready last
   const double exposed = ring_time(4, last_bucket, bw, lat);
   EXPECT_NEAR(p.exposed_comm_time_s, exposed, 1e-9);
   EXPECT_NEAR(p.step_time_s, compute_per_step(layer_count()) + exposed, 1e-9);
@@ -128,8 +128,7 @@ TEST(Golden, OverlapHidesCommunicationUpToTheBackwardTime) {
   int buckets = 0;
   for (const auto& l : graph.layers) {
     if (l.parameters > 0) {
-      all +=
-          ring_time(4, static_cast<double>(l.gradient_bytes(costmodel::Precision::kFp32)), bw, lat);
+      all += ring_time(4, static_cast<double>(l.gradient_bytes(costmodel::Regime::kFp32)), bw, lat);
       ++buckets;
     }
   }
@@ -143,7 +142,7 @@ TEST(Golden, OverlapHidesCommunicationUpToTheBackwardTime) {
     const double a = ring_time(
         4,
         static_cast<double>(
-            graph.layers[static_cast<size_t>(i)].gradient_bytes(costmodel::Precision::kFp32)),
+            graph.layers[static_cast<size_t>(i)].gradient_bytes(costmodel::Regime::kFp32)),
         bw, lat);
     stream_free = std::max(stream_free, ready) + a;
   }
@@ -233,13 +232,13 @@ TEST(Golden, OutOfMemoryIsReportedWithTheLargestMicroBatchThatFitsAndNotSimulate
 TEST(Golden, MissingCostsNameTheDeviceAndPrecisionAndListWhatExists) {
   const auto cl = tiny_cluster(2, 1, 1.25e9, 5e-5);
   auto t = ring_config(2);
-  t.precision = costmodel::Precision::kBf16;
+  t.precision = costmodel::Regime::kAmpBf16;
   try {
     run(cl, t, costs_for({constant_costs("testgpu", kFwd)}));
     FAIL() << "expected an error";
   } catch (const std::invalid_argument& e) {
     const std::string what = e.what();
-    EXPECT_NE(what.find("'testgpu' at precision bf16"), std::string::npos) << what;
+    EXPECT_NE(what.find("'testgpu' at precision amp-bf16"), std::string::npos) << what;
     EXPECT_NE(what.find("testgpu/fp32"), std::string::npos) << what;
   }
 }

@@ -42,7 +42,7 @@ inline costmodel::DeviceSpec test_device(const std::string& id, double memory_by
 // Every layer: forward `fwd_s`, backward 2 * fwd_s, independent of the micro-batch; data 1 ms,
 // optimizer 3 ms, overhead 0; memory from the layer graph (no measured memory).
 inline costmodel::DeviceCosts constant_costs(const std::string& device, double fwd_s,
-                                             costmodel::Precision p = costmodel::Precision::kFp32) {
+                                             costmodel::Regime p = costmodel::Regime::kFp32) {
   costmodel::DeviceCosts c;
   c.device = device;
   c.precision = p;
@@ -96,7 +96,7 @@ inline schema::TrainingConfig ring_config(int gpus) {
 
 inline double gradient_bytes() {
   return static_cast<double>(
-      costmodel::build_layer_graph(tiny_model()).gradient_bytes(costmodel::Precision::kFp32));
+      costmodel::build_layer_graph(tiny_model()).gradient_bytes(costmodel::Regime::kFp32));
 }
 inline int layer_count() {
   return static_cast<int>(costmodel::build_layer_graph(tiny_model()).layers.size());

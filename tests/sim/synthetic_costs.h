@@ -15,20 +15,20 @@ namespace vitsim::sim::test {
 
 struct SyntheticDevice {
   const char* id;
-  costmodel::Precision precision;
+  costmodel::Regime precision;
   double peak_flop_per_s;  // datasheet matrix peak at that precision (platforms/gpus.json,
                            // nebula.json)
 };
 
 inline const std::vector<SyntheticDevice>& synthetic_devices() {
   static const std::vector<SyntheticDevice> d = {
-      {"p4", costmodel::Precision::kFp32, 5.5e12},
-      {"rtx3070", costmodel::Precision::kFp32, 20.3e12},
-      {"gtx1070", costmodel::Precision::kFp32, 6.5e12},
-      {"t4", costmodel::Precision::kFp32, 8.1e12},
-      {"rtx-a4500", costmodel::Precision::kFp32, 23.7e12},
-      {"h200-sxm", costmodel::Precision::kBf16, 989.4e12},
-      {"h200-sxm", costmodel::Precision::kFp32, 67e12}};
+      {"p4", costmodel::Regime::kFp32, 5.5e12},
+      {"rtx3070", costmodel::Regime::kFp32, 20.3e12},
+      {"gtx1070", costmodel::Regime::kFp32, 6.5e12},
+      {"t4", costmodel::Regime::kFp32, 8.1e12},
+      {"rtx-a4500", costmodel::Regime::kFp32, 23.7e12},
+      {"h200-sxm", costmodel::Regime::kAmpBf16, 989.4e12},
+      {"h200-sxm", costmodel::Regime::kFp32, 67e12}};
   return d;
 }
 

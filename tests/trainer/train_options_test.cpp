@@ -47,7 +47,7 @@ TEST(DeepSpeedConfig, ReadsTheKeysDeepSpeedUsers) {
   EXPECT_EQ(*c.optimizer, costmodel::Optimizer::kAdamW);
   EXPECT_DOUBLE_EQ(*c.learning_rate, 0.0003);
   EXPECT_DOUBLE_EQ(*c.beta2, 0.95);
-  EXPECT_EQ(*c.precision, costmodel::Precision::kBf16);
+  EXPECT_EQ(*c.precision, costmodel::Regime::kDsBf16);
   EXPECT_TRUE(*c.wall_clock_breakdown);
   EXPECT_EQ(ignored, "scheduler, zero_optimization");
 }
@@ -104,7 +104,7 @@ TEST(ValidateOptions, NamesTheOption) {
   o.data_fraction = 1.5;
   EXPECT_NE(error_of([&] { validate_options(o); }).find("--data-fraction"), std::string::npos);
   o.data_fraction = 1;
-  o.precision = costmodel::Precision::kFp16;
+  o.precision = costmodel::Regime::kAmpFp16;
   EXPECT_NE(error_of([&] { validate_options(o); }).find("fp16 needs --device cuda"),
             std::string::npos);
 }
