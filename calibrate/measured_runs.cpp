@@ -48,6 +48,19 @@ std::string normalize_placement(const std::string& text) {
   return t;
 }
 
+namespace {
+
+// An integer column of a measured row with its physical lower bound (a GPU count, a micro-batch):
+// a row below it is a typo, which would otherwise match no prediction without saying why.
+int64_t integer_at_least(const schema::CsvTable& t, size_t row, const std::string& column,
+                         int64_t lo) {
+  const long long v = t.integer(row, column);
+  if (v < lo) t.fail(row, column, "an integer >= " + std::to_string(lo));
+  return v;
+}
+
+}  // namespace
+
 std::vector<MeasuredRun> measured_from_csv(const schema::CsvTable& t,
                                            const schema::RegimeAliases& aliases) {
   t.require_columns({"cluster", "placement", "precision", "n_gpus", "micro_batch_per_gpu",
@@ -57,9 +70,13 @@ std::vector<MeasuredRun> measured_from_csv(const schema::CsvTable& t,
     MeasuredRun r;
     r.key.cluster = normalize_cluster(t.at(i, "cluster"));
     r.key.placement = normalize_placement(t.at(i, "placement"));
-    r.key.gpus = t.integer(i, "n_gpus");
-    r.key.micro_batch = t.integer(i, "micro_batch_per_gpu");
-    r.key.data_fraction_ppm = fraction_ppm(t.positive(i, "dataset_fraction"));
+    r.key.gpus = integer_at_least(t, i, "n_gpus", 1);
+    r.key.micro_batch = integer_at_least(t, i, "micro_batch_per_gpu", 1);
+    const double fraction = t.positive(i, "dataset_fraction");
+    // Keys hold the fraction in parts per million: one that rounds to 0 would match nothing.
+    if (fraction > 1 || fraction_ppm(fraction) < 1)
+      t.fail(i, "dataset_fraction", "a fraction of the images in [1e-6, 1]");
+    r.key.data_fraction_ppm = fraction_ppm(fraction);
     try {
       r.key.precision = schema::regime_of_text(t.at(i, "precision"), aliases);
     } catch (const std::invalid_argument& e) {
@@ -72,7 +89,8 @@ std::vector<MeasuredRun> measured_from_csv(const schema::CsvTable& t,
               "\"precision_names\" (pass --study)");
     }
     r.epoch_time_s = t.positive(i, "epoch_time_s");
-    if (t.has_column("steps_per_epoch")) r.steps_per_epoch = t.integer(i, "steps_per_epoch");
+    if (t.has_column("steps_per_epoch"))
+      r.steps_per_epoch = integer_at_least(t, i, "steps_per_epoch", 0);
     r.source = fmt::format("{}: row {}", t.file(), i + 1);
     out.push_back(r);
   }

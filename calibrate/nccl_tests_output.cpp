@@ -23,8 +23,43 @@ namespace {
   throw schema::InputError(msg);
 }
 
-// Reads lines of at most kNcclTestsMaxLineBytes; a longer line, a NUL byte or too many lines is an
-// error (not nccl-tests output), never a huge allocation.
+// Whether `s` is well-formed UTF-8 (no overlong forms, surrogates or code points above U+10FFFF):
+// host and GPU names and the version line go into the profile's JSON, which holds UTF-8 only.
+bool valid_utf8(const std::string& s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t n = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // the second byte's range
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    if (c >= 0xC2 && c <= 0xDF) {
+      n = 1;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      n = 2;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      n = 3;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    } else {
+      return false;
+    }
+    if (s.size() - i <= n) return false;
+    for (size_t k = 1; k <= n; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + k]);
+      if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) return false;
+    }
+    i += n + 1;
+  }
+  return true;
+}
+
+// Reads lines of at most kNcclTestsMaxLineBytes; a longer line, a NUL byte, a line that is not
+// UTF-8 or too many lines is an error (not nccl-tests output), never a huge allocation.
 class LineReader {
  public:
   LineReader(std::istream& in, std::string file) : in_(in), file_(std::move(file)) {}
@@ -47,6 +82,8 @@ class LineReader {
     if (++line_ > kNcclTestsMaxLines)
       fail_at(file_, line_, "at most 1000000 lines", "more", "import one run per file");
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!valid_utf8(line))
+      fail_at(file_, line_, "UTF-8 text", "a byte that is not", "not nccl-tests output");
     return true;
   }
   int64_t line() const { return line_; }

@@ -49,6 +49,7 @@ struct SweepArgs {
   int64_t images = 50000;
   double data_fraction = 1.0, min_speedup = 0;
   int64_t max_global_batch = sim::kDefaultMaxGlobalBatch;
+  bool force = false;
 };
 
 void add_options(CLI::App& app, SweepArgs& a, CostArgs& cost, clikit::ModelOptions& model) {
@@ -103,6 +104,9 @@ void add_options(CLI::App& app, SweepArgs& a, CostArgs& cost, clikit::ModelOptio
                  "always (one line per configuration) | never")
       ->capture_default_str();
   app.add_option("--json", a.json_path, "write the prediction (with --shard: the shard file)");
+  app.add_flag("--force", a.force,
+               "simulate even configurations the size guard estimates to take too long (not too "
+               "much memory)");
   app.add_option("--jobs", a.jobs,
                  "configurations simulated at once (default: the cores, fewer when that many "
                  "would not fit in memory); the output is the same for any value")
@@ -205,7 +209,8 @@ int merge(const SweepArgs& a, const clikit::ModelOptions& model_options,
   const sim::SweepGoal goal = sim::parse_sweep_goal(shards.front().shard.goal);
   sim::SweepSpec spec;  // the goal only: the shards hold what the sweep simulated
   spec.goal = goal;
-  sim::SweepResult r = sim::assemble_sweep(entries, goal);
+  // The shards simulate, the merge picks: the limits on the pick are the merge's options.
+  sim::SweepResult r = sim::assemble_sweep(entries, goal, {a.min_speedup, a.max_global_batch});
   r.predictions.context = schema::make_context("vitsim", args);
   print_sweep(r, spec, model_options.resolve());
   for (const auto& w : sim::unmeasured_warnings(r.predictions.configurations))
@@ -217,7 +222,7 @@ int merge(const SweepArgs& a, const clikit::ModelOptions& model_options,
 sim::SweepResult search(const SweepArgs& a, const sim::SweepSpec& spec,
                         const schema::ClusterSpec& cluster, const costmodel::DeviceCatalog& catalog,
                         const costmodel::ViTConfig& vit, const costmodel::CostModel& costs,
-                        const CostArgs& cost);
+                        const sim::SimOptions& options, const CostArgs& cost);
 
 int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& model_options,
           const std::vector<std::string>& args) {
@@ -230,6 +235,7 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
   const costmodel::ViTConfig model = model_options.resolve();
   sim::SimOptions options;
   options.transports = schema::read_transports(a.transports);
+  options.force = a.force;
   const std::vector<sim::SweepItem> items = sim::sweep_items(spec);
   spec.jobs = a.jobs > 0 ? a.jobs : sim::default_sweep_jobs(items, model, options);
   if (a.shard.empty()) {
@@ -243,7 +249,7 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
       spec.progress = [&](size_t done, size_t total) { line.update(done, total); };
       spec.stop_requested = [&] { return stop.requested(); };
       const bool subsets = !a.hosts_from.empty() || !a.devices.empty();
-      r = subsets ? search(a, spec, cluster, catalog, model, costs.costs, cost)
+      r = subsets ? search(a, spec, cluster, catalog, model, costs.costs, options, cost)
                   : sim::run_sweep(spec, cluster, catalog, model, costs.costs, options);
       interrupted_by = r.interrupted ? stop.signal() : 0;
     }
@@ -303,7 +309,7 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
 sim::SweepResult search(const SweepArgs& a, const sim::SweepSpec& spec,
                         const schema::ClusterSpec& cluster, const costmodel::DeviceCatalog& catalog,
                         const costmodel::ViTConfig& vit, const costmodel::CostModel& costs,
-                        const CostArgs& cost) {
+                        const sim::SimOptions& options, const CostArgs& cost) {
   sim::SubsetSearch s;
   if (a.hosts_from != "all") s.hosts = clikit::split_list(a.hosts_from);
   s.devices = clikit::split_list(a.devices);
@@ -321,7 +327,7 @@ sim::SweepResult search(const SweepArgs& a, const sim::SweepSpec& spec,
   auto attach = [&](schema::ConfigPrediction& p) {
     p.cost = sim::run_cost(p, prices, devices, cost_options);
   };
-  sim::SubsetResult found = sim::search_subsets(s, cluster, catalog, vit, costs, {}, attach);
+  sim::SubsetResult found = sim::search_subsets(s, cluster, catalog, vit, costs, options, attach);
   std::cout << (found.greedy ? fmt::format("greedy search (more than {} host subsets)\n",
                                            sim::kMaxExhaustiveSubsets)
                              : fmt::format("exhaustive search: {} host subset(s) per device\n",

@@ -33,23 +33,27 @@ ShardInfo read_shard_info(const Node& n) {
                     n["index"].describe());
   s.total_configurations = n["total_configurations"].integer_at_least(0);
   s.sweep_digest = n["sweep_digest"].string();
-  s.goal = n["goal"].one_of({"fastest-epoch", "best-efficiency"});
+  // Every goal of `vitsim sweep --goal` (sim/sweep.h, parse_sweep_goal): the cost goals too,
+  // since shards carry each prediction's cost.
+  s.goal = n["goal"].one_of(
+      {"fastest-epoch", "best-efficiency", "cheapest-epoch", "best-throughput-per-dollar"});
   return s;
 }
 
 // The entries must be exactly the configurations k < total with k % count == index, ascending.
 void check_slice(const Node& entries, const ShardFile& f) {
   const ShardInfo& s = f.shard;
-  const int64_t want = s.total_configurations > s.index
-                           ? (s.total_configurations - s.index + s.count - 1) / s.count
-                           : 0;
+  // Written so that no intermediate overflows, whatever int64 values the file holds.
+  const int64_t want =
+      s.total_configurations > s.index ? (s.total_configurations - s.index - 1) / s.count + 1 : 0;
   if (static_cast<int64_t>(f.entries.size()) != want) {
-    entries.fail(std::to_string(want) + " entries (configurations " + std::to_string(s.index) +
-                     ", " + std::to_string(s.index + s.count) + ", ... below " +
-                     std::to_string(s.total_configurations) + ")",
+    entries.fail(std::to_string(want) + " entries (the configurations k below " +
+                     std::to_string(s.total_configurations) + " with k % " +
+                     std::to_string(s.count) + " == " + std::to_string(s.index) + ")",
                  std::to_string(f.entries.size()) + " entries",
                  "the shard's run did not finish or the file was edited; run that shard again");
   }
+  // Below: i < want, so index + i * count < total_configurations (no overflow).
   for (size_t i = 0; i < f.entries.size(); ++i) {
     const int64_t expected = s.index + static_cast<int64_t>(i) * s.count;
     if (f.entries[i].configuration != expected) {

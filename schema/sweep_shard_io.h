@@ -32,7 +32,8 @@ struct ShardInfo {
   int64_t count = 1;
   int64_t total_configurations = 0;  // of the whole sweep
   std::string sweep_digest;          // of the sweep's inputs (sweep_digest below)
-  std::string goal;                  // "fastest-epoch" | "best-efficiency"
+  std::string goal;                  // "fastest-epoch" | "best-efficiency" | "cheapest-epoch" |
+                                     // "best-throughput-per-dollar"
 };
 
 struct ShardFile {

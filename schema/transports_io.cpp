@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "costmodel/physical_bounds.h"
 #include "schema/common_io.h"
 
 namespace vitsim::schema {
@@ -44,7 +45,9 @@ void read_pcie(const Node& n, costmodel::TransportParameters& p) {
     gen.generation = g["generation"].integer_at_least(1);
     if (!seen.insert(gen.generation).second)
       g["generation"].fail("a generation not listed before", g["generation"].describe());
-    gen.transfer_rate_per_lane_per_s = g["transfer_rate_per_lane_per_s"].positive();
+    // Transfers/s per lane, held to a link's bandwidth bound (PCIe 6 is 6.4e10).
+    gen.transfer_rate_per_lane_per_s =
+        g["transfer_rate_per_lane_per_s"].within(costmodel::kLinkBandwidthBytesPerS);
     gen.encoding_efficiency = g["encoding_efficiency"].in_range(0.5, 1.0);
     p.pcie.push_back(gen);
   }
@@ -55,8 +58,11 @@ void read_pcie(const Node& n, costmodel::TransportParameters& p) {
 void read_nccl(const Node& n, costmodel::TransportParameters& p) {
   n.expect_keys({"simple_buffer_bytes", "steps", "step_latency_nvlink_s", "step_latency_pcie_s",
                  "step_latency_net_s", "source"});
-  p.nccl_simple_buffer_bytes = n["simple_buffer_bytes"].positive();
-  p.nccl_steps = static_cast<double>(n["steps"].integer_at_least(1));
+  p.nccl_simple_buffer_bytes = n["simple_buffer_bytes"].within(costmodel::kBytes);
+  // NCCL cuts its buffer into NCCL_STEPS = 8; 1024 steps of a 4 MiB buffer would be 4 KiB each.
+  const int64_t steps = n["steps"].integer_at_least(1);
+  if (steps > 1024) n["steps"].fail("an integer in [1, 1024]", n["steps"].describe());
+  p.nccl_steps = static_cast<double>(steps);
   p.nccl_step_latency_nvlink_s = n["step_latency_nvlink_s"].in_range(0, 1e-3);
   p.nccl_step_latency_pcie_s = n["step_latency_pcie_s"].in_range(0, 1e-3);
   p.nccl_step_latency_net_s = n["step_latency_net_s"].in_range(0, 1e-3);

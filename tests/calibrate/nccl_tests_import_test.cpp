@@ -174,6 +174,16 @@ TEST(NcclTestsImport, WrongFilesAreRefused) {
   EXPECT_NE(e.find("out.txt:7: expected a line of at most 4096 bytes"), std::string::npos) << e;
   e = error_of(output(kRow) + std::string("ab\0cd\n", 6));
   EXPECT_NE(e.find("out.txt:7: expected text, got a NUL byte"), std::string::npos) << e;
+  // A GPU name that is not UTF-8 (found by fuzz_nccl_tests): the profile's JSON could not hold it,
+  // and its writer threw a JSON library error instead of this refusal.
+  std::string bad = output(kRow);
+  bad.replace(bad.find("Tesla T4"), 8, "Tesla \x95T4");
+  e = error_of(bad);
+  EXPECT_NE(e.find("out.txt:3: expected UTF-8 text, got a byte that is not"), std::string::npos)
+      << e;
+  bad = output(kRow);
+  bad.replace(bad.find("Tesla T4"), 8, "Tesla \xC3\xA9T4");  // valid UTF-8 stays accepted
+  EXPECT_EQ(error_of(bad), "");
   e = error_of(
       "#  i_min\n#       size  count  type  redop  root  time  algbw  busbw  #wrong  "
       "i_min  i_max\n");

@@ -177,5 +177,32 @@ TEST(MeasuredRuns, DevCsvColumnsAndNames) {
   EXPECT_EQ(runs[1].key.data_fraction_ppm, 200000);
 }
 
+// Rows no run could have produced are refused naming the file, row and column: they would
+// otherwise match no prediction and vanish from the comparison without a word.
+TEST(MeasuredRuns, UnphysicalCsvRowsAreRefused) {
+  const std::string header =
+      "cluster,placement,precision,n_gpus,micro_batch_per_gpu,dataset_fraction,steps_per_epoch,"
+      "epoch_time_s\n";
+  const auto error = [&](const std::string& row) {
+    try {
+      measured_from_csv(schema::CsvTable::parse(header + row + "\n", "m.csv"));
+    } catch (const schema::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(error("Tesla,intra-node,fp32,2,16,1.0,100,5"), "accepted");
+  EXPECT_NE(error("Tesla,intra-node,fp32,-2,16,1.0,100,5").find("m.csv: row 1, column n_gpus"),
+            std::string::npos);
+  EXPECT_NE(error("Tesla,intra-node,fp32,2,0,1.0,100,5").find("column micro_batch_per_gpu"),
+            std::string::npos);
+  EXPECT_NE(error("Tesla,intra-node,fp32,2,16,2.5,100,5").find("column dataset_fraction"),
+            std::string::npos);
+  EXPECT_NE(error("Tesla,intra-node,fp32,2,16,1e-9,100,5").find("column dataset_fraction"),
+            std::string::npos);
+  EXPECT_NE(error("Tesla,intra-node,fp32,2,16,1.0,-1,5").find("column steps_per_epoch"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace vitsim::calibrate

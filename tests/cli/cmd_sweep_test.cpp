@@ -2,8 +2,9 @@
 // byte for byte what --jobs 1 does; three --shard slices run as separate processes (one through
 // SLURM_ARRAY_TASK_ID, as a Slurm job array would) and --merge give the single run's stdout and
 // files (the JSON's context aside: it records each command line); shards of different sweeps, a
-// shard given twice and a missing shard are refused with exit 2 naming the file; SIGTERM during a
-// parallel sweep leaves no job behind.
+// shard given twice and a missing shard are refused with exit 2 naming the file; the merge applies
+// its own --min-speedup / --max-global-batch; --force lifts the size guard's time limit; SIGTERM
+// during a parallel sweep leaves no job behind.
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -181,6 +182,67 @@ TEST(CmdSweep, DocumentedRecipesMergeToOneRun) {
   ASSERT_EQ(merged.code, 0) << merged.out;
   EXPECT_EQ(merged.out, whole.out);
   EXPECT_EQ(without_context(tmp("recipe_slurm.json")), without_context(tmp("recipe_whole.json")));
+}
+
+// Shards carry each prediction's cost, so a cost goal's shards merge to the single run (the shard
+// reader once accepted only fastest-epoch and best-efficiency, refusing its writer's file).
+TEST(CmdSweep, CostGoalShardsMergeToOneRun) {
+  const std::string sweep = "sweep --cluster " + kSrc + "/platforms/vector.json --costs " + kCosts +
+                            " --gpus 1,2,12 --collective ring,hierarchical --goal cheapest-epoch" +
+                            " --jobs 1";
+  const Result whole = run(kVitsim + " " + sweep + " 2>&1");
+  ASSERT_EQ(whole.code, 0) << whole.out;
+  std::string shards;
+  for (int i = 0; i < 2; ++i) {
+    const std::string file = tmp("cost" + std::to_string(i) + ".json");
+    shards += " " + file;
+    const Result s = run(kVitsim + " " + sweep + " --shard " + std::to_string(i) + "/2 --json " +
+                         file + " 2>&1");
+    ASSERT_EQ(s.code, 0) << s.out;
+  }
+  const Result merged = run(kVitsim + " sweep --merge" + shards + " 2>&1");
+  ASSERT_EQ(merged.code, 0) << merged.out;
+  EXPECT_EQ(merged.out, whole.out);
+  EXPECT_NE(merged.out.find("best (cheapest-epoch)"), std::string::npos) << merged.out;
+}
+
+// The size guard refuses a configuration estimated to run too long (65,536 GPUs, ring at step
+// level: ~1e11 simulation events); the sweep lists it as skipped, saying --force. With --force
+// the same configuration gets past the guard and is refused by the placement instead (the
+// cluster has 256 GPUs): both refusals come before anything is simulated, so the test is quick.
+TEST(CmdSweep, ForceLiftsTheSizeGuardsTimeLimit) {
+  const std::string big = " sweep --cluster " + kSrc + "/platforms/vector.json --costs " + kCosts +
+                          " --gpus 65536 --collective-level step --jobs 1";
+  const Result guarded = run(kVitsim + big + " 2>&1");
+  EXPECT_EQ(guarded.code, 0) << guarded.out;
+  EXPECT_NE(guarded.out.find("would run unreasonably long"), std::string::npos) << guarded.out;
+  EXPECT_NE(guarded.out.find("--force to wait"), std::string::npos) << guarded.out;
+  const Result forced = run(kVitsim + big + " --force 2>&1");
+  EXPECT_EQ(forced.code, 0) << forced.out;
+  EXPECT_EQ(forced.out.find("would run unreasonably long"), std::string::npos) << forced.out;
+  EXPECT_NE(forced.out.find("skipped 65536x"), std::string::npos) << forced.out;
+  EXPECT_NE(forced.out.find("the cluster offers 256 GPU(s)"), std::string::npos) << forced.out;
+}
+
+// The shards simulate, the merge picks: --min-speedup and --max-global-batch given to --merge
+// pick what the single-machine run with them picks.
+TEST(CmdSweep, MergeAppliesItsPickLimits) {
+  const std::string limits = " --min-speedup 3 --max-global-batch 128";
+  const Result whole = run(kVitsim + " " + kSweep + limits + " --jobs 1 2>&1");
+  ASSERT_EQ(whole.code, 0) << whole.out;
+  std::string shards;
+  for (int i = 0; i < 2; ++i) {
+    shards += " " + tmp("limits" + std::to_string(i) + ".json");
+    ASSERT_EQ(run(kVitsim + " " + kSweep + " --jobs 1 --shard " + std::to_string(i) + "/2 --json " +
+                  tmp("limits" + std::to_string(i) + ".json") + " 2>&1")
+                  .code,
+              0);
+  }
+  const Result plain = run(kVitsim + " sweep --merge" + shards + " 2>&1");
+  const Result limited = run(kVitsim + " sweep --merge" + shards + limits + " 2>&1");
+  ASSERT_EQ(limited.code, 0) << limited.out;
+  EXPECT_EQ(limited.out, whole.out);
+  EXPECT_NE(plain.out, limited.out) << "the limits should change this sweep's pick";
 }
 
 // Children of `pid` (from /proc/*/stat: "pid (comm) state ppid ...").

@@ -64,6 +64,18 @@ TEST(Transports, MissingSourcesAndAbsurdValuesAreRefused) {
             std::string::npos)
       << error_of(doc);
   doc = shipped_json();
+  doc["pcie"]["generations"][0]["transfer_rate_per_lane_per_s"] = 1e300;
+  EXPECT_NE(error_of(doc).find("/pcie/generations/0/transfer_rate_per_lane_per_s"),
+            std::string::npos)
+      << error_of(doc);
+  doc = shipped_json();
+  doc["nccl"]["simple_buffer_bytes"] = 1e300;
+  EXPECT_NE(error_of(doc).find("/nccl/simple_buffer_bytes"), std::string::npos) << error_of(doc);
+  doc = shipped_json();
+  doc["nccl"]["steps"] = 1000000000;
+  EXPECT_NE(error_of(doc).find("/nccl/steps: expected an integer in [1, 1024]"), std::string::npos)
+      << error_of(doc);
+  doc = shipped_json();
   doc["infiniband"]["mtu"] = 4096;
   EXPECT_NE(error_of(doc).find("unknown key \"mtu\""), std::string::npos) << error_of(doc);
   doc = shipped_json();
