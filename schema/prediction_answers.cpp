@@ -71,6 +71,7 @@ Json write_run_cost(const RunCost& c) {
   return {{"mode", c.mode},
           {"price_usd_per_gpu_hour", c.price_usd_per_gpu_hour},
           {"price_source", c.price_source},
+          {"price_status", c.price_status},
           {"epoch_usd", c.epoch_usd},
           {"run_usd", c.run_usd},
           {"epochs", c.epochs},
@@ -81,8 +82,9 @@ Json write_run_cost(const RunCost& c) {
 }
 
 RunCost read_run_cost(const Node& n) {
-  n.expect_keys({"mode", "price_usd_per_gpu_hour", "price_source", "epoch_usd", "run_usd", "epochs",
-                 "epoch_kwh", "run_kwh", "energy_is_upper_bound", "power_source"});
+  n.expect_keys({"mode", "price_usd_per_gpu_hour", "price_source", "price_status", "epoch_usd",
+                 "run_usd", "epochs", "epoch_kwh", "run_kwh", "energy_is_upper_bound",
+                 "power_source"});
   RunCost c;
   c.mode = n["mode"].one_of({"cloud", "owned"});
   const Node prices = n["price_usd_per_gpu_hour"];
@@ -90,6 +92,9 @@ RunCost read_run_cost(const Node& n) {
   for (auto it = prices.json().begin(); it != prices.json().end(); ++it)
     c.price_usd_per_gpu_hour[it.key()] = prices[it.key()].nonnegative();
   c.price_source = n["price_source"].string();
+  // Optional: files written before the label existed read as unverified.
+  if (auto st = n.get("price_status"))
+    c.price_status = st->one_of({"checked", "unverified", "--price"});
   c.epoch_usd = n["epoch_usd"].nonnegative();
   c.run_usd = n["run_usd"].nonnegative();
   c.epochs = n["epochs"].integer_at_least(1);

@@ -49,6 +49,9 @@ struct RunCost {
   std::string mode;                                      // "cloud" | "owned"
   std::map<std::string, double> price_usd_per_gpu_hour;  // per device id used
   std::string price_source;
+  // "checked": every price is a verified table entry (a stored copy of its dated page gives it);
+  // "unverified": at least one is not (platforms/prices.json `verified`); "--price": the user's.
+  std::string price_status = "unverified";
   double epoch_usd = 0;
   double run_usd = 0;
   int64_t epochs = 1;

@@ -5,6 +5,7 @@
 // the synthetic tests/sim/fixtures/costs.json.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "run_command.h"  // tests/support/
@@ -59,6 +60,33 @@ TEST(AnswersCli, MissingPriceIsAWarningWithTheHint) {
   EXPECT_NE(r.output.find("warning: no cost: no owned price for device p4"), std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("--price "), std::string::npos) << r.output;
+}
+
+// Vector's T4s have a cloud price nobody re-checked (platforms/prices.json): the table marks the
+// cost and says why, and the sweep's CSV carries $ and kWh per epoch and per run with the label;
+// a --price of the user's is labelled as such.
+TEST(AnswersCli, SweepCsvHasCostColumnsAndUnverifiedPricesAreLabelled) {
+  const std::string out = ::testing::TempDir() + "/answers_cli_cost";
+  const std::string vector = "sweep --cluster " + kSrc + "/platforms/vector.json --costs " + kSrc +
+                             "/tests/sim/fixtures/costs.json --gpus 2 --micro-batch 16 --epochs 3";
+  Result r = run(vector + " --out " + out, true);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("* cost from a price not checked"), std::string::npos) << r.output;
+  std::ifstream in(out + ".csv");
+  std::string header, row;
+  std::getline(in, header);
+  std::getline(in, row);
+  EXPECT_NE(header.find(",epoch_usd,run_usd,epochs,epoch_kwh,run_kwh,price_status"),
+            std::string::npos)
+      << header;
+  EXPECT_EQ(row.substr(row.rfind(',')), ",unverified") << row;
+  r = run(vector + " --price t4=0.5 --out " + out, true);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("* cost from a price not checked"), std::string::npos) << r.output;
+  std::ifstream again(out + ".csv");
+  std::getline(again, header);
+  std::getline(again, row);
+  EXPECT_EQ(row.substr(row.rfind(',')), ",--price") << row;
 }
 
 TEST(AnswersCli, BadPriceExitsTwo) {
