@@ -8,20 +8,23 @@ Json write_breakdown(const StepBreakdown& b) {
   Json links = Json::array();
   for (const auto& l : b.exposed_comm_by_link)
     links.push_back({{"link", l.link}, {"link_class", l.link_class}, {"seconds", l.seconds}});
-  return {{"step_time_s", b.step_time_s},
-          {"compute_s", b.compute_s},
-          {"straggler_wait_s", b.straggler_wait_s},
-          {"exposed_comm_s", b.exposed_comm_s},
-          {"exposed_comm_by_link", links},
-          {"exposed_comm_unsaturated_s", b.exposed_comm_unsaturated_s},
-          {"exposed_comm_attributed", b.exposed_comm_attributed},
-          {"bottleneck", b.bottleneck}};
+  Json j = {{"step_time_s", b.step_time_s},
+            {"compute_s", b.compute_s},
+            {"straggler_wait_s", b.straggler_wait_s},
+            {"exposed_comm_s", b.exposed_comm_s},
+            {"exposed_comm_by_link", links},
+            {"exposed_comm_unsaturated_s", b.exposed_comm_unsaturated_s},
+            {"exposed_comm_attributed", b.exposed_comm_attributed},
+            {"bottleneck", b.bottleneck}};
+  if (!b.exposed_comm_unattributed_why.empty())
+    j["exposed_comm_unattributed_why"] = b.exposed_comm_unattributed_why;
+  return j;
 }
 
 StepBreakdown read_breakdown(const Node& n) {
   n.expect_keys({"step_time_s", "compute_s", "straggler_wait_s", "exposed_comm_s",
                  "exposed_comm_by_link", "exposed_comm_unsaturated_s", "exposed_comm_attributed",
-                 "bottleneck"});
+                 "exposed_comm_unattributed_why", "bottleneck"});
   StepBreakdown b;
   b.step_time_s = n["step_time_s"].nonnegative();
   b.compute_s = n["compute_s"].nonnegative();
@@ -35,6 +38,8 @@ StepBreakdown read_breakdown(const Node& n) {
   b.exposed_comm_unsaturated_s = n["exposed_comm_unsaturated_s"].nonnegative();
   b.exposed_comm_attributed = n["exposed_comm_attributed"].boolean();
   b.bottleneck = n["bottleneck"].string();
+  if (auto why = n.get("exposed_comm_unattributed_why"))
+    b.exposed_comm_unattributed_why = why->string();
   return b;
 }
 

@@ -33,7 +33,9 @@ struct StepBreakdown {
   // Exposed communication while no link was saturated (latencies, phases without a full link).
   double exposed_comm_unsaturated_s = 0;
   bool exposed_comm_attributed = false;  // false: the class-level simulation, or too many ranks
-  std::string bottleneck;                // one sentence
+  // When not attributed: why, and how to get the per-link split (empty when attributed).
+  std::string exposed_comm_unattributed_why;
+  std::string bottleneck;  // one sentence
 };
 
 // One simulated what-if: what changed and the prediction it gave.

@@ -42,6 +42,8 @@ void breakdown_text(const schema::StepBreakdown& b, std::ostream& os) {
       os << "    ... " << rest_n << " more links, " << format_seconds(rest) << " in all\n";
     os << "    no link saturated (latency)  " << format_seconds(b.exposed_comm_unsaturated_s)
        << "\n";
+  } else if (b.exposed_comm_s > 0 && !b.exposed_comm_unattributed_why.empty()) {
+    os << "  links not attributed: " << b.exposed_comm_unattributed_why << "\n";
   }
   os << "Bottleneck: " << b.bottleneck << "\n";
 }

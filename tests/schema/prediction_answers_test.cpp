@@ -60,6 +60,17 @@ TEST(PredictionAnswers, PriceStatusAbsentReadsUnverifiedAndBadIsRefused) {
   EXPECT_THROW(read_config_prediction(Node(j, "w.json", "")), InputError);
 }
 
+TEST(PredictionAnswers, WhyLinksAreNotAttributedRoundTripsAndIsOptional) {
+  ConfigPrediction p = with_answers();
+  EXPECT_FALSE(write_config_prediction(p)["breakdown"].contains("exposed_comm_unattributed_why"));
+  p.breakdown->exposed_comm_attributed = false;
+  p.breakdown->exposed_comm_by_link.clear();
+  p.breakdown->exposed_comm_unattributed_why = "the class-level simulation ran";
+  const Json j = write_config_prediction(p);
+  EXPECT_EQ(read_config_prediction(Node(j, "w.json", "")).breakdown->exposed_comm_unattributed_why,
+            "the class-level simulation ran");
+}
+
 TEST(PredictionAnswers, RoundTripIsExact) {
   const Json j = write_config_prediction(with_answers());
   const ConfigPrediction back = read_config_prediction(Node(j, "w.json", ""));
