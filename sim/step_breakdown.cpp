@@ -31,22 +31,21 @@ std::string kind_of_link(const std::string& link) {
 // link per class of alike links, loaded as all of them (docs/simulator.md, "Classes of ranks"):
 // its saturation is the class's, so naming one real link from it would be a guess. Rank by
 // rank, the recording asks every link at every time advance (link_bottleneck.h), which is
-// switched off above kMaxAttributedRanks.
+// switched off above kMaxAttributedRanks. Above that size the text does not depend on the
+// engine: both engines' predictions are the same, bit for bit, where both apply.
 std::string unattributed_why(SimEngine engine, int64_t ranks) {
-  const std::string small = std::to_string(kMaxAttributedRanks);
-  const std::string how =
-      ranks <= kMaxAttributedRanks
-          ? "predict with --engine ranks for the per-link split"
-          : "for the per-link split, predict the same nodes and links at " + small +
-                " ranks or fewer with --engine ranks (fewer nodes of each kind)";
+  const std::string limit = std::to_string(kMaxAttributedRanks);
+  if (ranks > kMaxAttributedRanks)
+    return "more than " + limit + " ranks: links are attributed rank by rank only, up to " + limit +
+           " ranks (the class-level simulation's links each stand for a class of alike real "
+           "links; rank by rank, asking every link at every event is switched off at this "
+           "size); for the per-link split, predict the same nodes and links at " +
+           limit + " ranks or fewer with --engine ranks";
   if (engine == SimEngine::kClasses)
     return "the class-level simulation ran: each of its links stands for a class of alike real "
-           "links, so SimGrid's sharing is not recorded per real link; " +
-           how;
-  return "more than " + small +
-         " ranks rank by rank: recording which links saturate asks every link at every event "
-         "(links x events), switched off at this size; " +
-         how;
+           "links, so SimGrid's sharing is not recorded per real link; predict with --engine "
+           "ranks for the per-link split";
+  return "not recorded";
 }
 
 const schema::RankPrediction& slowest_rank(const schema::ConfigPrediction& p) {

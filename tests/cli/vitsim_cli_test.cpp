@@ -252,7 +252,8 @@ TEST(VitsimCli, PredictAtScaleGroupsIdenticalRanksAndEnginesAgree) {
   EXPECT_NE(table.output.find("0-1023"), std::string::npos) << table.output;
   EXPECT_NE(table.output.find(" 1024 h200-0 .. h200-127 (128 hosts)"), std::string::npos)
       << table.output;
-  EXPECT_LT(std::count(table.output.begin(), table.output.end(), '\n'), 10) << table.output;
+  // A few lines (tables, bottleneck, cost), not one per rank.
+  EXPECT_LT(std::count(table.output.begin(), table.output.end(), '\n'), 16) << table.output;
   const Result classes =
       run(kH200 + " --collective hierarchical --nodes 128 --gpus 1024 --json --engine classes");
   const Result ranks =
