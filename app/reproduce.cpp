@@ -17,10 +17,13 @@
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
 #include "schema/prediction_csv.h"
+#include "schema/prices_io.h"
 #include "schema/scenario.h"
 #include "schema/study.h"
 #include "schema/transports_io.h"
 #include "sim/provenance.h"
+#include "sim/rank_plan.h"
+#include "sim/run_cost.h"
 
 namespace vitsim::app {
 
@@ -76,9 +79,14 @@ std::vector<NamedPrediction> simulate_all(const ReproduceOptions& o, const schem
   sim::SimOptions sim = o.sim;
   if (!sim.transports && !described.transports.empty())
     sim.transports = schema::read_transports(described.transports);
+  // Cost and energy of each epoch at the shipped prices ($VITSIM_PRICES replaces them), one
+  // epoch per run: a study reproduces epoch times, not a training run's length.
+  const schema::PriceTable prices = schema::read_prices(schema::default_prices_path());
   for (size_t i = 0; i < study.scenarios.size(); ++i) {
     schema::PredictionFile p =
         sim::simulate_scenario(study.scenarios[i], study.scenario_clusters[i], catalog, costs, sim);
+    const auto merged = sim::merged_catalog(catalog, study.scenario_clusters[i]);
+    for (auto& c : p.configurations) c.cost = sim::run_cost(c, prices, merged, sim::CostOptions{});
     p.context = schema::make_context("vitsim reproduce", o.argv,
                                      {{"scenario_file", study.scenarios[i].file}});
     const std::string file = o.out_dir + "/predictions/" + study.scenarios[i].name + ".json";

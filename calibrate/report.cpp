@@ -115,18 +115,31 @@ std::string validation_section(const ValidationResult& v) {
   return h;
 }
 
+// Cost cells: "-" without a cost (no price, out of memory); "*" marks an unverified price.
+std::string epoch_usd_cell(const schema::ConfigPrediction& c) {
+  if (!c.cost) return "-";
+  return fmt::format(c.cost->epoch_usd >= 1 ? "{:.2f}{}" : "{:.3g}{}", c.cost->epoch_usd,
+                     c.cost->price_status == "unverified" ? "*" : "");
+}
+
+std::string epoch_kwh_cell(const schema::ConfigPrediction& c) {
+  return c.cost ? fmt::format("{:.3g}", c.cost->epoch_kwh) : "-";
+}
+
 std::string prediction_table(const schema::PredictionFile& p) {
   std::string h =
       "<table><tr><th class=l>configuration</th><th>GPUs</th><th>b</th><th>fraction</th>"
       "<th class=l>precision</th><th>step (s)</th><th>epoch (s)</th><th>epoch p10-p90 (s)</th>"
       "<th>images/s</th>"
-      "<th>speedup</th><th>efficiency</th><th class=l>costs</th></tr>\n";
+      "<th>speedup</th><th>efficiency</th><th>$/epoch</th><th>kWh/epoch</th>"
+      "<th class=l>costs</th></tr>\n";
+  bool unverified = false;
   for (const auto& c : p.configurations) {
     const std::string sources = schema::provenance_summary(c.provenance);
     if (c.out_of_memory) {
       h += fmt::format(
           "<tr><td class=l>{}</td><td>{}</td><td>{}</td><td>{:g}</td><td class=l>{}</td>"
-          "<td colspan=6 class=bad>out of memory (largest micro-batch that fits: {})"
+          "<td colspan=8 class=bad>out of memory (largest micro-batch that fits: {})"
           "</td><td class=l>{}</td></tr>\n",
           html_escape(c.config.label), c.config.gpus, c.config.micro_batch, c.config.data_fraction,
           costmodel::to_string(c.config.precision), c.max_micro_batch_that_fits,
@@ -136,16 +149,22 @@ std::string prediction_table(const schema::PredictionFile& p) {
     h += fmt::format(
         "<tr><td class=l>{}</td><td>{}</td><td>{}</td><td>{:g}</td><td "
         "class=l>{}</td><td>{:.3f}</td>"
-        "<td>{:.1f}</td><td>{}</td><td>{:.1f}</td><td>{}</td><td>{}</td><td "
+        "<td>{:.1f}</td><td>{}</td><td>{:.1f}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td "
         "class=l>{}</td></tr>\n",
         html_escape(c.config.label), c.config.gpus, c.config.micro_batch, c.config.data_fraction,
         costmodel::to_string(c.config.precision), c.step_time_s, c.epoch_time_s,
         c.range ? fmt::format("{:.1f}-{:.1f}", c.range->epoch_time_s.p10, c.range->epoch_time_s.p90)
                 : std::string("-"),
         c.throughput_images_per_s, or_dash(c.speedup, "{:.2f}"),
-        or_dash(c.parallel_efficiency, "{:.2f}"), html_escape(sources));
+        or_dash(c.parallel_efficiency, "{:.2f}"), epoch_usd_cell(c), epoch_kwh_cell(c),
+        html_escape(sources));
+    unverified = unverified || (c.cost && c.cost->price_status == "unverified");
   }
   h += "</table>\n";
+  if (unverified)
+    h += "<p>* cost from a price not checked against a dated copy of its page "
+         "(platforms/prices.json <code>verified</code>): check it, or give your own with "
+         "<code>--price</code>. Energy is the GPUs' at TDP, an upper bound.</p>\n";
   // Why each step takes what it takes (docs/simulator.md, "Breakdown"), in one sentence each.
   std::string why;
   for (const auto& c : p.configurations) {

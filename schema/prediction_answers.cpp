@@ -8,20 +8,23 @@ Json write_breakdown(const StepBreakdown& b) {
   Json links = Json::array();
   for (const auto& l : b.exposed_comm_by_link)
     links.push_back({{"link", l.link}, {"link_class", l.link_class}, {"seconds", l.seconds}});
-  return {{"step_time_s", b.step_time_s},
-          {"compute_s", b.compute_s},
-          {"straggler_wait_s", b.straggler_wait_s},
-          {"exposed_comm_s", b.exposed_comm_s},
-          {"exposed_comm_by_link", links},
-          {"exposed_comm_unsaturated_s", b.exposed_comm_unsaturated_s},
-          {"exposed_comm_attributed", b.exposed_comm_attributed},
-          {"bottleneck", b.bottleneck}};
+  Json j = {{"step_time_s", b.step_time_s},
+            {"compute_s", b.compute_s},
+            {"straggler_wait_s", b.straggler_wait_s},
+            {"exposed_comm_s", b.exposed_comm_s},
+            {"exposed_comm_by_link", links},
+            {"exposed_comm_unsaturated_s", b.exposed_comm_unsaturated_s},
+            {"exposed_comm_attributed", b.exposed_comm_attributed},
+            {"bottleneck", b.bottleneck}};
+  if (!b.exposed_comm_unattributed_why.empty())
+    j["exposed_comm_unattributed_why"] = b.exposed_comm_unattributed_why;
+  return j;
 }
 
 StepBreakdown read_breakdown(const Node& n) {
   n.expect_keys({"step_time_s", "compute_s", "straggler_wait_s", "exposed_comm_s",
                  "exposed_comm_by_link", "exposed_comm_unsaturated_s", "exposed_comm_attributed",
-                 "bottleneck"});
+                 "exposed_comm_unattributed_why", "bottleneck"});
   StepBreakdown b;
   b.step_time_s = n["step_time_s"].nonnegative();
   b.compute_s = n["compute_s"].nonnegative();
@@ -35,6 +38,8 @@ StepBreakdown read_breakdown(const Node& n) {
   b.exposed_comm_unsaturated_s = n["exposed_comm_unsaturated_s"].nonnegative();
   b.exposed_comm_attributed = n["exposed_comm_attributed"].boolean();
   b.bottleneck = n["bottleneck"].string();
+  if (auto why = n.get("exposed_comm_unattributed_why"))
+    b.exposed_comm_unattributed_why = why->string();
   return b;
 }
 
@@ -71,6 +76,7 @@ Json write_run_cost(const RunCost& c) {
   return {{"mode", c.mode},
           {"price_usd_per_gpu_hour", c.price_usd_per_gpu_hour},
           {"price_source", c.price_source},
+          {"price_status", c.price_status},
           {"epoch_usd", c.epoch_usd},
           {"run_usd", c.run_usd},
           {"epochs", c.epochs},
@@ -81,8 +87,9 @@ Json write_run_cost(const RunCost& c) {
 }
 
 RunCost read_run_cost(const Node& n) {
-  n.expect_keys({"mode", "price_usd_per_gpu_hour", "price_source", "epoch_usd", "run_usd", "epochs",
-                 "epoch_kwh", "run_kwh", "energy_is_upper_bound", "power_source"});
+  n.expect_keys({"mode", "price_usd_per_gpu_hour", "price_source", "price_status", "epoch_usd",
+                 "run_usd", "epochs", "epoch_kwh", "run_kwh", "energy_is_upper_bound",
+                 "power_source"});
   RunCost c;
   c.mode = n["mode"].one_of({"cloud", "owned"});
   const Node prices = n["price_usd_per_gpu_hour"];
@@ -90,6 +97,9 @@ RunCost read_run_cost(const Node& n) {
   for (auto it = prices.json().begin(); it != prices.json().end(); ++it)
     c.price_usd_per_gpu_hour[it.key()] = prices[it.key()].nonnegative();
   c.price_source = n["price_source"].string();
+  // Optional: files written before the label existed read as unverified.
+  if (auto st = n.get("price_status"))
+    c.price_status = st->one_of({"checked", "unverified", "--price"});
   c.epoch_usd = n["epoch_usd"].nonnegative();
   c.run_usd = n["run_usd"].nonnegative();
   c.epochs = n["epochs"].integer_at_least(1);

@@ -33,7 +33,9 @@ struct StepBreakdown {
   // Exposed communication while no link was saturated (latencies, phases without a full link).
   double exposed_comm_unsaturated_s = 0;
   bool exposed_comm_attributed = false;  // false: the class-level simulation, or too many ranks
-  std::string bottleneck;                // one sentence
+  // When not attributed: why, and how to get the per-link split (empty when attributed).
+  std::string exposed_comm_unattributed_why;
+  std::string bottleneck;  // one sentence
 };
 
 // One simulated what-if: what changed and the prediction it gave.
@@ -49,6 +51,9 @@ struct RunCost {
   std::string mode;                                      // "cloud" | "owned"
   std::map<std::string, double> price_usd_per_gpu_hour;  // per device id used
   std::string price_source;
+  // "checked": every price is a verified table entry (a stored copy of its dated page gives it);
+  // "unverified": at least one is not (platforms/prices.json `verified`); "--price": the user's.
+  std::string price_status = "unverified";
   double epoch_usd = 0;
   double run_usd = 0;
   int64_t epochs = 1;

@@ -15,6 +15,27 @@ std::string label_of(const ConfigPrediction& p) {
   return fmt::format("{} GPU(s)", p.config.gpus);
 }
 
+// Cost columns, the same in both views, empty without a cost (no price for a device, out of
+// memory): $ and kWh per epoch and per run of `epochs` epochs, and how checked the prices are.
+const std::vector<std::string> kCostColumns = {"epoch_usd", "run_usd", "epochs",
+                                               "epoch_kwh", "run_kwh", "price_status"};
+
+void append_cost(std::vector<std::string>& row, const ConfigPrediction& p) {
+  if (!p.cost) {
+    row.insert(row.end(), kCostColumns.size(), "");
+    return;
+  }
+  const RunCost& c = *p.cost;
+  auto num = [](double x) { return fmt::format("{}", x); };
+  row.insert(row.end(), {num(c.epoch_usd), num(c.run_usd), std::to_string(c.epochs),
+                         num(c.epoch_kwh), num(c.run_kwh), c.price_status});
+}
+
+std::vector<std::string> with_cost(std::vector<std::string> row, const ConfigPrediction& p) {
+  append_cost(row, p);
+  return row;
+}
+
 std::vector<std::string> configuration_row(const std::string& scenario, const ConfigPrediction& c) {
   return {scenario,
           c.cluster,
@@ -71,53 +92,59 @@ std::vector<std::string> rank_row(const ConfigPrediction& p, const RankPredictio
           r.memory_bytes <= r.device_memory_bytes ? "1" : "0"};
 }
 
+std::vector<std::string> with_cost_header(std::vector<std::string> header) {
+  header.insert(header.end(), kCostColumns.begin(), kCostColumns.end());
+  return header;
+}
+
 }  // namespace
 
 std::string configurations_csv(const std::vector<PredictionFile>& files) {
-  std::string out =
-      csv_record({"scenario", "cluster", "label", "gpus", "placement", "micro_batch",
-                  "accumulation", "precision", "data_fraction", "steps_per_epoch", "step_time_s",
-                  "epoch_time_s", "epoch_p10_s", "epoch_p90_s", "throughput_images_per_s",
-                  "speedup", "parallel_efficiency", "out_of_memory", "provenance"});
+  std::string out = csv_record(with_cost_header(
+      {"scenario", "cluster", "label", "gpus", "placement", "micro_batch", "accumulation",
+       "precision", "data_fraction", "steps_per_epoch", "step_time_s", "epoch_time_s",
+       "epoch_p10_s", "epoch_p90_s", "throughput_images_per_s", "speedup", "parallel_efficiency",
+       "out_of_memory", "provenance"}));
   for (const auto& f : files) {
-    for (const auto& c : f.configurations) out += csv_record(configuration_row(f.scenario, c));
+    for (const auto& c : f.configurations)
+      out += csv_record(with_cost(configuration_row(f.scenario, c), c));
   }
   return out;
 }
 
 std::string ranks_csv(const std::vector<ConfigPrediction>& predictions) {
-  std::string out = csv_record({"configuration",
-                                "cluster",
-                                "gpus",
-                                "micro_batch",
-                                "accumulation",
-                                "precision",
-                                "data_fraction",
-                                "placement",
-                                "collective",
-                                "collective_level",
-                                "overlap",
-                                "bucket_bytes",
-                                "out_of_memory",
-                                "max_micro_batch_that_fits",
-                                "steps_per_epoch",
-                                "step_time_s",
-                                "epoch_time_s",
-                                "throughput_images_per_s",
-                                "speedup",
-                                "parallel_efficiency",
-                                "rank",
-                                "host",
-                                "device",
-                                "rank_micro_batch",
-                                "compute_time_s",
-                                "exposed_comm_time_s",
-                                "idle_time_s",
-                                "memory_bytes",
-                                "device_memory_bytes",
-                                "memory_fits"});
+  std::string out = csv_record(with_cost_header({"configuration",
+                                                 "cluster",
+                                                 "gpus",
+                                                 "micro_batch",
+                                                 "accumulation",
+                                                 "precision",
+                                                 "data_fraction",
+                                                 "placement",
+                                                 "collective",
+                                                 "collective_level",
+                                                 "overlap",
+                                                 "bucket_bytes",
+                                                 "out_of_memory",
+                                                 "max_micro_batch_that_fits",
+                                                 "steps_per_epoch",
+                                                 "step_time_s",
+                                                 "epoch_time_s",
+                                                 "throughput_images_per_s",
+                                                 "speedup",
+                                                 "parallel_efficiency",
+                                                 "rank",
+                                                 "host",
+                                                 "device",
+                                                 "rank_micro_batch",
+                                                 "compute_time_s",
+                                                 "exposed_comm_time_s",
+                                                 "idle_time_s",
+                                                 "memory_bytes",
+                                                 "device_memory_bytes",
+                                                 "memory_fits"}));
   for (const auto& p : predictions) {
-    for (const auto& r : p.ranks) out += csv_record(rank_row(p, r));
+    for (const auto& r : p.ranks) out += csv_record(with_cost(rank_row(p, r), p));
   }
   return out;
 }

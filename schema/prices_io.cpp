@@ -12,15 +12,29 @@ constexpr double kMaxUsdPerGpuHour = 1000;
 constexpr double kMaxPurchaseUsd = 1e6;
 constexpr double kMaxUsdPerKwh = 10;
 
+// `verified` is optional (false when absent); a verified figure must say what confirmed it, or
+// the label would claim a check nobody can repeat.
+void read_verification(const Node& n, bool& verified, std::string& check) {
+  if (auto v = n.get("verified")) verified = v->boolean();
+  if (auto c = n.get("check")) check = c->string();
+  if (verified && check.empty())
+    n["verified"].fail("\"check\" naming the page copy and date that confirm the figure",
+                       "verified: true without it");
+}
+
 CloudPrice read_cloud(const Node& n) {
-  n.expect_keys({"usd_per_gpu_hour", "provider", "offer", "url", "as_of"});
-  return {n["usd_per_gpu_hour"].in_range(0, kMaxUsdPerGpuHour), n["provider"].string(),
-          n["offer"].string(), n["url"].string(), n["as_of"].string()};
+  n.expect_keys({"usd_per_gpu_hour", "provider", "offer", "url", "as_of", "verified", "check"});
+  CloudPrice c{n["usd_per_gpu_hour"].in_range(0, kMaxUsdPerGpuHour), n["provider"].string(),
+               n["offer"].string(), n["url"].string(), n["as_of"].string()};
+  read_verification(n, c.verified, c.check);
+  return c;
 }
 
 PurchasePrice read_purchase(const Node& n) {
-  n.expect_keys({"usd", "source", "as_of"});
-  return {n["usd"].in_range(0, kMaxPurchaseUsd), n["source"].string(), n["as_of"].string()};
+  n.expect_keys({"usd", "source", "as_of", "verified", "check"});
+  PurchasePrice p{n["usd"].in_range(0, kMaxPurchaseUsd), n["source"].string(), n["as_of"].string()};
+  read_verification(n, p.verified, p.check);
+  return p;
 }
 
 }  // namespace

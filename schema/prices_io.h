@@ -15,14 +15,21 @@ namespace vitsim::schema {
 inline constexpr const char* kPricesSchema = "vitsim.prices";
 inline constexpr int kPricesVersion = 1;
 
+// `verified`: a stored copy of the named page was read and gives this figure on the date in
+// `as_of`; `check` says which copy, or why the figure could not be checked. Absent means false:
+// a table without it is labelled unverified wherever its prices show.
 struct CloudPrice {
   double usd_per_gpu_hour = 0;
   std::string provider, offer, url, as_of;
+  bool verified = false;
+  std::string check;
 };
 
 struct PurchasePrice {
   double usd = 0;
   std::string source, as_of;
+  bool verified = false;
+  std::string check;
 };
 
 struct DevicePrices {

@@ -42,6 +42,8 @@ void breakdown_text(const schema::StepBreakdown& b, std::ostream& os) {
       os << "    ... " << rest_n << " more links, " << format_seconds(rest) << " in all\n";
     os << "    no link saturated (latency)  " << format_seconds(b.exposed_comm_unsaturated_s)
        << "\n";
+  } else if (b.exposed_comm_s > 0 && !b.exposed_comm_unattributed_why.empty()) {
+    os << "  links not attributed: " << b.exposed_comm_unattributed_why << "\n";
   }
   os << "Bottleneck: " << b.bottleneck << "\n";
 }
@@ -66,10 +68,11 @@ std::string dollars(double usd) {
 
 void cost_text(const schema::RunCost& c, std::ostream& os) {
   char line[200];
-  std::snprintf(line, sizeof line,
-                "Cost (%s): $%s and %.3g kWh per epoch; %lld epoch(s): $%s and %.3g kWh\n",
-                c.mode.c_str(), dollars(c.epoch_usd).c_str(), c.epoch_kwh,
-                static_cast<long long>(c.epochs), dollars(c.run_usd).c_str(), c.run_kwh);
+  std::snprintf(
+      line, sizeof line,
+      "Cost (%s, prices %s): $%s and %.3g kWh per epoch; %lld epoch(s): $%s and %.3g kWh\n",
+      c.mode.c_str(), c.price_status.c_str(), dollars(c.epoch_usd).c_str(), c.epoch_kwh,
+      static_cast<long long>(c.epochs), dollars(c.run_usd).c_str(), c.run_kwh);
   os << line << "  prices: ";
   bool first = true;
   for (const auto& [d, usd] : c.price_usd_per_gpu_hour) {
@@ -77,7 +80,11 @@ void cost_text(const schema::RunCost& c, std::ostream& os) {
     os << line;
     first = false;
   }
-  os << " (" << c.price_source << ")\n  energy: " << c.power_source << "\n";
+  os << " (" << c.price_source << ")\n";
+  if (c.price_status == "unverified")
+    os << "  prices unverified: not checked against a dated copy of their page; check it, or give "
+          "your own with --price DEVICE=USD_PER_GPU_HOUR\n";
+  os << "  energy: " << c.power_source << "\n";
 }
 
 }  // namespace

@@ -50,11 +50,14 @@ double max_memory_gb(const schema::ConfigPrediction& p) {
   return m / 1e9;
 }
 
-// Cost columns: "-" without a cost (no price, out of memory).
+// Cost columns: "-" without a cost (no price, out of memory); "*" marks a cost from a price
+// nobody checked against a dated page (explained under the table).
 std::string epoch_usd(const schema::ConfigPrediction& p) {
   if (!p.cost) return "-";
-  return p.cost->epoch_usd >= 1 ? fmt::format("{:.2f}", p.cost->epoch_usd)
-                                : fmt::format("{:.3g}", p.cost->epoch_usd);
+  const std::string mark = p.cost->price_status == "unverified" ? "*" : "";
+  return (p.cost->epoch_usd >= 1 ? fmt::format("{:.2f}", p.cost->epoch_usd)
+                                 : fmt::format("{:.3g}", p.cost->epoch_usd)) +
+         mark;
 }
 std::string epoch_kwh(const schema::ConfigPrediction& p) {
   return p.cost ? fmt::format("{:.3g}", p.cost->epoch_kwh) : "-";
@@ -104,6 +107,12 @@ std::string prediction_table(const std::vector<schema::ConfigPrediction>& ps) {
                 : std::string("-"),
         schema::provenance_summary(p.provenance));
   }
+  const bool unverified = std::any_of(ps.begin(), ps.end(), [](const auto& p) {
+    return p.cost && p.cost->price_status == "unverified";
+  });
+  if (unverified)
+    s += "* cost from a price not checked against a dated copy of its page (platforms/prices.json "
+         "`verified`): check it, or give your own with --price DEVICE=USD_PER_GPU_HOUR\n";
   return s;
 }
 

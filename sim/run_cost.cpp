@@ -18,6 +18,7 @@ bool rates_in_mode(const std::map<std::string, int64_t>& ranks, const schema::Pr
   const double kwh = o.usd_per_kwh.value_or(prices.usd_per_kwh);
   const double years = o.amortisation_years.value_or(prices.amortisation_years);
   std::string sources;
+  bool unverified = false, user = false;
   for (const auto& [device, n] : ranks) {
     const costmodel::DeviceSpec* spec = catalog.find(device);
     costmodel::DeviceRate r{n, 0, spec != nullptr ? spec->tdp_w : 0.0};
@@ -27,16 +28,20 @@ bool rates_in_mode(const std::map<std::string, int64_t>& ranks, const schema::Pr
     if (auto ov = o.price_usd_per_gpu_hour.find(device); ov != o.price_usd_per_gpu_hour.end()) {
       r.usd_per_gpu_hour = ov->second;
       source = "--price";
+      user = true;
     } else if (mode == "cloud" && p != nullptr && p->cloud) {
       r.usd_per_gpu_hour = p->cloud->usd_per_gpu_hour;
       source = p->cloud->provider + ", " + p->cloud->offer + ", " + p->cloud->as_of + ", " +
-               p->cloud->url;
+               p->cloud->url + (p->cloud->verified ? "" : ", unverified");
+      unverified = unverified || !p->cloud->verified;
     } else if (mode == "owned" && p != nullptr && p->purchase) {
+      unverified = unverified || !p->purchase->verified;
       r.usd_per_gpu_hour =
           costmodel::owned_usd_per_gpu_hour(p->purchase->usd, years, r.power_w, kwh);
       std::ostringstream s;
-      s << "owned: $" << p->purchase->usd << " (" << p->purchase->source << ") over " << years
-        << " years + " << r.power_w << " W at $" << kwh << "/kWh";
+      s << "owned: $" << p->purchase->usd << " (" << p->purchase->source
+        << (p->purchase->verified ? "" : ", unverified") << ") over " << years << " years + "
+        << r.power_w << " W at $" << kwh << "/kWh";
       source = s.str();
     } else {
       why = "no " + mode + " price for device " + device + " in " + prices.file +
@@ -50,6 +55,7 @@ bool rates_in_mode(const std::map<std::string, int64_t>& ranks, const schema::Pr
   }
   cost.mode = mode;
   cost.price_source = sources;
+  cost.price_status = unverified ? "unverified" : user ? "--price" : "checked";
   return true;
 }
 

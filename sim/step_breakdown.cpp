@@ -27,6 +27,27 @@ std::string kind_of_link(const std::string& link) {
   return "link " + link;
 }
 
+// Why a run recorded no per-link split, and what gives one. The class-level platform has one
+// link per class of alike links, loaded as all of them (docs/simulator.md, "Classes of ranks"):
+// its saturation is the class's, so naming one real link from it would be a guess. Rank by
+// rank, the recording asks every link at every time advance (link_bottleneck.h), which is
+// switched off above kMaxAttributedRanks. Above that size the text does not depend on the
+// engine: both engines' predictions are the same, bit for bit, where both apply.
+std::string unattributed_why(SimEngine engine, int64_t ranks) {
+  const std::string limit = std::to_string(kMaxAttributedRanks);
+  if (ranks > kMaxAttributedRanks)
+    return "more than " + limit + " ranks: links are attributed rank by rank only, up to " + limit +
+           " ranks (the class-level simulation's links each stand for a class of alike real "
+           "links; rank by rank, asking every link at every event is switched off at this "
+           "size); for the per-link split, predict the same nodes and links at " +
+           limit + " ranks or fewer with --engine ranks";
+  if (engine == SimEngine::kClasses)
+    return "the class-level simulation ran: each of its links stands for a class of alike real "
+           "links, so SimGrid's sharing is not recorded per real link; predict with --engine "
+           "ranks for the per-link split";
+  return "not recorded";
+}
+
 const schema::RankPrediction& slowest_rank(const schema::ConfigPrediction& p) {
   return *std::max_element(p.ranks.begin(), p.ranks.end(), [](const auto& a, const auto& b) {
     return a.compute_time_s < b.compute_time_s;
@@ -105,6 +126,9 @@ schema::StepBreakdown make_breakdown(const schema::ConfigPrediction& p,
   if (run.links_attributed) {
     b.exposed_comm_by_link = run.blocked_by_link;
     b.exposed_comm_unsaturated_s = run.unsaturated_wait_s;
+  } else {
+    b.exposed_comm_unattributed_why =
+        unattributed_why(run.engine, static_cast<int64_t>(p.ranks.size()));
   }
   b.bottleneck = bottleneck_sentence(p, b);
   return b;
@@ -118,9 +142,10 @@ std::string bottleneck_sentence(const schema::ConfigPrediction& p, const schema:
   if (b.exposed_comm_s >= significant) {
     if (b.exposed_comm_attributed) return link_sentence(b);
     return "communication no compute hides takes " + format_seconds(b.exposed_comm_s) + " of a " +
-           format_seconds(b.step_time_s) +
-           " step (links not attributed: class-level simulation or more than " +
-           std::to_string(kMaxAttributedRanks) + " ranks)";
+           format_seconds(b.step_time_s) + " step (links not attributed: " +
+           (b.exposed_comm_unattributed_why.empty() ? "not recorded"
+                                                    : b.exposed_comm_unattributed_why) +
+           ")";
   }
   const schema::RankPrediction& slow = slowest_rank(p);
   return "compute-bound: the " + slow.device + " on " + slow.host + " computes " +

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "costmodel/layer_graph.h"
-#include "run_command.h"  // tests/scripts/
+#include "run_command.h"  // tests/support/
 
 namespace {
 

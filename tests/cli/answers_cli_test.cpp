@@ -4,10 +4,11 @@
 // explains its goal, flags the one-bucket overlap rows, and searches host subsets. Costs from
 // the synthetic tests/sim/fixtures/costs.json.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
+
+#include "run_command.h"  // tests/support/
 
 namespace {
 
@@ -16,28 +17,18 @@ const std::string kSrc = VITSIM_SOURCE_DIR;
 const std::string kTesla = "--cluster " + kSrc + "/platforms/tesla.json --costs " + kSrc +
                            "/tests/sim/fixtures/costs.json";
 
-struct Result {
-  int code = -1;
-  std::string out;
-};
+using Result = vitsim::test::CommandResult;
 
 Result run(const std::string& args, bool with_stderr = false) {
-  Result r;
-  FILE* p = popen((kVitsim + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null")).c_str(), "r");
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return vitsim::test::run_shell(kVitsim + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null"));
 }
 
 TEST(AnswersCli, AdviseNamesTesla3sPortAndSimulatesWhatHelps) {
   const Result r = run("advise " + kTesla +
                        " --gpus 5 --micro-batch 16 --json --epochs 10 "
                        "--price p4=0.6,rtx3070=0.3,gtx1070=0.2");
-  ASSERT_EQ(r.code, 0) << r.out;
-  const auto j = nlohmann::json::parse(r.out)["configurations"][0];  // predict --json's document
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output)["configurations"][0];  // predict --json's document
   const std::string bottleneck = j["breakdown"]["bottleneck"];
   EXPECT_EQ(bottleneck.rfind("tesla3's NIC (tesla-1gbe) carries", 0), 0u) << bottleneck;
   EXPECT_EQ(j["breakdown"]["exposed_comm_by_link"][0]["link"], "tesla3.nic");
@@ -57,51 +48,79 @@ TEST(AnswersCli, AdviseNamesTesla3sPortAndSimulatesWhatHelps) {
 
 TEST(AnswersCli, AdviseTextSaysWhyAndWhatWouldHelp) {
   const Result r = run("advise " + kTesla + " --gpus 4 --micro-batch 16");
-  ASSERT_EQ(r.code, 0) << r.out;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* s : {"Why the step takes", "Bottleneck: ", "What would help (each simulated"})
-    EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
+    EXPECT_NE(r.output.find(s), std::string::npos) << s << "\n" << r.output;
 }
 
 TEST(AnswersCli, MissingPriceIsAWarningWithTheHint) {
   // tesla0 (p4: a cloud price only) and rtx3070s (a purchase price only): neither mode prices all.
   const Result r = run("predict " + kTesla + " --gpus 4 --micro-batch 16", true);
-  ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("warning: no cost: no owned price for device p4"), std::string::npos)
-      << r.out;
-  EXPECT_NE(r.out.find("--price "), std::string::npos) << r.out;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("warning: no cost: no owned price for device p4"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("--price "), std::string::npos) << r.output;
+}
+
+// Vector's T4s have a cloud price nobody re-checked (platforms/prices.json): the table marks the
+// cost and says why, and the sweep's CSV carries $ and kWh per epoch and per run with the label;
+// a --price of the user's is labelled as such.
+TEST(AnswersCli, SweepCsvHasCostColumnsAndUnverifiedPricesAreLabelled) {
+  const std::string out = ::testing::TempDir() + "/answers_cli_cost";
+  const std::string vector = "sweep --cluster " + kSrc + "/platforms/vector.json --costs " + kSrc +
+                             "/tests/sim/fixtures/costs.json --gpus 2 --micro-batch 16 --epochs 3";
+  Result r = run(vector + " --out " + out, true);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("* cost from a price not checked"), std::string::npos) << r.output;
+  std::ifstream in(out + ".csv");
+  std::string header, row;
+  std::getline(in, header);
+  std::getline(in, row);
+  EXPECT_NE(header.find(",epoch_usd,run_usd,epochs,epoch_kwh,run_kwh,price_status"),
+            std::string::npos)
+      << header;
+  EXPECT_EQ(row.substr(row.rfind(',')), ",unverified") << row;
+  r = run(vector + " --price t4=0.5 --out " + out, true);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("* cost from a price not checked"), std::string::npos) << r.output;
+  std::ifstream again(out + ".csv");
+  std::getline(again, header);
+  std::getline(again, row);
+  EXPECT_EQ(row.substr(row.rfind(',')), ",--price") << row;
 }
 
 TEST(AnswersCli, BadPriceExitsTwo) {
   const Result r = run("predict " + kTesla + " --gpus 2 --price rtx3070=cheap", true);
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("--price"), std::string::npos) << r.out;
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--price"), std::string::npos) << r.output;
 }
 
 TEST(AnswersCli, BestEfficiencyWithOneGpuCountExplainsInsteadOfNothingFits) {
   const Result r = run("sweep " + kTesla + " --gpus 1 --micro-batch 16,32 --goal best-efficiency");
-  ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_EQ(r.out.find("no configuration fits and runs"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("only 1-GPU configurations ran"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("best (best-efficiency): "), std::string::npos) << r.out;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("no configuration fits and runs"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("only 1-GPU configurations ran"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("best (best-efficiency): "), std::string::npos) << r.output;
 }
 
 TEST(AnswersCli, OneBucketOverlapRowsAreExplained) {
   const Result r = run("sweep " + kTesla + " --gpus 2 --overlap off,on --bucket-mb 500,25");
-  ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("note: one 500 MiB bucket holds the whole"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("try --bucket-mb 25"), std::string::npos) << r.out;
-  EXPECT_EQ(r.out.find("note: one 25 MiB bucket"), std::string::npos) << r.out;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("note: one 500 MiB bucket holds the whole"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("try --bucket-mb 25"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("note: one 25 MiB bucket"), std::string::npos) << r.output;
 }
 
 TEST(AnswersCli, HostSubsetSearchLeavesTheSlowPortOut) {
   const Result r = run("sweep " + kTesla + " --hosts-from all --micro-batch 16");
-  ASSERT_EQ(r.code, 0) << r.out;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
   // Classes: tesla0 (p4), tesla1/2/4 (rtx3070), tesla3 (gtx1070, 1 GbE): 2 x 4 x 2 - 1.
-  EXPECT_NE(r.out.find("exhaustive search: 15 host subset(s) per device"), std::string::npos)
-      << r.out;
-  const size_t best = r.out.find("best (fastest-epoch): ");
-  ASSERT_NE(best, std::string::npos) << r.out;
-  const std::string line = r.out.substr(best, r.out.find('\n', best) - best);
+  EXPECT_NE(r.output.find("exhaustive search: 15 host subset(s) per device"), std::string::npos)
+      << r.output;
+  const size_t best = r.output.find("best (fastest-epoch): ");
+  ASSERT_NE(best, std::string::npos) << r.output;
+  const std::string line = r.output.substr(best, r.output.find('\n', best) - best);
   EXPECT_EQ(line.find("tesla3"), std::string::npos) << line;
 }
 

@@ -19,6 +19,8 @@
 #include <thread>
 #include <vector>
 
+#include "run_command.h"  // tests/support/
+
 namespace {
 
 const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
@@ -30,34 +32,10 @@ const std::string kSweep = "sweep --cluster " + kSrc + "/platforms/vector.json -
                            " --gpus 1,2,8,12 --micro-batch 16,32 --collective ring,hierarchical" +
                            " --goal best-efficiency";
 
-struct Result {
-  int code = -1;
-  std::string out;
-};
+using Result = vitsim::test::CommandResult;
 
 Result run(const std::string& command) {
-  Result r;
-  FILE* p = popen(command.c_str(), "r");
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  // Under AddressSanitizer (make test's second build) a process that switches stacks (SimGrid's
-  // actors) may print a three-line notice that is not a report; the outputs compared here are
-  // vitsim's own, so the notice is taken out.
-  std::stringstream in(r.out);
-  std::string line, kept;
-  while (std::getline(in, line)) {
-    if (line.find("ASan is ignoring requested __asan_handle_no_return") != std::string::npos ||
-        line == "False positive error reports may follow" ||
-        line == "For details see https://github.com/google/sanitizers/issues/189")
-      continue;
-    kept += line + "\n";
-  }
-  if (!r.out.empty() && r.out.back() != '\n' && !kept.empty()) kept.pop_back();
-  r.out = kept;
-  return r;
+  return vitsim::test::run_shell(command);
 }
 
 std::string slurp(const std::string& path) {
@@ -81,10 +59,10 @@ std::string tmp(const std::string& name) {
 TEST(CmdSweep, JobsTwoEqualsJobsOneByteForByte) {
   const Result one = run(kVitsim + " " + kSweep + " --jobs 1 --out " + tmp("j1") + " 2>/dev/null");
   const Result two = run(kVitsim + " " + kSweep + " --jobs 2 --out " + tmp("j2") + " 2>/dev/null");
-  ASSERT_EQ(one.code, 0) << one.out;
-  ASSERT_EQ(two.code, 0) << two.out;
-  EXPECT_NE(one.out.find("best (best-efficiency)"), std::string::npos) << one.out;
-  EXPECT_EQ(one.out, two.out);
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  ASSERT_EQ(two.exit_code, 0) << two.output;
+  EXPECT_NE(one.output.find("best (best-efficiency)"), std::string::npos) << one.output;
+  EXPECT_EQ(one.output, two.output);
   EXPECT_EQ(slurp(tmp("j1.csv")), slurp(tmp("j2.csv")));
   EXPECT_EQ(without_context(tmp("j1.json")), without_context(tmp("j2.json")));
   // Byte for byte but the argv in the context: the numbers are written the same way.
@@ -94,25 +72,26 @@ TEST(CmdSweep, JobsTwoEqualsJobsOneByteForByte) {
 
 TEST(CmdSweep, ThreeShardsMergedEqualOneRun) {
   const Result whole = run(kVitsim + " " + kSweep + " --jobs 1 --out " + tmp("whole") + " 2>&1");
-  ASSERT_EQ(whole.code, 0) << whole.out;
+  ASSERT_EQ(whole.exit_code, 0) << whole.output;
   // Three separate processes, as three machines would run them; the last as a Slurm array task.
   for (int i = 0; i < 2; ++i) {
     const Result s = run(kVitsim + " " + kSweep + " --jobs 1 --shard " + std::to_string(i) +
                          "/3 --json " + tmp("shard" + std::to_string(i) + ".json") + " 2>&1");
-    ASSERT_EQ(s.code, 0) << s.out;
+    ASSERT_EQ(s.exit_code, 0) << s.output;
   }
   const Result slurm =
       run("SLURM_ARRAY_TASK_ID=7 SLURM_ARRAY_TASK_MIN=5 SLURM_ARRAY_TASK_COUNT=3 " + kVitsim + " " +
           kSweep + " --jobs 2 --shard slurm --json " + tmp("shard2.json") + " 2>&1");
-  ASSERT_EQ(slurm.code, 0) << slurm.out;
-  EXPECT_NE(slurm.out.find("shard 2/3: 4 of 14 configurations"), std::string::npos) << slurm.out;
+  ASSERT_EQ(slurm.exit_code, 0) << slurm.output;
+  EXPECT_NE(slurm.output.find("shard 2/3: 4 of 14 configurations"), std::string::npos)
+      << slurm.output;
   // Given in any order: the merge puts them back.
   const Result merged =
       run(kVitsim + " sweep --merge " + tmp("shard2.json") + " " + tmp("shard0.json") + " " +
           tmp("shard1.json") + " --out " + tmp("merged") + " 2>&1");
-  ASSERT_EQ(merged.code, 0) << merged.out;
-  EXPECT_EQ(merged.out, whole.out);  // table, skipped line, best line
-  EXPECT_NE(whole.out.find("skipped 12x mb16 hierarchical"), std::string::npos) << whole.out;
+  ASSERT_EQ(merged.exit_code, 0) << merged.output;
+  EXPECT_EQ(merged.output, whole.output);  // table, skipped line, best line
+  EXPECT_NE(whole.output.find("skipped 12x mb16 hierarchical"), std::string::npos) << whole.output;
   EXPECT_EQ(slurp(tmp("merged.csv")), slurp(tmp("whole.csv")));
   EXPECT_EQ(without_context(tmp("merged.json")), without_context(tmp("whole.json")));
 }
@@ -121,32 +100,32 @@ TEST(CmdSweep, MergeRefusesShardsThatDoNotMakeOneSweep) {
   for (int i = 0; i < 2; ++i) {
     ASSERT_EQ(run(kVitsim + " " + kSweep + " --jobs 1 --shard " + std::to_string(i) + "/2 --json " +
                   tmp("m" + std::to_string(i) + ".json") + " 2>&1")
-                  .code,
+                  .exit_code,
               0);
   }
   // Another sweep (other images): another digest.
   ASSERT_EQ(run(kVitsim + " " + kSweep + " --images 40000 --jobs 1 --shard 1/2 --json " +
                 tmp("other.json") + " 2>&1")
-                .code,
+                .exit_code,
             0);
   Result r = run(kVitsim + " sweep --merge " + tmp("m0.json") + " " + tmp("other.json") + " 2>&1");
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find(tmp("other.json") + ": /shard/sweep_digest: expected fnv1a64:"),
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(tmp("other.json") + ": /shard/sweep_digest: expected fnv1a64:"),
             std::string::npos)
-      << r.out;
+      << r.output;
   r = run(kVitsim + " sweep --merge " + tmp("m0.json") + " " + tmp("m0.json") + " 2>&1");
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("/shard/index"), std::string::npos) << r.out;
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("/shard/index"), std::string::npos) << r.output;
   r = run(kVitsim + " sweep --merge " + tmp("m1.json") + " 2>&1");
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("shard 0 of 2 is missing"), std::string::npos) << r.out;
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("shard 0 of 2 is missing"), std::string::npos) << r.output;
   r = run(kVitsim + " " + kSweep + " --shard 2/2 --json " + tmp("bad.json") + " 2>&1");
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("--shard: expected 0 <= I < N"), std::string::npos) << r.out;
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--shard: expected 0 <= I < N"), std::string::npos) << r.output;
   r = run("env -u SLURM_ARRAY_TASK_ID " + kVitsim + " " + kSweep + " --shard slurm --json " +
           tmp("bad.json") + " 2>&1");
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("SLURM_ARRAY_TASK_ID is not set"), std::string::npos) << r.out;
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("SLURM_ARRAY_TASK_ID is not set"), std::string::npos) << r.output;
 }
 
 // The documented recipes (docs/sweeps.md) run as written, on this machine: their merged result
@@ -156,14 +135,14 @@ TEST(CmdSweep, MergeRefusesShardsThatDoNotMakeOneSweep) {
 TEST(CmdSweep, DocumentedRecipesMergeToOneRun) {
   const std::string args = kSweep.substr(std::string("sweep ").size());
   const Result whole = run(kVitsim + " " + kSweep + " --out " + tmp("recipe_whole") + " 2>&1");
-  ASSERT_EQ(whole.code, 0) << whole.out;
+  ASSERT_EQ(whole.exit_code, 0) << whole.output;
   std::ofstream(tmp("hosts")) << ":\n";
   const std::string path =
       "PATH=" + std::string(VITSIM_BINARY_DIR) + "/bin:$PATH" +
-      (run("command -v parallel").code == 0 ? "" : ":" + kSrc + "/tests/cli/standin");
+      (run("command -v parallel").exit_code == 0 ? "" : ":" + kSrc + "/tests/cli/standin");
   const Result par = run(path + " bash " + kSrc + "/docs/examples/sweep-parallel.sh " +
                          tmp("hosts") + " 3 " + tmp("recipe_par") + " -- " + args + " 2>&1");
-  ASSERT_EQ(par.code, 0) << par.out;
+  ASSERT_EQ(par.exit_code, 0) << par.output;
   EXPECT_EQ(slurp(tmp("recipe_par.csv")), slurp(tmp("recipe_whole.csv")));
   EXPECT_EQ(without_context(tmp("recipe_par.json")), without_context(tmp("recipe_whole.json")));
   std::string shards;
@@ -174,13 +153,13 @@ TEST(CmdSweep, DocumentedRecipesMergeToOneRun) {
     const Result r =
         run(path + " " + task + " bash " + kSrc + "/docs/examples/sweep-array.sbatch " +
             tmp("recipe_slurm") + " " + args + " 2>&1");
-    ASSERT_EQ(r.code, 0) << r.out;
+    ASSERT_EQ(r.exit_code, 0) << r.output;
     shards += " " + tmp("recipe_slurm.shard" + std::to_string(t) + ".json");
   }
   const Result merged =
       run(kVitsim + " sweep --merge" + shards + " --out " + tmp("recipe_slurm") + " 2>&1");
-  ASSERT_EQ(merged.code, 0) << merged.out;
-  EXPECT_EQ(merged.out, whole.out);
+  ASSERT_EQ(merged.exit_code, 0) << merged.output;
+  EXPECT_EQ(merged.output, whole.output);
   EXPECT_EQ(without_context(tmp("recipe_slurm.json")), without_context(tmp("recipe_whole.json")));
 }
 

@@ -2,10 +2,10 @@
 // --hosts sets the rank count, zero counts exit 2, import-deepspeed's --model has no default,
 // --trace says where it wrote, platform lists nodes and GPUs, the exported XML is well-formed.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdio>
 #include <nlohmann/json.hpp>
+
+#include "run_command.h"  // tests/support/
 
 namespace {
 
@@ -13,20 +13,10 @@ const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
 const std::string kSrc = VITSIM_SOURCE_DIR;
 const std::string kCosts = kSrc + "/tests/sim/fixtures/costs.json";
 
-struct Result {
-  int code = -1;
-  std::string out;
-};
+using Result = vitsim::test::CommandResult;
 
 Result run(const std::string& args) {
-  Result r;
-  FILE* p = popen((kVitsim + " " + args + " 2>&1").c_str(), "r");
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return vitsim::test::run_command(kVitsim + " " + args);
 }
 
 bool has(const std::string& text, const std::string& what) {
@@ -37,13 +27,13 @@ const std::string kTesla = "predict --cluster " + kSrc + "/platforms/tesla.json 
 
 TEST(OptionsDoWhatUsersExpect, HostsSetTheRankCountAndGpusOnlyChecksIt) {
   Result r = run(kTesla + " --hosts tesla1,tesla2 --json");
-  ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_EQ(
-      nlohmann::json::parse(r.out.substr(r.out.find('{')))["configurations"][0]["ranks"].size(),
-      2u);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(nlohmann::json::parse(r.output.substr(r.output.find('{')))["configurations"][0]["ranks"]
+                .size(),
+            2u);
   r = run(kTesla + " --hosts tesla1,tesla2 --gpus 3");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "--hosts lists 2 hosts for --gpus 3")) << r.out;
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(has(r.output, "--hosts lists 2 hosts for --gpus 3")) << r.output;
 }
 
 TEST(OptionsDoWhatUsersExpect, ZeroCountsAreRefusedWithExitTwo) {
@@ -51,41 +41,42 @@ TEST(OptionsDoWhatUsersExpect, ZeroCountsAreRefusedWithExitTwo) {
        {" --images 0", " --per-rank-micro-batch 8,0 --gpus 2", " --gpus-per-node 0", " --gpus 0",
         " --micro-batch 0", " --data-fraction 0"}) {
     const Result r = run(kTesla + bad);
-    EXPECT_EQ(r.code, 2) << bad << ": " << r.out;
-    EXPECT_TRUE(has(r.out, bad.substr(1, bad.find(' ', 1) - 1))) << bad << ": " << r.out;
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.output;
+    EXPECT_TRUE(has(r.output, bad.substr(1, bad.find(' ', 1) - 1))) << bad << ": " << r.output;
   }
   const Result s =
       run("sweep --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts + " --gpus 1,0");
-  EXPECT_EQ(s.code, 2) << s.out;
-  EXPECT_TRUE(has(s.out, "--gpus")) << s.out;
+  EXPECT_EQ(s.exit_code, 2) << s.output;
+  EXPECT_TRUE(has(s.output, "--gpus")) << s.output;
 }
 
 TEST(OptionsDoWhatUsersExpect, ImportDeepspeedHelpShowsNoDefaultModel) {
   Result r = run("import-deepspeed --help");
-  ASSERT_EQ(r.code, 0);
-  const auto line = r.out.substr(r.out.find("--model"),
-                                 r.out.find('\n', r.out.find("--model")) - r.out.find("--model"));
+  ASSERT_EQ(r.exit_code, 0);
+  const auto line =
+      r.output.substr(r.output.find("--model"),
+                      r.output.find('\n', r.output.find("--model")) - r.output.find("--model"));
   EXPECT_FALSE(has(line, "[vit_b_16]")) << line;  // CLI11 shows a default in brackets
   EXPECT_TRUE(has(line, "REQUIRED")) << line;
   r = run("import-deepspeed " + kSrc +
           "/data/vit-deepspeed-study/logs/vector_t4_1gpu_b64_fp32.log --gpu t4 -o /dev/null");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "--model")) << r.out;
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(has(r.output, "--model")) << r.output;
 }
 
 TEST(OptionsDoWhatUsersExpect, TraceSaysWhereItWrote) {
   const std::string trace = ::testing::TempDir() + "/own_cluster_trace.json";
   const Result r = run(kTesla + " --gpus 2 --trace " + trace);
-  ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_TRUE(has(r.out, "wrote the Chrome trace to " + trace)) << r.out;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "wrote the Chrome trace to " + trace)) << r.output;
 }
 
 TEST(OptionsDoWhatUsersExpect, PlatformListsNodesAndGpus) {
   const Result r = run("platform " + kSrc + "/platforms/tesla.json");
-  ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_TRUE(has(r.out, "1 x rtx3070")) << r.out;
-  EXPECT_TRUE(has(r.out, "1 x p4")) << r.out;
-  EXPECT_TRUE(has(r.out, "tesla3")) << r.out;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "1 x rtx3070")) << r.output;
+  EXPECT_TRUE(has(r.output, "1 x p4")) << r.output;
+  EXPECT_TRUE(has(r.output, "tesla3")) << r.output;
 }
 
 TEST(OptionsDoWhatUsersExpect, ExportedSimgridXmlIsWellFormed) {
@@ -97,8 +88,8 @@ TEST(OptionsDoWhatUsersExpect, ExportedSimgridXmlIsWellFormed) {
     const std::string xml = ::testing::TempDir() + "/own_cluster_" + f + ".xml";
     const Result r = run("platform " + kSrc + "/platforms/" + f + ".json --export-xml " + xml +
                          (f == "h200-cluster" ? " --nodes 4" : ""));
-    ASSERT_EQ(r.code, 0) << r.out;
-    EXPECT_TRUE(has(r.out, "wrote " + xml)) << r.out;
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(has(r.output, "wrote " + xml)) << r.output;
     EXPECT_EQ(std::system(("xmllint --noout --nonet '" + xml + "'").c_str()), 0) << f;
   }
 }

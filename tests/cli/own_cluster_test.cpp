@@ -2,32 +2,22 @@
 // DeepSpeed log of the study for compute, the committed nccl-tests all_reduce_perf output of two
 // T4 hosts for the link), then the three commands: cluster init, calibrate, predict.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "run_command.h"  // tests/support/
 
 namespace {
 
 const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
 const std::string kSrc = VITSIM_SOURCE_DIR;
 
-struct Result {
-  int code = -1;
-  std::string out;
-};
+using Result = vitsim::test::CommandResult;
 
 Result run(const std::string& args) {
-  Result r;
-  FILE* p = popen((kVitsim + " " + args + " 2>&1").c_str(), "r");
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return vitsim::test::run_command(kVitsim + " " + args);
 }
 
 std::string slurp(const std::string& path) {
@@ -50,38 +40,38 @@ TEST(OwnCluster, ThreeCommandsFromImportedMeasurementsToAPrediction) {
                  "/data/vit-deepspeed-study/logs/vector_t4_1gpu_b64_fp32.log --gpu t4 --model "
                  "vit_b_16 -o " +
                  dir + "/t4.json");
-  ASSERT_EQ(r.code, 0) << r.out;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
   r = run("import-nccl-tests " + kSrc + "/tests/calibrate/data/nccl_tests_efa_2node_t4.txt " +
           "--link-class lab-50gbit -o " + dir + "/link.json");
-  ASSERT_EQ(r.code, 0) << r.out;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
 
   // 1. cluster init
   r =
       run("cluster init --name lab --host ip-10-0-1-10:t4:50gbit --host ip-10-0-1-11:t4:50gbit "
           "--profiles " +
           dir + "/t4.json " + dir + "/link.json -o " + dir + "/lab.json");
-  ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_TRUE(has(r.out, "wrote " + dir + "/lab.json (2 host(s), 2 GPU(s))")) << r.out;
-  EXPECT_FALSE(has(r.out, "no measurement")) << r.out;  // the link class is the measured one
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "wrote " + dir + "/lab.json (2 host(s), 2 GPU(s))")) << r.output;
+  EXPECT_FALSE(has(r.output, "no measurement")) << r.output;  // the link class is the measured one
   const auto cluster = nlohmann::json::parse(slurp(dir + "/lab.json"));
   EXPECT_EQ(cluster["nodes"][0]["nic"]["link_class"], "lab-50gbit");
   EXPECT_DOUBLE_EQ(cluster["nodes"][0]["nic"]["bandwidth_bytes_per_s"].get<double>(), 6.25e9);
   r = run("platform " + dir + "/lab.json");
-  ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_TRUE(has(r.out, "ip-10-0-1-11")) << r.out;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "ip-10-0-1-11")) << r.output;
 
   // 2. calibrate
   r = run("calibrate " + dir + "/t4.json " + dir + "/link.json --clusters " + dir +
           "/lab.json --precisions fp32 -o " + dir + "/costs.json");
-  ASSERT_EQ(r.code, 0) << r.out;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
 
   // 3. predict: --hosts alone sets the rank count
   r = run("predict --cluster " + dir + "/lab.json --costs " + dir +
           "/costs.json --hosts ip-10-0-1-10,ip-10-0-1-11 --micro-batch 64 --json");
-  ASSERT_EQ(r.code, 0) << r.out;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
   // Every link class it uses was measured: no link warning (compute and memory may warn).
-  EXPECT_FALSE(has(r.out, "run vitsim-train bench-allreduce on these hosts")) << r.out;
-  const auto p = nlohmann::json::parse(r.out.substr(r.out.find('{')))["configurations"][0];
+  EXPECT_FALSE(has(r.output, "run vitsim-train bench-allreduce on these hosts")) << r.output;
+  const auto p = nlohmann::json::parse(r.output.substr(r.output.find('{')))["configurations"][0];
   ASSERT_EQ(p["ranks"].size(), 2u);
   EXPECT_EQ(p["ranks"][1]["host"], "ip-10-0-1-11");
   EXPECT_GT(p["epoch_time_s"].get<double>(), 0);
@@ -91,19 +81,19 @@ TEST(OwnCluster, ThreeCommandsFromImportedMeasurementsToAPrediction) {
 TEST(OwnCluster, ClusterInitRefusesBadStatementsWithExitTwo) {
   const std::string out = ::testing::TempDir() + "/own_cluster_bad.json";
   Result r = run("cluster init --name lab --host h1:t4:10gbps -o " + out);
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "--host 'h1:t4:10gbps': NIC")) << r.out;
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(has(r.output, "--host 'h1:t4:10gbps': NIC")) << r.output;
   r = run("cluster init --name lab --host h1:gtx9999:10gbe -o " + out);
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "device catalog")) << r.out;
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(has(r.output, "device catalog")) << r.output;
   r = run("cluster init --name lab --host h1:t4:10gbe --transport net-ib -o " + out);
-  EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(has(r.out, "--transport")) << r.out;
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(has(r.output, "--transport")) << r.output;
   std::ofstream(out + ".hosts") << "# lab\nh1:t4:10gbe\n  h2:2xt4:10gbe  # two GPUs\n";
   r = run("cluster init --name lab --hosts-file " + out + ".hosts -o " + out);
-  ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_TRUE(has(r.out, "(2 host(s), 3 GPU(s))")) << r.out;
-  EXPECT_TRUE(has(r.out, "lab-t4-shm has no measurement")) << r.out;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "(2 host(s), 3 GPU(s))")) << r.output;
+  EXPECT_TRUE(has(r.output, "lab-t4-shm has no measurement")) << r.output;
 }
 
 }  // namespace

@@ -2,14 +2,14 @@
 // PREFIX.json/PREFIX.csv byte-identical across runs, Chrome traces, sweep's best line, platform's
 // XML, and exit code 2 with a pointed message for bad input.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+
+#include "run_command.h"  // tests/support/
 
 namespace {
 
@@ -17,20 +17,10 @@ const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
 const std::string kSrc = VITSIM_SOURCE_DIR;
 const std::string kCosts = std::string(VITSIM_SOURCE_DIR) + "/tests/sim/fixtures/costs.json";
 
-struct Result {
-  int code = -1;
-  std::string out;
-};
+using Result = vitsim::test::CommandResult;
 
 Result run(const std::string& args, bool with_stderr = false) {
-  Result r;
-  FILE* p = popen((kVitsim + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null")).c_str(), "r");
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return vitsim::test::run_shell(kVitsim + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null"));
 }
 
 std::string slurp(const std::string& path) {
@@ -43,10 +33,11 @@ std::string slurp(const std::string& path) {
 TEST(VitsimCli, PredictJsonHasTheKeys) {
   const Result r = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
                        " --gpus 3 --micro-batch 16 --json");
-  ASSERT_EQ(r.code, 0) << r.out;
-  const auto doc = nlohmann::json::parse(r.out);
-  EXPECT_EQ(r.out.rfind("{\n  \"schema\": \"vitsim.prediction\",\n  \"schema_version\": 2", 0), 0u)
-      << r.out.substr(0, 80);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto doc = nlohmann::json::parse(r.output);
+  EXPECT_EQ(r.output.rfind("{\n  \"schema\": \"vitsim.prediction\",\n  \"schema_version\": 2", 0),
+            0u)
+      << r.output.substr(0, 80);
   ASSERT_EQ(doc["configurations"].size(), 1u);
   const auto& j = doc["configurations"][0];
   for (const char* k : {"epoch_time_s", "step_time_s", "steps_per_epoch", "compute_time_s",
@@ -71,26 +62,26 @@ TEST(VitsimCli, ValidateAcceptsPredictJson) {
   const std::string pred = ::testing::TempDir() + "/vitsim_cli_predict.json";
   Result r = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
                  " --gpus 3 --micro-batch 16 --json > " + pred + " #");
-  ASSERT_EQ(r.code, 0);
+  ASSERT_EQ(r.exit_code, 0);
   r = run("validate --measured " + kSrc + "/data/vit-deepspeed-study/dev_epoch_times.csv " +
           "--predicted " + pred);
-  ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("matched configurations:       1"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("inside the 80 % interval:"), std::string::npos) << r.out;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("matched configurations:       1"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("inside the 80 % interval:"), std::string::npos) << r.output;
 }
 
 // --simulate: every development row gets a prediction on its cluster, none stays unmatched.
 TEST(VitsimCli, ValidateSimulatesRowsWithoutAPrediction) {
   Result r = run("validate --measured " + kSrc + "/data/vit-deepspeed-study/dev_epoch_times.csv " +
                  "--simulate --costs " + kCosts);
-  ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("matched configurations:       7"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("measured, not matched:        0"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("validate --simulate"), std::string::npos) << r.out;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("matched configurations:       7"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("measured, not matched:        0"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("validate --simulate"), std::string::npos) << r.output;
   r = run("validate --measured " + kSrc + "/data/vit-deepspeed-study/dev_epoch_times.csv", true);
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.out.find("give --predicted FILE, or --simulate with --costs"), std::string::npos)
-      << r.out;
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("give --predicted FILE, or --simulate with --costs"), std::string::npos)
+      << r.output;
 }
 
 TEST(VitsimCli, SimulateOutputsAreByteIdenticalAndTracesHaveTheSpans) {
@@ -99,17 +90,17 @@ TEST(VitsimCli, SimulateOutputsAreByteIdenticalAndTracesHaveTheSpans) {
       "simulate " + kSrc + "/scenarios/tesla-whatif-uneven-batches.json --costs " + kCosts +
       " --out " + dir + "/vitsim_cli_sim --trace " + dir + "/vitsim_cli_trace.json";
   const Result a = run(args);
-  ASSERT_EQ(a.code, 0) << a.out;
+  ASSERT_EQ(a.exit_code, 0) << a.output;
   const std::string json1 = slurp(dir + "/vitsim_cli_sim.json"),
                     csv1 = slurp(dir + "/vitsim_cli_sim.csv");
   const std::string trace1 = slurp(dir + "/vitsim_cli_trace.json");
   const Result b = run(args);
-  ASSERT_EQ(b.code, 0);
-  EXPECT_EQ(a.out, b.out);
+  ASSERT_EQ(b.exit_code, 0);
+  EXPECT_EQ(a.output, b.output);
   EXPECT_EQ(json1, slurp(dir + "/vitsim_cli_sim.json"));
   EXPECT_EQ(csv1, slurp(dir + "/vitsim_cli_sim.csv"));
   EXPECT_EQ(trace1, slurp(dir + "/vitsim_cli_trace.json"));
-  EXPECT_NE(a.out.find("img/s"), std::string::npos);  // the units row
+  EXPECT_NE(a.output.find("img/s"), std::string::npos);  // the units row
   EXPECT_EQ(
       json1.rfind(
           "{\n  \"schema\": \"vitsim.prediction\",\n  \"schema_version\": 2,\n  \"context\"", 0),
@@ -127,15 +118,15 @@ TEST(VitsimCli, SweepPrintsTheBest) {
   const Result r =
       run("sweep --cluster " + kSrc + "/platforms/vector.json --costs " + kCosts +
           " --gpus 2,4 --micro-batch 16,64 --collective ring,tree --goal best-efficiency");
-  ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("best (best-efficiency): "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("(baseline)"), std::string::npos);  // 1-GPU runs added for efficiency
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("best (best-efficiency): "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(baseline)"), std::string::npos);  // 1-GPU runs added for efficiency
 }
 
 TEST(VitsimCli, PlatformExportsXml) {
   const std::string xml = ::testing::TempDir() + "/vitsim_cli_vector.xml";
   const Result r = run("platform " + kSrc + "/platforms/vector.json --nodes 2 --export-xml " + xml);
-  ASSERT_EQ(r.code, 0) << r.out;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::string text = slurp(xml);
   EXPECT_NE(text.find("<platform version=\"4.1\">"), std::string::npos);
   EXPECT_NE(text.find("vector1.gpu7"), std::string::npos);
@@ -154,7 +145,7 @@ TEST(VitsimCli, UnmeasuredLinksWarnOncePerClassAndMeasuredOnesDoNot) {
   Result r = run_split("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
                            " --gpus 5 --micro-batch 16",
                        err);
-  ASSERT_EQ(r.code, 0) << err;
+  ASSERT_EQ(r.exit_code, 0) << err;
   EXPECT_NE(err.find("vitsim predict: warning: tesla-10gbe: modelled (socket transport over 10 "
                      "Gbit/s Ethernet, MTU 1500"),
             std::string::npos)
@@ -187,11 +178,11 @@ TEST(VitsimCli, UnmeasuredLinksWarnOncePerClassAndMeasuredOnesDoNot) {
   r = run_split("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + measured +
                     " --gpus 2 --micro-batch 16",
                 err);
-  ASSERT_EQ(r.code, 0) << err;
+  ASSERT_EQ(r.exit_code, 0) << err;
   EXPECT_EQ(err.find("warning"), std::string::npos) << err;
   // simulate: one line per class, with the number of configurations using it.
   r = run_split("simulate " + kSrc + "/scenarios/tesla-strong.json --costs " + measured, err);
-  ASSERT_EQ(r.code, 0) << err;
+  ASSERT_EQ(r.exit_code, 0) << err;
   const auto first = err.find("warning: tesla-1gbe: modelled");
   ASSERT_NE(first, std::string::npos) << err;
   EXPECT_EQ(err.find("warning: tesla-1gbe", first + 1), std::string::npos) << err;
@@ -207,10 +198,10 @@ TEST(VitsimCli, NcclTestsOutputImportsAndCalibrates) {
                      "-o " +
                      profile,
                  true);
-  ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("wrote " + profile), std::string::npos) << r.out;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("wrote " + profile), std::string::npos) << r.output;
   r = run("calibrate " + profile + " -o " + costs, true);
-  ASSERT_EQ(r.code, 0) << r.out;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto c = nlohmann::json::parse(slurp(costs));
   ASSERT_EQ(c["links"].size(), 1u);
   EXPECT_EQ(c["links"][0]["link_class"], "vector-roce");
@@ -221,10 +212,10 @@ TEST(VitsimCli, NcclTestsOutputImportsAndCalibrates) {
                         "     1048576  262144  float  sum  -1  279.5  3.75  3.75  0  280.2  "
                         "3.74  3.74  7\n";
   r = run("import-nccl-tests " + bad + " --link-class x --ranks 2 -o " + profile, true);
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.out.find(bad + ":2: expected #wrong 0, got \"7\""), std::string::npos) << r.out;
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find(bad + ":2: expected #wrong 0, got \"7\""), std::string::npos) << r.output;
   r = run("import-nccl-tests " + bad + " -o " + profile, true);
-  EXPECT_EQ(r.code, 2);  // --link-class is required
+  EXPECT_EQ(r.exit_code, 2);  // --link-class is required
 }
 
 TEST(VitsimCli, BadInputExitsTwoWithThePlace) {
@@ -234,21 +225,21 @@ TEST(VitsimCli, BadInputExitsTwoWithThePlace) {
   c.replace(c.find(key), key.size(), "\"bandwidth_bytes_per_s\": \"1Gbps\"");
   std::ofstream(bad) << c;
   Result r = run("predict --cluster " + bad + " --costs " + kCosts + " --gpus 2", true);
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.out.find("/nodes/3/nic/bandwidth_bytes_per_s: expected number"), std::string::npos)
-      << r.out;
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("/nodes/3/nic/bandwidth_bytes_per_s: expected number"), std::string::npos)
+      << r.output;
   r = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
               " --gpus 2 --precision amp-bf16",
           true);
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.out.find("no costs for device 'rtx3070' at precision amp-bf16"), std::string::npos)
-      << r.out;
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("no costs for device 'rtx3070' at precision amp-bf16"), std::string::npos)
+      << r.output;
   r = run("simulate " + kSrc + "/scenarios/tesla-strong.json --costs " + kCosts + " --bogus", true);
-  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.exit_code, 2);
   r = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts + " --gpus 9",
           true);
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.out.find("9 ranks requested"), std::string::npos) << r.out;
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("9 ranks requested"), std::string::npos) << r.output;
 }
 
 const std::string kH200 = "predict --cluster " + kSrc + "/platforms/h200-cluster.json --costs " +
@@ -256,18 +247,20 @@ const std::string kH200 = "predict --cluster " + kSrc + "/platforms/h200-cluster
 
 TEST(VitsimCli, PredictAtScaleGroupsIdenticalRanksAndEnginesAgree) {
   const Result table = run(kH200 + " --collective hierarchical --nodes 128 --gpus 1024");
-  ASSERT_EQ(table.code, 0) << table.out;
+  ASSERT_EQ(table.exit_code, 0) << table.output;
   // One row for the 1,024 identical ranks, with their count and hosts.
-  EXPECT_NE(table.out.find("0-1023"), std::string::npos) << table.out;
-  EXPECT_NE(table.out.find(" 1024 h200-0 .. h200-127 (128 hosts)"), std::string::npos) << table.out;
-  EXPECT_LT(std::count(table.out.begin(), table.out.end(), '\n'), 10) << table.out;
+  EXPECT_NE(table.output.find("0-1023"), std::string::npos) << table.output;
+  EXPECT_NE(table.output.find(" 1024 h200-0 .. h200-127 (128 hosts)"), std::string::npos)
+      << table.output;
+  // A few lines (tables, bottleneck, cost), not one per rank.
+  EXPECT_LT(std::count(table.output.begin(), table.output.end(), '\n'), 16) << table.output;
   const Result classes =
       run(kH200 + " --collective hierarchical --nodes 128 --gpus 1024 --json --engine classes");
   const Result ranks =
       run(kH200 + " --collective hierarchical --nodes 128 --gpus 1024 --json --engine ranks");
-  ASSERT_EQ(classes.code, 0);
-  ASSERT_EQ(ranks.code, 0);
-  auto a = nlohmann::json::parse(classes.out), b = nlohmann::json::parse(ranks.out);
+  ASSERT_EQ(classes.exit_code, 0);
+  ASSERT_EQ(ranks.exit_code, 0);
+  auto a = nlohmann::json::parse(classes.output), b = nlohmann::json::parse(ranks.output);
   a.erase("context");
   b.erase("context");
   EXPECT_EQ(a, b);  // bit for bit on this homogeneous cluster
@@ -277,7 +270,7 @@ TEST(VitsimCli, TracesStayUsableAtScale) {
   const std::string trace = ::testing::TempDir() + "/vitsim_cli_scale_trace.json";
   auto threads = [&](const std::string& args, std::string* labels) {
     const Result r = run(kH200 + args + " --trace " + trace);
-    EXPECT_EQ(r.code, 0) << r.out;
+    EXPECT_EQ(r.exit_code, 0) << r.output;
     int n = 0;
     const auto doc = nlohmann::json::parse(slurp(trace));
     for (const auto& e : doc["traceEvents"]) {
@@ -300,58 +293,60 @@ TEST(VitsimCli, TracesStayUsableAtScale) {
 TEST(VitsimCli, TooLargeForThisMachineIsRefusedUpFrontWithTheEstimate) {
   // 2^30 GPUs: the per-rank data alone would take terabytes.
   const Result r = run(kH200 + " --nodes 134217728 --gpus 1073741824", true);
-  EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("too large for this machine: the simulation would need about"),
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("too large for this machine: the simulation would need about"),
             std::string::npos)
-      << r.out;
+      << r.output;
   // Step level rank by rank at 65,536 GPUs: O(N^2) messages per all-reduce.
   const Result s = run(kH200 +
                            " --nodes 8192 --gpus 65536 --collective ring "
                            "--collective-level step",
                        true);
-  EXPECT_EQ(s.code, 2) << s.out;
-  EXPECT_NE(s.out.find("would run unreasonably long"), std::string::npos) << s.out;
+  EXPECT_EQ(s.exit_code, 2) << s.output;
+  EXPECT_NE(s.output.find("would run unreasonably long"), std::string::npos) << s.output;
 }
 
 TEST(VitsimCli, BadListItemsNameTheOptionAndTheItem) {
   const std::string base = "--cluster " + kSrc + "/platforms/vector.json --costs " + kCosts;
   Result r = run("sweep " + base + " --gpus 2,4x", true);
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.out.find("--gpus: cannot read '4x'"), std::string::npos) << r.out;
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--gpus: cannot read '4x'"), std::string::npos) << r.output;
   r = run("sweep " + base + " --bucket-mb 25MB", true);
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.out.find("--bucket-mb: cannot read '25MB'"), std::string::npos) << r.out;
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--bucket-mb: cannot read '25MB'"), std::string::npos) << r.output;
   r = run("predict " + base + " --gpus 2 --per-rank-micro-batch 16,eight", true);
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.out.find("--per-rank-micro-batch: cannot read 'eight'"), std::string::npos) << r.out;
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--per-rank-micro-batch: cannot read 'eight'"), std::string::npos)
+      << r.output;
   const std::string costs_out = ::testing::TempDir() + "/vitsim_cli_bad_precisions.json";
   r = run("calibrate " + kSrc + "/tests/schema/examples/profile.json -o " + costs_out +
               " --precisions fp32,fp64",
           true);
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.out.find("--precisions: cannot read 'fp64'"), std::string::npos) << r.out;
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--precisions: cannot read 'fp64'"), std::string::npos) << r.output;
 }
 
 TEST(VitsimCli, NamesAreParsedAtTheEdgeAndBadOnesNameTheOption) {
   const std::string base = "--cluster " + kSrc + "/platforms/vector.json --costs " + kCosts;
   Result r = run("sweep " + base + " --gpus 2 --goal fastest", true);
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.out.find("--goal: cannot read 'fastest': unknown goal"), std::string::npos) << r.out;
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--goal: cannot read 'fastest': unknown goal"), std::string::npos)
+      << r.output;
   r = run("sweep " + base + " --gpus 2 --overlap on,maybe", true);
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.out.find("--overlap: cannot read 'maybe': expected on or off"), std::string::npos)
-      << r.out;
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--overlap: cannot read 'maybe': expected on or off"), std::string::npos)
+      << r.output;
   r = run("predict " + base + " --gpus 2 --collective-level fast", true);
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.out.find("--collective-level: cannot read 'fast'"), std::string::npos) << r.out;
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--collective-level: cannot read 'fast'"), std::string::npos) << r.output;
   r = run("predict " + base + " --gpus 2 --optimizer adam", true);
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.out.find("--optimizer: cannot read 'adam': unknown optimizer"), std::string::npos)
-      << r.out;
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--optimizer: cannot read 'adam': unknown optimizer"), std::string::npos)
+      << r.output;
   r = run("predict " + base + " --gpus 2 --collective tree --collective-level flow --json");
-  EXPECT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("\"collective\": \"tree\""), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("\"collective_level\": \"flow\""), std::string::npos) << r.out;
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("\"collective\": \"tree\""), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("\"collective_level\": \"flow\""), std::string::npos) << r.output;
 }
 
 }  // namespace

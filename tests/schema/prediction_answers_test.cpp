@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "schema/input_error.h"
 #include "schema/prediction.h"
 #include "schema_test_util.h"
 
@@ -29,6 +30,7 @@ ConfigPrediction with_answers() {
   c.mode = "cloud";
   c.price_usd_per_gpu_hour = {{"t4", 0.35}};
   c.price_source = "t4: Google Cloud";
+  c.price_status = "checked";
   c.epoch_usd = 1.2;
   c.run_usd = 12;
   c.epochs = 10;
@@ -49,6 +51,26 @@ TEST(PredictionAnswers, AbsentStaysAbsent) {
   EXPECT_FALSE(j.contains("cost"));
 }
 
+// A cost written before the label existed reads as unverified; an unknown label is refused.
+TEST(PredictionAnswers, PriceStatusAbsentReadsUnverifiedAndBadIsRefused) {
+  Json j = write_config_prediction(with_answers());
+  j["cost"].erase("price_status");
+  EXPECT_EQ(read_config_prediction(Node(j, "w.json", "")).cost->price_status, "unverified");
+  j["cost"]["price_status"] = "trust me";
+  EXPECT_THROW(read_config_prediction(Node(j, "w.json", "")), InputError);
+}
+
+TEST(PredictionAnswers, WhyLinksAreNotAttributedRoundTripsAndIsOptional) {
+  ConfigPrediction p = with_answers();
+  EXPECT_FALSE(write_config_prediction(p)["breakdown"].contains("exposed_comm_unattributed_why"));
+  p.breakdown->exposed_comm_attributed = false;
+  p.breakdown->exposed_comm_by_link.clear();
+  p.breakdown->exposed_comm_unattributed_why = "the class-level simulation ran";
+  const Json j = write_config_prediction(p);
+  EXPECT_EQ(read_config_prediction(Node(j, "w.json", "")).breakdown->exposed_comm_unattributed_why,
+            "the class-level simulation ran");
+}
+
 TEST(PredictionAnswers, RoundTripIsExact) {
   const Json j = write_config_prediction(with_answers());
   const ConfigPrediction back = read_config_prediction(Node(j, "w.json", ""));
@@ -56,6 +78,7 @@ TEST(PredictionAnswers, RoundTripIsExact) {
   EXPECT_EQ(back.breakdown->exposed_comm_by_link.at(0).link, "tesla3.nic");
   EXPECT_EQ(back.advice.at(0).change["hosts"][1], "tesla1");
   EXPECT_EQ(back.cost->epochs, 10);
+  EXPECT_EQ(back.cost->price_status, "checked");
   EXPECT_EQ(write_config_prediction(back), j);
 }
 

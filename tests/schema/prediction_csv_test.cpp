@@ -60,5 +60,34 @@ TEST(PredictionCsv, LabelsWithCommasAndQuotesRoundTrip) {
   EXPECT_EQ(r.at(1, "host"), "node1");
 }
 
+// Both views carry $ and kWh per epoch and per run with the price's check state; a configuration
+// without a cost (no price, out of memory) leaves the cells empty.
+TEST(PredictionCsv, CostColumnsFilledWithACostEmptyWithout) {
+  PredictionFile p = example();
+  p.configurations.push_back(p.configurations.front());
+  RunCost c;
+  c.mode = "cloud";
+  c.epoch_usd = 0.25;
+  c.run_usd = 2.5;
+  c.epochs = 10;
+  c.epoch_kwh = 0.125;
+  c.run_kwh = 1.25;
+  c.price_status = "unverified";
+  p.configurations[0].cost = c;
+  const CsvTable t = CsvTable::parse(configurations_csv({p}), "c.csv");
+  const CsvTable r = CsvTable::parse(ranks_csv(p.configurations), "r.csv");
+  for (const CsvTable* v : {&t, &r}) {
+    EXPECT_DOUBLE_EQ(v->number(0, "epoch_usd"), 0.25);
+    EXPECT_DOUBLE_EQ(v->number(0, "run_usd"), 2.5);
+    EXPECT_EQ(v->at(0, "epochs"), "10");
+    EXPECT_DOUBLE_EQ(v->number(0, "epoch_kwh"), 0.125);
+    EXPECT_DOUBLE_EQ(v->number(0, "run_kwh"), 1.25);
+    EXPECT_EQ(v->at(0, "price_status"), "unverified");
+  }
+  EXPECT_EQ(t.at(1, "epoch_usd"), "");
+  EXPECT_EQ(t.at(1, "price_status"), "");
+  EXPECT_EQ(r.at(2, "run_kwh"), "");  // ranks 2 and 3 are the second configuration's
+}
+
 }  // namespace
 }  // namespace vitsim::schema

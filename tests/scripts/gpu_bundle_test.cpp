@@ -10,7 +10,7 @@
 
 #include <filesystem>
 
-#include "run_command.h"  // tests/scripts/
+#include "run_command.h"  // tests/support/
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "run_command.h"  // tests/scripts/
+#include "run_command.h"  // tests/support/
 
 namespace {
 

@@ -6,6 +6,9 @@
 
 #include <stdexcept>
 
+#include "sim/answers_text.h"
+#include "sim/prediction_table.h"
+
 namespace vitsim::sim {
 namespace {
 
@@ -74,6 +77,34 @@ TEST(RunCost, OutOfMemoryHasNoCost) {
   auto p = mixed_prediction();
   p.out_of_memory = true;
   EXPECT_FALSE(run_cost(p, prices(), catalog(), CostOptions{}));
+}
+
+// The label follows the least checked price used: one unverified price makes the cost unverified,
+// and the text and the table say so; checked table prices and --price are labelled as such.
+TEST(RunCost, PriceStatusNamesTheLeastCheckedPriceAndOutputsShowIt) {
+  auto table = prices();
+  auto c = run_cost(mixed_prediction(), table, catalog(), CostOptions{});
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->price_status, "unverified");
+  EXPECT_NE(c->price_source.find("unverified"), std::string::npos) << c->price_source;
+  auto p = mixed_prediction();
+  p.cost = c;
+  EXPECT_NE(answers_text(p).find("prices unverified"), std::string::npos) << answers_text(p);
+  const std::string t = prediction_table({p});
+  EXPECT_NE(t.find("* cost from a price not checked"), std::string::npos) << t;
+
+  table.devices["t4"].cloud->verified = true;
+  EXPECT_EQ(run_cost(mixed_prediction(), table, catalog(), CostOptions{})->price_status,
+            "unverified");  // p4 still is
+  table.devices["p4"].cloud->verified = true;
+  p.cost = run_cost(mixed_prediction(), table, catalog(), CostOptions{});
+  EXPECT_EQ(p.cost->price_status, "checked");
+  EXPECT_EQ(prediction_table({p}).find("* cost from"), std::string::npos);
+  EXPECT_EQ(answers_text(p).find("unverified"), std::string::npos) << answers_text(p);
+
+  CostOptions o;
+  o.price_usd_per_gpu_hour["p4"] = 0.5;
+  EXPECT_EQ(run_cost(mixed_prediction(), table, catalog(), o)->price_status, "--price");
 }
 
 TEST(RunCost, PriceOverridesParseOrSayWhatIsWrong) {

@@ -2,11 +2,15 @@
 // sim/advisor.h): a node behind a slow NIC, a node with a slow GPU, and balanced clusters (one
 // compute-bound, one where every NIC is equally saturated). Synthetic constant costs
 // (sim_test_support.h); the expected bottleneck follows from the cluster, not from a fit.
+#include "sim/step_breakdown.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "sim/advisor.h"
+#include "sim/answers_text.h"
+#include "sim/simulation_run.h"
 #include "sim/simulator.h"
 #include "sim_test_support.h"
 
@@ -162,6 +166,37 @@ TEST(StepBreakdown, ClassLevelSimulationSaysTheLinksAreNotAttributed) {
   ASSERT_TRUE(p.breakdown);
   EXPECT_FALSE(p.breakdown->exposed_comm_attributed);
   EXPECT_NE(p.breakdown->bottleneck.find("links not attributed"), std::string::npos);
+  // Why, and what gives the split: at 4 ranks the rank-by-rank engine records it.
+  const std::string& why = p.breakdown->exposed_comm_unattributed_why;
+  EXPECT_NE(why.find("class-level simulation"), std::string::npos) << why;
+  EXPECT_NE(why.find("--engine ranks"), std::string::npos) << why;
+  EXPECT_EQ(why.find("ranks or fewer"), std::string::npos) << why;
+  EXPECT_NE(p.breakdown->bottleneck.find(why), std::string::npos) << p.breakdown->bottleneck;
+  EXPECT_NE(answers_text(p).find("links not attributed: " + why), std::string::npos)
+      << answers_text(p);
+}
+
+// Above 256 ranks no run records links: the breakdown says so and points to a smaller
+// prediction of the same nodes, in the same words in either engine (whose outputs agree).
+TEST(StepBreakdown, AboveTheAttributionLimitSaysWhyAndWhatToDo) {
+  schema::ConfigPrediction p;
+  p.step_time_s = 2;
+  p.compute_time_s = 1;
+  p.ranks.resize(kMaxAttributedRanks + 1);
+  for (auto& r : p.ranks) r.device = "testgpu", r.host = "n", r.compute_time_s = 1;
+  SimulationResult run;
+  run.engine = SimEngine::kRanks;
+  const schema::StepBreakdown ranks = make_breakdown(p, run);
+  EXPECT_FALSE(ranks.exposed_comm_attributed);
+  EXPECT_EQ(ranks.exposed_comm_unattributed_why.rfind("more than 256 ranks", 0), 0u)
+      << ranks.exposed_comm_unattributed_why;
+  EXPECT_NE(ranks.exposed_comm_unattributed_why.find("at 256 ranks or fewer with --engine ranks"),
+            std::string::npos);
+  run.engine = SimEngine::kClasses;
+  EXPECT_EQ(make_breakdown(p, run).exposed_comm_unattributed_why,
+            ranks.exposed_comm_unattributed_why);
+  run.links_attributed = true;
+  EXPECT_EQ(make_breakdown(p, run).exposed_comm_unattributed_why, "");
 }
 
 }  // namespace
