@@ -26,7 +26,9 @@ int cmd_profile(int argc, char** argv) {
   app.add_option("--repetitions", o.repetitions, "timed repetitions")->capture_default_str();
   app.add_option("--full-steps", o.full_steps, "complete steps for data wait and overhead")
       ->capture_default_str();
-  app.add_option("--precision", precision, "fp32 | amp-bf16 | amp-fp16")->capture_default_str();
+  app.add_option("--precision", precision,
+                 "fp32 | amp-bf16 | amp-fp16 | ds-bf16 (bf16 model, fp32 master step)")
+      ->capture_default_str();
   app.add_option("--device", o.device, "cpu | cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
@@ -54,10 +56,12 @@ int cmd_profile(int argc, char** argv) {
         throw std::invalid_argument(
             "--precision amp-fp16 needs --device cuda (CPU autocast: bf16)");
       }
-      if (!(o.precision == costmodel::Regime::kFp32 || costmodel::is_amp(o.precision))) {
+      if (costmodel::is_deepspeed(o.precision) &&
+          costmodel::math_type(o.precision) == costmodel::MathType::kFp16) {
         throw std::invalid_argument(std::string("--precision ") +
                                     costmodel::to_string(o.precision) +
-                                    ": the profiler runs fp32, amp-bf16 or amp-fp16");
+                                    ": the profiler runs fp32, amp-bf16, amp-fp16 or ds-bf16 "
+                                    "(vitsim-train has no ds-fp16 mode)");
       }
       const schema::Profile p = run_profile(o, args);
       schema::write_profile(out, p);

@@ -16,6 +16,7 @@
 #include "costmodel/layer_graph.h"
 #include "trainer/autocast_compat.h"
 #include "trainer/batch_loader.h"
+#include "trainer/master_weights.h"
 #include "trainer/mpi_world.h"
 #include "trainer/run_context.h"
 #include "trainer/vit_model.h"
@@ -50,12 +51,20 @@ class Profiler {
     model_ = ViT(o.model);
     model_->to(device_);
     model_->train();
+    std::vector<torch::Tensor> stepped = model_->parameters();
+    if (costmodel::is_deepspeed(o.precision)) {
+      // As the trainer runs ds-bf16: a bf16 model, the optimizer on an fp32 master copy.
+      stepped.clear();
+      for (const auto& p : model_->parameters())
+        stepped.push_back(p.detach().clone().requires_grad_(true));
+      model_->to(torch::kBFloat16);
+      master_ = std::make_unique<MasterWeights>(stepped, model_->parameters());
+    }
     if (o.optimizer == costmodel::Optimizer::kSgd) {
       optimizer_ = std::make_unique<torch::optim::SGD>(
-          model_->parameters(), torch::optim::SGDOptions(1e-3).momentum(0.9));
+          stepped, torch::optim::SGDOptions(1e-3).momentum(0.9));
     } else {
-      optimizer_ = std::make_unique<torch::optim::AdamW>(model_->parameters(),
-                                                         torch::optim::AdamWOptions(1e-3));
+      optimizer_ = std::make_unique<torch::optim::AdamW>(stepped, torch::optim::AdamWOptions(1e-3));
     }
   }
 
@@ -78,8 +87,21 @@ class Profiler {
     }
     return stats_of(v);
   }
+  // The optimizer step as training takes it; ds-*: gradients into the fp32 master copy, the
+  // step, the bf16 weights refreshed (MasterWeights), all timed together.
+  void optimizer_step() {
+    if (!master_) {
+      optimizer_->step();
+      return;
+    }
+    std::vector<torch::Tensor> grads;
+    for (const auto& p : model_->parameters()) grads.push_back(p.grad());
+    master_->load_gradients(grads);
+    optimizer_->step();
+    master_->refresh_model();
+  }
   torch::Tensor forward_layer(size_t i, const torch::Tensor& x) {
-    if (o_.precision == costmodel::Regime::kFp32) return model_->forward_layer(i, x);
+    if (!costmodel::is_amp(o_.precision)) return model_->forward_layer(i, x);
     const auto dtype = costmodel::math_type(o_.precision) == costmodel::MathType::kBf16
                            ? at::kBFloat16
                            : at::kHalf;
@@ -89,10 +111,12 @@ class Profiler {
     return y;
   }
   void full_steps(int64_t b, schema::MicroBatchProfile& m);
+  at::ScalarType model_dtype() const { return master_ ? torch::kBFloat16 : torch::kFloat; }
 
   ProfileOptions o_;
   torch::Device device_{torch::kCPU};
   ViT model_{nullptr};
+  std::unique_ptr<MasterWeights> master_;  // ds-* only
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
 };
 
@@ -131,7 +155,7 @@ schema::MicroBatchProfile Profiler::profile(int64_t b) {
   const auto names = model_->layer_names();
   const auto graph = costmodel::build_layer_graph(c);
   // Each layer's real input, from one full forward.
-  std::vector<torch::Tensor> inputs = {images.to(device_)};
+  std::vector<torch::Tensor> inputs = {images.to(device_).to(model_dtype())};
   {
     torch::NoGradGuard no_grad;
     for (size_t i = 0; i + 1 < names.size(); ++i) inputs.push_back(forward_layer(i, inputs[i]));
@@ -152,7 +176,7 @@ schema::MicroBatchProfile Profiler::profile(int64_t b) {
     t.backward_spread_s = bwd.spread_s;
     m.layers.push_back(t);
   }
-  m.optimizer_time_s = time([] {}, [&] { optimizer_->step(); }).median_s;
+  m.optimizer_time_s = time([] {}, [&] { optimizer_step(); }).median_s;
   auto host_images = images.to(torch::kCPU);
   m.host_to_device_time_s = time([] {},
                                  [&] {
@@ -191,12 +215,13 @@ void Profiler::full_steps(int64_t b, schema::MicroBatchProfile& m) {
     const double t0 = MpiWorld::now_s();
     auto batch = loader.next();
     const double t1 = MpiWorld::now_s();
-    auto x = batch->images.to(device_, true);
+    auto x = batch->images.to(device_, true).to(model_dtype());
     auto y = batch->labels.to(device_, true);
     auto loss = torch::nn::functional::cross_entropy(model_->forward(x).to(torch::kFloat), y);
     loss.backward();
-    optimizer_->step();
+    optimizer_step();
     optimizer_->zero_grad();
+    if (master_) master_->clear_gradients();
     sync();
     if (s >= o_.warmup) {
       step_v.push_back(MpiWorld::now_s() - t0);
