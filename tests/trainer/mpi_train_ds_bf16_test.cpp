@@ -2,7 +2,8 @@
 // mpi_train_harness.h: the ranks stay identical and the loss falls; the communicator is handed 2
 // bytes per parameter in ds-bf16 and 4 in fp32, amp-bf16 and ds-bf16-allreduce-fp32 (counted by
 // the communicator where buffers go to MPI_Allreduce, printed by the trainer); a bucket cap holds
-// twice as many bf16 parameters; the profile names the regime; ds-fp16 is refused.
+// twice as many bf16 parameters; resume is bit-identical; the profile names the regime; ds-fp16
+// is refused.
 #include <cstdio>
 #include <regex>
 
@@ -88,6 +89,21 @@ TEST_F(MpiTrain, AllreduceCarriesTheRegimesBytesPerParameter) {
   const std::string bucketed = common + "--bucket-mb " + cap + " --precision ";
   EXPECT_EQ(wire_count(train(2, bucketed + "fp32")).buckets, 2);
   EXPECT_EQ(wire_count(train(2, bucketed + "ds-bf16")).buckets, 1);
+}
+
+// Checkpoints hold the fp32 master copy and the optimizer state; on resume the bf16 weights are
+// refreshed from the master, so the resumed run ends where the uninterrupted one does, bit for bit.
+TEST_F(MpiTrain, DsBf16ResumeEqualsUninterruptedRun) {
+  const std::string common = "--precision ds-bf16 --micro-batch 8 --epochs 2 --lr 0.003 --seed 1 ";
+  const auto full = final_params(2, common, "ds-full.bin");
+  const std::string ck = dir_ + "/ds-ck";
+  const Result first =
+      train(2, common + "--max-steps 3 --checkpoint-every 3 --checkpoint-dir " + ck);
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  const auto resumed = final_params(2, common + "--resume " + ck, "ds-resumed.bin");
+  ASSERT_EQ(full.size(), resumed.size());
+  ASSERT_FALSE(full.empty());
+  EXPECT_EQ(std::memcmp(full.data(), resumed.data(), full.size() * sizeof(float)), 0);
 }
 
 TEST_F(MpiTrain, ProfileInDsBf16NamesTheRegime) {
