@@ -32,7 +32,9 @@ int cmd_profile(int argc, char** argv) {
   app.add_option("--full-steps", full_steps,
                  "no longer used (every timed repetition is a whole step); accepted for old "
                  "command lines");
-  app.add_option("--precision", precision, "fp32 | amp-bf16 | amp-fp16")->capture_default_str();
+  app.add_option("--precision", precision,
+                 "fp32 | amp-bf16 | amp-fp16 | ds-bf16 (bf16 model, fp32 master step)")
+      ->capture_default_str();
   app.add_option("--device", o.device, "cpu | cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
@@ -64,10 +66,12 @@ int cmd_profile(int argc, char** argv) {
         throw std::invalid_argument(
             "--precision amp-fp16 needs --device cuda (CPU autocast: bf16)");
       }
-      if (!(o.precision == costmodel::Regime::kFp32 || costmodel::is_amp(o.precision))) {
+      if (costmodel::is_deepspeed(o.precision) &&
+          costmodel::math_type(o.precision) == costmodel::MathType::kFp16) {
         throw std::invalid_argument(std::string("--precision ") +
                                     costmodel::to_string(o.precision) +
-                                    ": the profiler runs fp32, amp-bf16 or amp-fp16");
+                                    ": the profiler runs fp32, amp-bf16, amp-fp16 or ds-bf16 "
+                                    "(vitsim-train has no ds-fp16 mode)");
       }
       const schema::Profile p = run_profile(o, args);
       schema::write_profile(out, p);

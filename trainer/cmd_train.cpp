@@ -62,7 +62,9 @@ void add_options(CLI::App& app, TrainCli& t) {
   app.add_option("--momentum", o.momentum, "SGD momentum")->capture_default_str();
   app.add_option("--gradient-clipping", o.gradient_clipping, "max gradient norm (0 = off)")
       ->capture_default_str();
-  app.add_option("--precision", t.precision, "fp32 | amp-bf16 | amp-fp16 (autocast)")
+  app.add_option("--precision", t.precision,
+                 "fp32 | amp-bf16 | amp-fp16 (autocast) | ds-bf16 | ds-bf16-allreduce-fp32 "
+                 "(bf16 weights and gradients, fp32 master copy; docs/trainer.md)")
       ->capture_default_str();
   app.add_option("--data-fraction", o.data_fraction, "use the first int(p*N) training images")
       ->capture_default_str();
@@ -95,7 +97,9 @@ void add_options(CLI::App& app, TrainCli& t) {
   app.add_option("--checkpoint-every", o.checkpoint_every, "checkpoint every N optimizer steps");
   app.add_option("--checkpoint-dir", o.checkpoint_dir, "checkpoint folder");
   app.add_option("--resume", o.resume, "checkpoint file or folder to continue from");
-  app.add_option("--dump-params", o.dump_params, "write final parameters, raw fp32 (tests)");
+  app.add_option("--dump-params", o.dump_params,
+                 "write final parameters, raw fp32 (ds-*: the master copy); \"{rank}\" in the "
+                 "path: one file per rank (tests)");
   app.add_option("--dump-init-params", o.dump_init_params,
                  "write initial parameters, raw fp32, and FILE.names (torchvision names, shapes)");
   app.add_option("--log-every", o.log_every, "print the step's loss every N steps (0 = never)");

@@ -9,6 +9,8 @@
 
 #include <ATen/ATen.h>
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -24,8 +26,8 @@ class Communicator {
   virtual const char* backend() const = 0;  // "mpi" | "nccl"
   virtual int rank() const = 0;
   virtual int size() const = 0;
-  // Starts summing `buffer` (contiguous fp32, on this communicator's device) across ranks, in
-  // place. The buffer must stay alive and untouched until wait() returns.
+  // Starts summing `buffer` (contiguous fp32 or bf16, on this communicator's device) across
+  // ranks, in place. The buffer must stay alive and untouched until wait() returns.
   virtual Handle start_allreduce(const at::Tensor& buffer) = 0;
   // Lets pending all-reduces advance without blocking (MPI's non-blocking collectives only move
   // when the library is called); cheap, called from the backward hooks.
@@ -36,6 +38,19 @@ class Communicator {
   virtual void broadcast(const at::Tensor& tensor, int root) = 0;
   // Blocks until the device work queued so far is done (CUDA streams); no-op on CPU.
   virtual void synchronize() {}
+
+  // Bytes handed to the all-reduce calls so far (elements x element size of every buffer given
+  // to MPI_Allreduce / ncclAllReduce): what the gradients put on the wire, counted where they
+  // leave, so tests and the trainer's summary can check the regime's bytes per parameter.
+  int64_t allreduce_bytes() const { return allreduce_bytes_.load(); }
+
+ protected:
+  void count_allreduce(const at::Tensor& buffer) {
+    allreduce_bytes_ += buffer.numel() * static_cast<int64_t>(buffer.element_size());
+  }
+
+ private:
+  std::atomic<int64_t> allreduce_bytes_{0};  // the MPI communicator counts on its thread
 };
 
 // backend "mpi" or "nccl"; device "cpu" or "cuda". Throws std::invalid_argument for a backend

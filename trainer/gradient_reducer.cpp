@@ -19,7 +19,8 @@ GradientReducer::GradientReducer(std::vector<torch::Tensor> parameters, Communic
   std::vector<double> bytes;
   for (size_t i = parameters_.size(); i-- > 0;) {
     order.push_back(i);
-    bytes.push_back(static_cast<double>(parameters_[i].numel() * parameters_[i].element_size()));
+    bytes.push_back(static_cast<double>(parameters_[i].numel()) *
+                    static_cast<double>(c10::elementSize(options_.wire_dtype)));
   }
   for (const auto& members : costmodel::assign_buckets(bytes, options_.bucket_bytes)) {
     Bucket b;
@@ -31,7 +32,7 @@ GradientReducer::GradientReducer(std::vector<torch::Tensor> parameters, Communic
       b.offsets.push_back(total);
       total += parameters_[p].numel();
     }
-    b.buffer = torch::zeros({total}, parameters_[b.params[0]].options());
+    b.buffer = torch::zeros({total}, parameters_[b.params[0]].options().dtype(options_.wire_dtype));
     buckets_.push_back(std::move(b));
   }
   if (options_.overlap) {
@@ -44,6 +45,15 @@ GradientReducer::GradientReducer(std::vector<torch::Tensor> parameters, Communic
       });
     }
   }
+}
+
+torch::Tensor GradientReducer::averaged_gradient(size_t i) const {
+  const torch::Tensor& p = parameters_.at(i);
+  if (comm_.size() == 1 || bucket_of_[i] == kNoBucket) return p.grad();
+  const Bucket& b = buckets_[bucket_of_[i]];
+  size_t slot = 0;
+  while (b.params[slot] != i) ++slot;
+  return b.buffer.narrow(0, b.offsets[slot], p.numel()).view(p.sizes());
 }
 
 std::vector<std::vector<size_t>> GradientReducer::bucket_layout() const {
@@ -130,6 +140,9 @@ void GradientReducer::finish() {
     // The averaged gradient stays in the bucket: param.grad() becomes a view of it (DDP's
     // gradient_as_bucket_view), saving a copy of every gradient per step. The trainer drops the
     // gradients after the optimizer step, so the next backward never writes through these views.
+    // With a wider wire type (ds-bf16-allreduce-fp32) the fp32 average stays in the bucket for
+    // averaged_gradient(): narrowing it back into param.grad would round it to bf16 again.
+    if (b.buffer.scalar_type() != parameters_[b.params[0]].scalar_type()) continue;
     for (size_t s = 0; s < b.params.size(); ++s) {
       auto& p = parameters_[b.params[s]];
       p.mutable_grad() = b.buffer.narrow(0, b.offsets[s], p.numel()).view(p.sizes());

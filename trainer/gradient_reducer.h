@@ -8,6 +8,9 @@
 //                rest of the backward runs. Buckets start strictly in index order on every rank.
 //   overlap off: all buckets are all-reduced after the backward (DeepSpeed overlap_comm: false).
 // Only the last micro-step of an accumulation window communicates (DDP's no_sync for the others).
+// The buckets hold the wire type (`wire_dtype`): fp32 for fp32 and amp-*, bf16 for ds-bf16 (2
+// bytes per parameter, so a bucket of bucket_bytes holds twice as many parameters), fp32 again
+// for ds-bf16-allreduce-fp32 (bf16 gradients widened into fp32 buckets).
 #pragma once
 
 #include <torch/torch.h>
@@ -22,6 +25,7 @@ namespace vitsim::trainer {
 struct GradientReducerOptions {
   double bucket_bytes = 25 * costmodel::kMiB;  // a bucket closes once it holds >= this, bytes
   bool overlap = true;
+  at::ScalarType wire_dtype = at::kFloat;  // element type of the buckets (the all-reduce)
 };
 
 class GradientReducer {
@@ -40,6 +44,10 @@ class GradientReducer {
   void finish();
 
   size_t buckets() const { return buckets_.size(); }
+  // After finish(): parameter i's gradient averaged over the ranks, in the wire type (a view of
+  // its bucket; with one rank, param.grad() itself). param.grad() is set to the same view only
+  // where the wire type is the parameter's type.
+  torch::Tensor averaged_gradient(size_t i) const;
   // Parameter indices of each bucket (bucket 0 = last layers).
   std::vector<std::vector<size_t>> bucket_layout() const;
   // Steady-clock time (MpiWorld::now_s) at which the last gradient became ready in the latest

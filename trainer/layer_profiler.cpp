@@ -17,6 +17,7 @@
 #include "costmodel/layer_graph.h"
 #include "trainer/autocast_compat.h"
 #include "trainer/batch_loader.h"
+#include "trainer/master_weights.h"
 #include "trainer/mpi_world.h"
 #include "trainer/run_context.h"
 #include "trainer/step_stats.h"
@@ -39,13 +40,21 @@ class Profiler {
     model_ = ViT(o.model);
     model_->to(device_);
     model_->train();
+    std::vector<torch::Tensor> stepped = model_->parameters();
+    if (costmodel::is_deepspeed(o.precision)) {
+      // As the trainer runs ds-bf16: a bf16 model, the optimizer on an fp32 master copy.
+      stepped.clear();
+      for (const auto& p : model_->parameters())
+        stepped.push_back(p.detach().clone().requires_grad_(true));
+      model_->to(torch::kBFloat16);
+      master_ = std::make_unique<MasterWeights>(stepped, model_->parameters());
+    }
     for (auto& p : model_->parameters()) parameters_.push_back(p);
     if (o.optimizer == costmodel::Optimizer::kSgd) {
       optimizer_ = std::make_unique<torch::optim::SGD>(
-          parameters_, torch::optim::SGDOptions(1e-3).momentum(0.9));
+          stepped, torch::optim::SGDOptions(1e-3).momentum(0.9));
     } else {
-      optimizer_ =
-          std::make_unique<torch::optim::AdamW>(parameters_, torch::optim::AdamWOptions(1e-3));
+      optimizer_ = std::make_unique<torch::optim::AdamW>(stepped, torch::optim::AdamWOptions(1e-3));
     }
   }
 
@@ -57,7 +66,7 @@ class Profiler {
   }
   static double now() { return MpiWorld::now_s(); }
   void set_autocast(bool on) {
-    if (o_.precision == costmodel::Regime::kFp32) return;
+    if (!costmodel::is_amp(o_.precision)) return;
     const auto dtype = costmodel::math_type(o_.precision) == costmodel::MathType::kBf16
                            ? at::kBFloat16
                            : at::kHalf;
@@ -67,12 +76,31 @@ class Profiler {
       autocast_off();
     }
   }
+  at::ScalarType model_dtype() const { return master_ ? torch::kBFloat16 : torch::kFloat; }
+  // The trainer's optimizer phase: the step, then gradients set to none (not zeroed). ds-*: the
+  // gradients into the fp32 master copy, the step on it, the bf16 weights refreshed
+  // (MasterWeights), all timed together as the trainer takes them.
+  void optimizer_step() {
+    torch::NoGradGuard no_grad;
+    if (master_) {
+      std::vector<torch::Tensor> grads;
+      for (const auto& p : parameters_) grads.push_back(p.grad());
+      master_->load_gradients(grads);
+    }
+    optimizer_->step();
+    if (master_) {
+      master_->refresh_model();
+      master_->clear_gradients();
+    }
+    for (auto& p : parameters_) p.mutable_grad() = torch::Tensor();
+  }
   ProfiledStep step(BatchLoader& loader);
 
   ProfileOptions o_;
   torch::Device device_{torch::kCPU};
   ViT model_{nullptr};
-  std::vector<torch::Tensor> parameters_;
+  std::vector<torch::Tensor> parameters_;  // the model's (bf16 in ds-*)
+  std::unique_ptr<MasterWeights> master_;  // ds-* only
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
 };
 
@@ -107,7 +135,7 @@ ProfiledStep Profiler::step(BatchLoader& loader) {
   if (!batch) throw std::logic_error("profile: the loader ran out of batches");
   double t = now();
   s.data_s = t - t0;
-  auto images = batch->images.to(device_, /*non_blocking=*/true);
+  auto images = batch->images.to(device_, /*non_blocking=*/true).to(model_dtype());
   auto labels = batch->labels.to(device_, /*non_blocking=*/true);
   sync();
   s.host_to_device_s = now() - t;
@@ -147,12 +175,7 @@ ProfiledStep Profiler::step(BatchLoader& loader) {
   x.argmax(1).eq(labels).sum().item<double>();  // the trainer's accuracy count
   t = now();
   s.overhead_s += loss_backward_s + (t - te);
-  {
-    // The trainer's optimizer phase: step, then gradients set to none (not zeroed).
-    torch::NoGradGuard no_grad;
-    optimizer_->step();
-    for (auto& p : parameters_) p.mutable_grad() = torch::Tensor();
-  }
+  optimizer_step();
   sync();
   s.optimizer_s = now() - t;
   return s;

@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "trainer/bf16_sum.h"
+
 #ifdef VITSIM_HAVE_CUDA
 #include "trainer/nccl_communicator.h"
 #endif
@@ -15,8 +17,10 @@
 namespace vitsim::trainer {
 namespace {
 void check_buffer(const at::Tensor& t) {
-  if (!t.is_contiguous() || t.scalar_type() != at::kFloat || !t.device().is_cpu()) {
-    throw std::invalid_argument("MpiCommunicator: expected a contiguous fp32 CPU tensor");
+  if (!t.is_contiguous() || !t.device().is_cpu() ||
+      (t.scalar_type() != at::kFloat && t.scalar_type() != at::kBFloat16)) {
+    throw std::invalid_argument(
+        "MpiCommunicator: expected a contiguous fp32 or bf16 CPU tensor, got " + t.toString());
   }
   if (t.numel() > INT_MAX) {
     throw std::invalid_argument("MpiCommunicator: buffer of " + std::to_string(t.numel()) +
@@ -25,7 +29,7 @@ void check_buffer(const at::Tensor& t) {
 }
 }  // namespace
 
-MpiCommunicator::MpiCommunicator(MpiWorld& world) : world_(world) {
+MpiCommunicator::MpiCommunicator(MpiWorld& world) : world_(world), bf16_sum_(create_bf16_sum_op()) {
   if (world_.thread_level() >= MPI_THREAD_SERIALIZED) thread_ = std::thread([this] { loop(); });
 }
 
@@ -36,12 +40,17 @@ MpiCommunicator::~MpiCommunicator() {
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  MPI_Op_free(&bf16_sum_);
 }
 
+// fp32 buffers use MPI's own sum; bf16 buffers (ds-bf16) travel as 2-byte MPI_UINT16_T elements
+// summed by the custom op of bf16_sum.h, since Open MPI 4.1 has no bf16 datatype.
 void MpiCommunicator::reduce(const at::Tensor& buffer) {
   wait_for_peers();
-  VITSIM_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, buffer.data_ptr<float>(),
-                                 static_cast<int>(buffer.numel()), MPI_FLOAT, MPI_SUM,
+  const bool bf16 = buffer.scalar_type() == at::kBFloat16;
+  count_allreduce(buffer);
+  VITSIM_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, buffer.data_ptr(), static_cast<int>(buffer.numel()),
+                                 bf16 ? MPI_UINT16_T : MPI_FLOAT, bf16 ? bf16_sum_ : MPI_SUM,
                                  world_.comm()));
 }
 
@@ -112,6 +121,8 @@ void MpiCommunicator::wait(Handle handle) {
 
 void MpiCommunicator::broadcast(const at::Tensor& tensor, int root) {
   check_buffer(tensor);
+  if (tensor.scalar_type() != at::kFloat)
+    throw std::invalid_argument("MpiCommunicator::broadcast: expected fp32");
   std::unique_lock<std::mutex> lock(mutex_);
   cv_.wait(lock, [this] { return queue_.empty(); });  // SERIALIZED: the thread must be idle
   WatchdogScope guard(world_.watchdog(), "MPI_Bcast of the initial parameters");

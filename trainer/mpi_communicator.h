@@ -1,4 +1,5 @@
-// Communicator over MPI: blocking MPI_Allreduce (sum, fp32) on contiguous CPU tensors, run in
+// Communicator over MPI: blocking MPI_Allreduce (sum; fp32, or bf16 through the custom op of
+// bf16_sum.h) on contiguous CPU tensors, run in
 // order by a communication thread, so that buckets are reduced while backward goes on (like
 // gloo's and NCCL's background work). Why not MPI_Iallreduce: Open MPI 4.1 runs non-blocking
 // collectives through libnbc, which only progresses inside MPI calls and was measured 5x slower
@@ -51,6 +52,7 @@ class MpiCommunicator : public Communicator {
   std::set<Handle> done_;  // reduced, not yet waited for
   Handle next_ = 0;
   bool stop_ = false;
+  MPI_Op bf16_sum_;     // created with the communicator, freed before MPI_Finalize
   std::thread thread_;  // not started without MPI_THREAD_SERIALIZED
 };
 

@@ -55,12 +55,15 @@ NcclCommunicator::NcclCommunicator(MpiWorld& world)
 NcclCommunicator::~NcclCommunicator() = default;
 
 void NcclCommunicator::check_tensor(const at::Tensor& tensor, const char* what) const {
-  if (!tensor.is_cuda() || !tensor.is_contiguous() || tensor.scalar_type() != at::kFloat ||
+  const bool dtype_ok = tensor.scalar_type() == at::kFloat ||
+                        (tensor.scalar_type() == at::kBFloat16 && std::string(what) != "broadcast");
+  if (!tensor.is_cuda() || !tensor.is_contiguous() || !dtype_ok ||
       tensor.device().index() != core_->device()) {
     throw std::invalid_argument(
         std::string("NcclCommunicator::") + what +
-        ": expected a contiguous fp32 tensor on cuda:" + std::to_string(core_->device()) +
-        ", got " + tensor.toString() + " on " + tensor.device().str());
+        ": expected a contiguous fp32 (all-reduce: or bf16) tensor on cuda:" +
+        std::to_string(core_->device()) + ", got " + tensor.toString() + " on " +
+        tensor.device().str());
   }
 }
 
@@ -72,9 +75,11 @@ Communicator::Handle NcclCommunicator::start_allreduce(const at::Tensor& buffer)
   ready.record(c10::cuda::getCurrentCUDAStream());
   ready.block(stream_);
   void* data = buffer.data_ptr();
+  // NCCL sums bf16 natively (ncclBfloat16, NCCL >= 2.10): the ds-bf16 wire.
+  const ncclDataType_t type = buffer.scalar_type() == at::kBFloat16 ? ncclBfloat16 : ncclFloat32;
+  count_allreduce(buffer);
   or_abort([&] {
-    core_->all_reduce_sum(data, data, static_cast<size_t>(buffer.numel()), ncclFloat32,
-                          stream_.stream());
+    core_->all_reduce_sum(data, data, static_cast<size_t>(buffer.numel()), type, stream_.stream());
   });
   // The caching allocator must not hand the buffer out again before NCCL is done with it.
   c10::cuda::CUDACachingAllocator::recordStream(buffer.storage().data_ptr(), stream_);

@@ -19,7 +19,6 @@ namespace {
 const char* const kIgnoredKeys[] = {"scheduler",
                                     "zero_optimization",
                                     "zero_allow_untested_optimizer",
-                                    "communication_data_type",
                                     "prescale_gradients",
                                     "gradient_predivide_factor",
                                     "sparse_gradients",
@@ -69,7 +68,9 @@ DeepSpeedConfig read_deepspeed_config(const std::string& path, std::string* igno
 }
 
 DeepSpeedConfig read_deepspeed_config(const schema::Node& root, std::string* ignored) {
-  std::vector<std::string> allowed = {"train_batch_size",
+  std::vector<std::string> allowed = {"communication_data_type",
+                                      "fp32_allreduce",
+                                      "train_batch_size",
                                       "train_micro_batch_size_per_gpu",
                                       "gradient_accumulation_steps",
                                       "optimizer",
@@ -94,8 +95,14 @@ DeepSpeedConfig read_deepspeed_config(const schema::Node& root, std::string* ign
     root["bf16"].fail("at most one of fp16 and bf16 enabled", "both enabled");
   }
   // DeepSpeed's fp16/bf16 blocks are its own mixed precision: the ds-* regimes (regime.h).
-  if (fp16) c.precision = costmodel::Regime::kDsFp16;
-  if (bf16) c.precision = costmodel::Regime::kDsBf16;
+  // communication_data_type "fp32" (or the older top-level fp32_allreduce: true) makes DeepSpeed
+  // cast the 16-bit gradients to fp32 before the all-reduce: the -allreduce-fp32 variants.
+  bool fp32_comm = false;
+  if (auto v = root.get("communication_data_type"))
+    fp32_comm = v->one_of({"fp32", "fp16", "bf16"}) == "fp32";
+  if (auto v = root.get("fp32_allreduce")) fp32_comm = fp32_comm || v->boolean();
+  if (fp16) c.precision = costmodel::deepspeed_regime(costmodel::MathType::kFp16, fp32_comm);
+  if (bf16) c.precision = costmodel::deepspeed_regime(costmodel::MathType::kBf16, fp32_comm);
   if (root.has("zero_optimization")) {
     const schema::Node z = root["zero_optimization"];
     if (z.has("stage") && z["stage"].integer() != 0) {
@@ -235,11 +242,13 @@ void validate_options(const TrainOptions& o) {
   if (costmodel::math_type(o.precision) == costmodel::MathType::kFp16 && o.device != "cuda")
     fail(
         "--precision amp-fp16/ds-fp16: fp16 needs --device cuda (CPU autocast supports bf16 only)");
-  if (costmodel::is_deepspeed(o.precision))
+  if (costmodel::is_deepspeed(o.precision) &&
+      costmodel::math_type(o.precision) == costmodel::MathType::kFp16)
     fail(std::string("--precision ") + costmodel::to_string(o.precision) +
-         ": vitsim-train does not implement the DeepSpeed-style regimes yet; use fp32, amp-bf16 "
-         "or amp-fp16 (a DeepSpeed config's fp16/bf16 block selects ds-*: pass --precision "
-         "amp-bf16 to override)");
+         ": vitsim-train implements the DeepSpeed-style regime in bf16 only (ds-fp16 needs "
+         "DeepSpeed's dynamic loss scaler on fp16 weights, not implemented); use ds-bf16, "
+         "amp-fp16 or fp32 (a DeepSpeed config's fp16 block selects ds-fp16: pass --precision to "
+         "override)");
   if (!o.debug_fault.empty() && o.debug_fault != "kill" && o.debug_fault != "hang")
     fail("--debug-fault must be kill or hang");
 }

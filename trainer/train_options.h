@@ -55,7 +55,8 @@ struct TrainOptions {
   bool wall_clock_breakdown = false;  // print DeepSpeed-style "[Rank 0] time (ms)" lines
   int64_t steps_per_print = 1;        // every this many optimizer steps
   bool progress = true;               // progress bar on rank 0 when stdout is a terminal
-  std::string dump_params;            // write final parameters as raw fp32 (tests); "" = no
+  std::string dump_params;            // final parameters as raw fp32 (tests); "" = no; "{rank}"
+                                      // in the path: every rank writes its own
   std::string dump_init_params;       // same for the initial parameters (+ ".names" file)
   int64_t log_every = 0;              // print "step N loss L" every N steps on rank 0; 0 = no
   // --- checkpoints

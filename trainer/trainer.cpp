@@ -79,39 +79,62 @@ Trainer::Trainer(TrainOptions options, MpiWorld& world, std::vector<std::string>
 
 Trainer::~Trainer() = default;
 
+namespace {
+
+// The element type gradients travel in: the regime's gradient bytes per parameter
+// (costmodel::gradient_bytes_per_parameter, the simulator's rule) in its 16-bit type or fp32.
+at::ScalarType wire_dtype(costmodel::Regime r) {
+  if (costmodel::gradient_bytes_per_parameter(r) == 4) return at::kFloat;
+  return costmodel::math_type(r) == costmodel::MathType::kBf16 ? at::kBFloat16 : at::kHalf;
+}
+
+}  // namespace
+
 void Trainer::build_model_and_optimizer() {
   torch::manual_seed(options_.seed);
   model_ = ViT(options_.model);
   model_->to(device_);
   model_->train();
-  parameters_ = model_->parameters();
   // Every rank starts from rank 0's weights, like DDP (they are equal anyway: same seed).
   {
     torch::NoGradGuard no_grad;
-    for (auto& p : parameters_) comm_->broadcast(p.data(), 0);
+    for (auto& p : model_->parameters()) comm_->broadcast(p.data(), 0);
   }
+  if (costmodel::is_deepspeed(options_.precision)) {
+    // DeepSpeed-style: the fp32 model becomes the master copy; forward/backward run on a bf16
+    // copy (same architecture, weights set from the master by MasterWeights).
+    master_model_ = model_;
+    model_ = ViT(options_.model);
+    model_->to(device_, torch::kBFloat16);
+    model_->train();
+    master_ = std::make_unique<MasterWeights>(master_model_->parameters(), model_->parameters());
+  }
+  parameters_ = model_->parameters();
+  const std::vector<torch::Tensor> stepped = weights()->parameters();
   if (options_.optimizer == costmodel::Optimizer::kSgd) {
     optimizer_ = std::make_unique<torch::optim::SGD>(
-        parameters_, torch::optim::SGDOptions(options_.learning_rate)
-                         .momentum(options_.momentum)
-                         .weight_decay(options_.weight_decay));
+        stepped, torch::optim::SGDOptions(options_.learning_rate)
+                     .momentum(options_.momentum)
+                     .weight_decay(options_.weight_decay));
   } else {
     optimizer_ = std::make_unique<torch::optim::AdamW>(
-        parameters_, torch::optim::AdamWOptions(options_.learning_rate)
-                         .betas({options_.beta1, options_.beta2})
-                         .eps(options_.adam_eps)
-                         .weight_decay(options_.weight_decay));
+        stepped, torch::optim::AdamWOptions(options_.learning_rate)
+                     .betas({options_.beta1, options_.beta2})
+                     .eps(options_.adam_eps)
+                     .weight_decay(options_.weight_decay));
   }
   optimizer_->zero_grad();
   GradientReducerOptions ro;
   ro.bucket_bytes = options_.bucket_bytes;
   ro.overlap = options_.overlap;
+  ro.wire_dtype = wire_dtype(options_.precision);
   reducer_ = std::make_unique<GradientReducer>(parameters_, *comm_, ro);
   if (!options_.resume.empty()) {
     position_ =
-        load_checkpoint(options_.resume, *model_, *optimizer_,
+        load_checkpoint(options_.resume, *weights(), *optimizer_,
                         CheckpointKey{world_.size(), options_.micro_batch, options_.accumulation,
                                       options_.seed, count_parameters(*model_)});
+    if (master_) master_->refresh_model();
     epoch_totals_ = {position_.epoch_loss_sum, position_.epoch_correct, position_.epoch_samples};
     if (world_.rank() == 0) {
       std::cout << "vitsim-train: resumed from " << options_.resume << " at epoch "
@@ -144,7 +167,22 @@ int Trainer::run() {
     if (options_.max_steps > 0 && position_.global_step >= options_.max_steps) break;
   }
   write_outputs();
+  print_allreduce_summary();
   return code;
+}
+
+// What the gradients put on the wire per optimizer step, counted by the communicator where the
+// buffers leave (tests check 2 bytes per parameter for ds-bf16, 4 otherwise).
+void Trainer::print_allreduce_summary() {
+  if (world_.rank() != 0 || world_.size() < 2 || steps_.empty()) return;
+  const int64_t params = count_parameters(*model_);
+  const int64_t per_step = comm_->allreduce_bytes() / static_cast<int64_t>(steps_.size());
+  std::printf(
+      "vitsim-train: gradient all-reduce: %lld bytes per optimizer step, %s (%lld parameters x "
+      "%.2f bytes)\n",
+      static_cast<long long>(per_step), c10::toString(wire_dtype(options_.precision)),
+      static_cast<long long>(params), static_cast<double>(per_step) / static_cast<double>(params));
+  std::fflush(stdout);
 }
 
 std::vector<schema::RankStepSummary> Trainer::gather_rank_summaries() {
@@ -200,8 +238,13 @@ schema::RunConfig Trainer::run_config() const {
 
 void Trainer::write_outputs() {
   std::vector<schema::RankStepSummary> ranks = gather_rank_summaries();  // collective
-  if (!options_.dump_params.empty() && world_.rank() == 0)
-    write_params(options_.dump_params, false);
+  if (!options_.dump_params.empty()) {
+    // "{rank}" in the path: every rank writes its own copy (tests compare the ranks' weights).
+    std::string path = options_.dump_params;
+    const size_t at = path.find("{rank}");
+    if (at != std::string::npos) path.replace(at, 6, std::to_string(world_.rank()));
+    if (at != std::string::npos || world_.rank() == 0) write_params(path, false);
+  }
   if (options_.run_log.empty() || world_.rank() != 0) return;
   schema::RunLog log;
   log.context =
@@ -217,7 +260,7 @@ void Trainer::write_outputs() {
 
 void Trainer::write_params(const std::string& path, bool with_names) {
   std::string bytes, names;
-  for (const auto& item : model_->named_parameters()) {
+  for (const auto& item : weights()->named_parameters()) {
     auto c = item.value().detach().to(torch::kCPU).contiguous();
     bytes.append(reinterpret_cast<const char*>(c.data_ptr<float>()), c.numel() * sizeof(float));
     names += torchvision_name(item.key()) + " ";
@@ -240,7 +283,7 @@ void Trainer::maybe_checkpoint(bool force) {
     p.epoch_samples = epoch_totals_.samples;
     p.epoch_elapsed_s = MpiWorld::now_s() - epoch_started_s_;
     const std::string path =
-        save_checkpoint(options_.checkpoint_dir, *model_, *optimizer_, p,
+        save_checkpoint(options_.checkpoint_dir, *weights(), *optimizer_, p,
                         CheckpointKey{world_.size(), options_.micro_batch, options_.accumulation,
                                       options_.seed, count_parameters(*model_)});
     std::cerr << "vitsim-train: checkpoint " << path << "\n";

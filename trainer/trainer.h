@@ -18,6 +18,7 @@
 #include "trainer/communicator.h"
 #include "trainer/distributed_sampler.h"
 #include "trainer/gradient_reducer.h"
+#include "trainer/master_weights.h"
 #include "trainer/mpi_world.h"
 #include "trainer/step_stats.h"
 #include "trainer/train_options.h"
@@ -61,6 +62,10 @@ class Trainer {
   // parameter: torchvision name and shape (e.g. "conv_proj.weight 192x3x4x4").
   void write_params(const std::string& path, bool with_names);
   void sync_device();
+  // The module whose weights the optimizer steps, checkpoints hold and dumps write: the fp32
+  // master copy in the DeepSpeed-style regimes, the model itself otherwise.
+  ViT& weights() { return master_model_ ? master_model_ : model_; }
+  void print_allreduce_summary();
   void print_progress(int64_t micro_step, int64_t micro_steps, double loss);
 
   TrainOptions options_;
@@ -70,8 +75,10 @@ class Trainer {
   CifarImages train_images_, test_images_;
   std::unique_ptr<DistributedSampler> sampler_;
   std::unique_ptr<BatchLoader> loader_;
-  ViT model_{nullptr};
-  std::vector<torch::Tensor> parameters_;
+  ViT model_{nullptr};                     // what forward and backward run (bf16 weights in ds-*)
+  ViT master_model_{nullptr};              // ds-*: the fp32 master copy; null otherwise
+  std::unique_ptr<MasterWeights> master_;  // ds-*: keeps model_ and master_model_ in step
+  std::vector<torch::Tensor> parameters_;  // model_'s
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::unique_ptr<Communicator> comm_;
   std::unique_ptr<GradientReducer> reducer_;

@@ -136,7 +136,9 @@ void Trainer::run_micro_step(const Batch& batch, bool last, double loss_scale, S
   reducer_->prepare(last);
   torch::Tensor logits, loss;
   {
-    const bool amp = options_.precision != costmodel::Regime::kFp32;
+    // amp-*: autocast over the fp32 model. ds-*: the model is bf16 itself, so is its input.
+    const bool amp = costmodel::is_amp(options_.precision);
+    if (master_) images = images.to(torch::kBFloat16);
     const auto dtype = costmodel::math_type(options_.precision) == costmodel::MathType::kBf16
                            ? at::kBFloat16
                            : at::kHalf;
@@ -185,10 +187,22 @@ void Trainer::optimizer_step(StepTimes& t) {
       loss_scale_ *= 2;
     }
   }
+  if (master_) {
+    // DeepSpeed-style: the averaged gradients (bf16, or fp32 with fp32 communication) become the
+    // fp32 master copy's gradients; clipping and the step act on the master weights.
+    std::vector<torch::Tensor> grads;
+    for (size_t i = 0; i < parameters_.size(); ++i) grads.push_back(reducer_->averaged_gradient(i));
+    master_->load_gradients(grads);
+  }
+  const std::vector<torch::Tensor>& stepped = master_ ? master_->master() : parameters_;
   if (!skip && options_.gradient_clipping > 0) {
-    torch::nn::utils::clip_grad_norm_(parameters_, options_.gradient_clipping);
+    torch::nn::utils::clip_grad_norm_(stepped, options_.gradient_clipping);
   }
   if (!skip) optimizer_->step();
+  if (master_) {
+    master_->refresh_model();  // the bf16 weights forward and backward read, rounded once
+    master_->clear_gradients();
+  }
   // Set to none rather than zero: the next backward then writes fresh gradients instead of adding
   // to zeros, and the bucket views of GradientReducer::finish() are released.
   for (auto& p : parameters_) p.mutable_grad() = torch::Tensor();
@@ -223,7 +237,7 @@ double Trainer::evaluate() {
     std::vector<int64_t> part(mine.begin() + start,
                               mine.begin() + std::min(mine.size(), start + batch));
     Batch b = make_batch(test_images_, part, lo, 0);
-    auto logits = model_->forward(b.images.to(device_));
+    auto logits = model_->forward(b.images.to(device_).to(parameters_.front().scalar_type()));
     counts[0] += logits.argmax(1).to(torch::kCPU).eq(b.labels).sum().item<double>();
     counts[1] += static_cast<double>(part.size());
   }

@@ -170,19 +170,19 @@ TEST(CmdSweep, CostGoalShardsMergeToOneRun) {
                             " --gpus 1,2,12 --collective ring,hierarchical --goal cheapest-epoch" +
                             " --jobs 1";
   const Result whole = run(kVitsim + " " + sweep + " 2>&1");
-  ASSERT_EQ(whole.code, 0) << whole.out;
+  ASSERT_EQ(whole.exit_code, 0) << whole.output;
   std::string shards;
   for (int i = 0; i < 2; ++i) {
     const std::string file = tmp("cost" + std::to_string(i) + ".json");
     shards += " " + file;
     const Result s = run(kVitsim + " " + sweep + " --shard " + std::to_string(i) + "/2 --json " +
                          file + " 2>&1");
-    ASSERT_EQ(s.code, 0) << s.out;
+    ASSERT_EQ(s.exit_code, 0) << s.output;
   }
   const Result merged = run(kVitsim + " sweep --merge" + shards + " 2>&1");
-  ASSERT_EQ(merged.code, 0) << merged.out;
-  EXPECT_EQ(merged.out, whole.out);
-  EXPECT_NE(merged.out.find("best (cheapest-epoch)"), std::string::npos) << merged.out;
+  ASSERT_EQ(merged.exit_code, 0) << merged.output;
+  EXPECT_EQ(merged.output, whole.output);
+  EXPECT_NE(merged.output.find("best (cheapest-epoch)"), std::string::npos) << merged.output;
 }
 
 // The size guard refuses a configuration estimated to run too long (65,536 GPUs, ring at step
@@ -193,14 +193,16 @@ TEST(CmdSweep, ForceLiftsTheSizeGuardsTimeLimit) {
   const std::string big = " sweep --cluster " + kSrc + "/platforms/vector.json --costs " + kCosts +
                           " --gpus 65536 --collective-level step --jobs 1";
   const Result guarded = run(kVitsim + big + " 2>&1");
-  EXPECT_EQ(guarded.code, 0) << guarded.out;
-  EXPECT_NE(guarded.out.find("would run unreasonably long"), std::string::npos) << guarded.out;
-  EXPECT_NE(guarded.out.find("--force to wait"), std::string::npos) << guarded.out;
+  EXPECT_EQ(guarded.exit_code, 0) << guarded.output;
+  EXPECT_NE(guarded.output.find("would run unreasonably long"), std::string::npos)
+      << guarded.output;
+  EXPECT_NE(guarded.output.find("--force to wait"), std::string::npos) << guarded.output;
   const Result forced = run(kVitsim + big + " --force 2>&1");
-  EXPECT_EQ(forced.code, 0) << forced.out;
-  EXPECT_EQ(forced.out.find("would run unreasonably long"), std::string::npos) << forced.out;
-  EXPECT_NE(forced.out.find("skipped 65536x"), std::string::npos) << forced.out;
-  EXPECT_NE(forced.out.find("the cluster offers 256 GPU(s)"), std::string::npos) << forced.out;
+  EXPECT_EQ(forced.exit_code, 0) << forced.output;
+  EXPECT_EQ(forced.output.find("would run unreasonably long"), std::string::npos) << forced.output;
+  EXPECT_NE(forced.output.find("skipped 65536x"), std::string::npos) << forced.output;
+  EXPECT_NE(forced.output.find("the cluster offers 256 GPU(s)"), std::string::npos)
+      << forced.output;
 }
 
 // The shards simulate, the merge picks: --min-speedup and --max-global-batch given to --merge
@@ -208,20 +210,20 @@ TEST(CmdSweep, ForceLiftsTheSizeGuardsTimeLimit) {
 TEST(CmdSweep, MergeAppliesItsPickLimits) {
   const std::string limits = " --min-speedup 3 --max-global-batch 128";
   const Result whole = run(kVitsim + " " + kSweep + limits + " --jobs 1 2>&1");
-  ASSERT_EQ(whole.code, 0) << whole.out;
+  ASSERT_EQ(whole.exit_code, 0) << whole.output;
   std::string shards;
   for (int i = 0; i < 2; ++i) {
     shards += " " + tmp("limits" + std::to_string(i) + ".json");
     ASSERT_EQ(run(kVitsim + " " + kSweep + " --jobs 1 --shard " + std::to_string(i) + "/2 --json " +
                   tmp("limits" + std::to_string(i) + ".json") + " 2>&1")
-                  .code,
+                  .exit_code,
               0);
   }
   const Result plain = run(kVitsim + " sweep --merge" + shards + " 2>&1");
   const Result limited = run(kVitsim + " sweep --merge" + shards + limits + " 2>&1");
-  ASSERT_EQ(limited.code, 0) << limited.out;
-  EXPECT_EQ(limited.out, whole.out);
-  EXPECT_NE(plain.out, limited.out) << "the limits should change this sweep's pick";
+  ASSERT_EQ(limited.exit_code, 0) << limited.output;
+  EXPECT_EQ(limited.output, whole.output);
+  EXPECT_NE(plain.output, limited.output) << "the limits should change this sweep's pick";
 }
 
 // Children of `pid` (from /proc/*/stat: "pid (comm) state ppid ...").

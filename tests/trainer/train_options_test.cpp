@@ -52,6 +52,41 @@ TEST(DeepSpeedConfig, ReadsTheKeysDeepSpeedUsers) {
   EXPECT_EQ(ignored, "scheduler, zero_optimization");
 }
 
+// The fp16/bf16 blocks are DeepSpeed's own mixed precision (ds-*); communication_data_type
+// "fp32" or the older fp32_allreduce selects the fp32-wire variant.
+TEST(DeepSpeedConfig, HalfBlocksSelectTheDeepSpeedRegimes) {
+  auto regime = [](const std::string& name, const std::string& text) {
+    return read_deepspeed_config(write_config(name, text)).precision;
+  };
+  EXPECT_EQ(*regime("fp16", R"({"fp16": {"enabled": true}})"), costmodel::Regime::kDsFp16);
+  EXPECT_EQ(*regime("bf16c", R"({"bf16": {"enabled": true}, "communication_data_type": "bf16"})"),
+            costmodel::Regime::kDsBf16);
+  EXPECT_EQ(*regime("bf16w", R"({"bf16": {"enabled": true}, "communication_data_type": "fp32"})"),
+            costmodel::Regime::kDsBf16AllreduceFp32);
+  EXPECT_EQ(*regime("fp16w", R"({"fp16": {"enabled": true}, "fp32_allreduce": true})"),
+            costmodel::Regime::kDsFp16AllreduceFp32);
+  EXPECT_FALSE(regime("off", R"({"bf16": {"enabled": false}})").has_value());
+  const std::string e = error_of(
+      [] { read_deepspeed_config(write_config("cdt", R"({"communication_data_type": "fp8"})")); });
+  EXPECT_NE(e.find("communication_data_type"), std::string::npos) << e;
+}
+
+// The trainer runs ds-bf16 (and its fp32-wire variant); ds-fp16 stays refused with a hint.
+TEST(ValidateOptions, AcceptsDsBf16AndRefusesDsFp16) {
+  TrainOptions o;
+  o.data_dir = "/tmp";
+  o.precision = costmodel::Regime::kDsBf16;
+  EXPECT_EQ(error_of([&] { validate_options(o); }), "");
+  o.precision = costmodel::Regime::kDsBf16AllreduceFp32;
+  EXPECT_EQ(error_of([&] { validate_options(o); }), "");
+  o.precision = costmodel::Regime::kDsFp16;
+  o.device = "cuda";
+  o.backend = "nccl";
+  const std::string e = error_of([&] { validate_options(o); });
+  EXPECT_NE(e.find("--precision ds-fp16"), std::string::npos) << e;
+  EXPECT_NE(e.find("use ds-bf16"), std::string::npos) << e;
+}
+
 TEST(DeepSpeedConfig, UnknownKeyAndZeroStageAreRefused) {
   const std::string e1 =
       error_of([] { read_deepspeed_config(write_config("unk", R"({"train_batch_sise": 8})")); });

@@ -1,0 +1,99 @@
+// The harness of the vitsim-train mpirun tests (mpi_train_test.cpp, mpi_train_ds_bf16_test.cpp):
+// a fixture that makes a tiny synthetic CIFAR set once, runs `mpirun -np N vitsim-train train` on
+// a tiny ViT (16x16 images, patch 4, width 32, depth 1) with a timeout, and reads dumped
+// parameters back.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "schema/profile.h"
+#include "schema/run_log.h"
+#ifdef VITSIM_HAVE_CUDA
+#include "trainer/nccl_core.h"  // cuda_device_count
+#endif
+
+struct Result {
+  int exit_code = -1;
+  double wall_s = 0;
+  std::string output;
+};
+
+class MpiTrain : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = ::testing::TempDir() + "vitsim_mpi_" + std::to_string(::getpid());
+    ::mkdir(dir_.c_str(), 0755);
+    const std::string cmd = std::string(VITSIM_TRAIN_EXE) + " make-dataset --out " + dir_ +
+                            "/data --train-images 64 --test-images 32 --seed 5 > /dev/null";
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+  }
+
+  // mpirun -np ranks vitsim-train train <tiny model> <args>; root needs Open MPI's consent.
+  static Result train(int ranks, const std::string& args, int timeout_s = 120,
+                      const std::string& data = "") {
+    const std::string out = dir_ + "/out.txt";
+    std::string cmd =
+        ::geteuid() == 0 ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " : "";
+    cmd += "timeout -k 5 " + std::to_string(timeout_s) + " " VITSIM_MPIRUN " --oversubscribe -np " +
+           std::to_string(ranks) + " " VITSIM_TRAIN_EXE " train --data " +
+           (data.empty() ? dir_ + "/data" : data) +
+           " --model vit_ti_16 --image-size 16 --patch-size 4"
+           " --width 32 --depth 1 --heads 2 --no-eval --no-progress " +
+           args + " > " + out + " 2>&1";
+    const auto t0 = std::chrono::steady_clock::now();
+    const int status = std::system(cmd.c_str());
+    Result r;
+    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    std::ifstream in(out);
+    r.output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    return r;
+  }
+
+  static std::vector<float> params(const std::string& name) {
+    std::ifstream in(dir_ + "/" + name, std::ios::binary);
+    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<float> v(bytes.size() / sizeof(float));
+    std::memcpy(v.data(), bytes.data(), v.size() * sizeof(float));
+    return v;
+  }
+
+  // Trains and returns the final parameters.
+  static std::vector<float> final_params(int ranks, const std::string& args,
+                                         const std::string& tag) {
+    const Result r = train(ranks, args + " --dump-params " + dir_ + "/" + tag);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return params(tag);
+  }
+
+  static void expect_close(const std::vector<float>& a, const std::vector<float>& b, double rtol) {
+    ASSERT_EQ(a.size(), b.size());
+    ASSERT_FALSE(a.empty());
+    double diff = 0, norm = 0;
+    size_t worst = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+      diff += (a[i] - b[i]) * double(a[i] - b[i]);
+      norm += b[i] * double(b[i]);
+      if (std::fabs(a[i] - b[i]) > std::fabs(a[worst] - b[worst])) worst = i;
+    }
+    EXPECT_LE(std::sqrt(diff / norm), rtol)
+        << "worst element " << worst << ": " << a[worst] << " vs " << b[worst];
+    for (size_t i = 0; i < a.size(); ++i) {
+      ASSERT_NEAR(a[i], b[i], rtol * std::fabs(b[i]) + 1e-6) << "element " << i;
+    }
+  }
+
+  inline static std::string dir_;
+};
