@@ -13,12 +13,19 @@
 #include "calibrate/measured_runs.h"
 #include "calibrate/statistics.h"
 #include "calibrate/transport_check.h"
+#include "calibrate/validation.h"
 #include "costmodel/naive_formula.h"
+#include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
+#include "schema/input_error.h"
+#include "schema/json_file.h"
+#include "schema/model_io.h"
 #include "schema/transports_io.h"
 
 namespace vitsim::app {
 namespace {
+
+namespace fs = std::filesystem;
 
 const std::string kPublicBenchmarks = std::string(VITSIM_SOURCE_DIR) + "/data/public-benchmarks/";
 
@@ -140,6 +147,80 @@ void public_nccl_tests(const costmodel::TransportParameters& params,
   }
 }
 
+// The *.json files of `dir` whose name starts with `prefix`, in name order; an InputError naming
+// the folder when it is missing or holds none.
+std::vector<std::string> json_files(const fs::path& dir, const std::string& prefix) {
+  if (!fs::is_directory(dir))
+    throw schema::InputError(dir.string() +
+                             ": no such folder (hint: a recorded scripts/validate-local run; "
+                             "docs/formats/validate-local-recorded.md)");
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (e.is_regular_file() && e.path().extension() == ".json" && name.rfind(prefix, 0) == 0)
+      out.push_back(e.path().string());
+  }
+  if (out.empty())
+    throw schema::InputError(
+        dir.string() + ": no " + prefix + "*.json file (hint: " +
+        "docs/formats/validate-local-recorded.md lists what the folder holds)");
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+// A recorded validate-local run (docs/formats/validate-local-recorded.md): its scenarios are
+// simulated again with today's simulator from the recorded cost model on the recorded clusters,
+// so the rows check the current code, not the predictions of the day; repeats of a configuration
+// make one row at their median, as `vitsim validate` groups them.
+
+std::vector<FidelityRow> emulated_check(const std::string& folder,
+                                        const costmodel::DeviceCatalog& catalog,
+                                        const sim::SimOptions& options) {
+  std::vector<FidelityRow> rows;
+  const fs::path dir(folder);
+  const costmodel::CostModel costs = schema::read_cost_model((dir / "costs.json").string()).costs;
+  std::vector<calibrate::MeasuredRun> measured;
+  for (const auto& f : json_files(dir / "runs", "")) {
+    for (auto& m : calibrate::read_measured(f)) measured.push_back(std::move(m));
+  }
+  std::vector<calibrate::NamedPrediction> predicted;
+  std::vector<costmodel::ViTConfig> models;  // per scenario: the naive formula's model
+  for (const auto& f : json_files(dir, "scenario-")) {
+    const schema::Scenario sc = schema::read_scenario(f);
+    const schema::ClusterSpec cluster = schema::read_cluster(schema::scenario_cluster_path(sc));
+    calibrate::NamedPrediction p{f, sim::simulate_scenario(sc, cluster, catalog, costs, options)};
+    // validate refuses a run log of another model than the scenario's (its check reads this).
+    p.prediction.context =
+        schema::make_context("vitsim", {}, {{"model", schema::write_model(sc.model)}});
+    predicted.push_back(std::move(p));
+    models.push_back(sc.model);
+  }
+  const calibrate::ValidationResult v = calibrate::validate(measured, predicted);
+  for (const auto& row : v.rows) {
+    FidelityRow r{"emulated",     class_of(row.key), row.key.label(), "s/epoch",
+                  row.measured_s, row.predicted_s,   std::nullopt,    ""};
+    if (row.runs > 1) r.what += fmt::format(" (median of {})", row.runs);
+    for (size_t i = 0; i < predicted.size() && !r.naive; ++i) {
+      for (const auto& c : predicted[i].prediction.configurations) {
+        if (!(calibrate::key_of(c) == row.key) || c.out_of_memory) continue;
+        r.naive = static_cast<double>(c.steps_per_epoch) * naive_step_s(c, costs, models[i]);
+        break;
+      }
+    }
+    rows.push_back(r);
+  }
+  for (size_t i = 0; i < v.unmatched_measured.size(); ++i) {
+    const auto& m = v.unmatched_measured[i];
+    rows.push_back({"emulated", class_of(m.key), m.key.label(), "s/epoch", m.epoch_time_s, 0,
+                    std::nullopt, "not predicted: " + v.unmatched_notes.at(i)});
+  }
+  return rows;
+}
+
+namespace {
+
 double error_pct(double predicted, double measured) {
   return 100.0 * (predicted - measured) / measured;
 }
@@ -183,25 +264,30 @@ FidelityResult fidelity_check(const schema::Study& study, const sim::SimOptions&
   sim::SimOptions options = base;
   if (!options.transports && !study.transports.empty())
     options.transports = schema::read_transports(study.transports);
+  // First, so that a bad folder is refused before the calibrations.
+  const std::vector<FidelityRow> emulated_rows =
+      study.emulated_runs.empty() ? std::vector<FidelityRow>{}
+                                  : emulated_check(study.emulated_runs, catalog, options);
   const Imported imp = import_study(study, catalog, "", {});
   const Inputs in = load_inputs(study);
   FidelityResult r;
   leave_one_out(study, catalog, imp, in, options, r.rows);
   development(study, catalog, imp, in, options, r.rows);
   if (options.transports) public_nccl_tests(*options.transports, r.rows);
+  r.rows.insert(r.rows.end(), emulated_rows.begin(), emulated_rows.end());
   r.classes = summarize(r.rows);
   return r;
 }
 
 std::string format_fidelity(const FidelityResult& r) {
   std::string s;
-  const char* row = "{:<13} {:<46} {:<30} {:>14} {:>10} {:>10} {:>8} {:>9}\n";
+  const char* row = "{:<13} {:<57} {:<42} {:>14} {:>10} {:>10} {:>8} {:>9}\n";
   s += fmt::format(row, "check", "run", "class", "measured", "simulator", "naive", "sim err",
                    "naive err");
   s += fmt::format(row, "", "", "", "(unit)", "", "", "%", "%");
   for (const auto& x : r.rows) {
     if (!x.note.empty()) {
-      s += fmt::format("{:<13} {:<46} {:<30} {:>14.4g}  {}\n", x.check, x.what, x.cls, x.measured,
+      s += fmt::format("{:<13} {:<57} {:<42} {:>14.4g}  {}\n", x.check, x.what, x.cls, x.measured,
                        x.note);
       continue;
     }
@@ -213,7 +299,7 @@ std::string format_fidelity(const FidelityResult& r) {
   }
   s += "\nper class (signed error, %: median / worst; the class is off when its median is beyond "
        "+-10 %)\n";
-  const char* cls = "{:<30} {:>4} {:>17} {:>17}  {}\n";
+  const char* cls = "{:<42} {:>4} {:>17} {:>17}  {}\n";
   s += fmt::format(cls, "class", "runs", "simulator", "naive formula", "simulator closer?");
   for (const auto& c : r.classes) {
     const std::string naive =

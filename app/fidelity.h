@@ -4,7 +4,9 @@
 //   - each shipped study log, calibrated WITHOUT it (leave-one-out), predicted per step;
 //   - the development set, calibrated from every log (compared, never fitted), per epoch;
 //   - the public nccl-tests rows held out from the transport model, per dataset (bus bandwidth;
-//     the naive formula uses the same link figure, so it has no column of its own there).
+//     the naive formula uses the same link figure, so it has no column of its own there);
+//   - the emulated-cluster runs of a recorded scripts/validate-local run (the study's
+//     "emulated_runs"), re-simulated from the run's own cost model, per epoch.
 // Errors per class of runs: same cluster, placement, precision and scaling.
 #pragma once
 
@@ -18,7 +20,7 @@
 namespace vitsim::app {
 
 struct FidelityRow {
-  std::string check;  // "leave-one-out", "development", "nccl-tests"
+  std::string check;  // "leave-one-out", "development", "nccl-tests", "emulated"
   std::string cls;    // class of runs
   std::string what;   // the log, row or dataset
   std::string unit;   // "s/step", "s/epoch", "GB/s"
@@ -42,6 +44,14 @@ struct FidelityResult {
 };
 
 FidelityResult fidelity_check(const schema::Study& study, const sim::SimOptions& options);
+
+// The "emulated" rows of a recorded validate-local folder
+// (docs/formats/validate-local-recorded.md): one per measured configuration (repeats at their
+// median), its scenarios simulated again from its costs.json. InputError naming the file for a
+// missing or corrupt part.
+std::vector<FidelityRow> emulated_check(const std::string& folder,
+                                        const costmodel::DeviceCatalog& catalog,
+                                        const sim::SimOptions& options);
 
 std::string format_fidelity(const FidelityResult& result);
 

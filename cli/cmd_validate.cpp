@@ -37,7 +37,8 @@ int cmd_validate(int argc, char** argv) {
   app.add_flag("--leave-one-out", leave_one_out,
                "the fidelity check on --study (docs/validation.md): each log predicted from a "
                "calibration without it, the development set, the held-out public nccl-tests "
-               "rows; simulator against the naive formula, error per class");
+               "rows, the study's recorded emulated-cluster runs; simulator against the naive "
+               "formula, error per class");
   app.add_option("--predicted", predicted_files,
                  "prediction JSON (vitsim simulate / reproduce / predict --json)")
       ->check(CLI::ExistingFile);

@@ -55,6 +55,7 @@ void read_paths(const Node& root, Study& s) {
   s.cluster_folder = resolved(root["cluster_folder"], true);
   s.scenario_folder = resolved(root["scenario_folder"], true);
   if (auto t = root.get("tensor_evidence")) s.tensor_evidence = resolved(*t, false);
+  if (auto e = root.get("emulated_runs")) s.emulated_runs = resolved(*e, true);
 }
 
 }  // namespace
@@ -64,7 +65,7 @@ Study read_study(const Node& root) {
   root.expect_keys({"schema", "schema_version", "context", "title", "model", "train_images",
                     "log_folder", "logs", "compute_summaries", "development_set", "gpus",
                     "transports", "cluster_folder", "scenario_folder", "precisions",
-                    "precision_names", "tensor_evidence", "report_notes"});
+                    "precision_names", "tensor_evidence", "emulated_runs", "report_notes"});
   if (root.has("context")) read_context(root);
   Study s;
   s.file = root.file();

@@ -46,7 +46,10 @@ struct Study {
   // How the study's own tables (compute summaries, development set, held-back runs) name their
   // precisions, e.g. "fp16" -> ds-fp16 because the study ran DeepSpeed's fp16 mode. Optional.
   std::map<std::string, costmodel::Regime> precision_names;
-  std::string tensor_evidence;            // timm training benchmarks CSV; "" = none
+  std::string tensor_evidence;  // timm training benchmarks CSV; "" = none
+  // A recorded scripts/validate-local run (docs/formats/validate-local-recorded.md) that the
+  // fidelity check re-simulates; "" = none. Never a calibration input.
+  std::string emulated_runs;
   std::vector<std::string> report_notes;  // paragraphs shown first in the report
 };
 

@@ -1,0 +1,58 @@
+// `vitsim validate --leave-one-out` run as a user would: a broken emulated-runs record (the study's
+// "emulated_runs", docs/formats/validate-local-recorded.md) is refused before any calibration, with
+// exit 2 and the file named; the intact copy of the same record passes.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+const std::string kStudyDir = std::string(VITSIM_SOURCE_DIR) + "/data/vit-deepspeed-study/";
+
+// vitsim with `args`, stdout and stderr together: exit status and output.
+std::pair<int, std::string> run_vitsim(const std::string& args) {
+  std::string out;
+  FILE* p = popen((kVitsim + " " + args + " 2>&1").c_str(), "r");
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+TEST(ValidateLeaveOneOutCli, ACorruptEmulatedRecordExitsTwoNamingTheFile) {
+  std::ifstream in(kStudyDir + "study.json");
+  nlohmann::json study = nlohmann::json::parse(in);
+  // The reference study with absolute paths, so that its copy may live in a temporary folder.
+  for (const char* k : {"log_folder", "development_set", "gpus", "transports", "cluster_folder",
+                        "scenario_folder", "tensor_evidence", "emulated_runs"})
+    study[k] = kStudyDir + study[k].get<std::string>();
+  for (auto& f : study["compute_summaries"]) f = kStudyDir + f.get<std::string>();
+  const fs::path record = ::testing::TempDir() + "/vitsim_loo_emulated_record";
+  fs::remove_all(record);
+  fs::copy(study["emulated_runs"].get<std::string>(), record, fs::copy_options::recursive);
+  study["emulated_runs"] = record.string();
+  const std::string study_file = ::testing::TempDir() + "/vitsim_loo_study.json";
+  std::ofstream(study_file) << study.dump(2);
+
+  auto [code, out] = run_vitsim("validate --leave-one-out --study " + study_file);
+  ASSERT_EQ(code, 0) << "the intact copy is accepted: " << out;
+  EXPECT_NE(out.find("emulated"), std::string::npos) << out;
+  const fs::path run = *fs::directory_iterator(record / "runs");
+  std::ofstream(run) << "{\"schema\": \"vitsim.run_";
+  std::tie(code, out) = run_vitsim("validate --leave-one-out --study " + study_file);
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_NE(out.find(run.filename().string()), std::string::npos) << out;
+  fs::remove_all(record);
+}
+
+}  // namespace
