@@ -125,6 +125,17 @@ void check_summary(const DeepSpeedLog& log, LogSummary& s) {
         "the timers and the timestamps disagree: is this one run's log?");
   }
   s.outside_s = std::max(0.0, s.outside_s);
+  // Stamps days apart (a corrupt or spliced log) would give a step no profile reader accepts.
+  for (const double t : {s.step_interval_s, s.outside_s}) {
+    const std::string why = costmodel::bound_violation(costmodel::kDurationS, t);
+    if (!why.empty()) {
+      throw InputError::at(log.file, "step lines",
+                           "step intervals of " + std::string(costmodel::kDurationS.what),
+                           std::to_string(t) + " s (" + why + ")",
+                           "the timestamps of consecutive steps are this far apart: is this one "
+                           "run's log?");
+    }
+  }
 }
 
 }  // namespace

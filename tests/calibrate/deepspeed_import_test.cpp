@@ -118,6 +118,25 @@ TEST(DeepSpeedImport, SingleRankExcerptMedians) {
   EXPECT_EQ(layers[static_cast<size_t>(graph.find("norm"))].forward_time_s, 0);
 }
 
+// Found by fuzz_deepspeed_log (1 M-run pass): a step line stamped in year 1012 among 2024 ones
+// made a 3.2e10 s step overhead, which the import wrote and the profile reader then refused.
+TEST(DeepSpeedImport, StepsDaysApartAreRefused) {
+  const DeepSpeedLog log =
+      parse_deepspeed_log(VITSIM_TEST_DATA_DIR "/../fuzz/seeds/deepspeed_log/steps_days_apart.log");
+  ImportOptions o = options("t4");
+  o.model = costmodel::vit_preset("vit_ti_16");
+  o.link_class = "fuzz-link";
+  o.data_fraction = 0.01;
+  o.precision = log.precision.value_or(costmodel::Regime::kFp32);  // as the fuzz target
+  try {
+    import_deepspeed({log}, catalog(), o);
+    FAIL() << "imported a log whose steps are days apart";
+  } catch (const schema::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("step lines"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("is this one run's log?"), std::string::npos) << e.what();
+  }
+}
+
 TEST(DeepSpeedImport, RefusesToGuess) {
   const auto log = parse_deepspeed_log(kData + "vector_t4_2gpu_excerpt.log");
   ImportOptions no_gpu = options("");
