@@ -14,16 +14,12 @@
 #include <sstream>
 
 #include "emulate_harness.h"
+#include "number_after.h"
 
 namespace vitsim::emulate_test {
 namespace {
 
-double number_after(const std::string& text, const std::string& label) {
-  const std::regex re(label + R"(\s*([0-9.]+))");
-  std::smatch m;
-  if (!std::regex_search(text, m, re)) return -1;
-  return std::stod(m[1]);
-}
+using vitsim::test::number_after;
 
 TEST(ValidateLocal, QuickLoopMeetsLoosenedTargets) {
   const std::string why = why_cannot_emulate();

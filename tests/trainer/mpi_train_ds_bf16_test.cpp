@@ -8,16 +8,11 @@
 #include <regex>
 
 #include "mpi_train_harness.h"
+#include "number_after.h"
 
 namespace {
 
-// The number after `label` in the trainer's output (-1 if absent).
-double number_after(const std::string& text, const std::string& label) {
-  const std::regex re(label + R"(\s*([0-9.]+))");
-  std::smatch m;
-  if (!std::regex_search(text, m, re)) return -1;
-  return std::stod(m[1]);
-}
+using vitsim::test::number_after;
 
 struct WireCount {
   double parameters = -1, bytes_per_step = -1, buckets = -1;
