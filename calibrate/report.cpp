@@ -12,6 +12,7 @@
 
 #include "calibrate/report_figures.h"
 #include "calibrate/report_summary.h"
+#include "schema/build_info.h"
 #include "schema/json_file.h"
 
 namespace vitsim::calibrate {
@@ -282,7 +283,7 @@ ReportResult write_report(const ReportInputs& in, const std::string& out_dir) {
   const std::string html = fmt::format(
       "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>{}</title><style>{}</style>"
       "</head><body>\n{}<p><small>vitsim {} ({})</small></p></body></html>\n",
-      html_escape(in.title), kStyle, body, VITSIM_VERSION, VITSIM_GIT_SHA);
+      html_escape(in.title), kStyle, body, build_info::version(), build_info::git_sha());
   r.html_path = out_dir + "/report.html";
   schema::write_file_atomic(r.html_path, html);
   return r;

@@ -7,6 +7,8 @@
 #include <iostream>
 #include <string>
 
+#include "schema/build_info.h"
+
 namespace vitsim::clikit {
 
 struct Subcommand {
@@ -18,7 +20,7 @@ struct Subcommand {
 template <size_t N>
 void print_usage(std::ostream& os, const char* tool, const char* tagline, const char* usage,
                  const Subcommand (&commands)[N]) {
-  os << tool << " " << VITSIM_VERSION << " (" << VITSIM_GIT_SHA << ")\n"
+  os << tool << " " << build_info::version() << " (" << build_info::git_sha() << ")\n"
      << tagline << "\n\nUsage: " << usage << "\n\nCommands:\n";
   for (const auto& c : commands) {
     const size_t pad = std::strlen(c.name) < 18 ? 18 - std::strlen(c.name) : 1;
@@ -34,7 +36,7 @@ int dispatch(const char* tool, const char* tagline, const char* usage,
     return argc < 2 ? 2 : 0;
   }
   if (std::strcmp(argv[1], "--version") == 0) {
-    std::cout << tool << " " << VITSIM_VERSION << " (" << VITSIM_GIT_SHA << ")\n";
+    std::cout << tool << " " << build_info::version() << " (" << build_info::git_sha() << ")\n";
     return 0;
   }
   for (const auto& c : commands) {

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "schema/build_info.h"
 #include "schema/strict_json.h"
 
 namespace vitsim::schema {
@@ -88,8 +89,8 @@ void write_json_atomic(const std::string& path, const nlohmann::json& doc) {
 nlohmann::json make_context(const std::string& tool, const std::vector<std::string>& argv,
                             const nlohmann::json& extra) {
   nlohmann::json c = {{"tool", tool},
-                      {"tool_version", VITSIM_VERSION},
-                      {"git_sha", VITSIM_GIT_SHA},
+                      {"tool_version", build_info::version()},
+                      {"git_sha", build_info::git_sha()},
                       {"argv", argv}};
   for (auto it = extra.begin(); it != extra.end(); ++it) c[it.key()] = it.value();
   return c;

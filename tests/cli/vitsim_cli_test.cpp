@@ -350,3 +350,24 @@ TEST(VitsimCli, NamesAreParsedAtTheEdgeAndBadOnesNameTheOption) {
 }
 
 }  // namespace
+
+// The commit in --version and in every output's context is the tree's HEAD at build time (one
+// generated source, cmake/VitsimBuildInfo.cmake), not the commit of the last configure.
+TEST(VitsimCli, VersionAndContextNameTheBuiltCommit) {
+  const Result head = vitsim::test::run_shell("git -C " + vitsim::test::quoted(kSrc) +
+                                              " rev-parse --short=12 HEAD 2>/dev/null");
+  if (head.exit_code != 0) GTEST_SKIP() << "source tree is not a git checkout";
+  const Result version = run("--version");
+  ASSERT_EQ(version.exit_code, 0) << version.output;
+  // The build may lag the tree by commits made after it; it must at least name a commit of it.
+  const std::string built = version.output.substr(version.output.find('(') + 1, 12);
+  EXPECT_EQ(vitsim::test::run_shell("git -C " + vitsim::test::quoted(kSrc) + " cat-file -e " +
+                                    built + "^{commit} 2>/dev/null")
+                .exit_code,
+            0)
+      << version.output;
+  const Result predict = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " +
+                             kCosts + " --gpus 1 --micro-batch 16 --json");
+  ASSERT_EQ(predict.exit_code, 0) << predict.output;
+  EXPECT_EQ(nlohmann::json::parse(predict.output)["context"]["git_sha"], built);
+}

@@ -1,0 +1,48 @@
+// scripts/validate-local's argument handling, which runs before it needs root or a build: a bad
+// value names the option and the value and exits 2; --help lists every option with its default.
+// The loop itself runs in tests/emulate (root).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "run_command.h"  // tests/support/
+
+namespace {
+
+using vitsim::test::quoted;
+using vitsim::test::run_command;
+
+const std::string kScript = std::string(VITSIM_SOURCE_DIR) + "/scripts/validate-local";
+
+vitsim::test::CommandResult validate_local(const std::string& args) {
+  return run_command(quoted(kScript) + " " + args);
+}
+
+TEST(ValidateLocalArgs, BadValuesNameTheOptionAndExit2) {
+  const struct {
+    const char* args;
+    const char* says;
+  } cases[] = {
+      {"--profile-passes 3", "--profile-passes: expected 1 or 2, got '3'"},
+      {"--profile-passes x", "--profile-passes: expected 1 or 2, got 'x'"},
+      {"--repeats 0", "--repeats: expected an integer >= 1, got '0'"},
+      {"--steps 2", "--steps: expected an integer >= 4, got '2'"},
+      {"--quick --repeats -1", "--repeats: expected an integer >= 1, got '-1'"},
+      {"--frobnicate", "unknown option '--frobnicate'"},
+  };
+  for (const auto& c : cases) {
+    const auto r = validate_local(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << c.args << "\n" << r.output;
+  }
+}
+
+TEST(ValidateLocalArgs, HelpListsTheProfilePassesAndRounds) {
+  const auto r = validate_local("--help");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("--profile-passes N"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("[2; quick: 1]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("in rounds"), std::string::npos) << r.output;
+}
+
+}  // namespace
