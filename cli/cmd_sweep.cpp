@@ -50,6 +50,7 @@ struct SweepArgs {
   double data_fraction = 1.0, min_speedup = 0;
   int64_t max_global_batch = sim::kDefaultMaxGlobalBatch;
   bool force = false;
+  int steps = sim::SimOptions{}.simulated_steps;
 };
 
 void add_options(CLI::App& app, SweepArgs& a, CostArgs& cost, clikit::ModelOptions& model) {
@@ -97,6 +98,10 @@ void add_options(CLI::App& app, SweepArgs& a, CostArgs& cost, clikit::ModelOptio
   app.add_option("--data-fraction", a.data_fraction, "fraction of the images used, (0, 1]")
       ->capture_default_str()
       ->check(clikit::unit_fraction());
+  app.add_option("--steps", a.steps,
+                 "steps simulated per configuration; the epoch extrapolates the last")
+      ->capture_default_str()
+      ->check(clikit::positive_count());
   app.add_option("--out", a.out_prefix,
                  "write PREFIX.json and PREFIX.csv (also when interrupted: the rows finished)");
   app.add_option("--progress", a.progress,
@@ -236,6 +241,7 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
   sim::SimOptions options;
   options.transports = schema::read_transports(a.transports);
   options.force = a.force;
+  options.simulated_steps = a.steps;
   const std::vector<sim::SweepItem> items = sim::sweep_items(spec);
   spec.jobs = a.jobs > 0 ? a.jobs : sim::default_sweep_jobs(items, model, options);
   if (a.shard.empty()) {

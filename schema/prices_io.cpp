@@ -24,15 +24,22 @@ void read_verification(const Node& n, bool& verified, std::string& check) {
 
 CloudPrice read_cloud(const Node& n) {
   n.expect_keys({"usd_per_gpu_hour", "provider", "offer", "url", "as_of", "verified", "check"});
-  CloudPrice c{n["usd_per_gpu_hour"].in_range(0, kMaxUsdPerGpuHour), n["provider"].string(),
-               n["offer"].string(), n["url"].string(), n["as_of"].string()};
+  CloudPrice c;
+  c.usd_per_gpu_hour = n["usd_per_gpu_hour"].in_range(0, kMaxUsdPerGpuHour);
+  c.provider = n["provider"].string();
+  c.offer = n["offer"].string();
+  c.url = n["url"].string();
+  c.as_of = n["as_of"].string();
   read_verification(n, c.verified, c.check);
   return c;
 }
 
 PurchasePrice read_purchase(const Node& n) {
   n.expect_keys({"usd", "source", "as_of", "verified", "check"});
-  PurchasePrice p{n["usd"].in_range(0, kMaxPurchaseUsd), n["source"].string(), n["as_of"].string()};
+  PurchasePrice p;
+  p.usd = n["usd"].in_range(0, kMaxPurchaseUsd);
+  p.source = n["source"].string();
+  p.as_of = n["as_of"].string();
   read_verification(n, p.verified, p.check);
   return p;
 }

@@ -85,12 +85,9 @@ class Profiler {
     if (master_) {
       std::vector<torch::Tensor> grads;
       for (const auto& p : parameters_) grads.push_back(p.grad());
-      master_->load_gradients(grads);
-    }
-    optimizer_->step();
-    if (master_) {
-      master_->refresh_model();
-      master_->clear_gradients();
+      master_->step(grads, [&](const std::vector<torch::Tensor>&) { optimizer_->step(); });
+    } else {
+      optimizer_->step();
     }
     for (auto& p : parameters_) p.mutable_grad() = torch::Tensor();
   }

@@ -36,4 +36,12 @@ void MasterWeights::clear_gradients() {
   for (auto& p : model_) p.mutable_grad() = torch::Tensor();
 }
 
+void MasterWeights::step(const std::vector<torch::Tensor>& grads,
+                         const std::function<void(const std::vector<torch::Tensor>&)>& on_master) {
+  load_gradients(grads);
+  on_master(master_);
+  refresh_model();  // the 16-bit weights forward and backward read, rounded once
+  clear_gradients();
+}
+
 }  // namespace vitsim::trainer

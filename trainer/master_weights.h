@@ -8,6 +8,7 @@
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <vector>
 
 namespace vitsim::trainer {
@@ -25,6 +26,11 @@ class MasterWeights {
   void refresh_model();
   // Drops both copies' gradients ("set to none").
   void clear_gradients();
+  // The whole optimizer phase on the master copy, as the trainer and the profiler both take it:
+  // load_gradients(grads), `on_master(master())` (clipping and the optimizer's step), then
+  // refresh_model() and clear_gradients().
+  void step(const std::vector<torch::Tensor>& grads,
+            const std::function<void(const std::vector<torch::Tensor>&)>& on_master);
 
   const std::vector<torch::Tensor>& master() const { return master_; }
 

@@ -187,21 +187,20 @@ void Trainer::optimizer_step(StepTimes& t) {
       loss_scale_ *= 2;
     }
   }
+  const auto clip_and_step = [&](const std::vector<torch::Tensor>& weights) {
+    if (skip) return;
+    if (options_.gradient_clipping > 0)
+      torch::nn::utils::clip_grad_norm_(weights, options_.gradient_clipping);
+    optimizer_->step();
+  };
   if (master_) {
     // DeepSpeed-style: the averaged gradients (bf16, or fp32 with fp32 communication) become the
     // fp32 master copy's gradients; clipping and the step act on the master weights.
     std::vector<torch::Tensor> grads;
     for (size_t i = 0; i < parameters_.size(); ++i) grads.push_back(reducer_->averaged_gradient(i));
-    master_->load_gradients(grads);
-  }
-  const std::vector<torch::Tensor>& stepped = master_ ? master_->master() : parameters_;
-  if (!skip && options_.gradient_clipping > 0) {
-    torch::nn::utils::clip_grad_norm_(stepped, options_.gradient_clipping);
-  }
-  if (!skip) optimizer_->step();
-  if (master_) {
-    master_->refresh_model();  // the bf16 weights forward and backward read, rounded once
-    master_->clear_gradients();
+    master_->step(grads, clip_and_step);
+  } else {
+    clip_and_step(parameters_);
   }
   // Set to none rather than zero: the next backward then writes fresh gradients instead of adding
   // to zeros, and the bucket views of GradientReducer::finish() are released.

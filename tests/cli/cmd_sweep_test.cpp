@@ -280,3 +280,22 @@ TEST(CmdSweep, SigtermLeavesNoJobBehind) {
 }
 
 }  // namespace
+
+// --steps, which the size guard's hint names, is an option of sweep as of predict and simulate;
+// shards simulated with different step counts are two sweeps, not one.
+TEST(CmdSweep, StepsIsAnOptionAndPartOfTheDigest) {
+  Result r = run(kVitsim + " " + kSweep + " --steps 0 2>&1");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--steps"), std::string::npos) << r.output;
+  ASSERT_EQ(run(kVitsim + " " + kSweep + " --steps 2 --jobs 1 --shard 0/2 --json " +
+                tmp("s0.json") + " 2>&1")
+                .exit_code,
+            0);
+  ASSERT_EQ(run(kVitsim + " " + kSweep + " --jobs 1 --shard 1/2 --json " + tmp("s1.json") +
+                " 2>&1")
+                .exit_code,
+            0);
+  r = run(kVitsim + " sweep --merge " + tmp("s0.json") + " " + tmp("s1.json") + " 2>&1");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("/shard/sweep_digest"), std::string::npos) << r.output;
+}
