@@ -5,7 +5,9 @@
 
 namespace vitsim::build_info {
 
-inline const char* version() { return VITSIM_VERSION; }
+inline const char* version() {
+  return VITSIM_VERSION;
+}
 const char* git_sha();  // short (12) commit, or "unknown" outside a git tree
 
 }  // namespace vitsim::build_info

@@ -291,8 +291,7 @@ TEST(CmdSweep, StepsIsAnOptionAndPartOfTheDigest) {
                 tmp("s0.json") + " 2>&1")
                 .exit_code,
             0);
-  ASSERT_EQ(run(kVitsim + " " + kSweep + " --jobs 1 --shard 1/2 --json " + tmp("s1.json") +
-                " 2>&1")
+  ASSERT_EQ(run(kVitsim + " " + kSweep + " --jobs 1 --shard 1/2 --json " + tmp("s1.json") + " 2>&1")
                 .exit_code,
             0);
   r = run(kVitsim + " sweep --merge " + tmp("s0.json") + " " + tmp("s1.json") + " 2>&1");
