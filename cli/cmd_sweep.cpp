@@ -294,7 +294,7 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
                  sim::sweep_digest(items, spec.goal, model, options,
                                    {a.cluster, a.costs, a.gpus_json, a.transports}),
                  sim::to_string(spec.goal)};
-  const sim::SweepContext context{&cluster, &catalog, &model, &costs.costs, &options};
+  const sim::SweepContext context(cluster, catalog, model, costs.costs, options);
   shard.entries = sim::simulate_sweep_items(
       items, sim::shard_indices(shard.shard.total_configurations, slice), context, spec.jobs);
   // Costs travel in the shard, so that the merged result is the single run's, cost goals included.

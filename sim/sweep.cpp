@@ -124,7 +124,7 @@ SweepResult run_sweep(const SweepSpec& spec, const schema::ClusterSpec& cluster,
   std::vector<int64_t> all(items.size());
   for (size_t i = 0; i < items.size(); ++i) all[i] = static_cast<int64_t>(i);
   bool interrupted = false;
-  SweepContext context{&cluster, &catalog, &model, &costs, &options};
+  SweepContext context(cluster, catalog, model, costs, options);
   context.progress = spec.progress;
   context.stop_requested = spec.stop_requested;
   context.interrupted = &interrupted;

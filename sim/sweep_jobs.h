@@ -18,6 +18,14 @@ namespace vitsim::sim {
 
 // What every configuration of a sweep shares (not owned).
 struct SweepContext {
+  SweepContext(const schema::ClusterSpec& cluster_spec, const costmodel::DeviceCatalog& devices,
+               const costmodel::ViTConfig& vit, const costmodel::CostModel& cost_model,
+               const SimOptions& sim_options)
+      : cluster(&cluster_spec),
+        catalog(&devices),
+        model(&vit),
+        costs(&cost_model),
+        options(&sim_options) {}
   const schema::ClusterSpec* cluster = nullptr;
   const costmodel::DeviceCatalog* catalog = nullptr;
   const costmodel::ViTConfig* model = nullptr;

@@ -23,7 +23,7 @@ struct Fixture {
   costmodel::CostModel costs;
   SimOptions options;
   Fixture() { costs.devices.push_back(constant_costs("testgpu", 1e-3)); }
-  SweepContext context() const { return {&cluster, &catalog, &model, &costs, &options}; }
+  SweepContext context() const { return SweepContext(cluster, catalog, model, costs, options); }
 };
 
 SweepSpec spec() {
