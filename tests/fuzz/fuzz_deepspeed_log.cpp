@@ -3,16 +3,11 @@
 // the profile reader (an import once wrote NaN timers that calibrate then refused).
 #include "calibrate/deepspeed_import.h"
 #include "calibrate/deepspeed_log.h"
-#include "fuzz_support.h"
+#include "fuzz_import_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace vitsim;
-  static const costmodel::DeviceCatalog kCatalog = [] {
-    costmodel::DeviceSpec t4;
-    t4.id = "t4";
-    t4.name = "Tesla T4";
-    return costmodel::DeviceCatalog{{t4}};
-  }();
+  static const costmodel::DeviceCatalog kCatalog = fuzz::one_device_catalog("t4", "Tesla T4");
   fuzz::refusals_are_input_errors([&] {
     const calibrate::DeepSpeedLog log =
         calibrate::parse_deepspeed_log_text(fuzz::as_text(data, size), "fuzz.log");
@@ -23,10 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     o.link_class = "fuzz-link";
     o.data_fraction = 0.01;
     const calibrate::ImportResult r = calibrate::import_deepspeed({log}, kCatalog, o);
-    fuzz::round_trips(
-        schema::write_profile_json(r.profile),
-        [](const schema::Node& n) { return schema::read_profile(n); },
-        [](const schema::Profile& p) { return schema::write_profile_json(p); });
+    fuzz::profile_round_trips(r.profile);
   });
   return 0;
 }

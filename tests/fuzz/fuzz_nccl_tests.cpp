@@ -6,16 +6,12 @@
 
 #include "calibrate/nccl_tests_import.h"
 #include "calibrate/nccl_tests_output.h"
-#include "fuzz_support.h"
+#include "fuzz_import_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace vitsim;
-  static const costmodel::DeviceCatalog kCatalog = [] {
-    costmodel::DeviceSpec v100;
-    v100.id = "v100";
-    v100.name = "Tesla V100-SXM2-16GB";
-    return costmodel::DeviceCatalog{{v100}};
-  }();
+  static const costmodel::DeviceCatalog kCatalog =
+      fuzz::one_device_catalog("v100", "Tesla V100-SXM2-16GB");
   calibrate::NcclImportOptions o;
   o.link_class = "fuzz-link";
   o.in_place = (size & 1) == 0;
@@ -24,10 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::istringstream in(fuzz::as_text(data, size));
     const calibrate::NcclTestsOutput out = calibrate::parse_nccl_tests(in, "fuzz.txt");
     const calibrate::NcclImportResult r = calibrate::import_nccl_tests({out}, kCatalog, o);
-    fuzz::round_trips(
-        schema::write_profile_json(r.profile),
-        [](const schema::Node& n) { return schema::read_profile(n); },
-        [](const schema::Profile& p) { return schema::write_profile_json(p); });
+    fuzz::profile_round_trips(r.profile);
   });
   return 0;
 }
