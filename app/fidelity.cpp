@@ -154,17 +154,11 @@ std::vector<std::string> json_files(const fs::path& dir, const std::string& pref
     throw schema::InputError(dir.string() +
                              ": no such folder (hint: a recorded scripts/validate-local run; "
                              "docs/formats/validate-local-recorded.md)");
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    const std::string name = e.path().filename().string();
-    if (e.is_regular_file() && e.path().extension() == ".json" && name.rfind(prefix, 0) == 0)
-      out.push_back(e.path().string());
-  }
+  std::vector<std::string> out = sorted_files(dir.string(), ".json", prefix);
   if (out.empty())
     throw schema::InputError(
         dir.string() + ": no " + prefix + "*.json file (hint: " +
         "docs/formats/validate-local-recorded.md lists what the folder holds)");
-  std::sort(out.begin(), out.end());
   return out;
 }
 

@@ -18,16 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::string> sorted_files(const std::string& dir, const std::string& ext) {
-  std::vector<std::string> out;
-  if (!fs::is_directory(dir)) return out;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.is_regular_file() && e.path().extension() == ext) out.push_back(e.path().string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 // The rule of the study file that a log's file name matches, or nullptr.
 const schema::StudyLogRule* rule_of(const schema::Study& study, const std::string& name) {
   for (const auto& r : study.logs) {
@@ -48,6 +38,19 @@ ProfileInput write_imported(const std::string& dir, const std::vector<std::strin
 }
 
 }  // namespace
+
+std::vector<std::string> sorted_files(const std::string& dir, const std::string& ext,
+                                      const std::string& prefix) {
+  std::vector<std::string> out;
+  if (!fs::is_directory(dir)) return out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.is_regular_file() && e.path().extension() == ext &&
+        e.path().filename().string().rfind(prefix, 0) == 0)
+      out.push_back(e.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 Imported import_study(const schema::Study& study, const costmodel::DeviceCatalog& catalog,
                       const std::string& profile_dir, const std::vector<std::string>& argv) {

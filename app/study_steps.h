@@ -14,6 +14,10 @@
 
 namespace vitsim::app {
 
+// The regular files of `dir` named `prefix`...`ext`, in name order; none when `dir` is missing.
+std::vector<std::string> sorted_files(const std::string& dir, const std::string& ext,
+                                      const std::string& prefix = "");
+
 struct Imported {
   // The logs' profiles first (profiles[i] is logs[i]'s), then the compute summaries'.
   std::vector<calibrate::ProfileInput> profiles;

@@ -2,14 +2,13 @@
 // "emulated_runs", docs/formats/validate-local-recorded.md) is refused before any calibration, with
 // exit 2 and the file named; the intact copy of the same record passes.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
+
+#include "run_command.h"  // tests/support/
 
 namespace {
 
@@ -18,15 +17,9 @@ namespace fs = std::filesystem;
 const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
 const std::string kStudyDir = std::string(VITSIM_SOURCE_DIR) + "/data/vit-deepspeed-study/";
 
-// vitsim with `args`, stdout and stderr together: exit status and output.
-std::pair<int, std::string> run_vitsim(const std::string& args) {
-  std::string out;
-  FILE* p = popen((kVitsim + " " + args + " 2>&1").c_str(), "r");
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+// vitsim with `args`, stdout and stderr together.
+vitsim::test::CommandResult run_vitsim(const std::string& args) {
+  return vitsim::test::run_command(kVitsim + " " + args);
 }
 
 TEST(ValidateLeaveOneOutCli, ACorruptEmulatedRecordExitsTwoNamingTheFile) {
@@ -44,14 +37,14 @@ TEST(ValidateLeaveOneOutCli, ACorruptEmulatedRecordExitsTwoNamingTheFile) {
   const std::string study_file = ::testing::TempDir() + "/vitsim_loo_study.json";
   std::ofstream(study_file) << study.dump(2);
 
-  auto [code, out] = run_vitsim("validate --leave-one-out --study " + study_file);
-  ASSERT_EQ(code, 0) << "the intact copy is accepted: " << out;
-  EXPECT_NE(out.find("emulated"), std::string::npos) << out;
+  vitsim::test::CommandResult r = run_vitsim("validate --leave-one-out --study " + study_file);
+  ASSERT_EQ(r.exit_code, 0) << "the intact copy is accepted: " << r.output;
+  EXPECT_NE(r.output.find("emulated"), std::string::npos) << r.output;
   const fs::path run = *fs::directory_iterator(record / "runs");
   std::ofstream(run) << "{\"schema\": \"vitsim.run_";
-  std::tie(code, out) = run_vitsim("validate --leave-one-out --study " + study_file);
-  EXPECT_EQ(code, 2) << out;
-  EXPECT_NE(out.find(run.filename().string()), std::string::npos) << out;
+  r = run_vitsim("validate --leave-one-out --study " + study_file);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(run.filename().string()), std::string::npos) << r.output;
   fs::remove_all(record);
 }
 
