@@ -1,5 +1,6 @@
 // Checkpoint files (checkpoint.h). Format: a Torch serialize archive (zip) with keys
-// "model/<parameter>", "optimizer/...", "rng_state", "position_i64", "position_f64", "key".
+// "model/<parameter>", "optimizer/...", "rng_state", "position_i64", "position_f64", "key",
+// "precision" (the regime's name, costmodel/regime.h; since format version 2).
 #include "trainer/checkpoint.h"
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -15,7 +16,7 @@
 namespace vitsim::trainer {
 namespace {
 
-constexpr int64_t kFormatVersion = 1;
+constexpr int64_t kFormatVersion = 2;  // 2: the regime is part of the key
 
 torch::Tensor key_tensor(const CheckpointKey& k) {
   return torch::tensor({kFormatVersion, k.world_size, k.micro_batch, k.accumulation,
@@ -63,6 +64,7 @@ std::string save_checkpoint(const std::string& dir, torch::nn::Module& model,
                                                p.epoch_elapsed_s},
                                               torch::kDouble));
   archive.write("key", key_tensor(key));
+  archive.write("precision", c10::IValue(std::string(costmodel::to_string(key.precision))));
   const std::string name = "checkpoint-step" + std::to_string(p.global_step) + ".pt";
   const std::string path = dir + "/" + name;
   std::ostringstream bytes;
@@ -96,6 +98,16 @@ TrainPosition load_checkpoint(const std::string& where, torch::nn::Module& model
     throw schema::InputError::at(
         path, "key", "a checkpoint of this configuration (" + show(want) + ")", show(saved_key),
         "resume with the ranks, batch sizes, seed and model it was written with");
+  }
+  c10::IValue saved_precision;
+  archive.read("precision", saved_precision);
+  const std::string want_precision = costmodel::to_string(key.precision);
+  if (!saved_precision.isString() || saved_precision.toStringRef() != want_precision) {
+    const std::string saved =
+        saved_precision.isString() ? saved_precision.toStringRef() : "no regime name";
+    throw schema::InputError::at(path, "precision",
+                                 "a checkpoint trained in " + want_precision + " (--precision)",
+                                 saved, "resume with --precision " + saved);
   }
   torch::serialize::InputArchive model_archive, optimizer_archive;
   archive.read("model", model_archive);

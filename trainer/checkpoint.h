@@ -10,6 +10,8 @@
 
 #include <string>
 
+#include "costmodel/regime.h"
+
 namespace vitsim::trainer {
 
 struct TrainPosition {
@@ -27,6 +29,9 @@ struct CheckpointKey {
   int64_t world_size = 1, micro_batch = 1, accumulation = 1;
   uint64_t seed = 0;
   int64_t parameters = 0;
+  // The regime the weights were trained in: a ds-bf16 run rounds its model to bf16 at every step,
+  // so continuing it in another regime is another trajectory, not a resume.
+  costmodel::Regime precision = costmodel::Regime::kFp32;
 };
 
 // Writes <dir>/checkpoint-step<global_step>.pt and <dir>/latest atomically; returns the path.

@@ -130,10 +130,7 @@ void Trainer::build_model_and_optimizer() {
   ro.wire_dtype = wire_dtype(options_.precision);
   reducer_ = std::make_unique<GradientReducer>(parameters_, *comm_, ro);
   if (!options_.resume.empty()) {
-    position_ =
-        load_checkpoint(options_.resume, *weights(), *optimizer_,
-                        CheckpointKey{world_.size(), options_.micro_batch, options_.accumulation,
-                                      options_.seed, count_parameters(*model_)});
+    position_ = load_checkpoint(options_.resume, *weights(), *optimizer_, checkpoint_key());
     if (master_) master_->refresh_model();
     epoch_totals_ = {position_.epoch_loss_sum, position_.epoch_correct, position_.epoch_samples};
     if (world_.rank() == 0) {
@@ -271,6 +268,11 @@ void Trainer::write_params(const std::string& path, bool with_names) {
   if (with_names) schema::write_file_atomic(path + ".names", names);
 }
 
+CheckpointKey Trainer::checkpoint_key() {
+  return CheckpointKey{world_.size(), options_.micro_batch,      options_.accumulation,
+                       options_.seed, count_parameters(*model_), options_.precision};
+}
+
 void Trainer::maybe_checkpoint(bool force) {
   if (options_.checkpoint_dir.empty()) return;
   const bool due =
@@ -283,9 +285,7 @@ void Trainer::maybe_checkpoint(bool force) {
     p.epoch_samples = epoch_totals_.samples;
     p.epoch_elapsed_s = MpiWorld::now_s() - epoch_started_s_;
     const std::string path =
-        save_checkpoint(options_.checkpoint_dir, *weights(), *optimizer_, p,
-                        CheckpointKey{world_.size(), options_.micro_batch, options_.accumulation,
-                                      options_.seed, count_parameters(*model_)});
+        save_checkpoint(options_.checkpoint_dir, *weights(), *optimizer_, p, checkpoint_key());
     std::cerr << "vitsim-train: checkpoint " << path << "\n";
   }
 }

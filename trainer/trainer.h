@@ -55,6 +55,7 @@ class Trainer {
   double evaluate();
   void finish_epoch(int64_t epoch, int64_t steps, double elapsed_s, const EpochTotals& totals);
   void maybe_checkpoint(bool force);
+  CheckpointKey checkpoint_key();  // what a resume must match (ranks, batches, seed, regime)
   void write_outputs();
   std::vector<schema::RankStepSummary> gather_rank_summaries();  // collective
   schema::RunConfig run_config() const;

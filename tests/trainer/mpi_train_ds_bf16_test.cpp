@@ -2,8 +2,8 @@
 // mpi_train_harness.h: the ranks stay identical and the loss falls; the communicator is handed 2
 // bytes per parameter in ds-bf16 and 4 in fp32, amp-bf16 and ds-bf16-allreduce-fp32 (counted by
 // the communicator where buffers go to MPI_Allreduce, printed by the trainer); a bucket cap holds
-// twice as many bf16 parameters; resume is bit-identical; the profile names the regime; ds-fp16
-// is refused.
+// twice as many bf16 parameters; resume is bit-identical (and refused in another regime); the
+// profile names the regime; ds-fp16 is refused.
 #include <cstdio>
 #include <regex>
 
@@ -88,6 +88,7 @@ TEST_F(MpiTrain, AllreduceCarriesTheRegimesBytesPerParameter) {
 
 // Checkpoints hold the fp32 master copy and the optimizer state; on resume the bf16 weights are
 // refreshed from the master, so the resumed run ends where the uninterrupted one does, bit for bit.
+// Resuming it in another regime is refused: that would be another trajectory.
 TEST_F(MpiTrain, DsBf16ResumeEqualsUninterruptedRun) {
   const std::string common = "--precision ds-bf16 --micro-batch 8 --epochs 2 --lr 0.003 --seed 1 ";
   const auto full = final_params(2, common, "ds-full.bin");
@@ -95,6 +96,12 @@ TEST_F(MpiTrain, DsBf16ResumeEqualsUninterruptedRun) {
   const Result first =
       train(2, common + "--max-steps 3 --checkpoint-every 3 --checkpoint-dir " + ck);
   ASSERT_EQ(first.exit_code, 0) << first.output;
+  const Result other =
+      train(2, "--precision fp32 --micro-batch 8 --epochs 2 --lr 0.003 --seed 1 --resume " + ck);
+  EXPECT_EQ(other.exit_code, 2) << other.output;
+  EXPECT_NE(other.output.find("precision"), std::string::npos) << other.output;
+  EXPECT_NE(other.output.find("resume with --precision ds-bf16"), std::string::npos)
+      << other.output;
   const auto resumed = final_params(2, common + "--resume " + ck, "ds-resumed.bin");
   ASSERT_EQ(full.size(), resumed.size());
   ASSERT_FALSE(full.empty());
