@@ -103,11 +103,12 @@ TrainPosition load_checkpoint(const std::string& where, torch::nn::Module& model
   archive.read("precision", saved_precision);
   const std::string want_precision = costmodel::to_string(key.precision);
   if (!saved_precision.isString() || saved_precision.toStringRef() != want_precision) {
-    const std::string saved =
-        saved_precision.isString() ? saved_precision.toStringRef() : "no regime name";
+    const bool named = saved_precision.isString();
     throw schema::InputError::at(path, "precision",
                                  "a checkpoint trained in " + want_precision + " (--precision)",
-                                 saved, "resume with --precision " + saved);
+                                 named ? saved_precision.toStringRef() : "no regime name",
+                                 named ? "resume with --precision " + saved_precision.toStringRef()
+                                       : "the file is damaged: resume from another checkpoint");
   }
   torch::serialize::InputArchive model_archive, optimizer_archive;
   archive.read("model", model_archive);
