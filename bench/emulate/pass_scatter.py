@@ -31,8 +31,8 @@ def main(outs):
     all_runs, all_profiles = [], []
     for out in outs:
         print(out)
-        for name in ("emu-cpu-40", "emu-cpu-20", "emu-cpu-40-ds-bf16"):
-            ps = passes(out, name)
+        by_name = {n: passes(out, n) for n in ("emu-cpu-40", "emu-cpu-20", "emu-cpu-40-ds-bf16")}
+        for name, ps in by_name.items():
             if not ps:
                 continue
             mbs = sorted(ps[0])
@@ -42,7 +42,7 @@ def main(outs):
         single = sorted(glob.glob(f"{out}/runs/r1-mb24-*.json"))
         runs = [json.load(open(f))["ranks"][0] for f in single]
         run_s = [r["forward_time_s"] + r["backward_time_s"] for r in runs]
-        prof_s = [(p[16] + p[32]) / 2 for p in passes(out, "emu-cpu-40")]
+        prof_s = [(p[16] + p[32]) / 2 for p in by_name["emu-cpu-40"]]
         all_runs += run_s
         all_profiles += prof_s
         print("  1-rank b24 fw+bw per round (s):", " ".join(f"{x:.3f}" for x in run_s),
