@@ -23,14 +23,14 @@ TEST(ValidateLocalArgs, BadValuesNameTheOptionAndExit2) {
     const char* args;
     const char* says;
   } cases[] = {
-      {"--profile-passes 5",
-       "--profile-passes: expected an integer from 1 to repeats+1 (4), got '5'"},
-      {"--repeats 1 --profile-passes 3",
-       "--profile-passes: expected an integer from 1 to repeats+1 (2), got '3'"},
+      {"--profile-passes 8",
+       "--profile-passes: expected an integer from 1 to 2 x repeats + 1 (7), got '8'"},
+      {"--repeats 1 --profile-passes 4",
+       "--profile-passes: expected an integer from 1 to 2 x repeats + 1 (3), got '4'"},
       {"--profile-passes 0",
-       "--profile-passes: expected an integer from 1 to repeats+1 (4), got '0'"},
+       "--profile-passes: expected an integer from 1 to 2 x repeats + 1 (7), got '0'"},
       {"--profile-passes x",
-       "--profile-passes: expected an integer from 1 to repeats+1 (4), got 'x'"},
+       "--profile-passes: expected an integer from 1 to 2 x repeats + 1 (7), got 'x'"},
       {"--repeats 0", "--repeats: expected an integer >= 1, got '0'"},
       {"--steps 2", "--steps: expected an integer >= 4, got '2'"},
       {"--quick --repeats -1", "--repeats: expected an integer >= 1, got '-1'"},
@@ -47,7 +47,7 @@ TEST(ValidateLocalArgs, HelpListsTheProfilePassesAndRounds) {
   const auto r = validate_local("--help");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("--profile-passes N"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("[repeats+1; quick: 1]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("[2 x repeats + 1; quick: 1]"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("in rounds"), std::string::npos) << r.output;
 }
 
