@@ -1,11 +1,15 @@
 // Tests of scripts/emulate-cluster with a plain MPI probe (emu_probe.cpp): ranks land on their own
 // emulated hosts, tbf really limits the links, a CPU quota really slows a rank, and nothing is left
-// behind after success, failure, SIGINT or SIGTERM. Usage errors are checked everywhere; the rest
+// behind after success, failure, SIGINT or SIGTERM (also a second one during the tear-down, or one
+// during the set-up). Usage errors are checked everywhere; the rest
 // needs root with network-admin rights and is skipped with the script's explanation otherwise.
 // The timing checks are functional (is the link shaped at all, is the slowed rank slower), with
 // margins far wider than the noise measured on a 2-core machine (docs/emulation.md).
 #include <gtest/gtest.h>
 #include <signal.h>
+
+#include <chrono>
+#include <thread>
 
 #include "emulate_harness.h"
 
@@ -145,6 +149,21 @@ TEST(EmulateCluster, MissingProgramFailsAndEverythingIsRemoved) {
   expect_clean(r.pid);
 }
 
+// A signal at any moment of the set-up (the capability probe's namespace, the switch, the hosts,
+// the cgroups) leaves nothing behind: each namespace is recorded before it is created, and the
+// traps are in place before the probe creates its own.
+TEST(EmulateCluster, ASignalDuringSetUpLeavesNothing) {
+  SKIP_UNLESS_EMULATION_WORKS();
+  for (const int delay_ms : {0, 20, 50, 100, 150, 250, 400, 700}) {
+    Child child(emulate({"--hosts", "2"}, {VITSIM_EMU_PROBE, "sleep", "60"}));
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    const CommandResult r = child.finish(SIGTERM);
+    EXPECT_EQ(r.exit_code, 128 + SIGTERM) << "after " << delay_ms << " ms\n" << r.output;
+    const auto left = leftovers(r.pid);
+    for (const auto& what : left) ADD_FAILURE() << "after " << delay_ms << " ms, left: " << what;
+  }
+}
+
 class EmulateClusterSignal : public ::testing::TestWithParam<int> {};
 
 TEST_P(EmulateClusterSignal, TearsDownWhileRanksRun) {
@@ -153,6 +172,20 @@ TEST_P(EmulateClusterSignal, TearsDownWhileRanksRun) {
   Child child(emulate({"--hosts", "3"}, {VITSIM_EMU_PROBE, "sleep", "60"}));
   ASSERT_TRUE(child.wait_for_line("sleeping", 60)) << "the ranks never started";
   EXPECT_FALSE(leftovers(child.pid()).empty()) << "nothing to tear down: the check is blind";
+  const CommandResult r = child.finish(sig);
+  EXPECT_EQ(r.exit_code, 128 + sig) << r.output;
+  expect_clean(r.pid);
+}
+
+// An impatient user presses Ctrl-C twice: the second signal reaches the script while it tears
+// down (it waits for mpirun, then 0.3 s for the ranks' processes), and must not stop the tear-down.
+TEST_P(EmulateClusterSignal, ASecondSignalWhileTearingDownLeavesNothing) {
+  SKIP_UNLESS_EMULATION_WORKS();
+  const int sig = GetParam();
+  Child child(emulate({"--hosts", "3"}, {VITSIM_EMU_PROBE, "sleep", "60"}));
+  ASSERT_TRUE(child.wait_for_line("sleeping", 60)) << "the ranks never started";
+  child.send(sig);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   const CommandResult r = child.finish(sig);
   EXPECT_EQ(r.exit_code, 128 + sig) << r.output;
   expect_clean(r.pid);

@@ -101,6 +101,10 @@ bool Child::wait_for_line(const std::string& marker, double timeout_s) {
   return true;
 }
 
+void Child::send(int sig) {
+  if (pid_ > 0) kill(pid_, sig);
+}
+
 CommandResult Child::finish(int sig) {
   CommandResult result;
   result.pid = pid_;

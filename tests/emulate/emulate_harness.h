@@ -24,12 +24,14 @@ std::string emulate_script();
 CommandResult run(const std::vector<std::string>& argv);
 
 // Starts argv with stdout+stderr to a pipe; wait_for_line() reads until a line contains `marker`
-// (or the child's output ends); finish() sends `signal` (0 = none) and waits.
+// (or the child's output ends); send() sends a signal without waiting; finish() sends `signal`
+// (0 = none) and waits.
 class Child {
  public:
   explicit Child(const std::vector<std::string>& argv);
   ~Child();
   bool wait_for_line(const std::string& marker, double timeout_s);
+  void send(int signal);
   CommandResult finish(int signal);
   pid_t pid() const { return pid_; }
 
