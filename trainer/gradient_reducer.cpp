@@ -72,6 +72,23 @@ void GradientReducer::prepare(bool communicate) {
   }
 }
 
+namespace {
+
+// into = from * scale. A bucket wider than the gradient (ds-bf16-allreduce-fp32: bf16 gradients,
+// fp32 wire) takes the exact widened value first and scales in the wide type: LibTorch >= 2
+// refuses mul_out with a Scalar into an output of another dtype ("Expected out tensor to have
+// dtype c10::BFloat16, but got float", seen with 2.11 on 2026-11-24).
+void scale_into(torch::Tensor& into, const torch::Tensor& from, double scale) {
+  if (into.scalar_type() == from.scalar_type()) {
+    torch::mul_out(into, from, scale);
+  } else {
+    into.copy_(from);
+    into.mul_(scale);
+  }
+}
+
+}  // namespace
+
 void GradientReducer::on_gradient(size_t param, const torch::Tensor& grad) {
   if (!armed_ || bucket_of_[param] == kNoBucket) return;
   torch::NoGradGuard no_grad;
@@ -87,7 +104,7 @@ void GradientReducer::on_gradient(size_t param, const torch::Tensor& grad) {
     torch::add_out(view, acc.reshape({-1}), grad.reshape({-1}));
     view.mul_(scale_);
   } else {
-    torch::mul_out(view, grad.reshape({-1}), scale_);
+    scale_into(view, grad.reshape({-1}), scale_);
   }
   if (--b.pending == 0) {
     gradients_ready_s_ = MpiWorld::now_s();
@@ -126,7 +143,7 @@ void GradientReducer::finish() {
         const auto& g = parameters_[b.params[s]].grad();
         auto view = b.buffer.narrow(0, b.offsets[s], parameters_[b.params[s]].numel());
         if (g.defined())
-          torch::mul_out(view, g.reshape({-1}), scale_);
+          scale_into(view, g.reshape({-1}), scale_);
         else
           view.zero_();
       }

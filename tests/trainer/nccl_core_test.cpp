@@ -31,6 +31,10 @@ class DeviceFloats {
     VITSIM_CUDA_CHECK(cudaMalloc(&data_, count_ * sizeof(float)));
     VITSIM_CUDA_CHECK(
         cudaMemcpy(data_, host.data(), count_ * sizeof(float), cudaMemcpyHostToDevice));
+    // From pageable memory cudaMemcpy may return before the DMA has landed, and the tests' stream
+    // is non-blocking (no implicit order after the legacy stream): without this the collectives
+    // can race the copy (on an H100, 2026-11-24, the average's output differed from its input).
+    VITSIM_CUDA_CHECK(cudaDeviceSynchronize());
   }
   ~DeviceFloats() { cudaFree(data_); }
   float* get() { return static_cast<float*>(data_); }
@@ -45,6 +49,19 @@ class DeviceFloats {
   void* data_ = nullptr;
   size_t count_;
 };
+
+// Equal bit for bit; on failure names the first element that differs (gtest prints only 32).
+::testing::AssertionResult same_floats(const std::vector<float>& got,
+                                       const std::vector<float>& want) {
+  if (got.size() != want.size())
+    return ::testing::AssertionFailure() << got.size() << " elements, expected " << want.size();
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (got[i] != want[i])
+      return ::testing::AssertionFailure() << "element " << i << " of " << got.size() << " is "
+                                           << got[i] << ", expected " << want[i];
+  }
+  return ::testing::AssertionSuccess();
+}
 
 std::vector<float> ramp(size_t n, float scale) {
   std::vector<float> v(n);
@@ -99,13 +116,13 @@ TEST(NcclCore, OneRankAllReduceAndBroadcastOnDevice) {
   EXPECT_GT(timer.elapsed_s(), 0.0);
   VITSIM_CUDA_CHECK(cudaStreamSynchronize(stream));
   // One rank: the sum and the average are the input itself, bit for bit.
-  EXPECT_EQ(in_place.to_host(), input);
-  EXPECT_EQ(out.to_host(), input);
+  EXPECT_TRUE(same_floats(in_place.to_host(), input)) << "sum";
+  EXPECT_TRUE(same_floats(out.to_host(), input)) << "average";
 
   DeviceFloats dst(std::vector<float>(n, 0.0f));
   core.broadcast(in_place.get(), dst.get(), n, ncclFloat32, /*root=*/0, stream);
   VITSIM_CUDA_CHECK(cudaStreamSynchronize(stream));
-  EXPECT_EQ(dst.to_host(), input);
+  EXPECT_TRUE(same_floats(dst.to_host(), input)) << "broadcast";
   EXPECT_THROW(core.broadcast(in_place.get(), dst.get(), n, ncclFloat32, 1, stream), NcclError);
   VITSIM_CUDA_CHECK(cudaStreamDestroy(stream));
 }
