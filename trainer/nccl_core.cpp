@@ -134,12 +134,6 @@ void NcclCore::all_reduce_sum(const void* send, void* recv, size_t count, ncclDa
   all_reduce(send, recv, count, type, ncclSum, stream);
 }
 
-void NcclCore::all_reduce_average(const void* send, void* recv, size_t count, ncclDataType_t type,
-                                  cudaStream_t stream) {
-  // ncclAvg divides inside the kernel (NCCL >= 2.10); integer types round toward zero.
-  all_reduce(send, recv, count, type, ncclAvg, stream);
-}
-
 void NcclCore::broadcast(const void* send, void* recv, size_t count, ncclDataType_t type, int root,
                          cudaStream_t stream) {
   if (count == 0) return;

@@ -23,7 +23,7 @@
 #include <string>
 
 #if NCCL_VERSION_CODE < NCCL_VERSION(2, 10, 0)
-#error "vitsim_nccl_core needs NCCL >= 2.10 (ncclAvg)"
+#error "vitsim_nccl_core needs NCCL >= 2.10 (ncclBfloat16, the ds-bf16 wire)"
 #endif
 
 #define VITSIM_NCCL_CHECK(call)                                                               \
@@ -92,8 +92,6 @@ class NcclCore {
   // Enqueue on `stream`; send == recv is an in-place operation. `count` is in elements of `type`.
   void all_reduce_sum(const void* send, void* recv, size_t count, ncclDataType_t type,
                       cudaStream_t stream);
-  void all_reduce_average(const void* send, void* recv, size_t count, ncclDataType_t type,
-                          cudaStream_t stream);
   // recv on every rank receives root's send (send is read on root only).
   void broadcast(const void* send, void* recv, size_t count, ncclDataType_t type, int root,
                  cudaStream_t stream);

@@ -1,13 +1,16 @@
 // Tests of the Torch-free NCCL core (trainer/nccl_core.h) on a real device: a 1-rank all-reduce
-// (sum, average) and broadcast in this process, and a 2-rank job under mpirun
-// (nccl_core_mpi_check). Without a CUDA device (no driver, no GPU) every test that needs one
-// skips with "no CUDA device: ..."; the binary itself must load without libcuda.
+// (in-place sum of fp32 and bf16, as the trainer's buckets) and broadcast in this process, and a
+// 2-rank job under mpirun (nccl_core_mpi_check). Without a CUDA device (no driver, no GPU) every
+// test that needs one skips with "no CUDA device: ..."; the binary itself must load without
+// libcuda.
 #include "trainer/nccl_core.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -24,24 +27,25 @@ namespace {
                    << "device), found " << count_;                                  \
   } while (0)
 
-// Device buffer of floats, freed on scope exit.
-class DeviceFloats {
+// Device copy of a host vector, freed on scope exit.
+template <typename T>
+class DeviceArray {
  public:
-  explicit DeviceFloats(const std::vector<float>& host) : count_(host.size()) {
-    VITSIM_CUDA_CHECK(cudaMalloc(&data_, count_ * sizeof(float)));
-    VITSIM_CUDA_CHECK(
-        cudaMemcpy(data_, host.data(), count_ * sizeof(float), cudaMemcpyHostToDevice));
+  explicit DeviceArray(const std::vector<T>& host) : count_(host.size()) {
+    VITSIM_CUDA_CHECK(cudaMalloc(&data_, count_ * sizeof(T)));
+    VITSIM_CUDA_CHECK(cudaMemcpy(data_, host.data(), count_ * sizeof(T), cudaMemcpyHostToDevice));
     // From pageable memory cudaMemcpy may return before the DMA has landed, and the tests' stream
-    // is non-blocking (no implicit order after the legacy stream): without this the collectives
-    // can race the copy (on an H100, 2026-11-24, the average's output differed from its input).
+    // is non-blocking (no implicit order after the legacy stream): wait, so no collective races
+    // the copy.
     VITSIM_CUDA_CHECK(cudaDeviceSynchronize());
   }
-  ~DeviceFloats() { cudaFree(data_); }
-  float* get() { return static_cast<float*>(data_); }
-  std::vector<float> to_host() const {
-    std::vector<float> host(count_);
-    VITSIM_CUDA_CHECK(
-        cudaMemcpy(host.data(), data_, count_ * sizeof(float), cudaMemcpyDeviceToHost));
+  ~DeviceArray() { cudaFree(data_); }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  T* get() { return static_cast<T*>(data_); }
+  std::vector<T> to_host() const {
+    std::vector<T> host(count_);
+    VITSIM_CUDA_CHECK(cudaMemcpy(host.data(), data_, count_ * sizeof(T), cudaMemcpyDeviceToHost));
     return host;
   }
 
@@ -51,14 +55,14 @@ class DeviceFloats {
 };
 
 // Equal bit for bit; on failure names the first element that differs (gtest prints only 32).
-::testing::AssertionResult same_floats(const std::vector<float>& got,
-                                       const std::vector<float>& want) {
+template <typename T>
+::testing::AssertionResult same_elements(const std::vector<T>& got, const std::vector<T>& want) {
   if (got.size() != want.size())
     return ::testing::AssertionFailure() << got.size() << " elements, expected " << want.size();
   for (size_t i = 0; i < got.size(); ++i) {
-    if (got[i] != want[i])
+    if (!(got[i] == want[i]))
       return ::testing::AssertionFailure() << "element " << i << " of " << got.size() << " is "
-                                           << got[i] << ", expected " << want[i];
+                                           << +got[i] << ", expected " << +want[i];
   }
   return ::testing::AssertionSuccess();
 }
@@ -104,26 +108,37 @@ TEST(NcclCore, OneRankAllReduceAndBroadcastOnDevice) {
   cudaStream_t stream = nullptr;
   VITSIM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
 
-  // 1M + 3 elements: more than one NCCL chunk, and not a multiple of any vector width.
+  // 1M + 3 elements: more than one NCCL chunk, and not a multiple of any vector width. In place,
+  // as the trainer reduces its gradient buckets: fp32, and bf16 (the ds-bf16 wire; bf16 values
+  // are the upper halves of fp32 ones).
   const size_t n = (1u << 20) + 3;
   const std::vector<float> input = ramp(n, 0.25f);
-  DeviceFloats in_place(input), out(std::vector<float>(n, -1.0f));
+  std::vector<uint16_t> input_bf16(n);
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t bits = 0;
+    std::memcpy(&bits, &input[i], sizeof bits);
+    input_bf16[i] = static_cast<uint16_t>(bits >> 16);
+  }
+  DeviceArray<float> fp32(input);
+  DeviceArray<uint16_t> bf16(input_bf16);
   CudaEventTimer timer;
   timer.start(stream);
-  core.all_reduce_sum(in_place.get(), in_place.get(), n, ncclFloat32, stream);
-  core.all_reduce_average(in_place.get(), out.get(), n, ncclFloat32, stream);
+  core.all_reduce_sum(fp32.get(), fp32.get(), n, ncclFloat32, stream);
+  core.all_reduce_sum(bf16.get(), bf16.get(), n, ncclBfloat16, stream);
   timer.stop(stream);
   EXPECT_GT(timer.elapsed_s(), 0.0);
   VITSIM_CUDA_CHECK(cudaStreamSynchronize(stream));
-  // One rank: the sum and the average are the input itself, bit for bit.
-  EXPECT_TRUE(same_floats(in_place.to_host(), input)) << "sum";
-  EXPECT_TRUE(same_floats(out.to_host(), input)) << "average";
+  // One rank: the sum is the input itself, bit for bit.
+  EXPECT_TRUE(same_elements(fp32.to_host(), input)) << "fp32 sum";
+  EXPECT_TRUE(same_elements(bf16.to_host(), input_bf16)) << "bf16 sum";
 
-  DeviceFloats dst(std::vector<float>(n, 0.0f));
-  core.broadcast(in_place.get(), dst.get(), n, ncclFloat32, /*root=*/0, stream);
+  // Broadcast out of place, then in place (as the trainer sends its initial parameters).
+  DeviceArray<float> dst(std::vector<float>(n, 0.0f));
+  core.broadcast(fp32.get(), dst.get(), n, ncclFloat32, /*root=*/0, stream);
+  core.broadcast(dst.get(), dst.get(), n, ncclFloat32, /*root=*/0, stream);
   VITSIM_CUDA_CHECK(cudaStreamSynchronize(stream));
-  EXPECT_TRUE(same_floats(dst.to_host(), input)) << "broadcast";
-  EXPECT_THROW(core.broadcast(in_place.get(), dst.get(), n, ncclFloat32, 1, stream), NcclError);
+  EXPECT_TRUE(same_elements(dst.to_host(), input)) << "broadcast";
+  EXPECT_THROW(core.broadcast(fp32.get(), dst.get(), n, ncclFloat32, 1, stream), NcclError);
   VITSIM_CUDA_CHECK(cudaStreamDestroy(stream));
 }
 
