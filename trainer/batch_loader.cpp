@@ -61,7 +61,9 @@ Batch make_batch(const CifarImages& images, const std::vector<int64_t>& indices,
   }
   auto mean = torch::tensor({kMean[0], kMean[1], kMean[2]}).view({1, 3, 1, 1});
   auto std = torch::tensor({kStd[0], kStd[1], kStd[2]}).view({1, 3, 1, 1});
-  return {(raw - mean) / std, labels};
+  auto normalized = (raw - mean) / std;
+  if (options.pin_memory) return {normalized.pin_memory(), labels.pin_memory()};
+  return {normalized, labels};
 }
 
 BatchLoader::BatchLoader(const CifarImages& images, BatchLoaderOptions options)

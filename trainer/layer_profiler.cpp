@@ -19,6 +19,7 @@
 #include "trainer/batch_loader.h"
 #include "trainer/master_weights.h"
 #include "trainer/mpi_world.h"
+#include "trainer/multi_tensor_adamw.h"
 #include "trainer/run_context.h"
 #include "trainer/step_stats.h"
 #include "trainer/vit_model.h"
@@ -54,7 +55,7 @@ class Profiler {
       optimizer_ = std::make_unique<torch::optim::SGD>(
           stepped, torch::optim::SGDOptions(1e-3).momentum(0.9));
     } else {
-      optimizer_ = std::make_unique<torch::optim::AdamW>(stepped, torch::optim::AdamWOptions(1e-3));
+      optimizer_ = std::make_unique<MultiTensorAdamW>(stepped, torch::optim::AdamWOptions(1e-3));
     }
   }
 
@@ -203,6 +204,7 @@ schema::MicroBatchProfile Profiler::profile(int64_t b) {
     data.labels.push_back(static_cast<int32_t>(i % o_.model.classes % 10));
   BatchLoaderOptions lo;
   lo.image_size = o_.model.image_size;
+  lo.pin_memory = device_.is_cuda();  // as the trainer loads
   BatchLoader loader(data, lo);
   std::vector<int64_t> order(b * steps);
   for (int64_t i = 0; i < b * steps; ++i) order[i] = i;

@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "schema/json_file.h"
+#include "trainer/multi_tensor_adamw.h"
 #include "trainer/run_context.h"
 
 namespace vitsim::trainer {
@@ -66,6 +67,7 @@ Trainer::Trainer(TrainOptions options, MpiWorld& world, std::vector<std::string>
   lo.image_size = options_.model.image_size;
   lo.augment = options_.augment;
   lo.seed = options_.seed;
+  lo.pin_memory = options_.device == "cuda";
   loader_ = std::make_unique<BatchLoader>(train_images_, lo);
 
   comm_ = make_communicator(options_.backend, world_);
@@ -117,7 +119,8 @@ void Trainer::build_model_and_optimizer() {
                      .momentum(options_.momentum)
                      .weight_decay(options_.weight_decay));
   } else {
-    optimizer_ = std::make_unique<torch::optim::AdamW>(
+    // LibTorch's AdamW, its operations batched over the parameters (multi_tensor_adamw.h).
+    optimizer_ = std::make_unique<MultiTensorAdamW>(
         stepped, torch::optim::AdamWOptions(options_.learning_rate)
                      .betas({options_.beta1, options_.beta2})
                      .eps(options_.adam_eps)
