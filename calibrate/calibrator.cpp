@@ -117,7 +117,14 @@ std::map<Regime, costmodel::RooflineFit> fit_rooflines(const std::map<Key, Devic
         !add.devices.empty() && add.rms_error_rel < max.rms_error_rel ? add : max;
     fits[p] = fit_roofline(p, samples, opt[p], best.form);
     fits[p].held_out_error_rel = best.rms_error_rel;
-    if (!max.devices.empty()) {
+    if (max.devices.empty()) {
+      notes.push_back(fmt::format(
+          "roofline {}: fewer than 3 measured devices, none can be held out: how far its "
+          "transfers miss a real GPU is not known, and the intervals of transferred costs rest on "
+          "its miss on the measured devices alone, likely too narrow (docs/gpu-transfer.md: "
+          "fitted on one H100, the transfer missed three real GPUs by 24-45 % in fp32)",
+          costmodel::to_string(p)));
+    } else {
       notes.push_back(
           fmt::format("roofline {} leave-one-device-out (total layer time): {}; {}; kept "
                       "the {} form",
@@ -299,11 +306,19 @@ void Pipeline::set_transfer_uncertainty(const DeviceFit* twin, const costmodel::
   c.uncertainty_rel = std::max(miss, fit.held_out_error_rel);
   c.node_spread_rel = spread;
   c.step_noise_rel = noise.empty() ? 0.0 : median(noise);
+  // Below 3 measured devices nothing is held out (roofline.cpp): the held-out error is unknown,
+  // not 0, and the interval says so.
+  const std::string held_out = factors.size() < 3
+                                   ? fmt::format(
+                                         "unknown: {} measured device(s), none held out; likely "
+                                         "too narrow",
+                                         factors.size())
+                                   : fmt::format("{:.2f} %", 100 * fit.held_out_error_rel);
   c.uncertainty_from = fmt::format(
       "systematic = max(the roofline's miss on each measured fp32 device, RMS of measured/roofline "
-      "- 1 over [{}] = {:.2f} %; the roofline's held-out error {:.2f} %); node spread {:.2f} % "
+      "- 1 over [{}] = {:.2f} %; the roofline's held-out error {}); node spread {:.2f} % "
       "({}); step noise: median of the measured devices'",
-      on, 100 * miss, 100 * fit.held_out_error_rel, 100 * spread, spread_from);
+      on, 100 * miss, held_out, 100 * spread, spread_from);
 }
 
 std::set<Key> Pipeline::required_pairs() {

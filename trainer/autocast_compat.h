@@ -9,6 +9,8 @@
 #include <ATen/autocast_mode.h>
 #include <torch/version.h>
 
+#include <optional>
+
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
 #define VITSIM_AUTOCAST_TAKES_DEVICE_TYPE 1
 #endif
@@ -28,6 +30,17 @@ inline void autocast_on(c10::DeviceType device, at::ScalarType dtype) {
     at::autocast::set_enabled(true);
     at::autocast::set_autocast_gpu_dtype(dtype);
   }
+#endif
+}
+
+// The dtype CPU autocast casts to on this thread, or nothing when it is off.
+inline std::optional<at::ScalarType> cpu_autocast_dtype() {
+#ifdef VITSIM_AUTOCAST_TAKES_DEVICE_TYPE
+  if (!at::autocast::is_autocast_enabled(c10::DeviceType::CPU)) return std::nullopt;
+  return at::autocast::get_autocast_dtype(c10::DeviceType::CPU);
+#else
+  if (!at::autocast::is_cpu_enabled()) return std::nullopt;
+  return at::autocast::get_autocast_cpu_dtype();
 #endif
 }
 

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <regex>
 
+#include "trainer/cpu_bf16_gemm.h"
+
 namespace vitsim::trainer {
 namespace {
 
@@ -26,7 +28,7 @@ void trunc_normal_(torch::Tensor t, double std) {
 
 }  // namespace
 
-PatchEmbedImpl::PatchEmbedImpl(const costmodel::ViTConfig& c) {
+PatchEmbedImpl::PatchEmbedImpl(const costmodel::ViTConfig& c) : patch_size(c.patch_size) {
   conv_proj = register_module(
       "conv_proj",
       torch::nn::Conv2d(
@@ -41,10 +43,11 @@ PatchEmbedImpl::PatchEmbedImpl(const costmodel::ViTConfig& c) {
 
 torch::Tensor PatchEmbedImpl::forward(const torch::Tensor& images) {
   const int64_t b = images.size(0);
-  auto x = conv_proj->forward(images);             // (B, D, H/P, W/P)
-  x = x.flatten(2).transpose(1, 2);                // (B, N, D)
-  auto cls = class_token.expand({b, -1, -1});      // (B, 1, D)
-  return torch::cat({cls, x}, 1) + pos_embedding;  // (B, S, D)
+  auto x =
+      gemm::conv2d(images, conv_proj->weight, conv_proj->bias, patch_size);  // (B, D, H/P, W/P)
+  x = x.flatten(2).transpose(1, 2);                                          // (B, N, D)
+  auto cls = class_token.expand({b, -1, -1});                                // (B, 1, D)
+  return torch::cat({cls, x}, 1) + pos_embedding;                            // (B, S, D)
 }
 
 AttentionLayerImpl::AttentionLayerImpl(const costmodel::ViTConfig& c) : heads(c.heads) {
@@ -59,7 +62,7 @@ AttentionLayerImpl::AttentionLayerImpl(const costmodel::ViTConfig& c) : heads(c.
 
 torch::Tensor AttentionLayerImpl::forward(const torch::Tensor& x) {
   const int64_t b = x.size(0), s = x.size(1), d = x.size(2), hd = d / heads;
-  auto qkv = torch::nn::functional::linear(ln_1->forward(x), in_proj_weight, in_proj_bias);
+  auto qkv = gemm::linear(ln_1->forward(x), in_proj_weight, in_proj_bias);
   auto parts = qkv.chunk(3, -1);  // 3 x (B, S, D)
   auto split = [&](const torch::Tensor& t) { return t.reshape({b, s, heads, hd}).transpose(1, 2); };
   auto q = split(parts[0]), k = split(parts[1]), v = split(parts[2]);  // (B, H, S, hd)
@@ -68,11 +71,11 @@ torch::Tensor AttentionLayerImpl::forward(const torch::Tensor& x) {
 #else
   // LibTorch < 2.0 has no public fused attention: softmax(QK^T / sqrt(hd)) V, scaling q first
   // like torch.nn.functional.multi_head_attention_forward does.
-  auto scores = torch::matmul(q / std::sqrt(static_cast<double>(hd)), k.transpose(-2, -1));
-  auto o = torch::matmul(torch::softmax(scores, -1), v);  // (B, H, S, hd)
+  auto scores = gemm::matmul(q / std::sqrt(static_cast<double>(hd)), k.transpose(-2, -1));
+  auto o = gemm::matmul(torch::softmax(scores, -1), v);  // (B, H, S, hd)
 #endif
   o = o.transpose(1, 2).reshape({b, s, d});  // (B, S, D)
-  return x + out_proj->forward(o);
+  return x + gemm::linear(o, out_proj->weight, out_proj->bias);
 }
 
 MlpLayerImpl::MlpLayerImpl(const costmodel::ViTConfig& c) {
@@ -88,7 +91,8 @@ MlpLayerImpl::MlpLayerImpl(const costmodel::ViTConfig& c) {
 
 torch::Tensor MlpLayerImpl::forward(const torch::Tensor& x) {
   // Exact (erf) GELU, torchvision's nn.GELU() default.
-  return x + fc2->forward(torch::gelu(fc1->forward(ln_2->forward(x))));
+  const auto hidden = gemm::linear(ln_2->forward(x), fc1->weight, fc1->bias);
+  return x + gemm::linear(torch::gelu(hidden), fc2->weight, fc2->bias);
 }
 
 EncoderBlockImpl::EncoderBlockImpl(const costmodel::ViTConfig& c) {
@@ -116,7 +120,7 @@ torch::Tensor ViTImpl::forward(const torch::Tensor& images) {
     x = block->mlp->forward(x);
   }
   x = norm->forward(x);
-  return head->forward(x.select(1, 0));  // class token -> (B, classes)
+  return gemm::linear(x.select(1, 0), head->weight, head->bias);  // class token -> (B, classes)
 }
 
 std::vector<std::string> ViTImpl::layer_names() const {
@@ -138,7 +142,7 @@ torch::Tensor ViTImpl::forward_layer(size_t i, const torch::Tensor& x) {
     return (i - 1) % 2 == 0 ? block->attention->forward(x) : block->mlp->forward(x);
   }
   if (i == last_block + 1) return norm->forward(x);
-  return head->forward(x.select(1, 0));
+  return gemm::linear(x.select(1, 0), head->weight, head->bias);
 }
 
 std::vector<torch::Tensor> ViTImpl::layer_parameters(size_t i) {

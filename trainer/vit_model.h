@@ -10,6 +10,7 @@
 //   head                Linear(D, classes) on the class token
 //
 // torchvision_name() maps our parameter names to torchvision's state_dict keys (parity test).
+// The GEMMs go through cpu_bf16_gemm.h (bf16 on a CPU computed by fp32 kernels).
 #pragma once
 
 #include <torch/torch.h>
@@ -29,6 +30,7 @@ struct PatchEmbedImpl : torch::nn::Module {
   torch::nn::Conv2d conv_proj{nullptr};
   torch::Tensor class_token;    // (1, 1, D)
   torch::Tensor pos_embedding;  // (1, S, D)
+  int64_t patch_size;
 };
 TORCH_MODULE(PatchEmbed);
 
