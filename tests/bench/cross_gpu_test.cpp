@@ -49,8 +49,8 @@ class CrossGpu : public ::testing::Test {
   static void TearDownTestSuite() { fs::remove_all(dir_); }
 
   static vitsim::test::CommandResult run(const std::string& args) {
-    return run_command("/usr/bin/python3 " + quoted(kScript) + " --vitsim " +
-                       quoted(VITSIM_EXE) + " " + args + " 2>&1");
+    return run_command("/usr/bin/python3 " + quoted(kScript) + " --vitsim " + quoted(VITSIM_EXE) +
+                       " " + args + " 2>&1");
   }
 
   static fs::path dir_;
@@ -81,7 +81,8 @@ TEST_F(CrossGpu, EveryCatalogGpuIsPredictedFromTheH100Alone) {
 TEST_F(CrossGpu, MeasuredThroughputIsTheSourcesComputeOnlyAndTheErrorIsSigned) {
   // compute_summary.csv, Tesla P4 fp32 at 16: fwd 238.21 + bwd_inner 437.85 + step 48.68 ms.
   const double p4 = 16 / ((238.21 + 437.85 + 48.68) / 1e3);
-  const std::regex row(R"(\| p4 \| fp32 \| transferred \| 16 \| ([0-9.]+) \| ([0-9.]+) \| ([-+][0-9.]+) %)");
+  const std::regex row(
+      R"(\| p4 \| fp32 \| transferred \| 16 \| ([0-9.]+) \| ([0-9.]+) \| ([-+][0-9.]+) %)");
   std::smatch m;
   ASSERT_TRUE(std::regex_search(table_, m, row)) << table_;
   const double predicted = std::stod(m[1]), measured = std::stod(m[2]);
@@ -100,21 +101,20 @@ TEST_F(CrossGpu, ShippedProfilesAreTheDocumentedCommandsOutput) {
       runs += " " + quoted(e.path().string());
   }
   const fs::path out = dir_ / "batched";
-  const auto r = run("--out " + quoted(out.string()) + " --profiles" + first +
-                     " --optimizer-runs" + runs);
+  const auto r =
+      run("--out " + quoted(out.string()) + " --profiles" + first + " --optimizer-runs" + runs);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* regime : {"fp32", "amp-bf16", "ds-bf16"}) {
     const std::string name = std::string("h100-sxm-vit_b_16-") + regime + ".json";
-    EXPECT_EQ(read_json(out / "profiles" / name),
-              read_json(kRoot + "/platforms/profiles/" + name))
+    EXPECT_EQ(read_json(out / "profiles" / name), read_json(kRoot + "/platforms/profiles/" + name))
         << name;
   }
   EXPECT_EQ(r.output, table_);  // the same profiles give the same table
 }
 
 TEST_F(CrossGpu, BadInputExitsTwoNamingTheFile) {
-  const auto missing = run("--out " + quoted((dir_ / "bad").string()) +
-                           " --profiles /nonexistent/profile.json");
+  const auto missing =
+      run("--out " + quoted((dir_ / "bad").string()) + " --profiles /nonexistent/profile.json");
   EXPECT_EQ(missing.exit_code, 2) << missing.output;
   EXPECT_NE(missing.output.find("/nonexistent/profile.json"), std::string::npos) << missing.output;
   // A run log of another regime cannot stand for a profile's optimizer.
@@ -123,8 +123,7 @@ TEST_F(CrossGpu, BadInputExitsTwoNamingTheFile) {
                          " --optimizer-runs " +
                          quoted(kRecord + "/after-012a593/train-h100-sxm-amp-bf16-b64.json"));
   EXPECT_EQ(other.exit_code, 2) << other.output;
-  EXPECT_NE(other.output.find("h100-sxm-vit_b_16-ds-bf16.json"), std::string::npos)
-      << other.output;
+  EXPECT_NE(other.output.find("h100-sxm-vit_b_16-ds-bf16.json"), std::string::npos) << other.output;
   EXPECT_NE(other.output.find("ds-bf16"), std::string::npos) << other.output;
 }
 

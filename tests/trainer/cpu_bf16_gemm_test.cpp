@@ -75,8 +75,8 @@ TEST(CpuBf16Gemm, MatmulAndConvInBf16AreWithinOneRoundingOfTheExactProduct) {
   const auto conv = gemm::conv2d(images, w, bias, 4);
   EXPECT_EQ(conv.scalar_type(), torch::kBFloat16);
   EXPECT_EQ(conv.sizes(), (std::vector<int64_t>{2, 8, 4, 4}));
-  const auto exact = torch::conv2d(images.to(torch::kDouble), w.to(torch::kDouble),
-                                   bias.to(torch::kDouble), 4);
+  const auto exact =
+      torch::conv2d(images.to(torch::kDouble), w.to(torch::kDouble), bias.to(torch::kDouble), 4);
   EXPECT_LE(relative_gap(conv, exact), kOneBf16Step);
 }
 
@@ -85,8 +85,8 @@ TEST(CpuBf16Gemm, UnderCpuAutocastGivesBf16OutAndFp32Gradients) {
   autocast_on(c10::DeviceType::CPU, torch::kBFloat16);
   ASSERT_TRUE(gemm::bf16_on_cpu(o.ours[0]));
   const auto y = gemm::linear(o.ours[0], o.ours[1], o.ours[2]);
-  const auto native = torch::nn::functional::linear(o.ours[0].detach(), o.ours[1].detach(),
-                                                    o.ours[2].detach());
+  const auto native =
+      torch::nn::functional::linear(o.ours[0].detach(), o.ours[1].detach(), o.ours[2].detach());
   autocast_off();
   ASSERT_EQ(native.scalar_type(), torch::kBFloat16);  // what autocast itself gives
   EXPECT_EQ(y.scalar_type(), torch::kBFloat16);
