@@ -135,7 +135,9 @@ PredictionRange prediction_range(const RangeInputs& in) {
   const double k = in.step_time_s > 0 ? in.epoch_time_s / in.step_time_s : 0.0;
   const Quantiles e =
       scaled(in.step_time_s, compute_s, comm_s, compute_offsets(in, epoch_noise), z * in.comm_rel);
-  r.epoch_time_s = {e.p10 * k, in.epoch_time_s, e.p90 * k};
+  // e x (epoch / step) is not the epoch to the last bit: a zero-width range must still hold it.
+  r.epoch_time_s = {std::min(e.p10 * k, in.epoch_time_s), in.epoch_time_s,
+                    std::max(e.p90 * k, in.epoch_time_s)};
   return r;
 }
 

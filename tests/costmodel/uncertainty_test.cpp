@@ -49,6 +49,21 @@ TEST(Uncertainty, NoSpreadGivesThePoint) {
   EXPECT_DOUBLE_EQ(r.epoch_time_s.p50, 1000.0);
 }
 
+// A zero-width range is the point itself, bit for bit, whatever the epoch/step ratio: the epoch's
+// bounds are the step's scaled by epoch/step, which in floating point may land an ulp off.
+TEST(Uncertainty, ZeroWidthRangeHoldsTheEpochExactly) {
+  for (int i = 1; i <= 1000; ++i) {
+    RangeInputs in;
+    in.step_time_s = 0.1 + 0.0137 * i;
+    in.compute_s = in.step_time_s;
+    in.steps_per_epoch = 7 * i + 3;
+    in.epoch_time_s = in.step_time_s * static_cast<double>(in.steps_per_epoch) + 0.011 * i;
+    const PredictionRange r = prediction_range(in);
+    ASSERT_LE(r.epoch_time_s.p10, in.epoch_time_s) << i;
+    ASSERT_GE(r.epoch_time_s.p90, in.epoch_time_s) << i;
+  }
+}
+
 TEST(Uncertainty, PartsMoveTheRangeByTheirShareOfTheStep) {
   RangeInputs in = base();
   in.compute_systematic_rel = 0.05;

@@ -28,7 +28,14 @@ inline const std::vector<SyntheticDevice>& synthetic_devices() {
       {"t4", costmodel::Regime::kFp32, 8.1e12},
       {"rtx-a4500", costmodel::Regime::kFp32, 23.7e12},
       {"h200-sxm", costmodel::Regime::kAmpBf16, 989.4e12},
-      {"h200-sxm", costmodel::Regime::kFp32, 67e12}};
+      {"h200-sxm", costmodel::Regime::kFp32, 67e12},
+      // The study's mixed-precision scenarios (*-ds-fp16.json): fp16 tensor peaks; Pascal has no
+      // tensor cores, so its fp32 peak.
+      {"p4", costmodel::Regime::kDsFp16, 5.5e12},
+      {"rtx3070", costmodel::Regime::kDsFp16, 40.6e12},
+      {"gtx1070", costmodel::Regime::kDsFp16, 6.5e12},
+      {"t4", costmodel::Regime::kDsFp16, 65e12},
+      {"rtx-a4500", costmodel::Regime::kDsFp16, 94.6e12}};
   return d;
 }
 
