@@ -151,16 +151,21 @@ costmodel::RooflineFit derived_roofline(Regime p, const costmodel::RooflineFit& 
             ? e.bytes_per_image / (fp32.memory_efficiency * e.bandwidth_bytes_per_s)
             : 0;
     const bool additive = f.form == costmodel::RooflineForm::kAdditive;
+    std::string clamped;
     if (additive && e.image_time_s > memory_s && e.peak_flop_per_s > 0) {
-      f.compute_efficiency =
-          std::min(1.0, e.flop_per_image / (e.peak_flop_per_s * (e.image_time_s - memory_s)));
+      const double eta = e.flop_per_image / (e.peak_flop_per_s * (e.image_time_s - memory_s));
+      f.compute_efficiency = std::min(1.0, eta);
+      // Said, not hidden: above 1 the element-wise traffic alone nearly fills the evidence's
+      // step, so the evidence says little about the GEMMs under this form.
+      if (eta > 1.0) clamped = fmt::format(" (would be {:.2f}: held at 1)", eta);
     }
     // The transfer's uncertainty: fp32's held-out error and the evidence rows' spread together.
     f.held_out_error_rel = std::hypot(fp32.held_out_error_rel, e.spread_rel);
     f.fitted_on.push_back(e.description);
     how = fmt::format(
         "eta_c {:.3f} from {}{}, eta_m and overhead from fp32", f.compute_efficiency, e.description,
-        additive ? fmt::format(" less {:.2f} ms/image element-wise traffic", memory_s * 1e3)
+        additive ? fmt::format(" less {:.2f} ms/image element-wise traffic{}", memory_s * 1e3,
+                               clamped)
                  : std::string());
   } else {
     how = "eta_c, eta_m and overhead of fp32 (no tensor-core evidence given)";
