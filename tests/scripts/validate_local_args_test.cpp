@@ -23,14 +23,16 @@ TEST(ValidateLocalArgs, BadValuesNameTheOptionAndExit2) {
     const char* args;
     const char* says;
   } cases[] = {
-      {"--profile-passes 8",
+      {"--profile-passes 12",
+       "--profile-passes: expected an integer from 1 to 2 x repeats + 1 (11), got '12'"},
+      {"--quick --profile-passes 8",  // the quick version runs 3 repeats, the full one 5
        "--profile-passes: expected an integer from 1 to 2 x repeats + 1 (7), got '8'"},
       {"--repeats 1 --profile-passes 4",
        "--profile-passes: expected an integer from 1 to 2 x repeats + 1 (3), got '4'"},
       {"--profile-passes 0",
-       "--profile-passes: expected an integer from 1 to 2 x repeats + 1 (7), got '0'"},
+       "--profile-passes: expected an integer from 1 to 2 x repeats + 1 (11), got '0'"},
       {"--profile-passes x",
-       "--profile-passes: expected an integer from 1 to 2 x repeats + 1 (7), got 'x'"},
+       "--profile-passes: expected an integer from 1 to 2 x repeats + 1 (11), got 'x'"},
       {"--repeats 0", "--repeats: expected an integer >= 1, got '0'"},
       {"--steps 2", "--steps: expected an integer >= 4, got '2'"},
       {"--quick --repeats -1", "--repeats: expected an integer >= 1, got '-1'"},
