@@ -164,9 +164,9 @@ costmodel::RooflineFit derived_roofline(Regime p, const costmodel::RooflineFit& 
     f.fitted_on.push_back(e.description);
     how = fmt::format(
         "eta_c {:.3f} from {}{}, eta_m and overhead from fp32", f.compute_efficiency, e.description,
-        additive ? fmt::format(" less {:.2f} ms/image element-wise traffic{}", memory_s * 1e3,
-                               clamped)
-                 : std::string());
+        additive
+            ? fmt::format(" less {:.2f} ms/image element-wise traffic{}", memory_s * 1e3, clamped)
+            : std::string());
   } else {
     how = "eta_c, eta_m and overhead of fp32 (no tensor-core evidence given)";
   }

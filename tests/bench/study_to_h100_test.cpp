@@ -111,8 +111,8 @@ TEST_F(StudyToH100, BadInputExitsTwoNamingTheFile) {
   auto p = read_json(kProfiles + "fp32.json");
   p["device"] = "t4";
   std::ofstream(other) << p.dump();
-  const auto wrong = run("--out " + quoted((dir_ / "bad2").string()) + " --profiles " +
-                         quoted(other.string()));
+  const auto wrong =
+      run("--out " + quoted((dir_ / "bad2").string()) + " --profiles " + quoted(other.string()));
   EXPECT_EQ(wrong.exit_code, 2) << wrong.output;
   EXPECT_NE(wrong.output.find(other.string()), std::string::npos) << wrong.output;
 }
