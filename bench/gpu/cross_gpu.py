@@ -196,8 +196,19 @@ def with_batched_optimizer(profiles, run_logs, out_dir):
     return written
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def write_table(out_dir, lines):
+    """The table as OUT/table.md (temporary file, then rename) and on stdout."""
+    table = "\n".join(lines) + "\n"
+    path = os.path.join(out_dir, "table.md")
+    with open(path + ".tmp", "w") as f:
+        f.write(table)
+    os.replace(path + ".tmp", path)
+    print(table, end="")
+
+
+def add_common_arguments(ap):
+    """--vitsim, --out, --profiles (the shipped H100 profiles) and --gpus, as both checks take
+    them (this script and study_to_h100.py)."""
     ap.add_argument("--vitsim", default=os.path.join(ROOT, "build", "bin", "vitsim"))
     ap.add_argument("--out", required=True)
     ap.add_argument("--profiles", nargs="+",
@@ -205,6 +216,11 @@ def main():
                                           f"h100-sxm-vit_b_16-{r}.json")
                              for r in ("fp32", "amp-bf16", "ds-bf16")])
     ap.add_argument("--gpus", default=os.path.join(ROOT, "platforms", "gpus.json"))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add_common_arguments(ap)
     ap.add_argument("--study", default=os.path.join(ROOT, "data", "vit-deepspeed-study"))
     ap.add_argument("--timm", default=os.path.join(ROOT, "data", "public-benchmarks",
                                                    "timm_train_benchmarks.csv"))
@@ -261,10 +277,7 @@ def main():
         abs_err = sorted(abs(e[3]) for e in errors)
         lines.append(f"measured rows: {len(errors)}; median absolute error "
                      f"{statistics.median(abs_err):.1f} %, worst {abs_err[-1]:.1f} %")
-    table = "\n".join(lines) + "\n"
-    with open(os.path.join(a.out, "table.md"), "w") as f:
-        f.write(table)
-    print(table, end="")
+    write_table(a.out, lines)
 
 
 if __name__ == "__main__":

@@ -39,14 +39,14 @@ profile of another device or of a regime the cost model lacks).
 """
 import argparse
 import glob
-import json
 import os
 import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from cross_gpu import compute_step_s, fail, load_json, parameters, run  # noqa: E402
+from cross_gpu import (add_common_arguments, compute_step_s, fail, load_json,  # noqa: E402
+                       parameters, run, write_table)
 
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 DEVICE = "h100-sxm"
@@ -106,13 +106,7 @@ def compare(vitsim, model, profiles):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--vitsim", default=os.path.join(ROOT, "build", "bin", "vitsim"))
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--profiles", nargs="+",
-                    default=[os.path.join(ROOT, "platforms", "profiles",
-                                          f"{DEVICE}-vit_b_16-{r}.json")
-                             for r in ("fp32", "amp-bf16", "ds-bf16")])
-    ap.add_argument("--gpus", default=os.path.join(ROOT, "platforms", "gpus.json"))
+    add_common_arguments(ap)
     ap.add_argument("--study", default=os.path.join(ROOT, "data", "vit-deepspeed-study",
                                                     "study.json"))
     a = ap.parse_args()
@@ -154,10 +148,7 @@ def main():
             log=os.path.join(a.out, f"calibrate-{name}.txt"))
         compared = [(p, r) for p, r in zip(profiles, regimes) if not (name == "B" and r == "fp32")]
         lines += [f"{title}", ""] + compare(a.vitsim, load_json(costs), compared) + [""]
-    table = "\n".join(lines) + "\n"
-    with open(os.path.join(a.out, "table.md"), "w") as f:
-        f.write(table)
-    print(table, end="")
+    write_table(a.out, lines)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,6 @@
 // its source (the P4 row of compute_summary.csv by hand); the shipped profiles are what the
 // documented command makes of the first-build ones; bad input exits 2 naming the file.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -13,22 +12,17 @@
 #include <regex>
 #include <sstream>
 
-#include "run_command.h"  // tests/support/
+#include "bench_script.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using vitsim::test::quoted;
-using vitsim::test::run_command;
+using vitsim::test::read_json_file;
 
 const std::string kRoot = VITSIM_SOURCE_DIR;
 const std::string kScript = kRoot + "/bench/gpu/cross_gpu.py";
 const std::string kRecord = kRoot + "/bench/gpu/h100-2026-11-24";
-
-nlohmann::json read_json(const fs::path& p) {
-  std::ifstream in(p);
-  return nlohmann::json::parse(in);
-}
 
 std::string read_text(const fs::path& p) {
   std::ifstream in(p);
@@ -40,8 +34,7 @@ std::string read_text(const fs::path& p) {
 class CrossGpu : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = fs::path(::testing::TempDir()) / ("cross_gpu_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
+    dir_ = vitsim::test::bench_temp_dir("cross_gpu");
     const auto r = run("--out " + quoted((dir_ / "shipped").string()));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     table_ = r.output;
@@ -49,8 +42,7 @@ class CrossGpu : public ::testing::Test {
   static void TearDownTestSuite() { fs::remove_all(dir_); }
 
   static vitsim::test::CommandResult run(const std::string& args) {
-    return run_command("/usr/bin/python3 " + quoted(kScript) + " --vitsim " + quoted(VITSIM_EXE) +
-                       " " + args + " 2>&1");
+    return vitsim::test::run_bench_script(kScript, args);
   }
 
   static fs::path dir_;
@@ -60,12 +52,12 @@ fs::path CrossGpu::dir_;
 std::string CrossGpu::table_;
 
 TEST_F(CrossGpu, EveryCatalogGpuIsPredictedFromTheH100Alone) {
-  const auto gpus = read_json(kRoot + "/platforms/gpus.json");
+  const auto gpus = read_json_file(kRoot + "/platforms/gpus.json");
   for (const auto& d : gpus.at("devices")) {
     const std::string id = d.at("id");
     EXPECT_NE(table_.find("| " + id + " | fp32 | "), std::string::npos) << id << "\n" << table_;
   }
-  const auto costs = read_json(dir_ / "shipped" / "costs.json");
+  const auto costs = read_json_file(dir_ / "shipped" / "costs.json");
   for (const auto& d : costs.at("devices")) {
     const bool h100_measured = d.at("device") == "h100-sxm" && d.at("precision") != "amp-fp16";
     EXPECT_EQ(d.at("source"), h100_measured ? "measured" : "transferred")
@@ -106,7 +98,8 @@ TEST_F(CrossGpu, ShippedProfilesAreTheDocumentedCommandsOutput) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* regime : {"fp32", "amp-bf16", "ds-bf16"}) {
     const std::string name = std::string("h100-sxm-vit_b_16-") + regime + ".json";
-    EXPECT_EQ(read_json(out / "profiles" / name), read_json(kRoot + "/platforms/profiles/" + name))
+    EXPECT_EQ(read_json_file(out / "profiles" / name),
+              read_json_file(kRoot + "/platforms/profiles/" + name))
         << name;
   }
   EXPECT_EQ(r.output, table_);  // the same profiles give the same table

@@ -4,29 +4,23 @@
 // 16-bit regimes are compared; a row's measured time is the profile's layer sum plus its optimizer
 // (by hand here); bad input exits 2 naming the file.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
 
-#include "run_command.h"  // tests/support/
+#include "bench_script.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using vitsim::test::quoted;
-using vitsim::test::run_command;
+using vitsim::test::read_json_file;
 
 const std::string kRoot = VITSIM_SOURCE_DIR;
 const std::string kScript = kRoot + "/bench/gpu/study_to_h100.py";
 const std::string kProfiles = kRoot + "/platforms/profiles/h100-sxm-vit_b_16-";
-
-nlohmann::json read_json(const fs::path& p) {
-  std::ifstream in(p);
-  return nlohmann::json::parse(in);
-}
 
 int count(const std::string& text, const std::string& what) {
   int n = 0;
@@ -37,8 +31,7 @@ int count(const std::string& text, const std::string& what) {
 class StudyToH100 : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = fs::path(::testing::TempDir()) / ("study_to_h100_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
+    dir_ = vitsim::test::bench_temp_dir("study_to_h100");
     const auto r = run("--out " + quoted((dir_ / "out").string()));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     table_ = r.output;
@@ -46,8 +39,7 @@ class StudyToH100 : public ::testing::Test {
   static void TearDownTestSuite() { fs::remove_all(dir_); }
 
   static vitsim::test::CommandResult run(const std::string& args) {
-    return run_command("/usr/bin/python3 " + quoted(kScript) + " --vitsim " + quoted(VITSIM_EXE) +
-                       " " + args + " 2>&1");
+    return vitsim::test::run_bench_script(kScript, args);
   }
 
   static fs::path dir_;
@@ -65,14 +57,14 @@ TEST_F(StudyToH100, DeviceTransferHoldsTheH100OutAndRegimeTransferOnlyItsFp32) {
   EXPECT_EQ(count(a_part, "| ds-bf16 | "), 5) << table_;
   EXPECT_EQ(count(b_part, "| fp32 | "), 0) << table_;
   EXPECT_EQ(count(b_part, "| amp-bf16 | "), 5) << table_;
-  const auto a = read_json(dir_ / "out" / "costs-A.json");
+  const auto a = read_json_file(dir_ / "out" / "costs-A.json");
   for (const auto& d : a.at("devices")) {
     if (d.at("device") == "h100-sxm") EXPECT_EQ(d.at("source"), "transferred") << d.dump();
   }
   for (const auto& r : a.at("roofline")) {
     for (const auto& f : r.at("fitted_on")) EXPECT_NE(f, "h100-sxm") << r.dump();
   }
-  const auto bm = read_json(dir_ / "out" / "costs-B.json");
+  const auto bm = read_json_file(dir_ / "out" / "costs-B.json");
   for (const auto& d : bm.at("devices")) {
     if (d.at("device") != "h100-sxm") continue;
     EXPECT_EQ(d.at("source"), d.at("precision") == "fp32" ? "measured" : "transferred")
@@ -81,7 +73,7 @@ TEST_F(StudyToH100, DeviceTransferHoldsTheH100OutAndRegimeTransferOnlyItsFp32) {
 }
 
 TEST_F(StudyToH100, MeasuredIsTheProfilesLayersPlusOptimizerAndTheErrorIsSigned) {
-  const auto profile = read_json(kProfiles + "ds-bf16.json");
+  const auto profile = read_json_file(kProfiles + "ds-bf16.json");
   double measured = -1;
   for (const auto& e : profile.at("compute")) {
     if (e.at("micro_batch") != 256) continue;
@@ -108,7 +100,7 @@ TEST_F(StudyToH100, BadInputExitsTwoNamingTheFile) {
   EXPECT_NE(missing.output.find("/nonexistent/h100.json"), std::string::npos) << missing.output;
   // A profile of another device cannot stand for the H100.
   const fs::path other = dir_ / "other.json";
-  auto p = read_json(kProfiles + "fp32.json");
+  auto p = read_json_file(kProfiles + "fp32.json");
   p["device"] = "t4";
   std::ofstream(other) << p.dump();
   const auto wrong =

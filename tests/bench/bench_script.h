@@ -1,0 +1,36 @@
+// What the tests of bench/gpu's checks share: a temporary folder of the test process, running one
+// of the scripts with the built vitsim (output and exit code kept), and reading a JSON file.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "run_command.h"  // tests/support/
+
+namespace vitsim::test {
+
+// A new folder `name`_<pid> under the test temporary folder.
+inline std::filesystem::path bench_temp_dir(const std::string& name) {
+  const auto dir =
+      std::filesystem::path(::testing::TempDir()) / (name + "_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// python3 SCRIPT --vitsim <the built vitsim> ARGS, stdout and stderr together.
+inline CommandResult run_bench_script(const std::string& script, const std::string& args) {
+  return run_command("/usr/bin/python3 " + quoted(script) + " --vitsim " + quoted(VITSIM_EXE) +
+                     " " + args);
+}
+
+inline nlohmann::json read_json_file(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  return nlohmann::json::parse(in);
+}
+
+}  // namespace vitsim::test
