@@ -38,6 +38,7 @@ regime missing from the cost model).
 """
 import argparse
 import csv
+import functools
 import json
 import os
 import re
@@ -76,8 +77,15 @@ def parameters(vitsim, model):
     for key in ("image_size", "patch_size", "width", "depth", "heads", "mlp_ratio", "classes"):
         if key in model:
             argv += ["--" + key.replace("_", "-"), str(model[key])]
+    return _model_parameters(tuple(argv))
+
+
+@functools.lru_cache(maxsize=None)
+def _model_parameters(argv):
+    """One `vitsim model` run per distinct model: every cost entry of a cost model names the same
+    one, and both checks ask once per entry."""
     try:
-        return int(json.loads(run(argv).stdout)["totals"]["parameters"])
+        return int(json.loads(run(list(argv)).stdout)["totals"]["parameters"])
     except (ValueError, KeyError) as e:
         fail(f"vitsim model: {e}")
 
