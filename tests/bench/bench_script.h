@@ -1,5 +1,6 @@
 // What the tests of bench/gpu's checks share: a temporary folder of the test process, running one
-// of the scripts with the built vitsim (output and exit code kept), and reading a JSON file.
+// of the scripts with the built vitsim (output and exit code kept), the suite fixture that runs a
+// script once, and reading a JSON file.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -27,6 +28,28 @@ inline CommandResult run_bench_script(const std::string& script, const std::stri
   return run_command("/usr/bin/python3 " + quoted(script) + " --vitsim " + quoted(VITSIM_EXE) +
                      " " + args);
 }
+
+// The fixture of a script's test suite: the script runs once, with `--out DIR/<Suite::kOut>`,
+// before the suite's tests, which read its table (stdout) and folder; DIR is removed after them.
+// Suite names the script (kScript), the temporary folder (kName) and the output subfolder.
+template <class Suite>
+class BenchScriptTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = bench_temp_dir(Suite::kName);
+    const auto r = run("--out " + quoted((dir_ / Suite::kOut).string()));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    table_ = r.output;
+  }
+  static void TearDownTestSuite() { std::filesystem::remove_all(dir_); }
+
+  static CommandResult run(const std::string& args) {
+    return run_bench_script(Suite::script(), args);
+  }
+
+  static inline std::filesystem::path dir_;
+  static inline std::string table_;
+};
 
 inline nlohmann::json read_json_file(const std::filesystem::path& p) {
   std::ifstream in(p);

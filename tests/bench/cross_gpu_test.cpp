@@ -31,25 +31,12 @@ std::string read_text(const fs::path& p) {
   return ss.str();
 }
 
-class CrossGpu : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    dir_ = vitsim::test::bench_temp_dir("cross_gpu");
-    const auto r = run("--out " + quoted((dir_ / "shipped").string()));
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    table_ = r.output;
-  }
-  static void TearDownTestSuite() { fs::remove_all(dir_); }
-
-  static vitsim::test::CommandResult run(const std::string& args) {
-    return vitsim::test::run_bench_script(kScript, args);
-  }
-
-  static fs::path dir_;
-  static std::string table_;
+class CrossGpu : public vitsim::test::BenchScriptTest<CrossGpu> {
+ public:
+  static constexpr const char* kName = "cross_gpu";
+  static constexpr const char* kOut = "shipped";
+  static const std::string& script() { return kScript; }
 };
-fs::path CrossGpu::dir_;
-std::string CrossGpu::table_;
 
 TEST_F(CrossGpu, EveryCatalogGpuIsPredictedFromTheH100Alone) {
   const auto gpus = read_json_file(kRoot + "/platforms/gpus.json");

@@ -28,25 +28,12 @@ int count(const std::string& text, const std::string& what) {
   return n;
 }
 
-class StudyToH100 : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    dir_ = vitsim::test::bench_temp_dir("study_to_h100");
-    const auto r = run("--out " + quoted((dir_ / "out").string()));
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    table_ = r.output;
-  }
-  static void TearDownTestSuite() { fs::remove_all(dir_); }
-
-  static vitsim::test::CommandResult run(const std::string& args) {
-    return vitsim::test::run_bench_script(kScript, args);
-  }
-
-  static fs::path dir_;
-  static std::string table_;
+class StudyToH100 : public vitsim::test::BenchScriptTest<StudyToH100> {
+ public:
+  static constexpr const char* kName = "study_to_h100";
+  static constexpr const char* kOut = "out";
+  static const std::string& script() { return kScript; }
 };
-fs::path StudyToH100::dir_;
-std::string StudyToH100::table_;
 
 TEST_F(StudyToH100, DeviceTransferHoldsTheH100OutAndRegimeTransferOnlyItsFp32) {
   const size_t b = table_.find("B. regime transfer");
