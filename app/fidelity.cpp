@@ -10,11 +10,11 @@
 
 #include "app/simulate_measured.h"
 #include "app/study_steps.h"
-#include "calibrate/measured_runs.h"
-#include "calibrate/statistics.h"
-#include "calibrate/transport_check.h"
-#include "calibrate/validation.h"
 #include "costmodel/naive_formula.h"
+#include "costmodel/statistics.h"
+#include "present/measured_runs.h"
+#include "present/transport_check.h"
+#include "present/validation.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/input_error.h"
@@ -29,7 +29,7 @@ namespace fs = std::filesystem;
 
 const std::string kPublicBenchmarks = std::string(VITSIM_SOURCE_DIR) + "/data/public-benchmarks/";
 
-std::string class_of(const calibrate::ConfigKey& k) {
+std::string class_of(const present::ConfigKey& k) {
   return fmt::format("{} {} {} {}", k.cluster, k.placement.empty() ? "-" : k.placement,
                      costmodel::to_string(k.precision),
                      k.data_fraction_ppm == 1000000 ? "strong" : "weak");
@@ -62,13 +62,13 @@ double naive_step_s(const schema::ConfigPrediction& p, const costmodel::CostMode
 
 // The log's configuration as a measured run: placement from the link class it names (a class of
 // a node's intra-node fabric: intra-node).
-calibrate::MeasuredRun run_of(const calibrate::LogSummary& s, const schema::StudyLogRule& rule,
-                              const schema::ClusterSpec& cluster, costmodel::Regime precision) {
-  calibrate::MeasuredRun m;
+present::MeasuredRun run_of(const import::LogSummary& s, const schema::StudyLogRule& rule,
+                            const schema::ClusterSpec& cluster, costmodel::Regime precision) {
+  present::MeasuredRun m;
   m.key.cluster = rule.cluster;
   m.key.gpus = s.world_size;
   m.key.micro_batch = s.micro_batch;
-  m.key.data_fraction_ppm = calibrate::fraction_ppm(s.data_fraction);
+  m.key.data_fraction_ppm = present::fraction_ppm(s.data_fraction);
   m.key.precision = precision;
   bool intra = false;
   for (const auto& n : cluster.nodes)
@@ -89,9 +89,9 @@ void leave_one_out(const schema::Study& study, const costmodel::DeviceCatalog& c
                    const Imported& imp, const Inputs& in, const sim::SimOptions& options,
                    std::vector<FidelityRow>& rows) {
   for (size_t i = 0; i < imp.logs.size(); ++i) {
-    const calibrate::LogSummary& s = imp.logs[i].second;
+    const import::LogSummary& s = imp.logs[i].second;
     const schema::ClusterSpec cluster = cluster_named(in, imp.logs[i].first);
-    const calibrate::MeasuredRun run =
+    const present::MeasuredRun run =
         run_of(s, *imp.rules[i], cluster, imp.profiles[i].profile.precision);
     FidelityRow row{"leave-one-out",
                     class_of(run.key),
@@ -101,7 +101,7 @@ void leave_one_out(const schema::Study& study, const costmodel::DeviceCatalog& c
                     0,
                     std::nullopt,
                     ""};
-    std::vector<calibrate::ProfileInput> rest;
+    std::vector<schema::ProfileInput> rest;
     for (size_t j = 0; j < imp.profiles.size(); ++j) {
       if (j != i) rest.push_back(imp.profiles[j]);
     }
@@ -122,8 +122,8 @@ void development(const schema::Study& study, const costmodel::DeviceCatalog& cat
                  const Imported& imp, const Inputs& in, const sim::SimOptions& options,
                  std::vector<FidelityRow>& rows) {
   const calibrate::Calibration cal = calibrate_study(study, imp.profiles, in, catalog);
-  for (const auto& run : calibrate::measured_from_csv(schema::CsvTable::read(study.development_set),
-                                                      study.precision_names)) {
+  for (const auto& run : present::measured_from_csv(schema::CsvTable::read(study.development_set),
+                                                    study.precision_names)) {
     const schema::ClusterSpec cluster = cluster_named(in, run.key.cluster);
     const schema::ConfigPrediction p =
         sim::predict(cluster, catalog, study.model, config_of(run, cluster), cal.costs, options);
@@ -136,7 +136,7 @@ void development(const schema::Study& study, const costmodel::DeviceCatalog& cat
 
 void public_nccl_tests(const costmodel::TransportParameters& params,
                        std::vector<FidelityRow>& rows) {
-  const auto checked = calibrate::check_transports(
+  const auto checked = present::check_transports(
       schema::CsvTable::read(kPublicBenchmarks + "nccl_tests_allreduce_measurements.csv"),
       schema::CsvTable::read(kPublicBenchmarks + "nccl_busbw_summary_points.csv"), params);
   for (const auto& c : checked) {
@@ -175,30 +175,30 @@ std::vector<FidelityRow> emulated_check(const std::string& folder,
   std::vector<FidelityRow> rows;
   const fs::path dir(folder);
   const costmodel::CostModel costs = schema::read_cost_model((dir / "costs.json").string()).costs;
-  std::vector<calibrate::MeasuredRun> measured;
+  std::vector<present::MeasuredRun> measured;
   for (const auto& f : json_files(dir / "runs", "")) {
-    for (auto& m : calibrate::read_measured(f)) measured.push_back(std::move(m));
+    for (auto& m : present::read_measured(f)) measured.push_back(std::move(m));
   }
-  std::vector<calibrate::NamedPrediction> predicted;
+  std::vector<present::NamedPrediction> predicted;
   std::vector<costmodel::ViTConfig> models;  // per scenario: the naive formula's model
   for (const auto& f : json_files(dir, "scenario-")) {
     const schema::Scenario sc = schema::read_scenario(f);
     const schema::ClusterSpec cluster = schema::read_cluster(schema::scenario_cluster_path(sc));
-    calibrate::NamedPrediction p{f, sim::simulate_scenario(sc, cluster, catalog, costs, options)};
+    present::NamedPrediction p{f, sim::simulate_scenario(sc, cluster, catalog, costs, options)};
     // validate refuses a run log of another model than the scenario's (its check reads this).
     p.prediction.context =
         schema::make_context("vitsim", {}, {{"model", schema::write_model(sc.model)}});
     predicted.push_back(std::move(p));
     models.push_back(sc.model);
   }
-  const calibrate::ValidationResult v = calibrate::validate(measured, predicted);
+  const present::ValidationResult v = present::validate(measured, predicted);
   for (const auto& row : v.rows) {
     FidelityRow r{"emulated",     class_of(row.key), row.key.label(), "s/epoch",
                   row.measured_s, row.predicted_s,   std::nullopt,    ""};
     if (row.runs > 1) r.what += fmt::format(" (median of {})", row.runs);
     for (size_t i = 0; i < predicted.size() && !r.naive; ++i) {
       for (const auto& c : predicted[i].prediction.configurations) {
-        if (!(calibrate::key_of(c) == row.key) || c.out_of_memory) continue;
+        if (!(present::key_of(c) == row.key) || c.out_of_memory) continue;
         r.naive = static_cast<double>(c.steps_per_epoch) * naive_step_s(c, costs, models[i]);
         break;
       }
@@ -241,10 +241,10 @@ std::vector<FidelityClass> summarize(const std::vector<FidelityRow>& rows) {
   for (auto& c : out) {
     const auto& [simulated, naive] = errors.at(c.cls);
     c.rows = static_cast<int>(simulated.size());
-    c.simulator_median_pct = calibrate::median(simulated);
+    c.simulator_median_pct = costmodel::median(simulated);
     c.simulator_worst_pct = signed_worst(simulated);
     if (!naive.empty()) {
-      c.naive_median_pct = calibrate::median(naive);
+      c.naive_median_pct = costmodel::median(naive);
       c.naive_worst_pct = signed_worst(naive);
     }
   }

@@ -11,8 +11,9 @@
 
 #include "app/study_steps.h"
 #include "calibrate/calibrator.h"
-#include "calibrate/deepspeed_import.h"
-#include "calibrate/report.h"
+#include "import/deepspeed_import.h"
+#include "present/report.h"
+#include "present/run_cost.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
@@ -23,11 +24,13 @@
 #include "schema/transports_io.h"
 #include "sim/provenance.h"
 #include "sim/rank_plan.h"
-#include "sim/run_cost.h"
 
 namespace vitsim::app {
 
-using namespace calibrate;  // the calibration steps the job chains
+// The steps the job chains: import the logs, calibrate, present the results.
+using namespace import;
+using namespace calibrate;
+using namespace present;
 
 namespace fs = std::filesystem;
 
@@ -86,7 +89,8 @@ std::vector<NamedPrediction> simulate_all(const ReproduceOptions& o, const schem
     schema::PredictionFile p =
         sim::simulate_scenario(study.scenarios[i], study.scenario_clusters[i], catalog, costs, sim);
     const auto merged = sim::merged_catalog(catalog, study.scenario_clusters[i]);
-    for (auto& c : p.configurations) c.cost = sim::run_cost(c, prices, merged, sim::CostOptions{});
+    for (auto& c : p.configurations)
+      c.cost = present::run_cost(c, prices, merged, present::CostOptions{});
     p.context = schema::make_context("vitsim reproduce", o.argv,
                                      {{"scenario_file", study.scenarios[i].file}});
     const std::string file = o.out_dir + "/predictions/" + study.scenarios[i].name + ".json";

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "calibrate/validation.h"
+#include "present/validation.h"
 #include "sim/simulator.h"
 
 namespace vitsim::app {
@@ -35,7 +35,7 @@ struct ReproduceOptions {
 };
 
 struct ReproduceResult {
-  calibrate::ValidationResult validation;
+  present::ValidationResult validation;
   std::string costs_path, predictions_csv, validation_txt, report_html;
   std::vector<std::string> prediction_files;
   std::vector<std::string> notes;     // the node-to-node variation paragraphs

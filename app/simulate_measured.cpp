@@ -11,7 +11,7 @@ namespace vitsim::app {
 
 namespace fs = std::filesystem;
 
-schema::TrainingConfig config_of(const calibrate::MeasuredRun& run,
+schema::TrainingConfig config_of(const present::MeasuredRun& run,
                                  const schema::ClusterSpec& cluster) {
   schema::TrainingConfig c;
   c.label = run.key.label();
@@ -29,16 +29,17 @@ schema::TrainingConfig config_of(const calibrate::MeasuredRun& run,
   return c;
 }
 
-calibrate::NamedPrediction simulate_measured(
-    const std::vector<calibrate::MeasuredRun>& measured,
-    const std::vector<calibrate::NamedPrediction>& predicted, const schema::Study& study,
-    const costmodel::CostModel& costs, const sim::SimOptions& options) {
-  std::set<calibrate::ConfigKey> have;
+present::NamedPrediction simulate_measured(const std::vector<present::MeasuredRun>& measured,
+                                           const std::vector<present::NamedPrediction>& predicted,
+                                           const schema::Study& study,
+                                           const costmodel::CostModel& costs,
+                                           const sim::SimOptions& options) {
+  std::set<present::ConfigKey> have;
   for (const auto& f : predicted) {
-    for (const auto& c : f.prediction.configurations) have.insert(calibrate::key_of(c));
+    for (const auto& c : f.prediction.configurations) have.insert(present::key_of(c));
   }
   const costmodel::DeviceCatalog catalog = schema::read_gpus(study.gpus);
-  calibrate::NamedPrediction out;
+  present::NamedPrediction out;
   out.file = "(simulated by vitsim validate --simulate)";
   out.prediction.scenario = "validate --simulate";
   for (const auto& run : measured) {

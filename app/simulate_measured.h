@@ -9,23 +9,24 @@
 #include <string>
 #include <vector>
 
-#include "calibrate/validation.h"
+#include "present/validation.h"
 #include "schema/study.h"
 #include "sim/simulator.h"
 
 namespace vitsim::app {
 
 // The configuration a measured run describes on `cluster` (placement rules above).
-schema::TrainingConfig config_of(const calibrate::MeasuredRun& run,
+schema::TrainingConfig config_of(const present::MeasuredRun& run,
                                  const schema::ClusterSpec& cluster);
 
 // One prediction file ("scenario": "validate --simulate") with a configuration per distinct
 // measured configuration that `predicted` has no prediction of. A row that cannot be simulated
 // (no cluster file, no costs for its device) gets an InputError / std::invalid_argument naming
 // the row's source.
-calibrate::NamedPrediction simulate_measured(
-    const std::vector<calibrate::MeasuredRun>& measured,
-    const std::vector<calibrate::NamedPrediction>& predicted, const schema::Study& study,
-    const costmodel::CostModel& costs, const sim::SimOptions& options);
+present::NamedPrediction simulate_measured(const std::vector<present::MeasuredRun>& measured,
+                                           const std::vector<present::NamedPrediction>& predicted,
+                                           const schema::Study& study,
+                                           const costmodel::CostModel& costs,
+                                           const sim::SimOptions& options);
 
 }  // namespace vitsim::app

@@ -4,15 +4,17 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "calibrate/deepspeed_log.h"
 #include "calibrate/tensor_evidence.h"
+#include "import/deepspeed_log.h"
 #include "schema/csv_table.h"
 #include "schema/json_file.h"
 #include "schema/profile.h"
 
 namespace vitsim::app {
 
-using namespace calibrate;  // the calibration steps the job chains
+// The steps it chains: import the logs, calibrate.
+using namespace import;
+using namespace calibrate;
 
 namespace fs = std::filesystem;
 
@@ -28,8 +30,9 @@ const schema::StudyLogRule* rule_of(const schema::Study& study, const std::strin
 
 // A profile written to DIR/NAME.json with the import's context, or kept in memory (dir "": named
 // after its source).
-ProfileInput write_imported(const std::string& dir, const std::vector<std::string>& argv,
-                            const std::string& name, ImportResult& r, const schema::Json& extra) {
+schema::ProfileInput write_imported(const std::string& dir, const std::vector<std::string>& argv,
+                                    const std::string& name, ImportResult& r,
+                                    const schema::Json& extra) {
   r.profile.context = schema::make_context("vitsim reproduce", argv, extra);
   if (dir.empty()) return {name, r.profile};
   const std::string file = dir + "/" + name + ".json";
@@ -98,8 +101,9 @@ Inputs load_inputs(const schema::Study& study) {
   return s;
 }
 
-Calibration calibrate_study(const schema::Study& study, const std::vector<ProfileInput>& profiles,
-                            const Inputs& s, const costmodel::DeviceCatalog& catalog) {
+Calibration calibrate_study(const schema::Study& study,
+                            const std::vector<schema::ProfileInput>& profiles, const Inputs& s,
+                            const costmodel::DeviceCatalog& catalog) {
   CalibrateOptions opt;
   opt.precisions = study.precisions;
   opt.clusters = s.clusters;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "calibrate/calibrator.h"
-#include "calibrate/deepspeed_import.h"
+#include "import/deepspeed_import.h"
 #include "schema/scenario.h"
 #include "schema/study.h"
 
@@ -20,9 +20,9 @@ std::vector<std::string> sorted_files(const std::string& dir, const std::string&
 
 struct Imported {
   // The logs' profiles first (profiles[i] is logs[i]'s), then the compute summaries'.
-  std::vector<calibrate::ProfileInput> profiles;
-  std::vector<std::pair<std::string, calibrate::LogSummary>> logs;  // cluster, summary
-  std::vector<const schema::StudyLogRule*> rules;                   // per log
+  std::vector<schema::ProfileInput> profiles;
+  std::vector<std::pair<std::string, import::LogSummary>> logs;  // cluster, summary
+  std::vector<const schema::StudyLogRule*> rules;                // per log
 };
 
 // profile_dir: where each profile is written (NAME.json), "" = kept in memory only.
@@ -39,7 +39,7 @@ Inputs load_inputs(const schema::Study& study);
 
 // Every device and precision the study's clusters and scenarios use, from `profiles`.
 calibrate::Calibration calibrate_study(const schema::Study& study,
-                                       const std::vector<calibrate::ProfileInput>& profiles,
+                                       const std::vector<schema::ProfileInput>& profiles,
                                        const Inputs& inputs,
                                        const costmodel::DeviceCatalog& catalog);
 

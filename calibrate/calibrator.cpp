@@ -12,7 +12,7 @@
 #include "calibrate/cost_fit.h"
 #include "calibrate/roofline.h"
 #include "calibrate/spread.h"
-#include "calibrate/statistics.h"
+#include "costmodel/statistics.h"
 
 namespace vitsim::calibrate {
 
@@ -43,7 +43,7 @@ costmodel::DeviceCatalog merged_catalog(const costmodel::DeviceCatalog& catalog,
   return costmodel::with_devices(catalog, own);
 }
 
-std::vector<costmodel::LinkCost> fit_links(const std::vector<ProfileInput>& profiles,
+std::vector<costmodel::LinkCost> fit_links(const std::vector<schema::ProfileInput>& profiles,
                                            const CalibrateOptions& o,
                                            std::vector<std::string>& notes) {
   std::map<std::string, std::vector<AllreduceSample>> samples;
@@ -203,10 +203,10 @@ HostCosts host_of(const DeviceCosts& c, const std::string& from) {
 
 class Pipeline {
  public:
-  Pipeline(const std::vector<ProfileInput>& profiles, const costmodel::DeviceCatalog& catalog,
-           const CalibrateOptions& o)
+  Pipeline(const std::vector<schema::ProfileInput>& profiles,
+           const costmodel::DeviceCatalog& catalog, const CalibrateOptions& o)
       : o_(o), catalog_(merged_catalog(catalog, o.clusters)) {
-    std::map<Key, std::vector<const ProfileInput*>> groups;
+    std::map<Key, std::vector<const schema::ProfileInput*>> groups;
     for (const auto& in : profiles) {
       if (!in.profile.compute.empty())
         groups[{in.profile.device, costmodel::compute_regime(in.profile.precision)}].push_back(&in);
@@ -277,7 +277,8 @@ void Pipeline::set_measured_uncertainty(const Key& key, DeviceCosts& c) const {
   }
   // A single micro-batch is scaled, not fitted: its "residual" is the spread between profiles,
   // already in the node term. The mean of n profiles is uncertain by spread / sqrt(n).
-  const double fit = c.micro_batches.size() > 1 && !residuals.empty() ? median(residuals) : 0.0;
+  const double fit =
+      c.micro_batches.size() > 1 && !residuals.empty() ? costmodel::median(residuals) : 0.0;
   c.node_spread_rel = spread;
   c.step_noise_rel = s.step_noise_rel;
   c.uncertainty_rel = std::hypot(fit, spread / std::sqrt(std::max(1, s.profiles)));
@@ -310,7 +311,7 @@ void Pipeline::set_transfer_uncertainty(const DeviceFit* twin, const costmodel::
   const double miss = transfer_error_rel(factors);
   c.uncertainty_rel = std::max(miss, fit.held_out_error_rel);
   c.node_spread_rel = spread;
-  c.step_noise_rel = noise.empty() ? 0.0 : median(noise);
+  c.step_noise_rel = noise.empty() ? 0.0 : costmodel::median(noise);
   // Below 3 measured devices nothing is held out (roofline.cpp): the held-out error is unknown,
   // not 0, and the interval says so.
   const std::string held_out = factors.size() < 3
@@ -393,8 +394,8 @@ HostCosts Pipeline::donor(const std::string& device, Regime p) {
   }
   costmodel::LinearCost* h[3] = {&out.host_to_device, &out.data_wait, &out.step_overhead};
   for (int i = 0; i < 3; ++i) {
-    h[i]->fixed_s = median(v[2 * i]);
-    h[i]->per_unit_s = median(v[2 * i + 1]);
+    h[i]->fixed_s = costmodel::median(v[2 * i]);
+    h[i]->per_unit_s = costmodel::median(v[2 * i + 1]);
   }
   out.from = "median of measured " + names;
   return out;
@@ -485,7 +486,7 @@ DeviceCosts Pipeline::transfer(const Key& key) {
 
 }  // namespace
 
-Calibration calibrate(const std::vector<ProfileInput>& profiles,
+Calibration calibrate(const std::vector<schema::ProfileInput>& profiles,
                       const costmodel::DeviceCatalog& catalog, const CalibrateOptions& options) {
   Pipeline pipe(profiles, catalog, options);
   Calibration out;

@@ -41,7 +41,7 @@ struct Calibration {
 
 // Throws schema::InputError for inconsistent profiles and std::invalid_argument for a device a
 // cluster uses that neither gpus.json nor the cluster file describes.
-Calibration calibrate(const std::vector<ProfileInput>& profiles,
+Calibration calibrate(const std::vector<schema::ProfileInput>& profiles,
                       const costmodel::DeviceCatalog& catalog, const CalibrateOptions& options);
 
 // Datasheet latency of a link class in the clusters (first link that names it); nullopt if none.

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "calibrate/cost_fit.h"
-#include "calibrate/statistics.h"
+#include "costmodel/statistics.h"
 #include "schema/input_error.h"
 
 namespace vitsim::calibrate {
@@ -23,7 +23,7 @@ costmodel::MemoryEstimate estimate_memory(const costmodel::ViTConfig& model,
 
 namespace {
 
-void check_group(const std::vector<const ProfileInput*>& group) {
+void check_group(const std::vector<const schema::ProfileInput*>& group) {
   const auto& first = group.front()->profile;
   if (!first.model) {
     throw schema::InputError::at(group.front()->file, "/model", "the profiled model",
@@ -74,7 +74,7 @@ struct GroupPoints {
   bool any_measured = false;
 };
 
-GroupPoints collect_points(const std::vector<const ProfileInput*>& group, double params) {
+GroupPoints collect_points(const std::vector<const schema::ProfileInput*>& group, double params) {
   GroupPoints g;
   for (const auto* in : group) {
     g.any_measured = g.any_measured || in->profile.source == costmodel::CostSource::kMeasured;
@@ -121,7 +121,7 @@ double fit_layers(const costmodel::LayerGraph& graph, GroupPoints& g, const std:
     residuals.push_back(lc.backward_residual_rel);
     c.layers.push_back(lc);
   }
-  return median(residuals);
+  return costmodel::median(residuals);
 }
 
 // Returns true when the memory comes from measured peaks.
@@ -140,7 +140,8 @@ bool fit_memory(const GroupPoints& g, costmodel::DeviceCosts& c) {
     std::vector<double> peaks;
     for (const auto& p : g.mem) peaks.push_back(p.y);
     c.memory_per_sample_bytes = est.per_sample_bytes;
-    c.memory_fixed_bytes = std::max(0.0, median(peaks) - est.per_sample_bytes * g.mem.front().x);
+    c.memory_fixed_bytes =
+        std::max(0.0, costmodel::median(peaks) - est.per_sample_bytes * g.mem.front().x);
     return true;
   }
   c.memory_fixed_bytes = est.fixed_bytes;
@@ -154,7 +155,7 @@ bool any_nonzero(const std::vector<FitPoint>& pts) {
 
 }  // namespace
 
-DeviceFit fit_device(const std::vector<const ProfileInput*>& group) {
+DeviceFit fit_device(const std::vector<const schema::ProfileInput*>& group) {
   check_group(group);
   const schema::Profile& first = group.front()->profile;
   DeviceFit out;

@@ -13,11 +13,6 @@
 
 namespace vitsim::calibrate {
 
-struct ProfileInput {
-  std::string file;  // for provenance (derived_from) and errors
-  schema::Profile profile;
-};
-
 struct DeviceFit {
   costmodel::DeviceCosts costs;
   bool host_costs_known = true;  // false: every profile left data/copy/overhead at 0 (a compute-
@@ -26,7 +21,7 @@ struct DeviceFit {
 };
 
 // All profiles must share device, precision and model (else schema::InputError naming the file).
-DeviceFit fit_device(const std::vector<const ProfileInput*>& group);
+DeviceFit fit_device(const std::vector<const schema::ProfileInput*>& group);
 
 // The memory a cost model stores when no profile measured it: costmodel::first_principles_memory
 // with AdamW (cost models hold AdamW memory, the optimizer profiles are taken with; the simulator

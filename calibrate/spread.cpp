@@ -6,7 +6,7 @@
 #include <cmath>
 #include <map>
 
-#include "calibrate/statistics.h"
+#include "costmodel/statistics.h"
 
 namespace vitsim::calibrate {
 
@@ -17,7 +17,7 @@ constexpr double kIqrPerSigma = 1.349;
 
 }  // namespace
 
-ComputeSpread compute_spread(const std::vector<const ProfileInput*>& group) {
+ComputeSpread compute_spread(const std::vector<const schema::ProfileInput*>& group) {
   ComputeSpread out;
   std::vector<double> noise;
   std::map<int64_t, std::vector<double>> totals;  // micro-batch -> forward+backward per profile
@@ -36,7 +36,7 @@ ComputeSpread compute_spread(const std::vector<const ProfileInput*>& group) {
     }
   }
   out.profiles = static_cast<int>(group.size());
-  out.step_noise_rel = noise.empty() ? 0.0 : median(noise);
+  out.step_noise_rel = noise.empty() ? 0.0 : costmodel::median(noise);
   double sum_sq = 0;
   int batches = 0;
   for (const auto& [b, v] : totals) {

@@ -23,7 +23,7 @@ struct ComputeSpread {
 };
 
 // Over the profiles of one device and precision (fit_device's group).
-ComputeSpread compute_spread(const std::vector<const ProfileInput*>& group);
+ComputeSpread compute_spread(const std::vector<const schema::ProfileInput*>& group);
 
 // The node-to-node spread pooled over the devices that have one (the pooled variance, each device
 // weighted by its degrees of freedom): two logs of one GPU type give one degree of freedom, too

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "calibrate/roofline.h"
-#include "calibrate/statistics.h"
 #include "costmodel/layer_graph.h"
+#include "costmodel/statistics.h"
 
 namespace vitsim::calibrate {
 
@@ -75,12 +75,12 @@ std::optional<TensorEfficiencyEvidence> tensor_efficiency_from_timm(
   }
   if (eta.empty()) return std::nullopt;
   TensorEfficiencyEvidence e;
-  e.compute_efficiency = median(eta);
+  e.compute_efficiency = costmodel::median(eta);
   e.rows = static_cast<int>(eta.size());
   e.spread_rel =
       (*std::max_element(eta.begin(), eta.end()) - *std::min_element(eta.begin(), eta.end())) /
       (2 * e.compute_efficiency);
-  e.image_time_s = 1.0 / median(rate);
+  e.image_time_s = 1.0 / costmodel::median(rate);
   e.flop_per_image = flop_used;
   e.bytes_per_image = bytes_used;
   e.peak_flop_per_s = spec_used->fp16_tensor_peak_flop_per_s;
@@ -88,7 +88,7 @@ std::optional<TensorEfficiencyEvidence> tensor_efficiency_from_timm(
   e.description = fmt::format(
       "timm training benchmark ({} AMP rows of {} on {}: median {:.1f} images/s -> {:.3f} of the "
       "fp16 tensor peak; {})",
-      e.rows, model_used, gpu_used, median(rate), e.compute_efficiency, t.file());
+      e.rows, model_used, gpu_used, costmodel::median(rate), e.compute_efficiency, t.file());
   return e;
 }
 

@@ -81,14 +81,14 @@ int cmd_calibrate(int argc, char** argv) {
       ->capture_default_str();
   return clikit::run_app(app, argc, argv, [&] {
     const auto catalog = schema::read_gpus(gpus_path);
-    std::vector<calibrate::ProfileInput> profiles;
+    std::vector<schema::ProfileInput> profiles;
     for (const auto& f : inputs) profiles.push_back({f, schema::read_profile(f)});
     calibrate::CalibrateOptions opt;
     opt.precisions = clikit::parse_list<costmodel::Regime>(precisions, "precisions",
                                                            costmodel::parse_regime, true);
     for (const auto& f : clusters) opt.clusters.push_back(schema::read_cluster(f));
     if (!timm.empty() && !profiles.empty()) {
-      const calibrate::ProfileInput* with_model = nullptr;
+      const schema::ProfileInput* with_model = nullptr;
       for (const auto& p : profiles) {
         if (p.profile.model && !with_model) with_model = &p;
       }

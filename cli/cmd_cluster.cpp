@@ -1,7 +1,7 @@
 // vitsim cluster init: writes a cluster file (vitsim.cluster) from the profiles measured or
 // imported on each host type and the hosts the user states, so that predicting one's own cluster
 // is three commands: cluster init, calibrate, predict/sweep (README "Predict your own cluster").
-// The work is calibrate::init_cluster; this file reads the inputs and /proc and writes the file.
+// The work is import::init_cluster; this file reads the inputs and /proc and writes the file.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -9,9 +9,9 @@
 #include <iostream>
 #include <sstream>
 
-#include "calibrate/cluster_init.h"
 #include "cli/commands.h"
 #include "clikit/run_app.h"
+#include "import/cluster_init.h"
 #include "schema/gpus_io.h"
 #include "schema/input_error.h"
 #include "schema/json_file.h"
@@ -54,7 +54,7 @@ int cmd_cluster(int argc, char** argv) {
   auto* init = app.add_subcommand("init", "write a cluster file from profiles and stated hosts");
   std::vector<std::string> host_texts, profile_paths;
   std::string hosts_file, out, transport = "socket", gpus_path = schema::default_gpus_path();
-  calibrate::ClusterInitOptions opt;
+  import::ClusterInitOptions opt;
   init->add_option("--name", opt.name, "cluster name (link classes are <name>-<nic>)")->required();
   init->add_option("--host", host_texts,
                    "NAME:DEVICE:NIC[:LINK_CLASS], one per host: DEVICE a catalog id, a profile's "
@@ -80,7 +80,7 @@ int cmd_cluster(int argc, char** argv) {
   return clikit::run_app(app, argc, argv, [&] {
     if (!hosts_file.empty())
       for (const auto& h : read_hosts_file(hosts_file)) host_texts.push_back(h);
-    for (const auto& h : host_texts) opt.hosts.push_back(calibrate::parse_host_statement(h));
+    for (const auto& h : host_texts) opt.hosts.push_back(import::parse_host_statement(h));
     opt.nic_transport = costmodel::parse_transport(transport);
     if (opt.nic_transport != costmodel::Transport::kSocket &&
         opt.nic_transport != costmodel::Transport::kTcp)
@@ -92,14 +92,14 @@ int cmd_cluster(int argc, char** argv) {
                                   std::to_string(opt.mtu_bytes));
     if (!(opt.nic_latency_s >= 0 && opt.nic_latency_s <= 1))
       throw std::invalid_argument("--nic-latency-s: expected 0 to 1 s");
-    std::vector<calibrate::ProfileInput> profiles;
+    std::vector<schema::ProfileInput> profiles;
     for (const auto& f : profile_paths) profiles.push_back({f, schema::read_profile(f)});
     opt.cpuinfo_text = slurp("/proc/cpuinfo");
     opt.meminfo_text = slurp("/proc/meminfo");
     char host[256] = {0};
     ::gethostname(host, sizeof(host) - 1);
     opt.this_host = host;
-    const auto result = calibrate::init_cluster(profiles, schema::read_gpus(gpus_path), opt);
+    const auto result = import::init_cluster(profiles, schema::read_gpus(gpus_path), opt);
     for (const auto& n : result.notes) std::cerr << "vitsim cluster init: note: " << n << "\n";
     schema::Json doc = schema::write_cluster_json(result.cluster);
     doc["context"] =

@@ -6,10 +6,10 @@
 
 #include <iostream>
 
-#include "calibrate/deepspeed_import.h"
 #include "cli/commands.h"
 #include "clikit/model_options.h"
 #include "clikit/run_app.h"
+#include "import/deepspeed_import.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
 
@@ -22,7 +22,7 @@ bool ends_with(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-void print_summaries(const std::vector<calibrate::LogSummary>& logs) {
+void print_summaries(const std::vector<import::LogSummary>& logs) {
   const char* row = "{:<44} {:>5} {:>5} {:>7} {:>7} {:>9} {:>10} {:>10} {:>9} {:>9}\n";
   std::cout << fmt::format(row, "log", "ranks", "b", "steps", "kept", "fwd", "bwd_inner",
                            "allreduce", "step", "outside");
@@ -48,7 +48,7 @@ int cmd_import_deepspeed(int argc, char** argv) {
       "vitsim import-deepspeed"};
   std::vector<std::string> inputs;
   std::string out, gpus_path = schema::default_gpus_path(), precision;
-  calibrate::ImportOptions opt;
+  import::ImportOptions opt;
   clikit::ModelOptions model;
   std::optional<double> fraction;
   app.add_option("inputs", inputs, "DeepSpeed log files (or compute-summary .csv files)")
@@ -74,19 +74,19 @@ int cmd_import_deepspeed(int argc, char** argv) {
     if (!precision.empty()) opt.precision = costmodel::parse_regime(precision);
     opt.data_fraction = fraction;
     const auto catalog = schema::read_gpus(gpus_path);
-    calibrate::ImportResult r;
+    import::ImportResult r;
     if (ends_with(inputs.front(), ".csv")) {
       if (inputs.size() != 1)
         throw std::invalid_argument("import one compute-summary CSV at a time");
-      r = calibrate::import_compute_summary(schema::CsvTable::read(inputs.front()), catalog, opt);
+      r = import::import_compute_summary(schema::CsvTable::read(inputs.front()), catalog, opt);
     } else {
-      std::vector<calibrate::DeepSpeedLog> logs;
-      for (const auto& f : inputs) logs.push_back(calibrate::parse_deepspeed_log(f));
-      r = calibrate::import_deepspeed(logs, catalog, opt);
+      std::vector<import::DeepSpeedLog> logs;
+      for (const auto& f : inputs) logs.push_back(import::parse_deepspeed_log(f));
+      r = import::import_deepspeed(logs, catalog, opt);
       print_summaries(r.logs);
     }
     nlohmann::json summaries = nlohmann::json::array();
-    for (const auto& s : r.logs) summaries.push_back(calibrate::to_json(s));
+    for (const auto& s : r.logs) summaries.push_back(import::to_json(s));
     r.profile.context =
         schema::make_context("vitsim import-deepspeed", std::vector<std::string>(argv, argv + argc),
                              {{"imported_from", inputs},

@@ -6,16 +6,16 @@
 
 #include <iostream>
 
-#include "calibrate/nccl_tests_import.h"
 #include "cli/commands.h"
 #include "clikit/run_app.h"
+#include "import/nccl_tests_import.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
 
 namespace vitsim::cli {
 namespace {
 
-void print_summaries(const std::vector<calibrate::NcclImportSummary>& all) {
+void print_summaries(const std::vector<import::NcclImportSummary>& all) {
   const char* row = "{:<44} {:>5} {:>6} {:>12} {:>12} {:>12}\n";
   std::cout << fmt::format(row, "output", "ranks", "points", "largest", "busbw there", "avg busbw");
   std::cout << fmt::format(row, "", "", "", "bytes", "GB/s", "GB/s");
@@ -40,7 +40,7 @@ int cmd_import_nccl_tests(int argc, char** argv) {
       "vitsim import-nccl-tests"};
   std::vector<std::string> inputs;
   std::string out, gpus_path = schema::default_gpus_path(), columns = "in-place";
-  calibrate::NcclImportOptions opt;
+  import::NcclImportOptions opt;
   std::optional<int64_t> ranks;
   app.add_option("inputs", inputs, "all_reduce_perf output files (one run each)")
       ->required()
@@ -64,9 +64,9 @@ int cmd_import_nccl_tests(int argc, char** argv) {
     opt.in_place = columns == "in-place";
     opt.ranks = ranks;
     const auto catalog = schema::read_gpus(gpus_path);
-    std::vector<calibrate::NcclTestsOutput> outputs;
-    for (const auto& f : inputs) outputs.push_back(calibrate::parse_nccl_tests_file(f));
-    calibrate::NcclImportResult r = calibrate::import_nccl_tests(outputs, catalog, opt);
+    std::vector<import::NcclTestsOutput> outputs;
+    for (const auto& f : inputs) outputs.push_back(import::parse_nccl_tests_file(f));
+    import::NcclImportResult r = import::import_nccl_tests(outputs, catalog, opt);
     print_summaries(r.summaries);
     nlohmann::json found = nlohmann::json::array();
     for (size_t i = 0; i < outputs.size(); ++i) {

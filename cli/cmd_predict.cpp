@@ -11,13 +11,13 @@
 #include "clikit/model_options.h"
 #include "clikit/run_app.h"
 #include "costmodel/buckets.h"
+#include "present/answers_text.h"
+#include "present/prediction_table.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
 #include "schema/transports_io.h"
 #include "sim/advisor.h"
-#include "sim/answers_text.h"
-#include "sim/prediction_table.h"
 #include "sim/provenance.h"
 #include "sim/rank_plan.h"
 #include "sim/simulator.h"
@@ -196,10 +196,10 @@ int run_predict(int argc, char** argv, bool advise) {
       file.context = schema::make_context("vitsim", args);
       file.scenario = "predict";
       file.configurations.push_back(p);
-      std::cout << sim::dump_with_head_first(schema::write_prediction_json(file));
+      std::cout << present::dump_with_head_first(schema::write_prediction_json(file));
     } else {
-      std::cout << sim::prediction_table({p}) << "\n" << sim::rank_table(p);
-      std::cout << "\n" << sim::answers_text(p, a.explain);
+      std::cout << present::prediction_table({p}) << "\n" << present::rank_table(p);
+      std::cout << "\n" << present::answers_text(p, a.explain);
     }
     if (!a.trace.empty())
       std::cerr << "vitsim predict: wrote the Chrome trace to " << a.trace

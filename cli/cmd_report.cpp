@@ -3,9 +3,9 @@
 // SVG files are written beside it in DIR/figures/.
 #include <iostream>
 
-#include "calibrate/report.h"
 #include "cli/commands.h"
 #include "clikit/run_app.h"
+#include "present/report.h"
 #include "schema/cost_model_io.h"
 #include "schema/study.h"
 
@@ -38,15 +38,15 @@ int cmd_report(int argc, char** argv) {
     const schema::RegimeAliases aliases = study_path.empty()
                                               ? schema::RegimeAliases{}
                                               : schema::read_study(study_path).precision_names;
-    calibrate::ReportInputs in;
+    present::ReportInputs in;
     in.title = title;
     in.notes = notes;
     for (const auto& f : predicted) in.predictions.push_back({f, schema::read_prediction(f)});
     for (const auto& f : measured) {
-      for (auto& m : calibrate::read_measured(f, aliases)) in.measured.push_back(m);
+      for (auto& m : present::read_measured(f, aliases)) in.measured.push_back(m);
     }
     if (!costs.empty()) in.costs = schema::read_cost_model(costs).costs;
-    const auto r = calibrate::write_report(in, out);
+    const auto r = present::write_report(in, out);
     std::cout << "wrote " << r.html_path << " (" << r.figure_files.size() / 2
               << " figures, PNG + SVG in " << out << "/figures)\n";
     return 0;

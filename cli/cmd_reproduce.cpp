@@ -29,7 +29,7 @@ int cmd_reproduce(int argc, char** argv) {
     opt.argv.assign(argv, argv + argc);
     opt.progress = [](const std::string& line) { std::cout << line << std::endl; };
     const auto r = vitsim::app::reproduce(opt);
-    std::cout << "\n" << calibrate::format_validation(r.validation);
+    std::cout << "\n" << present::format_validation(r.validation);
     for (const auto& n : r.notes) std::cout << "note: " << n << "\n";
     for (const auto& w : r.warnings) std::cerr << "vitsim reproduce: warning: " << w << "\n";
     return 0;

@@ -8,13 +8,13 @@
 #include "clikit/list_options.h"
 #include "clikit/progress.h"
 #include "clikit/run_app.h"
+#include "present/prediction_table.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
 #include "schema/model_io.h"
 #include "schema/prediction_csv.h"
 #include "schema/transports_io.h"
-#include "sim/prediction_table.h"
 #include "sim/provenance.h"
 #include "sim/rank_plan.h"
 #include "sim/simulator.h"
@@ -95,7 +95,7 @@ int cmd_simulate(int argc, char** argv) {
                  sim::merged_catalog(catalog, schema::apply_overrides(scenario, cluster)),
                  "vitsim simulate");
     std::cout << scenario.name << " (" << cluster.name << ")\n"
-              << sim::prediction_table(p.configurations) << "\n";
+              << present::prediction_table(p.configurations) << "\n";
     // Each configuration's bottleneck in one sentence (the JSON has the whole breakdown).
     for (const auto& c : p.configurations) {
       if (c.breakdown) std::cout << c.config.label << ": " << c.breakdown->bottleneck << "\n";

@@ -16,6 +16,8 @@
 #include "clikit/run_app.h"
 #include "costmodel/buckets.h"
 #include "costmodel/layer_graph.h"
+#include "present/answers_text.h"
+#include "present/prediction_table.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
@@ -23,8 +25,6 @@
 #include "schema/prediction_csv.h"
 #include "schema/prices_io.h"
 #include "schema/transports_io.h"
-#include "sim/answers_text.h"
-#include "sim/prediction_table.h"
 #include "sim/provenance.h"
 #include "sim/rank_plan.h"
 #include "sim/subset_search.h"
@@ -176,7 +176,7 @@ void overlap_note(const sim::SweepSpec& spec, const costmodel::ViTConfig& model)
 
 void print_sweep(const sim::SweepResult& r, const sim::SweepSpec& spec,
                  const costmodel::ViTConfig& model) {
-  std::cout << sim::prediction_table(r.predictions.configurations);
+  std::cout << present::prediction_table(r.predictions.configurations);
   for (const auto& s : r.skipped) std::cerr << "vitsim sweep: skipped " << s << "\n";
   std::cout << "\n";
   overlap_note(spec, model);
@@ -195,7 +195,7 @@ void print_sweep(const sim::SweepResult& r, const sim::SweepSpec& spec,
                                              : "-",
                    sim::global_batch(b))
             << "\n"
-            << sim::answers_text(b);
+            << present::answers_text(b);
 }
 
 void write_outputs(const SweepArgs& a, const schema::PredictionFile& predictions) {
@@ -328,10 +328,10 @@ sim::SweepResult search(const SweepArgs& a, const sim::SweepSpec& spec,
   s.limits = {spec.min_speedup, spec.max_global_batch};
   // Quietly here: attach_costs, after the search, warns once per missing price.
   const schema::PriceTable prices = schema::read_prices(cost.prices);
-  const sim::CostOptions cost_options = to_cost_options(cost);
+  const present::CostOptions cost_options = to_cost_options(cost);
   const costmodel::DeviceCatalog devices = sim::merged_catalog(catalog, cluster);
   auto attach = [&](schema::ConfigPrediction& p) {
-    p.cost = sim::run_cost(p, prices, devices, cost_options);
+    p.cost = present::run_cost(p, prices, devices, cost_options);
   };
   sim::SubsetResult found = sim::search_subsets(s, cluster, catalog, vit, costs, options, attach);
   std::cout << (found.greedy ? fmt::format("greedy search (more than {} host subsets)\n",

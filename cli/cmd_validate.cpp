@@ -10,9 +10,9 @@
 #include "app/fidelity.h"
 #include "app/reproduce.h"
 #include "app/simulate_measured.h"
-#include "calibrate/validation.h"
 #include "cli/commands.h"
 #include "clikit/run_app.h"
+#include "present/validation.h"
 #include "schema/cost_model_io.h"
 #include "schema/json_file.h"
 #include "schema/study.h"
@@ -71,15 +71,15 @@ int cmd_validate(int argc, char** argv) {
     const schema::RegimeAliases aliases = app.count("--study") > 0
                                               ? schema::read_study(study_path).precision_names
                                               : schema::RegimeAliases{};
-    std::vector<calibrate::MeasuredRun> measured;
+    std::vector<present::MeasuredRun> measured;
     for (const auto& f : measured_files) {
-      for (auto& m : calibrate::read_measured(f, aliases)) measured.push_back(m);
+      for (auto& m : present::read_measured(f, aliases)) measured.push_back(m);
     }
     if (predicted_files.empty() && !simulate)
       throw std::invalid_argument("give --predicted FILE, or --simulate with --costs");
     if (simulate && costs_path.empty())
       throw std::invalid_argument("--simulate needs --costs (a cost model from vitsim calibrate)");
-    std::vector<calibrate::NamedPrediction> predicted;
+    std::vector<present::NamedPrediction> predicted;
     for (const auto& f : predicted_files) predicted.push_back({f, schema::read_prediction(f)});
     if (simulate) {
       const schema::Study study = schema::read_study(study_path);
@@ -90,8 +90,8 @@ int cmd_validate(int argc, char** argv) {
       for (const auto& w : sim::unmeasured_warnings(predicted.back().prediction.configurations))
         std::cerr << "vitsim validate: warning: " << w << "\n";
     }
-    const auto result = calibrate::validate(measured, predicted);
-    const std::string text = calibrate::format_validation(result);
+    const auto result = present::validate(measured, predicted);
+    const std::string text = present::format_validation(result);
     std::cout << text;
     if (!out.empty()) schema::write_file_atomic(out, text);
     if (max_median && !result.rows.empty() && result.median_abs_error_pct > *max_median) {

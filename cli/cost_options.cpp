@@ -31,10 +31,10 @@ void add_cost_options(CLI::App& app, CostArgs& a) {
       ->check(CLI::Range(0.1, 50.0));
 }
 
-sim::CostOptions to_cost_options(const CostArgs& a) {
-  sim::CostOptions o;
+present::CostOptions to_cost_options(const CostArgs& a) {
+  present::CostOptions o;
   o.mode = a.mode;
-  o.price_usd_per_gpu_hour = sim::parse_price_overrides(a.price);
+  o.price_usd_per_gpu_hour = present::parse_price_overrides(a.price);
   o.epochs = a.epochs;
   o.usd_per_kwh = a.kwh_price;
   o.amortisation_years = a.amortisation_years;
@@ -44,11 +44,11 @@ sim::CostOptions to_cost_options(const CostArgs& a) {
 void attach_costs(std::vector<schema::ConfigPrediction>& predictions, const CostArgs& a,
                   const costmodel::DeviceCatalog& catalog, const std::string& tool) {
   const schema::PriceTable prices = schema::read_prices(a.prices);
-  const sim::CostOptions o = to_cost_options(a);
+  const present::CostOptions o = to_cost_options(a);
   std::set<std::string> warned;
   for (auto& p : predictions) {
     std::string why;
-    p.cost = sim::run_cost(p, prices, catalog, o, &why);
+    p.cost = present::run_cost(p, prices, catalog, o, &why);
     if (!p.cost && !p.out_of_memory && warned.insert(why).second)
       std::cerr << tool << ": warning: no cost: " << why << "\n";
   }

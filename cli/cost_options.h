@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "costmodel/device_spec.h"
+#include "present/run_cost.h"
 #include "schema/prediction.h"
-#include "sim/run_cost.h"
 
 namespace vitsim::cli {
 
@@ -21,7 +21,7 @@ struct CostArgs {
 };
 
 void add_cost_options(CLI::App& app, CostArgs& a);
-sim::CostOptions to_cost_options(const CostArgs& a);  // parses --price
+present::CostOptions to_cost_options(const CostArgs& a);  // parses --price
 
 // Sets the cost of every prediction that has an epoch time; a prediction without a price gets
 // none, with one warning on stderr per reason (`tool`: "vitsim predict").

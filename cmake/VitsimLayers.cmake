@@ -4,15 +4,19 @@
 # folders and nothing else. A file that includes a layer it may not see fails to compile with
 # "No such file or directory"; tests/layers checks that it does.
 #
-#   costmodel <- schema <- {sim, calibrate} <- app <- cli
+#   costmodel <- schema <- {import, calibrate};  process <- sim (with schema)
+#   {sim, calibrate} <- present <- app <- cli;  import <- app
 #   schema <- clikit <- {cli, trainer};  schema <- trainer
 set(VITSIM_LAYER_costmodel costmodel)
 set(VITSIM_LAYER_schema costmodel schema)
-set(VITSIM_LAYER_sim costmodel schema sim)
+set(VITSIM_LAYER_process process)
+set(VITSIM_LAYER_import costmodel schema import)
+set(VITSIM_LAYER_sim costmodel schema process sim)
 set(VITSIM_LAYER_calibrate costmodel schema calibrate)
-set(VITSIM_LAYER_app costmodel schema sim calibrate app)
+set(VITSIM_LAYER_present costmodel schema process sim calibrate present)
+set(VITSIM_LAYER_app costmodel schema process import sim calibrate present app)
 set(VITSIM_LAYER_clikit costmodel schema clikit)
-set(VITSIM_LAYER_cli costmodel schema sim calibrate app clikit cli)
+set(VITSIM_LAYER_cli costmodel schema process import sim calibrate present app clikit cli)
 set(VITSIM_LAYER_trainer costmodel schema clikit trainer)
 
 # The include root of `layer`: build/layers/<layer>/<folder> -> <source>/<folder> for each

@@ -20,7 +20,7 @@ double normal_quantile(double p);
 double max_of_normals_quantile(int64_t n, double p);
 
 // Held-out error of the transport model for one NCCL transport (docs/transport-model.md,
-// "Validation"; tests/calibrate/uncertainty_check_test.cpp holds each against the check).
+// "Validation"; tests/costmodel/uncertainty_test.cpp checks each is wider than a measurement).
 double modelled_link_uncertainty_rel(Transport transport);
 
 // A link's figures taken as the cluster file gives them (no transport, no measurement).

@@ -65,6 +65,12 @@ struct Profile {
   std::vector<AllreduceProfile> allreduce;
 };
 
+// A profile with the file it was read from (for provenance, derived_from, and errors).
+struct ProfileInput {
+  std::string file;
+  Profile profile;
+};
+
 // Throws InputError (file: /pointer: expected ..., got ...).
 Profile read_profile(const std::string& path);
 Profile read_profile(const Node& root);

@@ -2,7 +2,7 @@
 // unreadable, while such a cluster has a handful of kinds of ranks. Ranks with the same device,
 // micro-batch and memory, and the same compute, exposed communication and idle times, form one
 // group (one row with a count). One home for the rule: the per-rank table of predict
-// (sim/prediction_table.h) and the report use it.
+// (present/prediction_table.h) and the report use it.
 #pragma once
 
 #include <cstdint>

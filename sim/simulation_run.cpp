@@ -5,9 +5,9 @@
 #include <memory>
 #include <stdexcept>
 
+#include "process/fork_runner.h"
 #include "schema/rank_groups.h"
 #include "sim/chrome_trace.h"
-#include "sim/fork_runner.h"
 #include "sim/platform_plan.h"
 
 namespace vitsim::sim {
@@ -173,7 +173,7 @@ SimulationResult run_configuration(const SimulationRequest& q) {
   in.trace_actors = kMaxTraceTracks;
   in.attribute_links = !in.classes && static_cast<int64_t>(in.ranks.size()) <= kMaxAttributedRanks;
   result.actors =
-      deserialize_sim_output(run_in_child([&] { return serialize(run_simulation(in)); }));
+      deserialize_sim_output(process::run_in_child([&] { return serialize(run_simulation(in)); }));
   if (in.classes) result.actor_of_rank = in.classes->class_of_rank;
   name_links(in.plan, result);
   return result;

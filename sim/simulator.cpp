@@ -8,9 +8,9 @@
 
 #include "costmodel/epoch.h"
 #include "costmodel/speedup.h"
+#include "process/fork_runner.h"
 #include "schema/json_file.h"
 #include "sim/chrome_trace.h"
-#include "sim/fork_runner.h"
 #include "sim/link_provenance.h"
 #include "sim/placement.h"
 #include "sim/platform_plan.h"

@@ -17,7 +17,7 @@
 
 #include "app/reproduce.h"
 #include "app/simulate_measured.h"
-#include "calibrate/measured_runs.h"
+#include "present/measured_runs.h"
 #include "schema/gpus_io.h"
 #include "schema/input_error.h"
 #include "schema/study.h"
@@ -30,9 +30,9 @@ namespace fs = std::filesystem;
 
 // The distinct configurations the recorded run logs measured (repeats count once).
 size_t recorded_configurations(const std::string& folder) {
-  std::set<calibrate::ConfigKey> keys;
+  std::set<present::ConfigKey> keys;
   for (const auto& e : fs::directory_iterator(fs::path(folder) / "runs")) {
-    for (const auto& m : calibrate::read_measured(e.path().string())) keys.insert(m.key);
+    for (const auto& m : present::read_measured(e.path().string())) keys.insert(m.key);
   }
   return keys.size();
 }
@@ -171,7 +171,7 @@ TEST(FidelityEmulated, MissingOrCorruptPartsAreRefusedNamingTheFile) {
 TEST(SimulateMeasured, PlacementDecidesTheHosts) {
   schema::ClusterSpec c;
   c.host_sets[2] = {"a", "b"};
-  calibrate::MeasuredRun run;
+  present::MeasuredRun run;
   run.key.cluster = "x";
   run.key.gpus = 4;
   run.key.micro_batch = 32;

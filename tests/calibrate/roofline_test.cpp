@@ -46,7 +46,7 @@ double truth_time(const costmodel::DeviceSpec& d, double flop, double bytes) {
          kOverhead;
 }
 
-ProfileInput synthetic_profile(const costmodel::DeviceSpec& d, unsigned seed) {
+schema::ProfileInput synthetic_profile(const costmodel::DeviceSpec& d, unsigned seed) {
   std::mt19937 rng(seed);
   std::normal_distribution<double> noise(0.0, kNoise);
   const auto graph = costmodel::build_layer_graph(small_vit());
@@ -103,7 +103,7 @@ class RooflineTransfer : public ::testing::Test {
     options_.clusters = {cluster_of({"devA", "devB", "devC"})};
   }
   costmodel::DeviceCatalog catalog_;
-  std::vector<ProfileInput> profiles_;
+  std::vector<schema::ProfileInput> profiles_;
   CalibrateOptions options_;
 };
 
@@ -173,14 +173,14 @@ TEST_F(RooflineTransfer, MixedPrecisionUsesTensorEvidence) {
 // carries that miss, devA only its fit residual and node spread. Two profiles of devA taken on
 // "different nodes" (2 % apart) give the node spread every device then shares.
 TEST_F(RooflineTransfer, TransferredCostsCarryWiderIntervals) {
-  ProfileInput slow = synthetic_profile(catalog_.devices[1], 2);
+  schema::ProfileInput slow = synthetic_profile(catalog_.devices[1], 2);
   for (auto& m : slow.profile.compute) {
     for (auto& l : m.layers) {
       l.forward_time_s *= 1.10;
       l.backward_time_s *= 1.10;
     }
   }
-  ProfileInput other_node = synthetic_profile(catalog_.devices[0], 3);
+  schema::ProfileInput other_node = synthetic_profile(catalog_.devices[0], 3);
   other_node.file = "devA-node2.json";
   for (auto& m : other_node.profile.compute) {
     for (auto& l : m.layers) {

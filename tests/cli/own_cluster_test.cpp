@@ -41,7 +41,7 @@ TEST(OwnCluster, ThreeCommandsFromImportedMeasurementsToAPrediction) {
                  "vit_b_16 -o " +
                  dir + "/t4.json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  r = run("import-nccl-tests " + kSrc + "/tests/calibrate/data/nccl_tests_efa_2node_t4.txt " +
+  r = run("import-nccl-tests " + kSrc + "/tests/import/data/nccl_tests_efa_2node_t4.txt " +
           "--link-class lab-50gbit -o " + dir + "/link.json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
 

@@ -194,7 +194,7 @@ TEST(VitsimCli, NcclTestsOutputImportsAndCalibrates) {
   const std::string profile = ::testing::TempDir() + "/vitsim_cli_nccl_profile.json";
   const std::string costs = ::testing::TempDir() + "/vitsim_cli_nccl_costs.json";
   Result r = run("import-nccl-tests " + kSrc +
-                     "/tests/calibrate/data/nccl_tests_efa_2node_t4.txt --link-class vector-roce "
+                     "/tests/import/data/nccl_tests_efa_2node_t4.txt --link-class vector-roce "
                      "-o " +
                      profile,
                  true);

@@ -2,7 +2,7 @@
 // values at the edges of the physical bounds, writes a file its reader takes back unchanged; and
 // the one writer beneath them all refuses a NaN (which would be written as null) instead of
 // leaving a file no reader accepts. (Outputs of the real producers, import-deepspeed, calibrate
-// and simulate, are read back in tests/calibrate/reproduce_test.cpp and the trainer's tests.)
+// and simulate, are read back in tests/app/reproduce_test.cpp and the trainer's tests.)
 #include <gtest/gtest.h>
 
 #include <cfloat>

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "costmodel/layer_graph.h"
-#include "sim/fork_runner.h"
+#include "process/fork_runner.h"
 #include "sim/placement.h"
 #include "sim/platform_plan.h"
 #include "sim/rank_plan.h"
@@ -46,7 +46,8 @@ SimInput input_for(const schema::ClusterSpec& cluster, const schema::TrainingCon
 SimOutput simulate(SimInput in, bool stream_actors, bool trace) {
   in.stream_actors = stream_actors;
   in.trace = trace;
-  return deserialize_sim_output(run_in_child([&] { return serialize(run_simulation(in)); }));
+  return deserialize_sim_output(
+      process::run_in_child([&] { return serialize(run_simulation(in)); }));
 }
 
 void expect_identical_times(const SimOutput& a, const SimOutput& b) {

@@ -1,4 +1,4 @@
-// The forked simulation child (sim/fork_runner.cpp) never outlives `vitsim`: issue 11 saw three
+// The forked simulation child (process/fork_runner.cpp) never outlives `vitsim`: issue 11 saw three
 // orphans of a SIGKILLed `vitsim predict` still at full CPU 20 minutes later. The test becomes
 // the subreaper of its descendants, so that an orphan is re-parented to it and it can tell when
 // the orphan dies. The configuration (ViT-B/16, 64 GPUs of the tesla cluster's template, every

@@ -7,9 +7,9 @@
 #include <fstream>
 #include <simgrid/s4u.hpp>
 
+#include "process/fork_runner.h"
 #include "schema/cluster.h"
 #include "schema/transports_io.h"
-#include "sim/fork_runner.h"
 #include "sim/link_provenance.h"
 #include "sim/placement.h"
 #include "sim/platform_builder.h"
@@ -54,7 +54,7 @@ std::string describe_routes(const std::vector<std::string>& hosts) {
 }
 
 std::string routes_in_child(const PlatformPlan& plan, const std::string& xml_file) {
-  return run_in_child([&] {
+  return process::run_in_child([&] {
     int argc = 2;
     std::string a0 = "test", a1 = "--log=root.thres:critical";
     char* argv[] = {a0.data(), a1.data(), nullptr};
@@ -203,7 +203,7 @@ TEST(Platform, SimGridRouteLatencyIsSummedInSimGridsOrder) {
   c.network.switch_link.latency_s = 1e-7;
   const auto plan = plan_platform(c, every_gpu(c), nullptr);
   const std::vector<std::pair<int64_t, int64_t>> pairs = {{0, 1}, {0, 8}, {0, 32}, {33, 2}};
-  const std::string simgrid = run_in_child([&] {
+  const std::string simgrid = process::run_in_child([&] {
     int argc = 2;
     std::string a0 = "test", a1 = "--log=root.thres:critical";
     char* argv[] = {a0.data(), a1.data(), nullptr};

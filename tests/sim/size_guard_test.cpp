@@ -9,7 +9,7 @@
 #include <cmath>
 #include <string>
 
-#include "sim/fork_runner.h"
+#include "process/fork_runner.h"
 #include "sim/placement.h"
 #include "sim/rank_plan.h"
 #include "sim/training_sim.h"
@@ -127,7 +127,8 @@ TEST(SizeGuard, StacksWithoutGuardPagesGiveTheSameTimes) {
   in.flow_level = true;
   auto run = [&](bool guard) {
     in.stack_guard_pages = guard;
-    return deserialize_sim_output(run_in_child([&] { return serialize(run_simulation(in)); }));
+    return deserialize_sim_output(
+        process::run_in_child([&] { return serialize(run_simulation(in)); }));
   };
   const SimOutput with = run(true), without = run(false);
   ASSERT_EQ(with.ranks.size(), 8u);

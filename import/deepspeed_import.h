@@ -1,0 +1,89 @@
+// `vitsim import-deepspeed`: DeepSpeed logs (deepspeed_log.h) and the study's compute summary CSV
+// become a profile (schema/profile.h, source "imported"). What is taken, what is dropped and why is
+// in docs/calibration.md ("Importing DeepSpeed logs"):
+//   - steps per epoch (costmodel/epoch.h, accumulation 1) fixes the epoch boundaries; the first
+//   step
+//     of every epoch (data-loader start, warm-up) and a partial last step are dropped;
+//   - medians of fwd, bwd_inner and step (optimizer) over the kept steps, split into layers by the
+//     layer graph's forward multiply-add shares (backward = 2x forward MACs per layer, so the same
+//     shares);
+//   - the wall interval between consecutive step lines minus the timers is recorded as
+//     step_overhead_time_s (data wait and host work cannot be told apart in these logs;
+//     data_time_s stays 0). In a single-rank log the bwd_allreduce timer (DeepSpeed's gradient
+//     averaging, no communication) counts as step overhead too;
+//   - multi-rank logs: the bwd_allreduce median is an all-reduce point of the model's fp32 gradient
+//     bytes over --link-class.
+// The import refuses to guess: no GPU name in the log needs --gpu, the model always needs --model,
+// a log that does not echo fp16/bf16 needs --precision.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "costmodel/device_spec.h"
+#include "costmodel/layer_graph.h"
+#include "import/deepspeed_log.h"
+#include "schema/common_io.h"
+#include "schema/csv_table.h"
+#include "schema/profile.h"
+
+namespace vitsim::import {
+
+struct ImportOptions {
+  std::string gpu;  // device id or name (gpus.json, or a cluster's own device); "" = from the log
+  std::optional<costmodel::ViTConfig> model;   // required: DeepSpeed logs do not name it
+  std::optional<costmodel::Regime> precision;  // required when the log does not echo it
+  // How a compute summary's precision column names regimes (a study's precision_names).
+  schema::RegimeAliases precision_names;
+  std::string link_class;               // required for multi-rank logs
+  std::optional<double> data_fraction;  // when the log prints no run directory
+  int64_t train_images = 50000;         // training images before the fraction
+};
+
+// What the import took from one log; recorded in the profile's context.
+struct LogSummary {
+  std::string file;
+  int64_t world_size = 1;
+  int64_t micro_batch = 0;
+  double data_fraction = 1.0;
+  int64_t steps_per_epoch = 0;
+  int64_t step_lines = 0;
+  int64_t kept_steps = 0;
+  // Medians over the kept steps (seconds) and interquartile ranges.
+  double forward_s = 0, forward_iqr_s = 0;
+  double backward_inner_s = 0, backward_inner_iqr_s = 0;
+  double backward_allreduce_s = 0;
+  double optimizer_s = 0;
+  double outside_s = 0;        // wall interval minus timers (see above)
+  double step_interval_s = 0;  // wall interval between consecutive step lines
+};
+
+struct ImportResult {
+  schema::Profile profile;  // context left empty: the caller adds make_context(...)
+  std::vector<LogSummary> logs;
+};
+
+// Medians of one log. Throws schema::InputError when the log cannot tell its micro-batch, world
+// size or data fraction and the options do not either.
+LogSummary summarize_log(const DeepSpeedLog& log, const ImportOptions& options);
+
+// Splits a pass time over the layers by forward-MAC share (zero-MAC layers get 0).
+std::vector<schema::LayerTiming> split_by_mac_share(const costmodel::LayerGraph& graph,
+                                                    double forward_s, double forward_spread_s,
+                                                    double backward_s, double backward_spread_s);
+
+ImportResult import_deepspeed(const std::vector<DeepSpeedLog>& logs,
+                              const costmodel::DeviceCatalog& catalog,
+                              const ImportOptions& options);
+
+// Rows of a CSV with the columns of compute_summary.csv (gpu, precision, micro_batch_per_gpu,
+// fwd_ms_median, bwd_inner_ms_median, optimizer_step_ms_median): compute-only medians.
+ImportResult import_compute_summary(const schema::CsvTable& table,
+                                    const costmodel::DeviceCatalog& catalog,
+                                    const ImportOptions& options);
+
+nlohmann::json to_json(const LogSummary& s);
+
+}  // namespace vitsim::import

@@ -1,0 +1,158 @@
+// Measured runs and configuration keys (see measured_runs.h).
+#include "present/measured_runs.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <set>
+#include <tuple>
+
+#include "schema/input_error.h"
+
+namespace vitsim::present {
+
+int64_t fraction_ppm(double fraction) {
+  return std::llround(fraction * 1e6);
+}
+
+std::string ConfigKey::label() const {
+  return fmt::format("{} {} {} GPU b{} p{:g} {}", cluster, placement.empty() ? "?" : placement,
+                     gpus, micro_batch, data_fraction(), costmodel::to_string(precision));
+}
+
+bool ConfigKey::operator<(const ConfigKey& o) const {
+  return std::tie(cluster, placement, gpus, micro_batch, data_fraction_ppm, precision) <
+         std::tie(o.cluster, o.placement, o.gpus, o.micro_batch, o.data_fraction_ppm, o.precision);
+}
+
+bool ConfigKey::operator==(const ConfigKey& o) const {
+  return !(*this < o) && !(o < *this);
+}
+
+std::string normalize_cluster(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    if (c == ' ' || c == '(') break;
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+std::string normalize_placement(const std::string& text) {
+  std::string t;
+  for (char c : text) t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (t.rfind("inter-node", 0) == 0) return "inter-node";
+  if (t.rfind("intra-node", 0) == 0) return "intra-node";
+  return t;
+}
+
+namespace {
+
+// An integer column of a measured row with its physical lower bound (a GPU count, a micro-batch):
+// a row below it is a typo, which would otherwise match no prediction without saying why.
+int64_t integer_at_least(const schema::CsvTable& t, size_t row, const std::string& column,
+                         int64_t lo) {
+  const long long v = t.integer(row, column);
+  if (v < lo) t.fail(row, column, "an integer >= " + std::to_string(lo));
+  return v;
+}
+
+}  // namespace
+
+std::vector<MeasuredRun> measured_from_csv(const schema::CsvTable& t,
+                                           const schema::RegimeAliases& aliases) {
+  t.require_columns({"cluster", "placement", "precision", "n_gpus", "micro_batch_per_gpu",
+                     "dataset_fraction", "epoch_time_s"});
+  std::vector<MeasuredRun> out;
+  for (size_t i = 0; i < t.rows(); ++i) {
+    MeasuredRun r;
+    r.key.cluster = normalize_cluster(t.at(i, "cluster"));
+    r.key.placement = normalize_placement(t.at(i, "placement"));
+    r.key.gpus = integer_at_least(t, i, "n_gpus", 1);
+    r.key.micro_batch = integer_at_least(t, i, "micro_batch_per_gpu", 1);
+    const double fraction = t.positive(i, "dataset_fraction");
+    // Keys hold the fraction in parts per million: one that rounds to 0 would match nothing.
+    if (fraction > 1 || fraction_ppm(fraction) < 1)
+      t.fail(i, "dataset_fraction", "a fraction of the images in [1e-6, 1]");
+    r.key.data_fraction_ppm = fraction_ppm(fraction);
+    try {
+      r.key.precision = schema::regime_of_text(t.at(i, "precision"), aliases);
+    } catch (const std::invalid_argument& e) {
+      throw schema::InputError::at(
+          t.file(), "row " + std::to_string(i + 1) + ", column precision",
+          std::string("a precision regime (") + costmodel::regime_names() + ")",
+          "\"" + t.at(i, "precision") + "\"",
+          std::string(e.what()) +
+              "; a study's own names are mapped by its study.json "
+              "\"precision_names\" (pass --study)");
+    }
+    r.epoch_time_s = t.positive(i, "epoch_time_s");
+    if (t.has_column("steps_per_epoch"))
+      r.steps_per_epoch = integer_at_least(t, i, "steps_per_epoch", 0);
+    r.source = fmt::format("{}: row {}", t.file(), i + 1);
+    out.push_back(r);
+  }
+  return out;
+}
+
+MeasuredRun measured_from_run_log(const schema::RunLog& log, const std::string& file) {
+  MeasuredRun r;
+  const auto& c = log.config;
+  r.key.cluster = normalize_cluster(c.cluster);
+  const std::set<std::string> hosts(c.hosts.begin(), c.hosts.end());
+  if (c.hosts.empty()) {
+    r.key.placement = "";
+  } else if (hosts.size() == 1) {
+    r.key.placement = "intra-node";
+  } else if (hosts.size() == c.hosts.size()) {
+    r.key.placement = "inter-node";
+  } else {
+    r.key.placement = "mixed";
+  }
+  r.key.gpus = c.world_size;
+  r.key.micro_batch = c.micro_batch;
+  r.key.data_fraction_ppm = fraction_ppm(c.data_fraction);
+  r.key.precision = c.precision;
+  r.images = c.train_images > 0 ? c.train_images : 50000;
+  if (log.epochs.empty()) {
+    throw schema::InputError::at(file, "/epochs", "at least one epoch", "an empty array",
+                                 "validate needs a run that finished an epoch");
+  }
+  double sum = 0;
+  for (const auto& e : log.epochs) sum += e.epoch_time_s;
+  r.epoch_time_s = sum / static_cast<double>(log.epochs.size());  // like the study: mean of epochs
+  r.steps_per_epoch = log.epochs.front().steps;
+  r.source = file;
+  r.model = c.model;
+  return r;
+}
+
+std::vector<MeasuredRun> read_measured(const std::string& path,
+                                       const schema::RegimeAliases& aliases) {
+  if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".csv") == 0) {
+    return measured_from_csv(schema::CsvTable::read(path), aliases);
+  }
+  return {measured_from_run_log(schema::read_run_log(path), path)};
+}
+
+ConfigKey key_of(const schema::ConfigPrediction& p) {
+  ConfigKey k;
+  k.cluster = normalize_cluster(p.cluster);
+  k.placement = p.config.placement;
+  if (k.placement.empty() && !p.ranks.empty()) {  // not stated: from the ranks' hosts
+    std::set<std::string> hosts;
+    for (const auto& r : p.ranks) hosts.insert(r.host);
+    k.placement = hosts.size() == 1                ? "intra-node"
+                  : hosts.size() == p.ranks.size() ? "inter-node"
+                                                   : "mixed";
+  }
+  k.gpus = p.config.gpus;
+  k.micro_batch = p.config.micro_batch;
+  k.data_fraction_ppm = fraction_ppm(p.config.data_fraction);
+  k.precision = p.config.precision;
+  return k;
+}
+
+}  // namespace vitsim::present

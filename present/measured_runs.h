@@ -1,0 +1,65 @@
+// Measured epoch times to compare predictions with: rows of CSV files with the columns of
+// data/vit-deepspeed-study/dev_epoch_times.csv, and vitsim-train run logs (schema/run_log.h).
+// A configuration is identified by ConfigKey (cluster, placement, GPUs, micro-batch, data fraction,
+// precision); the study's names are mapped to vitsim's ("Tesla" -> tesla, "Vector (Vaughan)" ->
+// vector, "inter-node, 1 GPU per node" -> inter-node, "intra-node (single node)" -> intra-node).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "costmodel/regime.h"
+#include "costmodel/vit_config.h"
+#include "schema/common_io.h"
+#include "schema/csv_table.h"
+#include "schema/prediction.h"
+#include "schema/run_log.h"
+
+namespace vitsim::present {
+
+struct ConfigKey {
+  std::string cluster;
+  std::string placement;  // "intra-node" | "inter-node" | "" (unknown) | "mixed"
+  int64_t gpus = 1;
+  int64_t micro_batch = 0;
+  int64_t data_fraction_ppm = 1000000;  // data fraction in parts per million (exact matching)
+  costmodel::Regime precision = costmodel::Regime::kFp32;
+
+  double data_fraction() const { return static_cast<double>(data_fraction_ppm) / 1e6; }
+  std::string label() const;  // "tesla inter-node 2 GPU b16 p1 fp32"
+  bool operator<(const ConfigKey& o) const;
+  bool operator==(const ConfigKey& o) const;
+};
+
+int64_t fraction_ppm(double fraction);
+
+struct MeasuredRun {
+  ConfigKey key;
+  double epoch_time_s = 0;
+  int64_t steps_per_epoch = 0;  // 0 when the source does not say
+  int64_t images = 50000;       // training images before the fraction
+  std::string source;           // "file: row N" or the run log's path
+  // The model a run log trained (CSV rows do not say): validate refuses a prediction of another.
+  std::optional<costmodel::ViTConfig> model;
+};
+
+// "Tesla" -> "tesla", "Vector (Vaughan)" -> "vector"; other names: lower case up to the first
+// space or parenthesis.
+std::string normalize_cluster(const std::string& name);
+// "inter-node, 1 GPU per node" -> "inter-node", "intra-node (single node)" -> "intra-node".
+std::string normalize_placement(const std::string& text);
+
+// The precision column is looked up in `aliases` (a study's precision_names) before it is parsed
+// as a regime name: a bare "fp16" without an alias is refused.
+std::vector<MeasuredRun> measured_from_csv(const schema::CsvTable& table,
+                                           const schema::RegimeAliases& aliases = {});
+MeasuredRun measured_from_run_log(const schema::RunLog& log, const std::string& file);
+// By extension: .csv -> CSV rows; anything else -> a run log JSON.
+std::vector<MeasuredRun> read_measured(const std::string& path,
+                                       const schema::RegimeAliases& aliases = {});
+
+ConfigKey key_of(const schema::ConfigPrediction& prediction);
+
+}  // namespace vitsim::present

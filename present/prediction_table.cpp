@@ -1,0 +1,146 @@
+// Tables of predictions; see prediction_table.h.
+#include "present/prediction_table.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "schema/rank_groups.h"
+
+namespace vitsim::present {
+namespace {
+
+std::string label_of(const schema::ConfigPrediction& p) {
+  if (!p.config.label.empty()) return p.config.label;
+  return fmt::format("{} GPU(s)", p.config.gpus);
+}
+
+// Per-rank micro-batches: up to 8 ranks each ("16/32/16"); more as runs ("32/64x1023"), or
+// beyond 4 runs the range ("16-64 (per rank)").
+std::string micro_batch_of(const schema::ConfigPrediction& p) {
+  const std::vector<int64_t>& b = p.config.per_rank_micro_batch;
+  if (b.empty()) return std::to_string(p.config.micro_batch);
+  if (b.size() <= 8) {
+    std::string s;
+    for (int64_t x : b) s += (s.empty() ? "" : "/") + std::to_string(x);
+    return s;
+  }
+  std::vector<std::pair<int64_t, int64_t>> runs;  // (micro-batch, ranks in a row)
+  for (int64_t x : b) {
+    if (!runs.empty() && runs.back().first == x)
+      ++runs.back().second;
+    else
+      runs.emplace_back(x, 1);
+  }
+  if (runs.size() > 4) {
+    return fmt::format("{}-{} (per rank)", *std::min_element(b.begin(), b.end()),
+                       *std::max_element(b.begin(), b.end()));
+  }
+  std::string s;
+  for (const auto& [x, n] : runs) {
+    for (int64_t i = 0; i < (n > 2 ? 1 : n); ++i) s += (s.empty() ? "" : "/") + std::to_string(x);
+    if (n > 2) s += "x" + std::to_string(n);
+  }
+  return s;
+}
+
+double max_memory_gb(const schema::ConfigPrediction& p) {
+  double m = 0;
+  for (const auto& r : p.ranks) m = std::max(m, r.memory_bytes);
+  return m / 1e9;
+}
+
+// Cost columns: "-" without a cost (no price, out of memory); "*" marks a cost from a price
+// nobody checked against a dated page (explained under the table).
+std::string epoch_usd(const schema::ConfigPrediction& p) {
+  if (!p.cost) return "-";
+  const std::string mark = p.cost->price_status == "unverified" ? "*" : "";
+  return (p.cost->epoch_usd >= 1 ? fmt::format("{:.2f}", p.cost->epoch_usd)
+                                 : fmt::format("{:.3g}", p.cost->epoch_usd)) +
+         mark;
+}
+std::string epoch_kwh(const schema::ConfigPrediction& p) {
+  return p.cost ? fmt::format("{:.3g}", p.cost->epoch_kwh) : "-";
+}
+
+double max_idle(const schema::ConfigPrediction& p) {
+  double m = 0;
+  for (const auto& r : p.ranks) m = std::max(m, r.idle_time_s);
+  return m;
+}
+
+}  // namespace
+
+std::string prediction_table(const std::vector<schema::ConfigPrediction>& ps) {
+  const char* head =
+      "{:<34} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7} {:>5} "
+      "{:>7} {:<4} {:>9} {:>9} {:>17}  {}\n";
+  std::string s = fmt::format(head, "configuration", "gpus", "micro-batch", "placement",
+                              "collective", "steps", "step", "epoch", "compute", "comm", "max idle",
+                              "throughput", "speedup", "eff", "memory", "fit", "cost", "energy",
+                              "epoch p10-p90", "inputs (docs/uncertainty.md)");
+  s += fmt::format(head, "", "count", "samples", "", "", "/epoch", "s", "s", "s/step", "s/step",
+                   "s/step", "img/s", "x", "%", "GB", "", "$/epoch", "kWh/epoch", "s", "");
+  for (const auto& p : ps) {
+    const std::string coll = std::string(costmodel::to_string(p.config.collective)) + "/" +
+                             costmodel::to_string(p.config.collective_level);
+    if (p.out_of_memory) {
+      s += fmt::format(
+          "{:<34} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7} "
+          "{:>5} {:>7.2f} {:<4} {:>9} {:>9} {:>17}  {}\n",
+          label_of(p), p.config.gpus, micro_batch_of(p), p.config.placement, coll,
+          p.steps_per_epoch, "-", "-", "-", "-", "-", "-", "-", "-", max_memory_gb(p),
+          fmt::format("OOM (max micro-batch {})", p.max_micro_batch_that_fits), "-", "-", "-",
+          schema::provenance_summary(p.provenance));
+      continue;
+    }
+    const std::string speedup = p.speedup > 0 ? fmt::format("{:.2f}", p.speedup) : "-";
+    const std::string eff =
+        p.parallel_efficiency > 0 ? fmt::format("{:.0f}", 100 * p.parallel_efficiency) : "-";
+    s += fmt::format(
+        "{:<34} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9.4f} {:>10.1f} {:>9.4f} {:>9.4f} {:>9.4f} "
+        "{:>9.1f} {:>7} {:>5} {:>7.2f} {:<4} {:>9} {:>9} {:>17}  {}\n",
+        label_of(p), p.config.gpus, micro_batch_of(p), p.config.placement, coll, p.steps_per_epoch,
+        p.step_time_s, p.epoch_time_s, p.compute_time_s, p.exposed_comm_time_s, max_idle(p),
+        p.throughput_images_per_s, speedup, eff, max_memory_gb(p), "ok", epoch_usd(p), epoch_kwh(p),
+        p.range ? fmt::format("{:.1f}-{:.1f}", p.range->epoch_time_s.p10, p.range->epoch_time_s.p90)
+                : std::string("-"),
+        schema::provenance_summary(p.provenance));
+  }
+  const bool unverified = std::any_of(ps.begin(), ps.end(), [](const auto& p) {
+    return p.cost && p.cost->price_status == "unverified";
+  });
+  if (unverified)
+    s += "* cost from a price not checked against a dated copy of its page (platforms/prices.json "
+         "`verified`): check it, or give your own with --price DEVICE=USD_PER_GPU_HOUR\n";
+  return s;
+}
+
+std::string rank_table(const schema::ConfigPrediction& p) {
+  const char* head = "{:<22} {:>6} {:<34} {:<10} {:>11} {:>9} {:>9} {:>9} {:>8} {:>8}\n";
+  std::string s = fmt::format(head, "ranks", "count", "hosts", "device", "micro-batch", "compute",
+                              "comm", "idle", "memory", "device");
+  s += fmt::format(head, "", "", "", "", "samples", "s/step", "s/step", "s/step", "GB", "GB");
+  for (const schema::RankGroup& g : schema::group_identical_ranks(p.ranks)) {
+    const schema::RankPrediction& r = g.first;
+    s += fmt::format(
+        "{:<22} {:>6} {:<34} {:<10} {:>11} {:>9.4f} {:>9.4f} {:>9.4f} {:>8.2f} {:>8.2f}\n",
+        schema::format_rank_ranges(g.ranks, 3), g.count(), schema::format_hosts(g.hosts, 3),
+        r.device, r.micro_batch, r.compute_time_s, r.exposed_comm_time_s, r.idle_time_s,
+        r.memory_bytes / 1e9, r.device_memory_bytes / 1e9);
+  }
+  return s;
+}
+
+std::string dump_with_head_first(const nlohmann::json& doc) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const char* head : {"schema", "schema_version", "context"}) {
+    if (doc.contains(head)) out[head] = doc.at(head);
+  }
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    if (!out.contains(it.key())) out[it.key()] = it.value();
+  }
+  return out.dump(2) + "\n";
+}
+
+}  // namespace vitsim::present

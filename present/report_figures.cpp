@@ -1,0 +1,308 @@
+// Report figures through gnuplot (see report_figures.h).
+#include "present/report_figures.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+
+#include "present/gnuplot.h"
+#include "schema/json_file.h"
+#include "schema/rank_groups.h"
+
+namespace vitsim::present {
+
+namespace {
+
+// The breakdown draws one bar per group of identical ranks: above 32 bars the labels overlap and
+// the chart says nothing, so the largest configuration with at most this many groups is drawn.
+constexpr size_t kMaxBarsInBreakdown = 32;
+
+struct Point {
+  double gpus = 0;
+  double epoch_s = 0;
+  double throughput = 0;                    // images per second
+  double epoch_p10_s = 0, epoch_p90_s = 0;  // the prediction's 80 % interval (the point if none)
+};
+
+struct Series {
+  std::string title;
+  std::vector<Point> predicted, measured;
+  // 1-GPU throughput for speedup: the series' own 1-GPU point, else a 1-GPU configuration of the
+  // scenario with the same micro-batch and precision (e.g. for an inter-node series).
+  std::optional<double> base_predicted, base_measured;
+};
+
+std::optional<double> one_gpu(const std::vector<Point>& pts) {
+  for (const auto& p : pts) {
+    if (p.gpus == 1) return p.throughput;
+  }
+  return std::nullopt;
+}
+
+std::string series_title(const schema::TrainingConfig& c, bool with_micro_batch = true) {
+  std::string t = fmt::format("{}{} {}", c.placement.empty() ? "" : c.placement,
+                              with_micro_batch ? fmt::format(" b{}", c.micro_batch) : "",
+                              costmodel::to_string(c.precision));
+  if (!c.scaling.empty()) t += " " + c.scaling;
+  if (c.collective != costmodel::Collective::kRing) t += std::string(" ") + to_string(c.collective);
+  if (c.overlap) t += " overlap";
+  if (c.accumulation > 1) t += fmt::format(" acc{}", c.accumulation);
+  return t;
+}
+
+std::vector<Series> build_series(const schema::PredictionFile& pred,
+                                 const std::vector<MeasuredRun>& measured) {
+  std::map<std::string, Series> by_title;
+  std::map<std::string, std::pair<std::optional<double>, std::optional<double>>> base;
+  std::vector<std::string> order;
+  for (const auto& c : pred.configurations) {
+    if (c.out_of_memory || !(c.epoch_time_s > 0)) continue;
+    const std::string title = series_title(c.config);
+    const std::string base_key =
+        fmt::format("{}/{}", c.config.micro_batch, costmodel::to_string(c.config.precision));
+    if (!by_title.count(title)) order.push_back(title);
+    Series& s = by_title[title];
+    s.title = title;
+    const double images = c.config.data_fraction * static_cast<double>(c.config.images);
+    s.predicted.push_back({static_cast<double>(c.config.gpus), c.epoch_time_s,
+                           images / c.epoch_time_s,
+                           c.range ? c.range->epoch_time_s.p10 : c.epoch_time_s,
+                           c.range ? c.range->epoch_time_s.p90 : c.epoch_time_s});
+    if (c.config.gpus == 1 && !base[base_key].first) base[base_key].first = images / c.epoch_time_s;
+    const ConfigKey key = key_of(c);
+    for (const auto& m : measured) {
+      if (!(m.key == key)) continue;
+      s.measured.push_back({static_cast<double>(m.key.gpus), m.epoch_time_s,
+                            m.key.data_fraction() * m.images / m.epoch_time_s});
+      if (m.key.gpus == 1 && !base[base_key].second)
+        base[base_key].second = s.measured.back().throughput;
+    }
+  }
+  std::vector<Series> out;
+  for (const auto& t : order) {
+    Series s = by_title[t];
+    // The base key of a series: any of its configurations (they share micro-batch and precision).
+    for (const auto& c : pred.configurations) {
+      if (series_title(c.config) != t) continue;
+      const auto& b = base[fmt::format("{}/{}", c.config.micro_batch,
+                                       costmodel::to_string(c.config.precision))];
+      s.base_predicted = one_gpu(s.predicted) ? one_gpu(s.predicted) : b.first;
+      s.base_measured = one_gpu(s.measured) ? one_gpu(s.measured) : b.second;
+      break;
+    }
+    auto by_gpus = [](const Point& a, const Point& b) { return a.gpus < b.gpus; };
+    std::stable_sort(s.predicted.begin(), s.predicted.end(), by_gpus);
+    std::stable_sort(s.measured.begin(), s.measured.end(), by_gpus);
+    out.push_back(s);
+  }
+  return out;
+}
+
+// Value of a point for a figure; speedup/efficiency need the series' 1-GPU throughput (nullopt
+// when the series has none).
+enum class Quantity { kEpoch, kSpeedup, kEfficiency };
+
+std::optional<double> value(const Point& p, const std::optional<double>& base, Quantity q) {
+  if (q == Quantity::kEpoch) return p.epoch_s;
+  if (!base) return std::nullopt;
+  const double speedup = p.throughput / *base;
+  return q == Quantity::kSpeedup ? speedup : speedup / p.gpus;
+}
+
+// Writes one data block per series (predicted, then measured), returns the plot clauses.
+std::string write_data(const std::vector<Series>& series, Quantity q, const std::string& path,
+                       const std::string& data_name) {
+  std::string data, plot;
+  int block = 0;
+  for (size_t i = 0; i < series.size(); ++i) {
+    const int color = static_cast<int>(i % 8) + 1;
+    for (bool meas : {false, true}) {
+      const auto& pts = meas ? series[i].measured : series[i].predicted;
+      const auto& base = meas ? series[i].base_measured : series[i].base_predicted;
+      // Predicted epoch times carry their p10-p90 range as error bars (docs/uncertainty.md).
+      const bool bars = !meas && q == Quantity::kEpoch;
+      std::string rows;
+      for (const auto& p : pts) {
+        const auto v = value(p, base, q);
+        if (!v) continue;
+        rows += bars ? fmt::format("{} {:.6g} {:.6g} {:.6g}\n", p.gpus, *v, p.epoch_p10_s,
+                                   p.epoch_p90_s)
+                     : fmt::format("{} {:.6g}\n", p.gpus, *v);
+      }
+      if (rows.empty()) continue;
+      data +=
+          fmt::format("# {} ({})\n{}\n\n", series[i].title, meas ? "measured" : "predicted", rows);
+      plot += fmt::format("{}{} index {} using {} with {} lc {} {} title {}",
+                          plot.empty() ? "plot " : ", \\\n     ", gnuplot_quote(data_name), block++,
+                          bars ? "1:2:3:4" : "1:2",
+                          meas   ? "points pt 7 ps 1.5"
+                          : bars ? "yerrorlines pt 6 lw 2"
+                                 : "linespoints pt 6 lw 2",
+                          color, meas ? "" : "dt 1",
+                          gnuplot_quote(series[i].title + (meas ? " (measured)" : " (predicted)")));
+    }
+  }
+  schema::write_file_atomic(path, data);
+  return plot;
+}
+
+// The outputs go through the variables vitsim_png and vitsim_svg (see gnuplot.h).
+std::string terminals(const std::string& plot) {
+  return fmt::format(
+      "set terminal pngcairo size 900,540 noenhanced font 'Sans,10'\nset output vitsim_png\n{}\n"
+      "set terminal svg size 900,540 noenhanced font 'Sans,10' background '#ffffff'\n"
+      "set output vitsim_svg\nreplot\nunset output\n",
+      plot);
+}
+
+Figure draw(const std::string& dir, const std::string& name, const std::string& title,
+            const std::string& setup, const std::string& plot) {
+  Figure f{title, name + ".png", name + ".svg"};
+  const std::vector<GnuplotOutput> outputs = {{"vitsim_png", f.png}, {"vitsim_svg", f.svg}};
+  const std::string script =
+      fmt::format("# gnuplot {}.gp (in this folder) draws {} and {}\n{}", name, f.png, f.svg,
+                  gnuplot_output_defaults(outputs)) +
+      fmt::format("set title {}\nset grid\nset key below\n{}\n", gnuplot_quote(title), setup);
+  const std::string path = dir + "/" + name + ".gp";
+  schema::write_file_atomic(path, script + terminals(plot));
+  run_gnuplot(path, dir, outputs);
+  return f;
+}
+
+std::optional<Figure> draw_breakdown(const schema::PredictionFile& pred, const std::string& dir,
+                                     const std::string& stem) {
+  // Identical ranks (schema/rank_groups.h) share one bar: 1024 ranks of four kinds are four bars.
+  const schema::ConfigPrediction* big = nullptr;
+  std::vector<schema::RankGroup> groups;
+  for (const auto& c : pred.configurations) {
+    if (c.out_of_memory || c.ranks.empty() || (big && c.ranks.size() <= big->ranks.size()))
+      continue;
+    auto g = schema::group_identical_ranks(c.ranks);
+    if (g.size() > kMaxBarsInBreakdown) continue;
+    big = &c;
+    groups = std::move(g);
+  }
+  if (!big) return std::nullopt;
+  std::string data = "# ranks compute_ms exposed_comm_ms idle_ms\n";
+  for (const auto& g : groups) {
+    const auto& r = g.first;
+    const std::string who = g.count() == 1 ? fmt::format("r{} {}", r.rank, r.host)
+                                           : fmt::format("{} ranks: {}", g.count(),
+                                                         schema::format_rank_ranges(g.ranks, 2));
+    data += fmt::format("\"{} {}\" {:.4f} {:.4f} {:.4f}\n", who, r.device, r.compute_time_s * 1e3,
+                        r.exposed_comm_time_s * 1e3, r.idle_time_s * 1e3);
+  }
+  const std::string data_name = stem + "-breakdown.dat";
+  schema::write_file_atomic(dir + "/" + data_name, data);
+  const std::string q = gnuplot_quote(data_name);
+  const std::string setup =
+      "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.85 border "
+      "-1\n"
+      "set boxwidth 0.7\nset ylabel 'time per step (ms)'\nset xtics rotate by -30\nset yrange "
+      "[0:*]";
+  const std::string plot = fmt::format(
+      "plot {} using 2:xtic(1) title 'compute' lc rgb '#4c72b0', '' using 3 title 'exposed "
+      "communication' lc rgb '#dd8452', '' using 4 title 'idle (waiting for slower ranks)' lc rgb "
+      "'#8c8c8c'",
+      q);
+  const std::string title = fmt::format(
+      "{}: per-rank step breakdown, {}", pred.scenario,
+      big->config.label.empty() ? fmt::format("{} GPUs", big->config.gpus) : big->config.label);
+  return draw(dir, stem + "-breakdown", title, setup, plot);
+}
+
+// A log2 axis ticked at the values drawn (GPU counts, micro-batches), tight around them: powers of
+// two but also 3 or 24 read as numbers, not as gnuplot's 2^k grid.
+std::string log2_axis(const std::set<double>& values) {
+  std::string tics;
+  for (double v : values) tics += fmt::format("{}{:g}", tics.empty() ? "" : ", ", v);
+  if (values.size() > 16) return "set logscale x 2\nset autoscale xfix";
+  return fmt::format(
+      "set logscale x 2\nset autoscale xfix\nset offsets graph 0.03, graph 0.03\n"
+      "set xtics ({})",
+      tics);
+}
+
+// Throughput against micro-batch, one line per setting of everything else (GPUs, placement,
+// precision...), when a scenario varies the micro-batch: a batch sweep read against GPUs would
+// be a cloud of one-point series.
+std::optional<Figure> draw_micro_batch(const schema::PredictionFile& pred, const std::string& dir,
+                                       const std::string& stem) {
+  std::map<std::string, std::map<int64_t, double>> lines;  // title -> micro-batch -> images/s
+  std::vector<std::string> order;
+  for (const auto& c : pred.configurations) {
+    if (c.out_of_memory || !(c.throughput_images_per_s > 0)) continue;
+    const std::string key =
+        fmt::format("{} GPU(s) {}", c.config.gpus, series_title(c.config, false));
+    if (!lines.count(key)) order.push_back(key);
+    lines[key][c.config.micro_batch] = c.throughput_images_per_s;
+  }
+  bool sweep = false;
+  for (const auto& [k, pts] : lines) sweep = sweep || pts.size() >= 2;
+  if (!sweep) return std::nullopt;
+  std::string data, plot;
+  int block = 0;
+  for (const auto& k : order) {
+    if (lines[k].size() < 2) continue;
+    data += "# " + k + "\n";
+    for (const auto& [b, t] : lines[k]) data += fmt::format("{} {:.6g}\n", b, t);
+    data += "\n\n";
+    plot +=
+        fmt::format("{}{} index {} using 1:2 with linespoints pt 6 lw 2 lc {} title {}",
+                    plot.empty() ? "plot " : ", \\\n     ", gnuplot_quote(stem + "-microbatch.dat"),
+                    block, block % 8 + 1, gnuplot_quote(k));
+    ++block;
+  }
+  schema::write_file_atomic(dir + "/" + stem + "-microbatch.dat", data);
+  std::set<double> batches;
+  for (const auto& [k, pts] : lines)
+    for (const auto& [b, t] : pts) batches.insert(static_cast<double>(b));
+  return draw(dir, stem + "-microbatch",
+              fmt::format("{}: throughput against micro-batch", pred.scenario),
+              "set xlabel 'micro-batch per GPU'\nset ylabel 'images/s'\nset yrange [0:*]\n" +
+                  log2_axis(batches),
+              plot);
+}
+
+}  // namespace
+
+std::vector<Figure> draw_scenario_figures(const schema::PredictionFile& pred,
+                                          const std::vector<MeasuredRun>& measured,
+                                          const std::string& dir, const std::string& stem) {
+  std::vector<Figure> figures;
+  const std::vector<Series> series = build_series(pred, measured);
+  // The ideal is drawn with the curves (dashed grey): linear speedup, efficiency 1.
+  const std::tuple<Quantity, std::string, std::string, std::string, std::string> kinds[] = {
+      {Quantity::kEpoch, "epoch", "epoch time (s)", "set logscale y", ""},
+      {Quantity::kSpeedup, "speedup", "speedup (throughput / 1-GPU throughput)", "set logscale y 2",
+       "x"},
+      {Quantity::kEfficiency, "efficiency", "parallel efficiency (speedup / GPUs)",
+       "set yrange [0:1.1]", "1"}};
+  bool curves = false;  // a series with two GPU counts or more: else nothing scales
+  std::set<double> gpus;
+  for (const auto& s : series) {
+    curves = curves || s.predicted.size() >= 2;
+    for (const auto& p : s.predicted) gpus.insert(p.gpus);
+  }
+  for (const auto& [q, name, ylabel, extra, ideal] : kinds) {
+    if (!curves) break;
+    const std::string data_name = stem + "-" + name + ".dat";
+    std::string plot = write_data(series, q, dir + "/" + data_name, data_name);
+    if (plot.empty()) continue;  // e.g. no 1-GPU point for a speedup
+    if (!ideal.empty()) plot += ", \\\n     " + ideal + " title 'ideal' lc rgb '#888888' dt 2 lw 1";
+    // GPU counts double from one configuration to the next: a log2 axis spaces them evenly.
+    const std::string setup = fmt::format("set xlabel 'GPUs'\nset ylabel {}\n{}\n{}",
+                                          gnuplot_quote(ylabel), log2_axis(gpus), extra);
+    figures.push_back(draw(dir, stem + "-" + name,
+                           fmt::format("{}: {} against GPUs", pred.scenario, ylabel), setup, plot));
+  }
+  if (auto m = draw_micro_batch(pred, dir, stem)) figures.push_back(*m);
+  if (auto b = draw_breakdown(pred, dir, stem)) figures.push_back(*b);
+  return figures;
+}
+
+}  // namespace vitsim::present

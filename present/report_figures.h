@@ -1,0 +1,31 @@
+// The report's figures, drawn by gnuplot from generated data and script files:
+//   - scaling: epoch time, speedup and parallel efficiency against GPUs, one line per series of a
+//     scenario (configurations that differ only in GPUs and data fraction), measured points where
+//     a measured run matches a configuration of the series;
+//   - breakdown: where each rank's step time goes (compute, exposed communication, idle waiting
+//     for slower ranks) in the scenario's largest configuration.
+// Speedup and efficiency are throughput ratios (images per second against the series' 1-GPU
+// point), so strong and weak scaling read the same way.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "present/measured_runs.h"
+#include "schema/prediction.h"
+
+namespace vitsim::present {
+
+struct Figure {
+  std::string title;
+  std::string png;  // file name inside the output folder
+  std::string svg;
+};
+
+// Figures of one prediction file, written into out_dir (data, script, PNG, SVG), file names
+// prefixed by `stem`. Throws std::runtime_error when gnuplot fails or is missing.
+std::vector<Figure> draw_scenario_figures(const schema::PredictionFile& prediction,
+                                          const std::vector<MeasuredRun>& measured,
+                                          const std::string& out_dir, const std::string& stem);
+
+}  // namespace vitsim::present

@@ -1,0 +1,126 @@
+// Prices per device and the cost of a run; see run_cost.h.
+#include "present/run_cost.h"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "costmodel/cost_of_run.h"
+
+namespace vitsim::present {
+namespace {
+
+// Each device's rate in `mode`, or an explanation of the first device without one.
+bool rates_in_mode(const std::map<std::string, int64_t>& ranks, const schema::PriceTable& prices,
+                   const costmodel::DeviceCatalog& catalog, const CostOptions& o,
+                   const std::string& mode, schema::RunCost& cost,
+                   std::map<std::string, costmodel::DeviceRate>& rates, std::string& why) {
+  const double kwh = o.usd_per_kwh.value_or(prices.usd_per_kwh);
+  const double years = o.amortisation_years.value_or(prices.amortisation_years);
+  std::string sources;
+  bool unverified = false, user = false;
+  for (const auto& [device, n] : ranks) {
+    const costmodel::DeviceSpec* spec = catalog.find(device);
+    costmodel::DeviceRate r{n, 0, spec != nullptr ? spec->tdp_w : 0.0};
+    auto it = prices.devices.find(device);
+    const schema::DevicePrices* p = it == prices.devices.end() ? nullptr : &it->second;
+    std::string source;
+    if (auto ov = o.price_usd_per_gpu_hour.find(device); ov != o.price_usd_per_gpu_hour.end()) {
+      r.usd_per_gpu_hour = ov->second;
+      source = "--price";
+      user = true;
+    } else if (mode == "cloud" && p != nullptr && p->cloud) {
+      r.usd_per_gpu_hour = p->cloud->usd_per_gpu_hour;
+      source = p->cloud->provider + ", " + p->cloud->offer + ", " + p->cloud->as_of + ", " +
+               p->cloud->url + (p->cloud->verified ? "" : ", unverified");
+      unverified = unverified || !p->cloud->verified;
+    } else if (mode == "owned" && p != nullptr && p->purchase) {
+      unverified = unverified || !p->purchase->verified;
+      r.usd_per_gpu_hour =
+          costmodel::owned_usd_per_gpu_hour(p->purchase->usd, years, r.power_w, kwh);
+      std::ostringstream s;
+      s << "owned: $" << p->purchase->usd << " (" << p->purchase->source
+        << (p->purchase->verified ? "" : ", unverified") << ") over " << years << " years + "
+        << r.power_w << " W at $" << kwh << "/kWh";
+      source = s.str();
+    } else {
+      why = "no " + mode + " price for device " + device + " in " + prices.file +
+            (p != nullptr && !p->note.empty() ? " (" + p->note + ")" : "") + " (hint: --price " +
+            device + "=USD_PER_GPU_HOUR)";
+      return false;
+    }
+    cost.price_usd_per_gpu_hour[device] = r.usd_per_gpu_hour;
+    sources += (sources.empty() ? "" : "; ") + device + ": " + source;
+    rates[device] = r;
+  }
+  cost.mode = mode;
+  cost.price_source = sources;
+  cost.price_status = unverified ? "unverified" : user ? "--price" : "checked";
+  return true;
+}
+
+}  // namespace
+
+std::optional<schema::RunCost> run_cost(const schema::ConfigPrediction& p,
+                                        const schema::PriceTable& prices,
+                                        const costmodel::DeviceCatalog& catalog,
+                                        const CostOptions& o, std::string* why) {
+  std::string reason = "not simulated (out of memory)";
+  if (p.out_of_memory || p.ranks.empty() || !(p.epoch_time_s > 0)) {
+    if (why != nullptr) *why = reason;
+    return std::nullopt;
+  }
+  std::map<std::string, int64_t> ranks;
+  for (const auto& r : p.ranks) ++ranks[r.device];
+  const std::vector<std::string> modes = o.mode == "auto"
+                                             ? std::vector<std::string>{"cloud", "owned"}
+                                             : std::vector<std::string>{o.mode};
+  for (const auto& mode : modes) {
+    schema::RunCost cost;
+    std::map<std::string, costmodel::DeviceRate> rates;
+    std::string w;
+    if (!rates_in_mode(ranks, prices, catalog, o, mode, cost, rates, w)) {
+      reason = w;
+      continue;
+    }
+    const costmodel::RunCostFigures f = costmodel::cost_of_run(rates, p.epoch_time_s, o.epochs);
+    cost.epoch_usd = f.epoch_usd;
+    cost.run_usd = f.run_usd;
+    cost.epochs = o.epochs;
+    cost.epoch_kwh = f.epoch_kwh;
+    cost.run_kwh = f.run_kwh;
+    cost.energy_is_upper_bound = true;
+    cost.power_source =
+        "GPU board power at TDP (platforms/gpus.json) for the whole epoch: an upper bound of the "
+        "GPUs' energy; hosts, network and cooling not counted";
+    return cost;
+  }
+  if (why != nullptr) *why = reason;
+  return std::nullopt;
+}
+
+std::map<std::string, double> parse_price_overrides(const std::string& text) {
+  std::map<std::string, double> out;
+  std::istringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    double usd = -1;
+    try {
+      size_t used = 0;
+      if (eq != std::string::npos) usd = std::stod(item.substr(eq + 1), &used);
+      if (eq != std::string::npos && used != item.size() - eq - 1) usd = -1;
+    } catch (const std::exception&) {
+      usd = -1;
+    }
+    if (eq == std::string::npos || eq == 0 || !(usd >= 0) || !std::isfinite(usd) || usd > 1000) {
+      throw std::invalid_argument("--price: expected DEVICE=USD_PER_GPU_HOUR (0..1000), got '" +
+                                  item + "' (hint: --price t4=0.35,p4=0.6)");
+    }
+    out[item.substr(0, eq)] = usd;
+  }
+  return out;
+}
+
+}  // namespace vitsim::present

@@ -1,0 +1,161 @@
+// Hostile DeepSpeed logs (issue 11): each is refused with file, line and hint, or read correctly,
+// never a crash: a 50 KB line (std::regex overflowed the stack), a world size of 0 and a run
+// folder p0_b16_e10 (SIGFPE), timers reading nan (a profile of nulls), backwards or repeated
+// timestamps (negative overheads), integers too large for int64 (a bare "stoll" error). What the
+// import writes reads back through the profile reader.
+#include "import/deepspeed_log.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+
+#include "import/deepspeed_import.h"
+#include "schema/input_error.h"
+#include "schema/profile.h"
+
+namespace vitsim::import {
+namespace {
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const schema::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string step(const std::string& stamp, const std::string& fwd = "10.00",
+                 const std::string& allreduce = "1.00") {
+  return "[2024-01-01 " + stamp +
+         "] [INFO] [logging.py:128:log_dist] [Rank 0] time (ms) | fwd: " + fwd +
+         " | bwd: 20.00 | bwd_inner: 19.00 | bwd_allreduce: " + allreduce + " | step: 5.00\n";
+}
+
+// A small, valid 1-rank log: echoes, run folder, three step lines 1 s apart.
+std::string log_text(const std::string& echo_world = "world_size = 1",
+                     const std::string& run_dir = "/runs/1_GPU/p0.01_b16_e1") {
+  return "[2024-01-01 00:00:00,000] [INFO] [config.py:733:__init__] Config mesh_device None " +
+         echo_world + "\n[2024-01-01 00:00:00,000] [INFO] [config.py:1003:print]   " +
+         "train_micro_batch_size_per_gpu  16\n" + run_dir + "\n" + step("00:00:01,000") +
+         step("00:00:02,000") + step("00:00:03,000");
+}
+
+ImportOptions options() {
+  ImportOptions o;
+  o.gpu = "t4";
+  o.model = costmodel::vit_preset("vit_ti_16");
+  o.precision = costmodel::Regime::kFp32;
+  return o;
+}
+
+costmodel::DeviceCatalog catalog() {
+  costmodel::DeviceSpec t4;
+  t4.id = "t4";
+  t4.name = "Tesla T4";
+  return costmodel::DeviceCatalog{{t4}};
+}
+
+TEST(DeepSpeedLogHardening, TheValidLogReads) {
+  const DeepSpeedLog log = parse_deepspeed_log_text(log_text(), "ok.log");
+  EXPECT_EQ(log.world_size, 1);
+  EXPECT_EQ(log.micro_batch, 16);
+  ASSERT_TRUE(log.run_directory);
+  EXPECT_EQ(log.run_directory->path, "/runs/1_GPU/p0.01_b16_e1");
+  EXPECT_EQ(log.steps.size(), 3u);
+}
+
+TEST(DeepSpeedLogHardening, FiftyKilobyteLinesParseInLinearTime) {
+  const std::string a(50000, 'A');
+  const DeepSpeedLog log =
+      parse_deepspeed_log_text("GPU name: " + a + "\n" + log_text(), "long.log");
+  ASSERT_TRUE(log.gpu_name);
+  EXPECT_EQ(log.gpu_name->size(), 203u);  // kept readable: 200 characters and "..."
+  // Lines of 50 KB around every echo the parser looks for.
+  const std::string noise(50000, '.');
+  const std::string text = "world_size " + noise + " 1 " + noise + "\n" + noise + "/p0.5_b16_e2 " +
+                           noise + "\ngradient_accumulation_steps" + noise + "\n" + log_text();
+  EXPECT_EQ(parse_deepspeed_log_text(text, "dots.log").world_size, 1);
+}
+
+TEST(DeepSpeedLogHardening, WorldSizeZeroAndHugeCountsAreNamed) {
+  EXPECT_EQ(error_of([] { parse_deepspeed_log_text(log_text("world_size = 0"), "w0.log"); }),
+            "w0.log: line 1: expected world_size: a rank count 1 .. 1000000, got \"0\" (hint: no "
+            "run has world_size 0: is the log damaged, or not DeepSpeed's?)");
+  const std::string e = error_of(
+      [] { parse_deepspeed_log_text(log_text("world_size = 99999999999999999999"), "big.log"); });
+  EXPECT_NE(e.find("big.log: line 1: expected world_size: a rank count"), std::string::npos) << e;
+  EXPECT_EQ(e.find("stoll"), std::string::npos);
+}
+
+TEST(DeepSpeedLogHardening, RunFolderWithNoDataIsRefused) {
+  const std::string e = error_of([] {
+    parse_deepspeed_log_text(log_text("world_size = 1", "/runs/1_GPU/p0_b16_e10"), "p0.log");
+  });
+  EXPECT_NE(e.find("p0.log: line 3: expected a run directory's data fraction p in (0, 1], got "
+                   "\"/runs/1_GPU/p0_b16_e10\""),
+            std::string::npos)
+      << e;
+  // A fraction that keeps no image of --train-images: refused before the epoch arithmetic.
+  const auto log = parse_deepspeed_log_text(log_text("world_size = 1", "/r/p0.00001_b16_e1"), "l");
+  EXPECT_NE(error_of([&] {
+              summarize_log(log, options());
+            }).find("expected a data fraction that keeps at least one of the 50000"),
+            std::string::npos);
+}
+
+TEST(DeepSpeedLogHardening, TimersMustBeMilliseconds) {
+  for (const std::string bad : {"nan", "-3.00", "inf", "1e5"}) {
+    const std::string text = log_text() + step("00:00:04,000", bad);
+    const std::string e = error_of([&] { parse_deepspeed_log_text(text, "t.log"); });
+    EXPECT_NE(e.find("t.log: line 7: expected fwd as a number of milliseconds >= 0"),
+              std::string::npos)
+        << bad << ": " << e;
+  }
+  EXPECT_NE(error_of([&] {
+              parse_deepspeed_log_text(log_text() + step("00:00:04,000", "99999999999999"), "t");
+            }).find("expected fwd a duration in seconds: 0 .. 1e7"),
+            std::string::npos);
+}
+
+TEST(DeepSpeedLogHardening, TimestampsMustMoveForward) {
+  std::string e =
+      error_of([] { parse_deepspeed_log_text(log_text() + step("00:00:02,500"), "back.log"); });
+  EXPECT_EQ(
+      e,
+      "back.log: line 7: expected a timestamp after the previous step line's (line 6), got an "
+      "earlier timestamp (hint: step lines must be in time order, one run per log: split "
+      "concatenated logs)");
+  e = error_of([] { parse_deepspeed_log_text(log_text() + step("00:00:03,000"), "same.log"); });
+  EXPECT_NE(e.find("same.log: line 7: expected a timestamp after"), std::string::npos) << e;
+  EXPECT_NE(e.find("got the same timestamp"), std::string::npos) << e;
+}
+
+TEST(DeepSpeedLogHardening, OverheadIsNeverNegative) {
+  // Timers of 34 ms in intervals of 34.5 ms: stamps are ms-rounded, the overhead reads 0.5 ms.
+  std::string text = log_text();
+  text = text.substr(0, text.find("[2024-01-01 00:00:01")) + step("00:00:01,000", "10.00") +
+         step("00:00:01,034", "10.50") + step("00:00:01,068", "10.50");
+  LogSummary s = summarize_log(parse_deepspeed_log_text(text, "tight.log"), options());
+  EXPECT_EQ(s.outside_s, 0.0);  // -0.5 ms: within the stamps' resolution, no overhead
+  // Timers 10 ms longer than the interval: the log contradicts itself.
+  text = text.substr(0, text.find("[2024-01-01 00:00:01")) + step("00:00:01,000", "10.00") +
+         step("00:00:01,024", "10.00") + step("00:00:01,048", "10.00");
+  EXPECT_NE(error_of([&] {
+              summarize_log(parse_deepspeed_log_text(text, "x.log"), options());
+            }).find("expected timers that fit in the wall interval between step lines"),
+            std::string::npos);
+}
+
+TEST(DeepSpeedLogHardening, ImportedProfileReadsBack) {
+  const auto log = parse_deepspeed_log_text(log_text(), "ok.log");
+  const ImportResult r = import_deepspeed({log}, catalog(), options());
+  const schema::Json j = schema::write_profile_json(r.profile);
+  const schema::Profile back = schema::read_profile(schema::Node::parse_text(j.dump(), "p.json"));
+  EXPECT_EQ(schema::write_profile_json(back), j);
+  EXPECT_GT(back.compute.at(0).step_overhead_time_s, 0.9);  // 1 s intervals, 34 ms of timers
+}
+
+}  // namespace
+}  // namespace vitsim::import

@@ -1,0 +1,179 @@
+// nccl-tests output: the excerpts rebuilt from public rows (data/make_nccl_tests_excerpts.py, both
+// table layouts, NCCL INFO lines in between) import into all-reduce points that calibrate fits
+// back to the published bandwidth (tests/app/import_calibrate_test.cpp); malformed output fails
+// with "file:line:" and a hint.
+#include "import/nccl_tests_import.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "schema/input_error.h"
+
+namespace vitsim::import {
+namespace {
+
+const std::string kData = std::string(VITSIM_TEST_DATA_DIR) + "/data/";
+
+NcclTestsOutput parse_text(const std::string& text) {
+  std::istringstream in(text);
+  return parse_nccl_tests(in, "out.txt");
+}
+
+std::string error_of(const std::string& text, NcclImportOptions opt = {}) {
+  try {
+    if (opt.link_class.empty()) opt.link_class = "test-link";
+    import_nccl_tests({parse_text(text)}, costmodel::DeviceCatalog{}, opt);
+  } catch (const schema::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A well-formed output of the current layout with two ranks and the given rows.
+std::string output(const std::string& rows, const std::string& ranks = "2") {
+  std::string s =
+      "# Collective test starting: all_reduce_perf\n# Using devices\n"
+      "#  Rank  0 Group  0 Pid   4100 on      host0 device  0 [0000:3b:00] Tesla T4\n";
+  if (ranks == "2")
+    s += "#  Rank  1 Group  0 Pid   4101 on      host1 device  0 [0000:3b:00] Tesla T4\n";
+  s += "#       size         count      type   redop    root     time   algbw   busbw  #wrong     "
+       "time   algbw   busbw  #wrong\n";
+  return s + rows;
+}
+
+const std::string kRow =
+    "     1048576        262144     float     sum      -1    279.5    3.75    3.75       0    "
+    "280.2    3.74    3.74       0\n";
+const std::string kRow2 =
+    "     2097152        524288     float     sum      -1    539.6    3.89    3.89       0    "
+    "540.8    3.88    3.88       0\n";
+
+TEST(NcclTestsImport, CurrentLayoutFromPublicRows) {
+  const NcclTestsOutput o = parse_nccl_tests_file(kData + "nccl_tests_pcie3_2x2080ti.txt");
+  EXPECT_EQ(o.collective, "all_reduce_perf");
+  EXPECT_EQ(o.ranks_from_rank_lines(), 2);
+  EXPECT_EQ(o.devices.front(), "NVIDIA GeForce RTX 2080 Ti");
+  ASSERT_EQ(o.rows.size(), 28u);
+  EXPECT_EQ(o.rows.back().size_bytes, 1073741824);
+  EXPECT_DOUBLE_EQ(o.rows.back().in_place.time_us, 268461);
+  ASSERT_TRUE(o.avg_busbw_gb_per_s.has_value());
+  NcclImportOptions opt;
+  opt.link_class = "autodl-shm";
+  const NcclImportResult r = import_nccl_tests({o}, costmodel::DeviceCatalog{}, opt);
+  EXPECT_EQ(r.profile.source, costmodel::CostSource::kImported);
+  ASSERT_EQ(r.profile.allreduce.size(), 1u);
+  const auto& a = r.profile.allreduce[0];
+  EXPECT_EQ(a.link_class, "autodl-shm");
+  EXPECT_EQ(a.ranks, 2);
+  EXPECT_EQ(a.backend, "nccl");
+  EXPECT_DOUBLE_EQ(a.points.back().time_s, 268461e-6);
+  EXPECT_NEAR(a.points.back().busbw_bytes_per_s, 4.0e9, 0.01e9);
+}
+
+TEST(NcclTestsImport, OlderLayoutWithNcclInfoLinesAndEightRanks) {
+  const NcclTestsOutput efa = parse_nccl_tests_file(kData + "nccl_tests_efa_2node_t4.txt");
+  EXPECT_EQ(efa.collective, "");
+  EXPECT_EQ(efa.ranks_from_rank_lines(), 2);
+  EXPECT_EQ(efa.hosts, (std::vector<std::string>{"ip-10-0-1-10", "ip-10-0-1-11"}));
+  EXPECT_EQ(efa.skipped_lines, 3);  // two NCCL INFO lines and "NCCL version ..."
+  EXPECT_EQ(efa.rows.size(), 29u);
+  const NcclTestsOutput dgx = parse_nccl_tests_file(kData + "nccl_tests_dgx1_8xv100.txt");
+  EXPECT_EQ(dgx.ranks_from_rank_lines(), 8);
+  NcclImportOptions opt;
+  opt.link_class = "dgx1-nvlink";
+  opt.in_place = false;
+  const NcclImportResult r = import_nccl_tests({dgx}, costmodel::DeviceCatalog{}, opt);
+  EXPECT_EQ(r.profile.allreduce[0].ranks, 8);
+  EXPECT_DOUBLE_EQ(r.profile.allreduce[0].points.back().time_s, 1818.8e-6);  // out-of-place
+}
+
+TEST(NcclTestsImport, RankCountComesFromRankLinesOrRanksAndMustAgree) {
+  NcclImportOptions opt;
+  opt.ranks = 4;
+  std::string e = error_of(output(kRow), opt);
+  EXPECT_NE(e.find("out.txt: expected 4 ranks (--ranks), got 2"), std::string::npos) << e;
+  e = error_of(output(kRow, "1"));  // rank 0 only: one rank
+  EXPECT_NE(e.find("expected >= 2 ranks"), std::string::npos) << e;
+  const std::string no_ranks =
+      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     "
+      "time   algbw   busbw  #wrong\n" +
+      kRow;
+  e = error_of(no_ranks);
+  EXPECT_NE(e.find("expected the rank count, got no rank lines (hint: give --ranks N"),
+            std::string::npos)
+      << e;
+  opt.ranks = 2;
+  EXPECT_EQ(error_of(no_ranks, opt), "");
+  // busbw / algbw = 2(n-1)/n: 2 ranks give 1, so 8 ranks contradict the printed columns.
+  opt.ranks = 8;
+  e = error_of(no_ranks, opt);
+  EXPECT_NE(e.find("out.txt:2: expected busbw = algbw x 2(n-1)/n"), std::string::npos) << e;
+}
+
+TEST(NcclTestsImport, MalformedRowsNameTheLine) {
+  // Shifted columns (time and algbw swapped).
+  std::string e = error_of(output(
+      "     1048576        262144     float     sum      -1    27.95    3.75    3.75       0    "
+      "280.2    3.74    3.74       0\n"));
+  EXPECT_NE(e.find("out.txt:6: expected algbw = size / time"), std::string::npos) << e;
+  e = error_of(output(
+      "     1048576        262144     float     sum      -1    279.5    3.75    3.75       3    "
+      "280.2    3.74    3.74       0\n"));
+  EXPECT_NE(e.find("out.txt:6: expected #wrong 0, got \"3\""), std::string::npos) << e;
+  e = error_of(output(kRow2 + kRow));
+  EXPECT_NE(e.find("out.txt:7: expected a size above the previous row's 2097152"),
+            std::string::npos)
+      << e;
+  e = error_of(output("     1048576        262144     float     sum      -1    279.5    3.75\n"));
+  EXPECT_NE(e.find("out.txt:6: expected 13 fields"), std::string::npos) << e;
+  e = error_of(output(
+      "     1048576        262144     float     sum      -1      nan    3.75    3.75       0    "
+      "280.2    3.74    3.74       0\n"));
+  EXPECT_NE(e.find("out.txt:6: expected a time in us"), std::string::npos) << e;
+  e = error_of(output(
+      "     1048577        262144     float     sum      -1    279.5    3.75    3.75       0    "
+      "280.2    3.74    3.74       0\n"));
+  EXPECT_NE(e.find("expected size = count x 4 bytes (float) = 1048576"), std::string::npos) << e;
+  e = error_of(output(
+      "     1048576        262144     float    none      -1    279.5    3.75    3.75       0    "
+      "280.2    3.74    3.74       0\n"));
+  EXPECT_NE(e.find("not all_reduce_perf output"), std::string::npos) << e;
+}
+
+TEST(NcclTestsImport, WrongFilesAreRefused) {
+  std::string e = error_of("# Collective test starting: all_gather_perf\n" + output(kRow));
+  EXPECT_NE(e.find("out.txt:1: expected all_reduce_perf output, got a all_gather_perf run"),
+            std::string::npos)
+      << e;
+  e = error_of("hello\nworld\n");
+  EXPECT_NE(e.find("out.txt: expected nccl-tests all_reduce_perf result rows"), std::string::npos)
+      << e;
+  e = error_of(output(kRow) + std::string(5000, 'x') + "\n");
+  EXPECT_NE(e.find("out.txt:7: expected a line of at most 4096 bytes"), std::string::npos) << e;
+  e = error_of(output(kRow) + std::string("ab\0cd\n", 6));
+  EXPECT_NE(e.find("out.txt:7: expected text, got a NUL byte"), std::string::npos) << e;
+  // A GPU name that is not UTF-8 (found by fuzz_nccl_tests): the profile's JSON could not hold it,
+  // and its writer threw a JSON library error instead of this refusal.
+  std::string bad = output(kRow);
+  bad.replace(bad.find("Tesla T4"), 8, "Tesla \x95T4");
+  e = error_of(bad);
+  EXPECT_NE(e.find("out.txt:3: expected UTF-8 text, got a byte that is not"), std::string::npos)
+      << e;
+  bad = output(kRow);
+  bad.replace(bad.find("Tesla T4"), 8, "Tesla \xC3\xA9T4");  // valid UTF-8 stays accepted
+  EXPECT_EQ(error_of(bad), "");
+  e = error_of(
+      "#  i_min\n#       size  count  type  redop  root  time  algbw  busbw  #wrong  "
+      "i_min  i_max\n");
+  EXPECT_NE(e.find("per-iteration columns"), std::string::npos) << e;
+  e = error_of(output(kRow) + "#  Rank  1 Group  0 Pid 1 on h device 0 [0:0:0] T4\n");
+  EXPECT_NE(e.find("out.txt:7: expected each rank listed once"), std::string::npos) << e;
+  EXPECT_THROW(parse_nccl_tests_file(kData + "does-not-exist.txt"), schema::InputError);
+  NcclImportOptions opt;
+  EXPECT_THROW(import_nccl_tests({parse_text(output(kRow))}, costmodel::DeviceCatalog{}, opt),
+               std::invalid_argument);  // no --link-class
+}
+
+}  // namespace
+}  // namespace vitsim::import
