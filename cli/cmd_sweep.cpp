@@ -5,6 +5,7 @@
 // (--shard) whose files --merge turns into the single-machine result (docs/sweeps.md).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
@@ -14,6 +15,7 @@
 #include "clikit/model_options.h"
 #include "clikit/progress.h"
 #include "clikit/run_app.h"
+#include "clikit/suggest.h"
 #include "costmodel/buckets.h"
 #include "costmodel/layer_graph.h"
 #include "present/answers_text.h"
@@ -206,6 +208,22 @@ void write_outputs(const SweepArgs& a, const schema::PredictionFile& predictions
   }
 }
 
+// A sweep with no best configuration answers nothing: exit 2, saying why (the skipped and the
+// notes were printed above).
+int nothing_found(const sim::SweepResult& r) {
+  size_t asked = 0;  // simulated and asked for (not a baseline the sweep added)
+  for (size_t i = 0; i < r.predictions.configurations.size(); ++i)
+    asked += i >= r.requested.size() || r.requested[i] ? 1 : 0;
+  std::cerr << "vitsim sweep: no configuration to recommend: "
+            << (asked == 0 ? fmt::format("nothing asked for could run: {} skipped (listed above)",
+                                         r.skipped.size())
+                           : fmt::format("{} simulated, {} skipped, and none fits and runs "
+                                         "within the limits (notes above)",
+                                         asked, r.skipped.size()))
+            << "\n";
+  return 2;
+}
+
 int merge(const SweepArgs& a, const clikit::ModelOptions& model_options,
           const std::vector<std::string>& args) {
   std::vector<schema::ShardFile> shards;
@@ -221,7 +239,7 @@ int merge(const SweepArgs& a, const clikit::ModelOptions& model_options,
   for (const auto& w : sim::unmeasured_warnings(r.predictions.configurations))
     std::cerr << "vitsim sweep: warning: " << w << "\n";
   write_outputs(a, r.predictions);
-  return 0;
+  return r.best < 0 ? nothing_found(r) : 0;
 }
 
 sim::SweepResult search(const SweepArgs& a, const sim::SweepSpec& spec,
@@ -282,7 +300,7 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
                 << "\n";
       return 128 + interrupted_by;  // as a shell reports a process ended by that signal
     }
-    return 0;
+    return r.best < 0 ? nothing_found(r) : 0;
   }
   const std::string path = !a.json_path.empty() ? a.json_path : a.out_prefix + ".json";
   if (a.json_path.empty() && a.out_prefix.empty())
@@ -319,6 +337,15 @@ sim::SweepResult search(const SweepArgs& a, const sim::SweepSpec& spec,
   sim::SubsetSearch s;
   if (a.hosts_from != "all") s.hosts = clikit::split_list(a.hosts_from);
   s.devices = clikit::split_list(a.devices);
+  const costmodel::DeviceCatalog devices = sim::merged_catalog(catalog, cluster);
+  std::vector<std::string> names;  // "A100" names four ids: only an id is exact
+  for (const auto& d : devices.devices) names.push_back(d.name);
+  for (const std::string& d : s.devices) {  // an id nobody has would only skip every subset
+    const std::vector<std::string> ids = devices.ids();
+    if (std::find(ids.begin(), ids.end(), d) == ids.end())
+      throw std::invalid_argument(
+          clikit::unknown_name("devices", "device", "the catalog", d, ids, names));
+  }
   s.base = spec.base;
   s.base.micro_batch = spec.micro_batches.front();
   s.base.collective = spec.collectives.front();
@@ -329,7 +356,6 @@ sim::SweepResult search(const SweepArgs& a, const sim::SweepSpec& spec,
   // Quietly here: attach_costs, after the search, warns once per missing price.
   const schema::PriceTable prices = schema::read_prices(cost.prices);
   const present::CostOptions cost_options = to_cost_options(cost);
-  const costmodel::DeviceCatalog devices = sim::merged_catalog(catalog, cluster);
   auto attach = [&](schema::ConfigPrediction& p) {
     p.cost = present::run_cost(p, prices, devices, cost_options);
   };

@@ -5,9 +5,49 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "clikit/suggest.h"
 #include "schema/input_error.h"
 
 namespace vitsim::clikit {
+
+namespace {
+
+// Every option name of app and its subcommands ("--cluster", "-o"), and the subcommand names.
+void collect_names(CLI::App& app, std::vector<std::string>& options,
+                   std::vector<std::string>& commands) {
+  for (const CLI::Option* o : app.get_options()) {
+    for (const auto& n : o->get_lnames()) options.push_back("--" + n);
+    for (const auto& n : o->get_snames()) options.push_back("-" + n);
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (!sub->get_name().empty()) commands.push_back(sub->get_name());
+    collect_names(*sub, options, commands);
+  }
+}
+
+// "unknown option --clustr (did you mean --cluster?)" for each argument nothing took, "" when
+// none is an option (or, with subcommands, a word): a typo is named even when it made a required
+// option missing, for the typo is the cause.
+std::string unknown_arguments(CLI::App& app) {
+  std::vector<std::string> options, commands;
+  collect_names(app, options, commands);
+  std::string out;
+  for (const std::string& arg : app.remaining(true)) {
+    std::string line;
+    if (arg.size() > 1 && arg[0] == '-') {
+      const std::string name = arg.substr(0, arg.find('='));
+      line = "unknown option " + name + did_you_mean(name, options);
+    } else if (!commands.empty() && !did_you_mean(arg, commands).empty()) {
+      line = "unexpected argument '" + arg + "'" + did_you_mean(arg, commands);
+    } else {
+      continue;  // a value of an unknown option, or a stray positional: CLI11 says it
+    }
+    out += (out.empty() ? "" : "; ") + line;
+  }
+  return out;
+}
+
+}  // namespace
 
 CLI::Validator positive_count() {
   return CLI::Validator(
@@ -44,7 +84,13 @@ int run_app(CLI::App& app, int argc, char** argv, const std::function<int()>& bo
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << app.get_name() << ": " << e.what() << " (see --help)\n";
+    const std::string unknown = unknown_arguments(app);
+    const bool extras = dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr;
+    std::cerr << app.get_name() << ": "
+              << (unknown.empty() ? e.what()
+                  : extras        ? unknown
+                                  : unknown + "; " + e.what())
+              << " (see --help)\n";
     return 2;
   }
   try {

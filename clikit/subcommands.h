@@ -6,7 +6,9 @@
 #include <cstring>
 #include <iostream>
 #include <string>
+#include <vector>
 
+#include "clikit/suggest.h"
 #include "schema/build_info.h"
 
 namespace vitsim::clikit {
@@ -46,7 +48,10 @@ int dispatch(const char* tool, const char* tagline, const char* usage,
       return c.run(argc - 1, argv + 1);
     }
   }
-  std::cerr << tool << ": unknown command '" << argv[1] << "'\n\n";
+  std::vector<std::string> names;
+  for (const auto& c : commands) names.emplace_back(c.name);
+  std::cerr << tool << ": unknown command '" << argv[1] << "'" << did_you_mean(argv[1], names)
+            << "\n\n";
   print_usage(std::cerr, tool, tagline, usage, commands);
   return 2;
 }

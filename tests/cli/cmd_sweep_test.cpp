@@ -189,16 +189,21 @@ TEST(CmdSweep, CostGoalShardsMergeToOneRun) {
 // level: ~1e11 simulation events); the sweep lists it as skipped, saying --force. With --force
 // the same configuration gets past the guard and is refused by the placement instead (the
 // cluster has 256 GPUs): both refusals come before anything is simulated, so the test is quick.
+// Either way the sweep has nothing to recommend: exit 2, saying why (issue 26, item 8).
 TEST(CmdSweep, ForceLiftsTheSizeGuardsTimeLimit) {
   const std::string big = " sweep --cluster " + kSrc + "/platforms/vector.json --costs " + kCosts +
                           " --gpus 65536 --collective-level step --jobs 1";
   const Result guarded = run(kVitsim + big + " 2>&1");
-  EXPECT_EQ(guarded.exit_code, 0) << guarded.output;
+  EXPECT_EQ(guarded.exit_code, 2) << guarded.output;
+  EXPECT_NE(guarded.output.find("vitsim sweep: no configuration to recommend: nothing asked for "
+                                "could run: 1 skipped (listed above)"),
+            std::string::npos)
+      << guarded.output;
   EXPECT_NE(guarded.output.find("would run unreasonably long"), std::string::npos)
       << guarded.output;
   EXPECT_NE(guarded.output.find("--force to wait"), std::string::npos) << guarded.output;
   const Result forced = run(kVitsim + big + " --force 2>&1");
-  EXPECT_EQ(forced.exit_code, 0) << forced.output;
+  EXPECT_EQ(forced.exit_code, 2) << forced.output;
   EXPECT_EQ(forced.output.find("would run unreasonably long"), std::string::npos) << forced.output;
   EXPECT_NE(forced.output.find("skipped 65536x"), std::string::npos) << forced.output;
   EXPECT_NE(forced.output.find("the cluster offers 256 GPU(s)"), std::string::npos)
