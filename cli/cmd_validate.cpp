@@ -3,17 +3,21 @@
 // signed error, then median and worst absolute error, Spearman's rank correlation and the share of
 // runs inside their predicted 80 % interval (docs/calibration.md, "Validating";
 // docs/uncertainty.md). Predictions: simulate/reproduce files or `predict --json` output; with
-// --simulate, rows nobody predicted are simulated on the study's clusters with --costs. It
-// reports: exit 0, unless --max-median-error-pct is given and exceeded (exit 1).
+// --simulate, rows nobody predicted are simulated on the study's clusters with --costs; with
+// --like RUN_LOG, the configuration each run log records is predicted on its cluster
+// (app/run_like.h) and compared, in one command. It reports: exit 0, unless
+// --max-median-error-pct is given and exceeded (exit 1).
 #include <iostream>
 
 #include "app/fidelity.h"
 #include "app/reproduce.h"
+#include "app/run_like.h"
 #include "app/simulate_measured.h"
 #include "cli/commands.h"
 #include "clikit/run_app.h"
 #include "present/validation.h"
 #include "schema/cost_model_io.h"
+#include "schema/gpus_io.h"
 #include "schema/json_file.h"
 #include "schema/study.h"
 #include "schema/transports_io.h"
@@ -27,7 +31,7 @@ int cmd_validate(int argc, char** argv) {
       "signed error; median and worst absolute error; Spearman rank correlation; "
       "unmatched rows listed.",
       "vitsim validate"};
-  std::vector<std::string> measured_files, predicted_files;
+  std::vector<std::string> measured_files, predicted_files, like_logs;
   std::optional<double> max_median;
   std::string out, costs_path, study_path = app::kReferenceStudy;
   bool simulate = false;
@@ -45,9 +49,21 @@ int cmd_validate(int argc, char** argv) {
   auto* sim_flag = app.add_flag(
       "--simulate", simulate,
       "simulate every measured configuration no --predicted file predicts (needs --costs)");
-  app.add_option("--costs", costs_path, "cost model for --simulate (vitsim calibrate)")
+  app.add_option("--costs", costs_path, "cost model for --simulate and --like (vitsim calibrate)")
+      ->check(CLI::ExistingFile);
+  app::LikeOptions like{"", "", schema::default_gpus_path(), schema::default_transports_path()};
+  auto* like_opt =
+      app.add_option("--like", like_logs,
+                     "vitsim-train run logs: predict the configuration each records (hosts, "
+                     "model, precision, micro-batch, accumulation, images, overlap, bucket) on "
+                     "its cluster with --costs, and compare (README \"Close the loop\")")
+          ->check(CLI::ExistingFile)
+          ->excludes(sim_flag);
+  app.add_option("--cluster", like.cluster_path,
+                 "with --like: the cluster file the runs ran on (default: the file of the "
+                 "cluster the log names, in the catalog's folder: platforms/NAME.json)")
       ->check(CLI::ExistingFile)
-      ->needs(sim_flag);
+      ->needs(like_opt);
   app.add_option("--study", study_path,
                  "study file whose cluster folder, model and catalogs --simulate and "
                  "--leave-one-out use; given explicitly, its precision_names also map the CSVs' "
@@ -65,21 +81,36 @@ int cmd_validate(int argc, char** argv) {
       if (!out.empty()) schema::write_file_atomic(out, text);
       return 0;
     }
-    if (measured_files.empty())
-      throw std::invalid_argument("give --measured FILE (or --leave-one-out)");
+    if (simulate && costs_path.empty())
+      throw std::invalid_argument("--simulate needs --costs (a cost model from vitsim calibrate)");
+    std::vector<present::MeasuredRun> measured;
+    std::vector<present::NamedPrediction> predicted;
+    std::string head;
+    if (!like_logs.empty()) {
+      if (costs_path.empty())
+        throw std::invalid_argument("--like needs --costs (a cost model from vitsim calibrate)");
+      if (!measured_files.empty() || !predicted_files.empty())
+        throw std::invalid_argument("--like predicts its runs: give no --measured or --predicted");
+      like.costs_path = costs_path;
+      const app::LikeResult r = app::predict_like(like_logs, like);
+      for (const auto& n : r.notes) std::cerr << "vitsim validate: note: " << n << "\n";
+      for (const auto& w : sim::unmeasured_warnings(r.predicted.prediction.configurations))
+        std::cerr << "vitsim validate: warning: " << w << "\n";
+      measured = r.measured;
+      predicted.push_back(r.predicted);
+      head = app::like_text(r);
+    }
+    if (measured_files.empty() && like_logs.empty())
+      throw std::invalid_argument("give --measured FILE, --like RUN_LOG or --leave-one-out");
     // A CSV's bare "fp16" is mapped only when the user names the study it comes from.
     const schema::RegimeAliases aliases = app.count("--study") > 0
                                               ? schema::read_study(study_path).precision_names
                                               : schema::RegimeAliases{};
-    std::vector<present::MeasuredRun> measured;
     for (const auto& f : measured_files) {
       for (auto& m : present::read_measured(f, aliases)) measured.push_back(m);
     }
-    if (predicted_files.empty() && !simulate)
+    if (predicted_files.empty() && !simulate && like_logs.empty())
       throw std::invalid_argument("give --predicted FILE, or --simulate with --costs");
-    if (simulate && costs_path.empty())
-      throw std::invalid_argument("--simulate needs --costs (a cost model from vitsim calibrate)");
-    std::vector<present::NamedPrediction> predicted;
     for (const auto& f : predicted_files) predicted.push_back({f, schema::read_prediction(f)});
     if (simulate) {
       const schema::Study study = schema::read_study(study_path);
@@ -91,7 +122,7 @@ int cmd_validate(int argc, char** argv) {
         std::cerr << "vitsim validate: warning: " << w << "\n";
     }
     const auto result = present::validate(measured, predicted);
-    const std::string text = present::format_validation(result);
+    const std::string text = head + present::format_validation(result);
     std::cout << text;
     if (!out.empty()) schema::write_file_atomic(out, text);
     if (max_median && !result.rows.empty() && result.median_abs_error_pct > *max_median) {

@@ -145,10 +145,13 @@ std::string format_validation(const ValidationResult& r) {
     out += fmt::format("median absolute error:        {:.2f} %\n", r.median_abs_error_pct);
     out += fmt::format("worst absolute error:         {:.2f} % ({})\n", r.worst_abs_error_pct,
                        r.worst_label);
-    out += fmt::format(
-        "Spearman rank correlation:    {:.3f} (1 = the model orders the "
-        "configurations exactly as measured)\n",
-        r.spearman);
+    // One configuration has no order to get right: a number there would mean nothing.
+    out += r.rows.size() < 2
+               ? std::string("Spearman rank correlation:    - (needs >= 2 configurations)\n")
+               : fmt::format(
+                     "Spearman rank correlation:    {:.3f} (1 = the model orders the "
+                     "configurations exactly as measured)\n",
+                     r.spearman);
     if (r.with_range > 0) {
       out +=
           fmt::format("inside the {:.0f} % interval:    {} of {} ({:.0f} %; docs/uncertainty.md)\n",

@@ -65,6 +65,22 @@ TEST(Validate, HandMadeTable) {
   EXPECT_NE(text.find("s/epoch"), std::string::npos);
 }
 
+// One matched configuration has no order to get right: the line says so instead of a
+// correlation of 0.000 that would read as "the model orders nothing right".
+TEST(Validate, OneConfigurationHasNoRankCorrelation) {
+  NamedPrediction f;
+  f.prediction.configurations = {predicted("tesla", 2, 110)};
+  const std::string one = format_validation(validate({measured("tesla", 2, 100)}, {f}));
+  EXPECT_NE(one.find("Spearman rank correlation:    - (needs >= 2 configurations)"),
+            std::string::npos)
+      << one;
+  EXPECT_EQ(one.find("0.000"), std::string::npos) << one;
+  f.prediction.configurations.push_back(predicted("tesla", 1, 60));
+  const std::string two =
+      format_validation(validate({measured("tesla", 2, 100), measured("tesla", 1, 50)}, {f}));
+  EXPECT_NE(two.find("Spearman rank correlation:    1.000"), std::string::npos) << two;
+}
+
 // Coverage by hand: four ranged predictions, the measured epoch inside two of them (one exactly on
 // the p90 edge, which counts as inside), below one and above one; a fifth without a range is
 // left out of the share.
