@@ -4,8 +4,7 @@
 # vitsim sweep --merge writes the single-machine result to OUT.json, OUT.csv and stdout.
 #   usage: sweep-parallel.sh HOSTS_FILE N OUT -- SWEEP_OPTIONS...
 # Each host needs vitsim on its PATH and the sweep's input files at the same absolute paths.
-# tests/cli/cmd_sweep_test.cpp runs it with a local stand-in for parallel when GNU parallel is
-# not installed.
+# tests/cli/sweep_recipes_test.cpp runs it with GNU parallel, the hosts file ":" (this machine).
 set -euo pipefail
 if [[ $# -lt 4 || $4 != "--" ]]; then
   echo "usage: $0 HOSTS_FILE N OUT -- SWEEP_OPTIONS..." >&2

@@ -132,37 +132,6 @@ TEST(CmdSweep, MergeRefusesShardsThatDoNotMakeOneSweep) {
 // equals one run. GNU parallel's hosts file ":" is the local machine; without GNU parallel a
 // stand-in runs the shards one after another. The Slurm batch file runs once per task with the
 // variables Slurm sets (array 0-2).
-TEST(CmdSweep, DocumentedRecipesMergeToOneRun) {
-  const std::string args = kSweep.substr(std::string("sweep ").size());
-  const Result whole = run(kVitsim + " " + kSweep + " --out " + tmp("recipe_whole") + " 2>&1");
-  ASSERT_EQ(whole.exit_code, 0) << whole.output;
-  std::ofstream(tmp("hosts")) << ":\n";
-  const std::string path =
-      "PATH=" + std::string(VITSIM_BINARY_DIR) + "/bin:$PATH" +
-      (run("command -v parallel").exit_code == 0 ? "" : ":" + kSrc + "/tests/cli/standin");
-  const Result par = run(path + " bash " + kSrc + "/docs/examples/sweep-parallel.sh " +
-                         tmp("hosts") + " 3 " + tmp("recipe_par") + " -- " + args + " 2>&1");
-  ASSERT_EQ(par.exit_code, 0) << par.output;
-  EXPECT_EQ(slurp(tmp("recipe_par.csv")), slurp(tmp("recipe_whole.csv")));
-  EXPECT_EQ(without_context(tmp("recipe_par.json")), without_context(tmp("recipe_whole.json")));
-  std::string shards;
-  for (int t = 0; t < 3; ++t) {
-    const std::string task =
-        "SLURM_ARRAY_TASK_ID=" + std::to_string(t) +
-        " SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_COUNT=3 SLURM_CPUS_PER_TASK=2 ";
-    const Result r =
-        run(path + " " + task + " bash " + kSrc + "/docs/examples/sweep-array.sbatch " +
-            tmp("recipe_slurm") + " " + args + " 2>&1");
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    shards += " " + tmp("recipe_slurm.shard" + std::to_string(t) + ".json");
-  }
-  const Result merged =
-      run(kVitsim + " sweep --merge" + shards + " --out " + tmp("recipe_slurm") + " 2>&1");
-  ASSERT_EQ(merged.exit_code, 0) << merged.output;
-  EXPECT_EQ(merged.output, whole.output);
-  EXPECT_EQ(without_context(tmp("recipe_slurm.json")), without_context(tmp("recipe_whole.json")));
-}
-
 // Shards carry each prediction's cost, so a cost goal's shards merge to the single run (the shard
 // reader once accepted only fastest-epoch and best-efficiency, refusing its writer's file).
 TEST(CmdSweep, CostGoalShardsMergeToOneRun) {
