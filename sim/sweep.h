@@ -40,7 +40,7 @@ struct SweepSpec {
   std::vector<int64_t> gpus = {1};
   std::vector<int64_t> micro_batches = {16};
   std::vector<costmodel::Collective> collectives = {costmodel::Collective::kRing};
-  std::vector<double> bucket_bytes = {5e8};  // bytes (the CLI's --bucket-mb is MiB)
+  std::vector<double> bucket_bytes = {costmodel::kDefaultBucketBytes};  // bytes (--bucket-mb: MiB)
   std::vector<bool> overlaps = {false};
   SweepGoal goal = SweepGoal::kFastestEpoch;
   double min_speedup = 0;  // best-efficiency: only configurations at least this fast

@@ -43,8 +43,8 @@ struct TrainOptions {
   int64_t threads = 1;           // intra-op threads per rank (and OpenBLAS if unset)
   uint64_t seed = 0;             // model init, shuffling, augmentation
   // --- gradient all-reduce
-  double bucket_bytes = 25 * costmodel::kMiB;  // closes a bucket (costmodel::assign_buckets);
-                                               // DDP's bucket_cap_mb=25
+  double bucket_bytes = costmodel::kDdpBucketBytes;  // closes a bucket (assign_buckets);
+                                                     // DDP's bucket_cap_mb=25
   bool overlap = false;              // all-reduce buckets while backward runs (CLI: auto =
                                      // on for cuda, off on CPU, see docs/trainer.md)
   double collective_timeout_s = 60;  // abort the job when an all-reduce takes longer
