@@ -1,49 +1,22 @@
 // Collective names and the "auto" level (see collective.h).
 #include "costmodel/collective.h"
 
-#include <stdexcept>
-
 namespace vitsim::costmodel {
 
 Collective parse_collective(const std::string& text) {
-  for (Collective c : {Collective::kRing, Collective::kTree, Collective::kHierarchical}) {
-    if (text == to_string(c)) return c;
-  }
-  throw std::invalid_argument("unknown collective '" + text +
-                              "' (expected ring, tree or hierarchical)");
+  return parse_named(kCollectiveNames, text, "collective");
 }
 
 const char* to_string(Collective collective) {
-  switch (collective) {
-    case Collective::kRing:
-      return "ring";
-    case Collective::kTree:
-      return "tree";
-    case Collective::kHierarchical:
-      return "hierarchical";
-  }
-  return "?";
+  return name_of(kCollectiveNames, collective);
 }
 
 CollectiveLevel parse_collective_level(const std::string& text) {
-  for (CollectiveLevel l :
-       {CollectiveLevel::kStep, CollectiveLevel::kFlow, CollectiveLevel::kAuto}) {
-    if (text == to_string(l)) return l;
-  }
-  throw std::invalid_argument("unknown collective level '" + text +
-                              "' (expected step, flow or auto)");
+  return parse_named(kCollectiveLevelNames, text, "collective level");
 }
 
 const char* to_string(CollectiveLevel level) {
-  switch (level) {
-    case CollectiveLevel::kStep:
-      return "step";
-    case CollectiveLevel::kFlow:
-      return "flow";
-    case CollectiveLevel::kAuto:
-      return "auto";
-  }
-  return "?";
+  return name_of(kCollectiveLevelNames, level);
 }
 
 CollectiveLevel resolve_collective_level(CollectiveLevel level, int64_t ranks) {

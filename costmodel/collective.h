@@ -6,17 +6,32 @@
 #include <cstdint>
 #include <string>
 
+#include "costmodel/enum_names.h"
+
 namespace vitsim::costmodel {
 
+// A new collective: a value here and its row in kCollectiveNames (scenario files, --collective,
+// its help and the advisor's what-ifs take it from there); its groups and event count in
+// sim/collective_plan.cpp, its simulation in sim/collectives.{h,cpp} (docs/architecture.md).
 enum class Collective { kRing, kTree, kHierarchical };
-// "ring" | "tree" | "hierarchical"; throws std::invalid_argument listing them otherwise.
+inline constexpr EnumName<Collective> kCollectiveNames[] = {
+    {Collective::kRing, "ring"},
+    {Collective::kTree, "tree"},
+    {Collective::kHierarchical, "hierarchical"},
+};
+// A name of kCollectiveNames; throws std::invalid_argument listing them otherwise.
 Collective parse_collective(const std::string& text);
 const char* to_string(Collective collective);
 
 // step: every message of the algorithm is simulated; flow: one flow per edge carrying what the
 // edge carries in total (same time, O(N) instead of O(N^2) events); auto: resolved by rank count.
 enum class CollectiveLevel { kStep, kFlow, kAuto };
-// "step" | "flow" | "auto"; throws std::invalid_argument listing them otherwise.
+inline constexpr EnumName<CollectiveLevel> kCollectiveLevelNames[] = {
+    {CollectiveLevel::kStep, "step"},
+    {CollectiveLevel::kFlow, "flow"},
+    {CollectiveLevel::kAuto, "auto"},
+};
+// A name of kCollectiveLevelNames; throws std::invalid_argument listing them otherwise.
 CollectiveLevel parse_collective_level(const std::string& text);
 const char* to_string(CollectiveLevel level);
 

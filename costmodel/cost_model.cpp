@@ -11,33 +11,19 @@ double LinearCost::at(double x) const {
 }
 
 const char* to_string(CostSource s) {
-  switch (s) {
-    case CostSource::kMeasured:
-      return "measured";
-    case CostSource::kImported:
-      return "imported";
-    case CostSource::kTransferred:
-      return "transferred";
-  }
-  return "?";
+  return name_of(kCostSourceNames, s);
 }
 
 CostSource parse_cost_source(const std::string& text) {
-  if (text == "measured") return CostSource::kMeasured;
-  if (text == "imported") return CostSource::kImported;
-  if (text == "transferred") return CostSource::kTransferred;
-  throw std::invalid_argument("unknown cost source '" + text +
-                              "' (expected measured, imported or transferred)");
+  return parse_named(kCostSourceNames, text, "cost source");
 }
 
 const char* to_string(RooflineForm f) {
-  return f == RooflineForm::kAdditive ? "additive" : "max";
+  return name_of(kRooflineFormNames, f);
 }
 
 RooflineForm parse_roofline_form(const std::string& text) {
-  if (text == "max") return RooflineForm::kMax;
-  if (text == "additive") return RooflineForm::kAdditive;
-  throw std::invalid_argument("unknown roofline form '" + text + "' (expected max or additive)");
+  return parse_named(kRooflineFormNames, text, "roofline form");
 }
 
 const DeviceCosts* CostModel::find(const std::string& device, Regime precision) const {

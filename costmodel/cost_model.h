@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/enum_names.h"
 #include "costmodel/layer_graph.h"
 #include "costmodel/regime.h"
 #include "costmodel/vit_config.h"
@@ -24,6 +25,11 @@ struct LinearCost {
 
 // Where a cost came from; every report says it.
 enum class CostSource { kMeasured, kImported, kTransferred };
+inline constexpr EnumName<CostSource> kCostSourceNames[] = {
+    {CostSource::kMeasured, "measured"},
+    {CostSource::kImported, "imported"},
+    {CostSource::kTransferred, "transferred"},
+};
 const char* to_string(CostSource s);
 CostSource parse_cost_source(const std::string& text);  // throws std::invalid_argument
 
@@ -72,6 +78,10 @@ struct LinkCost {
 // section 4, "Which form"): kMax = max(compute, memory), the roofline; kAdditive = compute +
 // memory, GEMMs and element-wise kernels one after the other.
 enum class RooflineForm { kMax, kAdditive };
+inline constexpr EnumName<RooflineForm> kRooflineFormNames[] = {
+    {RooflineForm::kMax, "max"},
+    {RooflineForm::kAdditive, "additive"},
+};
 const char* to_string(RooflineForm f);
 RooflineForm parse_roofline_form(const std::string& text);  // throws std::invalid_argument
 

@@ -1,33 +1,14 @@
 // Builds the ViT layer graph; the counting rules are derived in docs/layer-graph.md.
 #include "costmodel/layer_graph.h"
 
-#include <stdexcept>
-
 namespace vitsim::costmodel {
 
 const char* to_string(LayerKind kind) {
-  switch (kind) {
-    case LayerKind::kPatchEmbed:
-      return "patch_embed";
-    case LayerKind::kAttention:
-      return "attention";
-    case LayerKind::kMlp:
-      return "mlp";
-    case LayerKind::kNorm:
-      return "norm";
-    case LayerKind::kHead:
-      return "head";
-  }
-  return "?";
+  return name_of(kLayerKindNames, kind);
 }
 
 LayerKind parse_layer_kind(const std::string& text) {
-  for (LayerKind k : {LayerKind::kPatchEmbed, LayerKind::kAttention, LayerKind::kMlp,
-                      LayerKind::kNorm, LayerKind::kHead}) {
-    if (text == to_string(k)) return k;
-  }
-  throw std::invalid_argument("unknown layer kind '" + text +
-                              "' (expected patch_embed, attention, mlp, norm or head)");
+  return parse_named(kLayerKindNames, text, "layer kind");
 }
 
 int64_t LayerGraph::parameters() const {

@@ -17,12 +17,20 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/enum_names.h"
 #include "costmodel/regime.h"
 #include "costmodel/vit_config.h"
 
 namespace vitsim::costmodel {
 
 enum class LayerKind { kPatchEmbed, kAttention, kMlp, kNorm, kHead };
+inline constexpr EnumName<LayerKind> kLayerKindNames[] = {
+    {LayerKind::kPatchEmbed, "patch_embed"},
+    {LayerKind::kAttention, "attention"},
+    {LayerKind::kMlp, "mlp"},
+    {LayerKind::kNorm, "norm"},
+    {LayerKind::kHead, "head"},
+};
 const char* to_string(LayerKind kind);
 LayerKind parse_layer_kind(const std::string& text);  // throws std::invalid_argument
 

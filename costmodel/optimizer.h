@@ -5,11 +5,17 @@
 
 #include <string>
 
+#include "costmodel/enum_names.h"
+
 namespace vitsim::costmodel {
 
 enum class Optimizer { kAdamW, kSgd };
+inline constexpr EnumName<Optimizer> kOptimizerNames[] = {
+    {Optimizer::kAdamW, "adamw"},
+    {Optimizer::kSgd, "sgd"},
+};
 
-// "adamw" | "sgd"; throws std::invalid_argument listing both otherwise.
+// A name of kOptimizerNames; throws std::invalid_argument listing them otherwise.
 Optimizer parse_optimizer(const std::string& text);
 const char* to_string(Optimizer optimizer);
 

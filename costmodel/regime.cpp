@@ -5,30 +5,13 @@
 
 namespace vitsim::costmodel {
 
-namespace {
-struct RegimeName {
-  Regime regime;
-  const char* name;
-};
-constexpr RegimeName kNames[] = {
-    {Regime::kFp32, "fp32"},
-    {Regime::kAmpFp16, "amp-fp16"},
-    {Regime::kAmpBf16, "amp-bf16"},
-    {Regime::kDsFp16, "ds-fp16"},
-    {Regime::kDsBf16, "ds-bf16"},
-    {Regime::kDsFp16AllreduceFp32, "ds-fp16-allreduce-fp32"},
-    {Regime::kDsBf16AllreduceFp32, "ds-bf16-allreduce-fp32"},
-};
-}  // namespace
-
-const char* regime_names() {
-  return "fp32, amp-fp16, amp-bf16, ds-fp16, ds-bf16, ds-fp16-allreduce-fp32, "
-         "ds-bf16-allreduce-fp32";
+std::string regime_names() {
+  return joined(names_of(kRegimeNames), ", ");
 }
 
 Regime parse_regime(const std::string& text) {
-  for (const auto& n : kNames) {
-    if (text == n.name) return n.regime;
+  for (const auto& n : kRegimeNames) {
+    if (text == n.name) return n.value;
   }
   if (text == "fp16" || text == "bf16") {
     throw std::invalid_argument(
@@ -41,10 +24,7 @@ Regime parse_regime(const std::string& text) {
 }
 
 const char* to_string(Regime r) {
-  for (const auto& n : kNames) {
-    if (n.regime == r) return n.name;
-  }
-  return "?";
+  return name_of(kRegimeNames, r);
 }
 
 MathType math_type(Regime r) {

@@ -14,6 +14,8 @@
 
 #include <string>
 
+#include "costmodel/enum_names.h"
+
 namespace vitsim::costmodel {
 
 enum class Regime {
@@ -29,12 +31,23 @@ enum class Regime {
 // The 16-bit datatype the matrix units run in (kFp32 for the fp32 regime).
 enum class MathType { kFp32, kFp16, kBf16 };
 
-// Regime names above; throws std::invalid_argument otherwise. "fp16" and "bf16" alone are refused
-// with a hint naming amp-* and ds-*.
+// Every regime's name, in enum order: parser, option help and error hints read it.
+inline constexpr EnumName<Regime> kRegimeNames[] = {
+    {Regime::kFp32, "fp32"},
+    {Regime::kAmpFp16, "amp-fp16"},
+    {Regime::kAmpBf16, "amp-bf16"},
+    {Regime::kDsFp16, "ds-fp16"},
+    {Regime::kDsBf16, "ds-bf16"},
+    {Regime::kDsFp16AllreduceFp32, "ds-fp16-allreduce-fp32"},
+    {Regime::kDsBf16AllreduceFp32, "ds-bf16-allreduce-fp32"},
+};
+
+// A name of kRegimeNames; throws std::invalid_argument otherwise. "fp16" and "bf16" alone are
+// refused with a hint naming amp-* and ds-*.
 Regime parse_regime(const std::string& text);
 const char* to_string(Regime r);
-// Every regime's name, in enum order (for option help and error hints).
-const char* regime_names();
+// kRegimeNames' names, comma-separated (error hints).
+std::string regime_names();
 
 MathType math_type(Regime r);
 bool is_deepspeed(Regime r);  // ds-*: 16-bit weights and gradients, fp32 master copy

@@ -156,50 +156,19 @@ LinkProvenance nvlink(const LinkModelInput& in, const TransportParameters& p) {
 }  // namespace
 
 const char* to_string(Transport t) {
-  switch (t) {
-    case Transport::kNone:
-      return "none";
-    case Transport::kSocket:
-      return "socket";
-    case Transport::kTcp:
-      return "tcp";
-    case Transport::kShm:
-      return "shm";
-    case Transport::kP2p:
-      return "p2p";
-    case Transport::kNetIb:
-      return "net-ib";
-    case Transport::kNvlink:
-      return "nvlink";
-  }
-  return "?";
+  return t == Transport::kNone ? "none" : name_of(kTransportNames, t);
 }
 
 Transport parse_transport(const std::string& text) {
-  for (Transport t : {Transport::kSocket, Transport::kTcp, Transport::kShm, Transport::kP2p,
-                      Transport::kNetIb, Transport::kNvlink}) {
-    if (text == to_string(t)) return t;
-  }
-  throw std::invalid_argument("unknown transport '" + text +
-                              "' (expected socket, tcp, shm, p2p, net-ib or nvlink)");
+  return parse_named(kTransportNames, text, "transport");
 }
 
 const char* to_string(LinkLayer l) {
-  return l == LinkLayer::kInfiniband ? "infiniband" : "ethernet";
+  return name_of(kLinkLayerNames, l);
 }
 
 const char* to_string(LinkSource s) {
-  switch (s) {
-    case LinkSource::kMeasured:
-      return "measured";
-    case LinkSource::kImported:
-      return "imported";
-    case LinkSource::kModelled:
-      return "modelled";
-    case LinkSource::kDatasheet:
-      return "datasheet";
-  }
-  return "?";
+  return name_of(kLinkSourceNames, s);
 }
 
 double TransportParameters::pcie_rate_bytes_per_s(int64_t generation, int64_t lanes) const {

@@ -18,16 +18,26 @@
 #include <vector>
 
 #include "costmodel/cost_model.h"
+#include "costmodel/enum_names.h"
 
 namespace vitsim::costmodel {
 
 // NCCL's transports (and plain TCP for MPI/Gloo). kNone: figures taken as given.
 enum class Transport { kNone, kSocket, kTcp, kShm, kP2p, kNetIb, kNvlink };
-const char* to_string(Transport t);                  // "socket", "tcp", "shm", "p2p", "net-ib", ...
+// The transports a cluster file names (kNone, "none", is never written by a user).
+inline constexpr EnumName<Transport> kTransportNames[] = {
+    {Transport::kSocket, "socket"}, {Transport::kTcp, "tcp"},      {Transport::kShm, "shm"},
+    {Transport::kP2p, "p2p"},       {Transport::kNetIb, "net-ib"}, {Transport::kNvlink, "nvlink"},
+};
+const char* to_string(Transport t);                  // a name of kTransportNames, or "none"
 Transport parse_transport(const std::string& text);  // throws std::invalid_argument
 
 enum class LinkLayer { kInfiniband, kEthernet };  // net-ib: native InfiniBand or RoCE v2
-const char* to_string(LinkLayer l);               // "infiniband" | "ethernet"
+inline constexpr EnumName<LinkLayer> kLinkLayerNames[] = {
+    {LinkLayer::kInfiniband, "infiniband"},
+    {LinkLayer::kEthernet, "ethernet"},
+};
+const char* to_string(LinkLayer l);
 
 // What a cluster file says about a link's transport (docs/formats/cluster.md).
 struct TransportSpec {
@@ -78,6 +88,12 @@ struct TransportParameters {
 };
 
 enum class LinkSource { kMeasured, kImported, kModelled, kDatasheet };
+inline constexpr EnumName<LinkSource> kLinkSourceNames[] = {
+    {LinkSource::kMeasured, "measured"},
+    {LinkSource::kImported, "imported"},
+    {LinkSource::kModelled, "modelled"},
+    {LinkSource::kDatasheet, "datasheet"},
+};
 const char* to_string(LinkSource s);
 
 // One link class as a prediction used it: where its figures came from.

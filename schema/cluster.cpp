@@ -68,7 +68,7 @@ void expect_cluster_schema(const Node& root) {
 }  // namespace
 
 const char* to_string(Topology topology) {
-  return topology == Topology::kStar ? "star" : "fat-tree";
+  return costmodel::name_of(kTopologyNames, topology);
 }
 
 LinkSpec read_link_spec(const Node& n, TransportRule rule) {
@@ -156,9 +156,7 @@ NodeSpec read_node(const Node& n) {
 NetworkSpec read_network(const Node& n) {
   n.expect_keys({"topology", "switch_link", "nodes_per_leaf", "spines"});
   NetworkSpec net;
-  net.topology = n["topology"].one_of({"star", "fat-tree"}) == std::string("star")
-                     ? Topology::kStar
-                     : Topology::kFatTree;
+  net.topology = read_named(n["topology"], kTopologyNames);
   if (net.topology == Topology::kStar) {
     for (const char* key : {"switch_link", "nodes_per_leaf", "spines"}) {
       if (n.has(key)) {

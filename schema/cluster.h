@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "costmodel/device_spec.h"
+#include "costmodel/enum_names.h"
 #include "costmodel/transport_model.h"
 #include "schema/json_node.h"
 
@@ -56,7 +57,11 @@ struct NodeSpec {
 
 // How the nodes' NICs are joined: one non-blocking switch, or leaves joined by spines.
 enum class Topology { kStar, kFatTree };
-const char* to_string(Topology topology);  // "star" | "fat-tree", as in the file
+inline constexpr costmodel::EnumName<Topology> kTopologyNames[] = {
+    {Topology::kStar, "star"},
+    {Topology::kFatTree, "fat-tree"},
+};
+const char* to_string(Topology topology);  // a name of kTopologyNames, as in the file
 
 struct NetworkSpec {
   Topology topology = Topology::kStar;

@@ -33,24 +33,23 @@ costmodel::Regime regime_of_text(const std::string& text, const RegimeAliases& a
 }
 
 costmodel::LayerKind read_layer_kind(const Node& node) {
-  return costmodel::parse_layer_kind(
-      node.one_of({"patch_embed", "attention", "mlp", "norm", "head"}));
+  return read_named(node, costmodel::kLayerKindNames);
 }
 
 costmodel::CostSource read_cost_source(const Node& node) {
-  return costmodel::parse_cost_source(node.one_of({"measured", "imported", "transferred"}));
+  return read_named(node, costmodel::kCostSourceNames);
 }
 
 costmodel::Optimizer read_optimizer(const Node& node) {
-  return costmodel::parse_optimizer(node.one_of({"adamw", "sgd"}));
+  return read_named(node, costmodel::kOptimizerNames);
 }
 
 costmodel::Collective read_collective(const Node& node) {
-  return costmodel::parse_collective(node.one_of({"ring", "tree", "hierarchical"}));
+  return read_named(node, costmodel::kCollectiveNames);
 }
 
 costmodel::CollectiveLevel read_collective_level(const Node& node) {
-  return costmodel::parse_collective_level(node.one_of({"step", "flow", "auto"}));
+  return read_named(node, costmodel::kCollectiveLevelNames);
 }
 
 void LayerOrderCheck::next(const Node& name_node, const Node& kind_node,

@@ -6,9 +6,11 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "costmodel/collective.h"
 #include "costmodel/cost_model.h"
+#include "costmodel/enum_names.h"
 #include "costmodel/layer_graph.h"
 #include "costmodel/optimizer.h"
 #include "costmodel/regime.h"
@@ -34,11 +36,23 @@ costmodel::Regime regime_of_text(const std::string& text, const RegimeAliases& a
 // The schema_version every regime-carrying format (profile, cost model, run log, scenario,
 // prediction, study) had before regimes; still read (see read_regime).
 inline constexpr int kPreRegimeVersion = 1;
-costmodel::LayerKind read_layer_kind(const Node& node);    // "patch_embed" | ... | "head"
-costmodel::CostSource read_cost_source(const Node& node);  // "measured" | "imported" | ...
-costmodel::Optimizer read_optimizer(const Node& node);     // "adamw" | "sgd"
-costmodel::Collective read_collective(const Node& node);   // "ring" | "tree" | "hierarchical"
-costmodel::CollectiveLevel read_collective_level(const Node& node);  // "step" | "flow" | "auto"
+
+// The value a string node names in an enum's one name list (costmodel/enum_names.h); fails at the
+// node with "one of a, b, c" otherwise. `allowed`, when not empty, narrows the choice to those
+// values, listed in that order.
+template <typename E, size_t N>
+E read_named(const Node& node, const costmodel::EnumName<E> (&names)[N],
+             const std::vector<E>& allowed = {}) {
+  std::vector<std::string> choices;
+  if (allowed.empty()) choices = costmodel::names_of(names);
+  for (E value : allowed) choices.push_back(costmodel::name_of(names, value));
+  return costmodel::parse_named(names, node.one_of(choices), "name");
+}
+costmodel::LayerKind read_layer_kind(const Node& node);              // kLayerKindNames
+costmodel::CostSource read_cost_source(const Node& node);            // kCostSourceNames
+costmodel::Optimizer read_optimizer(const Node& node);               // kOptimizerNames
+costmodel::Collective read_collective(const Node& node);             // kCollectiveNames
+costmodel::CollectiveLevel read_collective_level(const Node& node);  // kCollectiveLevelNames
 
 // Layers named in a file must be layers of `graph`, of the kind the file says, each at most once
 // and in execution order. Feed the layers of one list in file order.

@@ -135,8 +135,7 @@ costmodel::RooflineFit read_roofline(const Node& n) {
   r.memory_efficiency = n["memory_efficiency"].positive();
   r.launch_overhead_s = n["launch_overhead_s"].within(costmodel::kDurationS);
   for (const Node& d : n["fitted_on"].items_nonempty()) r.fitted_on.push_back(d.string());
-  if (auto f = n.get("form"))
-    r.form = costmodel::parse_roofline_form(f->one_of({"max", "additive"}));
+  if (auto f = n.get("form")) r.form = read_named(*f, costmodel::kRooflineFormNames);
   if (auto e = n.get("held_out_error_rel")) r.held_out_error_rel = e->in_range(0, 10);
   return r;
 }

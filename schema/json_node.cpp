@@ -206,11 +206,15 @@ std::string Node::string() const {
 }
 
 std::string Node::one_of(std::initializer_list<const char*> choices) const {
+  return one_of(std::vector<std::string>(choices.begin(), choices.end()));
+}
+
+std::string Node::one_of(const std::vector<std::string>& choices) const {
   const std::string s = string();
   std::string list;
-  for (const char* c : choices) {
+  for (const std::string& c : choices) {
     if (s == c) return s;
-    list += (list.empty() ? "" : ", ") + std::string(c);
+    list += (list.empty() ? "" : ", ") + c;
   }
   fail("one of " + list, describe());
 }

@@ -69,6 +69,7 @@ class Node {
   int64_t count(const costmodel::CountBound& bound) const;
   std::string string() const;
   std::string one_of(std::initializer_list<const char*> choices) const;
+  std::string one_of(const std::vector<std::string>& choices) const;
   bool boolean() const;
 
   // Throws InputError at this node.

@@ -65,11 +65,7 @@ Json write_provenance(const Provenance& p) {
 }
 
 costmodel::LinkSource read_link_source(const Node& n) {
-  const std::string s = n.one_of({"measured", "imported", "modelled", "datasheet"});
-  if (s == "measured") return costmodel::LinkSource::kMeasured;
-  if (s == "imported") return costmodel::LinkSource::kImported;
-  if (s == "modelled") return costmodel::LinkSource::kModelled;
-  return costmodel::LinkSource::kDatasheet;
+  return read_named(n, costmodel::kLinkSourceNames);
 }
 
 Provenance read_provenance(const Node& n) {

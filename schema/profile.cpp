@@ -117,7 +117,8 @@ Profile read_profile(const Node& root) {
   p.device = root["device"].string();
   if (p.device.empty()) root["device"].fail("non-empty device id", "empty string");
   p.device_name = root["device_name"].string();
-  p.source = costmodel::parse_cost_source(root["source"].one_of({"measured", "imported"}));
+  p.source = read_named(root["source"], costmodel::kCostSourceNames,
+                        {costmodel::CostSource::kMeasured, costmodel::CostSource::kImported});
   p.precision = read_regime(root["precision"]);
   if (auto m = root.get("model")) p.model = read_model(*m);
   const Node compute = root["compute"];

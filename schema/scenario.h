@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/buckets.h"
 #include "costmodel/collective.h"
 #include "costmodel/optimizer.h"
 #include "costmodel/regime.h"
@@ -37,9 +38,9 @@ struct TrainingConfig {
   costmodel::Collective collective = costmodel::Collective::kRing;
   // In a prediction: the level the simulation used (auto resolved to step or flow).
   costmodel::CollectiveLevel collective_level = costmodel::CollectiveLevel::kAuto;
-  double bucket_bytes = 5e8;  // gradient bucket cap, bytes (docs/cost-model.md, section 9)
-  std::string placement;      // "intra-node" | "inter-node" (for matching measurements)
-  std::string scaling;        // "strong" | "weak" | "" (informational)
+  double bucket_bytes = costmodel::kDefaultBucketBytes;  // gradient bucket cap, bytes (section 9)
+  std::string placement;  // "intra-node" | "inter-node" (for matching measurements)
+  std::string scaling;    // "strong" | "weak" | "" (informational)
 };
 
 // A what-if change to one node of the cluster file (e.g. tesla3's 1 GbE port replaced by 10 GbE).

@@ -6,6 +6,7 @@
 #include <limits>
 #include <set>
 
+#include "costmodel/sweep_goal_names.h"
 #include "schema/common_io.h"
 #include "schema/json_file.h"
 
@@ -33,10 +34,9 @@ ShardInfo read_shard_info(const Node& n) {
                     n["index"].describe());
   s.total_configurations = n["total_configurations"].integer_at_least(0);
   s.sweep_digest = n["sweep_digest"].string();
-  // Every goal of `vitsim sweep --goal` (sim/sweep.h, parse_sweep_goal): the cost goals too,
-  // since shards carry each prediction's cost.
-  s.goal = n["goal"].one_of(
-      {"fastest-epoch", "best-efficiency", "cheapest-epoch", "best-throughput-per-dollar"});
+  // Every goal of `vitsim sweep --goal`: the cost goals too, since shards carry each
+  // prediction's cost.
+  s.goal = n["goal"].one_of(costmodel::names_of(costmodel::kSweepGoalNames));
   return s;
 }
 

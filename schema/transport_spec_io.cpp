@@ -11,11 +11,26 @@
 
 #include <set>
 #include <string>
+#include <vector>
+
+#include "schema/common_io.h"
 
 namespace vitsim::schema {
 namespace {
 
 using costmodel::Transport;
+
+// The transports a switch (fabric) link may use, in the order its errors list them.
+const std::vector<Transport> kFabricTransports = {Transport::kNetIb, Transport::kSocket,
+                                                  Transport::kTcp};
+
+// "a, b or c" of `transports` (every named transport when empty).
+std::string transport_list(const std::vector<Transport>& transports) {
+  std::vector<std::string> names;
+  for (Transport t : transports) names.push_back(costmodel::to_string(t));
+  return costmodel::spoken_list(transports.empty() ? costmodel::names_of(costmodel::kTransportNames)
+                                                   : names);
+}
 
 std::set<std::string> keys_of(Transport t, bool fabric, bool gpudirect) {
   switch (t) {
@@ -51,9 +66,7 @@ void read_ethernet_keys(const Node& link, costmodel::TransportSpec& t) {
 }
 
 void read_ib_keys(const Node& link, bool fabric, costmodel::TransportSpec& t) {
-  const std::string layer = link["link_layer"].one_of({"infiniband", "ethernet"});
-  t.link_layer =
-      layer == "infiniband" ? costmodel::LinkLayer::kInfiniband : costmodel::LinkLayer::kEthernet;
+  t.link_layer = read_named(link["link_layer"], costmodel::kLinkLayerNames);
   t.mtu_bytes = link["mtu_bytes"].integer();
   if (t.mtu_bytes != 256 && t.mtu_bytes != 512 && t.mtu_bytes != 1024 && t.mtu_bytes != 2048 &&
       t.mtu_bytes != 4096) {
@@ -81,8 +94,9 @@ costmodel::TransportSpec read_transport_spec(const Node& link, bool required, bo
   if (!link.has("transport")) {
     if (required) {
       link.fail("key \"transport\"", "a link without one",
-                fabric ? "a switch link: net-ib, socket or tcp, with its wire keys"
-                       : "socket, tcp, shm, p2p, net-ib or nvlink (docs/formats/cluster.md)");
+                fabric
+                    ? "a switch link: " + transport_list(kFabricTransports) + ", with its wire keys"
+                    : transport_list({}) + " (docs/formats/cluster.md)");
     }
     for (const char* key : kTransportKeys) {
       if (link.has(key))
@@ -91,9 +105,8 @@ costmodel::TransportSpec read_transport_spec(const Node& link, bool required, bo
     return t;
   }
   const Node kind = link["transport"];
-  t.kind = fabric ? costmodel::parse_transport(kind.one_of({"net-ib", "socket", "tcp"}))
-                  : costmodel::parse_transport(
-                        kind.one_of({"socket", "tcp", "shm", "p2p", "net-ib", "nvlink"}));
+  t.kind = fabric ? read_named(kind, costmodel::kTransportNames, kFabricTransports)
+                  : read_named(kind, costmodel::kTransportNames);
   const bool gpudirect =
       link.has("gpudirect") && link["gpudirect"].json().is_boolean() && link["gpudirect"].boolean();
   refuse_unused(link, t.kind, fabric, gpudirect);

@@ -135,8 +135,8 @@ void overlap_smaller_buckets(const AdviceRequest& q, std::vector<Candidate>& out
 }
 
 void other_collectives(const AdviceRequest& q, std::vector<Candidate>& out) {
-  using costmodel::Collective;
-  for (Collective k : {Collective::kRing, Collective::kTree, Collective::kHierarchical}) {
+  for (const auto& named : costmodel::kCollectiveNames) {
+    const costmodel::Collective k = named.value;
     if (k == q.config->collective) continue;
     Candidate c{std::string("all-reduce with the ") + costmodel::to_string(k) + " collective",
                 schema::Json::object(), *q.cluster, *q.config};

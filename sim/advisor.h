@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "costmodel/buckets.h"
 #include "costmodel/cost_model.h"
 #include "costmodel/device_spec.h"
 #include "costmodel/vit_config.h"
@@ -19,9 +20,9 @@
 
 namespace vitsim::sim {
 
-// The bucket the overlap what-if uses: PyTorch DDP's default bucket_cap_mb (25 MiB,
-// torch.nn.parallel.DistributedDataParallel), small enough that buckets close during the backward.
-inline constexpr double kAdviceBucketBytes = 25.0 * 1024 * 1024;
+// The bucket the overlap what-if uses: PyTorch DDP's default (costmodel/buckets.h), small enough
+// that buckets close during the backward.
+inline constexpr double kAdviceBucketBytes = costmodel::kDdpBucketBytes;
 
 struct AdviceRequest {
   const schema::ClusterSpec* cluster = nullptr;

@@ -89,6 +89,26 @@ CollectivePlan plan_collective(const PlatformPlan& plan, costmodel::Collective a
   return out;
 }
 
+double allreduce_simcalls_per_rank(costmodel::Collective algorithm, bool flow_level, int64_t ranks,
+                                   int64_t ranks_per_node) {
+  const double n = static_cast<double>(ranks), k = static_cast<double>(ranks_per_node);
+  const double nodes = std::max(1.0, n / k);
+  if (flow_level) {
+    const double stages = algorithm == costmodel::Collective::kHierarchical ? 3 : 1;
+    const double per_stage = algorithm == costmodel::Collective::kTree ? 12 : 4;
+    return stages * per_stage;
+  }
+  switch (algorithm) {
+    case costmodel::Collective::kRing:
+      return 3 * 2 * (n - 1);  // put, get, wait per phase
+    case costmodel::Collective::kHierarchical:
+      return 3 * (2 * (k - 1) + 2 * (nodes - 1));
+    case costmodel::Collective::kTree:
+      break;
+  }
+  return 2 * 64 * 8;  // two trees, up to 64 chunks, ~8 simcalls per chunk
+}
+
 std::vector<FlowStage> CollectivePlan::flow_stages() const {
   switch (algorithm) {
     case costmodel::Collective::kRing:

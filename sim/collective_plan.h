@@ -44,6 +44,12 @@ struct CollectivePlan {
 // (std::invalid_argument naming the node otherwise).
 CollectivePlan plan_collective(const PlatformPlan& plan, costmodel::Collective algorithm);
 
+// Context switches (simcalls) one rank makes in one all-reduce of one bucket, as collectives.cpp
+// runs the algorithm at the given level over `ranks` ranks, `ranks_per_node` per node: the size
+// guard's work estimate (size_guard.h). A new collective states its own here.
+double allreduce_simcalls_per_rank(costmodel::Collective algorithm, bool flow_level, int64_t ranks,
+                                   int64_t ranks_per_node);
+
 // Depth of a heap of n nodes: floor(log2 n).
 int64_t tree_depth(size_t n);
 // Position of a rank in tree t (0: in order; 1: mirrored, so that interior nodes of one tree are

@@ -46,25 +46,12 @@ constexpr double kSecondsPerHostPair = 6e-8;
 // Memory mappings a process has besides the actors' stacks (libraries, heap, SimGrid's own).
 constexpr int64_t kOtherMappings = 2000;
 
-// Context switches of one all-reduce of one bucket by one simulated rank.
+// Context switches of one all-reduce of one bucket by one simulated rank: the algorithm's own
+// (collective_plan.h) and the stream actor's.
 double simcalls_per_allreduce(const SimulationShape& s) {
-  const double n = static_cast<double>(s.ranks), k = static_cast<double>(s.ranks_per_node);
-  const double nodes = std::max(1.0, n / k);
   const double streams = s.stream_actors ? 2 : 0;  // a semaphore each way
-  if (s.flow_level) {
-    const double stages = s.algorithm == costmodel::Collective::kHierarchical ? 3 : 1;
-    const double per_stage = s.algorithm == costmodel::Collective::kTree ? 12 : 4;
-    return streams + stages * per_stage;
-  }
-  switch (s.algorithm) {
-    case costmodel::Collective::kRing:
-      return streams + 3 * 2 * (n - 1);  // put, get, wait per phase
-    case costmodel::Collective::kHierarchical:
-      return streams + 3 * (2 * (k - 1) + 2 * (nodes - 1));
-    case costmodel::Collective::kTree:
-      break;
-  }
-  return streams + 2 * 64 * 8;  // two trees, up to 64 chunks, ~8 simcalls per chunk
+  return streams +
+         allreduce_simcalls_per_rank(s.algorithm, s.flow_level, s.ranks, s.ranks_per_node);
 }
 
 double read_mem_available_bytes() {

@@ -10,30 +10,6 @@
 #include "sim/sweep_jobs.h"
 
 namespace vitsim::sim {
-SweepGoal parse_sweep_goal(const std::string& text) {
-  if (text == "fastest-epoch") return SweepGoal::kFastestEpoch;
-  if (text == "best-efficiency") return SweepGoal::kBestEfficiency;
-  if (text == "cheapest-epoch") return SweepGoal::kCheapestEpoch;
-  if (text == "best-throughput-per-dollar") return SweepGoal::kBestThroughputPerDollar;
-  throw std::invalid_argument(
-      "unknown goal '" + text +
-      "' (expected fastest-epoch, best-efficiency, cheapest-epoch or best-throughput-per-dollar)");
-}
-
-const char* to_string(SweepGoal goal) {
-  switch (goal) {
-    case SweepGoal::kFastestEpoch:
-      return "fastest-epoch";
-    case SweepGoal::kBestEfficiency:
-      return "best-efficiency";
-    case SweepGoal::kCheapestEpoch:
-      return "cheapest-epoch";
-    case SweepGoal::kBestThroughputPerDollar:
-      return "best-throughput-per-dollar";
-  }
-  return "?";
-}
-
 std::vector<SweepItem> sweep_items(const SweepSpec& spec) {
   std::vector<SweepItem> items;
   for (int64_t b : spec.micro_batches) {

@@ -11,19 +11,18 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/buckets.h"
+#include "costmodel/sweep_goal_names.h"
 #include "schema/sweep_shard_io.h"
 #include "sim/simulator.h"
 
 namespace vitsim::sim {
 
-// What "best" means (sweep_goal.h): the shortest epoch; the highest parallel efficiency against
-// one GPU (among configurations of 2 or more GPUs; ties go to the shorter epoch); the cheapest
-// epoch; the most images per dollar (the last two need costs).
-enum class SweepGoal { kFastestEpoch, kBestEfficiency, kCheapestEpoch, kBestThroughputPerDollar };
-// "fastest-epoch" | "best-efficiency" | "cheapest-epoch" | "best-throughput-per-dollar";
-// std::invalid_argument listing them otherwise.
-SweepGoal parse_sweep_goal(const std::string& text);
-const char* to_string(SweepGoal goal);
+// What "best" means: the goals and their names (costmodel/sweep_goal_names.h); how a goal picks
+// its row (sweep_goal.h).
+using costmodel::parse_sweep_goal;
+using costmodel::SweepGoal;
+using costmodel::to_string;  // to_string(SweepGoal)
 
 // The default --max-global-batch: ViT-B/16's pre-training batch, 4096 (Dosovitskiy et al., "An
 // Image is Worth 16x16 Words", ICLR 2021, section 4.1 "Training & Fine-tuning"), the largest the
@@ -41,7 +40,7 @@ struct SweepSpec {
   std::vector<int64_t> gpus = {1};
   std::vector<int64_t> micro_batches = {16};
   std::vector<costmodel::Collective> collectives = {costmodel::Collective::kRing};
-  std::vector<double> bucket_bytes = {5e8};  // bytes (the CLI's --bucket-mb is MiB)
+  std::vector<double> bucket_bytes = {costmodel::kDefaultBucketBytes};  // bytes (--bucket-mb: MiB)
   std::vector<bool> overlaps = {false};
   SweepGoal goal = SweepGoal::kFastestEpoch;
   double min_speedup = 0;  // best-efficiency: only configurations at least this fast

@@ -66,7 +66,7 @@ void add_options(CLI::App& app, TrainCli& t) {
                  "fp32 | amp-bf16 | amp-fp16 (autocast) | ds-bf16 | ds-bf16-allreduce-fp32 "
                  "(bf16 weights and gradients, fp32 master copy; docs/trainer.md)")
       ->capture_default_str();
-  app.add_option("--data-fraction", o.data_fraction, "use the first int(p*N) training images")
+  app.add_option("--data-fraction", o.data_fraction, "use the first floor(p*N) training images")
       ->capture_default_str();
   app.add_flag("--augment", o.augment, "random crop (pad 4) + horizontal flip");
   app.add_flag("!--no-eval", o.evaluate, "skip test accuracy after each epoch");

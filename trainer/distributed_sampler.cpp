@@ -1,5 +1,5 @@
 // DistributedSampler (distributed_sampler.h). Uses Torch's CPU generator and randperm so that the
-// permutation is the one PyTorch's sampler draws for the same seed.
+// permutation is the one PyTorch's sampler draws for the same seed; the counts are costmodel's.
 #include "trainer/distributed_sampler.h"
 
 #include <ATen/ATen.h>
@@ -7,19 +7,26 @@
 
 #include <stdexcept>
 
+#include "costmodel/epoch.h"
+
 namespace vitsim::trainer {
 
 DistributedSampler::DistributedSampler(const SamplerOptions& options) : options_(options) {
   if (options.ranks < 1 || options.rank < 0 || options.rank >= options.ranks) {
     throw std::invalid_argument("DistributedSampler: rank out of range");
   }
-  images_ = static_cast<int64_t>(options.data_fraction * static_cast<double>(options.dataset_size));
+  images_ = costmodel::images_used(options.data_fraction, options.dataset_size);
   if (images_ < 1) {
     throw std::invalid_argument("--data-fraction " + std::to_string(options.data_fraction) +
                                 " of " + std::to_string(options.dataset_size) +
                                 " images leaves no image to train on");
   }
-  per_rank_ = (images_ + options.ranks - 1) / options.ranks;
+  per_rank_ = costmodel::samples_per_rank(images_, options.ranks);
+}
+
+int64_t DistributedSampler::micro_steps(int64_t micro_batch) const {
+  return costmodel::micro_steps_per_epoch(
+      images_, std::vector<int64_t>(static_cast<size_t>(options_.ranks), micro_batch));
 }
 
 std::vector<int64_t> DistributedSampler::indices(int64_t epoch) const {

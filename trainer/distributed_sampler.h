@@ -1,10 +1,13 @@
-// Which training images each rank sees, with exactly the semantics of PyTorch's
-// torch.utils.data.DistributedSampler(shuffle=True, seed, drop_last=False) over
-// Subset(range(int(p * N))) (weak scaling keeps the first int(p*N) images):
+// Which training images each rank sees, with the semantics of PyTorch's
+// torch.utils.data.DistributedSampler(shuffle=True, seed, drop_last=False) over the first
+// `images` images (weak scaling keeps a fraction p of the data):
 //   indices  = torch.randperm(n, generator seeded with seed + epoch)   (same Torch generator)
 //   padded   = indices + indices[:total - n], total = ceil(n / ranks) * ranks (repeated if short)
 //   rank r   = padded[r : total : ranks]  (ceil(n / ranks) images)
-// so that micro-steps per epoch = ceil(ceil(p*N / ranks) / micro_batch) (drop_last=False loader).
+// The counts are costmodel/epoch.h's, the rule the simulator and the DeepSpeed import use:
+// n = images_used(p, N) = floor(p x N) with a slack for decimal fractions (0.29 x 50,000 =
+// 14,500 images, where Python's int(p * N) gives 14,499), samples per rank = ceil(n / ranks),
+// micro-steps per epoch = ceil(samples per rank / micro_batch) (a drop_last=False loader).
 #pragma once
 
 #include <cstdint>
@@ -24,11 +27,10 @@ struct SamplerOptions {
 class DistributedSampler {
  public:
   explicit DistributedSampler(const SamplerOptions& options);
-  int64_t images() const { return images_; }              // int(p * N)
+  int64_t images() const { return images_; }              // costmodel::images_used(p, N)
   int64_t samples_per_rank() const { return per_rank_; }  // ceil(images / ranks)
-  int64_t micro_steps(int64_t micro_batch) const {
-    return (per_rank_ + micro_batch - 1) / micro_batch;
-  }
+  // costmodel::micro_steps_per_epoch with this micro-batch on every rank.
+  int64_t micro_steps(int64_t micro_batch) const;
   // This rank's image indices for an epoch, in order.
   std::vector<int64_t> indices(int64_t epoch) const;
 

@@ -23,7 +23,7 @@
 namespace vitsim::trainer {
 
 struct GradientReducerOptions {
-  double bucket_bytes = 25 * costmodel::kMiB;  // a bucket closes once it holds >= this, bytes
+  double bucket_bytes = costmodel::kDdpBucketBytes;  // a bucket closes at >= this, bytes
   bool overlap = true;
   at::ScalarType wire_dtype = at::kFloat;  // element type of the buckets (the all-reduce)
 };

@@ -21,7 +21,7 @@ struct TrainOptions {
   costmodel::ViTConfig model = costmodel::vit_preset("vit_b_16");  // classes follow the data
   int64_t epochs = 1;          // passes over the (fraction of the) training set
   int64_t max_steps = 0;       // stop after this many optimizer steps in all; 0 = no cap
-  double data_fraction = 1.0;  // keep the first int(p*N) training images (weak scaling)
+  double data_fraction = 1.0;  // keep the first floor(p*N) images (costmodel::images_used)
   bool augment = false;        // random crop (pad 4) + horizontal flip of the 32x32 image
   bool evaluate = true;        // test accuracy after each epoch
   // --- batch
@@ -43,8 +43,8 @@ struct TrainOptions {
   int64_t threads = 1;           // intra-op threads per rank (and OpenBLAS if unset)
   uint64_t seed = 0;             // model init, shuffling, augmentation
   // --- gradient all-reduce
-  double bucket_bytes = 25 * costmodel::kMiB;  // closes a bucket (costmodel::assign_buckets);
-                                               // DDP's bucket_cap_mb=25
+  double bucket_bytes = costmodel::kDdpBucketBytes;  // closes a bucket (assign_buckets);
+                                                     // DDP's bucket_cap_mb=25
   bool overlap = false;              // all-reduce buckets while backward runs (CLI: auto =
                                      // on for cuda, off on CPU, see docs/trainer.md)
   double collective_timeout_s = 60;  // abort the job when an all-reduce takes longer

@@ -32,7 +32,7 @@ sweep_gpus=$(seq -s, 8 8 264)
 sweep() {  # $1 binary, $2 extra options
   echo "$1 sweep --cluster $here/platforms/h200-cluster.json --nodes 33 --gpus $sweep_gpus \
 --micro-batch 8,16,24,32,40,48,56,64,72,80 --collective ring,tree,hierarchical --collective-level flow \
---precision bf16 --images 1281167 --costs $costs $2"
+--precision amp-bf16 --images 1281167 --costs $costs $2"
 }
 if [[ ${SWEEP_ONLY:-0} != 1 ]]; then
 sizes=()

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "read_text.h"  // tests/support/
 #include "schema/cost_model_io.h"
 #include "schema/profile.h"
 
@@ -19,11 +20,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+std::string read(const fs::path& p) {  // tests/support/read_text.h
+  return vitsim::test::read_text(p.string());
 }
 
 // Runs the test from another working directory and comes back, however it ends.

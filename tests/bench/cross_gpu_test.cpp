@@ -24,13 +24,6 @@ const std::string kRoot = VITSIM_SOURCE_DIR;
 const std::string kScript = kRoot + "/bench/gpu/cross_gpu.py";
 const std::string kRecord = kRoot + "/bench/gpu/h100-2026-11-24";
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 class CrossGpu : public vitsim::test::BenchScriptTest<CrossGpu> {
  public:
   static constexpr const char* kName = "cross_gpu";

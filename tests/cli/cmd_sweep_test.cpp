@@ -19,7 +19,9 @@
 #include <thread>
 #include <vector>
 
-#include "run_command.h"  // tests/support/
+#include "process_support.h"  // tests/support/
+#include "read_text.h"        // tests/support/
+#include "run_command.h"      // tests/support/
 
 namespace {
 
@@ -38,12 +40,8 @@ Result run(const std::string& command) {
   return vitsim::test::run_shell(command);
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// tests/support/read_text.h
+constexpr auto slurp = &vitsim::test::read_text;
 
 // The file without its context (each command records its own argv there).
 std::string without_context(const std::string& path) {
@@ -200,23 +198,7 @@ TEST(CmdSweep, MergeAppliesItsPickLimits) {
   EXPECT_NE(plain.output, limited.output) << "the limits should change this sweep's pick";
 }
 
-// Children of `pid` (from /proc/*/stat: "pid (comm) state ppid ...").
-std::vector<pid_t> children_of(pid_t pid) {
-  std::vector<pid_t> out;
-  DIR* d = opendir("/proc");
-  while (dirent* e = readdir(d)) {
-    const std::string stat = slurp(std::string("/proc/") + e->d_name + "/stat");
-    const size_t close = stat.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream rest(stat.substr(close + 2));
-    char state = 0;
-    pid_t ppid = 0;
-    rest >> state >> ppid;
-    if (ppid == pid) out.push_back(static_cast<pid_t>(std::stol(e->d_name)));
-  }
-  closedir(d);
-  return out;
-}
+using vitsim::testing::children_of;  // tests/support/process_support.h
 
 bool alive(pid_t pid) {  // a zombie left to init counts as gone
   const std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "read_text.h"    // tests/support/
 #include "run_command.h"  // tests/support/
 
 namespace {
@@ -19,9 +20,7 @@ Result run(const std::string& args) {
   return vitsim::test::run_command(kVitsim + " " + args);
 }
 
-bool has(const std::string& text, const std::string& what) {
-  return text.find(what) != std::string::npos;
-}
+using vitsim::test::has;  // tests/support/read_text.h
 
 const std::string kTesla = "predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts;
 

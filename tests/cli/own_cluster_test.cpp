@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "read_text.h"    // tests/support/
 #include "run_command.h"  // tests/support/
 
 namespace {
@@ -20,16 +21,10 @@ Result run(const std::string& args) {
   return vitsim::test::run_command(kVitsim + " " + args);
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// tests/support/read_text.h
+constexpr auto slurp = &vitsim::test::read_text;
 
-bool has(const std::string& text, const std::string& what) {
-  return text.find(what) != std::string::npos;
-}
+using vitsim::test::has;  // tests/support/read_text.h
 
 TEST(OwnCluster, ThreeCommandsFromImportedMeasurementsToAPrediction) {
   const std::string dir = ::testing::TempDir() + "/own_cluster_test";

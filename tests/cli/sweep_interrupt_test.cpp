@@ -13,6 +13,8 @@
 #include <regex>
 #include <sstream>
 
+#include "read_text.h"  // tests/support/
+
 namespace {
 
 const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
@@ -62,12 +64,8 @@ Interrupted run_and_signal(const std::vector<std::string>& argv, const std::rege
   return r;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// tests/support/read_text.h
+constexpr auto slurp = &vitsim::test::read_text;
 
 class SweepInterrupt : public ::testing::TestWithParam<int> {};
 

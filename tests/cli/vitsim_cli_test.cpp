@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "read_text.h"    // tests/support/
 #include "run_command.h"  // tests/support/
 
 namespace {
@@ -23,12 +24,8 @@ Result run(const std::string& args, bool with_stderr = false) {
   return vitsim::test::run_shell(kVitsim + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null"));
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// tests/support/read_text.h
+constexpr auto slurp = &vitsim::test::read_text;
 
 TEST(VitsimCli, PredictJsonHasTheKeys) {
   const Result r = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +

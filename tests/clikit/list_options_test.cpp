@@ -9,18 +9,13 @@
 
 #include "clikit/model_options.h"
 #include "costmodel/regime.h"
+#include "error_of.h"  // tests/support/
 
 namespace vitsim::clikit {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
-}
+// tests/support/error_of.h
+constexpr auto error_of = &vitsim::test::error_of<std::invalid_argument>;
 
 TEST(ListOptions, WholeStringNumbersOnly) {
   EXPECT_EQ(parse_integer("16"), 16);

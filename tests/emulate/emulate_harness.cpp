@@ -17,6 +17,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "read_text.h"  // tests/support/
+
 namespace vitsim::emulate_test {
 namespace {
 
@@ -59,12 +61,8 @@ std::string read_all(int fd) {
   return out;
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// tests/support/read_text.h
+constexpr auto read_file = &vitsim::test::read_text;
 
 }  // namespace
 

@@ -15,6 +15,7 @@
 
 #include "emulate_harness.h"
 #include "number_after.h"
+#include "read_text.h"
 
 namespace vitsim::emulate_test {
 namespace {
@@ -40,10 +41,7 @@ TEST(ValidateLocal, QuickLoopMeetsLoosenedTargets) {
   const CommandResult r = run({std::string(VITSIM_SOURCE_DIR) + "/scripts/validate-local",
                                "--quick", "--build", VITSIM_BINARY_DIR, "--out", out});
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  std::ifstream in(std::string(out) + "/validation.txt");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string table = ss.str();
+  const std::string table = vitsim::test::read_text(std::string(out) + "/validation.txt");
   std::cout << table;
   EXPECT_EQ(number_after(table, "matched configurations:"), 4) << table;
   // The DeepSpeed-style bf16 configuration (2 bytes per parameter on the wire, checked by the

@@ -7,25 +7,19 @@
 
 #include <functional>
 
+#include "catalogs.h"  // tests/support/
+#include "error_of.h"  // tests/support/
 #include "schema/gpus_io.h"
 #include "schema/json_node.h"
 
 namespace vitsim::import {
 namespace {
 
-const costmodel::DeviceCatalog& catalog() {
-  static const auto c = schema::read_gpus(std::string(VITSIM_SOURCE_DIR) + "/platforms/gpus.json");
-  return c;
-}
+// tests/support/catalogs.h
+constexpr auto catalog = &vitsim::test::shipped_catalog;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
+// tests/support/error_of.h
+using vitsim::test::error_of;
 
 TEST(ClusterInit, HostStatementsParse) {
   const auto a = parse_host_statement("h1:rtx3070:10gbe");

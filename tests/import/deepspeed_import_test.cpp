@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "catalogs.h"  // tests/support/
 #include "schema/input_error.h"
 
 namespace vitsim::import {
@@ -20,16 +21,9 @@ namespace {
 
 const std::string kData = VITSIM_TEST_DATA_DIR "/data/";
 
-costmodel::DeviceCatalog catalog() {
-  costmodel::DeviceCatalog c;
-  costmodel::DeviceSpec t4;
-  t4.id = "t4";
-  t4.name = "Tesla T4";
-  costmodel::DeviceSpec r;
-  r.id = "rtx3070";
-  r.name = "GeForce RTX 3070";
-  c.devices = {t4, r};
-  return c;
+costmodel::DeviceCatalog catalog() {  // tests/support/catalogs.h
+  return vitsim::test::catalog_of({vitsim::test::named_device("t4", "Tesla T4"),
+                                   vitsim::test::named_device("rtx3070", "GeForce RTX 3070")});
 }
 
 ImportOptions options(const std::string& gpu) {

@@ -10,6 +10,8 @@
 #include <functional>
 #include <string>
 
+#include "catalogs.h"  // tests/support/
+#include "error_of.h"  // tests/support/
 #include "import/deepspeed_import.h"
 #include "schema/input_error.h"
 #include "schema/profile.h"
@@ -17,14 +19,8 @@
 namespace vitsim::import {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const schema::InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+// tests/support/error_of.h
+constexpr auto error_of = &vitsim::test::error_of<schema::InputError>;
 
 std::string step(const std::string& stamp, const std::string& fwd = "10.00",
                  const std::string& allreduce = "1.00") {
@@ -50,11 +46,8 @@ ImportOptions options() {
   return o;
 }
 
-costmodel::DeviceCatalog catalog() {
-  costmodel::DeviceSpec t4;
-  t4.id = "t4";
-  t4.name = "Tesla T4";
-  return costmodel::DeviceCatalog{{t4}};
+costmodel::DeviceCatalog catalog() {  // tests/support/catalogs.h
+  return vitsim::test::catalog_of({vitsim::test::named_device("t4", "Tesla T4")});
 }
 
 TEST(DeepSpeedLogHardening, TheValidLogReads) {

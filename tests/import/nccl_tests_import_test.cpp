@@ -8,6 +8,7 @@
 
 #include <sstream>
 
+#include "error_of.h"  // tests/support/
 #include "schema/input_error.h"
 
 namespace vitsim::import {
@@ -21,13 +22,9 @@ NcclTestsOutput parse_text(const std::string& text) {
 }
 
 std::string error_of(const std::string& text, NcclImportOptions opt = {}) {
-  try {
-    if (opt.link_class.empty()) opt.link_class = "test-link";
-    import_nccl_tests({parse_text(text)}, costmodel::DeviceCatalog{}, opt);
-  } catch (const schema::InputError& e) {
-    return e.what();
-  }
-  return "";
+  if (opt.link_class.empty()) opt.link_class = "test-link";
+  return vitsim::test::error_of<schema::InputError>(
+      [&] { import_nccl_tests({parse_text(text)}, costmodel::DeviceCatalog{}, opt); });
 }
 
 // A well-formed output of the current layout with two ranks and the given rows.

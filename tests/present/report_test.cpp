@@ -16,6 +16,9 @@
 #include <regex>
 #include <sstream>
 
+#include "read_text.h"    // tests/support/
+#include "run_command.h"  // tests/support/
+
 namespace vitsim::present {
 namespace {
 
@@ -44,22 +47,11 @@ schema::ConfigPrediction config(int64_t gpus, double epoch_s) {
   return p;
 }
 
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// tests/support/read_text.h
+constexpr auto read = &vitsim::test::read_text;
 
-std::string run(const std::string& cmd) {
-  std::string out;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  ::pclose(p);
-  return out;
+std::string run(const std::string& cmd) {  // its stdout (tests/support/run_command.h)
+  return vitsim::test::run_shell(cmd).output;
 }
 
 TEST(Report, RendersWithAllFiguresInChromium) {

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 
+#include "catalogs.h"  // tests/support/
 #include "schema_test_util.h"
 
 namespace vitsim::schema {
@@ -19,9 +20,8 @@ std::string gpus_error(const Json& doc) {
   return testing::read_error(doc, [](const Node& n) { read_gpus(n); });
 }
 
-costmodel::DeviceCatalog shipped() {
-  return read_gpus(std::string(VITSIM_SOURCE_DIR) + "/platforms/gpus.json");
-}
+// tests/support/catalogs.h
+constexpr auto shipped = &vitsim::test::shipped_catalog;
 
 TEST(Gpus, ShippedCatalogHasEveryRow) {
   const costmodel::DeviceCatalog c = shipped();

@@ -5,19 +5,14 @@
 
 #include <functional>
 
+#include "error_of.h"  // tests/support/
 #include "schema/model_io.h"
 
 namespace vitsim::schema {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+// tests/support/error_of.h
+constexpr auto error_of = &vitsim::test::error_of<InputError>;
 
 TEST(JsonNode, MalformedJsonNamesFileAndByte) {
   const std::string e = error_of([] { Node::parse_text("{\"a\": 1,,}", "x.json"); });

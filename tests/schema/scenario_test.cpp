@@ -30,6 +30,8 @@ TEST(Scenario, ExampleReadsWithDefaults) {
   EXPECT_TRUE(s.configurations[1].overlap);
   EXPECT_EQ(s.configurations[1].collective, costmodel::Collective::kTree);
   EXPECT_EQ(s.configurations[1].optimizer, costmodel::Optimizer::kAdamW);
+  // The bucket cap predict and sweep default to, 500 MiB (was 5e8 bytes here alone).
+  EXPECT_EQ(s.configurations[0].bucket_bytes, 500.0 * 1024 * 1024);
   EXPECT_EQ(scenario_cluster_path(s), std::string(VITSIM_TEST_DATA_DIR) + "/examples/cluster.json");
   const ClusterSpec c = read_cluster(scenario_cluster_path(s));
   EXPECT_EQ(c.name, "example");

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <string>
 
+#include "error_of.h"   // tests/support/
+#include "read_text.h"  // tests/support/
 #include "schema/json_node.h"
 
 namespace vitsim::schema::testing {
@@ -17,21 +19,11 @@ inline std::string example_path(const std::string& format) {
 }
 
 inline Json load_example(const std::string& format) {
-  std::ifstream in(example_path(format));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return Json::parse(ss.str());
+  return Json::parse(vitsim::test::read_text(example_path(format)));
 }
 
-// The InputError message of `f`, or "" when it throws none.
-inline std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+// The InputError message of `f`, or "" when it throws none (tests/support/error_of.h).
+constexpr auto error_of = &vitsim::test::error_of<InputError>;
 
 // Serialises `doc` and reads it back as file "bad.json", as a reader would see it on disk.
 template <typename Reader>
@@ -56,10 +48,8 @@ inline std::string example_with(const std::string& format, const std::string& fr
 
 // The ```json block of a docs/formats page, parsed (null when the page has none).
 inline Json doc_example(const std::string& page) {
-  std::ifstream in(std::string(VITSIM_SOURCE_DIR) + "/docs/formats/" + page);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  const std::string text =
+      vitsim::test::read_text(std::string(VITSIM_SOURCE_DIR) + "/docs/formats/" + page);
   const std::string open = "```json\n";
   const auto start = text.find(open);
   if (start == std::string::npos) return nullptr;
@@ -72,11 +62,6 @@ inline std::string scratch_path(const std::string& name) {
   return std::string(VITSIM_BINARY_DIR) + "/schema_test_" + name;
 }
 
-inline std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using vitsim::test::read_text;  // tests/support/read_text.h
 
 }  // namespace vitsim::schema::testing

@@ -30,11 +30,7 @@ double ring_time(int n, double bytes, double bw, double lat) {
   return 2.0 * (n - 1) / n * bytes / bw + 2.0 * (n - 1) * lat;
 }
 
-costmodel::CostModel costs_for(std::vector<costmodel::DeviceCosts> d) {
-  costmodel::CostModel c;
-  c.devices = std::move(d);
-  return c;
-}
+using test::costs_for;
 
 schema::ConfigPrediction run(const schema::ClusterSpec& cl, const schema::TrainingConfig& t,
                              const costmodel::CostModel& costs) {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <set>
 
+#include "catalogs.h"  // tests/support/
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/prediction.h"
@@ -38,7 +39,7 @@ class ScenarioFiles : public ::testing::Test {
   static void SetUpTestSuite() {
     costs_ = new costmodel::CostModel(
         schema::read_cost_model(std::string(VITSIM_TEST_DATA_DIR) + "/fixtures/costs.json").costs);
-    catalog_ = new costmodel::DeviceCatalog(schema::read_gpus(schema::default_gpus_path()));
+    catalog_ = new costmodel::DeviceCatalog(vitsim::test::shipped_catalog());
   }
   static costmodel::CostModel* costs_;
   static costmodel::DeviceCatalog* catalog_;

@@ -62,6 +62,13 @@ inline costmodel::DeviceCosts constant_costs(const std::string& device, double f
   return c;
 }
 
+// A cost model of these devices' costs.
+inline costmodel::CostModel costs_for(std::vector<costmodel::DeviceCosts> devices) {
+  costmodel::CostModel c;
+  c.devices = std::move(devices);
+  return c;
+}
+
 // `nodes` nodes "n0".."n{nodes-1}", `gpus` GPUs of `device` each, NIC (bw, lat), intra-node
 // fabric (intra_bw, intra_lat), star switch.
 inline schema::ClusterSpec tiny_cluster(int nodes, int gpus, double bw, double lat,

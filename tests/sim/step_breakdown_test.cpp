@@ -25,11 +25,7 @@ constexpr double kFwd = 1e-3;        // per layer forward; backward 2 ms per lay
 constexpr double kFastNic = 1.25e9;  // 10 Gb/s
 constexpr double kSlowNic = 1e7;     // 80 Mb/s: the tiny gradient then takes ~0.5 s per ring
 
-costmodel::CostModel costs_for(std::vector<costmodel::DeviceCosts> d) {
-  costmodel::CostModel c;
-  c.devices = std::move(d);
-  return c;
-}
+using test::costs_for;
 
 // Two nodes n0, n1 with fast NICs, plus node "slow" with the given NIC and device.
 schema::ClusterSpec with_odd_node(double nic_bytes_per_s, const std::string& device) {

@@ -7,6 +7,7 @@
 
 #include <map>
 
+#include "error_of.h"  // tests/support/
 #include "sim_test_support.h"
 
 namespace vitsim::sim {
@@ -20,14 +21,7 @@ std::function<const char*(const char*)> env(std::map<std::string, std::string> v
   };
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
+using vitsim::test::error_of;  // tests/support/error_of.h
 
 TEST(SweepShards, ParsesIOverNAndSlurm) {
   const ShardSlice s = parse_shard("2/3", env({}));

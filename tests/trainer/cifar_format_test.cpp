@@ -9,6 +9,7 @@
 #include <fstream>
 #include <functional>
 
+#include "error_of.h"  // tests/support/
 #include "schema/input_error.h"
 #include "trainer/synthetic_dataset.h"
 
@@ -27,14 +28,8 @@ std::string temp_dir(const std::string& name) {
   return dir;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const schema::InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+// tests/support/error_of.h
+constexpr auto error_of = &vitsim::test::error_of<schema::InputError>;
 
 TEST(CifarFormat, SyntheticDatasetRoundTrips) {
   const std::string dir = temp_dir("roundtrip");

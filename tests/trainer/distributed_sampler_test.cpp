@@ -10,6 +10,9 @@
 #include <set>
 #include <sstream>
 
+#include "costmodel/epoch.h"
+#include "run_command.h"  // tests/support/
+
 namespace vitsim::trainer {
 namespace {
 
@@ -43,17 +46,26 @@ TEST(DistributedSampler, FractionKeepsFirstImagesAndStepsFollowTheFormula) {
   EXPECT_EQ(make(50000, 1.0, 3, 0).micro_steps(64), (16667 + 63) / 64);
 }
 
+// The counts are costmodel/epoch.h's, as the simulator's: 0.29 x 50,000 is 14,500 images
+// (floating point gives 14,499.999999999998, which int() would floor to 14,499).
+TEST(DistributedSampler, CountsAreTheSimulatorsRule) {
+  const auto s = make(50000, 0.29, 4, 3);
+  EXPECT_EQ(s.images(), 14500);
+  EXPECT_EQ(s.images(), costmodel::images_used(0.29, 50000));
+  EXPECT_EQ(s.samples_per_rank(), 3625);
+  EXPECT_EQ(s.micro_steps(16), costmodel::micro_steps_per_epoch(14500, {16, 16, 16, 16}));
+  EXPECT_EQ(s.micro_steps(16), 227);  // ceil(3625 / 16)
+  EXPECT_EQ(s.indices(0).size(), 3625u);
+}
+
 TEST(DistributedSampler, EpochChangesOrderSeedFixesIt) {
   EXPECT_NE(make(100, 1, 2, 0).indices(0), make(100, 1, 2, 0).indices(1));
   EXPECT_EQ(make(100, 1, 2, 0).indices(5), make(100, 1, 2, 0).indices(5));
 }
 
+// The command's stdout (tests/support/run_command.h).
 std::string run(const std::string& cmd) {
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(cmd.c_str(), "r"), ::pclose);
-  std::string out;
-  char buf[4096];
-  while (pipe && std::fgets(buf, sizeof(buf), pipe.get())) out += buf;
-  return out;
+  return vitsim::test::run_shell(cmd).output;
 }
 
 TEST(DistributedSampler, MatchesPyTorch) {

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "error_of.h"  // tests/support/
 #include "schema/input_error.h"
 
 namespace vitsim::trainer {
@@ -22,14 +23,7 @@ std::string write_config(const std::string& name, const std::string& text) {
   return path;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
+using vitsim::test::error_of;  // tests/support/error_of.h
 
 TEST(DeepSpeedConfig, ReadsTheKeysDeepSpeedUsers) {
   const std::string path = write_config("ds", R"({
