@@ -117,7 +117,7 @@ void write_validation(const ReproduceOptions& o, const schema::Study& study, con
       format_validation(r.validation) + "\n";
   for (const auto& n : r.notes) text += n + "\n";
   r.validation_txt = o.out_dir + "/validation.txt";
-  schema::write_file_atomic(r.validation_txt, text);
+  schema::write_output(r.validation_txt, text);
 }
 
 // Stage 5: the report, with the study's title and notes first.
@@ -175,7 +175,7 @@ ReproduceResult reproduce(const ReproduceOptions& o) {
   }
   r.warnings = sim::unmeasured_warnings(all);
   r.predictions_csv = o.out_dir + "/predictions.csv";
-  schema::write_file_atomic(r.predictions_csv, schema::configurations_csv(files));
+  schema::write_output(r.predictions_csv, schema::configurations_csv(files));
   o.progress(fmt::format("[3/5] simulate: {} scenarios -> {} ({:.1f} s)", preds.size(),
                          r.predictions_csv, seconds_since(t0)));
   const std::vector<MeasuredRun> dev =

@@ -104,7 +104,7 @@ int cmd_cluster(int argc, char** argv) {
     schema::Json doc = schema::write_cluster_json(result.cluster);
     doc["context"] =
         schema::make_context("vitsim cluster init", args, {{"profiles", profile_paths}});
-    schema::write_json_atomic(out, doc);
+    schema::write_json_output(out, doc);
     int64_t gpus = 0;
     for (const auto& n : result.cluster.nodes) gpus += n.gpus.front().count;
     std::cout << fmt::format(

@@ -101,8 +101,7 @@ int cmd_simulate(int argc, char** argv) {
       if (c.breakdown) std::cout << c.config.label << ": " << c.breakdown->bottleneck << "\n";
     }
     if (!out_prefix.empty()) {
-      schema::write_prediction(out_prefix + ".json", p);
-      schema::write_file_atomic(out_prefix + ".csv", schema::ranks_csv(p.configurations));
+      schema::write_prediction_outputs(out_prefix, "", p);
       std::cerr << "vitsim simulate: wrote " << out_prefix << ".json and " << out_prefix
                 << ".csv\n";
     }

@@ -199,11 +199,7 @@ void print_sweep(const sim::SweepResult& r, const sim::SweepSpec& spec,
 }
 
 void write_outputs(const SweepArgs& a, const schema::PredictionFile& predictions) {
-  if (!a.json_path.empty()) schema::write_prediction(a.json_path, predictions);
-  if (!a.out_prefix.empty()) {
-    schema::write_prediction(a.out_prefix + ".json", predictions);
-    schema::write_file_atomic(a.out_prefix + ".csv", schema::ranks_csv(predictions.configurations));
-  }
+  schema::write_prediction_outputs(a.out_prefix, a.json_path, predictions);
 }
 
 int merge(const SweepArgs& a, const clikit::ModelOptions& model_options,

@@ -62,7 +62,7 @@ int cmd_validate(int argc, char** argv) {
       const std::string text =
           app::format_fidelity(app::fidelity_check(schema::read_study(study_path), {}));
       std::cout << text;
-      if (!out.empty()) schema::write_file_atomic(out, text);
+      if (!out.empty()) schema::write_output(out, text);
       return 0;
     }
     if (measured_files.empty())
@@ -93,7 +93,7 @@ int cmd_validate(int argc, char** argv) {
     const auto result = present::validate(measured, predicted);
     const std::string text = present::format_validation(result);
     std::cout << text;
-    if (!out.empty()) schema::write_file_atomic(out, text);
+    if (!out.empty()) schema::write_output(out, text);
     if (max_median && !result.rows.empty() && result.median_abs_error_pct > *max_median) {
       std::cerr << "vitsim validate: median absolute error " << result.median_abs_error_pct
                 << " % exceeds --max-median-error-pct " << *max_median << "\n";

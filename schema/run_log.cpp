@@ -190,7 +190,7 @@ Json write_run_log_json(const RunLog& log) {
 }
 
 void write_run_log(const std::string& path, const RunLog& log) {
-  write_json_atomic(path, write_run_log_json(log));
+  write_json_output(path, write_run_log_json(log));
 }
 
 }  // namespace vitsim::schema

@@ -114,7 +114,7 @@ Json write_shard_json(const ShardFile& f) {
 }
 
 void write_shard(const std::string& path, const ShardFile& shard) {
-  write_json_atomic(path, write_shard_json(shard));
+  write_json_output(path, write_shard_json(shard));
 }
 
 ShardFile read_shard(const std::string& path) {

@@ -69,8 +69,8 @@ std::string save_checkpoint(const std::string& dir, torch::nn::Module& model,
   const std::string path = dir + "/" + name;
   std::ostringstream bytes;
   archive.save_to(bytes);
-  schema::write_file_atomic(path, bytes.str());
-  schema::write_file_atomic(dir + "/latest", name + "\n");
+  schema::write_output(path, bytes.str());
+  schema::write_output(dir + "/latest", name + "\n");
   return path;
 }
 

@@ -267,8 +267,8 @@ void Trainer::write_params(const std::string& path, bool with_names) {
     for (int64_t d = 0; d < c.dim(); ++d) names += (d ? "x" : "") + std::to_string(c.size(d));
     names += "\n";
   }
-  schema::write_file_atomic(path, bytes);
-  if (with_names) schema::write_file_atomic(path + ".names", names);
+  schema::write_output(path, bytes);
+  if (with_names) schema::write_output(path + ".names", names);
 }
 
 CheckpointKey Trainer::checkpoint_key() {
