@@ -66,6 +66,7 @@ int cmd_simulate(int argc, char** argv) {
         schema::read_cluster(schema::scenario_cluster_path(scenario));
     const costmodel::DeviceCatalog catalog = schema::read_gpus(gpus_json);
     const schema::CostModelFile costs = schema::read_cost_model(costs_path);
+    check_price_devices(cost, schema::apply_overrides(scenario, cluster));
     sim::SimOptions options;
     options.network_model = network_model;
     options.crosstraffic = crosstraffic;
