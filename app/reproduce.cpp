@@ -17,6 +17,7 @@
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
+#include "schema/model_io.h"
 #include "schema/prediction_csv.h"
 #include "schema/prices_io.h"
 #include "schema/scenario.h"
@@ -91,8 +92,10 @@ std::vector<NamedPrediction> simulate_all(const ReproduceOptions& o, const schem
     const auto merged = sim::merged_catalog(catalog, study.scenario_clusters[i]);
     for (auto& c : p.configurations)
       c.cost = present::run_cost(c, prices, merged, present::CostOptions{});
-    p.context = schema::make_context("vitsim reproduce", o.argv,
-                                     {{"scenario_file", study.scenarios[i].file}});
+    p.context = schema::make_context(
+        "vitsim reproduce", o.argv,
+        {{"scenario_file", study.scenarios[i].file},
+         {"model", schema::write_model(study.scenarios[i].model)}});  // validate checks it
     const std::string file = o.out_dir + "/predictions/" + study.scenarios[i].name + ".json";
     schema::write_prediction(file, p);
     preds.push_back({file, p});

@@ -16,6 +16,7 @@
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
+#include "schema/model_io.h"
 #include "schema/transports_io.h"
 #include "sim/advisor.h"
 #include "sim/provenance.h"
@@ -195,7 +196,7 @@ int run_predict(int argc, char** argv, bool advise) {
     if (a.json) {
       // A prediction document with one configuration: what vitsim validate reads.
       schema::PredictionFile file;
-      file.context = schema::make_context("vitsim", args);
+      file.context = schema::make_context("vitsim", args, {{"model", schema::write_model(vit)}});
       file.scenario = "predict";
       file.configurations.push_back(p);
       std::cout << present::dump_with_head_first(schema::write_prediction_json(file));
