@@ -137,12 +137,10 @@ TEST_F(MpiTrain, InterruptEndsAllRanks) {
   const auto t0 = std::chrono::steady_clock::now();
   const int status = std::system(cmd.c_str());
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  // mpirun interrupted exits 1 (Open MPI sets it for a job it aborted on a signal,
-  // docs/trainer.md); the ranks got its SIGTERM and stopped at a step boundary.
+  // mpirun interrupted exits 1: Open MPI sets it for a job it aborted on a signal, whatever the
+  // ranks return (docs/trainer.md). What the ranks do with its SIGTERM depends on how far they got
+  // in the 1 s before its SIGKILL; MpiTrain.InterruptedRanksExit130ThroughMpirun checks their stop.
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status;
-  std::ifstream said(out);
-  const std::string text((std::istreambuf_iterator<char>(said)), std::istreambuf_iterator<char>());
-  EXPECT_NE(text.find("vitsim-train: interrupted; stopping all ranks"), std::string::npos) << text;
   EXPECT_LT(wall, 30);
   // A rank may still be exiting when mpirun returns (seen under load 7): give every rank up to
   // 10 s more to be gone, polling. "[n]": the pattern must not match the shell that runs pgrep.
