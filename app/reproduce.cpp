@@ -17,6 +17,7 @@
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
+#include "schema/model_io.h"
 #include "schema/prediction_csv.h"
 #include "schema/prices_io.h"
 #include "schema/scenario.h"
@@ -91,8 +92,10 @@ std::vector<NamedPrediction> simulate_all(const ReproduceOptions& o, const schem
     const auto merged = sim::merged_catalog(catalog, study.scenario_clusters[i]);
     for (auto& c : p.configurations)
       c.cost = present::run_cost(c, prices, merged, present::CostOptions{});
-    p.context = schema::make_context("vitsim reproduce", o.argv,
-                                     {{"scenario_file", study.scenarios[i].file}});
+    p.context = schema::make_context(
+        "vitsim reproduce", o.argv,
+        {{"scenario_file", study.scenarios[i].file},
+         {"model", schema::write_model(study.scenarios[i].model)}});  // validate checks it
     const std::string file = o.out_dir + "/predictions/" + study.scenarios[i].name + ".json";
     schema::write_prediction(file, p);
     preds.push_back({file, p});
@@ -117,7 +120,7 @@ void write_validation(const ReproduceOptions& o, const schema::Study& study, con
       format_validation(r.validation) + "\n";
   for (const auto& n : r.notes) text += n + "\n";
   r.validation_txt = o.out_dir + "/validation.txt";
-  schema::write_file_atomic(r.validation_txt, text);
+  schema::write_output(r.validation_txt, text);
 }
 
 // Stage 5: the report, with the study's title and notes first.
@@ -175,7 +178,7 @@ ReproduceResult reproduce(const ReproduceOptions& o) {
   }
   r.warnings = sim::unmeasured_warnings(all);
   r.predictions_csv = o.out_dir + "/predictions.csv";
-  schema::write_file_atomic(r.predictions_csv, schema::configurations_csv(files));
+  schema::write_output(r.predictions_csv, schema::configurations_csv(files));
   o.progress(fmt::format("[3/5] simulate: {} scenarios -> {} ({:.1f} s)", preds.size(),
                          r.predictions_csv, seconds_since(t0)));
   const std::vector<MeasuredRun> dev =

@@ -6,6 +6,7 @@
 
 #include "schema/gpus_io.h"
 #include "schema/input_error.h"
+#include "schema/model_io.h"
 
 namespace vitsim::app {
 
@@ -42,6 +43,8 @@ present::NamedPrediction simulate_measured(const std::vector<present::MeasuredRu
   present::NamedPrediction out;
   out.file = "(simulated by vitsim validate --simulate)";
   out.prediction.scenario = "validate --simulate";
+  // The study's model is simulated: validate refuses a run log of another (check_same_model).
+  out.prediction.context = {{"model", schema::write_model(study.model)}};
   for (const auto& run : measured) {
     if (!have.insert(run.key).second) continue;
     const std::string path = study.cluster_folder + "/" + run.key.cluster + ".json";

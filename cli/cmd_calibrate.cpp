@@ -80,6 +80,8 @@ int cmd_calibrate(int argc, char** argv) {
                  "(\"\" = none: fp32 efficiency)")
       ->capture_default_str();
   return clikit::run_app(app, argc, argv, [&] {
+    clikit::refuse_repeated_files(inputs, "profiles");
+    clikit::refuse_repeated_files(clusters, "--clusters");
     const auto catalog = schema::read_gpus(gpus_path);
     std::vector<schema::ProfileInput> profiles;
     for (const auto& f : inputs) profiles.push_back({f, schema::read_profile(f)});

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "clikit/list_options.h"
 #include "clikit/model_options.h"
 #include "clikit/run_app.h"
 #include "import/deepspeed_import.h"
@@ -70,6 +71,7 @@ int cmd_import_deepspeed(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--gpus", gpus_path, "device catalog")->capture_default_str();
   return clikit::run_app(app, argc, argv, [&] {
+    clikit::refuse_repeated_files(inputs, "inputs");
     opt.model = model.resolve();  // required here: logs do not name the model
     if (!precision.empty()) opt.precision = costmodel::parse_regime(precision);
     opt.data_fraction = fraction;

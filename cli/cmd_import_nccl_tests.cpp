@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "clikit/list_options.h"
 #include "clikit/run_app.h"
 #include "import/nccl_tests_import.h"
 #include "schema/gpus_io.h"
@@ -58,6 +59,7 @@ int cmd_import_nccl_tests(int argc, char** argv) {
   app.add_option("--gpu", opt.gpu, "device id recorded (default: the GPU the rank lines name)");
   app.add_option("--gpus", gpus_path, "device catalog")->capture_default_str();
   return clikit::run_app(app, argc, argv, [&] {
+    clikit::refuse_repeated_files(inputs, "inputs");
     if (columns != "in-place" && columns != "out-of-place")
       throw std::invalid_argument("--columns must be in-place or out-of-place, not '" + columns +
                                   "'");

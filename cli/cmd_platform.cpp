@@ -95,7 +95,7 @@ int cmd_platform(int argc, char** argv) {
                                p.model, p.derived_from);
     }
     if (!xml.empty()) {
-      schema::write_file_atomic(xml, sim::platform_xml(plan));
+      schema::write_output(xml, sim::platform_xml(plan));
       std::cerr << "vitsim platform: wrote " << xml << "\n";
     }
     return 0;

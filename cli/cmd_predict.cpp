@@ -16,6 +16,7 @@
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
+#include "schema/model_io.h"
 #include "schema/transports_io.h"
 #include "sim/advisor.h"
 #include "sim/provenance.h"
@@ -123,7 +124,7 @@ schema::TrainingConfig to_config(const PredictArgs& a) {
   schema::TrainingConfig c;
   c.nodes = a.nodes;
   c.gpus_per_node = a.gpus_per_node;
-  c.hosts = clikit::split_list(a.hosts);
+  c.hosts = clikit::split_list(a.hosts, "hosts");  // a host twice: two of its GPUs
   const auto listed = static_cast<int64_t>(c.hosts.size());
   c.gpus = a.gpus.value_or(listed > 0 ? listed : 1);
   if (listed > 0 && listed != c.gpus) {
@@ -133,8 +134,9 @@ schema::TrainingConfig to_config(const PredictArgs& a) {
   }
   c.precision = clikit::parse_option(a.precision, "precision", costmodel::parse_regime);
   c.micro_batch = a.micro_batch;
-  c.per_rank_micro_batch = clikit::parse_list<int64_t>(a.per_rank, "per-rank-micro-batch",
-                                                       clikit::parse_positive_integer, true);
+  c.per_rank_micro_batch =
+      clikit::parse_list<int64_t>(a.per_rank, "per-rank-micro-batch",
+                                  clikit::parse_positive_integer, true, clikit::Repeats::kAllowed);
   c.accumulation = a.accumulation;
   c.images = a.images;
   c.data_fraction = a.data_fraction;
@@ -168,6 +170,7 @@ int run_predict(int argc, char** argv, bool advise) {
     const schema::ClusterSpec cluster = schema::read_cluster(a.cluster);
     const costmodel::DeviceCatalog catalog = schema::read_gpus(a.gpus_json);
     const schema::CostModelFile costs = schema::read_cost_model(a.costs);
+    check_price_devices(cost, cluster);
     sim::SimOptions options;
     options.network_model = a.network_model;
     options.crosstraffic = a.crosstraffic;
@@ -193,7 +196,7 @@ int run_predict(int argc, char** argv, bool advise) {
     if (a.json) {
       // A prediction document with one configuration: what vitsim validate reads.
       schema::PredictionFile file;
-      file.context = schema::make_context("vitsim", args);
+      file.context = schema::make_context("vitsim", args, {{"model", schema::write_model(vit)}});
       file.scenario = "predict";
       file.configurations.push_back(p);
       std::cout << present::dump_with_head_first(schema::write_prediction_json(file));

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "clikit/list_options.h"
 #include "clikit/run_app.h"
 #include "present/report.h"
 #include "schema/cost_model_io.h"
@@ -35,6 +36,8 @@ int cmd_report(int argc, char** argv) {
   app.add_option("--title", title, "page title")->capture_default_str();
   app.add_option("--note", notes, "a paragraph to show at the top (repeatable)");
   return clikit::run_app(app, argc, argv, [&] {
+    clikit::refuse_repeated_files(predicted, "--predicted");
+    clikit::refuse_repeated_files(measured, "--measured");
     const schema::RegimeAliases aliases = study_path.empty()
                                               ? schema::RegimeAliases{}
                                               : schema::read_study(study_path).precision_names;

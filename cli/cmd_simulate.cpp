@@ -66,6 +66,7 @@ int cmd_simulate(int argc, char** argv) {
         schema::read_cluster(schema::scenario_cluster_path(scenario));
     const costmodel::DeviceCatalog catalog = schema::read_gpus(gpus_json);
     const schema::CostModelFile costs = schema::read_cost_model(costs_path);
+    check_price_devices(cost, schema::apply_overrides(scenario, cluster));
     sim::SimOptions options;
     options.network_model = network_model;
     options.crosstraffic = crosstraffic;
@@ -101,8 +102,7 @@ int cmd_simulate(int argc, char** argv) {
       if (c.breakdown) std::cout << c.config.label << ": " << c.breakdown->bottleneck << "\n";
     }
     if (!out_prefix.empty()) {
-      schema::write_prediction(out_prefix + ".json", p);
-      schema::write_file_atomic(out_prefix + ".csv", schema::ranks_csv(p.configurations));
+      schema::write_prediction_outputs(out_prefix, "", p);
       std::cerr << "vitsim simulate: wrote " << out_prefix << ".json and " << out_prefix
                 << ".csv\n";
     }

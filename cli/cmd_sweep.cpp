@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <set>
 
 #include "cli/commands.h"
 #include "cli/cost_options.h"
@@ -84,7 +85,7 @@ void add_options(CLI::App& app, SweepArgs& a, CostArgs& cost, clikit::ModelOptio
   app.add_option("--min-speedup", a.min_speedup,
                  "best-efficiency: only configurations with at least this speed-up")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1e9));
+      ->check(clikit::number_in(0.0, 1e9));
   app.add_option("--max-global-batch", a.max_global_batch,
                  "global batches above this are flagged, never recommended (default: ViT-B/16's "
                  "4096, Dosovitskiy et al. 2021)")
@@ -117,7 +118,7 @@ void add_options(CLI::App& app, SweepArgs& a, CostArgs& cost, clikit::ModelOptio
   app.add_option("--jobs", a.jobs,
                  "configurations simulated at once (default: the cores, fewer when that many "
                  "would not fit in memory); the output is the same for any value")
-      ->check(CLI::PositiveNumber);
+      ->check(clikit::positive_count());
   app.add_option("--shard", a.shard,
                  "I/N: simulate only configurations k with k % N == I (0 <= I < N) and write a "
                  "shard file; slurm: I and N from SLURM_ARRAY_TASK_ID/_MIN/_COUNT");
@@ -201,10 +202,22 @@ void print_sweep(const sim::SweepResult& r, const sim::SweepSpec& spec,
 }
 
 void write_outputs(const SweepArgs& a, const schema::PredictionFile& predictions) {
-  if (!a.json_path.empty()) schema::write_prediction(a.json_path, predictions);
-  if (!a.out_prefix.empty()) {
-    schema::write_prediction(a.out_prefix + ".json", predictions);
-    schema::write_file_atomic(a.out_prefix + ".csv", schema::ranks_csv(predictions.configurations));
+  schema::write_prediction_outputs(a.out_prefix, a.json_path, predictions);
+}
+
+// --merge takes every row from the shards (what they simulated, and their costs): an option that
+// would change a row is refused, not dropped. What the merge itself decides (the pick's limits,
+// where it writes) stays.
+void refuse_options_merge_ignores(const CLI::App& app) {
+  static const std::set<std::string> kUsed = {
+      "--merge", "--json", "--out", "--min-speedup", "--max-global-batch", "--progress"};
+  for (const CLI::Option* o : app.get_options()) {
+    const std::string name = o->get_name();
+    if (o->count() == 0 || kUsed.count(name) > 0) continue;
+    throw std::invalid_argument(name +
+                                " has no effect with --merge: the shards hold what was "
+                                "simulated and its costs (hint: give it to each vitsim sweep "
+                                "--shard run, or leave it out)");
   }
 }
 
@@ -235,6 +248,9 @@ int merge(const SweepArgs& a, const clikit::ModelOptions& model_options,
   // The shards simulate, the merge picks: the limits on the pick are the merge's options.
   sim::SweepResult r = sim::assemble_sweep(entries, goal, {a.min_speedup, a.max_global_batch});
   r.predictions.context = schema::make_context("vitsim", args);
+  // The model the shards simulated (the digest, equal for all, covers it): validate checks it.
+  const schema::Json& first = shards.front().context;
+  if (first.is_object() && first.contains("model")) r.predictions.context["model"] = first["model"];
   print_sweep(r, spec, model_options.resolve());
   for (const auto& w : sim::unmeasured_warnings(r.predictions.configurations))
     std::cerr << "vitsim sweep: warning: " << w << "\n";
@@ -246,6 +262,19 @@ sim::SweepResult search(const SweepArgs& a, const sim::SweepSpec& spec,
                         const schema::ClusterSpec& cluster, const costmodel::DeviceCatalog& catalog,
                         const costmodel::ViTConfig& vit, const costmodel::CostModel& costs,
                         const sim::SimOptions& options, const CostArgs& cost);
+
+// What a shard's configurations are simulated with (not owned).
+struct ShardInputs {
+  const schema::ClusterSpec& cluster;
+  const costmodel::DeviceCatalog& catalog;
+  const costmodel::ViTConfig& model;
+  const costmodel::CostModel& costs;
+  const sim::SimOptions& options;
+};
+
+int shard(const SweepArgs& a, const sim::SweepSpec& spec, const ShardInputs& in,
+          const CostArgs& cost, const std::vector<sim::SweepItem>& items,
+          const std::vector<std::string>& args);
 
 int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& model_options,
           const std::vector<std::string>& args) {
@@ -260,6 +289,9 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
   options.transports = schema::read_transports(a.transports);
   options.force = a.force;
   options.simulated_steps = a.steps;
+  check_price_devices(cost, cluster,
+                      clikit::parse_list<std::string>(
+                          a.devices, "devices", [](auto& d) { return d; }, true));
   const std::vector<sim::SweepItem> items = sim::sweep_items(spec);
   spec.jobs = a.jobs > 0 ? a.jobs : sim::default_sweep_jobs(items, model, options);
   if (a.shard.empty()) {
@@ -302,27 +334,61 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
     }
     return r.best < 0 ? nothing_found(r) : 0;
   }
+  if (!a.hosts_from.empty() || !a.devices.empty())
+    throw std::invalid_argument(
+        "--shard: --hosts-from and --devices search subsets, which are not split into shards "
+        "(hint: run the search on one machine, with --jobs)");
+  return shard(a, spec, {cluster, catalog, model, costs.costs, options}, cost, items, args);
+}
+
+// --shard I/N: simulates the slice and writes the shard file, only when the slice is whole (a
+// partial shard cannot merge): interrupted, it writes nothing and exits 128 + the signal.
+int shard(const SweepArgs& a, const sim::SweepSpec& spec, const ShardInputs& in,
+          const CostArgs& cost, const std::vector<sim::SweepItem>& items,
+          const std::vector<std::string>& args) {
   const std::string path = !a.json_path.empty() ? a.json_path : a.out_prefix + ".json";
   if (a.json_path.empty() && a.out_prefix.empty())
     throw std::invalid_argument("--shard needs --json FILE (the shard file to merge)");
   const sim::ShardSlice slice =
       sim::parse_shard(a.shard, [](const char* n) { return std::getenv(n); });
   schema::ShardFile shard;
-  shard.shard = {slice.index, slice.count, static_cast<int64_t>(items.size()),
-                 sim::sweep_digest(items, spec.goal, model, options,
-                                   {a.cluster, a.costs, a.gpus_json, a.transports}),
-                 sim::to_string(spec.goal)};
-  const sim::SweepContext context(cluster, catalog, model, costs.costs, options);
-  shard.entries = sim::simulate_sweep_items(
-      items, sim::shard_indices(shard.shard.total_configurations, slice), context, spec.jobs);
+  shard.shard = {slice.index,
+                 slice.count,
+                 static_cast<int64_t>(items.size()),
+                 sim::sweep_digest(items, spec.goal, in.model, in.options, cost_row_options(cost),
+                                   {a.cluster, a.costs, a.gpus_json, a.transports, cost.prices}),
+                 sim::to_string(spec.goal),
+                 ""};  // the contents digest: written by write_shard
+  const std::vector<int64_t> indices = sim::shard_indices(shard.shard.total_configurations, slice);
+  bool interrupted = false;
+  int signal = 0;
+  {
+    clikit::ProgressLine line(
+        "vitsim sweep", "configurations",
+        clikit::parse_option(a.progress, "progress", clikit::parse_progress_mode));
+    clikit::StopOnSignal stop;
+    sim::SweepContext context(in.cluster, in.catalog, in.model, in.costs, in.options);
+    context.progress = [&](size_t done, size_t total) { line.update(done, total); };
+    context.stop_requested = [&] { return stop.requested(); };
+    context.interrupted = &interrupted;
+    shard.entries = sim::simulate_sweep_items(items, indices, context, spec.jobs);
+    signal = interrupted ? stop.signal() : 0;
+  }
+  if (interrupted) {
+    std::cerr << "vitsim sweep: interrupted (signal " << signal << ") after "
+              << shard.entries.size() << " of " << indices.size() << " configurations of shard "
+              << slice.index << "/" << slice.count << "; " << path
+              << " not written (a shard merges only whole: run it again)\n";
+    return 128 + signal;  // as a shell reports a process ended by that signal
+  }
   // Costs travel in the shard, so that the merged result is the single run's, cost goals included.
   for (schema::SweepEntry& e : shard.entries) {
     if (!e.prediction) continue;
     std::vector<schema::ConfigPrediction> one = {*e.prediction};
-    attach_costs(one, cost, sim::merged_catalog(catalog, cluster), "vitsim sweep");
+    attach_costs(one, cost, sim::merged_catalog(in.catalog, in.cluster), "vitsim sweep");
     e.prediction = one.front();
   }
-  shard.context = schema::make_context("vitsim", args);
+  shard.context = schema::make_context("vitsim", args, {{"model", schema::write_model(in.model)}});
   schema::write_shard(path, shard);
   std::cout << "shard " << slice.index << "/" << slice.count << ": " << shard.entries.size()
             << " of " << items.size() << " configurations, written to " << path << "\n";
@@ -335,8 +401,11 @@ sim::SweepResult search(const SweepArgs& a, const sim::SweepSpec& spec,
                         const costmodel::ViTConfig& vit, const costmodel::CostModel& costs,
                         const sim::SimOptions& options, const CostArgs& cost) {
   sim::SubsetSearch s;
-  if (a.hosts_from != "all") s.hosts = clikit::split_list(a.hosts_from);
-  s.devices = clikit::split_list(a.devices);
+  if (a.hosts_from != "all")
+    s.hosts =
+        clikit::parse_list<std::string>(a.hosts_from, "hosts-from", [](auto& h) { return h; });
+  s.devices = clikit::parse_list<std::string>(
+      a.devices, "devices", [](auto& d) { return d; }, true);
   const costmodel::DeviceCatalog devices = sim::merged_catalog(catalog, cluster);
   std::vector<std::string> names;  // "A100" names four ids: only an id is exact
   for (const auto& d : devices.devices) names.push_back(d.name);
@@ -385,7 +454,9 @@ int cmd_sweep(int argc, char** argv) {
   add_options(app, a, cost, model);
   const std::vector<std::string> args(argv, argv + argc);
   return clikit::run_app(app, argc, argv, [&] {
-    return a.merge.empty() ? sweep(a, cost, model, args) : merge(a, model, args);
+    if (a.merge.empty()) return sweep(a, cost, model, args);
+    refuse_options_merge_ignores(app);
+    return merge(a, model, args);
   });
 }
 

@@ -14,6 +14,7 @@
 #include "app/run_like.h"
 #include "app/simulate_measured.h"
 #include "cli/commands.h"
+#include "clikit/list_options.h"
 #include "clikit/run_app.h"
 #include "present/validation.h"
 #include "schema/cost_model_io.h"
@@ -71,14 +72,16 @@ int cmd_validate(int argc, char** argv) {
       ->check(CLI::ExistingFile)
       ->capture_default_str();
   app.add_option("--max-median-error-pct", max_median,
-                 "exit 1 when the median absolute error exceeds this (default: never fail)");
+                 "exit 1 when the median absolute error exceeds this, or when no run matched "
+                 "(default: never fail)")
+      ->check(clikit::number_in(0.0, 1e6));
   app.add_option("-o,--output", out, "also write the table to this text file");
   return clikit::run_app(app, argc, argv, [&] {
     if (leave_one_out) {
       const std::string text =
           app::format_fidelity(app::fidelity_check(schema::read_study(study_path), {}));
       std::cout << text;
-      if (!out.empty()) schema::write_file_atomic(out, text);
+      if (!out.empty()) schema::write_output(out, text);
       return 0;
     }
     if (simulate && costs_path.empty())
@@ -102,6 +105,8 @@ int cmd_validate(int argc, char** argv) {
     }
     if (measured_files.empty() && like_logs.empty())
       throw std::invalid_argument("give --measured FILE, --like RUN_LOG or --leave-one-out");
+    clikit::refuse_repeated_files(measured_files, "--measured");
+    clikit::refuse_repeated_files(predicted_files, "--predicted");
     // A CSV's bare "fp16" is mapped only when the user names the study it comes from.
     const schema::RegimeAliases aliases = app.count("--study") > 0
                                               ? schema::read_study(study_path).precision_names
@@ -124,8 +129,15 @@ int cmd_validate(int argc, char** argv) {
     const auto result = present::validate(measured, predicted);
     const std::string text = head + present::format_validation(result);
     std::cout << text;
-    if (!out.empty()) schema::write_file_atomic(out, text);
-    if (max_median && !result.rows.empty() && result.median_abs_error_pct > *max_median) {
+    if (!out.empty()) schema::write_output(out, text);
+    // The gate passes only on a number that is within it: nothing matched (no median) or a
+    // median that is not a number fails it, never passes it.
+    if (max_median && result.rows.empty()) {
+      std::cerr << "vitsim validate: --max-median-error-pct " << *max_median
+                << ": no measured run matched a prediction, nothing to judge\n";
+      return 1;
+    }
+    if (max_median && !(result.median_abs_error_pct <= *max_median)) {
       std::cerr << "vitsim validate: median absolute error " << result.median_abs_error_pct
                 << " % exceeds --max-median-error-pct " << *max_median << "\n";
       return 1;

@@ -4,12 +4,12 @@
 # folders and nothing else. A file that includes a layer it may not see fails to compile with
 # "No such file or directory"; tests/layers checks that it does.
 #
-#   costmodel <- schema <- {import, calibrate};  process <- sim (with schema)
+#   costmodel <- schema <- {import, calibrate};  schema <- process <- sim
 #   {sim, calibrate} <- present <- app <- cli;  import <- app
 #   schema <- clikit <- {cli, trainer};  schema <- trainer
 set(VITSIM_LAYER_costmodel costmodel)
 set(VITSIM_LAYER_schema costmodel schema)
-set(VITSIM_LAYER_process process)
+set(VITSIM_LAYER_process costmodel schema process)
 set(VITSIM_LAYER_import costmodel schema import)
 set(VITSIM_LAYER_sim costmodel schema process sim)
 set(VITSIM_LAYER_calibrate costmodel schema calibrate)

@@ -15,6 +15,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "schema/output_file.h"
+
 namespace vitsim::present {
 namespace {
 
@@ -108,11 +110,15 @@ void run_gnuplot(const std::string& script_path, const std::string& work_dir,
   for (const auto& o : outputs) {
     const fs::path from = fs::path(work_dir) / (o.path + suffix), to = fs::path(work_dir) / o.path;
     std::error_code ec;
-    fs::rename(from, to, ec);
-    if (ec) {
+    if (!fs::exists(from, ec)) {
       remove_temporaries();
-      throw std::runtime_error("gnuplot did not write " + to.string() + " (" + ec.message() +
-                               "); its messages: " + err);
+      throw std::runtime_error("gnuplot did not write " + to.string() + "; its messages: " + err);
+    }
+    try {
+      schema::move_output(from.string(), to.string());  // the one place outputs are renamed
+    } catch (const std::exception&) {
+      remove_temporaries();
+      throw;
     }
   }
 }

@@ -285,7 +285,7 @@ ReportResult write_report(const ReportInputs& in, const std::string& out_dir) {
       "</head><body>\n{}<p><small>vitsim {} ({})</small></p></body></html>\n",
       html_escape(in.title), kStyle, body, build_info::version(), build_info::git_sha());
   r.html_path = out_dir + "/report.html";
-  schema::write_file_atomic(r.html_path, html);
+  schema::write_output(r.html_path, html);
   return r;
 }
 

@@ -146,7 +146,7 @@ std::string write_data(const std::vector<Series>& series, Quantity q, const std:
                           gnuplot_quote(series[i].title + (meas ? " (measured)" : " (predicted)")));
     }
   }
-  schema::write_file_atomic(path, data);
+  schema::write_output(path, data);
   return plot;
 }
 
@@ -168,7 +168,7 @@ Figure draw(const std::string& dir, const std::string& name, const std::string& 
                   gnuplot_output_defaults(outputs)) +
       fmt::format("set title {}\nset grid\nset key below\n{}\n", gnuplot_quote(title), setup);
   const std::string path = dir + "/" + name + ".gp";
-  schema::write_file_atomic(path, script + terminals(plot));
+  schema::write_output(path, script + terminals(plot));
   run_gnuplot(path, dir, outputs);
   return f;
 }
@@ -197,7 +197,7 @@ std::optional<Figure> draw_breakdown(const schema::PredictionFile& pred, const s
                         r.exposed_comm_time_s * 1e3, r.idle_time_s * 1e3);
   }
   const std::string data_name = stem + "-breakdown.dat";
-  schema::write_file_atomic(dir + "/" + data_name, data);
+  schema::write_output(dir + "/" + data_name, data);
   const std::string q = gnuplot_quote(data_name);
   const std::string setup =
       "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.85 border "
@@ -257,7 +257,7 @@ std::optional<Figure> draw_micro_batch(const schema::PredictionFile& pred, const
                     block, block % 8 + 1, gnuplot_quote(k));
     ++block;
   }
-  schema::write_file_atomic(dir + "/" + stem + "-microbatch.dat", data);
+  schema::write_output(dir + "/" + stem + "-microbatch.dat", data);
   std::set<double> batches;
   for (const auto& [k, pts] : lines)
     for (const auto& [b, t] : pts) batches.insert(static_cast<double>(b));

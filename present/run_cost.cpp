@@ -99,28 +99,4 @@ std::optional<schema::RunCost> run_cost(const schema::ConfigPrediction& p,
   return std::nullopt;
 }
 
-std::map<std::string, double> parse_price_overrides(const std::string& text) {
-  std::map<std::string, double> out;
-  std::istringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (item.empty()) continue;
-    const size_t eq = item.find('=');
-    double usd = -1;
-    try {
-      size_t used = 0;
-      if (eq != std::string::npos) usd = std::stod(item.substr(eq + 1), &used);
-      if (eq != std::string::npos && used != item.size() - eq - 1) usd = -1;
-    } catch (const std::exception&) {
-      usd = -1;
-    }
-    if (eq == std::string::npos || eq == 0 || !(usd >= 0) || !std::isfinite(usd) || usd > 1000) {
-      throw std::invalid_argument("--price: expected DEVICE=USD_PER_GPU_HOUR (0..1000), got '" +
-                                  item + "' (hint: --price t4=0.35,p4=0.6)");
-    }
-    out[item.substr(0, eq)] = usd;
-  }
-  return out;
-}
-
 }  // namespace vitsim::present

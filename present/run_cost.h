@@ -32,7 +32,4 @@ std::optional<schema::RunCost> run_cost(const schema::ConfigPrediction& predicti
                                         const costmodel::DeviceCatalog& catalog,
                                         const CostOptions& options, std::string* why = nullptr);
 
-// "t4=0.35,p4=0.6" -> map; std::invalid_argument naming --price and the entry otherwise.
-std::map<std::string, double> parse_price_overrides(const std::string& text);
-
 }  // namespace vitsim::present

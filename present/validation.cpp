@@ -18,10 +18,18 @@ namespace {
 
 // A run log of one ViT matched against a prediction of another compares nothing: refused, with
 // the fields that differ. Predictions say their model in the context ("model", written by
-// vitsim simulate and sweep); files without it (older ones, reproduce's) are not checked.
+// vitsim simulate, sweep, predict --json and reproduce); a run log (which names its model) against
+// a prediction that does not say its model is refused too: the comparison would be a guess.
 void check_same_model(const MeasuredRun& run, const NamedPrediction& file) {
   const auto& ctx = file.prediction.context;
-  if (!run.model || !ctx.is_object() || !ctx.contains("model")) return;
+  if (!run.model) return;  // CSV rows do not name a model
+  if (!ctx.is_object() || !ctx.contains("model") || !ctx["model"].is_object()) {
+    throw schema::InputError(fmt::format(
+        "{}: /context/model: expected the model the prediction is of (to compare with {}, which "
+        "trained {}), got none (hint: predict again with this vitsim: simulate, sweep, predict "
+        "--json and reproduce record it)",
+        file.file, run.source, run.model->name));
+  }
   const schema::Json measured = schema::write_model(*run.model);
   std::string differ;
   for (const char* k : {"image_size", "patch_size", "channels", "width", "depth", "heads",

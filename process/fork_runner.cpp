@@ -1,10 +1,8 @@
-// Fork, pipe, wait; see fork_runner.h. The child must never outlive its parent: a simulation can
-// run for minutes at full CPU, and a `vitsim predict` killed by the user (SIGKILL included) left
-// its child running, orphaned, for as long as the simulation took. So the child asks the kernel to
-// kill it when the parent dies (PR_SET_PDEATHSIG), and the parent, while it waits, passes SIGINT
-// and SIGTERM on to the child and then ends by the same signal.
+// Fork, pipe, ppoll, reap, kill; see fork_runner.h.
 #include "process/fork_runner.h"
 
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,66 +13,78 @@
 #include <cstring>
 #include <iostream>
 #include <iterator>
-#include <stdexcept>
+
+#include "schema/input_error.h"
 
 namespace vitsim::process {
 namespace {
 
-constexpr int kForwarded[] = {SIGINT, SIGTERM};
+constexpr int kCaught[] = {SIGINT, SIGTERM};
 
-volatile sig_atomic_t g_child = 0;   // pid of the running child, 0 when none
-volatile sig_atomic_t g_signal = 0;  // the signal received while it ran, 0 when none
+volatile sig_atomic_t g_signal = 0;  // the signal received while children ran, 0 when none
 
-extern "C" void forward_to_child(int sig) {
+extern "C" void note_signal(int sig) {
   g_signal = sig;
-  const pid_t child = g_child;
-  if (child > 0) ::kill(child, sig);  // async-signal-safe
 }
 
-// SIGINT and SIGTERM go to the child while it runs; the previous handlers come back afterwards.
-class SignalForwarding {
+// While alive: SIGINT and SIGTERM noted instead of acted on (unless ignored when it started) and
+// blocked except inside wait(), so that one arriving between a check and ppoll() is not missed.
+// pass_on() puts the previous actions and mask back and raises the noted signal for them.
+class SignalScope {
  public:
-  SignalForwarding() {
+  SignalScope() {
     g_signal = 0;
-    struct sigaction sa {};
-    sa.sa_handler = forward_to_child;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < std::size(kForwarded); ++i) ::sigaction(kForwarded[i], &sa, &old_[i]);
+    sigset_t block;
+    sigemptyset(&block);
+    for (size_t i = 0; i < std::size(kCaught); ++i) {
+      sigaddset(&block, kCaught[i]);
+      ::sigaction(kCaught[i], nullptr, &old_[i]);
+      if (old_[i].sa_handler == SIG_IGN) continue;  // nohup, a background job: stays ignored
+      struct sigaction sa {};
+      sa.sa_handler = note_signal;
+      sigemptyset(&sa.sa_mask);
+      ::sigaction(kCaught[i], &sa, nullptr);
+    }
+    ::sigprocmask(SIG_BLOCK, &block, &outside_);
   }
-  ~SignalForwarding() { restore(); }
-  SignalForwarding(const SignalForwarding&) = delete;
-  SignalForwarding& operator=(const SignalForwarding&) = delete;
+  ~SignalScope() { restore(); }
+  SignalScope(const SignalScope&) = delete;
+  SignalScope& operator=(const SignalScope&) = delete;
 
-  void restore() {
-    if (restored_) return;
-    g_child = 0;
-    for (size_t i = 0; i < std::size(kForwarded); ++i)
-      ::sigaction(kForwarded[i], &old_[i], nullptr);
-    restored_ = true;
-  }
-  // After the child ended: a signal that came meanwhile now does to the parent what it would have
-  // done without us (by default: end it, by that signal). Returns when it was ignored or handled.
-  void deliver_pending() {
+  int signal() const { return g_signal; }
+  const sigset_t& unblocked() const { return outside_; }  // the mask inside ppoll and children
+
+  // After the children are gone: the previous actions back, then the noted signal raised for
+  // them (by default it ends the process). Returns the signal, 0 when none came.
+  int pass_on() {
+    const int sig = g_signal;
     restore();
-    if (g_signal != 0) ::raise(g_signal);
+    if (sig != 0) ::raise(sig);
+    return sig;
   }
 
  private:
-  struct sigaction old_[std::size(kForwarded)]{};
+  void restore() {
+    if (restored_) return;
+    restored_ = true;
+    for (size_t i = 0; i < std::size(kCaught); ++i) ::sigaction(kCaught[i], &old_[i], nullptr);
+    ::sigprocmask(SIG_SETMASK, &outside_, nullptr);
+  }
+
+  struct sigaction old_[std::size(kCaught)]{};
+  sigset_t outside_{};
   bool restored_ = false;
 };
 
-// In the child, first thing: die with the parent, and take the default signal actions back.
-void become_child_of(pid_t parent) {
-  for (int sig : kForwarded) ::signal(sig, SIG_DFL);
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  // The parent may have died between fork() and prctl(): then nobody would kill us.
-  if (::getppid() != parent) ::_exit(1);
-}
+struct Child {
+  pid_t pid = 0;
+  int fd = -1;
+  size_t index = 0;
+  std::string text;
+};
 
 void write_all(int fd, const std::string& s) {
-  size_t done = 0;
-  while (done < s.size()) {
+  for (size_t done = 0; done < s.size();) {
     const ssize_t n = ::write(fd, s.data() + done, s.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return;
@@ -82,81 +92,162 @@ void write_all(int fd, const std::string& s) {
   }
 }
 
-}  // namespace
+// The child's side: never returns.
+[[noreturn]] void child_main(int fd, pid_t parent, const sigset_t& mask,
+                             const std::function<std::string()>& work) {
+  ::setpgid(0, 0);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(1);  // the parent died before prctl: nobody would kill us
+  for (int sig : kCaught) ::signal(sig, SIG_DFL);
+  ::sigprocmask(SIG_SETMASK, &mask, nullptr);
+  ::dup2(STDERR_FILENO, STDOUT_FILENO);
+  std::string out;
+  try {
+    out = "O" + work();
+  } catch (const schema::InputError& e) {
+    out = std::string("I") + e.what();
+  } catch (const std::invalid_argument& e) {
+    out = std::string("A") + e.what();
+  } catch (const std::exception& e) {
+    out = std::string("E") + e.what();
+  } catch (...) {
+    out = "Eunknown failure in a child process";
+  }
+  write_all(fd, out);
+  std::fflush(nullptr);
+  ::_exit(0);
+}
 
-std::string run_in_child(const std::function<std::string()>& work) {
+Child start(size_t index, const std::function<std::string(size_t)>& work, const sigset_t& mask) {
   int fds[2];
-  if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
   const pid_t parent = ::getpid();
-  SignalForwarding forwarding;
-  // Blocked across fork(): a signal then waits until the child has its own handlers back and the
-  // parent knows the child's pid to forward it to.
-  sigset_t block, previous;
-  sigemptyset(&block);
-  for (int sig : kForwarded) sigaddset(&block, sig);
-  ::sigprocmask(SIG_BLOCK, &block, &previous);
   const pid_t pid = ::fork();
-  const int fork_errno = errno;
   if (pid == 0) {
-    become_child_of(parent);
-    ::sigprocmask(SIG_SETMASK, &previous, nullptr);
     ::close(fds[0]);
-    ::dup2(STDERR_FILENO, STDOUT_FILENO);
-    std::string result;
-    try {
-      result = "O" + work();
-    } catch (const std::exception& e) {
-      result = std::string("E") + e.what();
-    } catch (...) {
-      result = "Eunknown failure in the simulation process";
-    }
-    write_all(fds[1], result);
-    ::close(fds[1]);
-    std::fflush(nullptr);
-    ::_exit(0);
+    child_main(fds[1], parent, mask, [&work, index] { return work(index); });
   }
-  if (pid > 0) g_child = pid;
-  ::sigprocmask(SIG_SETMASK, &previous, nullptr);
-  if (pid < 0) {
-    const std::string why = std::strerror(fork_errno);
-    ::close(fds[0]);
-    ::close(fds[1]);
-    throw std::runtime_error("fork: " + why);
-  }
-  if (g_signal != 0) ::kill(pid, g_signal);  // came before the signals were blocked
+  const int fork_errno = errno;
   ::close(fds[1]);
-  std::string text;
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = ::read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    text.append(buf, static_cast<size_t>(n));
+  if (pid < 0) {
+    ::close(fds[0]);
+    throw std::runtime_error(std::string("fork: ") + std::strerror(fork_errno));
   }
-  ::close(fds[0]);
+  ::setpgid(pid, pid);  // here too: the group exists before any kill of it
+  return {pid, fds[0], index, {}};
+}
+
+int reap(pid_t pid) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  forwarding.deliver_pending();
-  if (g_signal != 0) {
-    throw std::runtime_error(std::string("the simulation was interrupted (") + strsignal(g_signal) +
-                             ")");
-  }
+  return status;
+}
+
+ChildOutcome decode(const std::string& text, int status, const std::string& what) {
+  using Kind = ChildOutcome::Kind;
   if (WIFSIGNALED(status)) {
-    throw std::runtime_error("the simulation process died of signal " +
-                             std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) +
-                             ")");
+    return {Kind::kFailure, what + " died of signal " + std::to_string(WTERMSIG(status)) + " (" +
+                                strsignal(WTERMSIG(status)) + ")"};
   }
   if (text.empty()) {
-    throw std::runtime_error("the simulation process exited (status " +
-                             std::to_string(WEXITSTATUS(status)) +
-                             ") without a result; see its messages above");
+    return {Kind::kFailure, what + " exited (status " + std::to_string(WEXITSTATUS(status)) +
+                                ") without a result; see its messages above"};
   }
-  if (text[0] == 'E') throw std::runtime_error(text.substr(1));
-  return text.substr(1);
+  const Kind kind = text[0] == 'O'   ? Kind::kResult
+                    : text[0] == 'I' ? Kind::kInputError
+                    : text[0] == 'A' ? Kind::kInvalidArgument
+                                     : Kind::kFailure;
+  return {kind, text.substr(1)};
+}
+
+void kill_all(std::vector<Child>& running) {
+  for (const Child& c : running) ::kill(-c.pid, SIGKILL);
+  for (const Child& c : running) {
+    ::close(c.fd);
+    reap(c.pid);
+  }
+  running.clear();
+}
+
+// Reads what the child wrote; true at end of file (the child is reaped, its outcome known).
+bool read_some(Child& c) {
+  char buf[65536];
+  const ssize_t n = ::read(c.fd, buf, sizeof buf);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return false;
+  if (n > 0) {
+    c.text.append(buf, static_cast<size_t>(n));
+    return false;
+  }
+  ::close(c.fd);
+  return true;
+}
+
+}  // namespace
+
+std::string ChildOutcome::take() const {
+  switch (kind) {
+    case Kind::kResult:
+      return text;
+    case Kind::kInputError:
+      throw schema::InputError(text);
+    case Kind::kInvalidArgument:
+      throw std::invalid_argument(text);
+    default:
+      throw std::runtime_error(text);
+  }
+}
+
+RunResult run_children(size_t count, const std::function<std::string(size_t)>& work,
+                       const RunOptions& o) {
+  if (o.parallel < 1) throw std::invalid_argument("run_children: parallel must be >= 1");
+  RunResult r;
+  r.outcomes.resize(count);
+  SignalScope signals;
+  std::vector<Child> running;
+  size_t next = 0, done = 0;
+  bool failed = false;
+  try {
+    while (true) {
+      while (!failed && signals.signal() == 0 && next < count && running.size() < o.parallel)
+        running.push_back(start(next++, work, signals.unblocked()));
+      if (running.empty() || signals.signal() != 0) break;
+      std::vector<pollfd> fds;
+      for (const Child& c : running) fds.push_back({c.fd, POLLIN, 0});
+      if (::ppoll(fds.data(), fds.size(), nullptr, &signals.unblocked()) < 0) continue;  // EINTR
+      for (size_t i = fds.size(); i-- > 0;) {
+        if (fds[i].revents == 0 || !read_some(running[i])) continue;
+        Child& c = running[i];
+        const ChildOutcome outcome = decode(c.text, reap(c.pid), o.what);
+        failed = failed || (o.stop_after_failure && !outcome.ok());
+        r.outcomes[c.index] = outcome;
+        running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
+        if (o.finished) o.finished(++done);
+      }
+    }
+  } catch (...) {
+    kill_all(running);
+    throw;
+  }
+  kill_all(running);  // only after a signal are some still running
+  r.signal = signals.pass_on();
+  return r;
+}
+
+Interrupted::Interrupted(int sig)
+    : std::runtime_error(std::string("interrupted (") + strsignal(sig) + ")"), signal_(sig) {}
+
+std::string run_in_child(const std::function<std::string()>& work, const std::string& what) {
+  RunOptions o;
+  o.what = what;
+  const RunResult r = run_children(
+      1, [&work](size_t) { return work(); }, o);
+  if (r.signal != 0) throw Interrupted(r.signal);
+  return r.outcomes.front()->take();
 }
 
 }  // namespace vitsim::process

@@ -1,17 +1,78 @@
-// SimGrid 3.32 cannot create an s4u::Engine twice in one process, yet predict, simulate and sweep
-// run many simulations from one vitsim process. Each simulation therefore runs in a forked child:
-// the child inherits the prepared input (copy-on-write), runs the engine, writes its result as
-// text into a pipe and exits; the parent reads it. The child's stdout goes to stderr so that
-// vitsim's stdout holds only its own output. Deterministic: nothing of the parent changes.
+// The one process runner of vitsim (issue 24): every piece of work that runs in a forked child
+// goes through here, so that signals, status decoding and cleanup live in one place.
+//
+// Why children: SimGrid 3.32 cannot create an s4u::Engine twice in one process, yet predict,
+// simulate and sweep run many simulations from one vitsim process; and a sweep runs several
+// configurations at once (`--jobs`). A child inherits the prepared input (copy-on-write), runs the
+// work, writes its result as text into a pipe and exits; the parent reads it. Deterministic:
+// nothing of the parent changes.
+//
+// Every child: leads its own process group (killed as one, its own children included); dies with
+// its parent (PR_SET_PDEATHSIG, checked against a parent that died before it was set); takes the
+// default actions for SIGINT and SIGTERM back; writes its stdout to stderr (vitsim's stdout holds
+// only its own output). Runners nest: a sweep job's simulation is a child of the job.
+//
+// Signals: while children run, SIGINT and SIGTERM (unless ignored when the run starts) are caught
+// by the parent, which kills every running child's process group (SIGKILL: the work is a pure
+// computation, nothing to save), reaps them, puts the previous signal actions back and then passes
+// the signal on to them: by default the process ends by that signal; a caller's handler (e.g.
+// clikit::StopOnSignal) sees it, and the runner reports the interruption (Interrupted, or
+// RunResult::signal). The pipes are read with ppoll() and the signals blocked outside it: no
+// signal is missed between a check and a wait.
 #pragma once
 
+#include <cstddef>
 #include <functional>
+#include <optional>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace vitsim::process {
 
-// Runs `work` in a child process; returns its string. An exception in the child becomes a
-// std::runtime_error in the parent with the same message; a crashed child one naming the signal.
-std::string run_in_child(const std::function<std::string()>& work);
+// How a child's work ended: its result, or the error it threw, by class (the parent re-throws
+// the same class: InputError and invalid_argument exit 2, anything else 1).
+struct ChildOutcome {
+  enum class Kind { kResult, kInputError, kInvalidArgument, kFailure };
+  Kind kind = Kind::kFailure;
+  std::string text;  // the result, or the error's message
+  bool ok() const { return kind == Kind::kResult; }
+  // The result; otherwise throws the error as its class (schema::InputError, ...).
+  std::string take() const;
+};
+
+struct RunOptions {
+  size_t parallel = 1;  // children at once, >= 1
+  // After a child whose work failed, start no more (those not started have no outcome): every
+  // earlier one was started, so the first failure in order is known.
+  bool stop_after_failure = false;
+  std::string what = "the child process";     // names a child in messages ("the sweep job")
+  std::function<void(size_t done)> finished;  // after each child, in the parent; may be empty
+};
+
+struct RunResult {
+  std::vector<std::optional<ChildOutcome>> outcomes;  // by index; empty: not started or killed
+  int signal = 0;  // SIGINT or SIGTERM that stopped the run (after the caller's handler ran)
+};
+
+// work(i) for i in [0, count), each in its own child, at most options.parallel at once.
+RunResult run_children(size_t count, const std::function<std::string(size_t)>& work,
+                       const RunOptions& options);
+
+// The interruption of run_in_child: the child was killed, and the signal was passed on to the
+// caller's handler, which did not end the process.
+class Interrupted : public std::runtime_error {
+ public:
+  explicit Interrupted(int sig);
+  int signal() const { return signal_; }
+
+ private:
+  int signal_;
+};
+
+// One child (`what` names it in messages): its result; its error re-thrown as its class; a crash
+// (a signal, an exit without a result) a std::runtime_error naming it; Interrupted as above.
+std::string run_in_child(const std::function<std::string()>& work,
+                         const std::string& what = "the simulation process");
 
 }  // namespace vitsim::process

@@ -240,7 +240,7 @@ Json write_cost_model_json(const CostModelFile& file) {
 }
 
 void write_cost_model(const std::string& path, const CostModelFile& file) {
-  write_json_atomic(path, write_cost_model_json(file));
+  write_json_output(path, write_cost_model_json(file));
 }
 
 }  // namespace vitsim::schema

@@ -1,40 +1,18 @@
-// Atomic JSON output and the context block.
+// JSON output text and the context block; see json_file.h.
 #include "schema/json_file.h"
 
 #include <unistd.h>
 
-#include <cerrno>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
 #include <ctime>
-#include <fstream>
 #include <stdexcept>
 #include <utility>
 
 #include "schema/build_info.h"
+#include "schema/output_file.h"
 #include "schema/strict_json.h"
 
 namespace vitsim::schema {
-
-void write_file_atomic(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error(path + ": cannot write (" + std::strerror(errno) + ")");
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw std::runtime_error(path + ": write failed (" + std::strerror(errno) + ")");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    throw std::runtime_error(path + ": cannot rename temporary file (" + why + ")");
-  }
-}
 
 namespace {
 
@@ -69,7 +47,7 @@ void check_numbers(const std::string& path, const nlohmann::json& doc) {
 
 }  // namespace
 
-void write_json_atomic(const std::string& path, const nlohmann::json& doc) {
+std::string json_text(const std::string& path, const nlohmann::json& doc) {
   check_numbers(path, doc);
   // nlohmann::json sorts object keys; every file must open with schema, schema_version, context.
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
@@ -83,7 +61,11 @@ void write_json_atomic(const std::string& path, const nlohmann::json& doc) {
   } else {
     out = doc;
   }
-  write_file_atomic(path, out.dump(2) + "\n");
+  return out.dump(2) + "\n";
+}
+
+void write_json_output(const std::string& path, const nlohmann::json& doc) {
+  write_output(path, json_text(path, doc));
 }
 
 nlohmann::json make_context(const std::string& tool, const std::vector<std::string>& argv,

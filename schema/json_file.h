@@ -1,19 +1,23 @@
-// Writing JSON outputs safely, and the "context" block every file vitsim writes carries.
+// Writing JSON outputs (through schema/output_file.h), and the "context" block every file vitsim
+// writes carries.
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "schema/output_file.h"  // write_output, OutputGroup: every writer includes this header
+
 namespace vitsim::schema {
 
-// Writes `text` to `path` via a temporary file in the same folder and rename(): a reader never sees
-// a half-written file. Throws std::runtime_error naming the path on failure.
-void write_file_atomic(const std::string& path, const std::string& text);
-// Pretty-printed JSON (2-space indent, trailing newline), atomically. Throws std::logic_error
-// naming the value, and writes nothing, when the document holds a NaN, an infinity or a denormal:
-// they would be written as null or as a number every vitsim reader refuses.
-void write_json_atomic(const std::string& path, const nlohmann::json& doc);
+// The text of `doc` as vitsim writes it: pretty-printed (2-space indent, trailing newline),
+// "schema", "schema_version" and "context" first. Throws std::logic_error naming `path` and the
+// value when the document holds a NaN, an infinity or a denormal: they would be written as null or
+// as a number every vitsim reader refuses.
+std::string json_text(const std::string& path, const nlohmann::json& doc);
+// json_text written by write_output (output_file.h): temporary file and rename for a regular
+// file, straight to a device; nothing is written when json_text throws.
+void write_json_output(const std::string& path, const nlohmann::json& doc);
 
 // {"tool", "tool_version", "git_sha", "argv": [...]} plus `extra` (device, library versions...).
 // No host or time, so that simulated outputs are byte-identical for the same inputs; measurement

@@ -265,7 +265,7 @@ Json write_prediction_json(const PredictionFile& file, size_t max_listed_ranks) 
 }
 
 void write_prediction(const std::string& path, const PredictionFile& file) {
-  write_json_atomic(path, write_prediction_json(file));
+  write_json_output(path, write_prediction_json(file));
 }
 
 PredictionFile read_prediction(const Node& root) {

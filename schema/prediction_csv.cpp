@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "schema/csv_table.h"
+#include "schema/json_file.h"
 
 namespace vitsim::schema {
 namespace {
@@ -147,6 +148,20 @@ std::string ranks_csv(const std::vector<ConfigPrediction>& predictions) {
     for (const auto& r : p.ranks) out += csv_record(with_cost(rank_row(p, r), p));
   }
   return out;
+}
+
+void write_prediction_outputs(const std::string& prefix, const std::string& json_path,
+                              const PredictionFile& predictions) {
+  OutputGroup group;
+  auto add_json = [&](const std::string& path) {
+    group.add(path, json_text(path, write_prediction_json(predictions)));
+  };
+  if (!json_path.empty()) add_json(json_path);
+  if (!prefix.empty()) {
+    add_json(prefix + ".json");
+    group.add(prefix + ".csv", ranks_csv(predictions.configurations));
+  }
+  group.commit();
 }
 
 }  // namespace vitsim::schema

@@ -16,4 +16,11 @@ namespace vitsim::schema {
 std::string configurations_csv(const std::vector<PredictionFile>& files);
 std::string ranks_csv(const std::vector<ConfigPrediction>& predictions);
 
+// The files of `vitsim simulate --out PREFIX` and `vitsim sweep --out PREFIX [--json FILE]`:
+// PREFIX.json (the prediction), PREFIX.csv (ranks_csv) and `json_path` (the prediction again)
+// where given, as one group (schema/output_file.h): they land together or not at all. An empty
+// prefix writes no PREFIX files.
+void write_prediction_outputs(const std::string& prefix, const std::string& json_path,
+                              const PredictionFile& predictions);
+
 }  // namespace vitsim::schema

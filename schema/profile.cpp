@@ -202,7 +202,7 @@ Json write_profile_json(const Profile& p) {
 }
 
 void write_profile(const std::string& path, const Profile& profile) {
-  write_json_atomic(path, write_profile_json(profile));
+  write_json_output(path, write_profile_json(profile));
 }
 
 }  // namespace vitsim::schema

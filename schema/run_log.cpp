@@ -44,9 +44,11 @@ RunConfig read_config(const Node& n) {
   c.device = n["device"].string();
   if (c.device.empty()) n["device"].fail("non-empty device id", "empty string");
   read_run_shape(n, c);
+  // As the CSV reader of measured runs: validate matches fractions in parts per million, and one
+  // below 1e-6 would match nothing.
   c.data_fraction = n["data_fraction"].in_range(0, 1);
-  if (!(c.data_fraction > 0))
-    n["data_fraction"].fail("number in (0, 1]", n["data_fraction"].describe());
+  if (!(c.data_fraction >= 1e-6))
+    n["data_fraction"].fail("a fraction of the images in [1e-6, 1]", n["data_fraction"].describe());
   c.train_images = n["train_images"].count(costmodel::kImages);
   c.optimizer = read_optimizer(n["optimizer"]);
   c.learning_rate = n["learning_rate"].nonnegative();
@@ -64,7 +66,9 @@ EpochRecord read_epoch(const Node& n) {
   EpochRecord e;
   e.epoch = n["epoch"].integer_at_least(0);
   e.steps = n["steps"].count(costmodel::kRepetitions);
-  e.epoch_time_s = n["epoch_time_s"].within(costmodel::kDurationS);
+  // A finished epoch took time: 0 would give an infinite error in validate (the CSV reader of
+  // measured epoch times refuses it too).
+  e.epoch_time_s = n["epoch_time_s"].within(costmodel::kPositiveDurationS);
   e.train_loss = n["train_loss"].nonnegative();
   e.train_accuracy = n["train_accuracy"].in_range(0, 1);
   e.test_accuracy = n["test_accuracy"].in_range(0, 1);
@@ -190,7 +194,7 @@ Json write_run_log_json(const RunLog& log) {
 }
 
 void write_run_log(const std::string& path, const RunLog& log) {
-  write_json_atomic(path, write_run_log_json(log));
+  write_json_output(path, write_run_log_json(log));
 }
 
 }  // namespace vitsim::schema

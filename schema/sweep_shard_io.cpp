@@ -110,11 +110,12 @@ Json write_shard_json(const ShardFile& f) {
                   {"sweep_digest", f.shard.sweep_digest},
                   {"goal", f.shard.goal},
                   {"entries", entries}};
+  doc["shard"]["contents_digest"] = shard_contents_digest(doc);
   return doc;
 }
 
 void write_shard(const std::string& path, const ShardFile& shard) {
-  write_json_atomic(path, write_shard_json(shard));
+  write_json_output(path, write_shard_json(shard));
 }
 
 ShardFile read_shard(const std::string& path) {
@@ -129,7 +130,8 @@ ShardFile read_shard(const Node& root) {
   rest.erase("shard");
   const PredictionFile predictions = read_prediction(Node(rest, root.file(), ""));
   const Node block = root["shard"];
-  block.expect_keys({"index", "count", "total_configurations", "sweep_digest", "goal", "entries"});
+  block.expect_keys({"index", "count", "total_configurations", "sweep_digest", "contents_digest",
+                     "goal", "entries"});
   ShardFile f;
   f.context = predictions.context;
   f.shard = read_shard_info(block);
@@ -156,16 +158,42 @@ ShardFile read_shard(const Node& root) {
                                     " configurations for " + std::to_string(used.size()) +
                                     " entries");
   check_slice(block["entries"], f);
+  // Last: the checks above name what is wrong with a malformed file; this one, that a well-formed
+  // file no longer holds what vitsim wrote.
+  f.shard.contents_digest = block["contents_digest"].string();
+  const std::string contents = shard_contents_digest(root.json());
+  if (f.shard.contents_digest != contents) {
+    block["contents_digest"].fail(contents + ", the digest of what the file holds",
+                                  f.shard.contents_digest,
+                                  "the shard file was changed after vitsim wrote it (a "
+                                  "configuration, a rank, a time); run that shard again");
+  }
   return f;
 }
 
-std::string digest_text(const std::string& text) {
-  uint64_t h = 14695981039346656037ULL;  // FNV-1a, 64 bits: offset basis and prime
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ULL;
+namespace {
+
+// Every number as a double: 8589934592 and 8589934592.0 are one value, written either way by
+// hand or by another JSON library, and must give one digest. (Readers bound nesting at 64 levels,
+// so the recursion is shallow.)
+void numbers_as_doubles(Json& j) {
+  if (j.is_number()) {
+    j = j.get<double>();
+  } else if (j.is_structured()) {
+    for (auto& item : j) numbers_as_doubles(item);
   }
-  return fmt::format("fnv1a64:{:016x}", h);
+}
+
+}  // namespace
+
+std::string shard_contents_digest(const Json& document) {
+  Json rest = document;
+  if (rest.is_object()) {
+    rest.erase("context");
+    if (rest.contains("shard") && rest["shard"].is_object()) rest["shard"].erase("contents_digest");
+  }
+  numbers_as_doubles(rest);
+  return digest_text(rest.dump());
 }
 
 }  // namespace vitsim::schema

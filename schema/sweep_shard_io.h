@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "schema/digest.h"  // digest_text
 #include "schema/json_node.h"
 #include "schema/prediction.h"
 
@@ -31,9 +32,11 @@ struct ShardInfo {
   int64_t index = 0;
   int64_t count = 1;
   int64_t total_configurations = 0;  // of the whole sweep
-  std::string sweep_digest;          // of the sweep's inputs (sweep_digest below)
+  std::string sweep_digest;          // of the sweep's inputs and options (sim/sweep_shards.h)
   std::string goal;                  // "fastest-epoch" | "best-efficiency" | "cheapest-epoch" |
                                      // "best-throughput-per-dollar"
+  // Of the shard's own contents (shard_contents_digest): set by read_shard, computed by the writer.
+  std::string contents_digest;
 };
 
 struct ShardFile {
@@ -47,14 +50,18 @@ struct ShardFile {
 Json write_sweep_entry(const SweepEntry& entry);
 SweepEntry read_sweep_entry(const Node& node);
 
+// The document with /shard/contents_digest set to shard_contents_digest of the rest.
 Json write_shard_json(const ShardFile& shard);
 void write_shard(const std::string& path, const ShardFile& shard);
-// InputError naming the file and field for a malformed shard, and when its entries are not exactly
-// the configurations of its slice.
+// InputError naming the file and field for a malformed shard, when its entries are not exactly
+// the configurations of its slice, and when its contents do not have the digest it records (the
+// file was edited after it was written).
 ShardFile read_shard(const std::string& path);
 ShardFile read_shard(const Node& root);
 
-// "fnv1a64:<16 hex digits>" of `text`: a stable digest (the same on every machine and build).
-std::string digest_text(const std::string& text);
+// digest_text of a shard document's canonical text (keys sorted, no spaces, every number as a
+// double) without its free-form "context" and without /shard/contents_digest: every
+// configuration, rank and entry it holds.
+std::string shard_contents_digest(const Json& document);
 
 }  // namespace vitsim::schema

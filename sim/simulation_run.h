@@ -1,7 +1,7 @@
 // Runs the simulation of one placed configuration (docs/simulator.md, "Classes of ranks" and
 // "Size guard"): picks the engine (one actor per rank, or per class of equivalent ranks), checks
-// that the machine can run it (size_guard.h), runs it in a child process (fork_runner.h) and
-// hands back its records with the actor of each rank, whichever engine ran.
+// that the machine can run it (size_guard.h), runs it in a child process (process/fork_runner.h)
+// and hands back its records with the actor of each rank, whichever engine ran.
 #pragma once
 
 #include <string>

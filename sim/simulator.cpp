@@ -165,7 +165,7 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
 }
 
 void write_trace(const ChromeTrace& trace, const SimOptions& options) {
-  schema::write_json_atomic(options.trace_path,
+  schema::write_json_output(options.trace_path,
                             trace.document(schema::make_context("vitsim", options.argv)));
 }
 

@@ -3,9 +3,10 @@
 // most N at once; a job sends its result back as a sweep entry (schema/sweep_shard_io.h) and the
 // parent puts the entries in configuration order, so the output is the same for any N. A job
 // that fails or dies fails its configuration as it would with one job: the first such
-// configuration in order stops the sweep with its message. SIGINT and SIGTERM kill every running
-// job (each job leads its own process group, which holds its simulation's child) before vitsim
-// dies of the signal; a job dies with vitsim (PR_SET_PDEATHSIG) should vitsim be killed outright.
+// configuration in order stops the sweep with its message. The jobs are children of the one
+// process runner (process/fork_runner.h): SIGINT and SIGTERM kill every running job (and its
+// simulation) and are passed on to the caller's handler (by default vitsim dies of the signal);
+// a job dies with vitsim (PR_SET_PDEATHSIG) should vitsim be killed outright.
 #pragma once
 
 #include <cstdint>

@@ -77,19 +77,27 @@ std::vector<int64_t> shard_indices(int64_t total, const ShardSlice& slice) {
 
 std::string sweep_digest(const std::vector<SweepItem>& items, SweepGoal goal,
                          const costmodel::ViTConfig& model, const SimOptions& options,
+                         const schema::Json& row_options,
                          const std::vector<std::string>& input_paths) {
   schema::Json j = {{"goal", to_string(goal)}, {"model", schema::write_model(model)}};
   for (const SweepItem& item : items)
     j["configurations"].push_back({schema::write_training_config(item.config), item.requested});
-  j["options"] = {options.network_model,   options.crosstraffic,
-                  options.simulated_steps, static_cast<int>(options.engine),
-                  options.network_optim,   options.transports.has_value()};
+  // Every field of SimOptions that changes a simulated row (not the trace, argv or progress).
+  j["options"] = {{"network_model", options.network_model},
+                  {"crosstraffic", options.crosstraffic},
+                  {"simulated_steps", options.simulated_steps},
+                  {"engine", static_cast<int>(options.engine)},
+                  {"network_optim", options.network_optim},
+                  {"transports", options.transports.has_value()},
+                  {"force", options.force}};
+  j["row_options"] = row_options;
   std::string text = j.dump();
   for (const std::string& path : input_paths) {
     std::ifstream in(path, std::ios::binary);
     std::ostringstream bytes;
     bytes << in.rdbuf();
-    text += "\n" + bytes.str();
+    const std::string content = bytes.str();  // its length first: no two splits read the same
+    text += "\n" + std::to_string(content.size()) + "\n" + content;
   }
   return schema::digest_text(text);
 }

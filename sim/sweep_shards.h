@@ -30,10 +30,15 @@ ShardSlice parse_shard(const std::string& text,
 // The configuration indices of a slice of `total`, ascending.
 std::vector<int64_t> shard_indices(int64_t total, const ShardSlice& slice);
 
-// Digest of everything that decides a sweep's results: its configurations in order, the goal,
-// the model, the simulation options and the bytes of its input files (cluster, costs, catalog).
+// Digest of everything that decides a sweep's rows: its configurations in order, the goal, the
+// model, the simulation options (--steps, --force, ...), `row_options` (what else a row carries:
+// the cost options --price, --cost-mode, --epochs, --kwh-price, --amortisation-years, as the
+// caller states them) and the bytes of its input files (cluster, costs, catalog, transports,
+// prices). An option that changes a row and is not covered would let shards of two different
+// sweeps merge into a result no single run gives.
 std::string sweep_digest(const std::vector<SweepItem>& items, SweepGoal goal,
                          const costmodel::ViTConfig& model, const SimOptions& options,
+                         const schema::Json& row_options,
                          const std::vector<std::string>& input_paths);
 
 // The entries of all shards in configuration order, after checking that `shards` (read from

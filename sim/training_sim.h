@@ -2,10 +2,10 @@
 // rank running data, forward, backward and optimizer as timed sleeps on its host, and one
 // all-reduce stream actor per rank that all-reduces the gradient buckets in order, released by the
 // backward (overlap) or after it (without overlap, the rank actor runs its stream itself). Creates
-// the s4u::Engine, so it runs once per process (see fork_runner.h). Records per rank and step the
-// compute time and the step's end, and (optionally) the spans of a Chrome trace.
-// With `classes`, the same actors run once per class of equivalent ranks, on the class-level
-// platform and all-reduce (rank_classes.h, class_collectives.h): the records are then per class.
+// the s4u::Engine, so it runs once per process (see process/fork_runner.h). Records per rank and
+// step the compute time and the step's end, and (optionally) the spans of a Chrome trace. With
+// `classes`, the same actors run once per class of equivalent ranks, on the class-level platform
+// and all-reduce (rank_classes.h, class_collectives.h): the records are then per class.
 #pragma once
 
 #include <climits>

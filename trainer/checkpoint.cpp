@@ -1,27 +1,122 @@
-// Checkpoint files (checkpoint.h). Format: a Torch serialize archive (zip) with keys
-// "model/<parameter>", "optimizer/...", "rng_state", "position_i64", "position_f64", "key",
-// "precision" (the regime's name, costmodel/regime.h; since format version 2).
+// Checkpoint files (checkpoint.h; docs/formats/checkpoint.md). Format 3: three text lines, then
+// the key as one line of JSON, then a Torch serialize archive (zip) with keys "model/<parameter>",
+// "optimizer/...", "rng_state", "position_i64", "position_f64":
+//   vitsim-train checkpoint
+//   format 3
+//   fnv1a64:<16 hex digits>      digest of everything after this line (key and archive)
+//   {"world_size": ..., "model": {...}, "optimizer": {...}, ...}
+//   PK...                        the archive
+// The archive's zip CRCs are not checked by LibTorch's reader (a flipped bit in a weight loaded
+// silently), hence the digest; the key is text so that `head -4` shows what a checkpoint is.
 #include "trainer/checkpoint.h"
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-#include <cstdio>
+#include <algorithm>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
+#include <vector>
 
+#include "schema/digest.h"
 #include "schema/input_error.h"
-#include "schema/json_file.h"
+#include "schema/output_file.h"
+#include "schema/text_file.h"
+#include "trainer/train_options.h"
 
 namespace vitsim::trainer {
 namespace {
 
-constexpr int64_t kFormatVersion = 2;  // 2: the regime is part of the key
+constexpr int64_t kFormatVersion = 3;  // 3: header, checksum, whole key; 2: regime in the key
+constexpr const char* kMagic = "vitsim-train checkpoint";
+constexpr size_t kMaxCheckpointBytes = size_t{64} << 30;  // 64 GiB: ViT-H/14 with AdamW is ~8
 
-torch::Tensor key_tensor(const CheckpointKey& k) {
-  return torch::tensor({kFormatVersion, k.world_size, k.micro_batch, k.accumulation,
-                        static_cast<int64_t>(k.seed), k.parameters},
-                       torch::kLong);
+nlohmann::json key_json(const CheckpointKey& k) {
+  const costmodel::ViTConfig& m = k.model;
+  nlohmann::json optimizer = {{"name", costmodel::to_string(k.optimizer)},
+                              {"learning_rate", k.learning_rate},
+                              {"weight_decay", k.weight_decay}};
+  if (k.optimizer == costmodel::Optimizer::kSgd) {
+    optimizer["momentum"] = k.momentum;
+  } else {
+    optimizer["beta1"] = k.beta1;
+    optimizer["beta2"] = k.beta2;
+    optimizer["eps"] = k.adam_eps;
+  }
+  return {{"world_size", k.world_size},
+          {"micro_batch", k.micro_batch},
+          {"accumulation", k.accumulation},
+          {"seed", k.seed},
+          {"precision", costmodel::to_string(k.precision)},
+          {"model",
+           {{"image_size", m.image_size},
+            {"patch_size", m.patch_size},
+            {"channels", m.channels},
+            {"width", m.width},
+            {"depth", m.depth},
+            {"heads", m.heads},
+            {"mlp_ratio", m.mlp_ratio},
+            {"classes", m.classes}}},
+          {"optimizer", optimizer}};
+}
+
+// Each key field, what sets it, and how to resume with the saved value ({} stands for it), in the
+// order a mismatch is reported (the optimizer's name before its settings: another optimizer has
+// other settings).
+struct KeyField {
+  const char* pointer;
+  const char* option;
+  const char* resume_with;
+};
+constexpr KeyField kKeyFields[] = {
+    {"/model/image_size", "--image-size", "--image-size {}"},
+    {"/model/patch_size", "--patch-size", "--patch-size {}"},
+    {"/model/channels", "channels", "a --model of {} channels"},
+    {"/model/width", "--width", "--width {}"},
+    {"/model/depth", "--depth", "--depth {}"},
+    {"/model/heads", "--heads", "--heads {}"},
+    {"/model/mlp_ratio", "--mlp-ratio", "--mlp-ratio {}"},
+    {"/model/classes", "classes (--data)", "a --data set of {} classes"},
+    {"/optimizer/name", "--optimizer", "--optimizer {}"},
+    {"/optimizer/learning_rate", "--lr", "--lr {}"},
+    {"/optimizer/weight_decay", "--weight-decay", "--weight-decay {}"},
+    {"/optimizer/momentum", "--momentum", "--momentum {}"},
+    {"/optimizer/beta1", "beta1 (--config)", "a --config whose optimizer.params.betas[0] is {}"},
+    {"/optimizer/beta2", "beta2 (--config)", "a --config whose optimizer.params.betas[1] is {}"},
+    {"/optimizer/eps", "eps (--config)", "a --config whose optimizer.params.eps is {}"},
+    {"/precision", "--precision", "--precision {}"},
+    {"/world_size", "rank count (mpirun -np)", "mpirun -np {}"},
+    {"/micro_batch", "--micro-batch", "--micro-batch {}"},
+    {"/accumulation", "--accumulation", "--accumulation {}"},
+    {"/seed", "--seed", "--seed {}"},
+};
+
+std::string shown(const nlohmann::json& v) {
+  if (v.is_null()) return "nothing";
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+void check_key(const std::string& path, const nlohmann::json& saved, const CheckpointKey& key) {
+  const nlohmann::json want = key_json(key);
+  for (const KeyField& f : kKeyFields) {
+    const nlohmann::json::json_pointer p(f.pointer);
+    const nlohmann::json a = want.contains(p) ? want.at(p) : nlohmann::json();
+    const nlohmann::json b = saved.contains(p) ? saved.at(p) : nlohmann::json();
+    if (a == b) continue;
+    std::string resume_with = f.resume_with;
+    resume_with.replace(resume_with.find("{}"), 2, shown(b));
+    throw schema::InputError::at(
+        path, std::string("/key") + f.pointer,
+        "a checkpoint of this run's " + std::string(f.option) + " (" + shown(a) + ")", shown(b),
+        "resume with " + resume_with + ", as it was written, or start without --resume");
+  }
+  if (saved != want) {  // a field the table does not list: never silently another run
+    throw schema::InputError::at(path, "/key", "the key of this run (" + want.dump() + ")",
+                                 saved.dump(), "resume with the settings it was written with");
+  }
 }
 
 bool is_dir(const std::string& path) {
@@ -41,11 +136,99 @@ std::string resolve(const std::string& path) {
   return path + "/" + name;
 }
 
+// The next line of `text` from `at` (without its newline); `at` moves past it.
+std::string next_line(const std::string& text, size_t& at) {
+  const size_t end = text.find('\n', at);
+  const size_t stop = end == std::string::npos ? text.size() : end;
+  std::string line = text.substr(at, std::min<size_t>(stop - at, 200));
+  at = end == std::string::npos ? text.size() : end + 1;
+  return line;
+}
+
+// The key and the archive bytes of a checkpoint file, after checking its head and its digest.
+std::pair<nlohmann::json, std::string> read_checked(const std::string& path) {
+  const std::string text = schema::read_text_file(path, kMaxCheckpointBytes, "a checkpoint");
+  auto refuse = [&](const std::string& where, const std::string& expected, const std::string& got,
+                    const std::string& hint) {
+    throw schema::InputError::at(path, where, expected, got, hint);
+  };
+  size_t at = 0;
+  if (next_line(text, at) != kMagic) {
+    refuse("", "a vitsim-train checkpoint (first line '" + std::string(kMagic) + "')",
+           text.compare(0, 2, "PK") == 0 ? "a checkpoint of format 1 or 2 (no checksum)"
+                                         : "another file",
+           "older checkpoints cannot be checked: start without --resume");
+  }
+  const std::string format = next_line(text, at);
+  if (format != "format " + std::to_string(kFormatVersion))
+    refuse("format", "format " + std::to_string(kFormatVersion), "'" + format + "'",
+           "written by another vitsim-train version: resume with that one");
+  const std::string digest = next_line(text, at);
+  const std::string body = text.substr(at);
+  if (schema::digest_text(body) != digest)
+    refuse("checksum", digest + " (as the file says)",
+           schema::digest_text(body) + " of its contents",
+           "the file is damaged (a changed byte or a truncation): resume from another checkpoint");
+  size_t after_key = 0;
+  const std::string key_line = next_line(body, after_key);
+  nlohmann::json key;
+  try {
+    key = nlohmann::json::parse(body.substr(0, after_key));
+  } catch (const nlohmann::json::exception& e) {
+    refuse("key", "one line of JSON", "'" + key_line + "'", e.what());
+  }
+  return {key, body.substr(after_key)};
+}
+
+// Removes checkpoint-step<N>.pt for N below `step`, beyond the newest `keep` (counting `step`).
+void prune(const std::string& dir, int64_t step, int64_t keep) {
+  if (keep <= 0) return;
+  std::vector<int64_t> older;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (const dirent* e = ::readdir(d)) {
+      const std::string name = e->d_name;
+      const std::string head = "checkpoint-step", tail = ".pt";
+      if (name.size() <= head.size() + tail.size() || name.compare(0, head.size(), head) != 0 ||
+          name.compare(name.size() - tail.size(), tail.size(), tail) != 0)
+        continue;
+      const std::string digits = name.substr(head.size(), name.size() - head.size() - tail.size());
+      if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 18)
+        continue;
+      const int64_t n = std::stoll(digits);
+      if (n < step) older.push_back(n);
+    }
+    ::closedir(d);
+  }
+  std::sort(older.rbegin(), older.rend());
+  for (size_t i = static_cast<size_t>(keep - 1); i < older.size(); ++i) {
+    const std::string old = dir + "/checkpoint-step" + std::to_string(older[i]) + ".pt";
+    ::unlink(old.c_str());
+  }
+}
+
 }  // namespace
+
+CheckpointKey checkpoint_key(const TrainOptions& o, int64_t world_size) {
+  CheckpointKey k;
+  k.world_size = world_size;
+  k.micro_batch = o.micro_batch;
+  k.accumulation = o.accumulation;
+  k.seed = o.seed;
+  k.precision = o.precision;
+  k.model = o.model;
+  k.optimizer = o.optimizer;
+  k.learning_rate = o.learning_rate;
+  k.weight_decay = o.weight_decay;
+  k.momentum = o.momentum;
+  k.beta1 = o.beta1;
+  k.beta2 = o.beta2;
+  k.adam_eps = o.adam_eps;
+  return k;
+}
 
 std::string save_checkpoint(const std::string& dir, torch::nn::Module& model,
                             torch::optim::Optimizer& optimizer, const TrainPosition& p,
-                            const CheckpointKey& key) {
+                            const CheckpointKey& key, int64_t keep) {
   ::mkdir(dir.c_str(), 0755);
   torch::serialize::OutputArchive archive;
   torch::serialize::OutputArchive model_archive, optimizer_archive;
@@ -63,52 +246,30 @@ std::string save_checkpoint(const std::string& dir, torch::nn::Module& model,
   archive.write("position_f64", torch::tensor({p.epoch_loss_sum, p.epoch_correct, p.epoch_samples,
                                                p.epoch_elapsed_s},
                                               torch::kDouble));
-  archive.write("key", key_tensor(key));
-  archive.write("precision", c10::IValue(std::string(costmodel::to_string(key.precision))));
+  std::ostringstream zip;
+  archive.save_to(zip);
+  const std::string body = key_json(key).dump() + "\n" + zip.str();
+  const std::string text = std::string(kMagic) + "\nformat " + std::to_string(kFormatVersion) +
+                           "\n" + schema::digest_text(body) + "\n" + body;
   const std::string name = "checkpoint-step" + std::to_string(p.global_step) + ".pt";
   const std::string path = dir + "/" + name;
-  std::ostringstream bytes;
-  archive.save_to(bytes);
-  schema::write_file_atomic(path, bytes.str());
-  schema::write_file_atomic(dir + "/latest", name + "\n");
+  schema::write_output(path, text);
+  schema::write_output(dir + "/latest", name + "\n");
+  prune(dir, p.global_step, keep);
   return path;
 }
 
 TrainPosition load_checkpoint(const std::string& where, torch::nn::Module& model,
                               torch::optim::Optimizer& optimizer, const CheckpointKey& key) {
   const std::string path = resolve(where);
+  const auto [saved_key, zip] = read_checked(path);
+  check_key(path, saved_key, key);
   torch::serialize::InputArchive archive;
   try {
-    archive.load_from(path);
+    archive.load_from(zip.data(), zip.size());
   } catch (const c10::Error& e) {
-    throw schema::InputError::at(path, "", "a vitsim-train checkpoint", "an unreadable file",
+    throw schema::InputError::at(path, "", "a vitsim-train checkpoint", "an unreadable archive",
                                  e.what_without_backtrace());
-  }
-  torch::Tensor saved_key;
-  archive.read("key", saved_key);
-  const torch::Tensor want = key_tensor(key);
-  if (!saved_key.equal(want)) {
-    auto show = [](const torch::Tensor& t) {
-      auto a = t.accessor<int64_t, 1>();
-      return "version " + std::to_string(a[0]) + ", " + std::to_string(a[1]) +
-             " ranks, micro-batch " + std::to_string(a[2]) + ", accumulation " +
-             std::to_string(a[3]) + ", seed " + std::to_string(a[4]) + ", " + std::to_string(a[5]) +
-             " parameters";
-    };
-    throw schema::InputError::at(
-        path, "key", "a checkpoint of this configuration (" + show(want) + ")", show(saved_key),
-        "resume with the ranks, batch sizes, seed and model it was written with");
-  }
-  c10::IValue saved_precision;
-  archive.read("precision", saved_precision);
-  const std::string want_precision = costmodel::to_string(key.precision);
-  if (!saved_precision.isString() || saved_precision.toStringRef() != want_precision) {
-    const bool named = saved_precision.isString();
-    throw schema::InputError::at(path, "precision",
-                                 "a checkpoint trained in " + want_precision + " (--precision)",
-                                 named ? saved_precision.toStringRef() : "no regime name",
-                                 named ? "resume with --precision " + saved_precision.toStringRef()
-                                       : "the file is damaged: resume from another checkpoint");
   }
   torch::serialize::InputArchive model_archive, optimizer_archive;
   archive.read("model", model_archive);

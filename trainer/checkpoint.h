@@ -1,18 +1,26 @@
 // Training checkpoints: model parameters, optimizer state, Torch RNG state, and where the run was
 // (epoch, micro-steps done in it, optimizer steps done, running epoch statistics). Written by rank
-// 0 (all ranks hold the same parameters and optimizer state) to a temporary file and renamed, with
-// a "latest" file naming the newest. Resuming with the same seed, ranks and batch sizes continues
-// on the bit-identical trajectory on CPU: the data order and augmentation are functions of
-// (seed, epoch, image), so nothing else has to be saved.
+// 0 (all ranks hold the same parameters and optimizer state) through the one writer
+// (schema/output_file.h), then a "latest" file naming the newest; the oldest are removed so that
+// the folder keeps the last `keep` (docs/trainer.md, "Checkpoints"; format in
+// docs/formats/checkpoint.md). Resuming with the same seed, ranks, batch sizes, model and
+// optimizer continues on the bit-identical trajectory on CPU: the data order and augmentation are
+// functions of (seed, epoch, image), so nothing else has to be saved. A checkpoint records all of
+// these (the whole architecture, the optimizer and its settings) and a checksum of its contents:
+// another run's checkpoint, or one with a flipped bit, is refused before anything is loaded.
 #pragma once
 
 #include <torch/torch.h>
 
 #include <string>
 
+#include "costmodel/optimizer.h"
 #include "costmodel/regime.h"
+#include "costmodel/vit_config.h"
 
 namespace vitsim::trainer {
+
+struct TrainOptions;
 
 struct TrainPosition {
   int64_t epoch = 0;          // epoch in progress (0-based)
@@ -28,19 +36,29 @@ struct TrainPosition {
 struct CheckpointKey {
   int64_t world_size = 1, micro_batch = 1, accumulation = 1;
   uint64_t seed = 0;
-  int64_t parameters = 0;
   // The regime the weights were trained in: a ds-bf16 run rounds its model to bf16 at every step,
   // so continuing it in another regime is another trajectory, not a resume.
   costmodel::Regime precision = costmodel::Regime::kFp32;
+  costmodel::ViTConfig model;  // every field of the architecture (not only the parameter count)
+  // The optimizer and its settings: LibTorch's load() takes the saved ones over silently (another
+  // --lr would be dropped), and another optimizer's state makes it assert.
+  costmodel::Optimizer optimizer = costmodel::Optimizer::kAdamW;
+  double learning_rate = 0, weight_decay = 0, momentum = 0, beta1 = 0, beta2 = 0, adam_eps = 0;
 };
 
-// Writes <dir>/checkpoint-step<global_step>.pt and <dir>/latest atomically; returns the path.
+// The key of a run of `options` on `world_size` ranks (the model with its classes from the data).
+CheckpointKey checkpoint_key(const TrainOptions& options, int64_t world_size);
+
+// Writes <dir>/checkpoint-step<global_step>.pt and <dir>/latest; then removes the checkpoints of
+// earlier steps beyond the newest `keep` (0: keep every one; later steps, another run's, are left
+// alone). Returns the path.
 std::string save_checkpoint(const std::string& dir, torch::nn::Module& model,
                             torch::optim::Optimizer& optimizer, const TrainPosition& position,
-                            const CheckpointKey& key);
-// `path` is a checkpoint file or a folder with a "latest" file. Loads into model and optimizer
-// (which must have been built the same way) and returns the position. A checkpoint of another
-// configuration is refused with an InputError naming the mismatch.
+                            const CheckpointKey& key, int64_t keep);
+// `path` is a checkpoint file or a folder with a "latest" file. Checks the file's checksum and
+// key, then loads into model and optimizer (which must have been built the same way) and returns
+// the position. A damaged file, or a checkpoint of another configuration, is refused with an
+// InputError naming the field and the option to change.
 TrainPosition load_checkpoint(const std::string& path, torch::nn::Module& model,
                               torch::optim::Optimizer& optimizer, const CheckpointKey& key);
 

@@ -147,7 +147,7 @@ void write_cifar_file(const std::string& path, const CifarImages& images, int64_
     const uint8_t* p = images.image(i);
     bytes.append(reinterpret_cast<const char*>(p), kCifarImageBytes);
   }
-  schema::write_file_atomic(path, bytes);
+  schema::write_output(path, bytes);
 }
 
 }  // namespace vitsim::trainer

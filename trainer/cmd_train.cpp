@@ -96,6 +96,9 @@ void add_options(CLI::App& app, TrainCli& t) {
   app.add_flag("!--no-progress", o.progress, "no progress bar");
   app.add_option("--checkpoint-every", o.checkpoint_every, "checkpoint every N optimizer steps");
   app.add_option("--checkpoint-dir", o.checkpoint_dir, "checkpoint folder");
+  app.add_option("--keep-checkpoints", o.keep_checkpoints,
+                 "keep the newest K checkpoints in the folder, remove older ones (0: keep all)")
+      ->capture_default_str();
   app.add_option("--resume", o.resume, "checkpoint file or folder to continue from");
   app.add_option("--dump-params", o.dump_params,
                  "write final parameters, raw fp32 (ds-*: the master copy); \"{rank}\" in the "

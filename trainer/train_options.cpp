@@ -231,6 +231,7 @@ void validate_options(const TrainOptions& o) {
   if (o.steps_per_print < 1) fail("--steps-per-print must be >= 1");
   if (o.log_every < 0) fail("--log-every must be >= 0 (0 = never)");
   if (o.checkpoint_every < 0) fail("--checkpoint-every must be >= 0");
+  if (o.keep_checkpoints < 0) fail("--keep-checkpoints must be >= 0 (0: keep every checkpoint)");
   if (o.checkpoint_every > 0 && o.checkpoint_dir.empty())
     fail("--checkpoint-every needs --checkpoint-dir");
   if (o.device != "cpu" && o.device != "cuda") fail("--device must be cpu or cuda");

@@ -62,6 +62,7 @@ struct TrainOptions {
   // --- checkpoints
   int64_t checkpoint_every = 0;  // optimizer steps between checkpoints; 0 = never
   std::string checkpoint_dir;    // where checkpoints go
+  int64_t keep_checkpoints = 3;  // the newest this many stay in checkpoint_dir; 0 = all
   std::string resume;            // checkpoint file to continue from; "" = fresh start
   // --- fault injection, for the fault-handling tests
   int64_t debug_fault_rank = -1;  // rank that misbehaves

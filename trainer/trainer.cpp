@@ -267,13 +267,12 @@ void Trainer::write_params(const std::string& path, bool with_names) {
     for (int64_t d = 0; d < c.dim(); ++d) names += (d ? "x" : "") + std::to_string(c.size(d));
     names += "\n";
   }
-  schema::write_file_atomic(path, bytes);
-  if (with_names) schema::write_file_atomic(path + ".names", names);
+  schema::write_output(path, bytes);
+  if (with_names) schema::write_output(path + ".names", names);
 }
 
 CheckpointKey Trainer::checkpoint_key() {
-  return CheckpointKey{world_.size(), options_.micro_batch,      options_.accumulation,
-                       options_.seed, count_parameters(*model_), options_.precision};
+  return trainer::checkpoint_key(options_, world_.size());
 }
 
 void Trainer::maybe_checkpoint(bool force) {
@@ -287,8 +286,8 @@ void Trainer::maybe_checkpoint(bool force) {
     p.epoch_correct = epoch_totals_.correct;
     p.epoch_samples = epoch_totals_.samples;
     p.epoch_elapsed_s = MpiWorld::now_s() - epoch_started_s_;
-    const std::string path =
-        save_checkpoint(options_.checkpoint_dir, *weights(), *optimizer_, p, checkpoint_key());
+    const std::string path = save_checkpoint(options_.checkpoint_dir, *weights(), *optimizer_, p,
+                                             checkpoint_key(), options_.keep_checkpoints);
     std::cerr << "vitsim-train: checkpoint " << path << "\n";
   }
 }

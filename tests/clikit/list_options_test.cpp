@@ -29,12 +29,27 @@ TEST(ListOptions, WholeStringNumbersOnly) {
   EXPECT_THROW(parse_on_off("yes"), std::invalid_argument);
 }
 
-TEST(ListOptions, ListsSkipEmptyItemsAndNameTheBadOne) {
-  EXPECT_EQ(split_list("a,,b,"), (std::vector<std::string>{"a", "b"}));
+// Issue 27: "1,,2" dropped its empty item and "2,2" simulated one configuration twice; both are
+// refused now, naming the option. A per-rank list may repeat a value.
+TEST(ListOptions, ListsRefuseEmptyItemsAndRepeatsAndNameTheBadOne) {
+  EXPECT_EQ(split_list("a,b", "x"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(split_list("", "x").empty());
+  for (const char* bad : {"a,,b", "a,", ",a", ","}) {
+    EXPECT_NE(error_of([&] {
+                split_list(bad, "gpus");
+              }).find("--gpus: an empty item in '" + std::string(bad) + "'"),
+              std::string::npos)
+        << bad;
+  }
   EXPECT_EQ(parse_list<int64_t>("1,2,4", "gpus", parse_integer), (std::vector<int64_t>{1, 2, 4}));
   EXPECT_EQ(error_of([] { parse_list<int64_t>("2,4x", "gpus", parse_integer); }),
             "--gpus: cannot read '4x': expected an integer");
-  EXPECT_EQ(error_of([] { parse_list<int64_t>(",", "gpus", parse_integer); }),
+  EXPECT_EQ(error_of([] { parse_list<int64_t>("2,4,02", "gpus", parse_integer); }),
+            "--gpus: '02' names a value given before (hint: give each value once)");
+  EXPECT_EQ(parse_list<int64_t>("16,16,8", "per-rank-micro-batch", parse_integer, true,
+                                Repeats::kAllowed),
+            (std::vector<int64_t>{16, 16, 8}));
+  EXPECT_EQ(error_of([] { parse_list<int64_t>("", "gpus", parse_integer); }),
             "--gpus needs at least one value");
   EXPECT_TRUE(parse_list<int64_t>("", "hosts", parse_integer, true).empty());
 }

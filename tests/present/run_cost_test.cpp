@@ -107,13 +107,5 @@ TEST(RunCost, PriceStatusNamesTheLeastCheckedPriceAndOutputsShowIt) {
   EXPECT_EQ(run_cost(mixed_prediction(), table, catalog(), o)->price_status, "--price");
 }
 
-TEST(RunCost, PriceOverridesParseOrSayWhatIsWrong) {
-  const auto m = parse_price_overrides("t4=0.35,h200-sxm=3.5");
-  EXPECT_DOUBLE_EQ(m.at("t4"), 0.35);
-  EXPECT_DOUBLE_EQ(m.at("h200-sxm"), 3.5);
-  for (const char* bad : {"t4", "t4=", "=1", "t4=-1", "t4=abc", "t4=1x", "t4=nan", "t4=5000"})
-    EXPECT_THROW(parse_price_overrides(bad), std::invalid_argument) << bad;
-}
-
 }  // namespace
 }  // namespace vitsim::present

@@ -30,7 +30,7 @@ using testing::example_path;
 template <typename Read, typename Write>
 void expect_round_trip(const Json& doc, Read read, Write write, const std::string& what) {
   const std::string path = testing::scratch_path("round_trip.json");
-  write_json_atomic(path, doc);
+  write_json_output(path, doc);
   Json again;
   ASSERT_NO_THROW(again = write(read(Node::parse_file(path)))) << what;
   EXPECT_EQ(again, doc) << what;

@@ -66,7 +66,7 @@ TEST(RunLog, BasicRefusals) {
   doc = load_example("run_log");
   doc["epochs"][0]["epoch_time_s"] = -41.5;
   EXPECT_NE(
-      run_log_error(doc).find("/epochs/0/epoch_time_s: expected number >= 0, got number -41.5"),
+      run_log_error(doc).find("/epochs/0/epoch_time_s: expected number > 0, got number -41.5"),
       std::string::npos);
   doc = load_example("run_log");
   doc["config"]["bucket_bytes"] = -1;
@@ -140,8 +140,26 @@ TEST(RunLog, EpochsAndFractions) {
       std::string::npos);
   doc = load_example("run_log");
   doc["config"]["data_fraction"] = 0;
-  EXPECT_NE(run_log_error(doc).find("/config/data_fraction: expected number in (0, 1]"),
-            std::string::npos);
+  EXPECT_NE(
+      run_log_error(doc).find("/config/data_fraction: expected a fraction of the images in [1e-6"),
+      std::string::npos);
+}
+
+// What the CSV reader of measured epoch times refuses (calibrate/measured_runs.cpp: epoch_time_s
+// > 0, dataset_fraction in [1e-6, 1]), the run log reader refuses too: an epoch of 0 s made
+// `vitsim validate` print +inf and -nan % and pass its gate.
+TEST(RunLog, RefusesWhatTheMeasuredCsvRefuses) {
+  Json doc = load_example("run_log");
+  doc["epochs"][0]["epoch_time_s"] = 0;
+  EXPECT_NE(run_log_error(doc).find("/epochs/0/epoch_time_s: expected number > 0, got number 0"),
+            std::string::npos)
+      << run_log_error(doc);
+  doc = load_example("run_log");
+  doc["config"]["data_fraction"] = 1e-7;
+  EXPECT_NE(
+      run_log_error(doc).find("/config/data_fraction: expected a fraction of the images in [1e-6"),
+      std::string::npos)
+      << run_log_error(doc);
 }
 
 TEST(RunLog, DocumentationShowsTheExample) {

@@ -1,6 +1,6 @@
 // Sweep entries and shard files: the example reads and round-trips exactly; an entry keeps every
-// rank; a shard whose entries are not its slice, or whose prediction indices are wrong, is refused
-// naming the file and the field.
+// rank; a shard whose entries are not its slice, whose prediction indices are wrong, or whose
+// contents were edited after it was written, is refused naming the file and the field.
 #include "schema/sweep_shard_io.h"
 
 #include <gtest/gtest.h>
@@ -90,6 +90,7 @@ TEST(SweepShardIo, EveryGoalRoundTrips) {
        {"fastest-epoch", "best-efficiency", "cheapest-epoch", "best-throughput-per-dollar"}) {
     Json doc = load_example("sweep-shard");
     doc["shard"]["goal"] = goal;
+    doc["shard"]["contents_digest"] = shard_contents_digest(doc);  // an edit vitsim could write
     const ShardFile f = read_shard(Node::parse_text(doc.dump(), "goal.json"));
     EXPECT_EQ(f.shard.goal, goal);
     EXPECT_EQ(write_shard_json(f), doc);
@@ -115,6 +116,26 @@ TEST(SweepShardIo, PredictionIndicesMustMatchTheConfigurations) {
   doc.erase("shard");
   e = read_error(doc, [](const Node& n) { read_shard(n); });
   EXPECT_NE(e.find("a shard file"), std::string::npos) << e;
+}
+
+// A shard edited after it was written (a configuration's GPU count, a rank's time) still reads as
+// a well-formed prediction: its contents digest says it is not what vitsim wrote (issue 27: such a
+// shard merged). The digest ignores the free-form context.
+TEST(SweepShardIo, AnEditedShardIsRefusedByItsContentsDigest) {
+  const std::vector<std::pair<const char*, Json>> edits = {
+      {"/configurations/0/config/label", "3 GPUs"},
+      {"/configurations/0/ranks/1/host", "node7"},
+      {"/configurations/0/compute_time_s", 0.25}};
+  for (const auto& [pointer, value] : edits) {
+    Json doc = load_example("sweep-shard");
+    doc[Json::json_pointer(pointer)] = value;
+    const std::string e = read_error(doc, [](const Node& n) { read_shard(n); });
+    EXPECT_NE(e.find("bad.json: /shard/contents_digest: expected fnv1a64:"), std::string::npos)
+        << pointer << ": " << e;
+  }
+  Json doc = load_example("sweep-shard");
+  doc["context"]["note"] = "a note added later";
+  EXPECT_EQ(read_error(doc, [](const Node& n) { read_shard(n); }), "");
 }
 
 TEST(SweepShardIo, DigestIsStable) {

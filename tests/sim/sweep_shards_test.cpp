@@ -62,20 +62,31 @@ TEST(SweepShards, DigestFollowsTheInputs) {
   spec.base = test::ring_config(1);
   spec.gpus = {1, 2};
   const auto model = test::tiny_model();
-  const std::string d = sweep_digest(sweep_items(spec), spec.goal, model, SimOptions{}, {});
-  EXPECT_EQ(d, sweep_digest(sweep_items(spec), spec.goal, model, SimOptions{}, {}));
+  const schema::Json costs = {{"price", {{"t4", 0.35}}}, {"epochs", 1}};
+  auto digest = [&](const SweepSpec& s, SweepGoal goal, const SimOptions& o,
+                    const schema::Json& row) {
+    return sweep_digest(sweep_items(s), goal, model, o, row, {});
+  };
+  const std::string d = digest(spec, spec.goal, {}, costs);
+  EXPECT_EQ(d, digest(spec, spec.goal, {}, costs));
   spec.micro_batches = {32};
-  EXPECT_NE(d, sweep_digest(sweep_items(spec), spec.goal, model, SimOptions{}, {}));
+  EXPECT_NE(d, digest(spec, spec.goal, {}, costs));
   spec.micro_batches = {16};
   SimOptions steps;
   steps.simulated_steps = 4;
-  EXPECT_NE(d, sweep_digest(sweep_items(spec), spec.goal, model, steps, {}));
-  EXPECT_NE(d, sweep_digest(sweep_items(spec), SweepGoal::kBestEfficiency, model, {}, {}));
+  EXPECT_NE(d, digest(spec, spec.goal, steps, costs));
+  SimOptions force;
+  force.force = true;
+  EXPECT_NE(d, digest(spec, spec.goal, force, costs)) << "--force changes which rows run";
+  EXPECT_NE(d, digest(spec, SweepGoal::kBestEfficiency, {}, costs));
+  schema::Json other = costs;
+  other["epochs"] = 2;
+  EXPECT_NE(d, digest(spec, spec.goal, {}, other)) << "the row options (costs) are covered";
 }
 
 schema::ShardFile shard(int64_t index, int64_t count, int64_t total, const std::string& digest) {
   schema::ShardFile f;
-  f.shard = {index, count, total, digest, "fastest-epoch"};
+  f.shard = {index, count, total, digest, "fastest-epoch", ""};
   for (int64_t k : shard_indices(total, {index, count})) {
     schema::SweepEntry e;
     e.configuration = k;

@@ -41,17 +41,18 @@ class MpiTrain : public ::testing::Test {
   }
 
   // mpirun -np ranks vitsim-train train <tiny model> <args>; root needs Open MPI's consent.
+  static constexpr const char* kTinyModel =
+      " --model vit_ti_16 --image-size 16 --patch-size 4 --width 32 --depth 1 --heads 2";
+
   static Result train(int ranks, const std::string& args, int timeout_s = 120,
-                      const std::string& data = "") {
+                      const std::string& data = "", const std::string& model = kTinyModel) {
     const std::string out = dir_ + "/out.txt";
     std::string cmd =
         ::geteuid() == 0 ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " : "";
     cmd += "timeout -k 5 " + std::to_string(timeout_s) + " " VITSIM_MPIRUN " --oversubscribe -np " +
            std::to_string(ranks) + " " VITSIM_TRAIN_EXE " train --data " +
-           (data.empty() ? dir_ + "/data" : data) +
-           " --model vit_ti_16 --image-size 16 --patch-size 4"
-           " --width 32 --depth 1 --heads 2 --no-eval --no-progress " +
-           args + " > " + out + " 2>&1";
+           (data.empty() ? dir_ + "/data" : data) + model + " --no-eval --no-progress " + args +
+           " > " + out + " 2>&1";
     const auto t0 = std::chrono::steady_clock::now();
     const int status = std::system(cmd.c_str());
     Result r;

@@ -1,4 +1,4 @@
-// The forked simulation child (process/fork_runner.cpp) never outlives `vitsim`: issue 11 saw three
+// The forked simulation child (process/fork_runner.h) never outlives `vitsim`: issue 11 saw three
 // orphans of a SIGKILLed `vitsim predict` still at full CPU 20 minutes later. The test becomes
 // the subreaper of its descendants, so that an orphan is re-parented to it and it can tell when
 // the orphan dies. The configuration (ViT-B/16, 64 GPUs of the tesla cluster's template, every
@@ -16,7 +16,7 @@ using namespace std::chrono_literals;
 
 const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
 const std::string kSrc = VITSIM_SOURCE_DIR;
-const std::string kCosts = std::string(VITSIM_TEST_DATA_DIR) + "/fixtures/costs.json";
+const std::string kCosts = kSrc + "/tests/sim/fixtures/costs.json";
 
 pid_t start_long_predict() {
   return vitsim::testing::spawn(

@@ -1,0 +1,117 @@
+// `vitsim validate` never answers nonsense with exit 0 (issue 27): a run log whose epoch took 0 s
+// is refused like the CSV row it stands for (it printed "+inf" and "-nan %" and passed the gate);
+// a run log compared with a prediction that does not say its model is refused (it compared a
+// ViT-Ti run with a ViT-B prediction: +89,533 %); the --max-median-error-pct gate fails, never
+// passes, when nothing matched; the same file given twice is refused (its runs would count twice).
+// Inputs: the format pages' examples (tests/schema/examples/), edited.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "run_command.h"  // tests/support/
+
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+using Result = vitsim::test::CommandResult;
+
+const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+const std::string kExamples = std::string(VITSIM_SOURCE_DIR) + "/tests/schema/examples/";
+
+Json example(const std::string& name) {
+  return Json::parse(std::ifstream(kExamples + name + ".json"));
+}
+
+class ValidateGate : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) / ("validate_gate_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    // The run log of the example prediction's configuration: cluster "example", 2 ranks on two
+    // hosts, micro-batch 16, all images, fp32.
+    run_ = example("run_log");
+    run_["config"]["cluster"] = "example";
+    run_["config"]["data_fraction"] = 1.0;
+    prediction_ = example("prediction");
+  }
+  std::string write(const std::string& name, const Json& doc) const {
+    const std::string p = (dir_ / name).string();
+    std::ofstream(p) << doc.dump(2);
+    return p;
+  }
+  Result validate(const Json& run, const Json& prediction, const std::string& more = "") const {
+    return vitsim::test::run_command(kVitsim + " validate --measured " + write("run.json", run) +
+                                     " --predicted " + write("pred.json", prediction) + more);
+  }
+  fs::path dir_;
+  Json run_, prediction_;
+};
+
+TEST_F(ValidateGate, ARunLogOfAZeroSecondEpochIsRefused) {
+  Json run = run_;
+  run["epochs"][0]["epoch_time_s"] = 0;
+  const Result r = validate(run, prediction_, " --max-median-error-pct 10");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("/epochs/0/epoch_time_s: expected number > 0, got number 0"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("inf"), std::string::npos) << r.output;
+}
+
+TEST_F(ValidateGate, APredictionThatDoesNotSayItsModelIsNotComparedWithARunLog) {
+  ASSERT_FALSE(prediction_["context"].contains("model"));
+  Result r = validate(run_, prediction_);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("/context/model: expected the model the prediction is of"),
+            std::string::npos)
+      << r.output;
+  Json same = prediction_;  // the run's own model: compared
+  same["context"]["model"] = {{"preset", "vit_ti_16"},
+                              {"name", "vit_ti_16+overrides"},
+                              {"image_size", 32},
+                              {"patch_size", 4},
+                              {"channels", 3},
+                              {"width", 192},
+                              {"depth", 1},
+                              {"heads", 3},
+                              {"mlp_ratio", 4.0},
+                              {"classes", 10}};
+  r = validate(run_, same);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("matched configurations:       1"), std::string::npos) << r.output;
+  Json other = same;  // another image size: refused
+  other["context"]["model"]["image_size"] = 224;
+  other["context"]["model"]["patch_size"] = 16;
+  r = validate(run_, other);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("image_size 32 (predicted 224)"), std::string::npos) << r.output;
+}
+
+TEST_F(ValidateGate, TheGateFailsWhenNothingMatched) {
+  Json elsewhere = run_;
+  elsewhere["config"]["cluster"] = "another";
+  Result r = validate(elsewhere, prediction_, " --max-median-error-pct 10");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("no measured run matched a prediction, nothing to judge"),
+            std::string::npos)
+      << r.output;
+  r = validate(elsewhere, prediction_, " --max-median-error-pct nan");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("expected a number in [0, 1e+06], got nan"), std::string::npos)
+      << r.output;
+}
+
+TEST_F(ValidateGate, TheSameFileTwiceIsRefused) {
+  const std::string run = write("twice.json", run_);
+  const Result r =
+      vitsim::test::run_command(kVitsim + " validate --measured " + run + " --measured " + run +
+                                " --predicted " + write("p.json", prediction_));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--measured: " + run + " is given twice"), std::string::npos) << r.output;
+}
+
+}  // namespace
