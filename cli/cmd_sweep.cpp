@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/cost_options.h"
+#include "cli/option_groups.h"
 #include "clikit/list_options.h"
 #include "clikit/model_options.h"
 #include "clikit/progress.h"
@@ -37,71 +38,20 @@ namespace vitsim::cli {
 namespace {
 
 struct SweepArgs {
-  std::string cluster, costs, out_prefix, json_path, shard, gpus_json = schema::default_gpus_path();
+  InputArgs input;
+  RunArgs run;
+  GoalArgs goal;
+  std::string out_prefix, json_path, shard;
   std::vector<std::string> merge;
   int jobs = 0;  // 0: default_sweep_jobs
-  std::string transports = schema::default_transports_path();
-  std::string gpus = "1,2,4,8", micro_batches = "16", collectives = "ring", buckets = "500";
-  std::string overlaps = "off", goal = "fastest-epoch", precision = "fp32", level = "auto";
   std::string progress = "auto";
   std::string hosts_from, devices;
-  std::optional<int64_t> nodes, gpus_per_node;
-  int64_t images = 50000;
-  double data_fraction = 1.0, min_speedup = 0;
-  int64_t max_global_batch = sim::kDefaultMaxGlobalBatch;
-  bool force = false;
-  int steps = sim::SimOptions{}.simulated_steps;
 };
 
 void add_options(CLI::App& app, SweepArgs& a, CostArgs& cost, clikit::ModelOptions& model) {
-  app.add_option("--cluster", a.cluster, "cluster file (required unless --merge)")
-      ->check(CLI::ExistingFile);
-  app.add_option("--costs", a.costs, "cost model (required unless --merge)")
-      ->check(CLI::ExistingFile);
-  app.add_option("--gpus-json", a.gpus_json, "device catalog")->capture_default_str();
-  app.add_option("--transports", a.transports,
-                 "transport model parameters, for link classes the costs did not measure")
-      ->capture_default_str();
-  app.add_option("--nodes", a.nodes, "node count of the cluster's node template")
-      ->check(clikit::positive_count());
-  app.add_option("--gpus-per-node", a.gpus_per_node, "ranks per node")
-      ->check(clikit::positive_count());
-  app.add_option("--gpus", a.gpus, "GPU counts, comma-separated")->capture_default_str();
-  app.add_option("--micro-batch", a.micro_batches, "micro-batches, comma-separated")
-      ->capture_default_str();
-  app.add_option("--collective", a.collectives, "collectives: ring,tree,hierarchical")
-      ->capture_default_str();
-  app.add_option("--bucket-mb", a.buckets,
-                 "gradient bucket sizes, MiB (2^20 bytes, as vitsim predict), comma-separated")
-      ->capture_default_str();
-  app.add_option("--overlap", a.overlaps, "off,on")->capture_default_str();
-  app.add_option("--collective-level", a.level, "step | flow | auto")->capture_default_str();
-  app.add_option("--goal", a.goal,
-                 "fastest-epoch | best-efficiency | cheapest-epoch | best-throughput-per-dollar")
-      ->capture_default_str();
-  app.add_option("--min-speedup", a.min_speedup,
-                 "best-efficiency: only configurations with at least this speed-up")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 1e9));
-  app.add_option("--max-global-batch", a.max_global_batch,
-                 "global batches above this are flagged, never recommended (default: ViT-B/16's "
-                 "4096, Dosovitskiy et al. 2021)")
-      ->capture_default_str()
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
-  app.add_option("--precision", a.precision,
-                 "precision regime: fp32 | amp-fp16 | amp-bf16 | ds-fp16 | ds-bf16 | "
-                 "ds-fp16-allreduce-fp32 | ds-bf16-allreduce-fp32")
-      ->capture_default_str();
-  app.add_option("--images", a.images, "training images")
-      ->capture_default_str()
-      ->check(clikit::positive_count());
-  app.add_option("--data-fraction", a.data_fraction, "fraction of the images used, (0, 1]")
-      ->capture_default_str()
-      ->check(clikit::unit_fraction());
-  app.add_option("--steps", a.steps,
-                 "steps simulated per configuration; the epoch extrapolates the last")
-      ->capture_default_str()
-      ->check(clikit::positive_count());
+  add_input_options(app, a.input, false);
+  add_run_options(app, a.run, Values::kList);
+  add_goal_options(app, a.goal);
   app.add_option("--out", a.out_prefix,
                  "write PREFIX.json and PREFIX.csv (also when interrupted: the rows finished)");
   app.add_option("--progress", a.progress,
@@ -109,9 +59,6 @@ void add_options(CLI::App& app, SweepArgs& a, CostArgs& cost, clikit::ModelOptio
                  "always (one line per configuration) | never")
       ->capture_default_str();
   app.add_option("--json", a.json_path, "write the prediction (with --shard: the shard file)");
-  app.add_flag("--force", a.force,
-               "simulate even configurations the size guard estimates to take too long (not too "
-               "much memory)");
   app.add_option("--jobs", a.jobs,
                  "configurations simulated at once (default: the cores, fewer when that many "
                  "would not fit in memory); the output is the same for any value")
@@ -135,26 +82,18 @@ void add_options(CLI::App& app, SweepArgs& a, CostArgs& cost, clikit::ModelOptio
 }
 
 sim::SweepSpec to_spec(const SweepArgs& a) {
+  const RunValues v = parse_run_options(a.run);
   sim::SweepSpec spec;
-  spec.base.nodes = a.nodes;
-  spec.base.gpus_per_node = a.gpus_per_node;
-  spec.base.precision = clikit::parse_option(a.precision, "precision", costmodel::parse_regime);
-  spec.base.images = a.images;
-  spec.base.data_fraction = a.data_fraction;
-  spec.base.collective_level =
-      clikit::parse_option(a.level, "collective-level", costmodel::parse_collective_level);
-  spec.gpus = clikit::parse_list<int64_t>(a.gpus, "gpus", clikit::parse_positive_integer);
-  spec.micro_batches =
-      clikit::parse_list<int64_t>(a.micro_batches, "micro-batch", clikit::parse_positive_integer);
-  spec.collectives = clikit::parse_list<costmodel::Collective>(a.collectives, "collective",
-                                                               costmodel::parse_collective);
-  spec.bucket_bytes = clikit::parse_list<double>(a.buckets, "bucket-mb", [](const std::string& s) {
-    return clikit::parse_number(s) * costmodel::kMiB;
-  });
-  spec.overlaps = clikit::parse_list<bool>(a.overlaps, "overlap", clikit::parse_on_off);
-  spec.goal = clikit::parse_option(a.goal, "goal", sim::parse_sweep_goal);
-  spec.min_speedup = a.min_speedup;
-  spec.max_global_batch = a.max_global_batch;
+  spec.base = v.base;
+  spec.gpus = v.gpus;
+  if (spec.gpus.empty()) throw std::invalid_argument("--gpus needs at least one value");
+  spec.micro_batches = v.micro_batches;
+  spec.collectives = v.collectives;
+  spec.bucket_bytes = v.bucket_bytes;
+  spec.overlaps = v.overlaps;
+  spec.goal = clikit::parse_option(a.goal.goal, "goal", sim::parse_sweep_goal);
+  spec.min_speedup = a.goal.min_speedup;
+  spec.max_global_batch = a.goal.max_global_batch;
   return spec;
 }
 
@@ -215,7 +154,8 @@ int merge(const SweepArgs& a, const clikit::ModelOptions& model_options,
   sim::SweepSpec spec;  // the goal only: the shards hold what the sweep simulated
   spec.goal = goal;
   // The shards simulate, the merge picks: the limits on the pick are the merge's options.
-  sim::SweepResult r = sim::assemble_sweep(entries, goal, {a.min_speedup, a.max_global_batch});
+  sim::SweepResult r =
+      sim::assemble_sweep(entries, goal, {a.goal.min_speedup, a.goal.max_global_batch});
   r.predictions.context = schema::make_context("vitsim", args);
   print_sweep(r, spec, model_options.resolve());
   for (const auto& w : sim::unmeasured_warnings(r.predictions.configurations))
@@ -231,17 +171,18 @@ sim::SweepResult search(const SweepArgs& a, const sim::SweepSpec& spec,
 
 int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& model_options,
           const std::vector<std::string>& args) {
-  if (a.cluster.empty()) throw std::invalid_argument("--cluster is required (unless --merge)");
-  if (a.costs.empty()) throw std::invalid_argument("--costs is required (unless --merge)");
+  if (a.input.cluster.empty())
+    throw std::invalid_argument("--cluster is required (unless --merge)");
+  if (a.input.costs.empty()) throw std::invalid_argument("--costs is required (unless --merge)");
   sim::SweepSpec spec = to_spec(a);
-  const schema::ClusterSpec cluster = schema::read_cluster(a.cluster);
-  const costmodel::DeviceCatalog catalog = schema::read_gpus(a.gpus_json);
-  const schema::CostModelFile costs = schema::read_cost_model(a.costs);
+  const schema::ClusterSpec cluster = schema::read_cluster(a.input.cluster);
+  const costmodel::DeviceCatalog catalog = schema::read_gpus(a.input.gpus_json);
+  const schema::CostModelFile costs = schema::read_cost_model(a.input.costs);
   const costmodel::ViTConfig model = model_options.resolve();
   sim::SimOptions options;
-  options.transports = schema::read_transports(a.transports);
-  options.force = a.force;
-  options.simulated_steps = a.steps;
+  options.transports = schema::read_transports(a.input.transports);
+  options.force = a.run.force;
+  options.simulated_steps = a.run.steps;
   const std::vector<sim::SweepItem> items = sim::sweep_items(spec);
   spec.jobs = a.jobs > 0 ? a.jobs : sim::default_sweep_jobs(items, model, options);
   if (a.shard.empty()) {
@@ -290,10 +231,11 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
   const sim::ShardSlice slice =
       sim::parse_shard(a.shard, [](const char* n) { return std::getenv(n); });
   schema::ShardFile shard;
-  shard.shard = {slice.index, slice.count, static_cast<int64_t>(items.size()),
-                 sim::sweep_digest(items, spec.goal, model, options,
-                                   {a.cluster, a.costs, a.gpus_json, a.transports}),
-                 sim::to_string(spec.goal)};
+  shard.shard = {
+      slice.index, slice.count, static_cast<int64_t>(items.size()),
+      sim::sweep_digest(items, spec.goal, model, options,
+                        {a.input.cluster, a.input.costs, a.input.gpus_json, a.input.transports}),
+      sim::to_string(spec.goal)};
   const sim::SweepContext context(cluster, catalog, model, costs.costs, options);
   shard.entries = sim::simulate_sweep_items(
       items, sim::shard_indices(shard.shard.total_configurations, slice), context, spec.jobs);
