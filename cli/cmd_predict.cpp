@@ -13,6 +13,7 @@
 #include "clikit/run_app.h"
 #include "present/answers_text.h"
 #include "present/prediction_table.h"
+#include "present/run_cost.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
@@ -21,6 +22,7 @@
 #include "sim/provenance.h"
 #include "sim/rank_plan.h"
 #include "sim/simulator.h"
+#include "sim/sweep_goal.h"
 
 namespace vitsim::cli {
 namespace {
@@ -28,6 +30,7 @@ namespace {
 struct PredictArgs {
   InputArgs input;
   RunArgs run;
+  GoalArgs goal;
   std::string hosts, per_rank, trace;
   std::string network_model = "CM02", engine = "auto";
   bool json = false, crosstraffic = false, explain = false;
@@ -42,6 +45,7 @@ void add_options(CLI::App& app, PredictArgs& a, CostArgs& cost, clikit::ModelOpt
                  "with 2 GPUs is listed twice)")
       ->excludes(run.gpus_per_node);
   clikit::add_model_options(app, model);
+  add_goal_options(app, a.goal, Values::kOne);
   app.add_option("--per-rank-micro-batch", a.per_rank,
                  "micro-batch of each rank, comma-separated (what-if)");
   app.add_option("--network-model", a.network_model, "SimGrid network/model (CM02, LV08, ...)")
@@ -56,7 +60,9 @@ void add_options(CLI::App& app, PredictArgs& a, CostArgs& cost, clikit::ModelOpt
   app.add_flag("--explain", a.explain,
                "also print why the step takes what it takes and simulate what-ifs (= vitsim "
                "advise)");
-  app.add_option("--what-ifs", a.what_ifs, "what-ifs kept, those that shorten the epoch most")
+  app.add_option("--what-ifs", a.what_ifs,
+                 "what-ifs that help kept, those that shorten the epoch most (the others are "
+                 "listed under their own heading)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{20}));
   add_cost_options(app, cost);
@@ -112,29 +118,34 @@ int run_predict(int argc, char** argv, bool advise) {
     options.argv = args;
     options.transports = schema::read_transports(a.input.transports);
     const schema::TrainingConfig config = to_config(a);
+    const sim::GoalLimits limits = parse_goal_limits(a.goal, cost.epochs);
     options.engine = sim::parse_engine(a.engine);
-    const costmodel::ViTConfig vit = model.resolve();
+    const costmodel::ViTConfig vit = resolve_model(a.run, model);
     schema::ConfigPrediction p = sim::predict(cluster, catalog, vit, config, costs.costs, options);
     if (a.explain) {
       sim::AdviceRequest q{&cluster, &catalog, &vit, &config, &costs.costs, &options, &p};
       p.advice = sim::advise(q, static_cast<size_t>(a.what_ifs));
     }
     std::vector<schema::ConfigPrediction> one = {p};
-    attach_costs(one, cost, sim::merged_catalog(catalog, cluster),
+    attach_costs(one, cost, sim::merged_catalog(catalog, cluster), present::devices_of(cluster),
                  "vitsim " + std::string(advise ? "advise" : "predict"));
     p = one.front();
+    const std::string tool = advise ? "vitsim advise" : "vitsim predict";
     for (const auto& w : sim::unmeasured_warnings({p}))
-      std::cerr << (advise ? "vitsim advise" : "vitsim predict") << ": warning: " << w << "\n";
+      std::cerr << tool << ": warning: " << w << "\n";
     if (a.json) {
       // A prediction document with one configuration: what vitsim validate reads.
       schema::PredictionFile file;
       file.context = schema::make_context("vitsim", args);
       file.scenario = "predict";
+      file.selection = sim::to_selection(sim::SweepGoal::kFastestEpoch, limits);
       file.configurations.push_back(p);
+      const std::string flags = present::limits_text(p, limits);
+      if (!flags.empty()) std::cerr << tool << ": " << flags;
       std::cout << present::dump_with_head_first(schema::write_prediction_json(file));
     } else {
       std::cout << present::prediction_table({p}) << "\n" << present::rank_table(p);
-      std::cout << "\n" << present::answers_text(p, a.explain);
+      std::cout << "\n" << present::answers_text(p, a.explain) << present::limits_text(p, limits);
     }
     if (!a.trace.empty())
       std::cerr << "vitsim predict: wrote the Chrome trace to " << a.trace

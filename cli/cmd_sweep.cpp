@@ -5,8 +5,10 @@
 // (--shard) whose files --merge turns into the single-machine result (docs/sweeps.md).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <set>
 
 #include "cli/commands.h"
 #include "cli/cost_options.h"
@@ -19,6 +21,7 @@
 #include "costmodel/layer_graph.h"
 #include "present/answers_text.h"
 #include "present/prediction_table.h"
+#include "present/run_cost.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
@@ -46,14 +49,16 @@ struct SweepArgs {
   int jobs = 0;  // 0: default_sweep_jobs
   std::string progress = "auto";
   std::string hosts_from, devices;
+  std::vector<std::string> given;  // the options on the command line (set after parsing)
 };
 
 void add_options(CLI::App& app, SweepArgs& a, CostArgs& cost, clikit::ModelOptions& model) {
   add_input_options(app, a.input, false);
   add_run_options(app, a.run, Values::kList);
-  add_goal_options(app, a.goal);
+  add_goal_options(app, a.goal, Values::kList);
   app.add_option("--out", a.out_prefix,
-                 "write PREFIX.json and PREFIX.csv (also when interrupted: the rows finished)");
+                 "write PREFIX.json, PREFIX.csv (one row per configuration) and PREFIX.ranks.csv "
+                 "(one per rank); also when interrupted: the rows finished");
   app.add_option("--progress", a.progress,
                  "auto (a line on stderr when it is a terminal and the sweep runs over 1 s) | "
                  "always (one line per configuration) | never")
@@ -72,8 +77,9 @@ void add_options(CLI::App& app, SweepArgs& a, CostArgs& cost, clikit::ModelOptio
       ->excludes("--shard");
   app.add_option("--hosts-from", a.hosts_from,
                  "search subsets of these hosts (comma-separated; 'all': every host), each with "
-                 "all its GPUs, as counts per class of identical hosts (the first value of each "
-                 "other list is used)");
+                 "all its GPUs, as counts per class of identical hosts; every subset with each "
+                 "value of the other lists (not with --gpus, --nodes, --gpus-per-node: the "
+                 "subsets set the GPUs)");
   app.add_option("--devices", a.devices,
                  "search these device types in place of the cluster's GPUs (comma-separated ids "
                  "of the device catalog), with --hosts-from or on every host");
@@ -81,7 +87,7 @@ void add_options(CLI::App& app, SweepArgs& a, CostArgs& cost, clikit::ModelOptio
   add_cost_options(app, cost);
 }
 
-sim::SweepSpec to_spec(const SweepArgs& a) {
+sim::SweepSpec to_spec(const SweepArgs& a, const CostArgs& cost) {
   const RunValues v = parse_run_options(a.run);
   sim::SweepSpec spec;
   spec.base = v.base;
@@ -92,8 +98,7 @@ sim::SweepSpec to_spec(const SweepArgs& a) {
   spec.bucket_bytes = v.bucket_bytes;
   spec.overlaps = v.overlaps;
   spec.goal = clikit::parse_option(a.goal.goal, "goal", sim::parse_sweep_goal);
-  spec.min_speedup = a.goal.min_speedup;
-  spec.max_global_batch = a.goal.max_global_batch;
+  spec.limits = parse_goal_limits(a.goal, cost.epochs);
   return spec;
 }
 
@@ -115,34 +120,67 @@ void overlap_note(const sim::SweepSpec& spec, const costmodel::ViTConfig& model)
 
 void print_sweep(const sim::SweepResult& r, const sim::SweepSpec& spec,
                  const costmodel::ViTConfig& model) {
-  std::cout << present::prediction_table(r.predictions.configurations);
+  const auto& all = r.predictions.configurations;
+  std::cout << present::prediction_table(all);
   for (const auto& s : r.skipped) std::cerr << "vitsim sweep: skipped " << s << "\n";
   std::cout << "\n";
   overlap_note(spec, model);
-  for (const auto& n : r.notes) std::cout << "note: " << n << "\n";
-  if (r.best < 0) {
-    std::cout << "no configuration fits and runs\n";
-    return;
-  }
-  const auto& b = r.predictions.configurations[static_cast<size_t>(r.best)];
-  std::cout << fmt::format(
-                   "best ({}): {}: epoch {:.1f} s, step {:.4f} s, speed-up {}, "
-                   "efficiency {}, global batch {}",
-                   sim::to_string(spec.goal), b.config.label, b.epoch_time_s, b.step_time_s,
-                   b.speedup > 0 ? fmt::format("{:.2f}", b.speedup) : "-",
-                   b.parallel_efficiency > 0 ? fmt::format("{:.0f} %", 100 * b.parallel_efficiency)
-                                             : "-",
-                   sim::global_batch(b))
-            << "\n"
-            << present::answers_text(b);
+  for (const auto& n : r.pick.notes) std::cout << "note: " << n << "\n";
+  std::cout << present::best_text(all, r.pick, spec.goal);
+  const std::string front = present::pareto_text(all, r.requested, spec.limits);
+  if (!front.empty()) std::cout << "\n" << front;
 }
 
 void write_outputs(const SweepArgs& a, const schema::PredictionFile& predictions) {
   if (!a.json_path.empty()) schema::write_prediction(a.json_path, predictions);
   if (!a.out_prefix.empty()) {
     schema::write_prediction(a.out_prefix + ".json", predictions);
-    schema::write_file_atomic(a.out_prefix + ".csv", schema::ranks_csv(predictions.configurations));
+    schema::write_file_atomic(a.out_prefix + ".csv", schema::configurations_csv({predictions}));
+    schema::write_file_atomic(a.out_prefix + ".ranks.csv", schema::ranks_csv(predictions));
   }
+}
+
+// Options a merge takes: where the results go, and what the pick is held to (the shards
+// simulated everything else; given here, it would change nothing).
+const char* const kMergeOptions[] = {"--merge",    "--out",         "--json",
+                                     "--progress", "--min-speedup", "--max-global-batch",
+                                     "--deadline", "--budget"};
+// Options that only the pick uses: given to a shard, they would change nothing.
+const char* const kPickOptions[] = {"--min-speedup", "--max-global-batch", "--deadline",
+                                    "--budget"};
+
+// Exit 2 for an option given where it would change nothing (never dropped silently).
+void refuse_options_that_do_nothing(const SweepArgs& a) {
+  const auto in = [](const std::string& o, const auto& list) {
+    return std::find(std::begin(list), std::end(list), o) != std::end(list);
+  };
+  for (const std::string& o : a.given) {
+    if (!a.merge.empty() && !in(o, kMergeOptions))
+      throw std::invalid_argument(o +
+                                  " does not apply to --merge: the shards simulated the sweep "
+                                  "(give it to every shard); the merge takes --out, --json and "
+                                  "the pick's limits");
+    if (!a.shard.empty() && in(o, kPickOptions))
+      throw std::invalid_argument(o +
+                                  " applies where the best is picked: give it to --merge, "
+                                  "not to a shard");
+    const bool subsets = !a.hosts_from.empty() || !a.devices.empty();
+    if (subsets && o == "--shard")
+      throw std::invalid_argument(
+          "--shard does not combine with --hosts-from or --devices: "
+          "the host-subset search runs on one machine");
+    if (subsets && (o == "--gpus" || o == "--nodes" || o == "--gpus-per-node"))
+      throw std::invalid_argument(o + " does not combine with --hosts-from or --devices: the " +
+                                  "host subsets set the GPUs (each host with all its GPUs)");
+  }
+}
+
+// Every device the sweep's configurations may use, for the one price mode of its cost column:
+// the searched devices (--devices), else the cluster's.
+std::set<std::string> priced_devices(const SweepArgs& a, const schema::ClusterSpec& cluster) {
+  const std::vector<std::string> searched = clikit::split_list(a.devices);
+  return searched.empty() ? present::devices_of(cluster)
+                          : std::set<std::string>(searched.begin(), searched.end());
 }
 
 int merge(const SweepArgs& a, const clikit::ModelOptions& model_options,
@@ -150,12 +188,15 @@ int merge(const SweepArgs& a, const clikit::ModelOptions& model_options,
   std::vector<schema::ShardFile> shards;
   for (const std::string& path : a.merge) shards.push_back(schema::read_shard(path));
   const std::vector<schema::SweepEntry> entries = sim::merge_shards(shards, a.merge);
-  const sim::SweepGoal goal = sim::parse_sweep_goal(shards.front().shard.goal);
-  sim::SweepSpec spec;  // the goal only: the shards hold what the sweep simulated
-  spec.goal = goal;
+  sim::SweepSpec spec;  // the goal and limits only: the shards hold what the sweep simulated
+  spec.goal = sim::parse_sweep_goal(shards.front().shard.goal);
+  // A run's epochs are the shards' (their costs carry them).
+  int64_t epochs = 1;
+  for (const auto& e : entries)
+    if (e.prediction && e.prediction->cost) epochs = e.prediction->cost->epochs;
   // The shards simulate, the merge picks: the limits on the pick are the merge's options.
-  sim::SweepResult r =
-      sim::assemble_sweep(entries, goal, {a.goal.min_speedup, a.goal.max_global_batch});
+  spec.limits = parse_goal_limits(a.goal, epochs);
+  sim::SweepResult r = sim::assemble_sweep(entries, spec.goal, spec.limits);
   r.predictions.context = schema::make_context("vitsim", args);
   print_sweep(r, spec, model_options.resolve());
   for (const auto& w : sim::unmeasured_warnings(r.predictions.configurations))
@@ -174,11 +215,11 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
   if (a.input.cluster.empty())
     throw std::invalid_argument("--cluster is required (unless --merge)");
   if (a.input.costs.empty()) throw std::invalid_argument("--costs is required (unless --merge)");
-  sim::SweepSpec spec = to_spec(a);
+  sim::SweepSpec spec = to_spec(a, cost);
   const schema::ClusterSpec cluster = schema::read_cluster(a.input.cluster);
   const costmodel::DeviceCatalog catalog = schema::read_gpus(a.input.gpus_json);
   const schema::CostModelFile costs = schema::read_cost_model(a.input.costs);
-  const costmodel::ViTConfig model = model_options.resolve();
+  const costmodel::ViTConfig model = resolve_model(a.run, model_options);
   sim::SimOptions options;
   options.transports = schema::read_transports(a.input.transports);
   options.force = a.run.force;
@@ -204,12 +245,10 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
         schema::make_context("vitsim", args, {{"model", schema::write_model(model)}});
     if (r.interrupted) r.predictions.context["interrupted"] = true;
     attach_costs(r.predictions.configurations, cost, sim::merged_catalog(catalog, cluster),
-                 "vitsim sweep");
+                 priced_devices(a, cluster), "vitsim sweep");
     // Cost goals need the costs just attached: pick again with them.
-    const sim::BestPick pick = sim::pick_best(r.predictions.configurations, r.requested, spec.goal,
-                                              {spec.min_speedup, spec.max_global_batch});
-    r.best = pick.best;
-    r.notes = pick.notes;
+    r.pick = sim::pick_best(r.predictions.configurations, r.requested, spec.goal, spec.limits);
+    r.predictions.selection = sim::to_selection(spec.goal, spec.limits);
     print_sweep(r, spec, model);
     for (const auto& w : sim::unmeasured_warnings(r.predictions.configurations))
       std::cerr << "vitsim sweep: warning: " << w << "\n";
@@ -243,7 +282,8 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
   for (schema::SweepEntry& e : shard.entries) {
     if (!e.prediction) continue;
     std::vector<schema::ConfigPrediction> one = {*e.prediction};
-    attach_costs(one, cost, sim::merged_catalog(catalog, cluster), "vitsim sweep");
+    attach_costs(one, cost, sim::merged_catalog(catalog, cluster), priced_devices(a, cluster),
+                 "vitsim sweep");
     e.prediction = one.front();
   }
   shard.context = schema::make_context("vitsim", args);
@@ -251,6 +291,27 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
   std::cout << "shard " << slice.index << "/" << slice.count << ": " << shard.entries.size()
             << " of " << items.size() << " configurations, written to " << path << "\n";
   return 0;
+}
+
+// Every combination of the other lists (micro-batch, collective, bucket, overlap), each subset
+// simulated with each; labelled as the sweep labels its rows when there is more than one.
+std::vector<schema::TrainingConfig> subset_variants(const sim::SweepSpec& spec) {
+  std::vector<schema::TrainingConfig> out;
+  for (int64_t b : spec.micro_batches)
+    for (costmodel::Collective coll : spec.collectives)
+      for (double bucket : spec.bucket_bytes)
+        for (bool ov : spec.overlaps) {
+          schema::TrainingConfig c = spec.base;
+          c.micro_batch = b;
+          c.collective = coll;
+          c.bucket_bytes = bucket;
+          c.overlap = ov;
+          c.label = fmt::format("mb{} {} {:g}MiB {}", b, costmodel::to_string(coll),
+                                bucket / costmodel::kMiB, ov ? "overlap" : "no-overlap");
+          out.push_back(c);
+        }
+  if (out.size() == 1) out.front().label.clear();
+  return out;
 }
 
 // --hosts-from / --devices: the subset and device search (sim/subset_search.h).
@@ -262,15 +323,13 @@ sim::SweepResult search(const SweepArgs& a, const sim::SweepSpec& spec,
   if (a.hosts_from != "all") s.hosts = clikit::split_list(a.hosts_from);
   s.devices = clikit::split_list(a.devices);
   s.base = spec.base;
-  s.base.micro_batch = spec.micro_batches.front();
-  s.base.collective = spec.collectives.front();
-  s.base.bucket_bytes = spec.bucket_bytes.front();
-  s.base.overlap = spec.overlaps.front();
+  s.variants = subset_variants(spec);
   s.goal = spec.goal;
-  s.limits = {spec.min_speedup, spec.max_global_batch};
+  s.limits = spec.limits;
   // Quietly here: attach_costs, after the search, warns once per missing price.
   const schema::PriceTable prices = schema::read_prices(cost.prices);
-  const present::CostOptions cost_options = to_cost_options(cost);
+  present::CostOptions cost_options = to_cost_options(cost);
+  cost_options.mode = present::price_mode(priced_devices(a, cluster), prices, cost_options);
   const costmodel::DeviceCatalog devices = sim::merged_catalog(catalog, cluster);
   auto attach = [&](schema::ConfigPrediction& p) {
     p.cost = present::run_cost(p, prices, devices, cost_options);
@@ -301,6 +360,9 @@ int cmd_sweep(int argc, char** argv) {
   add_options(app, a, cost, model);
   const std::vector<std::string> args(argv, argv + argc);
   return clikit::run_app(app, argc, argv, [&] {
+    for (const CLI::Option* o : app.get_options())
+      if (o->count() > 0 && !o->get_lnames().empty()) a.given.push_back("--" + o->get_lnames()[0]);
+    refuse_options_that_do_nothing(a);
     return a.merge.empty() ? sweep(a, cost, model, args) : merge(a, model, args);
   });
 }

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,9 +24,12 @@ struct CostArgs {
 void add_cost_options(CLI::App& app, CostArgs& a);
 present::CostOptions to_cost_options(const CostArgs& a);  // parses --price
 
-// Sets the cost of every prediction that has an epoch time; a prediction without a price gets
-// none, with one warning on stderr per reason (`tool`: "vitsim predict").
+// Sets the cost of every prediction that has an epoch time, in the one price mode of the set
+// (present::price_mode over `devices`, every device the set may use); a prediction without a price
+// gets none and its `cost_missing`, with one warning on stderr per reason (`tool`:
+// "vitsim predict").
 void attach_costs(std::vector<schema::ConfigPrediction>& predictions, const CostArgs& a,
-                  const costmodel::DeviceCatalog& catalog, const std::string& tool);
+                  const costmodel::DeviceCatalog& catalog, const std::set<std::string>& devices,
+                  const std::string& tool);
 
 }  // namespace vitsim::cli

@@ -11,8 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "clikit/model_options.h"
 #include "costmodel/collective.h"
+#include "schema/prediction.h"
 #include "schema/scenario.h"
+#include "sim/sweep_goal.h"
 
 namespace vitsim::cli {
 
@@ -36,7 +39,9 @@ struct RunArgs {
   std::string gpus;  // kOne: empty = the --hosts count, else 1; kList: default "1,2,4,8"
   std::string micro_batch = "16", collective = "ring", bucket_mb = "500", overlap = "off";
   std::string precision = "fp32", level = "auto", optimizer = "adamw";
-  int64_t accumulation = 1, images = 50000;
+  int64_t accumulation = 1;
+  std::optional<int64_t> images;  // default: the --dataset's, else 50000
+  std::string dataset;            // empty: none (costmodel/dataset.h)
   double data_fraction = 1.0;
   int steps = 3;
   bool force = false;
@@ -60,8 +65,13 @@ struct RunValues {
   schema::TrainingConfig base;
 };
 
-// std::invalid_argument naming the option for a value that does not parse.
+// std::invalid_argument naming the option for a value that does not parse, or for --images
+// given with --dataset.
 RunValues parse_run_options(const RunArgs& a);
+
+// The model of `model` with the classes of the --dataset (std::invalid_argument when --classes
+// says otherwise).
+costmodel::ViTConfig resolve_model(const RunArgs& a, const clikit::ModelOptions& model);
 
 // The one value of a list of Values::kOne (the option's validator allows no comma for counts;
 // enum options are checked here): std::invalid_argument naming the option otherwise.
@@ -73,13 +83,25 @@ T single_value(const std::vector<T>& values, const std::string& option) {
   return values.front();
 }
 
-// What the sweep's goal is held to.
+// The goal and what it is held to. predict and advise (Values::kOne) take the limits, which they
+// check the configuration against; sweep (Values::kList) also the goal and --min-speedup.
 struct GoalArgs {
   std::string goal = "fastest-epoch";
   double min_speedup = 0;
   int64_t max_global_batch = 0;  // set to the default by add_goal_options
+  std::string deadline, budget;  // empty: none
 };
 
-void add_goal_options(CLI::App& app, GoalArgs& a);
+void add_goal_options(CLI::App& app, GoalArgs& a, Values values);
+
+// The limits (`epochs`: the run's, --epochs); std::invalid_argument naming the option for a
+// deadline or budget that does not parse.
+sim::GoalLimits parse_goal_limits(const GoalArgs& a, int64_t epochs);
+
+// "300", "300s", "5min", "2h", "1.5d" (a bare number is seconds) with an optional "/epoch" or
+// "/run" (default: per run of --epochs epochs): the deadline.
+schema::PerEpochOrRun parse_deadline(const std::string& text);
+// "50", "0.5/epoch", "120/run" (USD; default per run): the budget.
+schema::PerEpochOrRun parse_budget(const std::string& text);
 
 }  // namespace vitsim::cli

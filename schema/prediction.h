@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "costmodel/cost_model.h"
+#include "costmodel/global_batch.h"
 #include "costmodel/transport_model.h"
 #include "costmodel/uncertainty.h"
 #include "schema/json_node.h"
@@ -102,11 +103,34 @@ struct ConfigPrediction {
   std::optional<StepBreakdown> breakdown;
   std::vector<WhatIf> advice;  // empty: no what-ifs simulated
   std::optional<RunCost> cost;
+  // Without a cost (and not out of memory): why, e.g. "no cloud price for device p4 in
+  // platforms/prices.json (hint: --price p4=USD_PER_GPU_HOUR)". Empty otherwise.
+  std::string cost_missing;
+};
+
+// A bound per epoch or per run of `epochs` epochs (a deadline in seconds, a budget in USD).
+struct PerEpochOrRun {
+  double value = 0;
+  bool per_run = false;  // false: per epoch
+};
+
+// How the file's best configuration is chosen (sim/sweep_goal.h, docs/simulator.md "Sweep
+// goals"), written by the command that chose it so that `vitsim report` and the CSVs choose and
+// flag the same way. A file without it is read with the defaults.
+struct Selection {
+  std::string goal = "fastest-epoch";
+  int64_t max_global_batch = costmodel::kDefaultMaxGlobalBatch;
+  double min_speedup = 0;
+  std::optional<PerEpochOrRun> deadline_s;  // seconds
+  std::optional<PerEpochOrRun> budget_usd;  // USD
+  int64_t epochs = 1;                       // of the run (--epochs)
 };
 
 struct PredictionFile {
   Json context = Json::object();
   std::string scenario;
+  std::string description;  // what the scenario asks (its file's "description"); may be empty
+  std::optional<Selection> selection;
   std::vector<ConfigPrediction> configurations;
 };
 

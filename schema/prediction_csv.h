@@ -1,9 +1,11 @@
 // The two CSV views of predictions, written through one record writer (csv_record, RFC 4180
 // quoting); columns, units and examples in docs/formats/predictions-csv.md:
-//   configurations_csv  predictions.csv of `vitsim reproduce`: one row per configuration of every
-//                       prediction file, with its scenario and cost sources;
-//   ranks_csv           PREFIX.csv of `vitsim simulate --out` and `vitsim sweep --out`: one row per
-//                       (configuration, rank), the configuration's figures repeated on each row.
+//   configurations_csv  one row per configuration of every prediction file, with its scenario,
+//                       global batch (flagged against the file's limit), p10/p90 and costs:
+//                       predictions.csv of `vitsim reproduce`, PREFIX.csv of `vitsim simulate
+//                       --out` and `vitsim sweep --out`;
+//   ranks_csv           PREFIX.ranks.csv of simulate and sweep: one row per (configuration,
+//                       rank), the configuration's figures repeated on each row.
 #pragma once
 
 #include <string>
@@ -14,6 +16,10 @@
 namespace vitsim::schema {
 
 std::string configurations_csv(const std::vector<PredictionFile>& files);
-std::string ranks_csv(const std::vector<ConfigPrediction>& predictions);
+std::string ranks_csv(const PredictionFile& file);
+
+// The global-batch limit a file's configurations are flagged against: its `selection`'s, else
+// the default (costmodel/global_batch.h).
+int64_t max_global_batch_of(const PredictionFile& file);
 
 }  // namespace vitsim::schema

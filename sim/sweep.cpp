@@ -10,30 +10,6 @@
 #include "sim/sweep_jobs.h"
 
 namespace vitsim::sim {
-SweepGoal parse_sweep_goal(const std::string& text) {
-  if (text == "fastest-epoch") return SweepGoal::kFastestEpoch;
-  if (text == "best-efficiency") return SweepGoal::kBestEfficiency;
-  if (text == "cheapest-epoch") return SweepGoal::kCheapestEpoch;
-  if (text == "best-throughput-per-dollar") return SweepGoal::kBestThroughputPerDollar;
-  throw std::invalid_argument(
-      "unknown goal '" + text +
-      "' (expected fastest-epoch, best-efficiency, cheapest-epoch or best-throughput-per-dollar)");
-}
-
-const char* to_string(SweepGoal goal) {
-  switch (goal) {
-    case SweepGoal::kFastestEpoch:
-      return "fastest-epoch";
-    case SweepGoal::kBestEfficiency:
-      return "best-efficiency";
-    case SweepGoal::kCheapestEpoch:
-      return "cheapest-epoch";
-    case SweepGoal::kBestThroughputPerDollar:
-      return "best-throughput-per-dollar";
-  }
-  return "?";
-}
-
 std::vector<SweepItem> sweep_items(const SweepSpec& spec) {
   std::vector<SweepItem> items;
   for (int64_t b : spec.micro_batches) {
@@ -111,9 +87,8 @@ SweepResult assemble_sweep(const std::vector<schema::SweepEntry>& entries, Sweep
   }
   apply_speedups(all);
   out.requested = requested;
-  const BestPick pick = pick_best(all, requested, goal, limits);
-  out.best = pick.best;
-  out.notes = pick.notes;
+  out.pick = pick_best(all, requested, goal, limits);
+  out.predictions.selection = to_selection(goal, limits);
   return out;
 }
 
@@ -128,8 +103,8 @@ SweepResult run_sweep(const SweepSpec& spec, const schema::ClusterSpec& cluster,
   context.progress = spec.progress;
   context.stop_requested = spec.stop_requested;
   context.interrupted = &interrupted;
-  SweepResult out = assemble_sweep(simulate_sweep_items(items, all, context, spec.jobs), spec.goal,
-                                   {spec.min_speedup, spec.max_global_batch});
+  SweepResult out =
+      assemble_sweep(simulate_sweep_items(items, all, context, spec.jobs), spec.goal, spec.limits);
   out.interrupted = interrupted;
   out.total = items.size();
   return out;
