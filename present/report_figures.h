@@ -4,8 +4,9 @@
 //     a measured run matches a configuration of the series;
 //   - breakdown: where each rank's step time goes (compute, exposed communication, idle waiting
 //     for slower ranks) in the scenario's largest configuration.
-// Speedup and efficiency are throughput ratios (images per second against the series' 1-GPU
-// point), so strong and weak scaling read the same way.
+// Speedup and efficiency are throughput ratios against the 1-GPU baseline (costmodel::speedups:
+// the prediction's own figures; for measured runs the same rule on their epochs' throughput), so
+// strong and weak scaling read the same way and the figures say what the tables say.
 #pragma once
 
 #include <string>

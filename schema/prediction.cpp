@@ -357,6 +357,10 @@ PredictionFile read_prediction(const Node& root) {
   return f;
 }
 
+int64_t max_global_batch_of(const PredictionFile& file) {
+  return file.selection ? file.selection->max_global_batch : costmodel::kDefaultMaxGlobalBatch;
+}
+
 PredictionFile read_prediction(const std::string& path) {
   return read_prediction(Node::parse_file(path));
 }

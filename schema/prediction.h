@@ -143,6 +143,10 @@ ConfigPrediction read_config_prediction(const Node& node);
 // "rtx3070/fp32=imported; tesla-10gbe=imported; tesla-1gbe=modelled": compute, then links.
 std::string provenance_summary(const Provenance& provenance);
 
+// The global-batch limit a file's configurations are flagged against: its `selection`'s, else
+// the default (costmodel/global_batch.h).
+int64_t max_global_batch_of(const PredictionFile& file);
+
 PredictionFile read_prediction(const std::string& path);
 PredictionFile read_prediction(const Node& root);
 Json write_prediction_json(const PredictionFile& file, size_t max_listed_ranks = kMaxListedRanks);

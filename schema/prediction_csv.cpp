@@ -199,8 +199,4 @@ std::string ranks_csv(const PredictionFile& file) {
   return out;
 }
 
-int64_t max_global_batch_of(const PredictionFile& file) {
-  return file.selection ? file.selection->max_global_batch : costmodel::kDefaultMaxGlobalBatch;
-}
-
 }  // namespace vitsim::schema

@@ -18,8 +18,4 @@ namespace vitsim::schema {
 std::string configurations_csv(const std::vector<PredictionFile>& files);
 std::string ranks_csv(const PredictionFile& file);
 
-// The global-batch limit a file's configurations are flagged against: its `selection`'s, else
-// the default (costmodel/global_batch.h).
-int64_t max_global_batch_of(const PredictionFile& file);
-
 }  // namespace vitsim::schema

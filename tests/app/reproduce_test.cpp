@@ -93,7 +93,7 @@ TEST(Reproduce, WritesEveryOutputAndValidates) {
             std::string::npos);
   EXPECT_NE(csv.find(",unverified,cloud,\n"), std::string::npos) << csv;
   const std::string html = read(r.report_html);
-  EXPECT_NE(html.find("<th>$/epoch</th><th>kWh/epoch</th>"), std::string::npos);
+  EXPECT_NE(html.find("<th>$/epoch (cloud)</th><th>kWh/epoch</th>"), std::string::npos);
   EXPECT_NE(html.find("* cost from a price not checked"), std::string::npos);
   EXPECT_NE(html.find("data:image/png;base64,"), std::string::npos);
   fs::remove_all(dir);

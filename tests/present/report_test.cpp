@@ -2,9 +2,9 @@
 // headless Chromium (Debian's chromium, a listed dependency: scripts/install-deps), with a script
 // appended to a copy of the page that records every image's naturalWidth after load; every figure
 // must have decoded (naturalWidth > 0); the top of the page is saved as a screenshot
-// (vitsim-report-top.png in the temporary folder, printed) for a person to look at. The page reads
-// in a minute: summary and contents first, study experiments before what-ifs, "-" where a value
-// is undefined.
+// (vitsim-report-top.png in the temporary folder, printed) for a person to look at. The page fits a
+// 1280 px window (no sideways scrolling, every table in view), and reads in a minute: summary and
+// contents first, study experiments before what-ifs, "-" where a value is undefined.
 #include "present/report.h"
 
 #include <gtest/gtest.h>
@@ -21,16 +21,35 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A configuration as a simulation writes it: its speed-up against the 700 s 1-GPU epoch (what
+// costmodel::speedups gives), where its inputs came from (a long "inputs" cell, as a real cluster
+// gives), an 80 % range and a cost.
 schema::ConfigPrediction config(int64_t gpus, double epoch_s) {
   schema::ConfigPrediction p;
   p.cluster = "tesla";
   p.config.gpus = gpus;
   p.config.micro_batch = 16;
   p.config.placement = "inter-node";
-  p.config.label = std::to_string(gpus) + " GPU";
+  p.config.label = std::to_string(gpus) + "x mb16 ring 500MiB no-overlap";
   p.epoch_time_s = epoch_s;
   p.step_time_s = epoch_s / 100;
   p.throughput_images_per_s = 50000 / epoch_s;
+  p.speedup = 700 / epoch_s;
+  p.parallel_efficiency = p.speedup / static_cast<double>(gpus);
+  p.range = costmodel::PredictionRange{};
+  p.range->epoch_time_s = {0.9 * epoch_s, epoch_s, 1.1 * epoch_s};
+  p.provenance.compute.push_back(
+      {"rtx3070", costmodel::Regime::kFp32, costmodel::CostSource::kTransferred, "", 0, 0, gpus});
+  for (const char* link : {"tesla-10gbe-with-a-long-name", "tesla-1gbe-onboard-port"}) {
+    schema::LinkUse use;
+    use.link.link_class = link;
+    use.link.source = costmodel::LinkSource::kModelled;
+    p.provenance.links.push_back(use);
+  }
+  schema::RunCost cost;
+  cost.mode = "owned";
+  cost.epoch_usd = 0.01 * epoch_s / 700 * static_cast<double>(gpus);
+  p.cost = cost;
   for (int64_t r = 0; r < gpus; ++r) {
     schema::RankPrediction rp;
     rp.rank = r;
@@ -81,6 +100,7 @@ TEST(Report, RendersWithAllFiguresInChromium) {
     c.config.micro_batch = b;
     c.config.label = "2 GPU b" + std::to_string(b);
     c.throughput_images_per_s = 50000 / c.epoch_time_s;
+    c.speedup = c.parallel_efficiency = 0;  // no 1-GPU configuration in this scenario
     whatif.prediction.configurations.push_back(c);
   }
   in.predictions = {whatif, p};
@@ -109,9 +129,13 @@ TEST(Report, RendersWithAllFiguresInChromium) {
   EXPECT_EQ(at("<td>0.00</td>"), std::string::npos);
   EXPECT_NE(at("Spearman rank correlation - (needs two configurations)"), std::string::npos);
   EXPECT_NE(at("throughput against micro-batch"), std::string::npos);
+  // After load: every image's width, and how wide the page and its widest table are.
   const std::string probe =
       "<script>window.addEventListener('load',()=>{document.body.setAttribute('data-widths',"
-      "[...document.images].map(i=>i.complete?i.naturalWidth:0).join(','));});</script>";
+      "[...document.images].map(i=>i.complete?i.naturalWidth:0).join(','));"
+      "document.body.setAttribute('data-fit',[document.documentElement.scrollWidth,"
+      "window.innerWidth,Math.ceil(Math.max(...[...document.querySelectorAll('table')].map("
+      "t=>t.getBoundingClientRect().right)))].join(','));});</script>";
   html.replace(html.rfind("</body>"), 7, probe + "</body>");
   const fs::path probe_page = dir / "probe.html";
   std::ofstream(probe_page) << html;
@@ -120,8 +144,8 @@ TEST(Report, RendersWithAllFiguresInChromium) {
       "/usr/bin/chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
       "--disable-background-networking --disable-component-update --disable-sync "
       "--user-data-dir=" +
-      profile.string() + " --virtual-time-budget=10000 --dump-dom file://" + probe_page.string() +
-      " 2>/dev/null";
+      profile.string() + " --window-size=1280,900 --virtual-time-budget=10000 --dump-dom file://" +
+      probe_page.string() + " 2>/dev/null";
   const std::string dom = run(cmd);
   std::smatch match;
   ASSERT_TRUE(std::regex_search(dom, match, std::regex("data-widths=\"([0-9,]*)\"")))
@@ -136,11 +160,17 @@ TEST(Report, RendersWithAllFiguresInChromium) {
     EXPECT_GT(std::stoi(w), 0) << "an image did not load: widths " << widths;
   }
   EXPECT_EQ(images, 6);
+  // The page fits a 1280 px window: nothing to scroll sideways, every table whole in view.
+  ASSERT_TRUE(std::regex_search(dom, match, std::regex("data-fit=\"([0-9]+),([0-9]+),([0-9]+)\"")))
+      << dom.substr(0, 400);
+  EXPECT_EQ(std::stoi(match[2]), 1280);
+  EXPECT_LE(std::stoi(match[1]), 1280) << "the page scrolls sideways at 1280 px";
+  EXPECT_LE(std::stoi(match[3]), 1280) << "a table reaches past the window at 1280 px";
   // The top of the page as a person first sees it.
   const fs::path shot = dir / "report-top.png";
   run("/usr/bin/chromium --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars "
       "--user-data-dir=" +
-      profile.string() + " --window-size=1100,1300 --screenshot=" + shot.string() + " file://" +
+      profile.string() + " --window-size=1280,1300 --screenshot=" + shot.string() + " file://" +
       r.html_path + " 2>/dev/null");
   ASSERT_TRUE(fs::exists(shot)) << "no screenshot";
   EXPECT_GT(fs::file_size(shot), 10000u);
