@@ -47,7 +47,8 @@ void add_options(CLI::App& app, PredictArgs& a, CostArgs& cost, clikit::ModelOpt
   clikit::add_model_options(app, model);
   add_goal_options(app, a.goal, Values::kOne);
   app.add_option("--per-rank-micro-batch", a.per_rank,
-                 "micro-batch of each rank, comma-separated (what-if)");
+                 "micro-batch of each rank, comma-separated (what-if; instead of --micro-batch)")
+      ->excludes("--micro-batch");
   app.add_option("--network-model", a.network_model, "SimGrid network/model (CM02, LV08, ...)")
       ->capture_default_str();
   app.add_flag("--crosstraffic", a.crosstraffic, "SimGrid network/crosstraffic on");

@@ -60,7 +60,8 @@ void what_if_line(size_t n, const schema::WhatIf& w, std::ostream& os) {
 
 // What helps (a shorter epoch) and, under a heading of its own, what was tried and does not.
 void advice_text(const schema::ConfigPrediction& p, std::ostream& os) {
-  os << "What would help (each simulated; epoch " << sim::format_seconds(p.epoch_time_s) << " now):\n";
+  os << "What would help (each simulated; epoch " << sim::format_seconds(p.epoch_time_s)
+     << " now):\n";
   size_t n = 0;
   for (const auto& w : p.advice)
     if (w.epoch_change_rel < 0) what_if_line(++n, w, os);

@@ -12,6 +12,7 @@
 #include "costmodel/epoch.h"
 #include "costmodel/speedup.h"
 #include "present/gnuplot.h"
+#include "present/time_cost_figure.h"
 #include "schema/json_file.h"
 #include "schema/rank_groups.h"
 
@@ -152,29 +153,6 @@ std::string write_data(const std::vector<Series>& series, Quantity q, const std:
   return plot;
 }
 
-// The outputs go through the variables vitsim_png and vitsim_svg (see gnuplot.h).
-std::string terminals(const std::string& plot) {
-  return fmt::format(
-      "set terminal pngcairo size 900,540 noenhanced font 'Sans,10'\nset output vitsim_png\n{}\n"
-      "set terminal svg size 900,540 noenhanced font 'Sans,10' background '#ffffff'\n"
-      "set output vitsim_svg\nreplot\nunset output\n",
-      plot);
-}
-
-Figure draw(const std::string& dir, const std::string& name, const std::string& title,
-            const std::string& setup, const std::string& plot) {
-  Figure f{title, name + ".png", name + ".svg"};
-  const std::vector<GnuplotOutput> outputs = {{"vitsim_png", f.png}, {"vitsim_svg", f.svg}};
-  const std::string script =
-      fmt::format("# gnuplot {}.gp (in this folder) draws {} and {}\n{}", name, f.png, f.svg,
-                  gnuplot_output_defaults(outputs)) +
-      fmt::format("set title {}\nset grid\nset key below\n{}\n", gnuplot_quote(title), setup);
-  const std::string path = dir + "/" + name + ".gp";
-  schema::write_file_atomic(path, script + terminals(plot));
-  run_gnuplot(path, dir, outputs);
-  return f;
-}
-
 std::optional<Figure> draw_breakdown(const schema::PredictionFile& pred, const std::string& dir,
                                      const std::string& stem) {
   // Identical ranks (schema/rank_groups.h) share one bar: 1024 ranks of four kinds are four bars.
@@ -214,7 +192,7 @@ std::optional<Figure> draw_breakdown(const schema::PredictionFile& pred, const s
   const std::string title = fmt::format(
       "{}: per-rank step breakdown, {}", pred.scenario,
       big->config.label.empty() ? fmt::format("{} GPUs", big->config.gpus) : big->config.label);
-  return draw(dir, stem + "-breakdown", title, setup, plot);
+  return draw_figure(dir, stem + "-breakdown", title, setup, plot);
 }
 
 // A log2 axis ticked at the values drawn (GPU counts, micro-batches), tight around them: powers of
@@ -263,14 +241,41 @@ std::optional<Figure> draw_micro_batch(const schema::PredictionFile& pred, const
   std::set<double> batches;
   for (const auto& [k, pts] : lines)
     for (const auto& [b, t] : pts) batches.insert(static_cast<double>(b));
-  return draw(dir, stem + "-microbatch",
-              fmt::format("{}: throughput against micro-batch", pred.scenario),
-              "set xlabel 'micro-batch per GPU'\nset ylabel 'images/s'\nset yrange [0:*]\n" +
-                  log2_axis(batches),
-              plot);
+  return draw_figure(dir, stem + "-microbatch",
+                     fmt::format("{}: throughput against micro-batch", pred.scenario),
+                     "set xlabel 'micro-batch per GPU'\nset ylabel 'images/s'\nset yrange [0:*]\n" +
+                         log2_axis(batches),
+                     plot);
 }
 
 }  // namespace
+
+// The outputs go through the variables vitsim_png and vitsim_svg (see gnuplot.h).
+namespace {
+
+std::string terminals(const std::string& plot) {
+  return fmt::format(
+      "set terminal pngcairo size 900,540 noenhanced font 'Sans,10'\nset output vitsim_png\n{}\n"
+      "set terminal svg size 900,540 noenhanced font 'Sans,10' background '#ffffff'\n"
+      "set output vitsim_svg\nreplot\nunset output\n",
+      plot);
+}
+
+}  // namespace
+
+Figure draw_figure(const std::string& dir, const std::string& name, const std::string& title,
+                   const std::string& setup, const std::string& plot) {
+  Figure f{title, name + ".png", name + ".svg"};
+  const std::vector<GnuplotOutput> outputs = {{"vitsim_png", f.png}, {"vitsim_svg", f.svg}};
+  const std::string script =
+      fmt::format("# gnuplot {}.gp (in this folder) draws {} and {}\n{}", name, f.png, f.svg,
+                  gnuplot_output_defaults(outputs)) +
+      fmt::format("set title {}\nset grid\nset key below\n{}\n", gnuplot_quote(title), setup);
+  const std::string path = dir + "/" + name + ".gp";
+  schema::write_file_atomic(path, script + terminals(plot));
+  run_gnuplot(path, dir, outputs);
+  return f;
+}
 
 std::vector<Figure> draw_scenario_figures(const schema::PredictionFile& pred,
                                           const std::vector<MeasuredRun>& measured,
@@ -299,11 +304,13 @@ std::vector<Figure> draw_scenario_figures(const schema::PredictionFile& pred,
     // GPU counts double from one configuration to the next: a log2 axis spaces them evenly.
     const std::string setup = fmt::format("set xlabel 'GPUs'\nset ylabel {}\n{}\n{}",
                                           gnuplot_quote(ylabel), log2_axis(gpus), extra);
-    figures.push_back(draw(dir, stem + "-" + name,
-                           fmt::format("{}: {} against GPUs", pred.scenario, ylabel), setup, plot));
+    figures.push_back(draw_figure(dir, stem + "-" + name,
+                                  fmt::format("{}: {} against GPUs", pred.scenario, ylabel), setup,
+                                  plot));
   }
   if (auto m = draw_micro_batch(pred, dir, stem)) figures.push_back(*m);
   if (auto b = draw_breakdown(pred, dir, stem)) figures.push_back(*b);
+  if (auto p = draw_time_cost(pred, dir, stem)) figures.push_back(*p);
   return figures;
 }
 

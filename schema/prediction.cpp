@@ -200,6 +200,7 @@ Json config_object(const ConfigPrediction& p) {
   if (!p.advice.empty()) out["advice"] = write_advice(p.advice);
   if (p.cost) out["cost"] = write_run_cost(*p.cost);
   if (!p.cost_missing.empty()) out["cost_missing"] = p.cost_missing;
+  if (p.added_baseline) out["added_baseline"] = true;
   return out;
 }
 
@@ -274,7 +275,8 @@ ConfigPrediction read_config_prediction(const Node& n) {
                  "cost",
                  "rank_classes",
                  "global_batch",
-                 "cost_missing"});
+                 "cost_missing",
+                 "added_baseline"});
   ConfigPrediction p;
   p.cluster = n["cluster"].string();
   p.config = read_training_config(n["config"], TrainingConfig{});
@@ -304,6 +306,7 @@ ConfigPrediction read_config_prediction(const Node& n) {
   if (auto a = n.get("advice")) p.advice = read_advice(*a);
   if (auto c = n.get("cost")) p.cost = read_run_cost(*c);
   if (auto c = n.get("cost_missing")) p.cost_missing = c->string();
+  if (auto b = n.get("added_baseline")) p.added_baseline = b->boolean();
   return p;
 }
 

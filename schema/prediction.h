@@ -103,6 +103,9 @@ struct ConfigPrediction {
   std::optional<StepBreakdown> breakdown;
   std::vector<WhatIf> advice;  // empty: no what-ifs simulated
   std::optional<RunCost> cost;
+  // A 1-GPU baseline a sweep added for the speed-ups, not asked for: never a candidate for its best
+  // (sim/sweep_goal.h).
+  bool added_baseline = false;
   // Without a cost (and not out of memory): why, e.g. "no cloud price for device p4 in
   // platforms/prices.json (hint: --price p4=USD_PER_GPU_HOUR)". Empty otherwise.
   std::string cost_missing;

@@ -80,6 +80,7 @@ SweepResult assemble_sweep(const std::vector<schema::SweepEntry>& entries, Sweep
   for (const schema::SweepEntry& e : entries) {
     if (e.prediction) {
       all.push_back(*e.prediction);
+      all.back().added_baseline = !e.requested;
       requested.push_back(e.requested);
     } else if (e.requested) {
       out.skipped.push_back(e.skipped);

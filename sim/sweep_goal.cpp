@@ -149,7 +149,8 @@ void explain(const std::vector<schema::ConfigPrediction>& all,
 
 std::string meaning(SweepGoal goal, bool per_image, int64_t images) {
   const std::string epochs =
-      per_image ? "per image: the epochs train on different numbers of images (weak scaling)"
+      per_image ? "compared per image: the epochs train on different numbers of images, as in "
+                  "weak scaling"
                 : fmt::format("every epoch trains on the same {} images", images);
   switch (goal) {
     case SweepGoal::kFastestEpoch:

@@ -76,6 +76,27 @@ TEST(PlannerCli, GlobalBatchIsCheckedByOneRuleInPredictSweepAndTheCsv) {
   EXPECT_EQ(std::count(ranks.begin(), ranks.end(), '\n'), 1 + 4 + 8 + 4 + 8 + 1 + 1);
 }
 
+// The report's summary of a sweep's file gives the sweep's answer: the same function, with the
+// goal and limits the file records (a limit of 256 leaves out the fastest row, 8 x 64).
+TEST(PlannerCli, ReportSummaryGivesTheSweepsAnswer) {
+  Result r = run("sweep" + kVector +
+                 " --gpus 4,8 --micro-batch 32,64 --max-global-batch 256 --goal cheapest-epoch "
+                 "--deadline 300s/epoch --out " +
+                 tmp("rep"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string best = line_of(r.output, "best (");
+  const std::string label =
+      best.substr(best.find(": ") + 2, best.find(": epoch") - best.find(": ") - 2);
+  EXPECT_EQ(label, "8x mb32 ring 500MiB no-overlap") << best;
+  r = run("report --predicted " + tmp("rep.json") + " --out " + tmp("rep_html"), true);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string html = slurp(tmp("rep_html/report.html"));
+  const std::string summary = html.substr(html.find("<h2 id=summary>"));
+  EXPECT_TRUE(has(summary.substr(0, summary.find("</table>")), "<b>" + label + "</b>")) << summary;
+  EXPECT_TRUE(has(summary, "cheapest-epoch: the cheapest epoch")) << summary;
+  EXPECT_TRUE(has(html, "time against cost")) << html.substr(0, 2000);
+}
+
 TEST(PlannerCli, DeadlineAndBudgetConstrainTheGoalAndTheParetoFrontIsPrinted) {
   const std::string sweep = "sweep" + kVector + " --gpus 1,2,4,8 --micro-batch 16 ";
   Result r = run(sweep + "--goal cheapest-epoch");
@@ -155,6 +176,9 @@ TEST(PlannerCli, OptionsThatWouldDoNothingAreRefused) {
   r = run("sweep" + kVector + " --gpus 1,2 --shard 0/1 --min-speedup 2 --json " + shard, true);
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(has(r.output, "give it to --merge")) << r.output;
+  // Per-rank micro-batches replace the micro-batch: both given, one would be dropped.
+  r = run("predict" + kVector + " --gpus 2 --micro-batch 32 --per-rank-micro-batch 16,16", true);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
 }
 
 TEST(PlannerCli, AdviseListsOnlyWhatHelpsAsHelp) {

@@ -103,6 +103,11 @@ TEST(Report, RendersWithAllFiguresInChromium) {
     c.speedup = c.parallel_efficiency = 0;  // no 1-GPU configuration in this scenario
     whatif.prediction.configurations.push_back(c);
   }
+  // The what-if records its selection as a sweep would: a global batch above 32 is flagged, so
+  // its fastest row (b32: 2 x 32) is not its best.
+  whatif.prediction.description = "What-if: micro-batches 8 to 32 on two GPUs. Nothing else.";
+  whatif.prediction.selection = schema::Selection{};
+  whatif.prediction.selection->max_global_batch = 32;
   in.predictions = {whatif, p};
   MeasuredRun m;
   m.key = key_of(p.prediction.configurations[0]);
@@ -112,8 +117,9 @@ TEST(Report, RendersWithAllFiguresInChromium) {
   in.notes = {"a <note> & an ampersand"};
   const ReportResult r = write_report(in, dir.string());
   ASSERT_TRUE(fs::exists(r.html_path));
-  // hand-made: epoch, speedup, efficiency, breakdown; what-if: micro-batch, breakdown. PNG + SVG.
-  ASSERT_EQ(r.figure_files.size(), 12u);
+  // hand-made: epoch, speedup, efficiency, breakdown, time against cost; what-if: micro-batch,
+  // breakdown, time against cost. PNG + SVG.
+  ASSERT_EQ(r.figure_files.size(), 16u);
   for (const auto& f : r.figure_files) EXPECT_GT(fs::file_size(f), 1000u) << f;
   std::string html = read(r.html_path);
   EXPECT_NE(html.find("a &lt;note&gt; &amp; an ampersand"), std::string::npos);
@@ -125,6 +131,14 @@ TEST(Report, RendersWithAllFiguresInChromium) {
   EXPECT_LT(at("<h3 id=\"s1-hand_made\">"), at("<h3 id=\"s0-batch_what_if\">"));
   EXPECT_LT(at("<h2 id=whatif>"), at("<h2 id=notes>"));
   EXPECT_NE(at("compute: tesla1 (rtx3070) computes"), std::string::npos);
+  // The summary: what each scenario asks, its best by the one rule (the file's limit applied;
+  // the best of 2 or more GPUs too when one GPU is fastest).
+  EXPECT_NE(at("<td class=l>What-if: micro-batches 8 to 32 on two GPUs.</td>"), std::string::npos);
+  EXPECT_NE(at("<b>2 GPU b16</b>"), std::string::npos);
+  EXPECT_NE(at("<td class=bad title=\"global batch 64 is above 32"), std::string::npos);
+  EXPECT_NE(at("<b>1x mb16 ring 500MiB no-overlap</b>"), std::string::npos);
+  EXPECT_NE(at("of 2 or more GPUs: 3x mb16 ring 500MiB no-overlap"), std::string::npos);
+  EXPECT_NE(at("time against cost"), std::string::npos);
   EXPECT_NE(at("<td>-</td><td>-</td>"), std::string::npos);  // undefined speedup, efficiency
   EXPECT_EQ(at("<td>0.00</td>"), std::string::npos);
   EXPECT_NE(at("Spearman rank correlation - (needs two configurations)"), std::string::npos);
@@ -159,7 +173,7 @@ TEST(Report, RendersWithAllFiguresInChromium) {
     ++images;
     EXPECT_GT(std::stoi(w), 0) << "an image did not load: widths " << widths;
   }
-  EXPECT_EQ(images, 6);
+  EXPECT_EQ(images, 8);
   // The page fits a 1280 px window: nothing to scroll sideways, every table whole in view.
   ASSERT_TRUE(std::regex_search(dom, match, std::regex("data-fit=\"([0-9]+),([0-9]+),([0-9]+)\"")))
       << dom.substr(0, 400);
