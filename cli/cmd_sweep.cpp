@@ -258,7 +258,7 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
                 << r.predictions.configurations.size() << " of " << r.total << " configurations; "
                 << (a.out_prefix.empty() ? "the table above holds the finished ones"
                                          : "wrote the finished ones to " + a.out_prefix +
-                                               ".json and " + a.out_prefix + ".csv")
+                                               ".json, .csv and .ranks.csv")
                 << "\n";
       return 128 + interrupted_by;  // as a shell reports a process ended by that signal
     }
