@@ -90,8 +90,8 @@ std::vector<NamedPrediction> simulate_all(const ReproduceOptions& o, const schem
     schema::PredictionFile p =
         sim::simulate_scenario(study.scenarios[i], study.scenario_clusters[i], catalog, costs, sim);
     const auto merged = sim::merged_catalog(catalog, study.scenario_clusters[i]);
-    for (auto& c : p.configurations)
-      c.cost = present::run_cost(c, prices, merged, present::CostOptions{});
+    present::attach_run_costs(p.configurations, present::devices_of(study.scenario_clusters[i]),
+                              prices, merged, present::CostOptions{});
     p.context = schema::make_context(
         "vitsim reproduce", o.argv,
         {{"scenario_file", study.scenarios[i].file},

@@ -7,12 +7,13 @@
 
 #include "cli/commands.h"
 #include "cli/cost_options.h"
+#include "cli/option_groups.h"
 #include "clikit/list_options.h"
 #include "clikit/model_options.h"
 #include "clikit/run_app.h"
-#include "costmodel/buckets.h"
 #include "present/answers_text.h"
 #include "present/prediction_table.h"
+#include "present/run_cost.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
@@ -22,83 +23,33 @@
 #include "sim/provenance.h"
 #include "sim/rank_plan.h"
 #include "sim/simulator.h"
+#include "sim/sweep_goal.h"
 
 namespace vitsim::cli {
 namespace {
 
 struct PredictArgs {
-  std::string cluster, costs, gpus_json = schema::default_gpus_path(), hosts, per_rank, trace;
-  std::string transports = schema::default_transports_path();
-  std::string precision = "fp32", overlap = "off", collective = "ring", level = "auto",
-              optimizer = "adamw";
+  InputArgs input;
+  RunArgs run;
+  GoalArgs goal;
+  std::string hosts, per_rank, trace;
   std::string network_model = "CM02", engine = "auto";
-  std::optional<int64_t> nodes, gpus_per_node;
-  std::optional<int64_t> gpus;  // default: one rank per --hosts entry, else 1
-  int64_t micro_batch = 16, accumulation = 1, images = 50000;
-  double data_fraction = 1.0, bucket_mb = 500;
-  int steps = 3;
-  bool json = false, crosstraffic = false, explain = false, force = false;
+  bool json = false, crosstraffic = false, explain = false;
   int64_t what_ifs = 3;
 };
 
 void add_options(CLI::App& app, PredictArgs& a, CostArgs& cost, clikit::ModelOptions& model) {
-  app.add_option("--cluster", a.cluster, "cluster file (platforms/*.json)")
-      ->required()
-      ->check(CLI::ExistingFile);
-  app.add_option("--costs", a.costs, "cost model (vitsim calibrate)")
-      ->required()
-      ->check(CLI::ExistingFile);
-  app.add_option("--gpus-json", a.gpus_json, "device catalog")->capture_default_str();
-  app.add_option("--transports", a.transports,
-                 "transport model parameters, for link classes the costs did not measure")
-      ->capture_default_str();
-  app.add_option("--nodes", a.nodes, "node count of the cluster's node template")
-      ->check(clikit::positive_count());
-  app.add_option("--gpus", a.gpus,
-                 "ranks (one per GPU) [default: the --hosts count, else 1]; with --hosts it "
-                 "only checks the count")
-      ->check(clikit::positive_count());
-  auto* gpn = app.add_option("--gpus-per-node", a.gpus_per_node,
-                             "ranks per node (default: the cluster's host "
-                             "set for --gpus, else nodes filled in order)")
-                  ->check(clikit::positive_count());
+  add_input_options(app, a.input, true);
+  const RunOptions run = add_run_options(app, a.run, Values::kOne);
   app.add_option("--hosts", a.hosts,
                  "explicit hosts, one per rank, comma-separated (sets the rank count; a host "
                  "with 2 GPUs is listed twice)")
-      ->excludes(gpn);
+      ->excludes(run.gpus_per_node);
   clikit::add_model_options(app, model);
-  app.add_option("--precision", a.precision,
-                 "precision regime: fp32 | amp-fp16 | amp-bf16 | ds-fp16 | ds-bf16 | "
-                 "ds-fp16-allreduce-fp32 | ds-bf16-allreduce-fp32")
-      ->capture_default_str();
-  app.add_option("--micro-batch", a.micro_batch, "samples per rank and micro-step")
-      ->capture_default_str()
-      ->check(clikit::positive_count());
+  add_goal_options(app, a.goal, Values::kOne);
   app.add_option("--per-rank-micro-batch", a.per_rank,
-                 "micro-batch of each rank, comma-separated (what-if)");
-  app.add_option("--accumulation", a.accumulation, "micro-steps per optimizer step")
-      ->capture_default_str()
-      ->check(clikit::positive_count());
-  app.add_option("--images", a.images, "training images before the data fraction")
-      ->capture_default_str()
-      ->check(clikit::positive_count());
-  app.add_option("--data-fraction", a.data_fraction, "fraction of the images used, (0, 1]")
-      ->capture_default_str()
-      ->check(clikit::unit_fraction());
-  app.add_option("--optimizer", a.optimizer, "adamw | sgd (memory: optimizer states)")
-      ->capture_default_str();
-  app.add_option("--overlap", a.overlap, "on | off: all-reduce overlaps the backward")
-      ->capture_default_str();
-  app.add_option("--collective", a.collective, "ring | tree | hierarchical")->capture_default_str();
-  app.add_option("--collective-level", a.level, "step | flow | auto (flow above 64 ranks)")
-      ->capture_default_str();
-  app.add_option("--bucket-mb", a.bucket_mb,
-                 "gradient bucket: closes once it holds >= this, MiB (2^20 bytes, as PyTorch "
-                 "DDP's bucket_cap_mb and vitsim-train --bucket-mb)")
-      ->capture_default_str();
-  app.add_option("--steps", a.steps, "steps simulated; the epoch extrapolates the last")
-      ->capture_default_str()
-      ->check(clikit::positive_count());
+                 "micro-batch of each rank, comma-separated (what-if; instead of --micro-batch)")
+      ->excludes("--micro-batch");
   app.add_option("--network-model", a.network_model, "SimGrid network/model (CM02, LV08, ...)")
       ->capture_default_str();
   app.add_flag("--crosstraffic", a.crosstraffic, "SimGrid network/crosstraffic on");
@@ -108,44 +59,35 @@ void add_options(CLI::App& app, PredictArgs& a, CostArgs& cost, clikit::ModelOpt
       ->capture_default_str();
   app.add_option("--trace", a.trace, "write the simulated timeline as a Chrome trace (JSON)");
   app.add_flag("--json", a.json, "print one JSON object instead of the table");
-  app.add_flag(
-      "--force", a.force,
-      "simulate even what the size guard estimates to take too long (not too much memory)");
   app.add_flag("--explain", a.explain,
                "also print why the step takes what it takes and simulate what-ifs (= vitsim "
                "advise)");
-  app.add_option("--what-ifs", a.what_ifs, "what-ifs kept, those that shorten the epoch most")
+  app.add_option("--what-ifs", a.what_ifs,
+                 "what-ifs that help kept, those that shorten the epoch most (the others are "
+                 "listed under their own heading)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{20}));
   add_cost_options(app, cost);
 }
 
 schema::TrainingConfig to_config(const PredictArgs& a) {
-  schema::TrainingConfig c;
-  c.nodes = a.nodes;
-  c.gpus_per_node = a.gpus_per_node;
+  const RunValues v = parse_run_options(a.run);
+  schema::TrainingConfig c = v.base;
   c.hosts = clikit::split_list(a.hosts, "hosts");  // a host twice: two of its GPUs
   const auto listed = static_cast<int64_t>(c.hosts.size());
-  c.gpus = a.gpus.value_or(listed > 0 ? listed : 1);
+  c.gpus = v.gpus.empty() ? (listed > 0 ? listed : 1) : single_value(v.gpus, "gpus");
   if (listed > 0 && listed != c.gpus) {
     throw std::invalid_argument("--hosts lists " + std::to_string(listed) + " hosts for --gpus " +
                                 std::to_string(c.gpus) +
                                 " (hint: one host per rank; leave --gpus out and --hosts sets it)");
   }
-  c.precision = clikit::parse_option(a.precision, "precision", costmodel::parse_regime);
-  c.micro_batch = a.micro_batch;
-  c.per_rank_micro_batch =
-      clikit::parse_list<int64_t>(a.per_rank, "per-rank-micro-batch",
-                                  clikit::parse_positive_integer, true, clikit::Repeats::kAllowed);
-  c.accumulation = a.accumulation;
-  c.images = a.images;
-  c.data_fraction = a.data_fraction;
-  c.optimizer = clikit::parse_option(a.optimizer, "optimizer", costmodel::parse_optimizer);
-  c.overlap = clikit::parse_option(a.overlap, "overlap", clikit::parse_on_off);
-  c.collective = clikit::parse_option(a.collective, "collective", costmodel::parse_collective);
-  c.collective_level =
-      clikit::parse_option(a.level, "collective-level", costmodel::parse_collective_level);
-  c.bucket_bytes = a.bucket_mb * costmodel::kMiB;
+  c.micro_batch = single_value(v.micro_batches, "micro-batch");
+  c.per_rank_micro_batch = clikit::parse_list<int64_t>(a.per_rank, "per-rank-micro-batch",
+                                                       clikit::parse_positive_integer, true,
+                                                       clikit::Repeats::kAllowed);
+  c.overlap = single_value(v.overlaps, "overlap");
+  c.collective = single_value(v.collectives, "collective");
+  c.bucket_bytes = single_value(v.bucket_bytes, "bucket-mb");
   c.label = "predict";
   return c;
 }
@@ -167,42 +109,47 @@ int run_predict(int argc, char** argv, bool advise) {
   add_options(app, a, cost, model);
   const std::vector<std::string> args(argv, argv + argc);
   return clikit::run_app(app, argc, argv, [&] {
-    const schema::ClusterSpec cluster = schema::read_cluster(a.cluster);
-    const costmodel::DeviceCatalog catalog = schema::read_gpus(a.gpus_json);
-    const schema::CostModelFile costs = schema::read_cost_model(a.costs);
+    const schema::ClusterSpec cluster = schema::read_cluster(a.input.cluster);
+    const costmodel::DeviceCatalog catalog = schema::read_gpus(a.input.gpus_json);
+    const schema::CostModelFile costs = schema::read_cost_model(a.input.costs);
     check_price_devices(cost, cluster);
     sim::SimOptions options;
     options.network_model = a.network_model;
     options.crosstraffic = a.crosstraffic;
-    options.simulated_steps = a.steps;
-    options.force = a.force;
+    options.simulated_steps = a.run.steps;
+    options.force = a.run.force;
     options.trace_path = a.trace;
     options.argv = args;
-    options.transports = schema::read_transports(a.transports);
+    options.transports = schema::read_transports(a.input.transports);
     const schema::TrainingConfig config = to_config(a);
+    const sim::GoalLimits limits = parse_goal_limits(a.goal, cost.epochs);
     options.engine = sim::parse_engine(a.engine);
-    const costmodel::ViTConfig vit = model.resolve();
+    const costmodel::ViTConfig vit = resolve_model(a.run, model);
     schema::ConfigPrediction p = sim::predict(cluster, catalog, vit, config, costs.costs, options);
     if (a.explain) {
       sim::AdviceRequest q{&cluster, &catalog, &vit, &config, &costs.costs, &options, &p};
       p.advice = sim::advise(q, static_cast<size_t>(a.what_ifs));
     }
     std::vector<schema::ConfigPrediction> one = {p};
-    attach_costs(one, cost, sim::merged_catalog(catalog, cluster),
+    attach_costs(one, cost, sim::merged_catalog(catalog, cluster), present::devices_of(cluster),
                  "vitsim " + std::string(advise ? "advise" : "predict"));
     p = one.front();
+    const std::string tool = advise ? "vitsim advise" : "vitsim predict";
     for (const auto& w : sim::unmeasured_warnings({p}))
-      std::cerr << (advise ? "vitsim advise" : "vitsim predict") << ": warning: " << w << "\n";
+      std::cerr << tool << ": warning: " << w << "\n";
     if (a.json) {
       // A prediction document with one configuration: what vitsim validate reads.
       schema::PredictionFile file;
       file.context = schema::make_context("vitsim", args, {{"model", schema::write_model(vit)}});
       file.scenario = "predict";
+      file.selection = sim::to_selection(sim::SweepGoal::kFastestEpoch, limits);
       file.configurations.push_back(p);
+      const std::string flags = present::limits_text(p, limits);
+      if (!flags.empty()) std::cerr << tool << ": " << flags;
       std::cout << present::dump_with_head_first(schema::write_prediction_json(file));
     } else {
       std::cout << present::prediction_table({p}) << "\n" << present::rank_table(p);
-      std::cout << "\n" << present::answers_text(p, a.explain);
+      std::cout << "\n" << present::answers_text(p, a.explain) << present::limits_text(p, limits);
     }
     if (!a.trace.empty())
       std::cerr << "vitsim predict: wrote the Chrome trace to " << a.trace

@@ -1,6 +1,7 @@
 // vitsim simulate: every configuration of a scenario (scenarios/*.json) on its cluster; a table
-// with a units row on stdout; with --out PREFIX the prediction JSON (PREFIX.json) and the per-rank
-// CSV (PREFIX.csv); with --trace the Chrome trace of every configuration's simulated steps.
+// with a units row on stdout; with --out PREFIX the prediction JSON (PREFIX.json), a CSV row per
+// configuration (PREFIX.csv) and per rank (PREFIX.ranks.csv); with --trace the Chrome trace of
+// every configuration's simulated steps.
 #include <iostream>
 
 #include "cli/commands.h"
@@ -9,6 +10,7 @@
 #include "clikit/progress.h"
 #include "clikit/run_app.h"
 #include "present/prediction_table.h"
+#include "present/run_cost.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
@@ -39,7 +41,9 @@ int cmd_simulate(int argc, char** argv) {
   app.add_option("--costs", costs_path, "cost model (vitsim calibrate)")
       ->required()
       ->check(CLI::ExistingFile);
-  app.add_option("--out", out_prefix, "write PREFIX.json (predictions) and PREFIX.csv (per rank)");
+  app.add_option("--out", out_prefix,
+                 "write PREFIX.json (predictions), PREFIX.csv (per configuration) and "
+                 "PREFIX.ranks.csv (per rank)");
   app.add_option("--trace", trace, "write the simulated timelines as a Chrome trace (JSON)");
   app.add_option("--gpus-json", gpus_json, "device catalog")->capture_default_str();
   app.add_option("--transports", transports,
@@ -92,9 +96,9 @@ int cmd_simulate(int argc, char** argv) {
         {{"scenario_file", scenario_path},
          {"costs_file", costs_path},
          {"model", schema::write_model(scenario.model)}});  // validate checks run logs with it
-    attach_costs(p.configurations, cost,
-                 sim::merged_catalog(catalog, schema::apply_overrides(scenario, cluster)),
-                 "vitsim simulate");
+    const schema::ClusterSpec changed = schema::apply_overrides(scenario, cluster);
+    attach_costs(p.configurations, cost, sim::merged_catalog(catalog, changed),
+                 present::devices_of(changed), "vitsim simulate");
     std::cout << scenario.name << " (" << cluster.name << ")\n"
               << present::prediction_table(p.configurations) << "\n";
     // Each configuration's bottleneck in one sentence (the JSON has the whole breakdown).
@@ -103,8 +107,8 @@ int cmd_simulate(int argc, char** argv) {
     }
     if (!out_prefix.empty()) {
       schema::write_prediction_outputs(out_prefix, "", p);
-      std::cerr << "vitsim simulate: wrote " << out_prefix << ".json and " << out_prefix
-                << ".csv\n";
+      std::cerr << "vitsim simulate: wrote " << out_prefix << ".json, " << out_prefix
+                << ".csv (per configuration) and " << out_prefix << ".ranks.csv (per rank)\n";
     }
     if (!trace.empty())
       std::cerr << "vitsim simulate: wrote the Chrome trace to " << trace

@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/cost_options.h"
+#include "cli/option_groups.h"
 #include "clikit/list_options.h"
 #include "clikit/model_options.h"
 #include "clikit/progress.h"
@@ -21,6 +22,7 @@
 #include "costmodel/layer_graph.h"
 #include "present/answers_text.h"
 #include "present/prediction_table.h"
+#include "present/run_cost.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
@@ -40,81 +42,29 @@ namespace vitsim::cli {
 namespace {
 
 struct SweepArgs {
-  std::string cluster, costs, out_prefix, json_path, shard, gpus_json = schema::default_gpus_path();
+  InputArgs input;
+  RunArgs run;
+  GoalArgs goal;
+  std::string out_prefix, json_path, shard;
   std::vector<std::string> merge;
   int jobs = 0;  // 0: default_sweep_jobs
-  std::string transports = schema::default_transports_path();
-  std::string gpus = "1,2,4,8", micro_batches = "16", collectives = "ring", buckets = "500";
-  std::string overlaps = "off", goal = "fastest-epoch", precision = "fp32", level = "auto";
   std::string progress = "auto";
   std::string hosts_from, devices;
-  std::optional<int64_t> nodes, gpus_per_node;
-  int64_t images = 50000;
-  double data_fraction = 1.0, min_speedup = 0;
-  int64_t max_global_batch = sim::kDefaultMaxGlobalBatch;
-  bool force = false;
-  int steps = sim::SimOptions{}.simulated_steps;
+  std::vector<std::string> given;  // the options on the command line (set after parsing)
 };
 
 void add_options(CLI::App& app, SweepArgs& a, CostArgs& cost, clikit::ModelOptions& model) {
-  app.add_option("--cluster", a.cluster, "cluster file (required unless --merge)")
-      ->check(CLI::ExistingFile);
-  app.add_option("--costs", a.costs, "cost model (required unless --merge)")
-      ->check(CLI::ExistingFile);
-  app.add_option("--gpus-json", a.gpus_json, "device catalog")->capture_default_str();
-  app.add_option("--transports", a.transports,
-                 "transport model parameters, for link classes the costs did not measure")
-      ->capture_default_str();
-  app.add_option("--nodes", a.nodes, "node count of the cluster's node template")
-      ->check(clikit::positive_count());
-  app.add_option("--gpus-per-node", a.gpus_per_node, "ranks per node")
-      ->check(clikit::positive_count());
-  app.add_option("--gpus", a.gpus, "GPU counts, comma-separated")->capture_default_str();
-  app.add_option("--micro-batch", a.micro_batches, "micro-batches, comma-separated")
-      ->capture_default_str();
-  app.add_option("--collective", a.collectives, "collectives: ring,tree,hierarchical")
-      ->capture_default_str();
-  app.add_option("--bucket-mb", a.buckets,
-                 "gradient bucket sizes, MiB (2^20 bytes, as vitsim predict), comma-separated")
-      ->capture_default_str();
-  app.add_option("--overlap", a.overlaps, "off,on")->capture_default_str();
-  app.add_option("--collective-level", a.level, "step | flow | auto")->capture_default_str();
-  app.add_option("--goal", a.goal,
-                 "fastest-epoch | best-efficiency | cheapest-epoch | best-throughput-per-dollar")
-      ->capture_default_str();
-  app.add_option("--min-speedup", a.min_speedup,
-                 "best-efficiency: only configurations with at least this speed-up")
-      ->capture_default_str()
-      ->check(clikit::number_in(0.0, 1e9));
-  app.add_option("--max-global-batch", a.max_global_batch,
-                 "global batches above this are flagged, never recommended (default: ViT-B/16's "
-                 "4096, Dosovitskiy et al. 2021)")
-      ->capture_default_str()
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
-  app.add_option("--precision", a.precision,
-                 "precision regime: fp32 | amp-fp16 | amp-bf16 | ds-fp16 | ds-bf16 | "
-                 "ds-fp16-allreduce-fp32 | ds-bf16-allreduce-fp32")
-      ->capture_default_str();
-  app.add_option("--images", a.images, "training images")
-      ->capture_default_str()
-      ->check(clikit::positive_count());
-  app.add_option("--data-fraction", a.data_fraction, "fraction of the images used, (0, 1]")
-      ->capture_default_str()
-      ->check(clikit::unit_fraction());
-  app.add_option("--steps", a.steps,
-                 "steps simulated per configuration; the epoch extrapolates the last")
-      ->capture_default_str()
-      ->check(clikit::positive_count());
+  add_input_options(app, a.input, false);
+  add_run_options(app, a.run, Values::kList);
+  add_goal_options(app, a.goal, Values::kList);
   app.add_option("--out", a.out_prefix,
-                 "write PREFIX.json and PREFIX.csv (also when interrupted: the rows finished)");
+                 "write PREFIX.json, PREFIX.csv (one row per configuration) and PREFIX.ranks.csv "
+                 "(one per rank); also when interrupted: the rows finished");
   app.add_option("--progress", a.progress,
                  "auto (a line on stderr when it is a terminal and the sweep runs over 1 s) | "
                  "always (one line per configuration) | never")
       ->capture_default_str();
   app.add_option("--json", a.json_path, "write the prediction (with --shard: the shard file)");
-  app.add_flag("--force", a.force,
-               "simulate even configurations the size guard estimates to take too long (not too "
-               "much memory)");
   app.add_option("--jobs", a.jobs,
                  "configurations simulated at once (default: the cores, fewer when that many "
                  "would not fit in memory); the output is the same for any value")
@@ -128,8 +78,9 @@ void add_options(CLI::App& app, SweepArgs& a, CostArgs& cost, clikit::ModelOptio
       ->excludes("--shard");
   app.add_option("--hosts-from", a.hosts_from,
                  "search subsets of these hosts (comma-separated; 'all': every host), each with "
-                 "all its GPUs, as counts per class of identical hosts (the first value of each "
-                 "other list is used)");
+                 "all its GPUs, as counts per class of identical hosts; every subset with each "
+                 "value of the other lists (not with --gpus, --nodes, --gpus-per-node: the "
+                 "subsets set the GPUs)");
   app.add_option("--devices", a.devices,
                  "search these device types in place of the cluster's GPUs (comma-separated ids "
                  "of the device catalog), with --hosts-from or on every host");
@@ -137,27 +88,18 @@ void add_options(CLI::App& app, SweepArgs& a, CostArgs& cost, clikit::ModelOptio
   add_cost_options(app, cost);
 }
 
-sim::SweepSpec to_spec(const SweepArgs& a) {
+sim::SweepSpec to_spec(const SweepArgs& a, const CostArgs& cost) {
+  const RunValues v = parse_run_options(a.run);
   sim::SweepSpec spec;
-  spec.base.nodes = a.nodes;
-  spec.base.gpus_per_node = a.gpus_per_node;
-  spec.base.precision = clikit::parse_option(a.precision, "precision", costmodel::parse_regime);
-  spec.base.images = a.images;
-  spec.base.data_fraction = a.data_fraction;
-  spec.base.collective_level =
-      clikit::parse_option(a.level, "collective-level", costmodel::parse_collective_level);
-  spec.gpus = clikit::parse_list<int64_t>(a.gpus, "gpus", clikit::parse_positive_integer);
-  spec.micro_batches =
-      clikit::parse_list<int64_t>(a.micro_batches, "micro-batch", clikit::parse_positive_integer);
-  spec.collectives = clikit::parse_list<costmodel::Collective>(a.collectives, "collective",
-                                                               costmodel::parse_collective);
-  spec.bucket_bytes = clikit::parse_list<double>(a.buckets, "bucket-mb", [](const std::string& s) {
-    return clikit::parse_number(s) * costmodel::kMiB;
-  });
-  spec.overlaps = clikit::parse_list<bool>(a.overlaps, "overlap", clikit::parse_on_off);
-  spec.goal = clikit::parse_option(a.goal, "goal", sim::parse_sweep_goal);
-  spec.min_speedup = a.min_speedup;
-  spec.max_global_batch = a.max_global_batch;
+  spec.base = v.base;
+  spec.gpus = v.gpus;
+  if (spec.gpus.empty()) throw std::invalid_argument("--gpus needs at least one value");
+  spec.micro_batches = v.micro_batches;
+  spec.collectives = v.collectives;
+  spec.bucket_bytes = v.bucket_bytes;
+  spec.overlaps = v.overlaps;
+  spec.goal = clikit::parse_option(a.goal.goal, "goal", sim::parse_sweep_goal);
+  spec.limits = parse_goal_limits(a.goal, cost.epochs);
   return spec;
 }
 
@@ -179,46 +121,19 @@ void overlap_note(const sim::SweepSpec& spec, const costmodel::ViTConfig& model)
 
 void print_sweep(const sim::SweepResult& r, const sim::SweepSpec& spec,
                  const costmodel::ViTConfig& model) {
-  std::cout << present::prediction_table(r.predictions.configurations);
+  const auto& all = r.predictions.configurations;
+  std::cout << present::prediction_table(all);
   for (const auto& s : r.skipped) std::cerr << "vitsim sweep: skipped " << s << "\n";
   std::cout << "\n";
   overlap_note(spec, model);
-  for (const auto& n : r.notes) std::cout << "note: " << n << "\n";
-  if (r.best < 0) {
-    std::cout << "no configuration fits and runs\n";
-    return;
-  }
-  const auto& b = r.predictions.configurations[static_cast<size_t>(r.best)];
-  std::cout << fmt::format(
-                   "best ({}): {}: epoch {:.1f} s, step {:.4f} s, speed-up {}, "
-                   "efficiency {}, global batch {}",
-                   sim::to_string(spec.goal), b.config.label, b.epoch_time_s, b.step_time_s,
-                   b.speedup > 0 ? fmt::format("{:.2f}", b.speedup) : "-",
-                   b.parallel_efficiency > 0 ? fmt::format("{:.0f} %", 100 * b.parallel_efficiency)
-                                             : "-",
-                   sim::global_batch(b))
-            << "\n"
-            << present::answers_text(b);
+  for (const auto& n : r.pick.notes) std::cout << "note: " << n << "\n";
+  std::cout << present::best_text(all, r.pick, spec.goal);
+  const std::string front = present::pareto_text(all, r.requested, spec.limits);
+  if (!front.empty()) std::cout << "\n" << front;
 }
 
 void write_outputs(const SweepArgs& a, const schema::PredictionFile& predictions) {
   schema::write_prediction_outputs(a.out_prefix, a.json_path, predictions);
-}
-
-// --merge takes every row from the shards (what they simulated, and their costs): an option that
-// would change a row is refused, not dropped. What the merge itself decides (the pick's limits,
-// where it writes) stays.
-void refuse_options_merge_ignores(const CLI::App& app) {
-  static const std::set<std::string> kUsed = {
-      "--merge", "--json", "--out", "--min-speedup", "--max-global-batch", "--progress"};
-  for (const CLI::Option* o : app.get_options()) {
-    const std::string name = o->get_name();
-    if (o->count() == 0 || kUsed.count(name) > 0) continue;
-    throw std::invalid_argument(name +
-                                " has no effect with --merge: the shards hold what was "
-                                "simulated and its costs (hint: give it to each vitsim sweep "
-                                "--shard run, or leave it out)");
-  }
 }
 
 // A sweep with no best configuration answers nothing: exit 2, saying why (the skipped and the
@@ -237,16 +152,63 @@ int nothing_found(const sim::SweepResult& r) {
   return 2;
 }
 
+// Options a merge takes: where the results go, and what the pick is held to (the shards
+// simulated everything else; given here, it would change nothing).
+const char* const kMergeOptions[] = {"--merge",    "--out",         "--json",
+                                     "--progress", "--min-speedup", "--max-global-batch",
+                                     "--deadline", "--budget"};
+// Options that only the pick uses: given to a shard, they would change nothing.
+const char* const kPickOptions[] = {"--min-speedup", "--max-global-batch", "--deadline",
+                                    "--budget"};
+
+// Exit 2 for an option given where it would change nothing (never dropped silently).
+void refuse_options_that_do_nothing(const SweepArgs& a) {
+  const auto in = [](const std::string& o, const auto& list) {
+    return std::find(std::begin(list), std::end(list), o) != std::end(list);
+  };
+  for (const std::string& o : a.given) {
+    if (!a.merge.empty() && !in(o, kMergeOptions))
+      throw std::invalid_argument(o +
+                                  " does not apply to --merge: the shards simulated the sweep "
+                                  "(give it to every shard); the merge takes --out, --json and "
+                                  "the pick's limits");
+    if (!a.shard.empty() && in(o, kPickOptions))
+      throw std::invalid_argument(o +
+                                  " applies where the best is picked: give it to --merge, "
+                                  "not to a shard");
+    const bool subsets = !a.hosts_from.empty() || !a.devices.empty();
+    if (subsets && o == "--shard")
+      throw std::invalid_argument(
+          "--shard does not combine with --hosts-from or --devices: "
+          "the host-subset search runs on one machine");
+    if (subsets && (o == "--gpus" || o == "--nodes" || o == "--gpus-per-node"))
+      throw std::invalid_argument(o + " does not combine with --hosts-from or --devices: the " +
+                                  "host subsets set the GPUs (each host with all its GPUs)");
+  }
+}
+
+// Every device the sweep's configurations may use, for the one price mode of its cost column:
+// the searched devices (--devices), else the cluster's.
+std::set<std::string> priced_devices(const SweepArgs& a, const schema::ClusterSpec& cluster) {
+  const std::vector<std::string> searched = clikit::split_list(a.devices, "devices");
+  return searched.empty() ? present::devices_of(cluster)
+                          : std::set<std::string>(searched.begin(), searched.end());
+}
+
 int merge(const SweepArgs& a, const clikit::ModelOptions& model_options,
           const std::vector<std::string>& args) {
   std::vector<schema::ShardFile> shards;
   for (const std::string& path : a.merge) shards.push_back(schema::read_shard(path));
   const std::vector<schema::SweepEntry> entries = sim::merge_shards(shards, a.merge);
-  const sim::SweepGoal goal = sim::parse_sweep_goal(shards.front().shard.goal);
-  sim::SweepSpec spec;  // the goal only: the shards hold what the sweep simulated
-  spec.goal = goal;
+  sim::SweepSpec spec;  // the goal and limits only: the shards hold what the sweep simulated
+  spec.goal = sim::parse_sweep_goal(shards.front().shard.goal);
+  // A run's epochs are the shards' (their costs carry them).
+  int64_t epochs = 1;
+  for (const auto& e : entries)
+    if (e.prediction && e.prediction->cost) epochs = e.prediction->cost->epochs;
   // The shards simulate, the merge picks: the limits on the pick are the merge's options.
-  sim::SweepResult r = sim::assemble_sweep(entries, goal, {a.min_speedup, a.max_global_batch});
+  spec.limits = parse_goal_limits(a.goal, epochs);
+  sim::SweepResult r = sim::assemble_sweep(entries, spec.goal, spec.limits);
   r.predictions.context = schema::make_context("vitsim", args);
   // The model the shards simulated (the digest, equal for all, covers it): validate checks it.
   const schema::Json& first = shards.front().context;
@@ -255,7 +217,7 @@ int merge(const SweepArgs& a, const clikit::ModelOptions& model_options,
   for (const auto& w : sim::unmeasured_warnings(r.predictions.configurations))
     std::cerr << "vitsim sweep: warning: " << w << "\n";
   write_outputs(a, r.predictions);
-  return r.best < 0 ? nothing_found(r) : 0;
+  return r.pick.best < 0 ? nothing_found(r) : 0;
 }
 
 sim::SweepResult search(const SweepArgs& a, const sim::SweepSpec& spec,
@@ -278,17 +240,18 @@ int shard(const SweepArgs& a, const sim::SweepSpec& spec, const ShardInputs& in,
 
 int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& model_options,
           const std::vector<std::string>& args) {
-  if (a.cluster.empty()) throw std::invalid_argument("--cluster is required (unless --merge)");
-  if (a.costs.empty()) throw std::invalid_argument("--costs is required (unless --merge)");
-  sim::SweepSpec spec = to_spec(a);
-  const schema::ClusterSpec cluster = schema::read_cluster(a.cluster);
-  const costmodel::DeviceCatalog catalog = schema::read_gpus(a.gpus_json);
-  const schema::CostModelFile costs = schema::read_cost_model(a.costs);
-  const costmodel::ViTConfig model = model_options.resolve();
+  if (a.input.cluster.empty())
+    throw std::invalid_argument("--cluster is required (unless --merge)");
+  if (a.input.costs.empty()) throw std::invalid_argument("--costs is required (unless --merge)");
+  sim::SweepSpec spec = to_spec(a, cost);
+  const schema::ClusterSpec cluster = schema::read_cluster(a.input.cluster);
+  const costmodel::DeviceCatalog catalog = schema::read_gpus(a.input.gpus_json);
+  const schema::CostModelFile costs = schema::read_cost_model(a.input.costs);
+  const costmodel::ViTConfig model = resolve_model(a.run, model_options);
   sim::SimOptions options;
-  options.transports = schema::read_transports(a.transports);
-  options.force = a.force;
-  options.simulated_steps = a.steps;
+  options.transports = schema::read_transports(a.input.transports);
+  options.force = a.run.force;
+  options.simulated_steps = a.run.steps;
   check_price_devices(cost, cluster,
                       clikit::parse_list<std::string>(
                           a.devices, "devices", [](auto& d) { return d; }, true));
@@ -313,12 +276,10 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
         schema::make_context("vitsim", args, {{"model", schema::write_model(model)}});
     if (r.interrupted) r.predictions.context["interrupted"] = true;
     attach_costs(r.predictions.configurations, cost, sim::merged_catalog(catalog, cluster),
-                 "vitsim sweep");
+                 priced_devices(a, cluster), "vitsim sweep");
     // Cost goals need the costs just attached: pick again with them.
-    const sim::BestPick pick = sim::pick_best(r.predictions.configurations, r.requested, spec.goal,
-                                              {spec.min_speedup, spec.max_global_batch});
-    r.best = pick.best;
-    r.notes = pick.notes;
+    r.pick = sim::pick_best(r.predictions.configurations, r.requested, spec.goal, spec.limits);
+    r.predictions.selection = sim::to_selection(spec.goal, spec.limits);
     print_sweep(r, spec, model);
     for (const auto& w : sim::unmeasured_warnings(r.predictions.configurations))
       std::cerr << "vitsim sweep: warning: " << w << "\n";
@@ -328,16 +289,12 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
                 << r.predictions.configurations.size() << " of " << r.total << " configurations; "
                 << (a.out_prefix.empty() ? "the table above holds the finished ones"
                                          : "wrote the finished ones to " + a.out_prefix +
-                                               ".json and " + a.out_prefix + ".csv")
+                                               ".json, .csv and .ranks.csv")
                 << "\n";
       return 128 + interrupted_by;  // as a shell reports a process ended by that signal
     }
-    return r.best < 0 ? nothing_found(r) : 0;
+    return r.pick.best < 0 ? nothing_found(r) : 0;
   }
-  if (!a.hosts_from.empty() || !a.devices.empty())
-    throw std::invalid_argument(
-        "--shard: --hosts-from and --devices search subsets, which are not split into shards "
-        "(hint: run the search on one machine, with --jobs)");
   return shard(a, spec, {cluster, catalog, model, costs.costs, options}, cost, items, args);
 }
 
@@ -356,7 +313,8 @@ int shard(const SweepArgs& a, const sim::SweepSpec& spec, const ShardInputs& in,
                  slice.count,
                  static_cast<int64_t>(items.size()),
                  sim::sweep_digest(items, spec.goal, in.model, in.options, cost_row_options(cost),
-                                   {a.cluster, a.costs, a.gpus_json, a.transports, cost.prices}),
+                                   {a.input.cluster, a.input.costs, a.input.gpus_json,
+                                    a.input.transports, cost.prices}),
                  sim::to_string(spec.goal),
                  ""};  // the contents digest: written by write_shard
   const std::vector<int64_t> indices = sim::shard_indices(shard.shard.total_configurations, slice);
@@ -385,7 +343,8 @@ int shard(const SweepArgs& a, const sim::SweepSpec& spec, const ShardInputs& in,
   for (schema::SweepEntry& e : shard.entries) {
     if (!e.prediction) continue;
     std::vector<schema::ConfigPrediction> one = {*e.prediction};
-    attach_costs(one, cost, sim::merged_catalog(in.catalog, in.cluster), "vitsim sweep");
+    attach_costs(one, cost, sim::merged_catalog(in.catalog, in.cluster),
+                 priced_devices(a, in.cluster), "vitsim sweep");
     e.prediction = one.front();
   }
   shard.context = schema::make_context("vitsim", args, {{"model", schema::write_model(in.model)}});
@@ -393,6 +352,27 @@ int shard(const SweepArgs& a, const sim::SweepSpec& spec, const ShardInputs& in,
   std::cout << "shard " << slice.index << "/" << slice.count << ": " << shard.entries.size()
             << " of " << items.size() << " configurations, written to " << path << "\n";
   return 0;
+}
+
+// Every combination of the other lists (micro-batch, collective, bucket, overlap), each subset
+// simulated with each; labelled as the sweep labels its rows when there is more than one.
+std::vector<schema::TrainingConfig> subset_variants(const sim::SweepSpec& spec) {
+  std::vector<schema::TrainingConfig> out;
+  for (int64_t b : spec.micro_batches)
+    for (costmodel::Collective coll : spec.collectives)
+      for (double bucket : spec.bucket_bytes)
+        for (bool ov : spec.overlaps) {
+          schema::TrainingConfig c = spec.base;
+          c.micro_batch = b;
+          c.collective = coll;
+          c.bucket_bytes = bucket;
+          c.overlap = ov;
+          c.label = fmt::format("mb{} {} {:g}MiB {}", b, costmodel::to_string(coll),
+                                bucket / costmodel::kMiB, ov ? "overlap" : "no-overlap");
+          out.push_back(c);
+        }
+  if (out.size() == 1) out.front().label.clear();
+  return out;
 }
 
 // --hosts-from / --devices: the subset and device search (sim/subset_search.h).
@@ -416,15 +396,13 @@ sim::SweepResult search(const SweepArgs& a, const sim::SweepSpec& spec,
           clikit::unknown_name("devices", "device", "the catalog", d, ids, names));
   }
   s.base = spec.base;
-  s.base.micro_batch = spec.micro_batches.front();
-  s.base.collective = spec.collectives.front();
-  s.base.bucket_bytes = spec.bucket_bytes.front();
-  s.base.overlap = spec.overlaps.front();
+  s.variants = subset_variants(spec);
   s.goal = spec.goal;
-  s.limits = {spec.min_speedup, spec.max_global_batch};
+  s.limits = spec.limits;
   // Quietly here: attach_costs, after the search, warns once per missing price.
   const schema::PriceTable prices = schema::read_prices(cost.prices);
-  const present::CostOptions cost_options = to_cost_options(cost);
+  present::CostOptions cost_options = to_cost_options(cost);
+  cost_options.mode = present::price_mode(priced_devices(a, cluster), prices, cost_options);
   auto attach = [&](schema::ConfigPrediction& p) {
     p.cost = present::run_cost(p, prices, devices, cost_options);
   };
@@ -454,9 +432,10 @@ int cmd_sweep(int argc, char** argv) {
   add_options(app, a, cost, model);
   const std::vector<std::string> args(argv, argv + argc);
   return clikit::run_app(app, argc, argv, [&] {
-    if (a.merge.empty()) return sweep(a, cost, model, args);
-    refuse_options_merge_ignores(app);
-    return merge(a, model, args);
+    for (const CLI::Option* o : app.get_options())
+      if (o->count() > 0 && !o->get_lnames().empty()) a.given.push_back("--" + o->get_lnames()[0]);
+    refuse_options_that_do_nothing(a);
+    return a.merge.empty() ? sweep(a, cost, model, args) : merge(a, model, args);
   });
 }
 

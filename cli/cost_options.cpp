@@ -46,15 +46,14 @@ present::CostOptions to_cost_options(const CostArgs& a) {
 }
 
 void attach_costs(std::vector<schema::ConfigPrediction>& predictions, const CostArgs& a,
-                  const costmodel::DeviceCatalog& catalog, const std::string& tool) {
+                  const costmodel::DeviceCatalog& catalog, const std::set<std::string>& devices,
+                  const std::string& tool) {
   const schema::PriceTable prices = schema::read_prices(a.prices);
-  const present::CostOptions o = to_cost_options(a);
+  present::attach_run_costs(predictions, devices, prices, catalog, to_cost_options(a));
   std::set<std::string> warned;
-  for (auto& p : predictions) {
-    std::string why;
-    p.cost = present::run_cost(p, prices, catalog, o, &why);
-    if (!p.cost && !p.out_of_memory && warned.insert(why).second)
-      std::cerr << tool << ": warning: no cost: " << why << "\n";
+  for (const auto& p : predictions) {
+    if (!p.cost_missing.empty() && warned.insert(p.cost_missing).second)
+      std::cerr << tool << ": warning: no cost: " << p.cost_missing << "\n";
   }
 }
 

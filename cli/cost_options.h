@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,9 +41,12 @@ void check_price_devices(const CostArgs& a, const schema::ClusterSpec& cluster,
 // bytes are covered as an input file.
 schema::Json cost_row_options(const CostArgs& a);
 
-// Sets the cost of every prediction that has an epoch time; a prediction without a price gets
-// none, with one warning on stderr per reason (`tool`: "vitsim predict").
+// Sets the cost of every prediction that has an epoch time, in the one price mode of the set
+// (present::price_mode over `devices`, every device the set may use); a prediction without a price
+// gets none and its `cost_missing`, with one warning on stderr per reason (`tool`:
+// "vitsim predict").
 void attach_costs(std::vector<schema::ConfigPrediction>& predictions, const CostArgs& a,
-                  const costmodel::DeviceCatalog& catalog, const std::string& tool);
+                  const costmodel::DeviceCatalog& catalog, const std::set<std::string>& devices,
+                  const std::string& tool);
 
 }  // namespace vitsim::cli

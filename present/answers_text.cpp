@@ -1,7 +1,10 @@
 // Text of a prediction's breakdown, advice and cost; see answers_text.h.
 #include "present/answers_text.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
+#include <limits>
 #include <sstream>
 
 #include "sim/step_breakdown.h"
@@ -48,16 +51,26 @@ void breakdown_text(const schema::StepBreakdown& b, std::ostream& os) {
   os << "Bottleneck: " << b.bottleneck << "\n";
 }
 
+void what_if_line(size_t n, const schema::WhatIf& w, std::ostream& os) {
+  char change[32];
+  std::snprintf(change, sizeof change, "%+.1f%%", 100.0 * w.epoch_change_rel);
+  os << "  " << n << ". " << w.what_if << ": epoch " << sim::format_seconds(w.epoch_time_s) << " ("
+     << change << "), step " << sim::format_seconds(w.step_time_s) << "\n";
+}
+
+// What helps (a shorter epoch) and, under a heading of its own, what was tried and does not.
 void advice_text(const schema::ConfigPrediction& p, std::ostream& os) {
   os << "What would help (each simulated; epoch " << sim::format_seconds(p.epoch_time_s)
      << " now):\n";
-  for (size_t i = 0; i < p.advice.size(); ++i) {
-    const auto& w = p.advice[i];
-    char change[32];
-    std::snprintf(change, sizeof change, "%+.1f%%", 100.0 * w.epoch_change_rel);
-    os << "  " << i + 1 << ". " << w.what_if << ": epoch " << sim::format_seconds(w.epoch_time_s)
-       << " (" << change << "), step " << sim::format_seconds(w.step_time_s) << "\n";
-  }
+  size_t n = 0;
+  for (const auto& w : p.advice)
+    if (w.epoch_change_rel < 0) what_if_line(++n, w, os);
+  if (n == 0) os << "  nothing simulated shortens the epoch\n";
+  if (n == p.advice.size()) return;
+  os << "What would not help (each simulated: a longer epoch, or no change):\n";
+  n = 0;
+  for (const auto& w : p.advice)
+    if (!(w.epoch_change_rel < 0)) what_if_line(++n, w, os);
 }
 
 // Cents for sums above a dollar, three significant digits below (an epoch can cost $0.0123).
@@ -88,6 +101,23 @@ void cost_text(const schema::RunCost& c, std::ostream& os) {
   os << "  energy: " << c.power_source << "\n";
 }
 
+// The deadline and budget `p` misses, each with its figures ("" when it meets both); the
+// global-batch limit is the flag's, said apart.
+std::string missed(const schema::ConfigPrediction& p, const sim::GoalLimits& limits) {
+  std::string out;
+  for (bool deadline : {true, false}) {
+    sim::GoalLimits one;
+    one.max_global_batch = std::numeric_limits<int64_t>::max();
+    one.epochs = limits.epochs;
+    (deadline ? one.deadline_s : one.budget_usd) = deadline ? limits.deadline_s : limits.budget_usd;
+    if (!one.deadline_s && !one.budget_usd) continue;
+    std::vector<sim::Rejected> why;
+    sim::rank_for_goal({p}, {true}, sim::SweepGoal::kFastestEpoch, one, &why);
+    for (const auto& w : why) out += (out.empty() ? "" : "; ") + w.why;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string answers_text(const schema::ConfigPrediction& p, bool full) {
@@ -105,6 +135,67 @@ std::string answers_text(const schema::ConfigPrediction& p, bool full) {
   if (!p.advice.empty()) advice_text(p, os);
   if (p.cost) cost_text(*p.cost, os);
   return os.str();
+}
+
+std::string best_text(const std::vector<schema::ConfigPrediction>& all, const sim::BestPick& pick,
+                      sim::SweepGoal goal) {
+  std::string out = fmt::format("goal {}: {}\n", sim::to_string(goal), pick.meaning);
+  if (pick.best < 0) {
+    bool ran = false;
+    for (const auto& p : all) ran = ran || !p.out_of_memory;
+    return out + (ran ? "no configuration recommended (see the notes above)\n"
+                      : "no configuration fits and runs\n");
+  }
+  const auto& b = all[static_cast<size_t>(pick.best)];
+  out += fmt::format(
+      "best ({}): {}{}: epoch {:.1f} s, step {:.4f} s, {:.1f} images/s, speed-up {}, efficiency "
+      "{}, global batch {}\n",
+      sim::to_string(goal), pick.fallback ? "none meets it; the fastest instead: " : "",
+      b.config.label, b.epoch_time_s, b.step_time_s, b.throughput_images_per_s,
+      b.speedup > 0 ? fmt::format("{:.2f}", b.speedup) : "-",
+      b.parallel_efficiency > 0 ? fmt::format("{:.0f} %", 100 * b.parallel_efficiency) : "-",
+      sim::global_batch(b));
+  return out + answers_text(b);
+}
+
+std::string pareto_text(const std::vector<schema::ConfigPrediction>& all,
+                        const std::vector<bool>& requested, const sim::GoalLimits& limits) {
+  const std::vector<int> front = sim::pareto_front(all, requested, limits);
+  if (front.empty()) return "";
+  const auto& first = *all[static_cast<size_t>(front.front())].cost;
+  const bool constrained = limits.deadline_s || limits.budget_usd;
+  std::string out = fmt::format(
+      "Time and cost, Pareto front (no other configuration is both faster and cheaper; {} "
+      "prices, a run of {} epoch(s){}):\n",
+      first.mode, first.epochs,
+      sim::compares_per_image(all, requested) ? "; compared per image: the epochs differ" : "");
+  const char* row = "{:<40} {:>6} {:>10} {:>9} {:>10} {:>10}  {}\n";
+  out += fmt::format(row, "configuration", "gpus", "epoch", "run", "cost", "cost",
+                     constrained ? "meets deadline and budget" : "");
+  out += fmt::format(row, "", "count", "s", "h", "$/epoch", "$/run", "");
+  for (int i : front) {
+    const auto& p = all[static_cast<size_t>(i)];
+    const std::string meets = !constrained                ? ""
+                              : missed(p, limits).empty() ? "yes"
+                                                          : "no: " + missed(p, limits);
+    out += fmt::format("{:<40} {:>6} {:>10.1f} {:>9.3g} {:>10} {:>10}  {}\n", p.config.label,
+                       p.config.gpus, p.epoch_time_s,
+                       p.epoch_time_s * static_cast<double>(p.cost->epochs) / 3600,
+                       dollars(p.cost->epoch_usd), dollars(p.cost->run_usd), meets);
+  }
+  return out;
+}
+
+std::string limits_text(const schema::ConfigPrediction& p, const sim::GoalLimits& limits) {
+  if (p.out_of_memory) return "";
+  std::string out;
+  const std::string batch =
+      costmodel::global_batch_warning(sim::global_batch(p), limits.max_global_batch);
+  if (!batch.empty()) out += "Flagged: " + batch + "\n";
+  if (!limits.deadline_s && !limits.budget_usd) return out;
+  const std::string why = missed(p, limits);
+  return out + "Goal (" + sim::constraints_text(limits) +
+         "): " + (why.empty() ? "met" : "not met: " + why) + "\n";
 }
 
 }  // namespace vitsim::present

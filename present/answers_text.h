@@ -1,12 +1,15 @@
 // Human views of a prediction's answers (docs/simulator.md, "Breakdown", "Advice"): the step
 // split, the links that held its exposed communication, the bottleneck sentence, the simulated
 // what-ifs ranked, and the cost of an epoch and of the run. Printed by `vitsim advise` and
-// `vitsim predict --explain` below the prediction table.
+// `vitsim predict --explain` below the prediction table. Also the sweep's answers: the best row
+// for a goal and the time-cost Pareto front.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "schema/prediction.h"
+#include "sim/sweep_goal.h"
 
 namespace vitsim::present {
 
@@ -14,5 +17,20 @@ namespace vitsim::present {
 // split, the links and the what-ifs; otherwise the bottleneck sentence and the cost, one line
 // each (what `vitsim predict` prints under its table).
 std::string answers_text(const schema::ConfigPrediction& prediction, bool full = true);
+
+// The best configuration for a goal, as `vitsim sweep` prints it: what the goal compared, the
+// best row's figures and answers, or why none is recommended.
+std::string best_text(const std::vector<schema::ConfigPrediction>& predictions,
+                      const sim::BestPick& pick, sim::SweepGoal goal);
+
+// The time-cost Pareto front (sim/sweep_goal.h) as a table with a units row: time and cost per
+// epoch and per run, which rows meet the deadline and budget. Empty when fewer than one row has a
+// cost.
+std::string pareto_text(const std::vector<schema::ConfigPrediction>& predictions,
+                        const std::vector<bool>& requested, const sim::GoalLimits& limits);
+
+// What one configuration is held to (predict, advise): its global batch against the limit, and
+// whether it meets the deadline and the budget. Empty when there is nothing to say.
+std::string limits_text(const schema::ConfigPrediction& prediction, const sim::GoalLimits& limits);
 
 }  // namespace vitsim::present

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "schema/rank_groups.h"
 
@@ -50,17 +51,50 @@ double max_memory_gb(const schema::ConfigPrediction& p) {
   return m / 1e9;
 }
 
-// Cost columns: "-" without a cost (no price, out of memory); "*" marks a cost from a price
-// nobody checked against a dated page (explained under the table).
-std::string epoch_usd(const schema::ConfigPrediction& p) {
+// The one price mode of the rows' costs ("cloud", "owned"), "mixed" when they differ (rows read
+// from files priced apart), "" when none has a cost.
+std::string mode_of(const std::vector<schema::ConfigPrediction>& ps) {
+  std::string mode;
+  for (const auto& p : ps) {
+    if (!p.cost) continue;
+    if (!mode.empty() && mode != p.cost->mode) return "mixed";
+    mode = p.cost->mode;
+  }
+  return mode;
+}
+
+// Cost columns: "-" without a cost (why: under the table); "*" marks a cost from a price nobody
+// checked against a dated page (explained under the table); the mode in each cell only when the
+// rows mix modes.
+std::string epoch_usd(const schema::ConfigPrediction& p, bool mixed) {
   if (!p.cost) return "-";
   const std::string mark = p.cost->price_status == "unverified" ? "*" : "";
-  return (p.cost->epoch_usd >= 1 ? fmt::format("{:.2f}", p.cost->epoch_usd)
+  return (mixed ? p.cost->mode + " " : "") +
+         (p.cost->epoch_usd >= 1 ? fmt::format("{:.2f}", p.cost->epoch_usd)
                                  : fmt::format("{:.3g}", p.cost->epoch_usd)) +
          mark;
 }
 std::string epoch_kwh(const schema::ConfigPrediction& p) {
   return p.cost ? fmt::format("{:.3g}", p.cost->epoch_kwh) : "-";
+}
+
+// Under the table: which prices the cost column holds, and why a row has none ("-").
+std::string cost_notes(const std::vector<schema::ConfigPrediction>& ps, const std::string& mode) {
+  std::string s;
+  if (mode == "cloud")
+    s += "cost: cloud list prices per GPU-hour (platforms/prices.json or --price)\n";
+  if (mode == "owned")
+    s += "cost: owned GPUs, purchase price amortised plus electricity (platforms/prices.json or "
+         "--price)\n";
+  if (mode == "mixed")
+    s += "cost: the rows were priced apart, in different modes (each cell names its mode): "
+         "compare within one mode only\n";
+  std::set<std::string> reasons;
+  for (const auto& p : ps)
+    if (!p.cost && !p.out_of_memory && !p.cost_missing.empty() &&
+        reasons.insert(p.cost_missing).second)
+      s += "cost -: " + p.cost_missing + "\n";
+  return s;
 }
 
 double max_idle(const schema::ConfigPrediction& p) {
@@ -72,13 +106,16 @@ double max_idle(const schema::ConfigPrediction& p) {
 }  // namespace
 
 std::string prediction_table(const std::vector<schema::ConfigPrediction>& ps) {
+  const std::string mode = mode_of(ps);
+  const bool mixed = mode == "mixed";
   const char* head =
       "{:<34} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7} {:>5} "
-      "{:>7} {:<4} {:>9} {:>9} {:>17}  {}\n";
-  std::string s = fmt::format(head, "configuration", "gpus", "micro-batch", "placement",
-                              "collective", "steps", "step", "epoch", "compute", "comm", "max idle",
-                              "throughput", "speedup", "eff", "memory", "fit", "cost", "energy",
-                              "epoch p10-p90", "inputs (docs/uncertainty.md)");
+      "{:>7} {:<4} {:>14} {:>9} {:>17}  {}\n";
+  std::string s =
+      fmt::format(head, "configuration", "gpus", "micro-batch", "placement", "collective", "steps",
+                  "step", "epoch", "compute", "comm", "max idle", "throughput", "speedup", "eff",
+                  "memory", "fit", mode.empty() ? std::string("cost") : "cost (" + mode + ")",
+                  "energy", "epoch p10-p90", "inputs (docs/uncertainty.md)");
   s += fmt::format(head, "", "count", "samples", "", "", "/epoch", "s", "s", "s/step", "s/step",
                    "s/step", "img/s", "x", "%", "GB", "", "$/epoch", "kWh/epoch", "s", "");
   for (const auto& p : ps) {
@@ -87,7 +124,7 @@ std::string prediction_table(const std::vector<schema::ConfigPrediction>& ps) {
     if (p.out_of_memory) {
       s += fmt::format(
           "{:<34} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7} "
-          "{:>5} {:>7.2f} {:<4} {:>9} {:>9} {:>17}  {}\n",
+          "{:>5} {:>7.2f} {:<4} {:>14} {:>9} {:>17}  {}\n",
           label_of(p), p.config.gpus, micro_batch_of(p), p.config.placement, coll,
           p.steps_per_epoch, "-", "-", "-", "-", "-", "-", "-", "-", max_memory_gb(p),
           fmt::format("OOM (max micro-batch {})", p.max_micro_batch_that_fits), "-", "-", "-",
@@ -99,14 +136,16 @@ std::string prediction_table(const std::vector<schema::ConfigPrediction>& ps) {
         p.parallel_efficiency > 0 ? fmt::format("{:.0f}", 100 * p.parallel_efficiency) : "-";
     s += fmt::format(
         "{:<34} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9.4f} {:>10.1f} {:>9.4f} {:>9.4f} {:>9.4f} "
-        "{:>9.1f} {:>7} {:>5} {:>7.2f} {:<4} {:>9} {:>9} {:>17}  {}\n",
+        "{:>9.1f} {:>7} {:>5} {:>7.2f} {:<4} {:>14} {:>9} {:>17}  {}\n",
         label_of(p), p.config.gpus, micro_batch_of(p), p.config.placement, coll, p.steps_per_epoch,
         p.step_time_s, p.epoch_time_s, p.compute_time_s, p.exposed_comm_time_s, max_idle(p),
-        p.throughput_images_per_s, speedup, eff, max_memory_gb(p), "ok", epoch_usd(p), epoch_kwh(p),
+        p.throughput_images_per_s, speedup, eff, max_memory_gb(p), "ok", epoch_usd(p, mixed),
+        epoch_kwh(p),
         p.range ? fmt::format("{:.1f}-{:.1f}", p.range->epoch_time_s.p10, p.range->epoch_time_s.p90)
                 : std::string("-"),
         schema::provenance_summary(p.provenance));
   }
+  s += cost_notes(ps, mode);
   const bool unverified = std::any_of(ps.begin(), ps.end(), [](const auto& p) {
     return p.cost && p.cost->price_status == "unverified";
   });

@@ -8,8 +8,10 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
+#include "costmodel/global_batch.h"
 #include "present/report_figures.h"
 #include "present/report_summary.h"
 #include "schema/build_info.h"
@@ -78,11 +80,14 @@ std::string read_binary(const std::string& path) {
   return ss.str();
 }
 
+// Fits a 1280 px window (tests/calibrate/report_test.cpp renders it there): the page takes the
+// window's width up to 1240 px, cells are tight, and the long "inputs" cells wrap anywhere.
 const char* kStyle =
-    "body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
-    "table{border-collapse:collapse;margin:1em 0;font-size:0.9em}"
-    "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}"
+    "body{font-family:sans-serif;max-width:1240px;margin:1em auto;padding:0 1em;color:#222}"
+    "table{border-collapse:collapse;margin:1em 0;font-size:0.85em}"
+    "td,th{border:1px solid #ccc;padding:2px 5px;text-align:right}"
     "td.l,th.l{text-align:left}th{background:#f0f0f0}"
+    "td.src{text-align:left;font-size:0.9em;overflow-wrap:anywhere;min-width:12em}"
     "img{max-width:100%;border:1px solid #ddd;margin:0.5em 0}"
     ".bad{color:#b00}.note{background:#fff8e0;padding:0.6em 1em;border-left:4px solid #e0b000}"
     ".toc{line-height:1.6}td.k{text-align:left;white-space:nowrap}";
@@ -116,10 +121,12 @@ std::string validation_section(const ValidationResult& v) {
   return h;
 }
 
-// Cost cells: "-" without a cost (no price, out of memory); "*" marks an unverified price.
-std::string epoch_usd_cell(const schema::ConfigPrediction& c) {
+// Cost cells: "-" without a cost (why: under the table); "*" marks an unverified price; the mode
+// in the cell only when the rows mix modes (files priced apart).
+std::string epoch_usd_cell(const schema::ConfigPrediction& c, bool mixed) {
   if (!c.cost) return "-";
-  return fmt::format(c.cost->epoch_usd >= 1 ? "{:.2f}{}" : "{:.3g}{}", c.cost->epoch_usd,
+  return fmt::format(c.cost->epoch_usd >= 1 ? "{}{:.2f}{}" : "{}{:.3g}{}",
+                     mixed ? c.cost->mode + " " : "", c.cost->epoch_usd,
                      c.cost->price_status == "unverified" ? "*" : "");
 }
 
@@ -127,45 +134,90 @@ std::string epoch_kwh_cell(const schema::ConfigPrediction& c) {
   return c.cost ? fmt::format("{:.3g}", c.cost->epoch_kwh) : "-";
 }
 
-std::string prediction_table(const schema::PredictionFile& p) {
-  std::string h =
-      "<table><tr><th class=l>configuration</th><th>GPUs</th><th>b</th><th>fraction</th>"
-      "<th class=l>precision</th><th>step (s)</th><th>epoch (s)</th><th>epoch p10-p90 (s)</th>"
-      "<th>images/s</th>"
-      "<th>speedup</th><th>efficiency</th><th>$/epoch</th><th>kWh/epoch</th>"
-      "<th class=l>costs</th></tr>\n";
-  bool unverified = false;
+// The one price mode of the file's costs; "mixed" when they differ, "" when none has a cost.
+std::string cost_mode(const schema::PredictionFile& p) {
+  std::string mode;
   for (const auto& c : p.configurations) {
-    const std::string sources = schema::provenance_summary(c.provenance);
-    if (c.out_of_memory) {
-      h += fmt::format(
-          "<tr><td class=l>{}</td><td>{}</td><td>{}</td><td>{:g}</td><td class=l>{}</td>"
-          "<td colspan=8 class=bad>out of memory (largest micro-batch that fits: {})"
-          "</td><td class=l>{}</td></tr>\n",
-          html_escape(c.config.label), c.config.gpus, c.config.micro_batch, c.config.data_fraction,
-          costmodel::to_string(c.config.precision), c.max_micro_batch_that_fits,
-          html_escape(sources));
-      continue;
-    }
-    h += fmt::format(
-        "<tr><td class=l>{}</td><td>{}</td><td>{}</td><td>{:g}</td><td "
-        "class=l>{}</td><td>{:.3f}</td>"
-        "<td>{:.1f}</td><td>{}</td><td>{:.1f}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td "
-        "class=l>{}</td></tr>\n",
-        html_escape(c.config.label), c.config.gpus, c.config.micro_batch, c.config.data_fraction,
-        costmodel::to_string(c.config.precision), c.step_time_s, c.epoch_time_s,
-        c.range ? fmt::format("{:.1f}-{:.1f}", c.range->epoch_time_s.p10, c.range->epoch_time_s.p90)
-                : std::string("-"),
-        c.throughput_images_per_s, or_dash(c.speedup, "{:.2f}"),
-        or_dash(c.parallel_efficiency, "{:.2f}"), epoch_usd_cell(c), epoch_kwh_cell(c),
-        html_escape(sources));
+    if (!c.cost) continue;
+    if (!mode.empty() && mode != c.cost->mode) return "mixed";
+    mode = c.cost->mode;
+  }
+  return mode;
+}
+
+// The global batch, in red and marked when above the file's limit (costmodel/global_batch.h).
+std::string global_batch_cell(const schema::ConfigPrediction& c, int64_t limit) {
+  const int64_t batch = schema::global_batch(c.config);
+  if (!costmodel::above_global_batch_limit(batch, limit)) return fmt::format("<td>{}</td>", batch);
+  return fmt::format("<td class=bad title=\"{}\">{} &#9873;</td>",
+                     html_escape(costmodel::global_batch_warning(batch, limit)), batch);
+}
+
+// Under the table: the price mode, why a cost is missing, what is flagged.
+std::string table_notes(const schema::PredictionFile& p, const std::string& mode, int64_t limit) {
+  std::string h;
+  if (mode == "cloud") h += "<p>Cost: cloud list prices per GPU-hour.</p>\n";
+  if (mode == "owned") h += "<p>Cost: owned GPUs, purchase price amortised plus electricity.</p>\n";
+  if (mode == "mixed")
+    h += "<p class=bad>Cost: these rows were priced apart in different modes (each cell names "
+         "its mode): compare within one mode only.</p>\n";
+  std::set<std::string> reasons;
+  bool flagged = false, unverified = false;
+  for (const auto& c : p.configurations) {
+    if (!c.cost && !c.out_of_memory && !c.cost_missing.empty() &&
+        reasons.insert(c.cost_missing).second)
+      h += "<p>Cost -: " + html_escape(c.cost_missing) + "</p>\n";
+    flagged = flagged || costmodel::above_global_batch_limit(schema::global_batch(c.config), limit);
     unverified = unverified || (c.cost && c.cost->price_status == "unverified");
   }
-  h += "</table>\n";
+  if (flagged)
+    h += fmt::format(
+        "<p class=bad>&#9873; global batch above {} (ViT-B/16 was trained with 4096): past the "
+        "model's usual range a larger batch changes what training converges to; flagged, never "
+        "recommended.</p>\n",
+        limit);
   if (unverified)
     h += "<p>* cost from a price not checked against a dated copy of its page "
          "(platforms/prices.json <code>verified</code>): check it, or give your own with "
          "<code>--price</code>. Energy is the GPUs' at TDP, an upper bound.</p>\n";
+  return h;
+}
+
+std::string prediction_table(const schema::PredictionFile& p) {
+  const std::string mode = cost_mode(p);
+  const int64_t limit = schema::max_global_batch_of(p);
+  std::string h = fmt::format(
+      "<table><tr><th class=l>configuration</th><th>GPUs</th><th>micro-batch</th>"
+      "<th>global batch</th><th>data fraction</th><th class=l>precision</th><th>step (s)</th>"
+      "<th>epoch (s)</th><th>epoch p10-p90 (s)</th><th>images/s</th><th>speedup</th>"
+      "<th>efficiency</th><th>$/epoch{}</th><th>kWh/epoch</th><th class=l>inputs</th></tr>\n",
+      mode.empty() || mode == "mixed" ? "" : " (" + mode + ")");
+  for (const auto& c : p.configurations) {
+    const std::string sources = schema::provenance_summary(c.provenance);
+    const std::string head = fmt::format(
+        "<tr><td class=l>{}</td><td>{}</td><td>{}</td>{}<td>{:g}</td><td class=l>{}</td>",
+        html_escape(c.config.label), c.config.gpus, c.config.micro_batch,
+        global_batch_cell(c, limit), c.config.data_fraction,
+        costmodel::to_string(c.config.precision));
+    if (c.out_of_memory) {
+      h += head + fmt::format(
+                      "<td colspan=8 class=bad>out of memory (largest micro-batch that fits: {})"
+                      "</td><td class=src>{}</td></tr>\n",
+                      c.max_micro_batch_that_fits, html_escape(sources));
+      continue;
+    }
+    h += head + fmt::format(
+                    "<td>{:.3f}</td><td>{:.1f}</td><td>{}</td><td>{:.1f}</td><td>{}</td><td>{}</td>"
+                    "<td>{}</td><td>{}</td><td class=src>{}</td></tr>\n",
+                    c.step_time_s, c.epoch_time_s,
+                    c.range ? fmt::format("{:.1f}-{:.1f}", c.range->epoch_time_s.p10,
+                                          c.range->epoch_time_s.p90)
+                            : std::string("-"),
+                    c.throughput_images_per_s, or_dash(c.speedup, "{:.2f}"),
+                    or_dash(c.parallel_efficiency, "{:.2f}"), epoch_usd_cell(c, mode == "mixed"),
+                    epoch_kwh_cell(c), html_escape(sources));
+  }
+  h += "</table>\n" + table_notes(p, mode, limit);
   // Why each step takes what it takes (docs/simulator.md, "Breakdown"), in one sentence each.
   std::string why;
   for (const auto& c : p.configurations) {

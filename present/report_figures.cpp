@@ -9,7 +9,10 @@
 #include <set>
 #include <tuple>
 
+#include "costmodel/epoch.h"
+#include "costmodel/speedup.h"
 #include "present/gnuplot.h"
+#include "present/time_cost_figure.h"
 #include "schema/json_file.h"
 #include "schema/rank_groups.h"
 
@@ -24,24 +27,14 @@ constexpr size_t kMaxBarsInBreakdown = 32;
 struct Point {
   double gpus = 0;
   double epoch_s = 0;
-  double throughput = 0;                    // images per second
+  double speedup = 0;                       // against the 1-GPU baseline; 0: none
   double epoch_p10_s = 0, epoch_p90_s = 0;  // the prediction's 80 % interval (the point if none)
 };
 
 struct Series {
   std::string title;
   std::vector<Point> predicted, measured;
-  // 1-GPU throughput for speedup: the series' own 1-GPU point, else a 1-GPU configuration of the
-  // scenario with the same micro-batch and precision (e.g. for an inter-node series).
-  std::optional<double> base_predicted, base_measured;
 };
-
-std::optional<double> one_gpu(const std::vector<Point>& pts) {
-  for (const auto& p : pts) {
-    if (p.gpus == 1) return p.throughput;
-  }
-  return std::nullopt;
-}
 
 std::string series_title(const schema::TrainingConfig& c, bool with_micro_batch = true) {
   std::string t = fmt::format("{}{} {}", c.placement.empty() ? "" : c.placement,
@@ -54,46 +47,59 @@ std::string series_title(const schema::TrainingConfig& c, bool with_micro_batch 
   return t;
 }
 
+// A measured run's speed-up, by the rule's one home (costmodel::speedups): its throughput (the
+// images its epoch used over the epoch's time: all a measurement has) against the first measured
+// 1-GPU run of the same precision, micro-batch and accumulation. `accumulation[i]`: that of the
+// configuration run i was matched to (the measured files do not say).
+std::vector<double> measured_speedups(const std::vector<const MeasuredRun*>& runs,
+                                      const std::vector<int64_t>& accumulation) {
+  std::vector<costmodel::ThroughputRun> in;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const MeasuredRun& m = *runs[i];
+    const double images =
+        static_cast<double>(costmodel::images_used(m.key.data_fraction(), m.images));
+    in.push_back(
+        {m.key.gpus, m.key.precision, m.key.micro_batch, accumulation[i], images / m.epoch_time_s});
+  }
+  std::vector<double> out;
+  for (const costmodel::Speedup& s : costmodel::speedups(in)) out.push_back(s.speedup);
+  return out;
+}
+
+// Predicted points carry the prediction's own speed-up (costmodel::speedups when the file was
+// written: the figure says what the table says); measured points theirs (measured_speedups).
 std::vector<Series> build_series(const schema::PredictionFile& pred,
                                  const std::vector<MeasuredRun>& measured) {
   std::map<std::string, Series> by_title;
-  std::map<std::string, std::pair<std::optional<double>, std::optional<double>>> base;
   std::vector<std::string> order;
+  std::vector<const MeasuredRun*> runs;  // every measured run matched, in match order
+  std::vector<int64_t> accumulation;
+  std::vector<std::string> run_series;
   for (const auto& c : pred.configurations) {
     if (c.out_of_memory || !(c.epoch_time_s > 0)) continue;
     const std::string title = series_title(c.config);
-    const std::string base_key =
-        fmt::format("{}/{}", c.config.micro_batch, costmodel::to_string(c.config.precision));
     if (!by_title.count(title)) order.push_back(title);
     Series& s = by_title[title];
     s.title = title;
-    const double images = c.config.data_fraction * static_cast<double>(c.config.images);
-    s.predicted.push_back({static_cast<double>(c.config.gpus), c.epoch_time_s,
-                           images / c.epoch_time_s,
+    s.predicted.push_back({static_cast<double>(c.config.gpus), c.epoch_time_s, c.speedup,
                            c.range ? c.range->epoch_time_s.p10 : c.epoch_time_s,
                            c.range ? c.range->epoch_time_s.p90 : c.epoch_time_s});
-    if (c.config.gpus == 1 && !base[base_key].first) base[base_key].first = images / c.epoch_time_s;
     const ConfigKey key = key_of(c);
     for (const auto& m : measured) {
       if (!(m.key == key)) continue;
-      s.measured.push_back({static_cast<double>(m.key.gpus), m.epoch_time_s,
-                            m.key.data_fraction() * m.images / m.epoch_time_s});
-      if (m.key.gpus == 1 && !base[base_key].second)
-        base[base_key].second = s.measured.back().throughput;
+      runs.push_back(&m);
+      accumulation.push_back(c.config.accumulation);
+      run_series.push_back(title);
     }
+  }
+  const std::vector<double> speedup = measured_speedups(runs, accumulation);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    by_title[run_series[i]].measured.push_back(
+        {static_cast<double>(runs[i]->key.gpus), runs[i]->epoch_time_s, speedup[i]});
   }
   std::vector<Series> out;
   for (const auto& t : order) {
     Series s = by_title[t];
-    // The base key of a series: any of its configurations (they share micro-batch and precision).
-    for (const auto& c : pred.configurations) {
-      if (series_title(c.config) != t) continue;
-      const auto& b = base[fmt::format("{}/{}", c.config.micro_batch,
-                                       costmodel::to_string(c.config.precision))];
-      s.base_predicted = one_gpu(s.predicted) ? one_gpu(s.predicted) : b.first;
-      s.base_measured = one_gpu(s.measured) ? one_gpu(s.measured) : b.second;
-      break;
-    }
     auto by_gpus = [](const Point& a, const Point& b) { return a.gpus < b.gpus; };
     std::stable_sort(s.predicted.begin(), s.predicted.end(), by_gpus);
     std::stable_sort(s.measured.begin(), s.measured.end(), by_gpus);
@@ -102,15 +108,13 @@ std::vector<Series> build_series(const schema::PredictionFile& pred,
   return out;
 }
 
-// Value of a point for a figure; speedup/efficiency need the series' 1-GPU throughput (nullopt
-// when the series has none).
+// Value of a point for a figure; nullopt for a speed-up or efficiency without a baseline.
 enum class Quantity { kEpoch, kSpeedup, kEfficiency };
 
-std::optional<double> value(const Point& p, const std::optional<double>& base, Quantity q) {
+std::optional<double> value(const Point& p, Quantity q) {
   if (q == Quantity::kEpoch) return p.epoch_s;
-  if (!base) return std::nullopt;
-  const double speedup = p.throughput / *base;
-  return q == Quantity::kSpeedup ? speedup : speedup / p.gpus;
+  if (!(p.speedup > 0)) return std::nullopt;
+  return q == Quantity::kSpeedup ? p.speedup : p.speedup / p.gpus;
 }
 
 // Writes one data block per series (predicted, then measured), returns the plot clauses.
@@ -122,12 +126,11 @@ std::string write_data(const std::vector<Series>& series, Quantity q, const std:
     const int color = static_cast<int>(i % 8) + 1;
     for (bool meas : {false, true}) {
       const auto& pts = meas ? series[i].measured : series[i].predicted;
-      const auto& base = meas ? series[i].base_measured : series[i].base_predicted;
       // Predicted epoch times carry their p10-p90 range as error bars (docs/uncertainty.md).
       const bool bars = !meas && q == Quantity::kEpoch;
       std::string rows;
       for (const auto& p : pts) {
-        const auto v = value(p, base, q);
+        const auto v = value(p, q);
         if (!v) continue;
         rows += bars ? fmt::format("{} {:.6g} {:.6g} {:.6g}\n", p.gpus, *v, p.epoch_p10_s,
                                    p.epoch_p90_s)
@@ -148,29 +151,6 @@ std::string write_data(const std::vector<Series>& series, Quantity q, const std:
   }
   schema::write_output(path, data);
   return plot;
-}
-
-// The outputs go through the variables vitsim_png and vitsim_svg (see gnuplot.h).
-std::string terminals(const std::string& plot) {
-  return fmt::format(
-      "set terminal pngcairo size 900,540 noenhanced font 'Sans,10'\nset output vitsim_png\n{}\n"
-      "set terminal svg size 900,540 noenhanced font 'Sans,10' background '#ffffff'\n"
-      "set output vitsim_svg\nreplot\nunset output\n",
-      plot);
-}
-
-Figure draw(const std::string& dir, const std::string& name, const std::string& title,
-            const std::string& setup, const std::string& plot) {
-  Figure f{title, name + ".png", name + ".svg"};
-  const std::vector<GnuplotOutput> outputs = {{"vitsim_png", f.png}, {"vitsim_svg", f.svg}};
-  const std::string script =
-      fmt::format("# gnuplot {}.gp (in this folder) draws {} and {}\n{}", name, f.png, f.svg,
-                  gnuplot_output_defaults(outputs)) +
-      fmt::format("set title {}\nset grid\nset key below\n{}\n", gnuplot_quote(title), setup);
-  const std::string path = dir + "/" + name + ".gp";
-  schema::write_output(path, script + terminals(plot));
-  run_gnuplot(path, dir, outputs);
-  return f;
 }
 
 std::optional<Figure> draw_breakdown(const schema::PredictionFile& pred, const std::string& dir,
@@ -212,7 +192,7 @@ std::optional<Figure> draw_breakdown(const schema::PredictionFile& pred, const s
   const std::string title = fmt::format(
       "{}: per-rank step breakdown, {}", pred.scenario,
       big->config.label.empty() ? fmt::format("{} GPUs", big->config.gpus) : big->config.label);
-  return draw(dir, stem + "-breakdown", title, setup, plot);
+  return draw_figure(dir, stem + "-breakdown", title, setup, plot);
 }
 
 // A log2 axis ticked at the values drawn (GPU counts, micro-batches), tight around them: powers of
@@ -261,14 +241,41 @@ std::optional<Figure> draw_micro_batch(const schema::PredictionFile& pred, const
   std::set<double> batches;
   for (const auto& [k, pts] : lines)
     for (const auto& [b, t] : pts) batches.insert(static_cast<double>(b));
-  return draw(dir, stem + "-microbatch",
-              fmt::format("{}: throughput against micro-batch", pred.scenario),
-              "set xlabel 'micro-batch per GPU'\nset ylabel 'images/s'\nset yrange [0:*]\n" +
-                  log2_axis(batches),
-              plot);
+  return draw_figure(dir, stem + "-microbatch",
+                     fmt::format("{}: throughput against micro-batch", pred.scenario),
+                     "set xlabel 'micro-batch per GPU'\nset ylabel 'images/s'\nset yrange [0:*]\n" +
+                         log2_axis(batches),
+                     plot);
 }
 
 }  // namespace
+
+// The outputs go through the variables vitsim_png and vitsim_svg (see gnuplot.h).
+namespace {
+
+std::string terminals(const std::string& plot) {
+  return fmt::format(
+      "set terminal pngcairo size 900,540 noenhanced font 'Sans,10'\nset output vitsim_png\n{}\n"
+      "set terminal svg size 900,540 noenhanced font 'Sans,10' background '#ffffff'\n"
+      "set output vitsim_svg\nreplot\nunset output\n",
+      plot);
+}
+
+}  // namespace
+
+Figure draw_figure(const std::string& dir, const std::string& name, const std::string& title,
+                   const std::string& setup, const std::string& plot) {
+  Figure f{title, name + ".png", name + ".svg"};
+  const std::vector<GnuplotOutput> outputs = {{"vitsim_png", f.png}, {"vitsim_svg", f.svg}};
+  const std::string script =
+      fmt::format("# gnuplot {}.gp (in this folder) draws {} and {}\n{}", name, f.png, f.svg,
+                  gnuplot_output_defaults(outputs)) +
+      fmt::format("set title {}\nset grid\nset key below\n{}\n", gnuplot_quote(title), setup);
+  const std::string path = dir + "/" + name + ".gp";
+  schema::write_output(path, script + terminals(plot));
+  run_gnuplot(path, dir, outputs);
+  return f;
+}
 
 std::vector<Figure> draw_scenario_figures(const schema::PredictionFile& pred,
                                           const std::vector<MeasuredRun>& measured,
@@ -297,11 +304,13 @@ std::vector<Figure> draw_scenario_figures(const schema::PredictionFile& pred,
     // GPU counts double from one configuration to the next: a log2 axis spaces them evenly.
     const std::string setup = fmt::format("set xlabel 'GPUs'\nset ylabel {}\n{}\n{}",
                                           gnuplot_quote(ylabel), log2_axis(gpus), extra);
-    figures.push_back(draw(dir, stem + "-" + name,
-                           fmt::format("{}: {} against GPUs", pred.scenario, ylabel), setup, plot));
+    figures.push_back(draw_figure(dir, stem + "-" + name,
+                                  fmt::format("{}: {} against GPUs", pred.scenario, ylabel), setup,
+                                  plot));
   }
   if (auto m = draw_micro_batch(pred, dir, stem)) figures.push_back(*m);
   if (auto b = draw_breakdown(pred, dir, stem)) figures.push_back(*b);
+  if (auto p = draw_time_cost(pred, dir, stem)) figures.push_back(*p);
   return figures;
 }
 

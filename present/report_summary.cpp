@@ -10,6 +10,8 @@
 
 #include "costmodel/statistics.h"
 #include "present/report.h"
+#include "schema/input_error.h"
+#include "sim/sweep_goal.h"
 
 namespace vitsim::present {
 
@@ -108,6 +110,65 @@ std::string provenance_line(const std::vector<NamedPrediction>& predictions,
 
 }  // namespace
 
+namespace {
+
+// What a scenario asks (a what-if: what it changes), in its description's first sentence.
+std::string asks(const schema::PredictionFile& p) {
+  const std::string& d = p.description;
+  if (d.empty()) return "-";
+  const size_t end = d.find(". ");
+  return end == std::string::npos ? d : d.substr(0, end + 1);
+}
+
+// A file's best configuration for the goal and limits it records (its `selection`; the defaults
+// without one), chosen by the one function every command calls (sim::pick_best); when that is a
+// single GPU, also the best of 2 or more GPUs, which is what a what-if compares.
+struct Best {
+  sim::SweepGoal goal = sim::SweepGoal::kFastestEpoch;
+  sim::BestPick pick;
+  const schema::ConfigPrediction* best = nullptr;
+  const schema::ConfigPrediction* of_several = nullptr;
+};
+
+Best best_of(const NamedPrediction& f) {
+  const auto& all = f.prediction.configurations;
+  const schema::Selection selection = f.prediction.selection.value_or(schema::Selection{});
+  Best b;
+  try {
+    b.goal = sim::parse_sweep_goal(selection.goal);
+  } catch (const std::invalid_argument& e) {
+    throw schema::InputError(f.file + ": /selection/goal: " + e.what());
+  }
+  const sim::GoalLimits limits = sim::limits_of(selection);
+  std::vector<bool> requested;
+  for (const auto& c : all) requested.push_back(!c.added_baseline);
+  b.pick = sim::pick_best(all, requested, b.goal, limits);
+  if (b.pick.best < 0) return b;
+  b.best = &all[static_cast<size_t>(b.pick.best)];
+  if (b.best->config.gpus > 1) return b;
+  for (size_t i = 0; i < all.size(); ++i) requested[i] = requested[i] && all[i].config.gpus > 1;
+  const sim::BestPick several = sim::pick_best(all, requested, b.goal, limits);
+  if (several.best >= 0 && !several.fallback)
+    b.of_several = &all[static_cast<size_t>(several.best)];
+  return b;
+}
+
+std::string best_cell(const Best& b) {
+  if (!b.best) return "none fits and runs";
+  std::string h = "<b>" + html_escape(b.best->config.label) + "</b>";
+  if (b.pick.fallback) h += " (none meets the goal: the fastest)";
+  h += "<br><small>" + html_escape(std::string(sim::to_string(b.goal)) + ": " + b.pick.meaning) +
+       "</small>";
+  for (const auto& n : b.pick.notes) h += "<br><small>" + html_escape(n) + "</small>";
+  if (b.of_several)
+    h += fmt::format("<br>of 2 or more GPUs: {} ({} GPUs, epoch {:.1f} s)",
+                     html_escape(b.of_several->config.label), b.of_several->config.gpus,
+                     b.of_several->epoch_time_s);
+  return h;
+}
+
+}  // namespace
+
 std::string summary_section(const std::vector<NamedPrediction>& predictions,
                             const std::vector<size_t>& order,
                             const std::vector<std::string>& anchors,
@@ -123,29 +184,29 @@ std::string summary_section(const std::vector<NamedPrediction>& predictions,
   }
   h += "<p><b>Measured vs modelled:</b> " + html_escape(provenance_line(predictions, costs)) +
        "</p>\n";
-  h += "<table><tr><th class=l>scenario</th><th class=l>kind</th><th class=l>fastest "
-       "configuration</th><th>GPUs</th><th>epoch (s)</th><th class=l>what bounds its "
-       "step</th><th>error vs measured</th></tr>\n";
+  h += "<table><tr><th class=l>scenario</th><th class=l>kind</th><th class=l>what it asks</th>"
+       "<th class=l>best for its goal (vitsim sweep's choice)</th><th>GPUs</th><th>epoch (s)"
+       "</th><th>images/s</th><th>global batch</th><th class=l>what bounds its step</th>"
+       "<th>error vs measured</th></tr>\n";
   for (size_t i : order) {
     const auto& p = predictions[i].prediction;
-    const schema::ConfigPrediction* best = nullptr;
-    for (const auto& c : p.configurations) {
-      if (c.out_of_memory || !(c.epoch_time_s > 0)) continue;
-      // Fastest = most images per second: epochs of other data fractions (weak scaling) compare.
-      if (!best || c.throughput_images_per_s > best->throughput_images_per_s) best = &c;
-    }
+    const Best b = best_of(predictions[i]);
+    const schema::ConfigPrediction* best = b.best;
     const bool study = is_study_experiment(p, validation);
     h += fmt::format(
         "<tr><td class=l><a href=\"#{}\">{}</a></td><td class=k>{}</td><td class=l>{}</td>"
-        "<td>{}</td><td>{}</td><td class=l>{}</td><td>{}</td></tr>\n",
+        "<td class=l>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=l>{}</td>"
+        "<td>{}</td></tr>\n",
         anchors[i], html_escape(p.scenario),
         validation.rows.empty() ? "-"
         : study                 ? "study"
                                 : "what-if",
-        best ? html_escape(best->config.label) : "none fits",
-        best ? std::to_string(best->config.gpus) : "-",
+        html_escape(asks(p)), best_cell(b), best ? std::to_string(best->config.gpus) : "-",
         best ? or_dash(best->epoch_time_s, "{:.1f}") : "-",
-        best ? html_escape(bottleneck(*best)) : "-", scenario_error(validation, p.scenario));
+        best ? or_dash(best->throughput_images_per_s, "{:.1f}") : "-",
+        best ? std::to_string(schema::global_batch(best->config)) : "-",
+        best ? html_escape(best->breakdown ? best->breakdown->bottleneck : bottleneck(*best)) : "-",
+        scenario_error(validation, p.scenario));
   }
   return h + "</table>\n";
 }

@@ -99,4 +99,40 @@ std::optional<schema::RunCost> run_cost(const schema::ConfigPrediction& p,
   return std::nullopt;
 }
 
+std::string price_mode(const std::set<std::string>& devices, const schema::PriceTable& prices,
+                       const CostOptions& o) {
+  if (o.mode != "auto") return o.mode;
+  int cloud = 0, owned = 0;
+  for (const std::string& d : devices) {
+    const auto it = prices.devices.find(d);
+    const bool user = o.price_usd_per_gpu_hour.count(d) > 0;
+    cloud += user || (it != prices.devices.end() && it->second.cloud) ? 1 : 0;
+    owned += user || (it != prices.devices.end() && it->second.purchase) ? 1 : 0;
+  }
+  const int n = static_cast<int>(devices.size());
+  if (cloud == n) return "cloud";
+  if (owned == n) return "owned";
+  return owned > cloud ? "owned" : "cloud";
+}
+
+std::string attach_run_costs(std::vector<schema::ConfigPrediction>& predictions,
+                             const std::set<std::string>& devices, const schema::PriceTable& prices,
+                             const costmodel::DeviceCatalog& catalog, const CostOptions& options) {
+  CostOptions one = options;
+  one.mode = price_mode(devices, prices, options);
+  for (auto& p : predictions) {
+    std::string why;
+    p.cost = run_cost(p, prices, catalog, one, &why);
+    p.cost_missing = p.cost || p.out_of_memory ? "" : why;
+  }
+  return one.mode;
+}
+
+std::set<std::string> devices_of(const schema::ClusterSpec& cluster) {
+  std::set<std::string> out;
+  for (const auto& n : cluster.nodes)
+    for (const auto& g : n.gpus) out.insert(g.device);
+  return out;
+}
+
 }  // namespace vitsim::present

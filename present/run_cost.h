@@ -7,9 +7,12 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "costmodel/device_spec.h"
+#include "schema/cluster.h"
 #include "schema/prediction.h"
 #include "schema/prices_io.h"
 
@@ -31,5 +34,23 @@ std::optional<schema::RunCost> run_cost(const schema::ConfigPrediction& predicti
                                         const schema::PriceTable& prices,
                                         const costmodel::DeviceCatalog& catalog,
                                         const CostOptions& options, std::string* why = nullptr);
+
+// The one price mode of a set of configurations shown together (a sweep, a scenario, a
+// prediction), from every device its configurations may use (`devices`: the cluster's, or the
+// searched ones): `options.mode` unless "auto"; auto: cloud when every device has a cloud price
+// (or a --price), else owned when every device has a purchase price (or a --price), else the
+// mode that prices more of them (cloud on a tie). So one cost column never mixes price modes,
+// and the shards of a sweep choose as one run does.
+std::string price_mode(const std::set<std::string>& devices, const schema::PriceTable& prices,
+                       const CostOptions& options);
+
+// The costs of a set in its one mode (price_mode): each prediction's `cost`, or when it has none
+// (and is not out of memory) its `cost_missing` saying why. Returns the mode.
+std::string attach_run_costs(std::vector<schema::ConfigPrediction>& predictions,
+                             const std::set<std::string>& devices, const schema::PriceTable& prices,
+                             const costmodel::DeviceCatalog& catalog, const CostOptions& options);
+
+// The device ids of every GPU of the cluster (what price_mode is asked about).
+std::set<std::string> devices_of(const schema::ClusterSpec& cluster);
 
 }  // namespace vitsim::present

@@ -178,6 +178,7 @@ Json config_object(const ConfigPrediction& p) {
   for (const auto& r : p.ranks) ranks.push_back(write_rank(r));
   Json out = {{"cluster", p.cluster},
               {"config", write_training_config(p.config)},
+              {"global_batch", global_batch(p.config)},
               {"out_of_memory", p.out_of_memory},
               {"max_micro_batch_that_fits", p.max_micro_batch_that_fits},
               {"steps_per_epoch", p.steps_per_epoch},
@@ -194,7 +195,45 @@ Json config_object(const ConfigPrediction& p) {
   if (p.breakdown) out["breakdown"] = write_breakdown(*p.breakdown);
   if (!p.advice.empty()) out["advice"] = write_advice(p.advice);
   if (p.cost) out["cost"] = write_run_cost(*p.cost);
+  if (!p.cost_missing.empty()) out["cost_missing"] = p.cost_missing;
+  if (p.added_baseline) out["added_baseline"] = true;
   return out;
+}
+
+Json write_bound(const PerEpochOrRun& b, const char* unit) {
+  return {{unit, b.value}, {"per", b.per_run ? "run" : "epoch"}};
+}
+
+PerEpochOrRun read_bound(const Node& n, const char* unit) {
+  n.expect_keys({unit, "per"});
+  PerEpochOrRun b;
+  b.value = n[unit].positive();
+  const std::string per = n["per"].string();
+  if (per != "epoch" && per != "run") n["per"].fail("\"epoch\" or \"run\"", n["per"].describe());
+  b.per_run = per == "run";
+  return b;
+}
+
+Json write_selection(const Selection& s) {
+  Json j = {{"goal", s.goal},
+            {"max_global_batch", s.max_global_batch},
+            {"min_speedup", s.min_speedup},
+            {"epochs", s.epochs}};
+  if (s.deadline_s) j["deadline"] = write_bound(*s.deadline_s, "seconds");
+  if (s.budget_usd) j["budget"] = write_bound(*s.budget_usd, "usd");
+  return j;
+}
+
+Selection read_selection(const Node& n) {
+  n.expect_keys({"goal", "max_global_batch", "min_speedup", "epochs", "deadline", "budget"});
+  Selection s;
+  s.goal = n["goal"].string();
+  s.max_global_batch = n["max_global_batch"].integer_at_least(1);
+  s.min_speedup = n["min_speedup"].nonnegative();
+  s.epochs = n["epochs"].integer_at_least(1);
+  if (auto d = n.get("deadline")) s.deadline_s = read_bound(*d, "seconds");
+  if (auto b = n.get("budget")) s.budget_usd = read_bound(*b, "usd");
+  return s;
 }
 
 }  // namespace
@@ -212,13 +251,37 @@ Json write_config_prediction(const ConfigPrediction& p, size_t max_listed_ranks)
 }
 
 ConfigPrediction read_config_prediction(const Node& n) {
-  n.expect_keys({"cluster", "config", "out_of_memory", "max_micro_batch_that_fits",
-                 "steps_per_epoch", "step_time_s", "epoch_time_s", "compute_time_s",
-                 "exposed_comm_time_s", "throughput_images_per_s", "speedup", "parallel_efficiency",
-                 "ranks", "provenance", "range", "breakdown", "advice", "cost", "rank_classes"});
+  n.expect_keys({"cluster",
+                 "config",
+                 "out_of_memory",
+                 "max_micro_batch_that_fits",
+                 "steps_per_epoch",
+                 "step_time_s",
+                 "epoch_time_s",
+                 "compute_time_s",
+                 "exposed_comm_time_s",
+                 "throughput_images_per_s",
+                 "speedup",
+                 "parallel_efficiency",
+                 "ranks",
+                 "provenance",
+                 "range",
+                 "breakdown",
+                 "advice",
+                 "cost",
+                 "rank_classes",
+                 "global_batch",
+                 "cost_missing",
+                 "added_baseline"});
   ConfigPrediction p;
   p.cluster = n["cluster"].string();
   p.config = read_training_config(n["config"], TrainingConfig{});
+  // Derived from the configuration; written for the reader's convenience, checked when read.
+  if (auto g = n.get("global_batch"); g && g->integer() != global_batch(p.config)) {
+    g->fail(std::to_string(global_batch(p.config)) +
+                " (micro-batches of the ranks x accumulation, from \"config\")",
+            g->describe());
+  }
   p.out_of_memory = n["out_of_memory"].boolean();
   p.max_micro_batch_that_fits = n["max_micro_batch_that_fits"].integer_at_least(0);
   p.steps_per_epoch = n["steps_per_epoch"].integer_at_least(0);
@@ -238,6 +301,8 @@ ConfigPrediction read_config_prediction(const Node& n) {
   if (auto b = n.get("breakdown")) p.breakdown = read_breakdown(*b);
   if (auto a = n.get("advice")) p.advice = read_advice(*a);
   if (auto c = n.get("cost")) p.cost = read_run_cost(*c);
+  if (auto c = n.get("cost_missing")) p.cost_missing = c->string();
+  if (auto b = n.get("added_baseline")) p.added_baseline = b->boolean();
   return p;
 }
 
@@ -257,6 +322,8 @@ std::string provenance_summary(const Provenance& p) {
 Json write_prediction_json(const PredictionFile& file, size_t max_listed_ranks) {
   Json doc = document_head(kPredictionSchema, kPredictionVersion, file.context);
   doc["scenario"] = file.scenario;
+  if (!file.description.empty()) doc["description"] = file.description;
+  if (file.selection) doc["selection"] = write_selection(*file.selection);
   Json configs = Json::array();
   for (const auto& c : file.configurations)
     configs.push_back(write_config_prediction(c, max_listed_ranks));
@@ -277,13 +344,20 @@ PredictionFile read_prediction(const Node& root) {
                                 "vitsim simulate (or vitsim reproduce) to write version 2");
   }
   root.expect_schema(kPredictionSchema, kPredictionVersion);
-  root.expect_keys({"schema", "schema_version", "context", "scenario", "configurations"});
+  root.expect_keys({"schema", "schema_version", "context", "scenario", "description", "selection",
+                    "configurations"});
   PredictionFile f;
   f.context = read_context(root);
   f.scenario = root["scenario"].string();
+  if (auto d = root.get("description")) f.description = d->string();
+  if (auto s = root.get("selection")) f.selection = read_selection(*s);
   for (const Node& c : root["configurations"].items())
     f.configurations.push_back(read_config_prediction(c));
   return f;
+}
+
+int64_t max_global_batch_of(const PredictionFile& file) {
+  return file.selection ? file.selection->max_global_batch : costmodel::kDefaultMaxGlobalBatch;
 }
 
 PredictionFile read_prediction(const std::string& path) {

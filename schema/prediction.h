@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "costmodel/cost_model.h"
+#include "costmodel/global_batch.h"
 #include "costmodel/transport_model.h"
 #include "costmodel/uncertainty.h"
 #include "schema/json_node.h"
@@ -102,11 +103,37 @@ struct ConfigPrediction {
   std::optional<StepBreakdown> breakdown;
   std::vector<WhatIf> advice;  // empty: no what-ifs simulated
   std::optional<RunCost> cost;
+  // A 1-GPU baseline a sweep added for the speed-ups, not asked for: never a candidate for its best
+  // (sim/sweep_goal.h).
+  bool added_baseline = false;
+  // Without a cost (and not out of memory): why, e.g. "no cloud price for device p4 in
+  // platforms/prices.json (hint: --price p4=USD_PER_GPU_HOUR)". Empty otherwise.
+  std::string cost_missing;
+};
+
+// A bound per epoch or per run of `epochs` epochs (a deadline in seconds, a budget in USD).
+struct PerEpochOrRun {
+  double value = 0;
+  bool per_run = false;  // false: per epoch
+};
+
+// How the file's best configuration is chosen (sim/sweep_goal.h, docs/simulator.md "Sweep
+// goals"), written by the command that chose it so that `vitsim report` and the CSVs choose and
+// flag the same way. A file without it is read with the defaults.
+struct Selection {
+  std::string goal = "fastest-epoch";
+  int64_t max_global_batch = costmodel::kDefaultMaxGlobalBatch;
+  double min_speedup = 0;
+  std::optional<PerEpochOrRun> deadline_s;  // seconds
+  std::optional<PerEpochOrRun> budget_usd;  // USD
+  int64_t epochs = 1;                       // of the run (--epochs)
 };
 
 struct PredictionFile {
   Json context = Json::object();
   std::string scenario;
+  std::string description;  // what the scenario asks (its file's "description"); may be empty
+  std::optional<Selection> selection;
   std::vector<ConfigPrediction> configurations;
 };
 
@@ -118,6 +145,10 @@ ConfigPrediction read_config_prediction(const Node& node);
 
 // "rtx3070/fp32=imported; tesla-10gbe=imported; tesla-1gbe=modelled": compute, then links.
 std::string provenance_summary(const Provenance& provenance);
+
+// The global-batch limit a file's configurations are flagged against: its `selection`'s, else
+// the default (costmodel/global_batch.h).
+int64_t max_global_batch_of(const PredictionFile& file);
 
 PredictionFile read_prediction(const std::string& path);
 PredictionFile read_prediction(const Node& root);

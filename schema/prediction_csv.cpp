@@ -17,19 +17,22 @@ std::string label_of(const ConfigPrediction& p) {
 }
 
 // Cost columns, the same in both views, empty without a cost (no price for a device, out of
-// memory): $ and kWh per epoch and per run of `epochs` epochs, and how checked the prices are.
-const std::vector<std::string> kCostColumns = {"epoch_usd", "run_usd", "epochs",
-                                               "epoch_kwh", "run_kwh", "price_status"};
+// memory): $ and kWh per epoch and per run of `epochs` epochs, how checked the prices are, the
+// price mode (one per file), and why a configuration that ran has no cost.
+const std::vector<std::string> kCostColumns = {"epoch_usd", "run_usd",     "epochs",
+                                               "epoch_kwh", "run_kwh",     "price_status",
+                                               "cost_mode", "cost_missing"};
 
 void append_cost(std::vector<std::string>& row, const ConfigPrediction& p) {
   if (!p.cost) {
-    row.insert(row.end(), kCostColumns.size(), "");
+    row.insert(row.end(), kCostColumns.size() - 1, "");
+    row.push_back(p.cost_missing);
     return;
   }
   const RunCost& c = *p.cost;
   auto num = [](double x) { return fmt::format("{}", x); };
   row.insert(row.end(), {num(c.epoch_usd), num(c.run_usd), std::to_string(c.epochs),
-                         num(c.epoch_kwh), num(c.run_kwh), c.price_status});
+                         num(c.epoch_kwh), num(c.run_kwh), c.price_status, c.mode, ""});
 }
 
 std::vector<std::string> with_cost(std::vector<std::string> row, const ConfigPrediction& p) {
@@ -37,7 +40,16 @@ std::vector<std::string> with_cost(std::vector<std::string> row, const ConfigPre
   return row;
 }
 
-std::vector<std::string> configuration_row(const std::string& scenario, const ConfigPrediction& c) {
+// The global batch and its flag (costmodel/global_batch.h), against the file's limit.
+std::vector<std::string> batch_cells(const ConfigPrediction& c, int64_t max_global_batch) {
+  const int64_t batch = global_batch(c.config);
+  return {std::to_string(batch),
+          costmodel::above_global_batch_limit(batch, max_global_batch) ? "true" : "false"};
+}
+
+std::vector<std::string> configuration_row(const std::string& scenario, const ConfigPrediction& c,
+                                           int64_t max_global_batch) {
+  const std::vector<std::string> batch = batch_cells(c, max_global_batch);
   return {scenario,
           c.cluster,
           c.config.label,
@@ -45,8 +57,15 @@ std::vector<std::string> configuration_row(const std::string& scenario, const Co
           c.config.placement,
           std::to_string(c.config.micro_batch),
           std::to_string(c.config.accumulation),
+          batch[0],
+          batch[1],
           costmodel::to_string(c.config.precision),
           fmt::format("{:g}", c.config.data_fraction),
+          std::to_string(c.config.images),
+          costmodel::to_string(c.config.collective),
+          costmodel::to_string(c.config.collective_level),
+          c.config.overlap ? "on" : "off",
+          fmt::format("{}", c.config.bucket_bytes),
           std::to_string(c.steps_per_epoch),
           fmt::format("{:.6f}", c.step_time_s),
           fmt::format("{:.3f}", c.epoch_time_s),
@@ -56,16 +75,21 @@ std::vector<std::string> configuration_row(const std::string& scenario, const Co
           fmt::format("{:.4f}", c.speedup),
           fmt::format("{:.4f}", c.parallel_efficiency),
           c.out_of_memory ? "true" : "false",
+          std::to_string(c.max_micro_batch_that_fits),
           provenance_summary(c.provenance)};
 }
 
-std::vector<std::string> rank_row(const ConfigPrediction& p, const RankPrediction& r) {
+std::vector<std::string> rank_row(const ConfigPrediction& p, const RankPrediction& r,
+                                  int64_t max_global_batch) {
   auto num = [](double x) { return fmt::format("{}", x); };
+  const std::vector<std::string> batch = batch_cells(p, max_global_batch);
   return {label_of(p),
           p.cluster,
           std::to_string(p.config.gpus),
           std::to_string(p.config.micro_batch),
           std::to_string(p.config.accumulation),
+          batch[0],
+          batch[1],
           costmodel::to_string(p.config.precision),
           num(p.config.data_fraction),
           p.config.placement,
@@ -101,24 +125,49 @@ std::vector<std::string> with_cost_header(std::vector<std::string> header) {
 }  // namespace
 
 std::string configurations_csv(const std::vector<PredictionFile>& files) {
-  std::string out = csv_record(with_cost_header(
-      {"scenario", "cluster", "label", "gpus", "placement", "micro_batch", "accumulation",
-       "precision", "data_fraction", "steps_per_epoch", "step_time_s", "epoch_time_s",
-       "epoch_p10_s", "epoch_p90_s", "throughput_images_per_s", "speedup", "parallel_efficiency",
-       "out_of_memory", "provenance"}));
+  std::string out = csv_record(with_cost_header({"scenario",
+                                                 "cluster",
+                                                 "label",
+                                                 "gpus",
+                                                 "placement",
+                                                 "micro_batch",
+                                                 "accumulation",
+                                                 "global_batch",
+                                                 "above_max_global_batch",
+                                                 "precision",
+                                                 "data_fraction",
+                                                 "images",
+                                                 "collective",
+                                                 "collective_level",
+                                                 "overlap",
+                                                 "bucket_bytes",
+                                                 "steps_per_epoch",
+                                                 "step_time_s",
+                                                 "epoch_time_s",
+                                                 "epoch_p10_s",
+                                                 "epoch_p90_s",
+                                                 "throughput_images_per_s",
+                                                 "speedup",
+                                                 "parallel_efficiency",
+                                                 "out_of_memory",
+                                                 "max_micro_batch_that_fits",
+                                                 "provenance"}));
   for (const auto& f : files) {
+    const int64_t limit = max_global_batch_of(f);
     for (const auto& c : f.configurations)
-      out += csv_record(with_cost(configuration_row(f.scenario, c), c));
+      out += csv_record(with_cost(configuration_row(f.scenario, c, limit), c));
   }
   return out;
 }
 
-std::string ranks_csv(const std::vector<ConfigPrediction>& predictions) {
+std::string ranks_csv(const PredictionFile& file) {
   std::string out = csv_record(with_cost_header({"configuration",
                                                  "cluster",
                                                  "gpus",
                                                  "micro_batch",
                                                  "accumulation",
+                                                 "global_batch",
+                                                 "above_max_global_batch",
                                                  "precision",
                                                  "data_fraction",
                                                  "placement",
@@ -144,8 +193,9 @@ std::string ranks_csv(const std::vector<ConfigPrediction>& predictions) {
                                                  "memory_bytes",
                                                  "device_memory_bytes",
                                                  "memory_fits"}));
-  for (const auto& p : predictions) {
-    for (const auto& r : p.ranks) out += csv_record(with_cost(rank_row(p, r), p));
+  const int64_t limit = max_global_batch_of(file);
+  for (const auto& p : file.configurations) {
+    for (const auto& r : p.ranks) out += csv_record(with_cost(rank_row(p, r, limit), p));
   }
   return out;
 }
@@ -159,7 +209,8 @@ void write_prediction_outputs(const std::string& prefix, const std::string& json
   if (!json_path.empty()) add_json(json_path);
   if (!prefix.empty()) {
     add_json(prefix + ".json");
-    group.add(prefix + ".csv", ranks_csv(predictions.configurations));
+    group.add(prefix + ".csv", configurations_csv({predictions}));
+    group.add(prefix + ".ranks.csv", ranks_csv(predictions));
   }
   group.commit();
 }

@@ -1,9 +1,11 @@
 // The two CSV views of predictions, written through one record writer (csv_record, RFC 4180
 // quoting); columns, units and examples in docs/formats/predictions-csv.md:
-//   configurations_csv  predictions.csv of `vitsim reproduce`: one row per configuration of every
-//                       prediction file, with its scenario and cost sources;
-//   ranks_csv           PREFIX.csv of `vitsim simulate --out` and `vitsim sweep --out`: one row per
-//                       (configuration, rank), the configuration's figures repeated on each row.
+//   configurations_csv  one row per configuration of every prediction file, with its scenario,
+//                       global batch (flagged against the file's limit), p10/p90 and costs:
+//                       predictions.csv of `vitsim reproduce`, PREFIX.csv of `vitsim simulate
+//                       --out` and `vitsim sweep --out`;
+//   ranks_csv           PREFIX.ranks.csv of simulate and sweep: one row per (configuration,
+//                       rank), the configuration's figures repeated on each row.
 #pragma once
 
 #include <string>
@@ -14,10 +16,11 @@
 namespace vitsim::schema {
 
 std::string configurations_csv(const std::vector<PredictionFile>& files);
-std::string ranks_csv(const std::vector<ConfigPrediction>& predictions);
+std::string ranks_csv(const PredictionFile& file);
 
 // The files of `vitsim simulate --out PREFIX` and `vitsim sweep --out PREFIX [--json FILE]`:
-// PREFIX.json (the prediction), PREFIX.csv (ranks_csv) and `json_path` (the prediction again)
+// PREFIX.json (the prediction), PREFIX.csv (configurations_csv), PREFIX.ranks.csv (ranks_csv) and
+// `json_path` (the prediction again)
 // where given, as one group (schema/output_file.h): they land together or not at all. An empty
 // prefix writes no PREFIX files.
 void write_prediction_outputs(const std::string& prefix, const std::string& json_path,

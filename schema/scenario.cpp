@@ -8,6 +8,7 @@
 
 #include <filesystem>
 
+#include "costmodel/global_batch.h"
 #include "schema/common_io.h"
 #include "schema/model_io.h"
 
@@ -110,6 +111,12 @@ TrainingConfig read_training_config(const Node& node, const TrainingConfig& defa
   read_training_keys(node, c);
   check_config(node, c);
   return c;
+}
+
+int64_t global_batch(const TrainingConfig& c) {
+  return c.per_rank_micro_batch.empty()
+             ? costmodel::global_batch(c.gpus, c.micro_batch, c.accumulation)
+             : costmodel::global_batch(c.per_rank_micro_batch, c.accumulation);
 }
 
 Json write_training_config(const TrainingConfig& c) {

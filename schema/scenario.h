@@ -71,6 +71,9 @@ Scenario read_scenario(const std::string& path);
 Scenario read_scenario(const Node& root);
 // One configuration object; keys absent take the values of `defaults`.
 TrainingConfig read_training_config(const Node& node, const TrainingConfig& defaults);
+// Images per optimizer step over all ranks (costmodel/global_batch.h): the per-rank micro-batches,
+// or gpus x micro_batch, times the accumulation.
+int64_t global_batch(const TrainingConfig& config);
 Json write_training_config(const TrainingConfig& config);
 
 }  // namespace vitsim::schema

@@ -8,6 +8,7 @@
 
 #include "costmodel/buckets.h"
 #include "schema/input_error.h"
+#include "sim/sweep_goal.h"
 
 namespace vitsim::sim {
 namespace {
@@ -163,7 +164,8 @@ std::vector<schema::WhatIf> advise(const AdviceRequest& q, size_t keep) {
   if (q.base->out_of_memory || q.base->ranks.empty() || !(q.base->epoch_time_s > 0)) return {};
   SimOptions options = *q.options;
   options.trace_path.clear();  // the base run's trace stays the only one
-  std::vector<schema::WhatIf> out;
+  std::vector<schema::WhatIf> tried;
+  std::vector<schema::ConfigPrediction> predictions;
   for (const Candidate& c : candidates(q)) {
     schema::ConfigPrediction p;
     try {
@@ -174,16 +176,25 @@ std::vector<schema::WhatIf> advise(const AdviceRequest& q, size_t keep) {
       continue;
     }
     if (p.out_of_memory || !(p.epoch_time_s > 0)) continue;
-    out.push_back({c.what_if, c.change, p.step_time_s, p.epoch_time_s,
-                   p.epoch_time_s / q.base->epoch_time_s - 1.0});
+    tried.push_back({c.what_if, c.change, p.step_time_s, p.epoch_time_s,
+                     p.epoch_time_s / q.base->epoch_time_s - 1.0});
+    predictions.push_back(std::move(p));
   }
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    return a.epoch_change_rel < b.epoch_change_rel;
-  });
-  size_t shorter = 0;
-  while (shorter < out.size() && out[shorter].epoch_change_rel < 0) ++shorter;
-  out.resize(std::min(out.size(), shorter > 0 ? std::min(keep, shorter) : keep));
-  return out;
+  // The what-ifs keep the data and never grow the global batch: the goal's order is the epoch's.
+  std::vector<Rejected> flagged;
+  std::vector<int> order = rank_for_goal(predictions, std::vector<bool>(predictions.size(), true),
+                                         SweepGoal::kFastestEpoch, GoalLimits{}, &flagged);
+  for (const Rejected& r : flagged) order.push_back(r.index);
+  std::vector<schema::WhatIf> helps, rest;
+  for (int i : order) {
+    const schema::WhatIf& w = tried[static_cast<size_t>(i)];
+    if (w.epoch_change_rel < 0 && helps.size() < keep)
+      helps.push_back(w);
+    else if (!(w.epoch_change_rel < 0))
+      rest.push_back(w);
+  }
+  helps.insert(helps.end(), rest.begin(), rest.end());
+  return helps;
 }
 
 }  // namespace vitsim::sim

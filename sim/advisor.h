@@ -34,8 +34,10 @@ struct AdviceRequest {
   const schema::ConfigPrediction* base = nullptr;  // the prediction of `config`, with breakdown
 };
 
-// Every candidate simulated, the `keep` that shorten the epoch most first (fewer when fewer
-// candidates run; what-ifs that make it longer are kept only when nothing shortens it).
+// Every candidate simulated, in the order of the goal "fastest" (sim/sweep_goal.h rank_for_goal,
+// the one that chooses for every command): first up to `keep` that shorten the epoch (those that
+// help, epoch_change_rel < 0), then every one that does not (slower, or no change), so that a
+// reader sees what was tried and what it would cost.
 std::vector<schema::WhatIf> advise(const AdviceRequest& request, size_t keep = 3);
 
 }  // namespace vitsim::sim

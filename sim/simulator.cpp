@@ -230,6 +230,7 @@ schema::PredictionFile simulate_scenario(const schema::Scenario& scenario,
   ChromeTrace trace;
   schema::PredictionFile file;
   file.scenario = scenario.name;
+  file.description = scenario.description;
   for (size_t i = 0; i < scenario.configurations.size(); ++i) {
     file.configurations.push_back(
         predict_one(effective, catalog, scenario.model, scenario.configurations[i], costs, options,

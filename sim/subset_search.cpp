@@ -42,7 +42,8 @@ schema::TrainingConfig config_for(const SubsetSearch& s, const std::vector<HostC
     }
   }
   c.gpus = static_cast<int64_t>(c.hosts.size());
-  c.label = (device.empty() ? "" : device + " on ") + used;
+  c.label = (s.base.label.empty() ? "" : s.base.label + ": ") +
+            (device.empty() ? "" : device + " on ") + used;
   return c;
 }
 
@@ -211,13 +212,19 @@ SubsetResult search_subsets(const SubsetSearch& s, const schema::ClusterSpec& cl
   one.trace_path.clear();
   const std::vector<std::string> devices =
       s.devices.empty() ? std::vector<std::string>{""} : s.devices;
+  const std::vector<schema::TrainingConfig> variants =
+      s.variants.empty() ? std::vector<schema::TrainingConfig>{s.base} : s.variants;
   for (const auto& d : devices) {
     const schema::ClusterSpec cl = d.empty() ? cluster : with_device(cluster, d);
-    Evaluator e{s, classes, gpus_of, cl, d, catalog, model, costs, one, attach_cost, out};
-    if (out.greedy)
-      e.greedy();
-    else
-      e.exhaustive();
+    for (const schema::TrainingConfig& v : variants) {
+      SubsetSearch with = s;
+      with.base = v;
+      Evaluator e{with, classes, gpus_of, cl, d, catalog, model, costs, one, attach_cost, out};
+      if (out.greedy)
+        e.greedy();
+      else
+        e.exhaustive();
+    }
   }
   speedups_against_fastest_single(out.predictions.configurations);
   return out;

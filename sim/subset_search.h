@@ -1,9 +1,11 @@
 // Which of my machines, which GPUs to buy (docs/simulator.md, "Host subsets and devices"): every
 // subset of a list of hosts, searched as counts per class of identical hosts (same GPUs, NIC and
 // intra-node fabric: which tesla1 or tesla2 runs does not matter), each with all its GPUs, times
-// each device type that replaces the cluster's GPUs. Exhaustive up to kMaxExhaustiveSubsets
-// combinations; above, a greedy backward elimination (start from every host, drop one host of the
-// class whose removal improves the goal most, until none does). Every candidate is simulated.
+// each device type that replaces the cluster's GPUs, times each variant of the other settings
+// (micro-batch, collective, bucket, overlap: --micro-batch 16,32 searches every subset twice).
+// Exhaustive up to kMaxExhaustiveSubsets combinations; above, a greedy backward elimination (start
+// from every host, drop one host of the class whose removal improves the goal most, until none
+// does). Every candidate is simulated.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +44,9 @@ struct SubsetSearch {
   std::vector<std::string> hosts;    // --hosts-from (empty: every host)
   std::vector<std::string> devices;  // --devices (empty: the cluster's own GPUs)
   schema::TrainingConfig base;       // micro-batch, precision, collective... (hosts, gpus set)
+  // The settings every subset is simulated with, each a copy of `base` with its own micro-batch,
+  // collective, bucket or overlap and a label that prefixes its rows' (empty: `base` alone).
+  std::vector<schema::TrainingConfig> variants;
   SweepGoal goal = SweepGoal::kFastestEpoch;
   GoalLimits limits;
   int64_t max_exhaustive = kMaxExhaustiveSubsets;  // more combinations: the greedy search

@@ -80,6 +80,7 @@ SweepResult assemble_sweep(const std::vector<schema::SweepEntry>& entries, Sweep
   for (const schema::SweepEntry& e : entries) {
     if (e.prediction) {
       all.push_back(*e.prediction);
+      all.back().added_baseline = !e.requested;
       requested.push_back(e.requested);
     } else if (e.requested) {
       out.skipped.push_back(e.skipped);
@@ -87,9 +88,8 @@ SweepResult assemble_sweep(const std::vector<schema::SweepEntry>& entries, Sweep
   }
   apply_speedups(all);
   out.requested = requested;
-  const BestPick pick = pick_best(all, requested, goal, limits);
-  out.best = pick.best;
-  out.notes = pick.notes;
+  out.pick = pick_best(all, requested, goal, limits);
+  out.predictions.selection = to_selection(goal, limits);
   return out;
 }
 
@@ -104,8 +104,8 @@ SweepResult run_sweep(const SweepSpec& spec, const schema::ClusterSpec& cluster,
   context.progress = spec.progress;
   context.stop_requested = spec.stop_requested;
   context.interrupted = &interrupted;
-  SweepResult out = assemble_sweep(simulate_sweep_items(items, all, context, spec.jobs), spec.goal,
-                                   {spec.min_speedup, spec.max_global_batch});
+  SweepResult out =
+      assemble_sweep(simulate_sweep_items(items, all, context, spec.jobs), spec.goal, spec.limits);
   out.interrupted = interrupted;
   out.total = items.size();
   return out;

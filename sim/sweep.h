@@ -12,28 +12,11 @@
 #include <vector>
 
 #include "costmodel/buckets.h"
-#include "costmodel/sweep_goal_names.h"
 #include "schema/sweep_shard_io.h"
 #include "sim/simulator.h"
+#include "sim/sweep_goal.h"
 
 namespace vitsim::sim {
-
-// What "best" means: the goals and their names (costmodel/sweep_goal_names.h); how a goal picks
-// its row (sweep_goal.h).
-using costmodel::parse_sweep_goal;
-using costmodel::SweepGoal;
-using costmodel::to_string;  // to_string(SweepGoal)
-
-// The default --max-global-batch: ViT-B/16's pre-training batch, 4096 (Dosovitskiy et al., "An
-// Image is Worth 16x16 Words", ICLR 2021, section 4.1 "Training & Fine-tuning"), the largest the
-// ViT recipes use.
-inline constexpr int64_t kDefaultMaxGlobalBatch = 4096;
-
-// What a goal is held to (sim/sweep_goal.h).
-struct GoalLimits {
-  double min_speedup = 0;                             // best-efficiency: speed-up at least this
-  int64_t max_global_batch = kDefaultMaxGlobalBatch;  // images per optimizer step, all ranks
-};
 
 struct SweepSpec {
   schema::TrainingConfig base;  // everything not swept (precision, images, placement...)
@@ -43,8 +26,7 @@ struct SweepSpec {
   std::vector<double> bucket_bytes = {costmodel::kDefaultBucketBytes};  // bytes (--bucket-mb: MiB)
   std::vector<bool> overlaps = {false};
   SweepGoal goal = SweepGoal::kFastestEpoch;
-  double min_speedup = 0;  // best-efficiency: only configurations at least this fast
-  int64_t max_global_batch = kDefaultMaxGlobalBatch;  // larger ones flagged (sweep_goal.h)
+  GoalLimits limits;  // what the best is held to (sweep_goal.h)
   // Called after each configuration (done, total), e.g. to draw a progress line; may be empty.
   std::function<void(size_t, size_t)> progress;
   // Asked before each configuration; true stops the sweep with what it finished (an interrupt).
@@ -63,11 +45,10 @@ struct SweepItem {
 struct SweepResult {
   schema::PredictionFile predictions;  // every combination (and the 1-GPU baselines it needed)
   std::vector<std::string> skipped;    // combinations that cannot run, with the reason
-  int best = -1;                       // index into predictions.configurations, -1 when none ran
   bool interrupted = false;            // stop_requested said stop: the rows are those finished
   size_t total = 0;                    // configurations the whole sweep would simulate
   std::vector<bool> requested;         // per prediction: asked for (not an added baseline)
-  std::vector<std::string> notes;      // why the best is what it is (sweep_goal.h)
+  BestPick pick;  // the best for the goal (index into predictions.configurations) and why
 };
 
 // The configurations of a sweep in their fixed order: per micro-batch, per GPU count, collective,

@@ -86,11 +86,12 @@ TEST(Reproduce, WritesEveryOutputAndValidates) {
   EXPECT_EQ(csv.rfind("scenario,cluster,label,gpus", 0), 0u);
   // Cost and energy per epoch: the T4 scenarios at the T4's cloud price, labelled unverified
   // (platforms/prices.json), in the CSV and in the report's tables.
-  EXPECT_NE(csv.find(",epoch_usd,run_usd,epochs,epoch_kwh,run_kwh,price_status\n"),
+  EXPECT_NE(csv.find(",epoch_usd,run_usd,epochs,epoch_kwh,run_kwh,price_status,cost_mode,"
+                     "cost_missing\n"),
             std::string::npos);
-  EXPECT_NE(csv.find(",unverified\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",unverified,cloud,\n"), std::string::npos) << csv;
   const std::string html = read(r.report_html);
-  EXPECT_NE(html.find("<th>$/epoch</th><th>kWh/epoch</th>"), std::string::npos);
+  EXPECT_NE(html.find("<th>$/epoch (cloud)</th><th>kWh/epoch</th>"), std::string::npos);
   EXPECT_NE(html.find("* cost from a price not checked"), std::string::npos);
   EXPECT_NE(html.find("data:image/png;base64,"), std::string::npos);
   fs::remove_all(dir);

@@ -62,6 +62,7 @@ TEST(CmdSweep, JobsTwoEqualsJobsOneByteForByte) {
   EXPECT_NE(one.output.find("best (best-efficiency)"), std::string::npos) << one.output;
   EXPECT_EQ(one.output, two.output);
   EXPECT_EQ(slurp(tmp("j1.csv")), slurp(tmp("j2.csv")));
+  EXPECT_EQ(slurp(tmp("j1.ranks.csv")), slurp(tmp("j2.ranks.csv")));
   EXPECT_EQ(without_context(tmp("j1.json")), without_context(tmp("j2.json")));
   // Byte for byte but the argv in the context: the numbers are written the same way.
   std::string a = slurp(tmp("j1.json")), b = slurp(tmp("j2.json"));
@@ -91,6 +92,7 @@ TEST(CmdSweep, ThreeShardsMergedEqualOneRun) {
   EXPECT_EQ(merged.output, whole.output);  // table, skipped line, best line
   EXPECT_NE(whole.output.find("skipped 12x mb16 hierarchical"), std::string::npos) << whole.output;
   EXPECT_EQ(slurp(tmp("merged.csv")), slurp(tmp("whole.csv")));
+  EXPECT_EQ(slurp(tmp("merged.ranks.csv")), slurp(tmp("whole.ranks.csv")));
   EXPECT_EQ(without_context(tmp("merged.json")), without_context(tmp("whole.json")));
 }
 

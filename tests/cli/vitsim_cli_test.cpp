@@ -89,13 +89,15 @@ TEST(VitsimCli, SimulateOutputsAreByteIdenticalAndTracesHaveTheSpans) {
   const Result a = run(args);
   ASSERT_EQ(a.exit_code, 0) << a.output;
   const std::string json1 = slurp(dir + "/vitsim_cli_sim.json"),
-                    csv1 = slurp(dir + "/vitsim_cli_sim.csv");
+                    csv1 = slurp(dir + "/vitsim_cli_sim.ranks.csv");
   const std::string trace1 = slurp(dir + "/vitsim_cli_trace.json");
   const Result b = run(args);
   ASSERT_EQ(b.exit_code, 0);
   EXPECT_EQ(a.output, b.output);
   EXPECT_EQ(json1, slurp(dir + "/vitsim_cli_sim.json"));
-  EXPECT_EQ(csv1, slurp(dir + "/vitsim_cli_sim.csv"));
+  EXPECT_EQ(csv1, slurp(dir + "/vitsim_cli_sim.ranks.csv"));
+  const std::string per_config = slurp(dir + "/vitsim_cli_sim.csv");
+  EXPECT_EQ(std::count(per_config.begin(), per_config.end(), '\n'), 1 + 3);  // header, 3 configs
   EXPECT_EQ(trace1, slurp(dir + "/vitsim_cli_trace.json"));
   EXPECT_NE(a.output.find("img/s"), std::string::npos);  // the units row
   EXPECT_EQ(

@@ -32,14 +32,14 @@ PredictionFile example() {
 
 TEST(PredictionCsv, PageExamplesAreWhatTheWriterWrites) {
   EXPECT_EQ(configurations_csv({example()}), doc_csv(0));
-  EXPECT_EQ(ranks_csv(example().configurations), doc_csv(1));
+  EXPECT_EQ(ranks_csv(example()), doc_csv(1));
 }
 
 TEST(PredictionCsv, OneRowPerConfigurationOrPerRank) {
   PredictionFile two = example();
   two.configurations.push_back(two.configurations.front());
   EXPECT_EQ(CsvTable::parse(configurations_csv({two}), "c.csv").rows(), 2u);
-  EXPECT_EQ(CsvTable::parse(ranks_csv(two.configurations), "r.csv").rows(), 4u);
+  EXPECT_EQ(CsvTable::parse(ranks_csv(two), "r.csv").rows(), 4u);
 }
 
 TEST(PredictionCsv, LabelsWithCommasAndQuotesRoundTrip) {
@@ -55,7 +55,7 @@ TEST(PredictionCsv, LabelsWithCommasAndQuotesRoundTrip) {
   EXPECT_EQ(c.at(0, "label"), "2 GPUs, \"fast\" link");
   EXPECT_EQ(c.at(0, "provenance"),
             "rtx3070/fp32=measured; t4/ds-fp16=transferred; example-1gbe=modelled");
-  const CsvTable r = CsvTable::parse(ranks_csv(p.configurations), "r.csv");
+  const CsvTable r = CsvTable::parse(ranks_csv(p), "r.csv");
   EXPECT_EQ(r.at(1, "configuration"), "2 GPUs, \"fast\" link");
   EXPECT_EQ(r.at(1, "host"), "node1");
 }
@@ -75,7 +75,7 @@ TEST(PredictionCsv, CostColumnsFilledWithACostEmptyWithout) {
   c.price_status = "unverified";
   p.configurations[0].cost = c;
   const CsvTable t = CsvTable::parse(configurations_csv({p}), "c.csv");
-  const CsvTable r = CsvTable::parse(ranks_csv(p.configurations), "r.csv");
+  const CsvTable r = CsvTable::parse(ranks_csv(p), "r.csv");
   for (const CsvTable* v : {&t, &r}) {
     EXPECT_DOUBLE_EQ(v->number(0, "epoch_usd"), 0.25);
     EXPECT_DOUBLE_EQ(v->number(0, "run_usd"), 2.5);

@@ -12,6 +12,7 @@ schema::ConfigPrediction row(const std::string& label, int64_t gpus, double epoc
   schema::ConfigPrediction p;
   p.config.label = label;
   p.config.gpus = gpus;
+  p.config.micro_batch = micro_batch;
   p.epoch_time_s = epoch_s;
   p.throughput_images_per_s = 50000 / epoch_s;
   p.parallel_efficiency = efficiency;
@@ -55,7 +56,7 @@ TEST(SweepGoal, BestEfficiencyWithOnlyOneGpuRowsFallsBackAndSaysWhy) {
   std::string all;
   for (const auto& n : p.notes) all += n + "\n";
   EXPECT_NE(all.find("only 1-GPU configurations ran"), std::string::npos) << all;
-  EXPECT_NE(all.find("showing the fastest epoch instead"), std::string::npos) << all;
+  EXPECT_NE(all.find("showing the fastest instead"), std::string::npos) << all;
 }
 
 TEST(SweepGoal, GlobalBatchAboveTheLimitIsFlaggedNotRecommended) {
@@ -74,6 +75,48 @@ TEST(SweepGoal, CostGoalsWithoutPricesSaySo) {
   const BestPick p = pick_best(rows, {true}, SweepGoal::kCheapestEpoch, GoalLimits{});
   EXPECT_EQ(p.best, 0);  // falls back to the fastest
   EXPECT_NE(p.notes.front().find("without a cost"), std::string::npos) << p.notes.front();
+}
+
+// A planner's constraints: the cheapest epoch is 1 GPU, but not within a 300 s deadline; a
+// budget keeps the fastest affordable; the Pareto front drops what is both slower and dearer.
+TEST(SweepGoal, DeadlineAndBudgetConstrainTheGoal) {
+  const std::vector<schema::ConfigPrediction> rows = {
+      row("1x", 1, 1740, 1.0, 0.169), row("2x", 2, 900, 0.97, 0.175), row("4x", 4, 470, 0.93, 0.18),
+      row("8x", 8, 235, 0.93, 0.183), row("8x slow", 8, 300, 0.7, 0.25)};
+  GoalLimits l;
+  EXPECT_EQ(best_label(rows, SweepGoal::kCheapestEpoch, l), "1x");
+  l.deadline_s = schema::PerEpochOrRun{300, false};
+  EXPECT_EQ(best_label(rows, SweepGoal::kCheapestEpoch, l), "8x");
+  l.deadline_s = schema::PerEpochOrRun{2 * 3600, true};  // per run of 10 epochs: 720 s an epoch
+  l.epochs = 10;
+  EXPECT_EQ(best_label(rows, SweepGoal::kCheapestEpoch, l), "4x");
+  GoalLimits b;
+  b.budget_usd = schema::PerEpochOrRun{0.176, false};
+  EXPECT_EQ(best_label(rows, SweepGoal::kFastestEpoch, b), "2x");
+  b.budget_usd = schema::PerEpochOrRun{0.1, false};  // none: say so, show the fastest
+  const BestPick p =
+      pick_best(rows, std::vector<bool>(rows.size(), true), SweepGoal::kFastestEpoch, b);
+  EXPECT_TRUE(p.fallback);
+  EXPECT_EQ(rows[static_cast<size_t>(p.best)].config.label, "8x");
+  std::string all;
+  for (const auto& n : p.notes) all += n + "\n";
+  EXPECT_NE(all.find("5 configuration(s) over the budget"), std::string::npos) << all;
+  const std::vector<int> front = pareto_front(rows, std::vector<bool>(rows.size(), true), {});
+  EXPECT_EQ(front, (std::vector<int>{3, 2, 1, 0}));  // "8x slow" is beaten by "8x" in both
+}
+
+// Weak scaling: each GPU adds 10 % of the data, so 1 GPU has the shortest epoch; fastest then
+// means the most images per second, and the goal says so.
+TEST(SweepGoal, WeakScalingComparesPerImage) {
+  std::vector<schema::ConfigPrediction> rows = {row("1 GPU", 1, 70, 1, 0),
+                                                row("3 GPUs", 3, 200, 1, 0)};
+  rows[0].config.data_fraction = 0.1;
+  rows[1].config.data_fraction = 0.3;
+  const BestPick p = pick_best(rows, {true, true}, SweepGoal::kFastestEpoch, {});
+  EXPECT_EQ(p.best, 1);  // 15000 images in 200 s beats 5000 in 70 s
+  EXPECT_NE(p.meaning.find("most images per second"), std::string::npos) << p.meaning;
+  rows[1].config.data_fraction = 0.1;  // the same data: the shorter epoch
+  EXPECT_EQ(pick_best(rows, {true, true}, SweepGoal::kFastestEpoch, {}).best, 0);
 }
 
 }  // namespace

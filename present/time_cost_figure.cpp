@@ -1,0 +1,115 @@
+// The figure of time against cost; see time_cost_figure.h.
+#include "present/time_cost_figure.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "costmodel/global_batch.h"
+#include "present/gnuplot.h"
+#include "schema/json_file.h"
+#include "sim/sweep_goal.h"
+
+namespace vitsim::present {
+namespace {
+
+// The price mode every priced configuration shares; "" when fewer than two are priced or the
+// modes differ (a time-cost figure mixing them would compare nothing).
+std::string one_price_mode(const schema::PredictionFile& pred) {
+  std::string mode;
+  int priced = 0;
+  for (const auto& c : pred.configurations) {
+    if (!c.cost || c.out_of_memory) continue;
+    if (!mode.empty() && mode != c.cost->mode) return "";
+    mode = c.cost->mode;
+    ++priced;
+  }
+  return priced >= 2 ? mode : "";
+}
+
+// Time and cost of a configuration as the time-cost figure draws them: per epoch, or per 1000
+// images when the epochs differ (sim::compares_per_image).
+std::pair<double, double> time_and_cost(const schema::ConfigPrediction& c, bool per_image) {
+  if (per_image) return {1e3 * sim::seconds_per_image(c), 1e3 * sim::usd_per_image(c)};
+  return {c.epoch_time_s, c.cost->epoch_usd};
+}
+
+// The time-cost figure's data file; blocks: 0 the priced configurations within the global-batch
+// limit, 1 those above it (flagged: never on the front), 2 the front with labels. True when a
+// configuration is flagged.
+bool write_pareto_data(const schema::PredictionFile& pred, const std::vector<bool>& requested,
+                       const sim::GoalLimits& limits, bool per_image, const std::string& path) {
+  const auto& all = pred.configurations;
+  std::string block[2];
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (!all[i].cost || all[i].out_of_memory || !requested[i]) continue;
+    const bool flagged = costmodel::above_global_batch_limit(schema::global_batch(all[i].config),
+                                                             limits.max_global_batch);
+    const auto [t, usd] = time_and_cost(all[i], per_image);
+    block[flagged ? 1 : 0] += fmt::format("{:.6g} {:.6g}\n", t, usd);
+  }
+  const bool any_flagged = !block[1].empty();
+  if (!any_flagged) block[1] = "NaN NaN\n";  // an empty block would end the file's blocks
+  std::string text = "# priced, within the global-batch limit: time cost\n" + block[0] +
+                     "\n\n# priced, above the limit (flagged): time cost\n" + block[1] +
+                     "\n\n# the Pareto front: time cost label\n";
+  for (int i : sim::pareto_front(all, requested, limits)) {
+    const auto& c = all[static_cast<size_t>(i)];
+    std::string label = c.config.label;
+    label.erase(std::remove(label.begin(), label.end(), '"'), label.end());
+    const auto [t, usd] = time_and_cost(c, per_image);
+    text += fmt::format("{:.6g} {:.6g} \"{}\"\n", t, usd, label);
+  }
+  schema::write_output(path, text);
+  return any_flagged;
+}
+
+}  // namespace
+
+// Time against cost: every priced configuration (grey; those above the global-batch limit open),
+// the Pareto front (sim::pareto_front, the one the sweep prints) as a labelled line, and the
+// deadline and budget the file's selection records as dashed lines.
+std::optional<Figure> draw_time_cost(const schema::PredictionFile& pred, const std::string& dir,
+                                     const std::string& stem) {
+  const std::string mode = one_price_mode(pred);
+  if (mode.empty()) return std::nullopt;
+  std::vector<bool> requested;
+  for (const auto& c : pred.configurations) requested.push_back(!c.added_baseline);
+  const sim::GoalLimits limits = sim::limits_of(pred.selection.value_or(schema::Selection{}));
+  if (sim::pareto_front(pred.configurations, requested, limits).empty()) return std::nullopt;
+  const bool per_image = sim::compares_per_image(pred.configurations, requested);
+  const std::string data_name = stem + "-pareto.dat";
+  const bool flagged = write_pareto_data(pred, requested, limits, per_image, dir + "/" + data_name);
+  const double per = static_cast<double>(limits.epochs);
+  std::string setup =
+      fmt::format("set xlabel {}\nset ylabel {}\nset logscale x\n",
+                  gnuplot_quote(per_image ? "epoch time per 1000 images (s)" : "epoch time (s)"),
+                  gnuplot_quote(fmt::format("$ per {} ({} prices)",
+                                            per_image ? "1000 images" : "epoch", mode)));
+  if (limits.deadline_s && !per_image)
+    setup += fmt::format("set arrow from {0:.6g}, graph 0 to {0:.6g}, graph 1 nohead dt 2\n",
+                         limits.deadline_s->value / (limits.deadline_s->per_run ? per : 1));
+  if (limits.budget_usd && !per_image)
+    setup +=
+        fmt::format("set arrow from graph 0, first {0:.6g} to graph 1, first {0:.6g} nohead dt 2\n",
+                    limits.budget_usd->value / (limits.budget_usd->per_run ? per : 1));
+  const std::string q = gnuplot_quote(data_name);
+  const std::string open_marks =
+      flagged ? fmt::format(
+                    "{} index 1 using 1:2 with points pt 6 ps 1 lc rgb '#999999' title {}, "
+                    "\\\n     ",
+                    q,
+                    gnuplot_quote(
+                        fmt::format("flagged: global batch above {}", limits.max_global_batch)))
+              : "";
+  const std::string plot = fmt::format(
+      "plot {0} index 0 using 1:2 with points pt 7 ps 1 lc rgb '#999999' title 'configurations', "
+      "\\\n     {1}{0} index 2 using 1:2 with linespoints pt 7 ps 1.3 lw 2 lc rgb '#c03030' "
+      "title 'Pareto front (none is both faster and cheaper)', \\\n     {0} index 2 using 1:2:3 "
+      "with labels left offset char 0.6,0.6 font ',8' notitle",
+      q, open_marks);
+  return draw_figure(dir, stem + "-pareto", fmt::format("{}: time against cost", pred.scenario),
+                     setup, plot);
+}
+
+}  // namespace vitsim::present

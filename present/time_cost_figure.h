@@ -1,0 +1,21 @@
+// The report's figure of time against cost (report_figures.h): every configuration priced in one
+// mode, the time-cost Pareto front the sweep prints (sim::pareto_front: none of the others is
+// both faster and cheaper), those above the global-batch limit apart, and the deadline and budget
+// the prediction file's selection records as dashed lines. Per image when the epochs differ
+// (sim::compares_per_image), as the goal compares them.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "present/report_figures.h"
+#include "schema/prediction.h"
+
+namespace vitsim::present {
+
+// The figure (data, script, PNG and SVG in `dir`, names prefixed by `stem`); nullopt when fewer
+// than two configurations are priced, or in different modes, or none is on the front.
+std::optional<Figure> draw_time_cost(const schema::PredictionFile& prediction,
+                                     const std::string& dir, const std::string& stem);
+
+}  // namespace vitsim::present

@@ -1,0 +1,78 @@
+// The options predict, advise and sweep share are declared once (cli/option_groups.h): each has
+// one help text in all three commands (sweep's searched options add what a list means), and a
+// list given where one value is taken is refused with exit 2, never cut to its first value.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <sstream>
+
+#include "run_command.h"  // tests/support/
+
+namespace {
+
+const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+const std::string kSrc = VITSIM_SOURCE_DIR;
+const std::string kListSuffix = "; comma-separated, each value simulated";
+
+// Option name -> its description in `vitsim <command> --help`: CLI11 starts descriptions in
+// column 30, or on the next line when the name and its type are longer.
+constexpr size_t kColumn = 30;
+std::map<std::string, std::string> help_of(const std::string& command) {
+  const vitsim::test::CommandResult r =
+      vitsim::test::run_command(kVitsim + " " + command + " --help");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::map<std::string, std::string> out;
+  std::istringstream in(r.output);
+  std::string line, pending;
+  while (std::getline(in, line)) {
+    if (line.rfind("  --", 0) == 0) {
+      const size_t end = line.find_first_of(" =", 2);
+      pending = line.substr(2, end - 2);
+      // The description starts in column kColumn unless name and type reach it.
+      if (line.size() > kColumn && line[kColumn - 1] == ' ' && line[kColumn] != ' ') {
+        out[pending] = line.substr(kColumn);
+        pending.clear();
+      }
+    } else if (!pending.empty() && line.find_first_not_of(' ') != std::string::npos) {
+      out[pending] = line.substr(line.find_first_not_of(' '));
+      pending.clear();
+    }
+  }
+  return out;
+}
+
+TEST(OptionGroups, SharedOptionsHaveOneHelpTextInPredictAdviseAndSweep) {
+  const auto predict = help_of("predict");
+  const auto advise = help_of("advise");
+  const auto sweep = help_of("sweep");
+  const std::vector<std::string> shared = {
+      "--gpus-json",    "--transports", "--nodes",         "--gpus-per-node", "--collective-level",
+      "--precision",    "--images",     "--data-fraction", "--steps",         "--force",
+      "--accumulation", "--optimizer",  "--model",         "--prices",        "--epochs"};
+  for (const std::string& o : shared) {
+    ASSERT_TRUE(predict.count(o)) << o;
+    EXPECT_EQ(predict.at(o), advise.at(o)) << o;
+    ASSERT_TRUE(sweep.count(o)) << o << " is not an option of sweep";
+    EXPECT_EQ(predict.at(o), sweep.at(o)) << o;
+  }
+  for (const std::string o : {"--micro-batch", "--collective", "--bucket-mb", "--overlap"}) {
+    ASSERT_TRUE(predict.count(o) && sweep.count(o)) << o;
+    EXPECT_EQ(predict.at(o), advise.at(o)) << o;
+    EXPECT_EQ(predict.at(o) + kListSuffix, sweep.at(o)) << o;
+  }
+}
+
+TEST(OptionGroups, ListsWhereOneValueIsTakenExitTwo) {
+  const std::string predict = kVitsim + " predict --cluster " + kSrc +
+                              "/platforms/tesla.json --costs " + kSrc +
+                              "/tests/sim/fixtures/costs.json --gpus 2";
+  for (const std::string bad : {"--collective ring,tree", "--overlap off,on", "--bucket-mb 500,25",
+                                "--micro-batch 16,32"}) {
+    const auto r = vitsim::test::run_command(predict + " " + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.output;
+    EXPECT_NE(r.output.find(bad.substr(0, bad.find(' '))), std::string::npos)
+        << bad << ": " << r.output;
+  }
+}
+
+}  // namespace
