@@ -59,6 +59,9 @@ struct ProfiledStep {
   double optimizer_s = 0;          // optimizer step + dropping the gradients, as the trainer
 };
 
+// The whole step: every phase of it.
+double step_total_s(const ProfiledStep& s);
+
 // Per-layer backward times of one step from the autograd hooks' timestamps. `ready_s` has
 // layers + 1 entries: ready_s[i] (i >= 1) is when the gradient of layer i's input was complete,
 // i.e. when layer i's backward ended; ready_s[layers] is when the loss's backward had produced
