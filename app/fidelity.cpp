@@ -12,6 +12,7 @@
 #include "app/study_steps.h"
 #include "costmodel/naive_formula.h"
 #include "costmodel/statistics.h"
+#include "present/coverage.h"
 #include "present/measured_runs.h"
 #include "present/transport_check.h"
 #include "present/validation.h"
@@ -28,12 +29,6 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::string kPublicBenchmarks = std::string(VITSIM_SOURCE_DIR) + "/data/public-benchmarks/";
-
-std::string class_of(const present::ConfigKey& k) {
-  return fmt::format("{} {} {} {}", k.cluster, k.placement.empty() ? "-" : k.placement,
-                     costmodel::to_string(k.precision),
-                     k.data_fraction_ppm == 1000000 ? "strong" : "weak");
-}
 
 // The naive formula's step with the prediction's costs and link figures: forward + backward +
 // optimizer of the slowest rank, a ring over the slowest link the ranks use.
@@ -94,7 +89,7 @@ void leave_one_out(const schema::Study& study, const costmodel::DeviceCatalog& c
     const present::MeasuredRun run =
         run_of(s, *imp.rules[i], cluster, imp.profiles[i].profile.precision);
     FidelityRow row{"leave-one-out",
-                    class_of(run.key),
+                    present::run_class(run.key),
                     std::filesystem::path(s.file).filename().string(),
                     "s/step",
                     s.step_interval_s,
@@ -128,7 +123,7 @@ void development(const schema::Study& study, const costmodel::DeviceCatalog& cat
     const schema::ConfigPrediction p =
         sim::predict(cluster, catalog, study.model, config_of(run, cluster), cal.costs, options);
     rows.push_back(
-        {"development", class_of(run.key), run.key.label(), "s/epoch", run.epoch_time_s,
+        {"development", present::run_class(run.key), run.key.label(), "s/epoch", run.epoch_time_s,
          p.epoch_time_s,
          static_cast<double>(p.steps_per_epoch) * naive_step_s(p, cal.costs, study.model), ""});
   }
@@ -193,8 +188,10 @@ std::vector<FidelityRow> emulated_check(const std::string& folder,
   }
   const present::ValidationResult v = present::validate(measured, predicted);
   for (const auto& row : v.rows) {
-    FidelityRow r{"emulated",     class_of(row.key), row.key.label(), "s/epoch",
-                  row.measured_s, row.predicted_s,   std::nullopt,    ""};
+    FidelityRow r{"emulated",      present::run_class(row.key),
+                  row.key.label(), "s/epoch",
+                  row.measured_s,  row.predicted_s,
+                  std::nullopt,    ""};
     if (row.runs > 1) r.what += fmt::format(" (median of {})", row.runs);
     for (size_t i = 0; i < predicted.size() && !r.naive; ++i) {
       for (const auto& c : predicted[i].prediction.configurations) {
@@ -207,8 +204,8 @@ std::vector<FidelityRow> emulated_check(const std::string& folder,
   }
   for (size_t i = 0; i < v.unmatched_measured.size(); ++i) {
     const auto& m = v.unmatched_measured[i];
-    rows.push_back({"emulated", class_of(m.key), m.key.label(), "s/epoch", m.epoch_time_s, 0,
-                    std::nullopt, "not predicted: " + v.unmatched_notes.at(i)});
+    rows.push_back({"emulated", present::run_class(m.key), m.key.label(), "s/epoch", m.epoch_time_s,
+                    0, std::nullopt, "not predicted: " + v.unmatched_notes.at(i)});
   }
   return rows;
 }
@@ -217,6 +214,11 @@ namespace {
 
 double error_pct(double predicted, double measured) {
   return 100.0 * (predicted - measured) / measured;
+}
+
+double median_abs(std::vector<double> e) {
+  for (double& x : e) x = std::abs(x);
+  return costmodel::median(e);
 }
 
 double signed_worst(const std::vector<double>& e) {
@@ -243,9 +245,11 @@ std::vector<FidelityClass> summarize(const std::vector<FidelityRow>& rows) {
     c.rows = static_cast<int>(simulated.size());
     c.simulator_median_pct = costmodel::median(simulated);
     c.simulator_worst_pct = signed_worst(simulated);
+    c.simulator_median_abs_pct = median_abs(simulated);
     if (!naive.empty()) {
       c.naive_median_pct = costmodel::median(naive);
       c.naive_worst_pct = signed_worst(naive);
+      c.naive_median_abs_pct = median_abs(naive);
     }
   }
   return out;
@@ -292,22 +296,23 @@ std::string format_fidelity(const FidelityResult& r) {
                      x.naive ? fmt::format("{:+.1f}", error_pct(*x.naive, x.measured)) : "-");
   }
   s += "\nper class (signed error, %: median / worst; the class is off when its median is beyond "
-       "+-10 %)\n";
-  const char* cls = "{:<42} {:>4} {:>17} {:>17}  {}\n";
-  s += fmt::format(cls, "class", "runs", "simulator", "naive formula", "simulator closer?");
+       "+-10 %; closer: the smaller median |error|, ahead by its margin in points)\n";
+  const char* cls = "{:<42} {:>4} {:>17} {:>17} {:>17}  {}\n";
+  s += fmt::format(cls, "class", "runs", "simulator", "naive formula", "median |error|",
+                   "simulator closer?");
+  s += fmt::format(cls, "", "", "", "", "simulator/naive", "");
   for (const auto& c : r.classes) {
-    const std::string naive =
-        c.naive_median_pct
-            ? fmt::format("{:+.1f} / {:+.1f}", *c.naive_median_pct, *c.naive_worst_pct)
-            : "-";
-    const std::string closer = !c.naive_median_pct ? "(same link figure)"
-                               : std::abs(c.simulator_median_pct) <= std::abs(*c.naive_median_pct)
-                                   ? "yes"
-                                   : "NO";
-    s +=
-        fmt::format(cls, c.cls, c.rows,
-                    fmt::format("{:+.1f} / {:+.1f}", c.simulator_median_pct, c.simulator_worst_pct),
-                    naive, closer);
+    const bool naive = c.naive_median_pct.has_value();
+    const double ahead = naive ? *c.naive_median_abs_pct - c.simulator_median_abs_pct : 0;
+    s += fmt::format(
+        cls, c.cls, c.rows,
+        fmt::format("{:+.1f} / {:+.1f}", c.simulator_median_pct, c.simulator_worst_pct),
+        naive ? fmt::format("{:+.1f} / {:+.1f}", *c.naive_median_pct, *c.naive_worst_pct) : "-",
+        naive ? fmt::format("{:.2f} / {:.2f}", c.simulator_median_abs_pct, *c.naive_median_abs_pct)
+              : fmt::format("{:.2f} / -", c.simulator_median_abs_pct),
+        !naive       ? std::string("(same link figure)")
+        : ahead >= 0 ? fmt::format("yes, by {:.2f}", ahead)
+                     : fmt::format("NO, behind by {:.2f}", -ahead));
   }
   return s;
 }

@@ -33,9 +33,10 @@ struct FidelityRow {
 struct FidelityClass {
   std::string cls;
   int rows = 0;
-  double simulator_median_pct = 0;  // median signed error
-  double simulator_worst_pct = 0;   // largest |error|, signed
-  std::optional<double> naive_median_pct, naive_worst_pct;
+  double simulator_median_pct = 0;      // median signed error
+  double simulator_worst_pct = 0;       // largest |error|, signed
+  double simulator_median_abs_pct = 0;  // median |error|
+  std::optional<double> naive_median_pct, naive_worst_pct, naive_median_abs_pct;
 };
 
 struct FidelityResult {

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "app/launch_pairs.h"
 #include "app/study_steps.h"
 #include "calibrate/calibrator.h"
 #include "import/deepspeed_import.h"
@@ -37,26 +38,27 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Runs of one configuration differ from node to node: the logs against the development rows of
-// the same cluster, GPU count and micro-batch (per step, since the data fractions differ).
+// Runs of one configuration differ from launch to launch and node to node: the logs against the
+// development rows of the same cluster, GPU count and micro-batch (per step, since the data
+// fractions differ; launch_pairs.h).
 std::vector<std::string> variation_notes(const Imported& imp, const std::vector<MeasuredRun>& dev) {
   std::vector<std::string> notes;
-  for (const auto& [cluster, s] : imp.logs) {
-    for (const auto& m : dev) {
-      if (m.key.cluster != cluster || m.key.gpus != s.world_size ||
-          m.key.micro_batch != s.micro_batch || m.steps_per_epoch <= 0) {
-        continue;
-      }
-      const double dev_step = m.epoch_time_s / static_cast<double>(m.steps_per_epoch);
-      notes.push_back(fmt::format(
-          "{} {} GPU(s), micro-batch {}: the imported log ({}) has a median step of {:.1f} ms; the "
-          "development row's epoch time gives {:.1f} ms per step: the log is {:+.1f} % off the "
-          "row although both ran the same GPU type, rank count and micro-batch (another run, "
-          "another data fraction).",
-          cluster, s.world_size, s.micro_batch, fs::path(s.file).filename().string(),
-          s.step_interval_s * 1e3, dev_step * 1e3,
-          100 * (s.step_interval_s - dev_step) / dev_step));
-    }
+  const std::vector<LaunchPair> pairs = launch_pairs(imp, dev);
+  for (const auto& p : pairs) {
+    notes.push_back(fmt::format(
+        "{} {} GPU(s), micro-batch {}: the imported log ({}) has a median step of {:.1f} ms; the "
+        "development row's epoch time gives {:.1f} ms per step: the log is {:+.1f} % off the "
+        "row although both ran the same GPU type, rank count and micro-batch (another launch, "
+        "another data fraction).",
+        p.cluster, p.gpus, p.micro_batch, p.log, p.log_step_s * 1e3, p.row_step_s * 1e3,
+        100 * (p.log_step_s - p.row_step_s) / p.row_step_s));
+  }
+  if (!pairs.empty()) {
+    notes.push_back(fmt::format(
+        "Launch to launch: over these {} pairs one launch differs from another of the same "
+        "configuration by {:.1f} % (1 sigma, pooled), the prediction intervals' launch term where "
+        "no repeated profile measures one (docs/uncertainty.md).",
+        pairs.size(), 100 * pooled_launch_spread(pairs)));
   }
   std::map<std::string, std::vector<double>> compute;
   for (const auto& [cluster, s] : imp.logs)

@@ -194,11 +194,12 @@ namespace {
 
 struct HostCosts {
   costmodel::LinearCost host_to_device, data_wait, step_overhead;
+  double epoch_start_s = 0;
   std::string from;
 };
 
 HostCosts host_of(const DeviceCosts& c, const std::string& from) {
-  return {c.host_to_device, c.data_wait, c.step_overhead, from};
+  return {c.host_to_device, c.data_wait, c.step_overhead, c.epoch_start_s, from};
 }
 
 class Pipeline {
@@ -213,11 +214,11 @@ class Pipeline {
     }
     for (const auto& [key, group] : groups) {
       measured_[key] = fit_device(group);
-      spreads_[key] = compute_spread(group);
+      spreads_[key] = compute_spread(group, measured_[key].costs);
     }
     std::vector<ComputeSpread> all;
     for (const auto& [key, s] : spreads_) all.push_back(s);
-    pooled_node_spread_ = pooled_node_spread(all);
+    pooled_ = pool_spreads(all);
     fits_ = fit_rooflines(measured_, catalog_, notes_);
     for (const auto& [p, f] : fits_) {
       how_[p] = "fitted on " + fmt::format("{}", fmt::join(f.fitted_on, ", "));
@@ -234,7 +235,7 @@ class Pipeline {
 
   const CalibrateOptions& o_;
   std::map<Key, ComputeSpread> spreads_;
-  std::optional<double> pooled_node_spread_;
+  PooledSpreads pooled_;
   costmodel::DeviceCatalog catalog_;
   std::map<Key, DeviceFit> measured_;
   std::map<Regime, costmodel::RooflineFit> fits_;
@@ -268,24 +269,7 @@ std::pair<double, std::string> node_spread(const std::optional<double>& own,
 }
 
 void Pipeline::set_measured_uncertainty(const Key& key, DeviceCosts& c) const {
-  const ComputeSpread& s = spreads_.at(key);
-  const auto [spread, spread_from] = node_spread(s.node_spread_rel, pooled_node_spread_);
-  std::vector<double> residuals;
-  for (const auto& l : c.layers) {
-    residuals.push_back(l.forward_residual_rel);
-    residuals.push_back(l.backward_residual_rel);
-  }
-  // A single micro-batch is scaled, not fitted: its "residual" is the spread between profiles,
-  // already in the node term. The mean of n profiles is uncertain by spread / sqrt(n).
-  const double fit =
-      c.micro_batches.size() > 1 && !residuals.empty() ? costmodel::median(residuals) : 0.0;
-  c.node_spread_rel = spread;
-  c.step_noise_rel = s.step_noise_rel;
-  c.uncertainty_rel = std::hypot(fit, spread / std::sqrt(std::max(1, s.profiles)));
-  c.uncertainty_from = fmt::format(
-      "systematic = hypot(median layer fit residual {:.2f} %, node spread / sqrt({} profiles)); "
-      "node spread {:.2f} % ({}); {}",
-      100 * fit, s.profiles, 100 * spread, spread_from, s.from);
+  set_measured_spreads(spreads_.at(key), pooled_, c);
 }
 
 void Pipeline::set_transfer_uncertainty(const DeviceFit* twin, const costmodel::RooflineFit& fit,
@@ -299,12 +283,15 @@ void Pipeline::set_transfer_uncertainty(const DeviceFit* twin, const costmodel::
     factors.push_back(device_factor(measured.costs, *spec, fp32));
     on += (on.empty() ? "" : ", ") + fmt::format("{} x{:.3f}", key.first, factors.back());
   }
-  std::vector<double> noise;
-  for (const auto& [key, s] : spreads_) noise.push_back(s.step_noise_rel);
+  std::vector<double> noise, whole;
+  for (const auto& [key, s] : spreads_) {
+    noise.push_back(s.step_noise_rel);
+    if (s.step_spread_rel) whole.push_back(*s.step_spread_rel);
+  }
   const auto [spread, spread_from] =
       node_spread(twin ? spreads_.at({twin->costs.device, twin->costs.precision}).node_spread_rel
                        : std::nullopt,
-                  pooled_node_spread_);
+                  pooled_.node_rel);
   // Two estimates of the transfer's error: the roofline's miss on each measured fp32 device, and
   // the form's leave-one-device-out error (with the tensor evidence's spread for 16-bit regimes,
   // docs/cost-model.md section 4). The wider one is kept.
@@ -312,6 +299,8 @@ void Pipeline::set_transfer_uncertainty(const DeviceFit* twin, const costmodel::
   c.uncertainty_rel = std::max(miss, fit.held_out_error_rel);
   c.node_spread_rel = spread;
   c.step_noise_rel = noise.empty() ? 0.0 : costmodel::median(noise);
+  c.step_spread_rel = whole.empty() ? 0.0 : costmodel::median(whole);
+  c.launch_spread_rel = launch_spread_or_prior(pooled_);
   // Below 3 measured devices nothing is held out (roofline.cpp): the held-out error is unknown,
   // not 0, and the interval says so.
   const std::string held_out = factors.size() < 3
@@ -323,8 +312,8 @@ void Pipeline::set_transfer_uncertainty(const DeviceFit* twin, const costmodel::
   c.uncertainty_from = fmt::format(
       "systematic = max(the roofline's miss on each measured fp32 device, RMS of measured/roofline "
       "- 1 over [{}] = {:.2f} %; the roofline's held-out error {}); node spread {:.2f} % "
-      "({}); step noise: median of the measured devices'",
-      on, 100 * miss, held_out, 100 * spread, spread_from);
+      "({}); launch spread {:.2f} %; step noise: median of the measured devices'",
+      on, 100 * miss, held_out, 100 * spread, spread_from, 100 * c.launch_spread_rel);
 }
 
 std::set<Key> Pipeline::required_pairs() {
@@ -468,6 +457,7 @@ DeviceCosts Pipeline::transfer(const Key& key) {
   c.host_to_device = host.host_to_device;
   c.data_wait = host.data_wait;
   c.step_overhead = host.step_overhead;
+  c.epoch_start_s = host.epoch_start_s;
   c.derived_from = fmt::format(
       "roofline from the {} datasheet (peak {:.1f} TFLOP/s {}, {:.0f} GB/s) with eta_c {:.3f}, "
       "eta_m {:.3f}, overhead {:.1f} us ({}){}; optimizer {}; host-side costs from {}; memory "
@@ -500,6 +490,7 @@ Calibration calibrate(const std::vector<schema::ProfileInput>& profiles,
       c.host_to_device = host.host_to_device;
       c.data_wait = host.data_wait;
       c.step_overhead = host.step_overhead;
+      c.epoch_start_s = host.epoch_start_s;
       c.derived_from += "; host-side costs from " + host.from;
     }
     pipe.set_measured_uncertainty(key, c);

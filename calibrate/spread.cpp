@@ -6,7 +6,9 @@
 #include <cmath>
 #include <map>
 
+#include "costmodel/layer_graph.h"
 #include "costmodel/statistics.h"
+#include "costmodel/uncertainty.h"
 
 namespace vitsim::calibrate {
 
@@ -15,61 +17,169 @@ namespace {
 // IQR of a normal distribution in standard deviations: 2 x Phi^-1(0.75).
 constexpr double kIqrPerSigma = 1.349;
 
+double mean_of(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return sum / static_cast<double>(v.size());
+}
+
+// Relative sample variance x (n - 1): a pooled estimate's numerator.
+double relative_sum_of_squares(const std::vector<double>& v) {
+  const double mean = mean_of(v);
+  double ss = 0;
+  for (double x : v) ss += (x - mean) * (x - mean);
+  return ss / (mean * mean);
+}
+
+double forward_backward_s(const schema::MicroBatchProfile& m, double* iqr_s) {
+  double t = 0, iqr = 0;
+  for (const auto& l : m.layers) {
+    t += l.forward_time_s + l.backward_time_s;
+    iqr += l.forward_spread_s + l.backward_spread_s;
+  }
+  if (iqr_s) *iqr_s = iqr;
+  return t;
+}
+
+// The fitted step (forward + backward of every layer) against the mean measured one at each
+// profiled micro-batch.
+double fit_residual(const std::map<int64_t, std::vector<double>>& totals,
+                    const costmodel::DeviceCosts& fitted) {
+  if (totals.size() < 2 || fitted.layers.empty()) return 0.0;
+  const costmodel::LayerGraph graph = costmodel::build_layer_graph(fitted.model);
+  double ss = 0;
+  for (const auto& [b, v] : totals) {
+    const costmodel::LayerTimes t = costmodel::layer_times(fitted, graph, static_cast<double>(b));
+    const double miss = (t.forward_total_s() + t.backward_total_s()) / mean_of(v) - 1;
+    ss += miss * miss;
+  }
+  return std::sqrt(ss / static_cast<double>(totals.size()));
+}
+
 }  // namespace
 
-ComputeSpread compute_spread(const std::vector<const schema::ProfileInput*>& group) {
+std::string profile_host(const schema::ProfileInput& in) {
+  const schema::Json& ctx = in.profile.context;
+  // An imported profile's context names the machine that ran the import, not the log's node.
+  if (in.profile.source != costmodel::CostSource::kMeasured || !ctx.is_object() ||
+      !ctx.contains("host") || !ctx["host"].is_string())
+    return "";
+  return ctx["host"].get<std::string>();
+}
+
+ComputeSpread compute_spread(const std::vector<const schema::ProfileInput*>& group,
+                             const costmodel::DeviceCosts& fitted) {
   ComputeSpread out;
-  std::vector<double> noise;
+  std::vector<double> noise, whole;
   std::map<int64_t, std::vector<double>> totals;  // micro-batch -> forward+backward per profile
-  for (const auto* in : group) {
-    for (const auto& m : in->profile.compute) {
-      double t = 0, iqr = 0;
-      for (const auto& l : m.layers) {
-        t += l.forward_time_s + l.backward_time_s;
-        iqr += l.forward_spread_s + l.backward_spread_s;
-      }
+  // micro-batch -> host -> forward+backward per profile of that host
+  std::map<int64_t, std::map<std::string, std::vector<double>>> by_host;
+  for (size_t i = 0; i < group.size(); ++i) {
+    std::string host = profile_host(*group[i]);
+    if (host.empty()) host = "#unknown host of profile " + std::to_string(i);  // its own host
+    for (const auto& m : group[i]->profile.compute) {
+      double iqr = 0;
+      const double t = forward_backward_s(m, &iqr);
       if (!(t > 0)) continue;
       // Layer IQRs summed: as if the layers' variations were fully correlated (one slow step is
       // slow in every layer), the wider of the two bounds.
       noise.push_back(iqr / kIqrPerSigma / t);
+      if (m.step_spread_s) {
+        const double step = t + m.optimizer_time_s + m.host_to_device_time_s + m.data_time_s +
+                            m.step_overhead_time_s;
+        whole.push_back(*m.step_spread_s / kIqrPerSigma / step);
+      }
       totals[m.micro_batch].push_back(t);
+      by_host[m.micro_batch][host].push_back(t);
     }
   }
   out.profiles = static_cast<int>(group.size());
-  out.step_noise_rel = noise.empty() ? 0.0 : costmodel::median(noise);
-  double sum_sq = 0;
-  int batches = 0;
-  for (const auto& [b, v] : totals) {
-    if (v.size() < 2) continue;
-    double mean = 0;
-    for (double x : v) mean += x;
-    mean /= static_cast<double>(v.size());
-    double var = 0;
-    for (double x : v) var += (x - mean) * (x - mean);
-    var /= static_cast<double>(v.size() - 1);
-    sum_sq += var / (mean * mean) * static_cast<double>(v.size() - 1);
-    out.node_degrees_of_freedom += static_cast<int>(v.size() - 1);
-    ++batches;
+  if (!whole.empty()) out.step_spread_rel = costmodel::median(whole);
+  out.step_noise_rel = out.step_spread_rel ? *out.step_spread_rel
+                       : noise.empty()     ? 0.0
+                                           : costmodel::median(noise);
+  out.fit_residual_rel = fit_residual(totals, fitted);
+  double node_ss = 0, launch_ss = 0;
+  for (const auto& [b, hosts] : by_host) {
+    std::vector<double> host_means;
+    for (const auto& [host, v] : hosts) {
+      host_means.push_back(mean_of(v));
+      if (v.size() < 2) continue;
+      launch_ss += relative_sum_of_squares(v);
+      out.launch_degrees_of_freedom += static_cast<int>(v.size() - 1);
+    }
+    if (host_means.size() < 2) continue;
+    node_ss += relative_sum_of_squares(host_means);
+    out.node_degrees_of_freedom += static_cast<int>(host_means.size() - 1);
   }
-  if (batches > 0) out.node_spread_rel = std::sqrt(sum_sq / out.node_degrees_of_freedom);
+  if (out.node_degrees_of_freedom > 0)
+    out.node_spread_rel = std::sqrt(node_ss / out.node_degrees_of_freedom);
+  if (out.launch_degrees_of_freedom > 0)
+    out.launch_spread_rel = std::sqrt(launch_ss / out.launch_degrees_of_freedom);
   out.from = fmt::format(
-      "step noise: median IQR/1.349 of {} profile micro-batch(es); node spread: {}", noise.size(),
-      out.node_spread_rel ? fmt::format("sample std of {} profiles at {} shared micro-batch(es)",
-                                        group.size(), batches)
-                          : std::string("no two profiles share a micro-batch"));
+      "step noise: median IQR/1.349 of {} profile micro-batch(es) ({}); node spread: {}; launch "
+      "spread: {}",
+      noise.size(),
+      out.step_spread_rel ? "whole steps"
+                          : "the layers' ranges summed: no whole-step range recorded",
+      out.node_spread_rel
+          ? fmt::format("hosts' means, {} degree(s) of freedom", out.node_degrees_of_freedom)
+          : std::string("no micro-batch profiled on two hosts"),
+      out.launch_spread_rel ? fmt::format("repeated profiles on one host, {} degree(s) of freedom",
+                                          out.launch_degrees_of_freedom)
+                            : std::string("no host profiled a micro-batch twice"));
   return out;
 }
 
-std::optional<double> pooled_node_spread(const std::vector<ComputeSpread>& spreads) {
-  double sum_sq = 0;
-  int df = 0;
+PooledSpreads pool_spreads(const std::vector<ComputeSpread>& spreads) {
+  double node_ss = 0, launch_ss = 0;
+  int node_df = 0, launch_df = 0;
   for (const auto& s : spreads) {
-    if (!s.node_spread_rel) continue;
-    sum_sq += *s.node_spread_rel * *s.node_spread_rel * s.node_degrees_of_freedom;
-    df += s.node_degrees_of_freedom;
+    if (s.node_spread_rel) {
+      node_ss += *s.node_spread_rel * *s.node_spread_rel * s.node_degrees_of_freedom;
+      node_df += s.node_degrees_of_freedom;
+    }
+    if (s.launch_spread_rel) {
+      launch_ss += *s.launch_spread_rel * *s.launch_spread_rel * s.launch_degrees_of_freedom;
+      launch_df += s.launch_degrees_of_freedom;
+    }
   }
-  if (df == 0) return std::nullopt;
-  return std::sqrt(sum_sq / df);
+  PooledSpreads p;
+  if (node_df > 0) p.node_rel = std::sqrt(node_ss / node_df);
+  if (launch_df > 0) p.launch_rel = std::sqrt(launch_ss / launch_df);
+  return p;
+}
+
+double launch_spread_or_prior(const PooledSpreads& pooled) {
+  return pooled.launch_rel.value_or(costmodel::kDefaultLaunchSpreadRel);
+}
+
+void set_measured_spreads(const ComputeSpread& own, const PooledSpreads& pooled,
+                          costmodel::DeviceCosts& c) {
+  // Node spread: pooled over the device types with profiles from two hosts (one degree of
+  // freedom each is too few to tell one GPU type's spread from another's).
+  const double node = pooled.node_rel.value_or(0.0);
+  const double launch = launch_spread_or_prior(pooled);
+  // What the mean of the profiles is uncertain by: the spread between them, node to node where
+  // they come from several hosts (or hosts not known), launch to launch where from one.
+  const bool one_host = own.launch_spread_rel && !own.node_spread_rel;
+  const double between = one_host ? launch : node;
+  c.node_spread_rel = node;
+  c.step_noise_rel = own.step_noise_rel;
+  c.step_spread_rel = own.step_spread_rel.value_or(0.0);
+  c.launch_spread_rel = launch;
+  c.uncertainty_rel =
+      std::hypot(own.fit_residual_rel, between / std::sqrt(std::max(1, own.profiles)));
+  c.uncertainty_from = fmt::format(
+      "systematic = hypot(fitted step's residual {:.2f} %, {} spread / sqrt({} profiles)); node "
+      "spread {:.2f} % ({}); launch spread {:.2f} % ({}); {}",
+      100 * own.fit_residual_rel, one_host ? "launch" : "node", own.profiles, 100 * node,
+      pooled.node_rel ? "pooled over the device types profiled on two or more hosts"
+                      : "unknown: no device type profiled on two hosts",
+      100 * launch,
+      pooled.launch_rel ? "pooled over the device types profiled twice on one host"
+                        : "prior: the study's repeated runs (costmodel/uncertainty.h)",
+      own.from);
 }
 
 double transfer_error_rel(const std::vector<double>& device_factors) {

@@ -1,8 +1,16 @@
 // Measured spread of a device's compute, for prediction intervals (docs/uncertainty.md):
-//   - step to step: the profiles' interquartile ranges (vitsim-train's repetitions, a DeepSpeed
-//     log's step times), IQR / 1.349 = one standard deviation of a normal;
-//   - node to node: profiles of one device type and micro-batch taken on different nodes (the two
-//     T4 logs of the study differ by 8 % in compute), their relative sample standard deviation;
+//   - step to step: the interquartile range of the whole step's time over a profile's timed steps
+//     (a DeepSpeed log's kept steps), IQR / 1.349 = one standard deviation of a normal; profiles
+//     that do not record it fall back on their layers' ranges summed (the wider bound);
+//   - launch to launch: profiles of one device type and micro-batch taken on the SAME host by
+//     separate processes (validate-local's profile passes): their relative sample standard
+//     deviation; a device whose profiles hold no such repeat gets the prior figure
+//     (costmodel::kDefaultLaunchSpreadRel, measured on the study's repeated runs);
+//   - node to node: profiles of one device type and micro-batch from DIFFERENT hosts (the two T4
+//     logs of the study differ by 8 % in compute), the relative spread of the hosts' means; a
+//     profile whose host is not known counts as a host of its own;
+//   - the fit's own error: how far the fitted step (the sum of the layer fits) misses the mean
+//     measured step at each profiled micro-batch;
 //   - the transfer's error: how far the fleet's roofline misses each measured device.
 #pragma once
 
@@ -15,20 +23,46 @@
 namespace vitsim::calibrate {
 
 struct ComputeSpread {
-  double step_noise_rel = 0;              // median over profiles and micro-batches
-  std::optional<double> node_spread_rel;  // absent: no micro-batch has two profiles
-  int node_degrees_of_freedom = 0;        // sum over micro-batches of (profiles - 1)
+  // Step to step: the whole step's measured spread where the profiles record it (step_spread_s),
+  // else their layers' spreads summed; the median over profiles and micro-batches.
+  double step_noise_rel = 0;
+  std::optional<double> step_spread_rel;    // the whole step's, where measured (straggler wait)
+  std::optional<double> node_spread_rel;    // absent: no micro-batch has profiles of two hosts
+  int node_degrees_of_freedom = 0;          // sum over micro-batches of (hosts - 1)
+  std::optional<double> launch_spread_rel;  // absent: no host has two profiles of a micro-batch
+  int launch_degrees_of_freedom = 0;        // sum over (micro-batch, host) of (profiles - 1)
+  // RMS over the profiled micro-batches of (fitted step / mean measured step - 1), forward and
+  // backward of every layer summed; 0 with a single micro-batch (scaled through it, not fitted).
+  double fit_residual_rel = 0;
   int profiles = 0;
   std::string from;  // what the figures rest on
 };
 
-// Over the profiles of one device and precision (fit_device's group).
-ComputeSpread compute_spread(const std::vector<const schema::ProfileInput*>& group);
+// The host a profile was measured on: vitsim-train's context "host"; "" when not known (an
+// imported profile: DeepSpeed logs rarely say which node, and its context names the machine that
+// ran the import).
+std::string profile_host(const schema::ProfileInput& in);
 
-// The node-to-node spread pooled over the devices that have one (the pooled variance, each device
+// Over the profiles of one device and precision (fit_device's group) and the costs fitted on them.
+ComputeSpread compute_spread(const std::vector<const schema::ProfileInput*>& group,
+                             const costmodel::DeviceCosts& fitted);
+
+// Node and launch spreads pooled over the devices that have one (the pooled variance, each device
 // weighted by its degrees of freedom): two logs of one GPU type give one degree of freedom, too
-// few to estimate a spread alone; nullopt if no device has one.
-std::optional<double> pooled_node_spread(const std::vector<ComputeSpread>& spreads);
+// few to estimate a spread alone; nullopt where no device has one.
+struct PooledSpreads {
+  std::optional<double> node_rel;
+  std::optional<double> launch_rel;
+};
+PooledSpreads pool_spreads(const std::vector<ComputeSpread>& spreads);
+
+// The launch spread a device's costs carry: the pooled measurement, else the prior.
+double launch_spread_or_prior(const PooledSpreads& pooled);
+
+// Sets the spreads of a measured or imported device's costs (uncertainty_rel, node_spread_rel,
+// step_noise_rel, launch_spread_rel, uncertainty_from) from its own spread and the pooled ones.
+void set_measured_spreads(const ComputeSpread& own, const PooledSpreads& pooled,
+                          costmodel::DeviceCosts& c);
 
 // Root mean square of (measured / roofline time - 1) over measured devices: the transfer's error
 // on a device it did not see the factor of (each factor is one device's miss of the fleet fit).

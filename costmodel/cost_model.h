@@ -46,21 +46,30 @@ struct DeviceCosts {
   std::string device;  // DeviceSpec::id (gpus.json or the cluster's own devices)
   Regime precision = Regime::kFp32;
   CostSource source = CostSource::kMeasured;
-  std::string derived_from;            // provenance: profile files, or the devices a transfer used
-  ViTConfig model;                     // model the layer costs were measured on
-  std::vector<LayerCost> layers;       // in layer-graph order of `model`
-  LinearCost optimizer;                // x = trainable parameters (one optimizer step)
-  LinearCost host_to_device;           // x = micro-batch (samples)
-  LinearCost data_wait;                // exposed data-loading wait, x = micro-batch (samples)
-  LinearCost step_overhead;            // other per-step time outside the timers, x = micro-batch
+  std::string derived_from;       // provenance: profile files, or the devices a transfer used
+  ViTConfig model;                // model the layer costs were measured on
+  std::vector<LayerCost> layers;  // in layer-graph order of `model`
+  LinearCost optimizer;           // x = trainable parameters (one optimizer step)
+  LinearCost host_to_device;      // x = micro-batch (samples)
+  LinearCost data_wait;           // exposed data-loading wait, x = micro-batch (samples)
+  LinearCost step_overhead;       // other per-step time outside the timers, x = micro-batch
+  // How much longer an epoch's first step takes than a steady step (loader start, first-touch
+  // allocations, lazy initialisation), once per epoch; 0 where nothing measured it.
+  double epoch_start_s = 0;
   double memory_fixed_bytes = 0;       // peak device memory at micro-batch 0 (extrapolated)
   double memory_per_sample_bytes = 0;  // peak device memory growth per sample
   std::vector<int> micro_batches;      // micro-batches the fit saw (empty when transferred)
   // Spread of the step's compute, each one relative standard deviation (docs/uncertainty.md):
-  double uncertainty_rel = 0;    // systematic: the fit's residual, the transfer's error
-  double node_spread_rel = 0;    // node to node (logs of one GPU type on different nodes)
-  double step_noise_rel = 0;     // step to step (profiles' and logs' IQR / 1.349)
-  std::string uncertainty_from;  // where the three came from
+  double uncertainty_rel = 0;  // systematic: the fit's residual, the transfer's error
+  double node_spread_rel = 0;  // node to node (logs of one GPU type on different nodes)
+  double step_noise_rel = 0;   // step to step (profiles' and logs' IQR / 1.349)
+  // the whole step's step-to-step spread where measured on whole steps (else 0): the noise the
+  // slowest of N ranks brings to every synchronisation (docs/simulator.md, "Stragglers")
+  double step_spread_rel = 0;
+  // launch to launch of one configuration (repeated profiles on one host; else the study's
+  // figure, kDefaultLaunchSpreadRel in costmodel/uncertainty.h)
+  double launch_spread_rel = 0;
+  std::string uncertainty_from;  // where the four came from
 };
 
 // Alpha-beta cost of one link class: a message of n bytes over one link takes

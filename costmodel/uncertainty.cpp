@@ -99,17 +99,21 @@ std::pair<double, double> compute_offsets(const RangeInputs& in, double noise_re
   const double z = normal_quantile(hi_p);
   // Order statistics of N ranks, relative to the median of their maximum (the simulated step
   // uses each rank's median cost; the calibrated logs already include their own stragglers).
-  const double m50 = max_of_normals_quantile(in.ranks, 0.5);
-  const double rank_lo = (m50 - max_of_normals_quantile(in.ranks, lo_p)) * in.compute_per_rank_rel;
-  const double rank_hi = (max_of_normals_quantile(in.ranks, hi_p) - m50) * in.compute_per_rank_rel;
+  // Ranks of one node share its draw: the maximum is over the nodes.
+  const int64_t draws = in.nodes > 0 ? std::min(in.nodes, in.ranks) : in.ranks;
+  const double m50 = max_of_normals_quantile(draws, 0.5);
+  const double rank_lo = (m50 - max_of_normals_quantile(draws, lo_p)) * in.compute_per_rank_rel;
+  const double rank_hi = (max_of_normals_quantile(draws, hi_p) - m50) * in.compute_per_rank_rel;
   const double common = z * std::hypot(in.compute_systematic_rel, noise_rel);
   return {std::hypot(common, rank_lo), std::hypot(common, rank_hi)};
 }
 
+// launch_half: the launch's half-width, relative to the whole step.
 Quantiles scaled(double median, double compute_s, double comm_s, std::pair<double, double> c,
-                 double comm_half) {
-  const double lo = std::hypot(compute_s * c.first, comm_s * comm_half);
-  const double hi = std::hypot(compute_s * c.second, comm_s * comm_half);
+                 double comm_half, double launch_half) {
+  const double whole = median * launch_half;
+  const double lo = std::hypot(std::hypot(compute_s * c.first, comm_s * comm_half), whole);
+  const double hi = std::hypot(std::hypot(compute_s * c.second, comm_s * comm_half), whole);
   return {std::max(0.0, median - lo), median, median + hi};
 }
 
@@ -128,13 +132,16 @@ PredictionRange prediction_range(const RangeInputs& in) {
   const double compute_s = std::min(in.compute_s, in.step_time_s);
   const double comm_s = in.step_time_s - compute_s;
   r.step_time_s = scaled(in.step_time_s, compute_s, comm_s, compute_offsets(in, in.step_noise_rel),
-                         z * in.comm_rel);
+                         z * in.comm_rel, z * in.launch_rel);
   // Over an epoch the step-to-step noise averages out (1/sqrt(steps)); what is common to all
-  // steps (a slower node, a mis-estimated cost) does not.
-  const double epoch_noise = in.step_noise_rel / std::sqrt(static_cast<double>(in.steps_per_epoch));
+  // steps (a slower node, a mis-estimated cost, this launch) does not. A launch spread is
+  // measured between whole runs or passes: their step noise, averaged, is in it already.
+  const double epoch_noise =
+      in.launch_rel > 0 ? 0.0
+                        : in.step_noise_rel / std::sqrt(static_cast<double>(in.steps_per_epoch));
   const double k = in.step_time_s > 0 ? in.epoch_time_s / in.step_time_s : 0.0;
-  const Quantiles e =
-      scaled(in.step_time_s, compute_s, comm_s, compute_offsets(in, epoch_noise), z * in.comm_rel);
+  const Quantiles e = scaled(in.step_time_s, compute_s, comm_s, compute_offsets(in, epoch_noise),
+                             z * in.comm_rel, z * in.launch_rel);
   // e x (epoch / step) is not the epoch to the last bit: a zero-width range must still hold it.
   r.epoch_time_s = {std::min(e.p10 * k, in.epoch_time_s), in.epoch_time_s,
                     std::max(e.p90 * k, in.epoch_time_s)};

@@ -31,17 +31,34 @@ inline constexpr double kDatasheetLinkUncertaintyRel = 0.5;
 // modelled ones the transport's held-out error, datasheet figures kDatasheetLinkUncertaintyRel.
 double link_uncertainty_rel(LinkSource source, Transport transport, double measured_residual_rel);
 
+// The launch-to-launch spread of a GPU cluster's jobs where nothing measured it: the pooled
+// relative spread, sqrt(sum d^2 / 2n), of the per-step time between two launches of one
+// configuration in the reference study, its n = 4 logs against the development rows of the same
+// cluster, GPU count and micro-batch (d = -0.1, -3.5, -7.8 and +0.0 %; docs/uncertainty.md,
+// "Launch to launch"; app/launch_pairs.h computes it, tests/app/launch_pairs_test.cpp holds this
+// figure to it). Four degrees of freedom: a prior, replaced by a measurement wherever
+// calibration sees repeated launches on one host.
+inline constexpr double kDefaultLaunchSpreadRel = 0.030;
+
 struct RangeInputs {
   double step_time_s = 0;   // simulated (the median)
   double epoch_time_s = 0;  // simulated (the median)
   double compute_s = 0;     // slowest rank's compute per step
   int64_t ranks = 1;
+  // Independent draws of the node spread: the nodes the ranks run on (ranks of one node share
+  // its speed). 0 = one per rank.
+  int64_t nodes = 0;
   int64_t steps_per_epoch = 1;
   double compute_systematic_rel = 0;  // common to every rank: fit residual, transfer
-  double compute_per_rank_rel = 0;    // independent per rank: node-to-node differences
+  double compute_per_rank_rel = 0;    // independent per node: node-to-node differences
   double step_noise_rel = 0;          // step to step (IQR of step times / 1.349)
   double comm_rel = 0;                // the links the step's communication crosses
-  double coverage = 0.8;              // central share of the interval
+  // One launch against another of the same configuration (new processes, data loader, nodes of
+  // the same kind): common to every rank and to the whole step, compute and communication.
+  // Measured between whole runs or profile passes, so it already holds their step noise averaged
+  // over their steps: where it is given, the epoch counts no step noise of its own.
+  double launch_rel = 0;
+  double coverage = 0.8;  // central share of the interval
 };
 
 struct Quantiles {

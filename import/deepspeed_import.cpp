@@ -8,6 +8,7 @@
 #include "costmodel/epoch.h"
 #include "costmodel/physical_bounds.h"
 #include "costmodel/statistics.h"
+#include "import/allreduce_wait.h"
 #include "schema/input_error.h"
 
 namespace vitsim::import {
@@ -138,6 +139,35 @@ void check_summary(const DeepSpeedLog& log, LogSummary& s) {
   }
 }
 
+// What an epoch's first step takes more than a steady step: the interval before each epoch-first
+// step line after the first epoch's (the very first line has no interval before it, and carries
+// the process's warm-up) less the median interval. nullopt with one epoch.
+std::optional<double> epoch_start_extra(const DeepSpeedLog& log, int64_t epoch_steps,
+                                        double typical_interval_s) {
+  std::vector<double> extra;
+  for (size_t i = static_cast<size_t>(epoch_steps); i < log.steps.size();
+       i += static_cast<size_t>(epoch_steps)) {
+    extra.push_back(log.steps[i].timestamp_s - log.steps[i - 1].timestamp_s - typical_interval_s);
+  }
+  if (extra.empty()) return std::nullopt;
+  return std::max(0.0, costmodel::median(extra));
+}
+
+// Rank 0's wait for a slower rank, out of the all-reduce timer (allreduce_wait.h).
+void split_wait(const StepSamples& x, LogSummary& s) {
+  std::vector<double> compute;
+  for (size_t i = 0; i < x.forward.size(); ++i) compute.push_back(x.forward[i] + x.inner[i]);
+  s.allreduce_transfer_s = s.backward_allreduce_s;
+  if (compute.size() < 3) {
+    s.allreduce_wait_evidence = "too few steps to read a wait from";
+    return;
+  }
+  const AllreduceWait w = estimate_allreduce_wait(compute, x.allreduce);
+  s.allreduce_wait_s = w.wait_s;
+  s.allreduce_transfer_s = s.backward_allreduce_s - w.wait_s;
+  s.allreduce_wait_evidence = w.evidence;
+}
+
 }  // namespace
 
 LogSummary summarize_log(const DeepSpeedLog& log, const ImportOptions& o) {
@@ -196,9 +226,20 @@ LogSummary summarize_log(const DeepSpeedLog& log, const ImportOptions& o) {
   s.backward_inner_iqr_s = costmodel::interquartile_range(x.inner);
   s.backward_allreduce_s = costmodel::median(x.allreduce);
   s.optimizer_s = costmodel::median(x.optimizer);
+  std::vector<double> work;
+  for (size_t i = 0; i < x.forward.size(); ++i)
+    work.push_back(x.forward[i] + x.inner[i] + x.optimizer[i]);
+  s.step_spread_s = costmodel::interquartile_range(work);
   s.outside_s = costmodel::median(x.outside);
   s.step_interval_s = costmodel::median(x.interval);
   check_summary(log, s);
+  s.epoch_start_s = epoch_start_extra(log, s.steps_per_epoch, s.step_interval_s);
+  if (s.epoch_start_s &&
+      !costmodel::bound_violation(costmodel::kDurationS, *s.epoch_start_s).empty())
+    throw InputError::at(log.file, "step lines", "epochs that start within days of each other",
+                         std::to_string(*s.epoch_start_s) + " s between two epochs",
+                         "is this one run's log?");
+  if (s.world_size > 1) split_wait(x, s);
   return s;
 }
 
@@ -245,7 +286,7 @@ schema::AllreducePoint allreduce_point(double message_bytes, double time_s, int6
 // medians (one vote per log).
 schema::MicroBatchProfile compute_entry(const costmodel::LayerGraph& graph, int64_t b,
                                         const std::vector<LogSummary>& summaries) {
-  std::vector<double> fwd, fwd_iqr, inner, inner_iqr, opt, outside;
+  std::vector<double> fwd, fwd_iqr, inner, inner_iqr, opt, outside, spread, start;
   int64_t reps = 0;
   for (const auto& s : summaries) {
     fwd.push_back(s.forward_s);
@@ -254,6 +295,8 @@ schema::MicroBatchProfile compute_entry(const costmodel::LayerGraph& graph, int6
     inner_iqr.push_back(s.backward_inner_iqr_s);
     opt.push_back(s.optimizer_s);
     outside.push_back(s.outside_s);
+    spread.push_back(s.step_spread_s);
+    if (s.epoch_start_s) start.push_back(*s.epoch_start_s);
     reps += s.kept_steps;
   }
   schema::MicroBatchProfile m;
@@ -263,6 +306,8 @@ schema::MicroBatchProfile compute_entry(const costmodel::LayerGraph& graph, int6
                                 costmodel::median(inner), costmodel::median(inner_iqr));
   m.optimizer_time_s = costmodel::median(opt);
   m.step_overhead_time_s = costmodel::median(outside);
+  m.step_spread_s = costmodel::median(spread);
+  if (!start.empty()) m.epoch_start_time_s = costmodel::median(start);
   return m;
 }
 
@@ -293,7 +338,7 @@ ImportResult import_deepspeed(const std::vector<DeepSpeedLog>& logs,
                              std::to_string(s.world_size) + " ranks and no --link-class",
                              "name the link the ranks talked over, e.g. --link-class tesla-10gbe");
       }
-      allreduce_by_ranks[s.world_size].push_back(s.backward_allreduce_s);
+      allreduce_by_ranks[s.world_size].push_back(s.allreduce_transfer_s);
     }
     by_batch[s.micro_batch].push_back(s);
     r.logs.push_back(s);
@@ -383,8 +428,13 @@ nlohmann::json to_json(const LogSummary& s) {
           {"forward_median_s", s.forward_s},
           {"backward_inner_median_s", s.backward_inner_s},
           {"backward_allreduce_median_s", s.backward_allreduce_s},
+          {"allreduce_wait_s", s.allreduce_wait_s},
+          {"allreduce_transfer_s", s.allreduce_transfer_s},
+          {"allreduce_wait_evidence", s.allreduce_wait_evidence},
           {"optimizer_median_s", s.optimizer_s},
           {"outside_timers_median_s", s.outside_s},
+          {"step_spread_iqr_s", s.step_spread_s},
+          {"epoch_start_s", s.epoch_start_s ? nlohmann::json(*s.epoch_start_s) : nlohmann::json()},
           {"step_interval_median_s", s.step_interval_s}};
 }
 

@@ -11,8 +11,9 @@
 //     step_overhead_time_s (data wait and host work cannot be told apart in these logs;
 //     data_time_s stays 0). In a single-rank log the bwd_allreduce timer (DeepSpeed's gradient
 //     averaging, no communication) counts as step overhead too;
-//   - multi-rank logs: the bwd_allreduce median is an all-reduce point of the model's fp32 gradient
-//     bytes over --link-class.
+//   - multi-rank logs: the bwd_allreduce median, less rank 0's expected wait for a slower rank
+//     (allreduce_wait.h: read from the timers' per-step covariance and the compute spread), is an
+//     all-reduce point of the model's gradient bytes over --link-class.
 // The import refuses to guess: no GPU name in the log needs --gpu, the model always needs --model,
 // a log that does not echo fp16/bf16 needs --precision.
 #pragma once
@@ -55,8 +56,17 @@ struct LogSummary {
   double forward_s = 0, forward_iqr_s = 0;
   double backward_inner_s = 0, backward_inner_iqr_s = 0;
   double backward_allreduce_s = 0;
+  // Multi-rank logs: the timer split into rank 0's expected wait for a slower rank and the
+  // transfer (allreduce_wait.h); the all-reduce point carries the transfer.
+  double allreduce_wait_s = 0;
+  double allreduce_transfer_s = 0;
+  std::string allreduce_wait_evidence;
   double optimizer_s = 0;
-  double outside_s = 0;        // wall interval minus timers (see above)
+  double outside_s = 0;      // wall interval minus timers (see above)
+  double step_spread_s = 0;  // IQR of rank 0's own work per step: fwd + bwd_inner + step
+  // median over the epochs after the first of (their first step's interval - step_interval_s):
+  // the data loader's restart; nullopt with a single epoch in the log
+  std::optional<double> epoch_start_s;
   double step_interval_s = 0;  // wall interval between consecutive step lines
 };
 

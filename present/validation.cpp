@@ -9,6 +9,7 @@
 #include <set>
 
 #include "costmodel/statistics.h"
+#include "present/coverage.h"
 #include "schema/input_error.h"
 #include "schema/model_io.h"
 
@@ -91,6 +92,7 @@ ValidationResult validate(const std::vector<MeasuredRun>& measured,
     row.measured_s = costmodel::median(times);
     row.measured_min_s = *std::min_element(times.begin(), times.end());
     row.measured_max_s = *std::max_element(times.begin(), times.end());
+    row.run_epoch_s = times;
     row.predicted_s = p.epoch_time_s;
     row.error_pct = 100.0 * (p.epoch_time_s - row.measured_s) / row.measured_s;
     if (p.range) {
@@ -100,6 +102,10 @@ ValidationResult validate(const std::vector<MeasuredRun>& measured,
       row.inside = row.measured_s >= row.predicted_p10_s && row.measured_s <= row.predicted_p90_s;
       r.with_range++;
       r.inside_range += row.inside ? 1 : 0;
+      for (double t : times)
+        row.runs_inside += t >= row.predicted_p10_s && t <= row.predicted_p90_s ? 1 : 0;
+      r.runs_with_range += row.runs;
+      r.runs_inside_range += row.runs_inside;
       r.coverage_nominal = p.range->coverage;
     }
     row.measured_source = first.source;
@@ -133,12 +139,14 @@ std::string format_validation(const ValidationResult& r) {
       "{:<10} {:<11} {:>4} {:>5} {:>9} {:<5} {:>12} {:>12} {:>9} {:>17} {:>3}  {}{}\n";
   out += fmt::format(row, "cluster", "placement", "gpus", "b", "fraction", "prec", "measured",
                      "predicted", "error", "predicted p10-p90", "in", "scenario",
-                     repeats ? "  runs  measured range" : "");
+                     repeats ? "  runs  measured range  runs in" : "");
   out += fmt::format(row, "", "", "", "", "", "", "s/epoch", "s/epoch", "%", "s/epoch", "", "",
                      repeats ? "        s/epoch" : "");
   for (const auto& x : r.rows) {
     const std::string spread =
-        repeats ? fmt::format("  {:>4}  {:.1f}-{:.1f}", x.runs, x.measured_min_s, x.measured_max_s)
+        repeats ? fmt::format("  {:>4}  {:>13}  {:>7}", x.runs,
+                              fmt::format("{:.1f}-{:.1f}", x.measured_min_s, x.measured_max_s),
+                              x.has_range ? fmt::format("{}", x.runs_inside) : "-")
                 : "";
     const std::string range =
         x.has_range ? fmt::format("{:.1f}-{:.1f}", x.predicted_p10_s, x.predicted_p90_s) : "-";
@@ -166,6 +174,7 @@ std::string format_validation(const ValidationResult& r) {
                       100 * r.coverage_nominal, r.inside_range, r.with_range, 100 * r.coverage());
     }
   }
+  out += format_coverage(r);
   out += fmt::format("predicted, not measured:      {}\n", r.predicted_without_measurement);
   out += fmt::format("measured, not matched:        {}\n", r.unmatched_measured.size());
   for (size_t i = 0; i < r.unmatched_measured.size(); ++i) {

@@ -28,9 +28,11 @@ struct ValidationRow {
   double error_pct = 0;    // 100 * (predicted - measured) / measured
   bool has_range = false;  // the prediction carries a p10-p90 range (docs/uncertainty.md)
   double predicted_p10_s = 0, predicted_p90_s = 0;
-  bool inside = false;          // measured (the median of the runs) within [p10, p90]
-  std::string measured_source;  // the first run's source, "(+N more)" with repeats
-  std::string scenario;         // prediction file's scenario
+  bool inside = false;              // measured (the median of the runs) within [p10, p90]
+  std::vector<double> run_epoch_s;  // each run's epoch, in measured order
+  int runs_inside = 0;              // runs whose own epoch lies within [p10, p90]
+  std::string measured_source;      // the first run's source, "(+N more)" with repeats
+  std::string scenario;             // prediction file's scenario
 };
 
 struct ValidationResult {
@@ -41,9 +43,11 @@ struct ValidationResult {
   double median_abs_error_pct = 0;
   double worst_abs_error_pct = 0;
   std::string worst_label;
-  double spearman = 0;   // 0 when fewer than 2 rows
-  int with_range = 0;    // rows whose prediction has a range
-  int inside_range = 0;  // ... and whose measurement falls inside it
+  double spearman = 0;        // 0 when fewer than 2 rows
+  int with_range = 0;         // rows whose prediction has a range
+  int inside_range = 0;       // ... and whose measurement falls inside it
+  int runs_with_range = 0;    // runs of those rows: an interval is one launch's (coverage.h)
+  int runs_inside_range = 0;  // ... whose own epoch falls inside it
   double coverage_nominal = 0.8;
   // inside_range / with_range (0 without ranges): judged against coverage_nominal.
   double coverage() const {

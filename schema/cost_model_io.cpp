@@ -78,7 +78,7 @@ void read_micro_batches(const Node& n, costmodel::DeviceCosts& d) {
 costmodel::DeviceCosts read_device_costs(const Node& n) {
   n.expect_keys({"device", "precision", "source", "derived_from", "model", "layers", "optimizer",
                  "host_to_device", "data_wait", "step_overhead", "memory_fixed_bytes",
-                 "memory_per_sample_bytes", "micro_batches", "uncertainty"});
+                 "memory_per_sample_bytes", "micro_batches", "uncertainty", "epoch_start_s"});
   costmodel::DeviceCosts d;
   d.device = n["device"].string();
   if (d.device.empty()) n["device"].fail("non-empty device id", "empty string");
@@ -93,16 +93,25 @@ costmodel::DeviceCosts read_device_costs(const Node& n) {
   d.host_to_device = read_linear(n["host_to_device"], Slope::kNonnegative);
   d.data_wait = read_linear(n["data_wait"], Slope::kAny);
   d.step_overhead = read_linear(n["step_overhead"], Slope::kAny);
+  // Optional (older cost models): nothing measured an epoch's start.
+  if (auto v = n.get("epoch_start_s")) d.epoch_start_s = v->within(costmodel::kDurationS);
   d.memory_fixed_bytes = n["memory_fixed_bytes"].within(costmodel::kBytesOrZero);
   d.memory_per_sample_bytes = n["memory_per_sample_bytes"].within(costmodel::kBytesOrZero);
   read_micro_batches(n["micro_batches"], d);
   // Optional (cost models written before docs/uncertainty.md have none): absent = no spread
   // known, and predictions show uncertainty_rel 0 for the part.
   if (const auto u = n.get("uncertainty")) {
-    u->expect_keys({"systematic_rel", "node_spread_rel", "step_noise_rel", "derived_from"});
+    u->expect_keys({"systematic_rel", "node_spread_rel", "step_noise_rel", "step_spread_rel",
+                    "launch_spread_rel", "derived_from"});
     d.uncertainty_rel = (*u)["systematic_rel"].in_range(0, 10);
     d.node_spread_rel = (*u)["node_spread_rel"].in_range(0, 10);
     d.step_noise_rel = (*u)["step_noise_rel"].in_range(0, 10);
+    // Optional (older cost models): no whole-step spread measured, no straggler wait.
+    d.step_spread_rel = u->has("step_spread_rel") ? (*u)["step_spread_rel"].in_range(0, 10) : 0.0;
+    // Optional (cost models written before the launch term have none): no launch term, as before
+    // it existed (calibrate writes the prior where nothing measured one).
+    d.launch_spread_rel =
+        u->has("launch_spread_rel") ? (*u)["launch_spread_rel"].in_range(0, 10) : 0.0;
     d.uncertainty_from = (*u)["derived_from"].string();
   }
   return d;
@@ -201,6 +210,7 @@ Json write_device_costs(const costmodel::DeviceCosts& d) {
           {"host_to_device", write_linear(d.host_to_device)},
           {"data_wait", write_linear(d.data_wait)},
           {"step_overhead", write_linear(d.step_overhead)},
+          {"epoch_start_s", d.epoch_start_s},
           {"memory_fixed_bytes", d.memory_fixed_bytes},
           {"memory_per_sample_bytes", d.memory_per_sample_bytes},
           {"micro_batches", d.micro_batches},
@@ -208,6 +218,8 @@ Json write_device_costs(const costmodel::DeviceCosts& d) {
            {{"systematic_rel", d.uncertainty_rel},
             {"node_spread_rel", d.node_spread_rel},
             {"step_noise_rel", d.step_noise_rel},
+            {"step_spread_rel", d.step_spread_rel},
+            {"launch_spread_rel", d.launch_spread_rel},
             {"derived_from", d.uncertainty_from}}}};
 }
 

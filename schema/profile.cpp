@@ -37,7 +37,7 @@ LayerTiming read_layer_timing(const Node& n, LayerOrderCheck& order) {
 MicroBatchProfile read_micro_batch(const Node& n, const costmodel::LayerGraph& graph) {
   n.expect_keys({"micro_batch", "repetitions", "layers", "optimizer_time_s",
                  "host_to_device_time_s", "data_time_s", "step_overhead_time_s",
-                 "peak_memory_bytes"});
+                 "peak_memory_bytes", "step_spread_s", "epoch_start_time_s"});
   MicroBatchProfile m;
   m.micro_batch = n["micro_batch"].count(costmodel::kMicroBatch);
   m.repetitions = n["repetitions"].count(costmodel::kRepetitions);
@@ -58,6 +58,8 @@ MicroBatchProfile read_micro_batch(const Node& n, const costmodel::LayerGraph& g
   m.data_time_s = n["data_time_s"].within(costmodel::kDurationS);
   m.step_overhead_time_s = n["step_overhead_time_s"].within(costmodel::kDurationS);
   if (auto p = n.get("peak_memory_bytes")) m.peak_memory_bytes = p->within(costmodel::kBytesOrZero);
+  if (auto p = n.get("step_spread_s")) m.step_spread_s = p->within(costmodel::kDurationS);
+  if (auto p = n.get("epoch_start_time_s")) m.epoch_start_time_s = p->within(costmodel::kDurationS);
   return m;
 }
 
@@ -170,6 +172,8 @@ Json write_micro_batch(const MicroBatchProfile& m) {
             {"data_time_s", m.data_time_s},
             {"step_overhead_time_s", m.step_overhead_time_s}};
   if (m.peak_memory_bytes) j["peak_memory_bytes"] = *m.peak_memory_bytes;
+  if (m.step_spread_s) j["step_spread_s"] = *m.step_spread_s;
+  if (m.epoch_start_time_s) j["epoch_start_time_s"] = *m.epoch_start_time_s;
   return j;
 }
 

@@ -37,6 +37,14 @@ struct MicroBatchProfile {
   double data_time_s = 0;                   // exposed wait for the data loader, one micro-batch
   double step_overhead_time_s = 0;          // per-step time outside the other timers
   std::optional<double> peak_memory_bytes;  // absent where it was not measured
+  // Interquartile range of the whole step's time over the timed steps (forward, backward,
+  // optimizer and the rest together): its step-to-step noise as measured, not a sum of the
+  // phases' ranges; absent where it was not measured (older profiles, compute summaries).
+  std::optional<double> step_spread_s;
+  // How much longer an epoch's first step takes than a steady one (loader start, first-touch
+  // allocations, lazy initialisation): a vitsim-train profile's first step of the process, an
+  // imported log's epoch-first steps; absent where not measured.
+  std::optional<double> epoch_start_time_s;
 };
 
 struct AllreducePoint {

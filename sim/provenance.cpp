@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "sim/link_provenance.h"
 
@@ -70,6 +71,9 @@ costmodel::PredictionRange range_of(const schema::ConfigPrediction& p,
   in.epoch_time_s = p.epoch_time_s;
   in.compute_s = p.compute_time_s;
   in.ranks = static_cast<int64_t>(p.ranks.size());
+  std::set<std::string> nodes;
+  for (const auto& r : p.ranks) nodes.insert(r.host);
+  in.nodes = static_cast<int64_t>(nodes.size());
   in.steps_per_epoch = std::max<int64_t>(1, p.steps_per_epoch);
   // The slowest rank's device sets the compute's spread (first such rank).
   const auto slowest = std::max_element(
@@ -80,6 +84,7 @@ costmodel::PredictionRange range_of(const schema::ConfigPrediction& p,
     in.compute_systematic_rel = c.uncertainty_rel;
     in.compute_per_rank_rel = c.node_spread_rel;
     in.step_noise_rel = c.step_noise_rel;
+    in.launch_rel = c.launch_spread_rel;
   }
   for (const auto& u : p.provenance.links)
     in.comm_rel = std::max(in.comm_rel, u.link.uncertainty_rel);

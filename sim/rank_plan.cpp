@@ -7,6 +7,7 @@
 
 #include "costmodel/buckets.h"
 #include "costmodel/memory.h"
+#include "costmodel/straggler.h"
 
 namespace vitsim::sim {
 
@@ -81,11 +82,44 @@ const costmodel::DeviceCosts& find_costs(const costmodel::CostModel& costs,
       "; hint: calibrate this device, or let calibrate transfer costs to it)");
 }
 
+namespace {
+
+// One step's compute of a plan (docs/simulator.md, "Compute").
+double step_compute_s(const RankPlan& p, int64_t accumulation) {
+  double micro = p.data_s;
+  for (double t : p.forward_s) micro += t;
+  for (double t : p.backward_s) micro += t;
+  return static_cast<double>(accumulation) * micro + p.optimizer_s + p.overhead_s;
+}
+
+// The slowest kind waits, per step, for the expected lateness of the ranks' slowest
+// (costmodel/straggler.h), each kind's spread its device's whole-step spread.
+void add_straggler_wait(RankKinds& kinds, const std::vector<double>& spread_rel,
+                        int64_t accumulation) {
+  std::vector<costmodel::RankGroup> groups(kinds.plans.size());
+  for (size_t k = 0; k < kinds.plans.size(); ++k) {
+    groups[k].mean_s = step_compute_s(kinds.plans[k], accumulation);
+    groups[k].sigma_s = groups[k].mean_s * spread_rel[k];
+    groups[k].ranks = 0;
+  }
+  for (int k : kinds.kind_of_rank) groups[static_cast<size_t>(k)].ranks++;
+  const double wait = costmodel::expected_straggler_wait_s(groups);
+  if (!(wait > 0)) return;
+  double top = 0;
+  for (const auto& g : groups) top = std::max(top, g.mean_s);
+  for (size_t k = 0; k < kinds.plans.size(); ++k) {
+    if (groups[k].mean_s == top) kinds.plans[k].straggler_s = wait;
+  }
+}
+
+}  // namespace
+
 RankKinds plan_rank_kinds(const Placement& placement, const costmodel::DeviceCatalog& catalog,
                           const costmodel::LayerGraph& graph, const schema::TrainingConfig& config,
                           const costmodel::CostModel& costs,
                           std::map<std::string, costmodel::CostSource>& sources) {
   RankKinds out;
+  std::vector<double> spread_rel;                        // per kind: its device's step spread
   std::map<std::pair<std::string, int64_t>, int> kinds;  // (device, micro-batch) -> kind
   const double params = static_cast<double>(graph.parameters());
   for (size_t r = 0; r < placement.ranks.size(); ++r) {
@@ -115,11 +149,14 @@ RankKinds plan_rank_kinds(const Placement& placement, const costmodel::DeviceCat
     p.data_s = c.data_wait.at(b) + c.host_to_device.at(b);
     p.optimizer_s = c.optimizer.at(params);
     p.overhead_s = c.step_overhead.at(b);
+    p.epoch_start_s = c.epoch_start_s;
     p.memory = memory_model(c, graph, config.precision, config.optimizer);
     p.memory_bytes = p.memory.at(p.micro_batch);
     p.device_memory_bytes = spec->memory_bytes;
     out.plans.push_back(std::move(p));
+    spread_rel.push_back(c.step_spread_rel);
   }
+  add_straggler_wait(out, spread_rel, config.accumulation);
   return out;
 }
 

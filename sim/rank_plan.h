@@ -57,6 +57,10 @@ struct RankPlan {
   std::vector<double> backward_s;  // per layer, forward order numbering
   double optimizer_s = 0;
   double overhead_s = 0;  // per step
+  // The expected wait for the slowest rank's step-to-step noise (costmodel/straggler.h), per step,
+  // on the ranks of the largest mean compute only: the step ends that much later on average.
+  double straggler_s = 0;
+  double epoch_start_s = 0;  // once, before the epoch's first step (the device's epoch_start_s)
   MemoryModel memory;
   double memory_bytes = 0;  // at micro_batch
   double device_memory_bytes = 0;
@@ -72,7 +76,8 @@ const costmodel::DeviceCosts& find_costs(const costmodel::CostModel& costs,
 
 // The plans of the distinct (device, micro-batch) pairs of a placement, in order of first
 // appearance (each with the rank and host of its first rank), and the kind of each rank: at
-// 65,536 ranks one plan per rank would be 65,536 copies of the same ~100 layer times.
+// 65,536 ranks one plan per rank would be 65,536 copies of the same ~100 layer times. With two or
+// more ranks the slowest kind carries the expected straggler wait (straggler_s).
 struct RankKinds {
   std::vector<RankPlan> plans;
   std::vector<int> kind_of_rank;

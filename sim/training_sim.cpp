@@ -55,10 +55,14 @@ class RankActor {
     for (int64_t s = 0; s < in_.steps; ++s) {
       step_ = s;
       compute_ = 0;
+      // An epoch's first step: the loader's start, first-touch allocations (docs/simulator.md).
+      if (s == 0) sleep("epoch start", plan_.epoch_start_s);
       for (int64_t m = 0; m < in_.accumulation; ++m) {
         sleep("data", plan_.data_s);
         layers("fwd ", plan_.forward_s, 0, static_cast<int>(plan_.forward_s.size()), true);
         const bool sync = communicate && m == in_.accumulation - 1;
+        // The ranks' slowest arrives later than the mean by the expected straggler wait.
+        if (sync) sleep("stragglers (step noise)", plan_.straggler_s);
         if (!sync) {
           layers("bwd ", plan_.backward_s, 0, static_cast<int>(plan_.backward_s.size()), false);
         } else if (!sh_.stream_actors) {

@@ -93,6 +93,7 @@ class Profiler {
     for (auto& p : parameters_) p.mutable_grad() = torch::Tensor();
   }
   ProfiledStep step(BatchLoader& loader);
+  bool cold_ = true;  // the next profile() is the process's first
 
   ProfileOptions o_;
   torch::Device device_{torch::kCPU};
@@ -210,11 +211,23 @@ schema::MicroBatchProfile Profiler::profile(int64_t b) {
   for (int64_t i = 0; i < b * steps; ++i) order[i] = i;
   loader.start_epoch(order, b, 0);
   std::vector<ProfiledStep> timed;
+  double first_s = 0;
   for (int64_t s = 0; s < steps; ++s) {
     ProfiledStep st = step(loader);
+    if (s == 0) first_s = step_total_s(st);
     if (s >= o_.warmup) timed.push_back(std::move(st));
   }
   summarize_profiled_steps(timed, m);
+  if (cold_) {
+    // The process's first training step, as a run's first: the loader's first batch, first-touch
+    // allocations, lazily initialised kernels and optimizer state. Its excess over a steady step
+    // is what an epoch's first step costs more (docs/simulator.md, "From steps to an epoch").
+    double mean_s = 0;
+    for (const auto& t : timed) mean_s += step_total_s(t);
+    mean_s /= static_cast<double>(timed.size());
+    m.epoch_start_time_s = std::max(0.0, first_s - mean_s);
+    cold_ = false;
+  }
   if (cpu_peak) m.peak_memory_bytes = peak_rss_bytes();
 #ifdef VITSIM_HAVE_CUDA
   if (device_.is_cuda()) {

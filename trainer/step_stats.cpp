@@ -150,6 +150,16 @@ void summarize_profiled_steps(const std::vector<ProfiledStep>& steps,
   m.host_to_device_time_s = over([](const ProfiledStep& s) { return s.host_to_device_s; }).mean;
   m.step_overhead_time_s = over([](const ProfiledStep& s) { return s.overhead_s; }).mean;
   m.optimizer_time_s = over([](const ProfiledStep& s) { return s.optimizer_s; }).mean;
+  // The whole step's noise, as measured: phases' ranges do not add (a throttled gap lands in one
+  // phase or the next), the step's own range is what a synchronisation waits on.
+  m.step_spread_s = over(step_total_s).spread;
+}
+
+double step_total_s(const ProfiledStep& s) {
+  double t = s.data_s + s.host_to_device_s + s.overhead_s + s.optimizer_s;
+  for (double x : s.forward_s) t += x;
+  for (double x : s.backward_s) t += x;
+  return t;
 }
 
 }  // namespace vitsim::trainer

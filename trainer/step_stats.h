@@ -2,7 +2,8 @@
 // copy, forward, backward, exposed all-reduce and optimizer; the DeepSpeed-style log lines built
 // from them; the per-rank medians that go into the run log; the estimate of how much of the
 // exposed all-reduce was waiting for slower peers; and the summary of the profiler's timed
-// training steps (per-layer means, docs/validation.md "Why the loop drifted"). No Torch, no MPI.
+// training steps (per-layer means; bench/notes/2026-11-validation-history.md, "Why the loop
+// drifted"). No Torch, no MPI.
 #pragma once
 
 #include <cstdint>
@@ -57,6 +58,9 @@ struct ProfiledStep {
   double overhead_s = 0;           // loss, its backward, accuracy bookkeeping, hook set-up
   double optimizer_s = 0;          // optimizer step + dropping the gradients, as the trainer
 };
+
+// The whole step: every phase of it.
+double step_total_s(const ProfiledStep& s);
 
 // Per-layer backward times of one step from the autograd hooks' timestamps. `ready_s` has
 // layers + 1 entries: ready_s[i] (i >= 1) is when the gradient of layer i's input was complete,

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The controlled experiments behind docs/validation.md, "Why the loop drifted, and what fixed it":
+# The controlled experiments behind bench/notes/2026-11-validation-history.md, "Why the loop
+# drifted, and what fixed it":
 # how a CPU quota (scripts/emulate-cluster --cpu) shapes what a profile measures and what a
 # training step takes. Each experiment prints a table and keeps its raw files under --out.
 #

@@ -99,6 +99,47 @@ TEST(Uncertainty, PerRankSpreadIsSkewedByTheSlowestRank) {
   EXPECT_GT(r.step_time_s.p90 - 1.0, 1.0 - r.step_time_s.p10);
 }
 
+// Ranks of one node share its draw: an intra-node run's slowest node is its only node, so the
+// per-node spread applies in full, not narrowed by the maximum of N.
+TEST(Uncertainty, RanksOfOneNodeShareTheirNodesDraw) {
+  RangeInputs in = base();
+  in.compute_per_rank_rel = 0.04;
+  in.ranks = 8;
+  in.nodes = 1;
+  const PredictionRange one = prediction_range(in);
+  const double z = normal_quantile(0.9);
+  EXPECT_NEAR(one.step_time_s.p90 - 1.0, 0.6 * 0.04 * z, 1e-12);
+  EXPECT_NEAR(1.0 - one.step_time_s.p10, 0.6 * 0.04 * z, 1e-12);
+  in.nodes = 8;  // one rank per node: as before
+  const PredictionRange eight = prediction_range(in);
+  const double m50 = max_of_normals_quantile(8, 0.5);
+  EXPECT_NEAR(eight.step_time_s.p90 - 1.0, 0.6 * 0.04 * (max_of_normals_quantile(8, 0.9) - m50),
+              1e-12);
+  EXPECT_GT(one.step_time_s.p90 - one.step_time_s.p10,
+            eight.step_time_s.p90 - eight.step_time_s.p10);
+}
+
+// The launch term covers the whole step, compute and communication, in the step's and the
+// epoch's range alike; where it is given the epoch counts no step noise of its own (the launch
+// spread, measured between whole runs, holds their noise already).
+TEST(Uncertainty, LaunchSpreadCoversTheWholeStepAndReplacesTheEpochsStepNoise) {
+  RangeInputs in = base();  // compute 0.6 s of a 1 s step
+  in.launch_rel = 0.03;
+  const double z = normal_quantile(0.9);
+  PredictionRange r = prediction_range(in);
+  EXPECT_NEAR(r.step_time_s.p90 - 1.0, z * 0.03, 1e-12);
+  EXPECT_NEAR(r.epoch_time_s.p90 - 1000.0, 1000 * z * 0.03, 1e-9);
+  in.step_noise_rel = 0.05;
+  r = prediction_range(in);
+  EXPECT_NEAR(r.step_time_s.p90 - 1.0, z * std::hypot(0.6 * 0.05, 0.03), 1e-12);
+  EXPECT_NEAR(r.epoch_time_s.p90 - 1000.0, 1000 * z * 0.03, 1e-9);
+  in.compute_systematic_rel = 0.04;
+  in.comm_rel = 0.1;
+  r = prediction_range(in);
+  EXPECT_NEAR(r.epoch_time_s.p90 - 1000.0, 1000 * z * std::hypot(0.6 * 0.04, 0.4 * 0.1, 0.03),
+              1e-9);
+}
+
 TEST(Uncertainty, LinksBySource) {
   EXPECT_DOUBLE_EQ(link_uncertainty_rel(LinkSource::kImported, Transport::kSocket, 0.01), 0.01);
   // One imported point: no residual, no spread measured: the transport model's error.

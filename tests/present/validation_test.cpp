@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "costmodel/statistics.h"
+#include "present/coverage.h"
 #include "schema/input_error.h"
 #include "schema/model_io.h"
 
@@ -111,6 +114,49 @@ TEST(Validate, CoverageOfTheIntervalsOnAHandMadeTable) {
   const std::string text = format_validation(r);
   EXPECT_NE(text.find("inside the 80 % interval:    2 of 4 (50 %"), std::string::npos) << text;
   EXPECT_NE(text.find("90.0-120.0"), std::string::npos) << text;
+}
+
+// An interval is one launch's: coverage counts each run, overall and per class (cluster x
+// placement x precision x scaling), beside the row's median.
+TEST(Validate, RunsAreCountedOneByOneAndPerClass) {
+  NamedPrediction f;
+  schema::ConfigPrediction two = predicted("tesla", 2, 100);
+  two.range = costmodel::PredictionRange{0.8, {}, {95, 100, 105}};
+  schema::ConfigPrediction one = predicted("vector", 1, 200);
+  one.config.placement = "intra-node";
+  one.range = costmodel::PredictionRange{0.8, {}, {190, 200, 210}};
+  f.prediction.configurations = {two, one};
+  std::vector<MeasuredRun> m = {measured("tesla", 2, 96), measured("tesla", 2, 104),
+                                measured("tesla", 2, 110), measured("vector", 1, 220)};
+  m[3].key.placement = "intra-node";
+  const ValidationResult r = validate(m, {f});
+  ASSERT_EQ(r.rows.size(), 2u);
+  EXPECT_TRUE(r.rows[0].inside);  // the median, 104
+  EXPECT_EQ(r.rows[0].runs_inside, 2);
+  EXPECT_EQ(r.rows[1].runs_inside, 0);
+  EXPECT_EQ(r.runs_with_range, 4);
+  EXPECT_EQ(r.runs_inside_range, 2);
+  const auto classes = coverage_by_class(r.rows);
+  ASSERT_EQ(classes.size(), 2u);
+  EXPECT_EQ(classes[0].cls, "tesla inter-node fp32 strong");
+  EXPECT_EQ(classes[0].runs, 3);
+  EXPECT_EQ(classes[0].inside, 2);
+  EXPECT_EQ(classes[1].cls, "vector intra-node fp32 strong");
+  EXPECT_NEAR(classes[1].mean_error_pct, -100.0 * 20 / 220, 1e-9);
+  const std::string text = format_validation(r);
+  EXPECT_NE(text.find("runs inside their interval:   2 of 4 (50 %; target 75-85 %)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("tesla inter-node fp32 strong"), std::string::npos) << text;
+  // The three tesla runs are the only repeats: sample std of (96, 104, 110) / their mean.
+  const auto spread = launch_spread_of_runs(r.rows);
+  ASSERT_TRUE(spread.has_value());
+  EXPECT_EQ(spread->degrees_of_freedom, 2);
+  const double mean = 310.0 / 3;
+  const double sd = std::sqrt(
+      ((96 - mean) * (96 - mean) + (104 - mean) * (104 - mean) + (110 - mean) * (110 - mean)) / 2);
+  EXPECT_NEAR(spread->rel, sd / mean, 1e-12);
+  EXPECT_NE(text.find("launch to launch, measured:"), std::string::npos) << text;
 }
 
 TEST(Validate, RepeatedRunsOfOneConfigurationMakeOneRowAtTheirMedian) {

@@ -94,6 +94,43 @@ TEST(Golden, OneSlowRankSetsEveryRanksStepAndTheOthersIdleTheDifference) {
   EXPECT_NEAR(p.ranks[3].idle_time_s, 0.0, 1e-12);
 }
 
+// Step-to-step noise: four identical ranks whose step varies by 2 % (1 sigma) end each step, on
+// average, E[max of 4 standard normals] = 1.0293754 sigma later than their mean (docs/simulator.md,
+// "Stragglers"); one rank alone waits for nobody. The epoch's first step costs the device's
+// epoch start once more.
+TEST(Golden, StepNoiseDelaysTheStepByTheExpectedSlowestAndTheEpochStartsOnce) {
+  const double bw = 1.25e9, lat = 5e-5;
+  auto dev = constant_costs("testgpu", kFwd);
+  dev.step_spread_rel = 0.02;
+  dev.epoch_start_s = 0.25;
+  const auto costs = costs_for({dev});
+  const double compute = compute_per_step(layer_count());
+  const double comm = ring_time(4, gradient_bytes(), bw, lat);
+  const auto four = run(tiny_cluster(4, 1, bw, lat), ring_config(4), costs);
+  const double wait = 1.0293753730 * 0.02 * compute;
+  EXPECT_NEAR(four.step_time_s, compute + wait + comm, 1e-9 * four.step_time_s);
+  EXPECT_NEAR(four.epoch_time_s, 63 * four.step_time_s + 0.25, 1e-9 * four.epoch_time_s);
+  auto one_config = ring_config(1);
+  const auto one = run(tiny_cluster(1, 1, bw, lat), one_config, costs);
+  EXPECT_NEAR(one.step_time_s, compute, 1e-12);
+  EXPECT_NEAR(one.epoch_time_s, one.steps_per_epoch * compute + 0.25, 1e-9 * one.epoch_time_s);
+  // A rank 20 spreads slower than the others sets the step alone: no wait beyond its own mean.
+  dev.step_spread_rel = 0.002;
+  auto slow = constant_costs("slowgpu", 3 * kFwd);
+  slow.step_spread_rel = 0.002;
+  auto cl = tiny_cluster(3, 1, bw, lat);
+  schema::NodeSpec n = cl.nodes[0];
+  n.name = "slow";
+  n.is_template = false;
+  n.count = 1;
+  n.gpus = {{"slowgpu", 1}};
+  cl.nodes.push_back(n);
+  cl.devices.push_back(test::test_device("slowgpu"));
+  const auto mixed = run(cl, ring_config(4), costs_for({dev, slow}));
+  EXPECT_NEAR(mixed.step_time_s, compute_per_step(layer_count(), 3 * kFwd) + comm,
+              1e-9 * mixed.step_time_s);
+}
+
 TEST(Golden, OverlapHidesAllButTheLastBucketOnAFastNetwork) {
   const double bw = 1e12,
                lat = 1e-6;  // every bucket's all-reduce is shorter than a layer's backward

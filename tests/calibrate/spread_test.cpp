@@ -1,0 +1,113 @@
+// The compute spreads of calibrate/spread.h on hand-made profiles: repeated profiles on one host
+// are launches (launch spread), profiles of several hosts are nodes (node spread), an imported
+// profile's node is unknown (a host of its own); the whole step's measured range sets the step
+// noise; the fit residual is the fitted step's miss of the mean measured step.
+#include "calibrate/spread.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "costmodel/uncertainty.h"
+
+namespace vitsim::calibrate {
+namespace {
+
+costmodel::ViTConfig small_vit() {
+  costmodel::ViTConfig c = costmodel::vit_preset("vit_ti_16");
+  c.image_size = 32;
+  c.patch_size = 4;
+  c.depth = 2;
+  c.classes = 10;
+  return c;
+}
+
+// Every layer's forward 1 ms x scale per 8 samples, backward twice that, at micro-batches 8, 16.
+schema::ProfileInput profile(const std::string& host, double scale, costmodel::CostSource source) {
+  const auto graph = costmodel::build_layer_graph(small_vit());
+  schema::Profile p;
+  p.device = "dev";
+  p.source = source;
+  p.model = small_vit();
+  if (!host.empty()) p.context = {{"host", host}};
+  for (int b : {8, 16}) {
+    schema::MicroBatchProfile m;
+    m.micro_batch = b;
+    m.repetitions = 20;
+    for (const auto& l : graph.layers) {
+      m.layers.push_back({l.name, l.kind, 1e-3 * scale * b / 8, 0, 2e-3 * scale * b / 8, 0});
+    }
+    p.compute.push_back(m);
+  }
+  return {host + ".json", p};
+}
+
+double rel_sample_std(std::vector<double> v) {
+  double mean = 0, ss = 0;
+  for (double x : v) mean += x / static_cast<double>(v.size());
+  for (double x : v) ss += (x - mean) * (x - mean);
+  return std::sqrt(ss / static_cast<double>(v.size() - 1)) / mean;
+}
+
+ComputeSpread spread_of(const std::vector<schema::ProfileInput>& in) {
+  std::vector<const schema::ProfileInput*> group;
+  for (const auto& p : in) group.push_back(&p);
+  return compute_spread(group, fit_device(group).costs);
+}
+
+TEST(Spread, RepeatedProfilesOnOneHostAreLaunches) {
+  const auto m = costmodel::CostSource::kMeasured;
+  const ComputeSpread s =
+      spread_of({profile("node0", 1.00, m), profile("node0", 1.04, m), profile("node0", 0.97, m)});
+  ASSERT_TRUE(s.launch_spread_rel.has_value());
+  EXPECT_NEAR(*s.launch_spread_rel, rel_sample_std({1.00, 1.04, 0.97}), 1e-12);
+  EXPECT_EQ(s.launch_degrees_of_freedom, 4);  // two micro-batches x (3 profiles - 1)
+  EXPECT_FALSE(s.node_spread_rel.has_value());
+  // The device's costs: launch spread measured, no node spread, and the mean of three profiles
+  // uncertain by the launch spread / sqrt(3).
+  costmodel::DeviceCosts c;
+  set_measured_spreads(s, pool_spreads({s}), c);
+  EXPECT_DOUBLE_EQ(c.launch_spread_rel, *s.launch_spread_rel);
+  EXPECT_DOUBLE_EQ(c.node_spread_rel, 0.0);
+  EXPECT_NEAR(c.uncertainty_rel,
+              std::hypot(s.fit_residual_rel, c.launch_spread_rel / std::sqrt(3.0)), 1e-12);
+}
+
+TEST(Spread, ProfilesOfTwoHostsAreNodesAndImportedOnesHaveNoKnownHost) {
+  const auto m = costmodel::CostSource::kMeasured;
+  const ComputeSpread s =
+      spread_of({profile("node0", 1.00, m), profile("node0", 1.02, m), profile("node1", 1.10, m)});
+  ASSERT_TRUE(s.node_spread_rel.has_value());
+  EXPECT_NEAR(*s.node_spread_rel, rel_sample_std({1.01, 1.10}), 1e-12);  // the hosts' means
+  ASSERT_TRUE(s.launch_spread_rel.has_value());                          // node0's two
+  // Imported: the context's host is the importing machine's, not the log's node.
+  const auto i = costmodel::CostSource::kImported;
+  const ComputeSpread imp = spread_of({profile("laptop", 1.00, i), profile("laptop", 1.08, i)});
+  EXPECT_FALSE(imp.launch_spread_rel.has_value());
+  ASSERT_TRUE(imp.node_spread_rel.has_value());
+  EXPECT_NEAR(*imp.node_spread_rel, rel_sample_std({1.00, 1.08}), 1e-12);
+  // Nothing measured a launch: the prior.
+  costmodel::DeviceCosts c;
+  set_measured_spreads(imp, pool_spreads({imp}), c);
+  EXPECT_DOUBLE_EQ(c.launch_spread_rel, costmodel::kDefaultLaunchSpreadRel);
+}
+
+TEST(Spread, WholeStepRangeIsTheStepNoiseAndExactFitsHaveNoResidual) {
+  const auto m = costmodel::CostSource::kMeasured;
+  std::vector<schema::ProfileInput> in = {profile("node0", 1.0, m)};
+  const ComputeSpread layers_only = spread_of(in);
+  EXPECT_FALSE(layers_only.step_spread_rel.has_value());
+  EXPECT_NEAR(layers_only.fit_residual_rel, 0.0, 1e-9);  // times proportional to b: exact
+  for (auto& mb : in[0].profile.compute) {
+    double step = 0;
+    for (const auto& l : mb.layers) step += l.forward_time_s + l.backward_time_s;
+    mb.step_spread_s = 0.02 * 1.349 * step;  // a 2 % standard deviation
+  }
+  const ComputeSpread whole = spread_of(in);
+  ASSERT_TRUE(whole.step_spread_rel.has_value());
+  EXPECT_NEAR(*whole.step_spread_rel, 0.02, 1e-12);
+  EXPECT_NEAR(whole.step_noise_rel, 0.02, 1e-12);
+}
+
+}  // namespace
+}  // namespace vitsim::calibrate
