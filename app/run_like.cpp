@@ -143,6 +143,17 @@ LikeResult predict_like(const std::vector<std::string>& run_logs, const LikeOpti
     r.cluster_file = cluster_file_of(file, r.log.config, o);
     const schema::ClusterSpec cluster = schema::read_cluster(r.cluster_file);
     const schema::TrainingConfig config = config_like(r.log.config);
+    // One prediction file records one model (validate checks each run against it).
+    const schema::Json model = schema::write_model(r.log.config.model);
+    schema::Json& context = out.predicted.prediction.context;
+    if (!context.is_object() || !context.contains("model")) {
+      context["model"] = model;
+    } else if (context["model"] != model) {
+      throw schema::InputError(fmt::format(
+          "{}: trained another model ({}) than the run logs before it ({}) (hint: validate each "
+          "model in its own command)",
+          file, model.dump(), context["model"].dump()));
+    }
     schema::ConfigPrediction p;
     try {
       p = sim::predict(cluster, catalog, r.log.config.model, config, costs.costs, options);

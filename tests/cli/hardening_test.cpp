@@ -132,7 +132,7 @@ TEST_F(Hardening, ListsNeverDropOrRepeatAValue) {
   EXPECT_EQ(r.output.find("1797"), std::string::npos) << r.output;
   r = vitsim("sweep --merge " + kCosts + " --gpus 1,2");  // the merge would drop --gpus
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("--gpus has no effect with --merge"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--gpus does not apply to --merge"), std::string::npos) << r.output;
   r = vitsim("calibrate " + kSrc + "/platforms/profiles/h100-sxm-vit_b_16-fp32.json " + kSrc +
              "/platforms/profiles/../profiles/h100-sxm-vit_b_16-fp32.json -o " + path("c.json"));
   EXPECT_EQ(r.exit_code, 2) << r.output;

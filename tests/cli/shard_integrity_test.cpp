@@ -55,7 +55,9 @@ TEST(ShardIntegrity, AnEditedShardIsRefused) {
   ASSERT_EQ(run(kSweep + " --shard 1/2 --json " + tmp("e1.json")).exit_code, 0);
   nlohmann::json doc = nlohmann::json::parse(std::ifstream(tmp("e1.json")));
   ASSERT_EQ(doc["configurations"][0]["config"]["gpus"], 2);
-  doc["configurations"][0]["config"]["gpus"] = 3;  // still a valid prediction, another claim
+  doc["configurations"][0]["config"]["gpus"] = 3;  // still a valid prediction, another claim:
+  doc["configurations"][0]["global_batch"] =       // its global batch follows the GPUs
+      doc["configurations"][0]["global_batch"].get<int64_t>() / 2 * 3;
   std::ofstream(tmp("e1.json")) << doc.dump(2);
   const Result m = run(kVitsim + " sweep --merge " + tmp("e0.json") + " " + tmp("e1.json"));
   EXPECT_EQ(m.exit_code, 2) << m.output;

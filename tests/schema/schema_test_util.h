@@ -2,6 +2,8 @@
 // a reader raises (the message is the product: file, JSON pointer, expected, got, hint).
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -57,9 +59,14 @@ inline Json doc_example(const std::string& page) {
   return Json::parse(text.substr(start + open.size(), end - start - open.size()));
 }
 
-// A file in the build tree for write tests.
+// A file in the build tree for write tests, its name the running test's own: ctest runs the tests
+// of one suite in parallel processes, and two writing one path would read each other's files.
 inline std::string scratch_path(const std::string& name) {
-  return std::string(VITSIM_BINARY_DIR) + "/schema_test_" + name;
+  const ::testing::TestInfo* t = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::string test = t ? std::string(t->test_suite_name()) + "." + t->name() + "_" : "";
+  std::string file = "schema_test_" + test + name;
+  for (char& c : file) c = c == '/' ? '_' : c;  // parameterised names hold '/'
+  return std::string(VITSIM_BINARY_DIR) + "/" + file;
 }
 
 using vitsim::test::read_text;  // tests/support/read_text.h
