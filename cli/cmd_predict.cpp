@@ -82,9 +82,9 @@ schema::TrainingConfig to_config(const PredictArgs& a) {
                                 " (hint: one host per rank; leave --gpus out and --hosts sets it)");
   }
   c.micro_batch = single_value(v.micro_batches, "micro-batch");
-  c.per_rank_micro_batch = clikit::parse_list<int64_t>(a.per_rank, "per-rank-micro-batch",
-                                                       clikit::parse_positive_integer, true,
-                                                       clikit::Repeats::kAllowed);
+  c.per_rank_micro_batch =
+      clikit::parse_list<int64_t>(a.per_rank, "per-rank-micro-batch",
+                                  clikit::parse_positive_integer, true, clikit::Repeats::kAllowed);
   c.overlap = single_value(v.overlaps, "overlap");
   c.collective = single_value(v.collectives, "collective");
   c.bucket_bytes = single_value(v.bucket_bytes, "bucket-mb");

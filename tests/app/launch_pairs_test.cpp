@@ -17,7 +17,7 @@ TEST(LaunchPairs, TheStudysRepeatedRunsGiveThePriorLaunchSpread) {
   const schema::Study study = schema::read_study(kReferenceStudy);
   const Imported imp = import_study(study, schema::read_gpus(study.gpus), "", {});
   const auto dev = present::measured_from_csv(schema::CsvTable::read(study.development_set),
-                                                study.precision_names);
+                                              study.precision_names);
   const std::vector<LaunchPair> pairs = launch_pairs(imp, dev);
   ASSERT_EQ(pairs.size(), 4u);  // the 1- and 2-GPU logs of Tesla and Vector
   for (const auto& p : pairs) {
