@@ -13,7 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
-#include "run_command.h"  // tests/support/
+#include "process_support.h"  // tests/support/
+#include "run_command.h"      // tests/support/
 
 namespace {
 
@@ -68,66 +69,26 @@ TEST(ShardIntegrity, AnEditedShardIsRefused) {
       << m.output;
 }
 
-struct Interrupted {
-  int exit_code = -1;
-  std::string output;
-};
-
-// Runs `argv`, stdout and stderr into a pipe; once a line matches `when`, sends SIGINT.
-Interrupted run_and_interrupt(const std::vector<std::string>& argv, const std::regex& when) {
-  int fds[2];
-  if (::pipe(fds) != 0) return {};
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(fds[1], 1);
-    ::dup2(fds[1], 2);
-    ::close(fds[0]);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execv(args[0], args.data());
-    ::_exit(127);
-  }
-  ::close(fds[1]);
-  Interrupted r;
-  std::string line;
-  bool sent = false;
-  char c;
-  while (::read(fds[0], &c, 1) == 1) {
-    r.output += c;
-    if (c != '\n') {
-      line += c;
-      continue;
-    }
-    if (!sent && std::regex_search(line, when)) sent = ::kill(pid, SIGINT) == 0;
-    line.clear();
-  }
-  ::close(fds[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return r;
-}
-
 class ShardInterrupt : public ::testing::TestWithParam<int> {};
 
 TEST_P(ShardInterrupt, ExitsOneThirtyAndWritesNoPartialShard) {
   const std::string file = tmp("interrupted_" + std::to_string(GetParam()) + ".json");
   fs::remove(file);
   // 6 micro-batches x (1 + 3 GPU counts x 2 collectives x 4 buckets x 2 overlaps) = 294.
-  const Interrupted r = run_and_interrupt({kVitsim,         "sweep",
-                                           "--cluster",     kSrc + "/platforms/tesla.json",
-                                           "--costs",       kSrc + "/tests/sim/fixtures/costs.json",
-                                           "--gpus",        "1,2,3,4",
-                                           "--micro-batch", "8,16,24,32,48,64",
-                                           "--collective",  "ring,tree",
-                                           "--bucket-mb",   "25,50,100,500",
-                                           "--overlap",     "off,on",
-                                           "--progress",    "always",
-                                           "--jobs",        std::to_string(GetParam()),
-                                           "--shard",       "0/1",
-                                           "--json",        file},
-                                          std::regex("vitsim sweep: 3/294 configurations"));
+  const vitsim::testing::Interrupted r =
+      vitsim::testing::run_and_signal({kVitsim,         "sweep",
+                                       "--cluster",     kSrc + "/platforms/tesla.json",
+                                       "--costs",       kSrc + "/tests/sim/fixtures/costs.json",
+                                       "--gpus",        "1,2,3,4",
+                                       "--micro-batch", "8,16,24,32,48,64",
+                                       "--collective",  "ring,tree",
+                                       "--bucket-mb",   "25,50,100,500",
+                                       "--overlap",     "off,on",
+                                       "--progress",    "always",
+                                       "--jobs",        std::to_string(GetParam()),
+                                       "--shard",       "0/1",
+                                       "--json",        file},
+                                      std::regex("vitsim sweep: 3/294 configurations"), SIGINT);
   EXPECT_EQ(r.exit_code, 130) << r.output;
   EXPECT_TRUE(
       std::regex_search(r.output, std::regex("interrupted \\(signal 2\\) after [0-9]+ of 294 "

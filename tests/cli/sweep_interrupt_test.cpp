@@ -13,56 +13,16 @@
 #include <regex>
 #include <sstream>
 
-#include "read_text.h"  // tests/support/
+#include "process_support.h"  // tests/support/
+#include "read_text.h"        // tests/support/
 
 namespace {
 
+using vitsim::testing::Interrupted;
+using vitsim::testing::run_and_signal;
+
 const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
 const std::string kSrc = VITSIM_SOURCE_DIR;
-
-struct Interrupted {
-  int exit_code = -1;
-  std::string output;
-};
-
-// Runs the command with stdout+stderr into a pipe; once a line matches `when`, sends `sig`.
-Interrupted run_and_signal(const std::vector<std::string>& argv, const std::regex& when, int sig) {
-  int fds[2];
-  if (pipe(fds) != 0) return {};
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fds[1], 1);
-    dup2(fds[1], 2);
-    close(fds[0]);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  close(fds[1]);
-  Interrupted r;
-  std::string line;
-  bool sent = false;
-  char c;
-  while (read(fds[0], &c, 1) == 1) {
-    r.output += c;
-    if (c != '\n') {
-      line += c;
-      continue;
-    }
-    if (!sent && std::regex_search(line, when)) {
-      kill(pid, sig);
-      sent = true;
-    }
-    line.clear();
-  }
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return r;
-}
 
 // tests/support/read_text.h
 constexpr auto slurp = &vitsim::test::read_text;

@@ -15,6 +15,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -91,6 +92,51 @@ inline bool reaped_within(pid_t pid, std::chrono::duration<double> timeout) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return false;
+}
+
+// What a signalled command printed (stdout and stderr, in order) and how it ended: its exit
+// status, or 128 + the signal that ended it.
+struct Interrupted {
+  int exit_code = -1;
+  std::string output;
+};
+
+// Runs `argv` (argv[0] a path), stdout and stderr into a pipe; once a line matches `when`, sends it
+// `sig` (once); reads to the end and reaps it.
+inline Interrupted run_and_signal(const std::vector<std::string>& argv, const std::regex& when,
+                                  int sig) {
+  int fds[2];
+  if (::pipe(fds) != 0) return {};
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(fds[1], 1);
+    ::dup2(fds[1], 2);
+    ::close(fds[0]);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  Interrupted r;
+  std::string line;
+  bool sent = false;
+  char c;
+  while (::read(fds[0], &c, 1) == 1) {
+    r.output += c;
+    if (c != '\n') {
+      line += c;
+      continue;
+    }
+    if (!sent && std::regex_search(line, when)) sent = ::kill(pid, sig) == 0;
+    line.clear();
+  }
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
 }
 
 }  // namespace vitsim::testing
