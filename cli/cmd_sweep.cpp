@@ -188,9 +188,9 @@ void refuse_options_that_do_nothing(const SweepArgs& a) {
 }
 
 // Every device the sweep's configurations may use, for the one price mode of its cost column:
-// the searched devices (--devices), else the cluster's.
-std::set<std::string> priced_devices(const SweepArgs& a, const schema::ClusterSpec& cluster) {
-  const std::vector<std::string> searched = clikit::split_list(a.devices, "devices");
+// the searched devices (--devices, parsed), else the cluster's.
+std::set<std::string> priced_devices(const std::vector<std::string>& searched,
+                                     const schema::ClusterSpec& cluster) {
   return searched.empty() ? present::devices_of(cluster)
                           : std::set<std::string>(searched.begin(), searched.end());
 }
@@ -223,7 +223,8 @@ int merge(const SweepArgs& a, const clikit::ModelOptions& model_options,
 sim::SweepResult search(const SweepArgs& a, const sim::SweepSpec& spec,
                         const schema::ClusterSpec& cluster, const costmodel::DeviceCatalog& catalog,
                         const costmodel::ViTConfig& vit, const costmodel::CostModel& costs,
-                        const sim::SimOptions& options, const CostArgs& cost);
+                        const sim::SimOptions& options, const CostArgs& cost,
+                        const std::vector<std::string>& searched);
 
 // What a shard's configurations are simulated with (not owned).
 struct ShardInputs {
@@ -232,6 +233,7 @@ struct ShardInputs {
   const costmodel::ViTConfig& model;
   const costmodel::CostModel& costs;
   const sim::SimOptions& options;
+  const std::vector<std::string>& searched;  // --devices, parsed
 };
 
 int shard(const SweepArgs& a, const sim::SweepSpec& spec, const ShardInputs& in,
@@ -252,9 +254,9 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
   options.transports = schema::read_transports(a.input.transports);
   options.force = a.run.force;
   options.simulated_steps = a.run.steps;
-  check_price_devices(cost, cluster,
-                      clikit::parse_list<std::string>(
-                          a.devices, "devices", [](auto& d) { return d; }, true));
+  const std::vector<std::string> searched = clikit::parse_list<std::string>(
+      a.devices, "devices", [](auto& d) { return d; }, true);
+  check_price_devices(cost, cluster, searched);
   const std::vector<sim::SweepItem> items = sim::sweep_items(spec);
   spec.jobs = a.jobs > 0 ? a.jobs : sim::default_sweep_jobs(items, model, options);
   if (a.shard.empty()) {
@@ -268,7 +270,7 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
       spec.progress = [&](size_t done, size_t total) { line.update(done, total); };
       spec.stop_requested = [&] { return stop.requested(); };
       const bool subsets = !a.hosts_from.empty() || !a.devices.empty();
-      r = subsets ? search(a, spec, cluster, catalog, model, costs.costs, options, cost)
+      r = subsets ? search(a, spec, cluster, catalog, model, costs.costs, options, cost, searched)
                   : sim::run_sweep(spec, cluster, catalog, model, costs.costs, options);
       interrupted_by = r.interrupted ? stop.signal() : 0;
     }
@@ -276,7 +278,7 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
         schema::make_context("vitsim", args, {{"model", schema::write_model(model)}});
     if (r.interrupted) r.predictions.context["interrupted"] = true;
     attach_costs(r.predictions.configurations, cost, sim::merged_catalog(catalog, cluster),
-                 priced_devices(a, cluster), "vitsim sweep");
+                 priced_devices(searched, cluster), "vitsim sweep");
     // Cost goals need the costs just attached: pick again with them.
     r.pick = sim::pick_best(r.predictions.configurations, r.requested, spec.goal, spec.limits);
     r.predictions.selection = sim::to_selection(spec.goal, spec.limits);
@@ -295,7 +297,8 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
     }
     return r.pick.best < 0 ? nothing_found(r) : 0;
   }
-  return shard(a, spec, {cluster, catalog, model, costs.costs, options}, cost, items, args);
+  return shard(a, spec, {cluster, catalog, model, costs.costs, options, searched}, cost, items,
+               args);
 }
 
 // --shard I/N: simulates the slice and writes the shard file, only when the slice is whole (a
@@ -344,7 +347,7 @@ int shard(const SweepArgs& a, const sim::SweepSpec& spec, const ShardInputs& in,
     if (!e.prediction) continue;
     std::vector<schema::ConfigPrediction> one = {*e.prediction};
     attach_costs(one, cost, sim::merged_catalog(in.catalog, in.cluster),
-                 priced_devices(a, in.cluster), "vitsim sweep");
+                 priced_devices(in.searched, in.cluster), "vitsim sweep");
     e.prediction = one.front();
   }
   shard.context = schema::make_context("vitsim", args, {{"model", schema::write_model(in.model)}});
@@ -379,18 +382,18 @@ std::vector<schema::TrainingConfig> subset_variants(const sim::SweepSpec& spec) 
 sim::SweepResult search(const SweepArgs& a, const sim::SweepSpec& spec,
                         const schema::ClusterSpec& cluster, const costmodel::DeviceCatalog& catalog,
                         const costmodel::ViTConfig& vit, const costmodel::CostModel& costs,
-                        const sim::SimOptions& options, const CostArgs& cost) {
+                        const sim::SimOptions& options, const CostArgs& cost,
+                        const std::vector<std::string>& searched) {
   sim::SubsetSearch s;
   if (a.hosts_from != "all")
     s.hosts =
         clikit::parse_list<std::string>(a.hosts_from, "hosts-from", [](auto& h) { return h; });
-  s.devices = clikit::parse_list<std::string>(
-      a.devices, "devices", [](auto& d) { return d; }, true);
+  s.devices = searched;
   const costmodel::DeviceCatalog devices = sim::merged_catalog(catalog, cluster);
   std::vector<std::string> names;  // "A100" names four ids: only an id is exact
   for (const auto& d : devices.devices) names.push_back(d.name);
+  const std::vector<std::string> ids = devices.ids();
   for (const std::string& d : s.devices) {  // an id nobody has would only skip every subset
-    const std::vector<std::string> ids = devices.ids();
     if (std::find(ids.begin(), ids.end(), d) == ids.end())
       throw std::invalid_argument(
           clikit::unknown_name("devices", "device", "the catalog", d, ids, names));
@@ -402,7 +405,7 @@ sim::SweepResult search(const SweepArgs& a, const sim::SweepSpec& spec,
   // Quietly here: attach_costs, after the search, warns once per missing price.
   const schema::PriceTable prices = schema::read_prices(cost.prices);
   present::CostOptions cost_options = to_cost_options(cost);
-  cost_options.mode = present::price_mode(priced_devices(a, cluster), prices, cost_options);
+  cost_options.mode = present::price_mode(priced_devices(searched, cluster), prices, cost_options);
   auto attach = [&](schema::ConfigPrediction& p) {
     p.cost = present::run_cost(p, prices, devices, cost_options);
   };
