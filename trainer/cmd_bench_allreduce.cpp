@@ -57,7 +57,7 @@ int cmd_bench_allreduce(int argc, char** argv) {
       p.allreduce.push_back(run_allreduce_bench(o, world, *comm, device));
       if (world.rank() == 0 && !out.empty()) {
         p.device = device_id.empty() ? device : device_id;
-        p.device_name = device == "cpu" ? cpu_name() : "cuda";
+        p.device_name = device_name(device);
         p.source = costmodel::CostSource::kMeasured;
         p.context = trainer_context(args, {{"device", p.device},
                                            {"mpi_library", MpiWorld::library_version()},

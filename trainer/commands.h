@@ -9,5 +9,6 @@ int cmd_train(int argc, char** argv);
 int cmd_profile(int argc, char** argv);
 int cmd_bench_allreduce(int argc, char** argv);
 int cmd_make_dataset(int argc, char** argv);
+int cmd_probe_dispatch(int argc, char** argv);
 
 }  // namespace vitsim::trainer

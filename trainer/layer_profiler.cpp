@@ -267,7 +267,7 @@ schema::Profile run_profile(const ProfileOptions& o, const std::vector<std::stri
   Profiler profiler(o);
   schema::Profile p;
   p.device = o.device_id.empty() ? o.device : o.device_id;
-  p.device_name = o.device == "cpu" ? cpu_name() : "cuda";
+  p.device_name = device_name(o.device);
   p.source = costmodel::CostSource::kMeasured;
   p.precision = o.precision;
   p.model = o.model;

@@ -18,6 +18,8 @@ const vitsim::clikit::Subcommand kCommands[] = {
      "time the all-reduce over message sizes (under mpirun)"},
     {"make-dataset", vitsim::trainer::cmd_make_dataset,
      "write a synthetic learnable dataset in CIFAR binary format"},
+    {"probe-dispatch", vitsim::trainer::cmd_probe_dispatch,
+     "time the host-side cost per launch (the dispatch floor)"},
 };
 
 // Every step allocates and frees the same large tensors (activations, gradients: up to 9.4 MB

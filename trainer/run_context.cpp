@@ -9,6 +9,10 @@
 #include <cstdlib>
 #include <fstream>
 
+#ifdef VITSIM_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
 #include "schema/json_file.h"
 
 namespace vitsim::trainer {
@@ -26,6 +30,19 @@ std::string cpu_name() {
   const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
   if (model.empty()) model = "cpu";
   return model + " (" + std::to_string(cpus) + " logical CPUs)";
+}
+
+std::string device_name(const std::string& device) {
+  if (device == "cpu") return cpu_name();
+#ifdef VITSIM_HAVE_CUDA
+  int index = 0;
+  cudaDeviceProp props{};
+  if (cudaGetDevice(&index) == cudaSuccess &&
+      cudaGetDeviceProperties(&props, index) == cudaSuccess && props.name[0] != '\0') {
+    return props.name;
+  }
+#endif
+  return device;
 }
 
 nlohmann::json trainer_context(const std::vector<std::string>& argv, const nlohmann::json& extra) {

@@ -249,7 +249,7 @@ void Trainer::write_outputs() {
   schema::RunLog log;
   log.context =
       trainer_context(argv_, {{"device", options_.device_id},
-                              {"device_name", options_.device == "cpu" ? cpu_name() : "cuda"},
+                              {"device_name", device_name(options_.device)},
                               {"mpi_library", MpiWorld::library_version()}});
   log.config = run_config();
   log.epochs = epochs_;

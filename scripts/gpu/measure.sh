@@ -31,6 +31,20 @@ stage_profile() {
   local r=$GS_RES regime p ok=0
   gs_use_bundle || return 1
   gs_ensure_built || return 1
+  # The host-side dispatch floor per launch (fp32 and bf16 tensors), and which attention backend
+  # the trainer's scaled_dot_product_attention runs: context for the launch-bound micro-batches.
+  local dtype failed_before=$GS_FAILED
+  for dtype in fp32 bf16; do
+    # shellcheck disable=SC2046
+    GS_TAIL_LINES=7 gs_step "dispatch probe $dtype" 10 --log "$r/dispatch-$dtype.log" -- \
+      "$GS_BUILD/bin/vitsim-train" probe-dispatch $(gs_device_flags) --dtype "$dtype" \
+      --out "$r/dispatch-$GS_DEVICE_ID-$dtype.json"
+  done
+  if [[ $GS_REHEARSE == 0 ]]; then
+    GS_TAIL_LINES=10 gs_step "attention backend" 10 --log "$r/sdpa-backend.log" -- \
+      "$GS_PYTHON" "$GS_REPO/bench/gpu/sdpa_backend.py" --out "$r/sdpa-backend.json"
+  fi
+  GS_FAILED=$failed_before  # context only: a failed probe does not fail the profiles
   for regime in ${GS_PRECISIONS//,/ }; do
     p=$(gs_trainer_precision "$regime")
     if [[ -z $p ]]; then
