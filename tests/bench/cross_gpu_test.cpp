@@ -3,7 +3,7 @@
 // lists each next to the public measurements; calibrate sees neither the study nor timm (its
 // efficiencies are fitted on the H100 only); a measured throughput is the compute-only figure of
 // its source (the P4 row of compute_summary.csv by hand); the shipped profiles are what the
-// documented command makes of the first-build ones; bad input exits 2 naming the file.
+// measured ones of 2026-11-26 from micro-batch 16; bad input exits 2 naming the file.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -63,26 +63,26 @@ TEST_F(CrossGpu, MeasuredThroughputIsTheSourcesComputeOnlyAndTheErrorIsSigned) {
   EXPECT_NEAR(std::stod(m[3]), 100 * (predicted - measured) / measured, 0.6);
 }
 
-TEST_F(CrossGpu, ShippedProfilesAreTheDocumentedCommandsOutput) {
-  std::string first;
-  for (const char* r : {"fp32", "amp-bf16", "ds-bf16"})
-    first += " " + quoted(kRecord + "/profiles-first-build/h100-sxm-vit_b_16-" + r + ".json");
-  std::string runs;
-  for (const auto& e : fs::directory_iterator(kRecord + "/after-012a593")) {
-    if (e.path().extension() == ".json" && e.path().filename().string().rfind("train-", 0) == 0)
-      runs += " " + quoted(e.path().string());
-  }
-  const fs::path out = dir_ / "batched";
-  const auto r =
-      run("--out " + quoted(out.string()) + " --profiles" + first + " --optimizer-runs" + runs);
-  ASSERT_EQ(r.exit_code, 0) << r.output;
+TEST_F(CrossGpu, ShippedProfilesAreTheMeasuredOnesFromMicroBatch16) {
+  // platforms/profiles/README.md: the 2026-11-26 measurement as written by vitsim-train, the
+  // launch-bound rows below 16 left out and said so; the optimizer measured, not replaced.
   for (const char* regime : {"fp32", "amp-bf16", "ds-bf16"}) {
     const std::string name = std::string("h100-sxm-vit_b_16-") + regime + ".json";
-    EXPECT_EQ(read_json_file(out / "profiles" / name),
-              read_json_file(kRoot + "/platforms/profiles/" + name))
-        << name;
+    auto measured =
+        read_json_file(kRoot + "/bench/gpu/h100-2026-11-26/gpu-profile/profile-" + name);
+    auto shipped = read_json_file(kRoot + "/platforms/profiles/" + name);
+    EXPECT_EQ(shipped.at("device_name"), "NVIDIA H100 80GB HBM3") << name;
+    EXPECT_FALSE(shipped.at("context").contains("optimizer_time_replaced")) << name;
+    EXPECT_TRUE(shipped.at("context").contains("rows_kept")) << name;
+    nlohmann::json kept = nlohmann::json::array();
+    for (const auto& m : measured.at("compute")) {
+      if (m.at("micro_batch").get<int>() >= 16) kept.push_back(m);
+    }
+    measured["compute"] = kept;
+    measured.erase("context");
+    shipped.erase("context");
+    EXPECT_EQ(shipped, measured) << name;
   }
-  EXPECT_EQ(r.output, table_);  // the same profiles give the same table
 }
 
 TEST_F(CrossGpu, BadInputExitsTwoNamingTheFile) {
