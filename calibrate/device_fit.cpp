@@ -75,11 +75,30 @@ struct GroupPoints {
   bool any_measured = false;
 };
 
+// " (NVIDIA H100 80GB HBM3, 2026-11-26T01:30:02Z, vitsim-train cd3e3495aef7)" for a measured
+// profile: what it ran on as the system reported it, when, and with which build, so that every
+// prediction from it says so; empty for imported profiles (their logs' own names stay in the file).
+std::string measured_on(const schema::Profile& p) {
+  if (p.source != costmodel::CostSource::kMeasured) return "";
+  std::vector<std::string> parts;
+  if (!p.device_name.empty() && p.device_name != p.device) parts.push_back(p.device_name);
+  auto text = [&](const char* key) {
+    const auto it = p.context.find(key);
+    return it != p.context.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  if (!text("created_utc").empty()) parts.push_back(text("created_utc"));
+  if (!text("git_sha").empty()) parts.push_back(text("tool") + " " + text("git_sha").substr(0, 12));
+  if (parts.empty()) return "";
+  std::string out = " (";
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
+  return out + ")";
+}
+
 GroupPoints collect_points(const std::vector<const schema::ProfileInput*>& group, double params) {
   GroupPoints g;
   for (const auto* in : group) {
     g.any_measured = g.any_measured || in->profile.source == costmodel::CostSource::kMeasured;
-    g.files += (g.files.empty() ? "" : ", ") + in->file;
+    g.files += (g.files.empty() ? "" : ", ") + in->file + measured_on(in->profile);
     for (const auto& m : in->profile.compute) {
       const double b = static_cast<double>(m.micro_batch);
       g.batches.insert(static_cast<int>(m.micro_batch));

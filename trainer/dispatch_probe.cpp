@@ -49,8 +49,7 @@ std::vector<DispatchTiming> probe_dispatch(const DispatchProbeOptions& o) {
   {
     torch::NoGradGuard no_grad;
     out.push_back(time_calls("add_", 1, o.calls, o.warmup, device, [&] { one.add_(1.0); }));
-    out.push_back(time_calls("linear", 1, o.calls, o.warmup, device,
-                             [&] { at::linear(x, w, b); }));
+    out.push_back(time_calls("linear", 1, o.calls, o.warmup, device, [&] { at::linear(x, w, b); }));
     out.push_back(time_calls("layer_norm", 1, o.calls, o.warmup, device,
                              [&] { at::layer_norm(x, {o.width}, gamma, b, 1e-6); }));
     out.push_back(time_calls("gelu", 1, o.calls, o.warmup, device, [&] { at::gelu(x); }));
@@ -61,9 +60,8 @@ std::vector<DispatchTiming> probe_dispatch(const DispatchProbeOptions& o) {
   auto bg = b.clone().requires_grad_(true);
   const int64_t autograd_calls = std::max<int64_t>(1, o.calls / 10);
   out.push_back(time_calls("linear+gelu forward+backward (autograd)", 0, autograd_calls,
-                           std::max<int64_t>(1, o.warmup / 10), device, [&] {
-                             at::gelu(at::linear(x, wg, bg)).sum().backward();
-                           }));
+                           std::max<int64_t>(1, o.warmup / 10), device,
+                           [&] { at::gelu(at::linear(x, wg, bg)).sum().backward(); }));
   return out;
 }
 

@@ -247,10 +247,9 @@ void Trainer::write_outputs() {
   }
   if (options_.run_log.empty() || world_.rank() != 0) return;
   schema::RunLog log;
-  log.context =
-      trainer_context(argv_, {{"device", options_.device_id},
-                              {"device_name", device_name(options_.device)},
-                              {"mpi_library", MpiWorld::library_version()}});
+  log.context = trainer_context(argv_, {{"device", options_.device_id},
+                                        {"device_name", device_name(options_.device)},
+                                        {"mpi_library", MpiWorld::library_version()}});
   log.config = run_config();
   log.epochs = epochs_;
   log.ranks = std::move(ranks);

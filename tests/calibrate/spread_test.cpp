@@ -109,5 +109,23 @@ TEST(Spread, WholeStepRangeIsTheStepNoiseAndExactFitsHaveNoResidual) {
   EXPECT_NEAR(whole.step_noise_rel, 0.02, 1e-12);
 }
 
+// A measured profile's provenance reaches the fitted costs (and every prediction from them): the
+// device as the system named it, when, and which build; an imported one adds nothing.
+TEST(Spread, MeasuredProfilesNameTheirDeviceTimeAndBuildInTheCosts) {
+  auto measured = profile("node0", 1.0, costmodel::CostSource::kMeasured);
+  measured.profile.device_name = "NVIDIA H200";
+  measured.profile.context["created_utc"] = "2026-11-26T01:23:27Z";
+  measured.profile.context["tool"] = "vitsim-train";
+  measured.profile.context["git_sha"] = "cd3e3495aef7bf37be4b62a8f0cf0747dad4466b";
+  const std::string from = fit_device({&measured}).costs.derived_from;
+  EXPECT_NE(from.find("node0.json (NVIDIA H200, 2026-11-26T01:23:27Z, vitsim-train cd3e3495aef7)"),
+            std::string::npos)
+      << from;
+  auto imported = profile("node1", 1.0, costmodel::CostSource::kImported);
+  imported.profile.device_name = "Tesla T4";
+  const std::string plain = fit_device({&imported}).costs.derived_from;
+  EXPECT_NE(plain.find("[node1.json]"), std::string::npos) << plain;
+}
+
 }  // namespace
 }  // namespace vitsim::calibrate

@@ -206,4 +206,47 @@ TEST_F(MpiCheckpoint, EveryWriterCompletesOrLeavesThePreviousFiles) {
             << " injection points run, each failed cleanly\n";
 }
 
+// vitsim-train probe-dispatch (trainer/dispatch_probe.h): the file names the device as the
+// system reports it and holds one timing per operation, host time never above wall time; bad
+// counts exit 2 naming the option.
+Result probe(const std::string& args, const std::string& dir) {
+  const std::string out = dir + "/probe.txt";
+  const int status = std::system(
+      ("timeout -k 5 120 " VITSIM_TRAIN_EXE " probe-dispatch " + args + " > " + out + " 2>&1")
+          .c_str());
+  Result r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::ifstream in(out);
+  r.output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return r;
+}
+
+TEST_F(MpiTrain, ProbeDispatchTimesEachOperationPerCall) {
+  const std::string file = dir_ + "/dispatch.json";
+  const Result r = probe("--calls 50 --warmup 5 --width 16 --out " + file, dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(file);
+  const auto doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc.at("schema"), "vitsim.dispatch_probe");
+  EXPECT_EQ(doc.at("device"), "cpu");
+  EXPECT_NE(doc.at("device_name").get<std::string>().find("logical CPUs"), std::string::npos);
+  std::vector<std::string> ops;
+  for (const auto& op : doc.at("ops")) {
+    ops.push_back(op.at("op"));
+    EXPECT_GT(op.at("host_us_per_call").get<double>(), 0) << op.dump();
+    EXPECT_LE(op.at("host_us_per_call").get<double>(), op.at("wall_us_per_call").get<double>())
+        << op.dump();
+  }
+  EXPECT_EQ(ops, (std::vector<std::string>{"add_", "linear", "layer_norm", "gelu",
+                                           "linear+gelu forward+backward (autograd)"}));
+  EXPECT_EQ(doc.at("ops").back().at("calls"), 5);  // the autograd probe runs calls / 10
+  for (const char* bad : {"--calls 0", "--width -1", "--dtype fp8"}) {
+    const Result b = probe(bad, dir_);
+    EXPECT_EQ(b.exit_code, 2) << bad << "\n" << b.output;
+    EXPECT_NE(b.output.find(std::string(bad).substr(0, std::string(bad).find(' '))),
+              std::string::npos)
+        << b.output;
+  }
+}
+
 }  // namespace
