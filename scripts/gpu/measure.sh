@@ -27,6 +27,9 @@ gs_device_flags() {  # the device options of a vitsim-train profile or train run
   fi
 }
 
+# The profiler's loader resizes on the rank's intra-op threads, as the trainer's does: one thread
+# left the profiles of 2026-11-24 and 2026-11-26 with a loader wait of 0.1-0.46 s per step at
+# 64-256 that no training run had (their runs used --threads, and waited 0).
 stage_profile() {
   local r=$GS_RES regime p ok=0
   gs_use_bundle || return 1
@@ -56,7 +59,8 @@ stage_profile() {
     if GS_TAIL_LINES=4 gs_step "profile $regime" 20 --log "$r/profile-$regime.log" -- \
       "$GS_BUILD/bin/vitsim-train" profile --model "$GS_MODEL" $GS_MODEL_ARGS $(gs_device_flags) \
       --precision "$p" --micro-batches "$GS_MICRO_BATCHES" --warmup "$GS_WARMUP" \
-      --repetitions "$GS_REPETITIONS" --full-steps "$GS_FULL_STEPS" --out "$out"; then
+      --repetitions "$GS_REPETITIONS" --full-steps "$GS_FULL_STEPS" --threads "$GS_THREADS" \
+      --out "$out"; then
       ok=$((ok + 1))
       continue
     fi
@@ -67,7 +71,7 @@ stage_profile() {
       GS_TAIL_LINES=3 gs_step "profile $regime b$b alone" 15 --log "$r/profile-$regime-b$b.log" -- \
         "$GS_BUILD/bin/vitsim-train" profile --model "$GS_MODEL" $GS_MODEL_ARGS \
         $(gs_device_flags) --precision "$p" --micro-batches "$b" --warmup "$GS_WARMUP" \
-        --repetitions "$GS_REPETITIONS" --full-steps "$GS_FULL_STEPS" \
+        --repetitions "$GS_REPETITIONS" --full-steps "$GS_FULL_STEPS" --threads "$GS_THREADS" \
         --out "${out%.json}-b$b.json" && ok=$((ok + 1))
     done
   done
