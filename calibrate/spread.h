@@ -2,8 +2,8 @@
 //   - step to step: the profiles' interquartile ranges (vitsim-train's repetitions, a DeepSpeed
 //     log's step times), IQR / 1.349 = one standard deviation of a normal;
 //   - node to node: profiles of one device type and micro-batch taken on different nodes (the two
-//     T4 logs of the study differ by 8 % in compute), their relative sample standard deviation;
-//   - the transfer's error: how far the fleet's roofline misses each measured device.
+//     T4 logs of the study differ by 8 % in compute), their relative sample standard deviation.
+// The transfer's error is the leave-one-GPU-out check's (gpu_holdout.h, transfer_range.h).
 #pragma once
 
 #include <optional>
@@ -29,9 +29,5 @@ ComputeSpread compute_spread(const std::vector<const schema::ProfileInput*>& gro
 // weighted by its degrees of freedom): two logs of one GPU type give one degree of freedom, too
 // few to estimate a spread alone; nullopt if no device has one.
 std::optional<double> pooled_node_spread(const std::vector<ComputeSpread>& spreads);
-
-// Root mean square of (measured / roofline time - 1) over measured devices: the transfer's error
-// on a device it did not see the factor of (each factor is one device's miss of the fleet fit).
-double transfer_error_rel(const std::vector<double>& device_factors);
 
 }  // namespace vitsim::calibrate

@@ -18,6 +18,8 @@ const char* to_string(CostSource s) {
       return "imported";
     case CostSource::kTransferred:
       return "transferred";
+    case CostSource::kSibling:
+      return "sibling";
   }
   return "?";
 }
@@ -26,18 +28,29 @@ CostSource parse_cost_source(const std::string& text) {
   if (text == "measured") return CostSource::kMeasured;
   if (text == "imported") return CostSource::kImported;
   if (text == "transferred") return CostSource::kTransferred;
+  if (text == "sibling") return CostSource::kSibling;
   throw std::invalid_argument("unknown cost source '" + text +
-                              "' (expected measured, imported or transferred)");
+                              "' (expected measured, imported, transferred or sibling)");
 }
 
 const char* to_string(RooflineForm f) {
-  return f == RooflineForm::kAdditive ? "additive" : "max";
+  switch (f) {
+    case RooflineForm::kMax:
+      return "max";
+    case RooflineForm::kAdditive:
+      return "additive";
+    case RooflineForm::kKernelClasses:
+      return "kernel-classes";
+  }
+  return "?";
 }
 
 RooflineForm parse_roofline_form(const std::string& text) {
   if (text == "max") return RooflineForm::kMax;
   if (text == "additive") return RooflineForm::kAdditive;
-  throw std::invalid_argument("unknown roofline form '" + text + "' (expected max or additive)");
+  if (text == "kernel-classes") return RooflineForm::kKernelClasses;
+  throw std::invalid_argument("unknown roofline form '" + text +
+                              "' (expected max, additive or kernel-classes)");
 }
 
 const DeviceCosts* CostModel::find(const std::string& device, Regime precision) const {

@@ -38,7 +38,8 @@ costmodel::LayerKind read_layer_kind(const Node& node) {
 }
 
 costmodel::CostSource read_cost_source(const Node& node) {
-  return costmodel::parse_cost_source(node.one_of({"measured", "imported", "transferred"}));
+  return costmodel::parse_cost_source(
+      node.one_of({"measured", "imported", "transferred", "sibling"}));
 }
 
 costmodel::Optimizer read_optimizer(const Node& node) {

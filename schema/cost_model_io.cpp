@@ -78,7 +78,7 @@ void read_micro_batches(const Node& n, costmodel::DeviceCosts& d) {
 costmodel::DeviceCosts read_device_costs(const Node& n) {
   n.expect_keys({"device", "precision", "source", "derived_from", "model", "layers", "optimizer",
                  "host_to_device", "data_wait", "step_overhead", "memory_fixed_bytes",
-                 "memory_per_sample_bytes", "micro_batches", "uncertainty"});
+                 "memory_per_sample_bytes", "micro_batches", "uncertainty", "transfer_summary"});
   costmodel::DeviceCosts d;
   d.device = n["device"].string();
   if (d.device.empty()) n["device"].fail("non-empty device id", "empty string");
@@ -105,6 +105,7 @@ costmodel::DeviceCosts read_device_costs(const Node& n) {
     d.step_noise_rel = (*u)["step_noise_rel"].in_range(0, 10);
     d.uncertainty_from = (*u)["derived_from"].string();
   }
+  if (const auto t = n.get("transfer_summary")) d.transfer_summary = t->string();
   return d;
 }
 
@@ -136,7 +137,7 @@ costmodel::RooflineFit read_roofline(const Node& n) {
   r.launch_overhead_s = n["launch_overhead_s"].within(costmodel::kDurationS);
   for (const Node& d : n["fitted_on"].items_nonempty()) r.fitted_on.push_back(d.string());
   if (auto f = n.get("form"))
-    r.form = costmodel::parse_roofline_form(f->one_of({"max", "additive"}));
+    r.form = costmodel::parse_roofline_form(f->one_of({"max", "additive", "kernel-classes"}));
   if (auto e = n.get("held_out_error_rel")) r.held_out_error_rel = e->in_range(0, 10);
   return r;
 }
@@ -192,24 +193,26 @@ Json write_device_costs(const costmodel::DeviceCosts& d) {
                       {"forward_residual_rel", l.forward_residual_rel},
                       {"backward_residual_rel", l.backward_residual_rel}});
   }
-  return {{"device", d.device},
-          {"precision", costmodel::to_string(d.precision)},
-          {"source", costmodel::to_string(d.source)},
-          {"derived_from", d.derived_from},
-          {"model", write_model(d.model)},
-          {"layers", layers},
-          {"optimizer", write_linear(d.optimizer)},
-          {"host_to_device", write_linear(d.host_to_device)},
-          {"data_wait", write_linear(d.data_wait)},
-          {"step_overhead", write_linear(d.step_overhead)},
-          {"memory_fixed_bytes", d.memory_fixed_bytes},
-          {"memory_per_sample_bytes", d.memory_per_sample_bytes},
-          {"micro_batches", d.micro_batches},
-          {"uncertainty",
-           {{"systematic_rel", d.uncertainty_rel},
-            {"node_spread_rel", d.node_spread_rel},
-            {"step_noise_rel", d.step_noise_rel},
-            {"derived_from", d.uncertainty_from}}}};
+  Json j = {{"device", d.device},
+            {"precision", costmodel::to_string(d.precision)},
+            {"source", costmodel::to_string(d.source)},
+            {"derived_from", d.derived_from},
+            {"model", write_model(d.model)},
+            {"layers", layers},
+            {"optimizer", write_linear(d.optimizer)},
+            {"host_to_device", write_linear(d.host_to_device)},
+            {"data_wait", write_linear(d.data_wait)},
+            {"step_overhead", write_linear(d.step_overhead)},
+            {"memory_fixed_bytes", d.memory_fixed_bytes},
+            {"memory_per_sample_bytes", d.memory_per_sample_bytes},
+            {"micro_batches", d.micro_batches},
+            {"uncertainty",
+             {{"systematic_rel", d.uncertainty_rel},
+              {"node_spread_rel", d.node_spread_rel},
+              {"step_noise_rel", d.step_noise_rel},
+              {"derived_from", d.uncertainty_from}}}};
+  if (!d.transfer_summary.empty()) j["transfer_summary"] = d.transfer_summary;
+  return j;
 }
 
 }  // namespace
