@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "app/fidelity.h"
+#include "app/gpu_holdout_check.h"
 #include "app/reproduce.h"
 #include "app/simulate_measured.h"
 #include "cli/commands.h"
@@ -32,6 +33,7 @@ int cmd_validate(int argc, char** argv) {
   std::string out, costs_path, study_path = app::kReferenceStudy;
   bool simulate = false;
   bool leave_one_out = false;
+  bool leave_one_gpu_out = false;
   app.add_option("--measured", measured_files, "run log JSON or CSV (dev_epoch_times.csv columns)")
       ->check(CLI::ExistingFile);
   app.add_flag("--leave-one-out", leave_one_out,
@@ -39,6 +41,10 @@ int cmd_validate(int argc, char** argv) {
                "calibration without it, the development set, the held-out public nccl-tests "
                "rows, the study's recorded emulated-cluster runs; simulator against the naive "
                "formula, error per class");
+  app.add_flag("--leave-one-gpu-out", leave_one_gpu_out,
+               "the cross-GPU check on --study (docs/gpu-transfer.md): each GPU with evidence "
+               "held out of the kernel-class transfer in turn; signed error and 80 % range per "
+               "(GPU, regime, micro-batch), with all evidence and with training evidence only");
   app.add_option("--predicted", predicted_files,
                  "prediction JSON (vitsim simulate / reproduce / predict --json)")
       ->check(CLI::ExistingFile);
@@ -61,6 +67,13 @@ int cmd_validate(int argc, char** argv) {
     if (leave_one_out) {
       const std::string text =
           app::format_fidelity(app::fidelity_check(schema::read_study(study_path), {}));
+      std::cout << text;
+      if (!out.empty()) schema::write_file_atomic(out, text);
+      return 0;
+    }
+    if (leave_one_gpu_out) {
+      const std::string text =
+          app::format_gpu_holdout_report(app::gpu_holdout_check(schema::read_study(study_path)));
       std::cout << text;
       if (!out.empty()) schema::write_file_atomic(out, text);
       return 0;
