@@ -231,11 +231,24 @@ HostCosts Pipeline::donor(const std::string& device, Regime p) {
       }
     }
   }
-  // No measured device shares a cluster: the median of every measured device.
+  // No measured device shares a cluster: the median of the measured devices that some cluster of
+  // the calibration holds (host-side costs are the nodes' loader and software: a profile taken on
+  // a host no cluster describes, the shipped H100's one-thread profiler loader, says nothing
+  // about them), of every measured device when no cluster holds one.
+  std::set<std::string> in_clusters;
+  for (const auto& c : o_.clusters) {
+    for (const auto& n : c.nodes) {
+      for (const auto& g : n.gpus) {
+        auto it = measured_.lower_bound({g.device, Regime::kFp32});
+        if (it != measured_.end() && it->first.first == g.device) in_clusters.insert(g.device);
+      }
+    }
+  }
   std::vector<double> v[6];
   std::string names;
   for (const auto& [key, fit] : measured_) {
     if (!fit.host_costs_known) continue;
+    if (!in_clusters.empty() && !in_clusters.count(key.first)) continue;
     const auto& c = fit.costs;
     const costmodel::LinearCost* h[3] = {&c.host_to_device, &c.data_wait, &c.step_overhead};
     for (int i = 0; i < 3; ++i) {
