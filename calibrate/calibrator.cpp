@@ -300,7 +300,8 @@ const TransferContext& Pipeline::transfer_context() {
     sum_sq += e * e;
   }
   c.fallback_sigma_rel = std::sqrt(sum_sq / static_cast<double>(evidence_.size()));
-  for (const auto& g : c.fit.fitted_on) c.evidence_gpus.push_back(catalog_.find(g));
+  c.tensor_evidence_gpus = gpus_with_evidence(evidence_, catalog_, true);
+  c.fp32_evidence_gpus = gpus_with_evidence(evidence_, catalog_, false);
   c.model = evidence_.front().model;
   for (const auto& [key, fit] : measured_) {
     if (catalog_.find(key.first) && catalog_.find(key.first)->sm_count > 0) {

@@ -156,4 +156,16 @@ std::vector<GpuEvidence> evidence_from_timm(const schema::CsvTable& t,
   return out;
 }
 
+std::vector<const costmodel::DeviceSpec*> gpus_with_evidence(
+    const std::vector<GpuEvidence>& rows, const costmodel::DeviceCatalog& catalog, bool tensor) {
+  std::map<std::string, const costmodel::DeviceSpec*> out;
+  for (const auto& r : rows) {
+    const auto* spec = catalog.find(r.gpu);
+    if (spec && spec->tensor_math(r.regime) == tensor) out[spec->id] = spec;
+  }
+  std::vector<const costmodel::DeviceSpec*> v;
+  for (const auto& [id, spec] : out) v.push_back(spec);
+  return v;
+}
+
 }  // namespace vitsim::calibrate

@@ -61,4 +61,10 @@ std::vector<GpuEvidence> evidence_from_timm(const schema::CsvTable& table,
                                             const costmodel::DeviceCatalog& catalog,
                                             const costmodel::ViTConfig& model);
 
+// The GPUs with a row whose matrix work runs on tensor cores (`tensor`) or on the fp32 units:
+// the nearest measured GPU of a transfer is looked for among those of its own units (an RTX
+// 4090's AMP rows say nothing about its fp32 units). In id order.
+std::vector<const costmodel::DeviceSpec*> gpus_with_evidence(
+    const std::vector<GpuEvidence>& rows, const costmodel::DeviceCatalog& catalog, bool tensor);
+
 }  // namespace vitsim::calibrate

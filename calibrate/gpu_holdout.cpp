@@ -30,11 +30,14 @@ std::set<std::string> gpus_of(const std::vector<GpuEvidence>& rows) {
   return out;
 }
 
-std::vector<const costmodel::DeviceSpec*> specs_of(const std::set<std::string>& gpus,
-                                                   const costmodel::DeviceCatalog& catalog) {
-  std::vector<const costmodel::DeviceSpec*> out;
-  for (const auto& g : gpus) out.push_back(catalog.find(g));
-  return out;
+// The nearest GPU of `rest` with evidence on the same matrix units as `spec` in `regime` (any GPU
+// of `rest` when none has).
+Nearest nearest_left(const costmodel::DeviceSpec& spec, costmodel::Regime regime,
+                     const std::vector<GpuEvidence>& rest,
+                     const costmodel::DeviceCatalog& catalog) {
+  auto left = gpus_with_evidence(rest, catalog, spec.tensor_math(regime));
+  if (left.empty()) left = gpus_with_evidence(rest, catalog, !spec.tensor_math(regime));
+  return nearest_gpu(spec, regime, left);
 }
 
 struct Held {
@@ -50,7 +53,6 @@ Held hold_out(const std::vector<GpuEvidence>& rows, const std::string& gpu,
   const std::vector<GpuEvidence> rest = without(rows, {gpu});
   const TransferFit fit = fit_transfer(rest, catalog);
   const auto& spec = *catalog.find(gpu);
-  const auto left = specs_of(gpus_of(rest), catalog);
   Held h;
   h.gpu.gpu = gpu;
   h.gpu.params = fit.params;
@@ -67,7 +69,7 @@ Held hold_out(const std::vector<GpuEvidence>& rows, const std::string& gpu,
   }
   h.gpu.rms_error_rel = std::sqrt(sum_sq / static_cast<double>(h.predicted.size()));
   for (const auto& [regime, s] : per_regime) {
-    const Nearest near = nearest_gpu(spec, regime, left);
+    const Nearest near = nearest_left(spec, regime, rest, catalog);
     h.points.push_back({near.distance, std::sqrt(s.first / s.second)});
     if (h.gpu.nearest.empty() || near.distance < h.gpu.distance) {
       h.gpu.nearest = near.gpu;
@@ -117,8 +119,7 @@ GpuHoldout leave_one_gpu_out(const std::vector<GpuEvidence>& all,
       row.predicted_s = p;
       row.error_rel = (p - r.total_s) / r.total_s;
       // Each row's own regime decides the distance (peak of its math type).
-      const Nearest near =
-          nearest_gpu(*catalog.find(g), r.regime, specs_of(gpus_of(without(rows, {g})), catalog));
+      const Nearest near = nearest_left(*catalog.find(g), r.regime, without(rows, {g}), catalog);
       row.nearest = near.gpu;
       row.distance = near.distance;
       row.sigma_rel = nested.gpus > 0 ? nested.sigma_rel(near.distance) : 0;

@@ -154,7 +154,20 @@ costmodel::DeviceCosts model_entry(const costmodel::DeviceSpec& spec, Regime reg
       costmodel::optimizer_time_s(params, costmodel::optimizer_step_bytes_per_parameter(regime),
                                   spec, p) /
       params;
-  const Nearest near = nearest_gpu(spec, regime, c.evidence_gpus);
+  // The nearest OTHER GPU with evidence on the same matrix units: a GPU whose only evidence is
+  // public rows (timm's inference rows of an RTX 4090) is no measurement of its training costs,
+  // and its range is what holding it out measured, at the distance to the GPUs left (the law's
+  // own definition); an RTX 4090's AMP rows say nothing of its fp32 units.
+  const bool tensor = spec.tensor_math(regime);
+  const auto& same_units = tensor ? c.tensor_evidence_gpus : c.fp32_evidence_gpus;
+  const auto& evidence =
+      same_units.empty() ? (tensor ? c.fp32_evidence_gpus : c.tensor_evidence_gpus) : same_units;
+  std::vector<const costmodel::DeviceSpec*> others;
+  for (const auto* g : evidence) {
+    if (g->id != spec.id) others.push_back(g);
+  }
+  const bool own_rows = others.size() < evidence.size();
+  const Nearest near = nearest_gpu(spec, regime, others);
   const double sigma = model_sigma(c, near.distance);
   out.uncertainty_rel = sigma;
   out.derived_from = fmt::format(
@@ -168,9 +181,10 @@ costmodel::DeviceCosts model_entry(const costmodel::DeviceSpec& spec, Regime reg
       "by the {}",
       100 * sigma, near.distance, near.gpu, law_text(c));
   out.transfer_summary = fmt::format(
-      "transferred by the kernel-class model fitted on {} GPUs; nearest measured GPU {} (distance "
-      "{:.2f}); uncertainty {:.0f} %",
-      c.fit.fitted_on.size(), near.gpu, near.distance, 100 * sigma);
+      "transferred by the kernel-class model fitted on {} GPUs{}; nearest measured GPU {} "
+      "(distance {:.2f}); uncertainty {:.0f} %",
+      c.fit.fitted_on.size(), own_rows ? " (its own public benchmark rows among them)" : "",
+      near.gpu, near.distance, 100 * sigma);
   return out;
 }
 

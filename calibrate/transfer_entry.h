@@ -31,7 +31,9 @@ struct TransferContext {
   TransferFit fit;
   RangeLaw law;                   // law.gpus == 0: no held-out error known
   double fallback_sigma_rel = 0;  // without a law: the fit's own RMS miss (likely too narrow)
-  std::vector<const costmodel::DeviceSpec*> evidence_gpus;  // GPUs the fit rests on
+  // GPUs with evidence on tensor cores and on fp32 units: a transfer's nearest measured GPU is
+  // looked for among those of its own units (gpus_with_evidence).
+  std::vector<const costmodel::DeviceSpec*> tensor_evidence_gpus, fp32_evidence_gpus;
   costmodel::ViTConfig model;  // the model of unanchored entries (the measured devices')
 };
 

@@ -40,7 +40,8 @@ class TransferEntryTest : public ::testing::Test {
     context.fit.params = params;
     context.fit.fitted_on = {"h100-sxm", "rtx3090"};
     context.law = {0.05, 0.10, 5};
-    context.evidence_gpus = {catalog.find("h100-sxm"), catalog.find("rtx3090")};
+    context.tensor_evidence_gpus = {catalog.find("h100-sxm"), catalog.find("rtx3090")};
+    context.fp32_evidence_gpus = {catalog.find("h100-sxm")};
     context.model = model;
   }
   double layers_at(const costmodel::DeviceCosts& c, double b) {
