@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <map>
 #include <regex>
 #include <tuple>
@@ -47,7 +48,8 @@ std::vector<GpuEvidence> evidence_from_profiles(const std::vector<schema::Profil
       fwd.push_back(f);
       bwd.push_back(b);
       opt.push_back(m.optimizer_time_s);
-      files += (files.empty() ? "" : ", ") + group[j]->file;
+      files +=
+          (files.empty() ? "" : ", ") + std::filesystem::path(group[j]->file).filename().string();
     }
     GpuEvidence e;
     std::tie(e.gpu, e.regime, e.micro_batch) = key;
@@ -148,9 +150,10 @@ std::vector<GpuEvidence> evidence_from_timm(const schema::CsvTable& t,
     e.optimizer_bytes_per_parameter =
         e.kind == EvidenceKind::kTraining ? costmodel::kSgdMomentumStepBytesPerParameter : 0;
     e.source = e.kind == EvidenceKind::kTraining ? "timm training" : "timm inference";
-    e.description = fmt::format("timm {} {} {} ({} row(s), median {:.1f} images/s; {})",
-                                e.kind == EvidenceKind::kTraining ? "train" : "infer", version,
-                                cuda.at(key), r.size(), costmodel::median(r), t.file());
+    e.description =
+        fmt::format("timm {} {} {} ({} row(s), median {:.1f} images/s; {})",
+                    e.kind == EvidenceKind::kTraining ? "train" : "infer", version, cuda.at(key),
+                    r.size(), costmodel::median(r), std::filesystem::path(t.file()).filename().string());
     out.push_back(e);
   }
   return out;

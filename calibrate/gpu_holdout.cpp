@@ -163,8 +163,9 @@ std::string format_gpu_holdout(const GpuHoldout& h, const std::string& title) {
         g.gpu, 100 * g.rms_error_rel, g.nearest, g.distance, p.fp32_matrix_efficiency,
         p.tensor_matrix_efficiency, p.memory_efficiency, p.launch_s * 1e6, p.optimizer_efficiency);
   }
-  s += fmt::format("range law over the {} held-out GPUs: sigma = {:.1f} % + {:.1f} % x distance\n",
-                   h.law.gpus, 100 * h.law.base_rel, 100 * h.law.per_distance_rel);
+  s += fmt::format(
+      "range law over {} held-out (GPU, regime) groups: sigma = {:.1f} % + {:.1f} % x distance\n",
+      h.law.gpus, 100 * h.law.base_rel, 100 * h.law.per_distance_rel);
   return s;
 }
 

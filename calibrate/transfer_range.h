@@ -33,7 +33,7 @@ Nearest nearest_gpu(const costmodel::DeviceSpec& target, costmodel::Regime regim
 struct RangeLaw {
   double base_rel = 0;
   double per_distance_rel = 0;
-  int gpus = 0;  // held-out GPUs it was fitted on; 0 = no law (fewer than 2)
+  int gpus = 0;  // held-out (GPU, regime) points it was fitted on; 0 = no law (fewer than 2)
   double sigma_rel(double distance) const { return base_rel + per_distance_rel * distance; }
 };
 

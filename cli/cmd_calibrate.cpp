@@ -1,5 +1,5 @@
 // vitsim calibrate: profiles -> cost model (schema "vitsim.cost_model"). Fits per device and
-// precision, alpha-beta links, roofline transfer to every device/precision the given clusters use
+// precision, alpha-beta links, the kernel-class transfer to every device/precision the clusters use
 // (docs/cost-model.md, docs/calibration.md).
 #include <fmt/format.h>
 
@@ -59,7 +59,7 @@ int cmd_calibrate(int argc, char** argv) {
   CLI::App app{
       "Fit cost functions from profiles: per-layer time against micro-batch per device and "
       "precision (Eigen least squares), memory, alpha-beta link costs; transfer to every "
-      "device/precision the clusters use by roofline (docs/cost-model.md).",
+      "device/precision the clusters use by the kernel-class transfer (docs/cost-model.md).",
       "vitsim calibrate"};
   std::vector<std::string> inputs, clusters;
   std::string out, precisions = "fp32,amp-fp16,amp-bf16,ds-fp16,ds-bf16",
