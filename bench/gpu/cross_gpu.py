@@ -28,7 +28,7 @@ batched MultiTensorAdamW, bench/gpu/h100-2026-11-24/after-012a593/: 3.0 ms in am
 in ds-bf16); fp32 takes amp-bf16's, whose AdamW moves the same 28 bytes per parameter in fp32
 (docs/cost-model.md, section 12). The profiles so changed are written under --out/profiles/
 with the replacement stated in their context: the shipped profiles are this command's output
-(platforms/profiles/README.md).
+(platforms/profiles/README.md). With --profiles-only the script stops there.
 
     python3 bench/gpu/cross_gpu.py --vitsim build/bin/vitsim --out /tmp/cross-gpu
 
@@ -37,6 +37,7 @@ imported/ and table.md under --out, and prints the table (Markdown). Exit 2 on b
 (missing file, unreadable JSON, a regime missing from the cost model).
 """
 import argparse
+import concurrent.futures
 import csv
 import json
 import os
@@ -208,42 +209,54 @@ def add_common_arguments(ap):
     ap.add_argument("--gpus", default=os.path.join(ROOT, "platforms", "gpus.json"))
 
 
+def predictions(a, cluster, costs, requests):
+    """{(gpu, regime, micro-batch): vitsim_compute(...)} for every request, several vitsim
+    processes at once (each is one short simulation; the order of the table does not depend on
+    it)."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        done = pool.map(lambda r: vitsim_compute(a.vitsim, cluster, costs, *r), requests)
+        return dict(zip(requests, done))
+
+
 def table_rows(a, ids, cluster, costs, measured):
     lines = ["| GPU | regime | source of its costs | micro-batch | predicted img/s (80 % range) | "
              "measured img/s | error | inside | measurement | rests on |",
              "| --- | --- | --- | ---: | --- | ---: | ---: | --- | --- | --- |"]
     errors = []
     sources = {(d["device"], d["precision"]) for d in load_json(costs)["devices"]}
+    rows = []
     for gpu in ids:
         for regime in REGIMES:
             if (gpu, regime) not in sources:
                 continue  # a regime the GPU has no units for (calibrate's notes say which)
             own = [m for m in measured if m[0] == gpu and m[1] == regime]
-            for batch, m in ([(TABLE_MICRO_BATCHES[regime], None)] if not own else
-                             [(m[2], m) for m in own]):
-                p = vitsim_compute(a.vitsim, cluster, costs, gpu, regime, batch)
-                while p["out_of_memory"] and not m and batch > 1:  # an 8 GB card: what fits
-                    batch //= 2
-                    p = vitsim_compute(a.vitsim, cluster, costs, gpu, regime, batch)
-                if p["out_of_memory"]:
-                    continue
-                rate = batch / p["compute_s"]
-                # A range wider than the step itself reaches 0 s: no upper throughput.
-                lo = batch / p["p90_s"]
-                hi = batch / p["p10_s"] if p["p10_s"] > 0 else float("inf")
-                cells = [gpu, regime, p["source"], str(batch),
-                         f"{rate:.1f} ({lo:.1f}-{hi:.1f})" if hi < float("inf")
-                         else f"{rate:.1f} (>= {lo:.1f})"]
-                if m:
-                    err = 100 * (rate - m[3]) / m[3]
-                    in_fit = m[5] if m[5] is not None else bool(a.evidence)
-                    errors.append((err, in_fit))
-                    cells += [f"{m[3]:.1f}", f"{err:+.1f} %", "yes" if lo <= m[3] <= hi else "no",
-                              m[4] + (" (in the fit)" if in_fit else " (held out)")]
-                else:
-                    cells += ["", "", "", ""]
-                lines.append("| " + " | ".join(cells + [p["summary"] or "its own measurement"])
-                             + " |")
+            rows += [(gpu, regime, b, m) for b, m in
+                     ([(TABLE_MICRO_BATCHES[regime], None)] if not own else
+                      [(m[2], m) for m in own])]
+    got = predictions(a, cluster, costs, sorted({(g, r, b) for g, r, b, _ in rows}))
+    for gpu, regime, batch, m in rows:
+        p = got[(gpu, regime, batch)]
+        while p["out_of_memory"] and not m and batch > 1:  # an 8 GB card: what fits
+            batch //= 2
+            p = vitsim_compute(a.vitsim, cluster, costs, gpu, regime, batch)
+        if p["out_of_memory"]:
+            continue
+        rate = batch / p["compute_s"]
+        # A range wider than the step itself reaches 0 s: no upper throughput.
+        lo = batch / p["p90_s"]
+        hi = batch / p["p10_s"] if p["p10_s"] > 0 else float("inf")
+        cells = [gpu, regime, p["source"], str(batch),
+                 f"{rate:.1f} ({lo:.1f}-{hi:.1f})" if hi < float("inf")
+                 else f"{rate:.1f} (>= {lo:.1f})"]
+        if m:
+            err = 100 * (rate - m[3]) / m[3]
+            in_fit = m[5] if m[5] is not None else bool(a.evidence)
+            errors.append((err, in_fit))
+            cells += [f"{m[3]:.1f}", f"{err:+.1f} %", "yes" if lo <= m[3] <= hi else "no",
+                      m[4] + (" (in the fit)" if in_fit else " (held out)")]
+        else:
+            cells += ["", "", "", ""]
+        lines.append("| " + " | ".join(cells + [p["summary"] or "its own measurement"]) + " |")
     return lines, errors
 
 
@@ -255,6 +268,8 @@ def main():
                     help="timm tables given to calibrate, comma-separated (\"\" = none)")
     ap.add_argument("--timm", default=os.path.join(BENCH, "timm_train_benchmarks.csv"))
     ap.add_argument("--optimizer-runs", nargs="+", default=[])
+    ap.add_argument("--profiles-only", action="store_true",
+                    help="with --optimizer-runs: write the changed profiles and stop")
     a = ap.parse_args()
     for path in [a.vitsim, a.gpus, a.timm] + a.profiles + a.optimizer_runs + \
             [p for p in a.evidence.split(",") if p]:
@@ -267,6 +282,8 @@ def main():
     if a.optimizer_runs:
         a.profiles = with_batched_optimizer(a.profiles, a.optimizer_runs,
                                             os.path.join(a.out, "profiles"))
+    if a.profiles_only:
+        return
     cal = run([a.vitsim, "calibrate"] + a.profiles +
               ["-o", costs, "--clusters", cluster, "--gpus", a.gpus,
                "--precisions", ",".join(REGIMES), "--tensor-evidence", a.evidence],

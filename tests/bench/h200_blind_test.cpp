@@ -34,11 +34,13 @@ TEST_F(H200Blind, EveryRegimeAndMicroBatchHasASiblingPredictionWithARange) {
   EXPECT_EQ(rows, 15) << table_;
 }
 
-TEST_F(H200Blind, BadInputExitsTwoNamingTheFile) {
-  const auto r =
-      run("--out " + quoted((dir_ / "bad").string()) + " --study /nonexistent/study.json");
+TEST(H200BlindInput, BadInputExitsTwoNamingTheFile) {
+  const auto dir = vitsim::test::bench_temp_dir("h200_blind_bad");
+  const auto r = vitsim::test::run_bench_script(
+      kScript, "--out " + quoted((dir / "bad").string()) + " --study /nonexistent/study.json");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("/nonexistent/study.json"), std::string::npos) << r.output;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -36,7 +36,8 @@ class StudyToH100 : public vitsim::test::BenchScriptTest<StudyToH100> {
   static const std::string& script() { return kScript; }
 };
 
-TEST_F(StudyToH100, DeviceTransferHoldsTheH100OutAndRegimeTransferOnlyItsFp32) {
+// One test: ctest runs each in a process of its own, and the fixture runs the script in each.
+TEST_F(StudyToH100, HoldsTheH100OutMeasuresItByItsProfilesAndGivesARange) {
   const size_t b = table_.find("B. regime transfer");
   ASSERT_NE(b, std::string::npos) << table_;
   const std::string a_part = table_.substr(0, b), b_part = table_.substr(b);
@@ -60,9 +61,7 @@ TEST_F(StudyToH100, DeviceTransferHoldsTheH100OutAndRegimeTransferOnlyItsFp32) {
     EXPECT_EQ(d.at("source"), d.at("precision") == "fp32" ? "measured" : "transferred")
         << d.at("precision");
   }
-}
-
-TEST_F(StudyToH100, MeasuredIsTheProfilesLayersPlusOptimizerAndTheErrorIsSigned) {
+  // The measured time of a row is the profile's layers plus its optimizer, the error signed.
   const auto profile = read_json_file(kProfiles + "ds-bf16.json");
   double measured = -1;
   for (const auto& e : profile.at("compute")) {
@@ -85,7 +84,11 @@ TEST_F(StudyToH100, MeasuredIsTheProfilesLayersPlusOptimizerAndTheErrorIsSigned)
   EXPECT_GT(std::stod(m[3]), predicted);
 }
 
-TEST_F(StudyToH100, BadInputExitsTwoNamingTheFile) {
+TEST(StudyToH100Input, BadInputExitsTwoNamingTheFile) {
+  const fs::path dir_ = vitsim::test::bench_temp_dir("study_to_h100_bad");
+  const auto run = [](const std::string& args) {
+    return vitsim::test::run_bench_script(kScript, args);
+  };
   const auto missing =
       run("--out " + quoted((dir_ / "bad").string()) + " --profiles /nonexistent/h100.json");
   EXPECT_EQ(missing.exit_code, 2) << missing.output;
@@ -99,6 +102,7 @@ TEST_F(StudyToH100, BadInputExitsTwoNamingTheFile) {
       run("--out " + quoted((dir_ / "bad2").string()) + " --profiles " + quoted(other.string()));
   EXPECT_EQ(wrong.exit_code, 2) << wrong.output;
   EXPECT_NE(wrong.output.find(other.string()), std::string::npos) << wrong.output;
+  fs::remove_all(dir_);
 }
 
 }  // namespace
