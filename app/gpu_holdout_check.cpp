@@ -14,14 +14,14 @@ namespace vitsim::app {
 
 GpuHoldoutReport gpu_holdout_check(const schema::Study& study) {
   const costmodel::DeviceCatalog catalog = schema::read_gpus(study.gpus);
-  std::vector<calibrate::ProfileInput> profiles = import_study(study, catalog, "", {}).profiles;
+  std::vector<schema::ProfileInput> profiles = import_study(study, catalog, "", {}).profiles;
   for (auto& p : gpu_profiles(study)) profiles.push_back(std::move(p));
   GpuHoldoutReport r;
   r.evidence = calibrate::evidence_from_profiles(profiles, catalog);
   const auto public_rows = public_gpu_evidence(study, catalog);
   r.evidence.insert(r.evidence.end(), public_rows.begin(), public_rows.end());
   // The node spread calibrate pools over device types with two profiles of one micro-batch.
-  std::map<std::pair<std::string, costmodel::Regime>, std::vector<const calibrate::ProfileInput*>>
+  std::map<std::pair<std::string, costmodel::Regime>, std::vector<const schema::ProfileInput*>>
       groups;
   for (const auto& p : profiles) {
     if (!p.profile.compute.empty())
