@@ -1,0 +1,52 @@
+// The cost-model entry of a device and regime no profile measured (docs/cost-model.md section 4,
+// docs/uncertainty.md "Transferred compute"), from the kernel-class transfer fitted on every GPU
+// with evidence:
+//   1. anchored on the nearest measurement when there is one: the same device in another regime
+//      (a regime transfer: the study's T4 in ds-fp16 from its fp32 log; the H100 in amp-fp16 from
+//      amp-bf16, the same tensor cores at the same peak) or else a same-chip sibling (source
+//      `sibling`: the H200 from the H100 profiles, the A100 variants from one another): the
+//      anchor's measured layers and optimizer moved by the model's ratio;
+//   2. otherwise the model alone (source `transferred`), its range from the leave-one-GPU-out
+//      errors at the distance to the nearest GPU with evidence.
+// Host-side costs, memory and the spreads other than the systematic one are the caller's.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "calibrate/transfer_fit.h"
+#include "calibrate/transfer_range.h"
+#include "costmodel/cost_model.h"
+#include "costmodel/device_spec.h"
+
+namespace vitsim::calibrate {
+
+struct TransferContext {
+  const costmodel::DeviceCatalog* catalog = nullptr;
+  // Measured and imported entries, uncertainty set (the anchors).
+  const std::map<std::pair<std::string, costmodel::Regime>, costmodel::DeviceCosts>* measured =
+      nullptr;
+  TransferFit fit;
+  RangeLaw law;                   // law.gpus == 0: no held-out error known
+  double fallback_sigma_rel = 0;  // without a law: the fit's own RMS miss (likely too narrow)
+  // GPUs with evidence on tensor cores and on fp32 units: a transfer's nearest measured GPU is
+  // looked for among those of its own units (gpus_with_evidence).
+  std::vector<const costmodel::DeviceSpec*> tensor_evidence_gpus, fp32_evidence_gpus;
+  costmodel::ViTConfig model;  // the model of unanchored entries (the measured devices')
+};
+
+// The anchor a transfer of (spec, regime) rests on, or nullptr: the same device in another
+// regime first (preferring the same matrix units at the same peak, then fp32), then a same-chip
+// sibling (its same regime first).
+const costmodel::DeviceCosts* transfer_anchor(const costmodel::DeviceSpec& spec,
+                                              costmodel::Regime regime,
+                                              const TransferContext& context);
+
+// Layers, optimizer, source, derived_from, transfer_summary and uncertainty_rel /
+// uncertainty_from of the entry.
+costmodel::DeviceCosts transferred_entry(const costmodel::DeviceSpec& spec,
+                                         costmodel::Regime regime, const TransferContext& context);
+
+}  // namespace vitsim::calibrate
