@@ -136,6 +136,12 @@ Calibration calibrate_study(const schema::Study& study,
     }
   }
   opt.public_evidence = public_gpu_evidence(study, catalog);
+  // The regime transfer's eta_c (regime_transfer.h): the first table with training rows.
+  for (const auto& csv : study.tensor_evidence) {
+    if (opt.tensor_evidence) break;
+    opt.tensor_evidence =
+        calibrate::tensor_efficiency_from_timm(schema::CsvTable::read(csv), catalog, study.model);
+  }
   std::vector<schema::ProfileInput> all = profiles;
   for (auto& p : gpu_profiles(study)) all.push_back(std::move(p));
   return calibrate::calibrate(all, catalog, opt);

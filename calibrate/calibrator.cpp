@@ -11,6 +11,7 @@
 
 #include "calibrate/cost_fit.h"
 #include "calibrate/gpu_holdout.h"
+#include "calibrate/regime_transfer.h"
 #include "calibrate/spread.h"
 #include "calibrate/transfer_entry.h"
 #include "costmodel/statistics.h"
@@ -141,6 +142,8 @@ class Pipeline {
   void set_measured_uncertainty(const Key& key, DeviceCosts& c) const;
   void set_transfer_spreads(DeviceCosts& c) const;
   const TransferContext& transfer_context();
+  RegimeTransfer& regime_transfer();
+  std::set<std::string> cluster_measured() const;
   costmodel::RooflineFit roofline_of(Regime p) const;
 
   const CalibrateOptions& o_;
@@ -151,6 +154,8 @@ class Pipeline {
   std::map<Key, DeviceCosts> measured_costs_;  // uncertainty set: the transfers' anchors
   std::vector<GpuEvidence> evidence_;
   std::optional<TransferContext> context_;
+  std::optional<RegimeTransfer> regime_;
+  std::set<Regime> kernel_class_regimes_;  // regimes a kernel-class or sibling entry was made in
   GpuHoldout holdout_;
   std::vector<std::string> notes_;
 };
@@ -219,15 +224,7 @@ HostCosts Pipeline::donor(const std::string& device, Regime p) {
   // the calibration holds (host-side costs are the nodes' loader and software: a profile taken on
   // a host no cluster describes, the shipped H100's one-thread profiler loader, says nothing
   // about them), of every measured device when no cluster holds one.
-  std::set<std::string> in_clusters;
-  for (const auto& c : o_.clusters) {
-    for (const auto& n : c.nodes) {
-      for (const auto& g : n.gpus) {
-        auto it = measured_.lower_bound({g.device, Regime::kFp32});
-        if (it != measured_.end() && it->first.first == g.device) in_clusters.insert(g.device);
-      }
-    }
-  }
+  const std::set<std::string> in_clusters = cluster_measured();
   std::vector<double> v[6];
   std::string names;
   for (const auto& [key, fit] : measured_) {
@@ -253,6 +250,23 @@ HostCosts Pipeline::donor(const std::string& device, Regime p) {
     h[i]->per_unit_s = costmodel::median(v[2 * i + 1]);
   }
   out.from = "median of measured " + names;
+  return out;
+}
+
+// The measured devices some cluster of the calibration holds: the nodes the predictions are of.
+// What belongs to a node and its software rather than to a GPU's datasheet (host-side costs, step
+// noise) and the regime transfer's rooflines are taken from them; from every measured device
+// when no cluster holds one (the empty set).
+std::set<std::string> Pipeline::cluster_measured() const {
+  std::set<std::string> out;
+  for (const auto& c : o_.clusters) {
+    for (const auto& n : c.nodes) {
+      for (const auto& g : n.gpus) {
+        auto it = measured_.lower_bound({g.device, Regime::kFp32});
+        if (it != measured_.end() && it->first.first == g.device) out.insert(g.device);
+      }
+    }
+  }
   return out;
 }
 
@@ -325,6 +339,14 @@ const TransferContext& Pipeline::transfer_context() {
   return *context_;
 }
 
+// The regime transfer of the devices measured in another regime (regime_transfer.h), its
+// rooflines fitted on the measured devices the calibration's clusters hold, made once.
+RegimeTransfer& Pipeline::regime_transfer() {
+  if (!regime_)
+    regime_.emplace(measured_, catalog_, cluster_measured(), o_.tensor_evidence, notes_);
+  return *regime_;
+}
+
 // What the cost model records per regime: the kernel-class fit's efficiencies (this regime's
 // matrix units on tensor-core GPUs for 16-bit regimes), the launch cost, the GPUs, and the RMS of
 // the leave-one-GPU-out errors of the regime's rows (all rows' when it has none).
@@ -358,9 +380,18 @@ costmodel::RooflineFit Pipeline::roofline_of(Regime p) const {
 DeviceCosts Pipeline::transfer(const Key& key) {
   const auto* spec = catalog_.find(key.first);
   const Regime p = key.second;
-  const TransferContext& context = transfer_context();
-  // A device without an SM count (a cluster's emulated CPU device) gets no wave quantization.
-  DeviceCosts c = transferred_entry(*spec, p, context);
+  // A device measured in another regime keeps its measurement, moved by the layer-level
+  // roofline (regime_transfer.h); the others take the kernel-class transfer, from a same-chip
+  // sibling where one was measured (transfer_entry.h). A device without an SM count (a
+  // cluster's emulated CPU device) gets no wave quantization.
+  const DeviceFit* own = regime_transfer().twin(spec->id);
+  DeviceCosts c;
+  if (own) {
+    c = regime_transfer().entry(*spec, p, *own);
+  } else {
+    c = transferred_entry(*spec, p, transfer_context());
+    kernel_class_regimes_.insert(p);
+  }
   const costmodel::MemoryEstimate mem = estimate_memory(c.model, p);
   c.memory_fixed_bytes = mem.fixed_bytes;
   c.memory_per_sample_bytes = mem.per_sample_bytes;
@@ -386,15 +417,18 @@ DeviceCosts Pipeline::transfer(const Key& key) {
 }
 
 // Node spread and step noise of a transferred entry: the pooled node spread (the device's own
-// when nothing is pooled) and the median step noise of the measured devices.
+// when nothing is pooled) and the median step noise of the measured devices the clusters hold
+// (cluster_measured: the shipped H100 profiles' lent VM is no node of a cluster).
 void Pipeline::set_transfer_spreads(DeviceCosts& c) const {
   std::optional<double> own;
   for (const auto& [key, s] : spreads_) {
     if (key.first == c.device && s.node_spread_rel) own = s.node_spread_rel;
   }
   const auto [spread, spread_from] = node_spread(own, pooled_.node_rel);
+  const std::set<std::string> nodes = cluster_measured();
   std::vector<double> noise, whole;
   for (const auto& [key, s] : spreads_) {
+    if (!nodes.empty() && !nodes.count(key.first)) continue;
     noise.push_back(s.step_noise_rel);
     if (s.step_spread_rel) whole.push_back(*s.step_spread_rel);
   }
@@ -436,14 +470,14 @@ Calibration calibrate(const std::vector<schema::ProfileInput>& profiles,
     devices[key] = pipe.transfer(key);
     pipe.notes_.push_back(key_name(key) + ": " + costmodel::to_string(devices[key].source));
   }
-  std::set<Regime> used;
-  for (auto& [key, c] : devices) {
-    out.costs.devices.push_back(c);
-    if (c.source == CostSource::kTransferred || c.source == CostSource::kSibling)
-      used.insert(key.second);
-  }
-  if (pipe.context_) {
-    for (Regime p : used) out.costs.roofline.push_back(pipe.roofline_of(p));
+  for (auto& [key, c] : devices) out.costs.devices.push_back(c);
+  // One record per regime: the kernel-class fit where an entry of that regime used it, else the
+  // layer-level roofline of the regime transfers.
+  for (Regime p : pipe.kernel_class_regimes_) out.costs.roofline.push_back(pipe.roofline_of(p));
+  if (pipe.regime_) {
+    for (const auto& f : pipe.regime_->used()) {
+      if (!pipe.kernel_class_regimes_.count(f.precision)) out.costs.roofline.push_back(f);
+    }
   }
   out.notes = pipe.notes_;
   out.gpu_evidence = pipe.evidence_;

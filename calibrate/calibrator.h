@@ -6,9 +6,11 @@
 //      profiles of GPUs and the public benchmark rows, gpu_evidence.h) and its range law from
 //      holding out each GPU in turn (gpu_holdout.h);
 //   4. transfer every device and precision the clusters use (and the extra pairs asked for) that
-//      no profile measured (transfer_entry.h): anchored on the same device in another regime or
-//      on a same-chip sibling ("sibling") where one was measured, else by the model alone
-//      ("transferred"), each with the nearest measurement and the range it rests on;
+//      no profile measured: a device measured in another regime by the regime transfer
+//      (regime_transfer.h: its measurement moved by the layer-level roofline, eta_c from public
+//      tensor-core evidence); else anchored on a same-chip sibling ("sibling") where one was
+//      measured, else by the kernel-class model alone ("transferred") (transfer_entry.h), each
+//      with the measurement and the range it rests on;
 //   5. give devices without host-side costs (transfers, compute-only imports) those of a measured
 //      device of the same cluster (else the median of all measured devices).
 #pragma once
@@ -20,6 +22,7 @@
 
 #include "calibrate/device_fit.h"
 #include "calibrate/gpu_evidence.h"
+#include "calibrate/tensor_evidence.h"
 #include "costmodel/cost_model.h"
 #include "costmodel/device_spec.h"
 #include "schema/cluster.h"
@@ -35,6 +38,9 @@ struct CalibrateOptions {
   std::vector<std::pair<std::string, costmodel::Regime>> required;
   // GPU evidence besides the profiles: timm's benchmark rows (evidence_from_timm).
   std::vector<GpuEvidence> public_evidence;
+  // Tensor-core efficiency of timm's training rows (tensor_efficiency_from_timm): the eta_c of a
+  // regime transfer's 16-bit roofline; without it, fp32's.
+  std::optional<TensorEfficiencyEvidence> tensor_evidence;
 };
 
 struct Calibration {

@@ -182,4 +182,11 @@ void set_measured_spreads(const ComputeSpread& own, const PooledSpreads& pooled,
       own.from);
 }
 
+double transfer_error_rel(const std::vector<double>& device_factors) {
+  if (device_factors.empty()) return 0.0;
+  double sum_sq = 0;
+  for (double f : device_factors) sum_sq += (f - 1) * (f - 1);
+  return std::sqrt(sum_sq / static_cast<double>(device_factors.size()));
+}
+
 }  // namespace vitsim::calibrate

@@ -11,7 +11,9 @@
 //     profile whose host is not known counts as a host of its own;
 //   - the fit's own error: how far the fitted step (the sum of the layer fits) misses the mean
 //     measured step at each profiled micro-batch;
-// The transfer's error is the leave-one-GPU-out check's (gpu_holdout.h, transfer_range.h).
+//   - a regime transfer's error: how far the fleet's roofline misses each measured device
+//     (regime_transfer.h). A kernel-class transfer's is the leave-one-GPU-out check's
+//     (gpu_holdout.h, transfer_range.h).
 #pragma once
 
 #include <optional>
@@ -63,5 +65,9 @@ double launch_spread_or_prior(const PooledSpreads& pooled);
 // step_noise_rel, launch_spread_rel, uncertainty_from) from its own spread and the pooled ones.
 void set_measured_spreads(const ComputeSpread& own, const PooledSpreads& pooled,
                           costmodel::DeviceCosts& c);
+
+// Root mean square of (measured / roofline time - 1) over measured devices: the transfer's error
+// on a device it did not see the factor of (each factor is one device's miss of the fleet fit).
+double transfer_error_rel(const std::vector<double>& device_factors);
 
 }  // namespace vitsim::calibrate

@@ -15,14 +15,14 @@ using costmodel::Regime;
 
 namespace {
 
-// Regime families: what a regime transfer prefers to stay within.
+// Regime families: what a sibling's anchor regime prefers to stay within.
 int family(Regime r) {
   return costmodel::is_amp(r) ? 1 : costmodel::is_deepspeed(r) ? 2 : 0;
 }
 
-// Lower is a better anchor regime for `target` on `spec`: the same matrix units at the same peak
-// in the same family (amp-fp16 from amp-bf16 on tensor cores of one rate), then at the same peak,
-// then fp32, then anything measured.
+// Lower is a better anchor regime of a sibling for `target` on `spec`: the same regime, then the
+// same matrix units at the same peak in the same family (amp-fp16 from amp-bf16 on tensor cores
+// of one rate), then at the same peak, then fp32, then anything measured.
 int regime_rank(const costmodel::DeviceSpec& spec, Regime target, Regime anchor) {
   if (anchor == target) return 0;
   const bool same_units =
@@ -82,11 +82,11 @@ const costmodel::DeviceCosts* transfer_anchor(const costmodel::DeviceSpec& spec,
   for (const auto& [key, costs] : *c.measured) {
     const auto* anchor_spec = c.catalog->find(key.first);
     if (!anchor_spec) continue;
-    const bool same_device = anchor_spec->id == spec.id;
-    if (!same_device && !anchor_spec->same_chip(spec)) continue;
+    // The device's own measurement in another regime is the regime transfer's
+    // (regime_transfer.h), never an anchor here.
+    if (anchor_spec->id == spec.id || !anchor_spec->same_chip(spec)) continue;
     if (!anchor_spec->supports(key.second)) continue;
-    // Same device before siblings; within, the regime ranking.
-    const int rank = (same_device ? 0 : 10) + regime_rank(spec, regime, key.second);
+    const int rank = regime_rank(spec, regime, key.second);
     if (rank < best_rank) {
       best_rank = rank;
       best = &costs;
@@ -103,8 +103,7 @@ costmodel::DeviceCosts anchored_entry(const costmodel::DeviceSpec& spec, Regime 
   const costmodel::DeviceSpec& aspec = *c.catalog->find(anchor.device);
   const costmodel::TransferParams& p = c.fit.params;
   costmodel::DeviceCosts out = anchored_layer_costs(anchor, aspec, spec, regime, p);
-  const bool sibling = aspec.id != spec.id;
-  out.source = sibling ? costmodel::CostSource::kSibling : costmodel::CostSource::kTransferred;
+  out.source = costmodel::CostSource::kSibling;
   // The optimizer step is memory traffic: the anchor's, scaled by the two regimes' bytes and the
   // two devices' bandwidths (costmodel::optimizer_step_bytes_per_parameter).
   const double scale = costmodel::optimizer_step_bytes_per_parameter(regime) /
@@ -125,10 +124,8 @@ costmodel::DeviceCosts anchored_entry(const costmodel::DeviceSpec& spec, Regime 
   const double sigma = model_sigma(c, d);
   out.uncertainty_rel = std::hypot(anchor.uncertainty_rel, moved * sigma);
   const std::string what =
-      sibling ? fmt::format("sibling of the measured {} {} (same {} chip, {} SMs)", aspec.id,
-                            costmodel::to_string(anchor.precision), spec.chip, spec.sm_count)
-              : fmt::format("regime transfer of the measured {} {}", aspec.id,
-                            costmodel::to_string(anchor.precision));
+      fmt::format("sibling of the measured {} {} (same {} chip, {} SMs)", aspec.id,
+                  costmodel::to_string(anchor.precision), spec.chip, spec.sm_count);
   out.derived_from = fmt::format(
       "{}: its layer times and optimizer moved by the kernel-class model's ratio (x{:.3f} at "
       "micro-batch {}; {} GB/s against {} GB/s; model {}; fitted on {})",

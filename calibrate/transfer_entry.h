@@ -1,13 +1,12 @@
-// The cost-model entry of a device and regime no profile measured (docs/cost-model.md section 4,
-// docs/uncertainty.md "Transferred compute"), from the kernel-class transfer fitted on every GPU
-// with evidence:
-//   1. anchored on the nearest measurement when there is one: the same device in another regime
-//      (a regime transfer: the study's T4 in ds-fp16 from its fp32 log; the H100 in amp-fp16 from
-//      amp-bf16, the same tensor cores at the same peak) or else a same-chip sibling (source
-//      `sibling`: the H200 from the H100 profiles, the A100 variants from one another): the
-//      anchor's measured layers and optimizer moved by the model's ratio;
+// The cost-model entry of a device no profile measured in any regime (docs/cost-model.md
+// section 4, docs/uncertainty.md "Transferred compute"), from the kernel-class transfer fitted
+// on every GPU with evidence:
+//   1. anchored on a same-chip sibling when one was measured (source `sibling`: the H200 from the
+//      H100 profiles, the A100 variants from one another): the sibling's measured layers and
+//      optimizer moved by the model's ratio;
 //   2. otherwise the model alone (source `transferred`), its range from the leave-one-GPU-out
 //      errors at the distance to the nearest GPU with evidence.
+// A device measured in another regime is the regime transfer's (regime_transfer.h).
 // Host-side costs, memory and the spreads other than the systematic one are the caller's.
 #pragma once
 
@@ -37,9 +36,8 @@ struct TransferContext {
   costmodel::ViTConfig model;  // the model of unanchored entries (the measured devices')
 };
 
-// The anchor a transfer of (spec, regime) rests on, or nullptr: the same device in another
-// regime first (preferring the same matrix units at the same peak, then fp32), then a same-chip
-// sibling (its same regime first).
+// The same-chip sibling measurement a transfer of (spec, regime) rests on, or nullptr: its same
+// regime first, then the same matrix units at the same peak, then fp32.
 const costmodel::DeviceCosts* transfer_anchor(const costmodel::DeviceSpec& spec,
                                               costmodel::Regime regime,
                                               const TransferContext& context);

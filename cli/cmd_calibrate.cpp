@@ -77,7 +77,8 @@ int cmd_calibrate(int argc, char** argv) {
   app.add_option("--gpus", gpus_path, "device catalog")->capture_default_str();
   app.add_option("--tensor-evidence", timm,
                  "timm benchmark CSVs (training and inference rows), comma-separated: GPU "
-                 "evidence of the kernel-class transfer besides the profiles (\"\" = none)")
+                 "evidence of the kernel-class transfer besides the profiles, and the training "
+                 "rows' tensor-core efficiency for a regime transfer's fp16/bf16 (\"\" = none)")
       ->capture_default_str();
   return clikit::run_app(app, argc, argv, [&] {
     clikit::refuse_repeated_files(inputs, "profiles");
@@ -95,9 +96,13 @@ int cmd_calibrate(int argc, char** argv) {
     }
     for (const auto& csv : clikit::split_list(timm, "tensor-evidence")) {
       if (csv.empty() || !with_model) continue;
-      auto rows = calibrate::evidence_from_timm(schema::CsvTable::read(csv), catalog,
-                                                *with_model->profile.model);
+      const auto table = schema::CsvTable::read(csv);
+      auto rows = calibrate::evidence_from_timm(table, catalog, *with_model->profile.model);
       opt.public_evidence.insert(opt.public_evidence.end(), rows.begin(), rows.end());
+      // The regime transfer's eta_c: the first table with training rows of the model.
+      if (!opt.tensor_evidence)
+        opt.tensor_evidence =
+            calibrate::tensor_efficiency_from_timm(table, catalog, *with_model->profile.model);
     }
     const calibrate::Calibration cal = calibrate::calibrate(profiles, catalog, opt);
     for (const auto& n : cal.notes) std::cerr << "vitsim calibrate: note: " << n << "\n";

@@ -1,0 +1,287 @@
+// The regime transfer (calibrate/regime_transfer.h) on synthetic devices: profiles generated
+// from a known fp32 roofline (eta_c, eta_m, launch overhead) on two devices, with seeded noise,
+// are calibrated; the fitted efficiencies come back within 1 %, a device's amp-fp16 is its own
+// fp32 measurement moved to the tensor peak at the evidence's eta_c, a measured device outside
+// the clusters moves nothing, and the transferred entry's interval is the wider.
+#include "calibrate/regime_transfer.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "calibrate/calibrator.h"
+#include "calibrate/roofline.h"
+#include "costmodel/uncertainty.h"
+
+namespace vitsim::calibrate {
+namespace {
+
+using costmodel::Regime;
+
+constexpr double kEtaC = 0.45, kEtaM = 0.6, kOverhead = 20e-6, kNoise = 0.002;
+
+costmodel::DeviceSpec device(const std::string& id, double peak, double bw, double fp16 = 0) {
+  costmodel::DeviceSpec d;
+  d.id = id;
+  d.name = id;
+  d.fp32_peak_flop_per_s = peak;
+  d.fp16_tensor_peak_flop_per_s = fp16;
+  d.memory_bandwidth_bytes_per_s = bw;
+  d.memory_bytes = 16e9;
+  return d;
+}
+
+costmodel::ViTConfig small_vit() {
+  costmodel::ViTConfig c = costmodel::vit_preset("vit_ti_16");
+  c.image_size = 32;
+  c.patch_size = 4;
+  c.depth = 2;
+  c.classes = 10;
+  return c;
+}
+
+double truth_time(const costmodel::DeviceSpec& d, double flop, double bytes) {
+  return std::max(flop / (kEtaC * d.fp32_peak_flop_per_s),
+                  bytes / (kEtaM * d.memory_bandwidth_bytes_per_s)) +
+         kOverhead;
+}
+
+schema::ProfileInput synthetic_profile(const costmodel::DeviceSpec& d, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> noise(0.0, kNoise);
+  const auto graph = costmodel::build_layer_graph(small_vit());
+  schema::Profile p;
+  p.device = d.id;
+  p.device_name = d.name;
+  p.source = costmodel::CostSource::kMeasured;
+  p.model = small_vit();
+  for (int b : {4, 8, 16, 32, 64}) {
+    schema::MicroBatchProfile m;
+    m.micro_batch = b;
+    m.repetitions = 10;
+    for (const auto& l : graph.layers) {
+      schema::LayerTiming t;
+      t.name = l.name;
+      t.kind = l.kind;
+      t.forward_time_s = truth_time(d, pass_flop_per_sample(l, false) * b,
+                                    pass_bytes_per_sample(l, false, Regime::kFp32) * b) *
+                         (1 + noise(rng));
+      t.backward_time_s = truth_time(d, pass_flop_per_sample(l, true) * b,
+                                     pass_bytes_per_sample(l, true, Regime::kFp32) * b) *
+                          (1 + noise(rng));
+      m.layers.push_back(t);
+    }
+    m.optimizer_time_s = static_cast<double>(graph.parameters()) *
+                         costmodel::optimizer_step_bytes_per_parameter(costmodel::Regime::kFp32) /
+                         (kEtaM * d.memory_bandwidth_bytes_per_s) * (1 + noise(rng));
+    m.step_overhead_time_s = 0.002;
+    m.peak_memory_bytes = (1.0e9 + 5.0e7 * b) * (1 + noise(rng));
+    p.compute.push_back(m);
+  }
+  return {d.id + ".json", p};
+}
+
+schema::ClusterSpec cluster_of(const std::vector<std::string>& devices) {
+  schema::ClusterSpec c;
+  c.name = "synthetic";
+  for (const auto& id : devices) {
+    schema::NodeSpec n;
+    n.name = "node-" + id;
+    n.gpus.push_back({id, 1});
+    c.nodes.push_back(n);
+  }
+  return c;
+}
+
+class RegimeTransferTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    catalog_.devices = {device("devA", 10e12, 500e9), device("devC", 4e12, 900e9, 50e12),
+                        device("devD", 20e12, 700e9)};
+    profiles_ = {synthetic_profile(catalog_.devices[0], 1),
+                 synthetic_profile(catalog_.devices[1], 2)};
+    options_.clusters = {cluster_of({"devA", "devC"})};
+    options_.precisions = {Regime::kFp32, Regime::kAmpFp16};
+    options_.tensor_evidence = TensorEfficiencyEvidence{0.6, 3, "synthetic evidence"};
+  }
+  costmodel::DeviceCatalog catalog_;
+  std::vector<schema::ProfileInput> profiles_;
+  CalibrateOptions options_;
+};
+
+TEST_F(RegimeTransferTest, FitsRecoveredAndTheOwnMeasurementMoved) {
+  const Calibration cal = calibrate(profiles_, catalog_, options_);
+  // The record of the regime transfer's amp-fp16 roofline: fp32's eta_m and overhead, fitted on
+  // the measured devices, and the evidence's eta_c (two devices: the max form).
+  ASSERT_EQ(cal.costs.roofline.size(), 1u);
+  const auto& r = cal.costs.roofline[0];
+  EXPECT_EQ(r.precision, Regime::kAmpFp16);
+  EXPECT_EQ(r.form, costmodel::RooflineForm::kMax);
+  EXPECT_DOUBLE_EQ(r.compute_efficiency, 0.6);
+  EXPECT_NEAR(r.memory_efficiency, kEtaM, 0.01 * kEtaM);
+  EXPECT_NEAR(r.launch_overhead_s, kOverhead, 0.1 * kOverhead);
+  // Measured devices: affine layer costs (overhead + per sample) chosen by AICc, memory fitted.
+  const auto* a = cal.costs.find("devA", Regime::kFp32);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->source, costmodel::CostSource::kMeasured);
+  EXPECT_NE(a->derived_from.find("affine"), std::string::npos) << a->derived_from;
+  EXPECT_NEAR(a->memory_fixed_bytes, 1.0e9, 0.01 * 1.0e9);
+  EXPECT_NEAR(a->memory_per_sample_bytes, 5.0e7, 0.01 * 5.0e7);
+  // devC in amp-fp16: its fp32 measurement (on the roofline: factor ~1) moved to its tensor
+  // cores at the evidence's eta_c; the optimizer by the regimes' bytes per parameter.
+  const auto* c16 = cal.costs.find("devC", Regime::kAmpFp16);
+  const auto* c32 = cal.costs.find("devC", Regime::kFp32);
+  ASSERT_TRUE(c16 && c32);
+  EXPECT_EQ(c16->source, costmodel::CostSource::kTransferred);
+  EXPECT_NE(c16->transfer_summary.find("regime transfer of the measured devC fp32"),
+            std::string::npos)
+      << c16->transfer_summary;
+  const auto graph = costmodel::build_layer_graph(small_vit());
+  const int mlp = graph.find("blocks.0.mlp");
+  const auto& l = graph.layers[static_cast<size_t>(mlp)];
+  const double compute = pass_flop_per_sample(l, false) / (0.6 * 50e12);
+  const double memory = pass_bytes_per_sample(l, false, Regime::kAmpFp16) / (kEtaM * 900e9);
+  EXPECT_NEAR(c16->layers[static_cast<size_t>(mlp)].forward.per_unit_s, std::max(compute, memory),
+              0.02 * std::max(compute, memory));
+  const double params = static_cast<double>(graph.parameters());
+  EXPECT_NEAR(c16->optimizer.at(params) / c32->optimizer.at(params),
+              costmodel::optimizer_step_bytes_per_parameter(Regime::kAmpFp16) /
+                  costmodel::optimizer_step_bytes_per_parameter(Regime::kFp32),
+              1e-9);
+  EXPECT_NEAR(c16->step_overhead.at(16), 0.002, 1e-12);
+  // devA has no tensor cores: its fp16 runs on the fp32 units.
+  const auto* a16 = cal.costs.find("devA", Regime::kAmpFp16);
+  ASSERT_NE(a16, nullptr);
+  EXPECT_NE(a16->derived_from.find("no tensor cores"), std::string::npos);
+}
+
+// The rooflines are fitted on the devices of the calibration's clusters: a measured device no
+// cluster holds (devD, 20 % off the roofline) moves no regime transfer.
+TEST_F(RegimeTransferTest, AMeasuredDeviceOutsideTheClustersMovesNothing) {
+  const Calibration without = calibrate(profiles_, catalog_, options_);
+  schema::ProfileInput off = synthetic_profile(catalog_.devices[2], 4);
+  for (auto& m : off.profile.compute) {
+    for (auto& l : m.layers) {
+      l.forward_time_s *= 1.2;
+      l.backward_time_s *= 1.2;
+    }
+  }
+  auto with_d = profiles_;
+  with_d.push_back(off);
+  const Calibration with = calibrate(with_d, catalog_, options_);
+  const auto* c0 = without.costs.find("devC", Regime::kAmpFp16);
+  const auto* c1 = with.costs.find("devC", Regime::kAmpFp16);
+  ASSERT_TRUE(c0 && c1);
+  for (size_t i = 0; i < c0->layers.size(); ++i) {
+    EXPECT_DOUBLE_EQ(c0->layers[i].forward.per_unit_s, c1->layers[i].forward.per_unit_s);
+    EXPECT_DOUBLE_EQ(c0->layers[i].backward.per_unit_s, c1->layers[i].backward.per_unit_s);
+  }
+  EXPECT_DOUBLE_EQ(c0->uncertainty_rel, c1->uncertainty_rel);
+}
+
+// Intervals widen when a cost is transferred: devC runs 10 % slower than the fleet's roofline (a
+// power-capped card), so the roofline misses each measured device by ~5 %; devC's amp-fp16,
+// transferred, carries that miss, devA's fp32 only its fit residual and node spread. Two profiles
+// of devA taken on "different nodes" (2 % apart) give the node spread every device then shares.
+TEST_F(RegimeTransferTest, TransferredCostsCarryWiderIntervals) {
+  schema::ProfileInput slow = synthetic_profile(catalog_.devices[1], 2);
+  for (auto& m : slow.profile.compute) {
+    for (auto& l : m.layers) {
+      l.forward_time_s *= 1.10;
+      l.backward_time_s *= 1.10;
+    }
+  }
+  schema::ProfileInput other_node = synthetic_profile(catalog_.devices[0], 3);
+  other_node.file = "devA-node2.json";
+  for (auto& m : other_node.profile.compute) {
+    for (auto& l : m.layers) {
+      l.forward_time_s *= 1.02;
+      l.backward_time_s *= 1.02;
+    }
+  }
+  const Calibration cal = calibrate({profiles_[0], other_node, slow}, catalog_, options_);
+  const auto* a = cal.costs.find("devA", Regime::kFp32);
+  const auto* b = cal.costs.find("devC", Regime::kAmpFp16);
+  const auto* c = cal.costs.find("devC", Regime::kFp32);
+  ASSERT_TRUE(a && b && c);
+  // Node spread of devA: sample std of (1, 1.02) / mean = 0.01414 / 1.01, up to the seeded noise.
+  EXPECT_NEAR(a->node_spread_rel, 0.02 / std::sqrt(2.0) / 1.01, 0.002);
+  EXPECT_DOUBLE_EQ(c->node_spread_rel, a->node_spread_rel);  // pooled: devC has one profile
+  EXPECT_NE(c->uncertainty_from.find("pooled"), std::string::npos) << c->uncertainty_from;
+  EXPECT_GT(b->uncertainty_rel, 0.03);
+  EXPECT_GT(b->uncertainty_rel, 2 * a->uncertainty_rel);
+  EXPECT_NE(b->uncertainty_from.find("roofline"), std::string::npos) << b->uncertainty_from;
+  auto width = [](const costmodel::DeviceCosts& d) {
+    costmodel::RangeInputs in;
+    in.step_time_s = in.compute_s = 1.0;
+    in.epoch_time_s = 100.0;
+    in.steps_per_epoch = 100;
+    in.ranks = 2;
+    in.compute_systematic_rel = d.uncertainty_rel;
+    in.compute_per_rank_rel = d.node_spread_rel;
+    in.step_noise_rel = d.step_noise_rel;
+    const auto r = costmodel::prediction_range(in);
+    return r.epoch_time_s.p90 - r.epoch_time_s.p10;
+  };
+  EXPECT_GT(width(*b), 1.5 * width(*a));
+}
+
+// Three devices whose layer passes follow one form exactly: leaving each out in turn, that form
+// predicts the held-out device (error ~0) and the other does not.
+std::vector<RooflineSample> form_samples(costmodel::RooflineForm form,
+                                         std::vector<OptimizerSample>* optimizer = nullptr) {
+  costmodel::RooflineFit truth;
+  truth.form = form;
+  truth.compute_efficiency = kEtaC;
+  truth.memory_efficiency = kEtaM;
+  truth.launch_overhead_s = kOverhead;
+  const auto graph = costmodel::build_layer_graph(small_vit());
+  std::vector<RooflineSample> out;
+  const costmodel::DeviceSpec devs[] = {device("d1", 10e12, 500e9), device("d2", 4e12, 900e9),
+                                        device("d3", 25e12, 300e9)};
+  for (const auto& d : devs) {
+    if (optimizer) {
+      const double bytes = 1e8;
+      optimizer->push_back({d.id, bytes, bytes / (kEtaM * d.memory_bandwidth_bytes_per_s),
+                            d.memory_bandwidth_bytes_per_s});
+    }
+    for (int b : {4, 16, 64}) {
+      for (const auto& l : graph.layers) {
+        for (bool bwd : {false, true}) {
+          const double flop = pass_flop_per_sample(l, bwd) * b;
+          const double bytes = pass_bytes_per_sample(l, bwd, Regime::kFp32) * b;
+          out.push_back({d.id, flop, bytes,
+                         roofline_time_s(truth, flop, bytes, d.fp32_peak_flop_per_s,
+                                         d.memory_bandwidth_bytes_per_s),
+                         d.fp32_peak_flop_per_s, d.memory_bandwidth_bytes_per_s});
+        }
+      }
+    }
+  }
+  return out;
+}
+
+TEST(RooflineForm, LeaveOneDeviceOutPicksTheFormTheDataFollow) {
+  using costmodel::RooflineForm;
+  for (RooflineForm truth : {RooflineForm::kMax, RooflineForm::kAdditive}) {
+    std::vector<OptimizerSample> opt;
+    const auto samples = form_samples(truth, &opt);
+    const RooflineForm other =
+        truth == RooflineForm::kMax ? RooflineForm::kAdditive : RooflineForm::kMax;
+    const HeldOutCheck right = leave_one_device_out(Regime::kFp32, samples, opt, truth);
+    const HeldOutCheck wrong = leave_one_device_out(Regime::kFp32, samples, opt, other);
+    ASSERT_EQ(right.devices.size(), 3u);
+    EXPECT_LT(right.rms_error_rel, 0.01) << costmodel::to_string(truth);
+    EXPECT_GT(wrong.rms_error_rel, right.rms_error_rel) << costmodel::to_string(truth);
+  }
+  // Two devices leave nothing to hold out.
+  auto two = form_samples(RooflineForm::kMax);
+  two.erase(std::remove_if(two.begin(), two.end(), [](const auto& s) { return s.device == "d3"; }),
+            two.end());
+  EXPECT_TRUE(leave_one_device_out(Regime::kFp32, two, {}, RooflineForm::kMax).devices.empty());
+}
+
+}  // namespace
+}  // namespace vitsim::calibrate
