@@ -78,7 +78,7 @@ EpochRecord read_epoch(const Node& n) {
 RankStepSummary read_rank(const Node& n, int64_t world_size) {
   n.expect_keys({"rank", "host", "steps", "step_time_s", "data_time_s", "host_to_device_time_s",
                  "forward_time_s", "backward_time_s", "allreduce_time_s", "allreduce_wait_time_s",
-                 "optimizer_time_s"});
+                 "optimizer_time_s", "sync_time_s"});
   RankStepSummary r;
   r.rank = n["rank"].integer_at_least(0);
   if (r.rank >= world_size) {
@@ -102,6 +102,7 @@ RankStepSummary read_rank(const Node& n, int64_t world_size) {
         n["allreduce_wait_time_s"].describe(), "the wait is part of the exposed all-reduce time");
   }
   r.optimizer_time_s = n["optimizer_time_s"].within(costmodel::kDurationS);
+  if (n.has("sync_time_s")) r.sync_time_s = n["sync_time_s"].within(costmodel::kDurationS);
   return r;
 }
 
@@ -178,7 +179,8 @@ Json write_rank(const RankStepSummary& r) {
           {"backward_time_s", r.backward_time_s},
           {"allreduce_time_s", r.allreduce_time_s},
           {"allreduce_wait_time_s", r.allreduce_wait_time_s},
-          {"optimizer_time_s", r.optimizer_time_s}};
+          {"optimizer_time_s", r.optimizer_time_s},
+          {"sync_time_s", r.sync_time_s}};
 }
 
 }  // namespace

@@ -58,6 +58,7 @@ struct RankStepSummary {
   double allreduce_time_s = 0;       // exposed all-reduce time, waiting included
   double allreduce_wait_time_s = 0;  // part of it spent waiting for peers (where measurable)
   double optimizer_time_s = 0;
+  double sync_time_s = 0;  // the ranks' per-step agreement (loss, flags): optional, absent = 0
 };
 
 struct RunLog {

@@ -88,6 +88,7 @@ schema::RankStepSummary summarize_steps(int rank, const std::string& host,
   r.allreduce_time_s = med(&StepTimes::allreduce_s);
   r.allreduce_wait_time_s = med(&StepTimes::allreduce_wait_s);
   r.optimizer_time_s = med(&StepTimes::optimizer_s);
+  r.sync_time_s = med(&StepTimes::sync_s);
   return r;
 }
 

@@ -188,10 +188,16 @@ void Trainer::print_allreduce_summary() {
 std::vector<schema::RankStepSummary> Trainer::gather_rank_summaries() {
   // Every rank's medians go to every rank (rank 0 writes them).
   const schema::RankStepSummary mine = summarize_steps(world_.rank(), world_.host(), steps_);
-  const std::vector<double> v = {
-      static_cast<double>(mine.steps), mine.step_time_s,           mine.data_time_s,
-      mine.host_to_device_time_s,      mine.forward_time_s,        mine.backward_time_s,
-      mine.allreduce_time_s,           mine.allreduce_wait_time_s, mine.optimizer_time_s};
+  const std::vector<double> v = {static_cast<double>(mine.steps),
+                                 mine.step_time_s,
+                                 mine.data_time_s,
+                                 mine.host_to_device_time_s,
+                                 mine.forward_time_s,
+                                 mine.backward_time_s,
+                                 mine.allreduce_time_s,
+                                 mine.allreduce_wait_time_s,
+                                 mine.optimizer_time_s,
+                                 mine.sync_time_s};
   const std::vector<double> all = world_.allgather(v);
   std::vector<schema::RankStepSummary> out;
   for (int r = 0; r < world_.size(); ++r) {
@@ -208,6 +214,7 @@ std::vector<schema::RankStepSummary> Trainer::gather_rank_summaries() {
     s.allreduce_time_s = x[6];
     s.allreduce_wait_time_s = x[7];
     s.optimizer_time_s = x[8];
+    s.sync_time_s = x[9];
     out.push_back(s);
   }
   return out;

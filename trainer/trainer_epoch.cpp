@@ -58,7 +58,8 @@ Trainer::StepOutcome Trainer::train_epoch(int64_t epoch, int64_t first) {
     const double t_agree = now();
     const EpochTotals before = epoch_totals_;
     const StepOutcome outcome = agree_on_step(epoch_totals_, local);
-    t.step_s += now() - t_agree;
+    t.sync_s = now() - t_agree;
+    t.step_s += t.sync_s;
     if (options_.log_every > 0 && position_.global_step % options_.log_every == 0 &&
         world_.rank() == 0) {
       std::printf("step %lld loss %.6f\n", static_cast<long long>(position_.global_step),
