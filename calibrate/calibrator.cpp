@@ -380,13 +380,17 @@ costmodel::RooflineFit Pipeline::roofline_of(Regime p) const {
 DeviceCosts Pipeline::transfer(const Key& key) {
   const auto* spec = catalog_.find(key.first);
   const Regime p = key.second;
-  // A device measured in another regime keeps its measurement, moved by the layer-level
-  // roofline (regime_transfer.h); the others take the kernel-class transfer, from a same-chip
+  // A device measured in the other 16-bit type of the same family and peak takes that
+  // measurement as it is; one measured in another regime keeps its measurement, moved by the
+  // layer-level roofline (regime_transfer.h); the others take the kernel-class transfer, from a same-chip
   // sibling where one was measured (transfer_entry.h). A device without an SM count (a
   // cluster's emulated CPU device) gets no wave quantization.
   const DeviceFit* own = regime_transfer().twin(spec->id);
+  const DeviceFit* same = regime_transfer().same_units_twin(*spec, p);
   DeviceCosts c;
-  if (own) {
+  if (same) {
+    c = RegimeTransfer::same_units_entry(*spec, p, *same);
+  } else if (own) {
     c = regime_transfer().entry(*spec, p, *own);
   } else {
     c = transferred_entry(*spec, p, transfer_context());

@@ -43,6 +43,15 @@ class RegimeTransfer {
   // The measured entry of `device` a regime transfer rests on (fp32 first), or nullptr.
   const DeviceFit* twin(const std::string& device) const;
 
+  // fp16 and bf16 of one family (amp-fp16 / amp-bf16, ds-fp16 / ds-bf16) run the same kernels on
+  // the same matrix units with 2-byte operands: where `spec`'s datasheet gives both the same
+  // peak, the device's measured one of the pair, or nullptr.
+  const DeviceFit* same_units_twin(const costmodel::DeviceSpec& spec,
+                                   costmodel::Regime regime) const;
+  // That measurement as `regime`'s costs, unchanged (source transferred, the reason said).
+  static costmodel::DeviceCosts same_units_entry(const costmodel::DeviceSpec& spec,
+                                                 costmodel::Regime regime, const DeviceFit& twin);
+
   // Layers, optimizer, source (transferred), derived_from, transfer_summary and uncertainty_rel /
   // uncertainty_from (the systematic part) of `spec` in `regime`, moved from `twin`. Throws
   // std::invalid_argument without a measured fp32 device in the fleet.

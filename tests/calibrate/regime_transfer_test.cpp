@@ -157,6 +157,40 @@ TEST_F(RegimeTransferTest, FitsRecoveredAndTheOwnMeasurementMoved) {
   EXPECT_NE(a16->derived_from.find("no tensor cores"), std::string::npos);
 }
 
+// fp16 and bf16 of one family on the same matrix units at the same datasheet peak: a device
+// measured in amp-bf16 has that measurement as its amp-fp16, unchanged; at another peak the
+// amp-fp16 is a regime transfer as before.
+TEST_F(RegimeTransferTest, Fp16TakesTheMeasuredBf16WhereThePeakIsTheSame) {
+  catalog_.devices[1].bf16_tensor_peak_flop_per_s = 50e12;  // devC: fp16 and bf16 both 50
+  schema::ProfileInput bf16 = synthetic_profile(catalog_.devices[1], 5);
+  bf16.file = "devC-amp-bf16.json";
+  bf16.profile.precision = Regime::kAmpBf16;
+  auto profiles = profiles_;
+  profiles.push_back(bf16);
+  options_.precisions = {Regime::kFp32, Regime::kAmpFp16, Regime::kAmpBf16};
+  const Calibration same = calibrate(profiles, catalog_, options_);
+  const auto* b = same.costs.find("devC", Regime::kAmpBf16);
+  const auto* f = same.costs.find("devC", Regime::kAmpFp16);
+  ASSERT_TRUE(b && f);
+  EXPECT_EQ(b->source, costmodel::CostSource::kMeasured);
+  EXPECT_EQ(f->source, costmodel::CostSource::kTransferred);
+  EXPECT_NE(f->derived_from.find("same matrix units"), std::string::npos) << f->derived_from;
+  ASSERT_EQ(f->layers.size(), b->layers.size());
+  for (size_t i = 0; i < f->layers.size(); ++i) {
+    EXPECT_DOUBLE_EQ(f->layers[i].forward.per_unit_s, b->layers[i].forward.per_unit_s);
+    EXPECT_DOUBLE_EQ(f->layers[i].backward.per_unit_s, b->layers[i].backward.per_unit_s);
+  }
+  EXPECT_DOUBLE_EQ(f->optimizer.per_unit_s, b->optimizer.per_unit_s);
+
+  catalog_.devices[1].bf16_tensor_peak_flop_per_s = 25e12;  // another peak: no longer the same
+  const Calibration other = calibrate(profiles, catalog_, options_);
+  const auto* f2 = other.costs.find("devC", Regime::kAmpFp16);
+  ASSERT_NE(f2, nullptr);
+  EXPECT_NE(f2->transfer_summary.find("regime transfer of the measured devC fp32"),
+            std::string::npos)
+      << f2->transfer_summary;
+}
+
 // The rooflines are fitted on the devices of the calibration's clusters: a measured device no
 // cluster holds (devD, 20 % off the roofline) moves no regime transfer.
 TEST_F(RegimeTransferTest, AMeasuredDeviceOutsideTheClustersMovesNothing) {
