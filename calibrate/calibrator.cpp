@@ -382,8 +382,8 @@ DeviceCosts Pipeline::transfer(const Key& key) {
   const Regime p = key.second;
   // A device measured in the other 16-bit type of the same family and peak takes that
   // measurement as it is; one measured in another regime keeps its measurement, moved by the
-  // layer-level roofline (regime_transfer.h); the others take the kernel-class transfer, from a same-chip
-  // sibling where one was measured (transfer_entry.h). A device without an SM count (a
+  // layer-level roofline (regime_transfer.h); the others take the kernel-class transfer, from a
+  // same-chip sibling where one was measured (transfer_entry.h). A device without an SM count (a
   // cluster's emulated CPU device) gets no wave quantization.
   const DeviceFit* own = regime_transfer().twin(spec->id);
   const DeviceFit* same = regime_transfer().same_units_twin(*spec, p);

@@ -140,19 +140,18 @@ const DeviceFit* RegimeTransfer::same_units_twin(const costmodel::DeviceSpec& sp
                                                  Regime p) const {
   const auto half = costmodel::math_type(p);
   if (half == costmodel::MathType::kFp32) return nullptr;
-  const Regime other = costmodel::is_amp(p)
-                           ? (half == costmodel::MathType::kFp16 ? Regime::kAmpBf16
-                                                                 : Regime::kAmpFp16)
-                           : (half == costmodel::MathType::kFp16 ? Regime::kDsBf16
-                                                                 : Regime::kDsFp16);
+  const Regime other =
+      costmodel::is_amp(p)
+          ? (half == costmodel::MathType::kFp16 ? Regime::kAmpBf16 : Regime::kAmpFp16)
+          : (half == costmodel::MathType::kFp16 ? Regime::kDsBf16 : Regime::kDsFp16);
   const double peak = spec.matrix_peak_flop_per_s(p);
   if (!(peak > 0) || spec.matrix_peak_flop_per_s(other) != peak) return nullptr;
   const auto it = measured_.find({spec.id, other});
   return it == measured_.end() ? nullptr : &it->second;
 }
 
-costmodel::DeviceCosts RegimeTransfer::same_units_entry(const costmodel::DeviceSpec& spec,
-                                                        Regime p, const DeviceFit& twin) {
+costmodel::DeviceCosts RegimeTransfer::same_units_entry(const costmodel::DeviceSpec& spec, Regime p,
+                                                        const DeviceFit& twin) {
   costmodel::DeviceCosts c = twin.costs;
   c.precision = p;
   c.source = costmodel::CostSource::kTransferred;
@@ -162,10 +161,10 @@ costmodel::DeviceCosts RegimeTransfer::same_units_entry(const costmodel::DeviceS
       "operands, and the {} datasheet gives both {:.1f} TFLOP/s ({})",
       spec.id, costmodel::to_string(twin.costs.precision), costmodel::to_string(p), spec.id,
       spec.matrix_peak_flop_per_s(p) / 1e12, twin.costs.derived_from);
-  c.transfer_summary = fmt::format("the measured {} {} (same matrix units, same peak); uncertainty "
-                                   "{:.0f} %",
-                                   spec.id, costmodel::to_string(twin.costs.precision),
-                                   100 * c.uncertainty_rel);
+  c.transfer_summary = fmt::format(
+      "the measured {} {} (same matrix units, same peak); uncertainty "
+      "{:.0f} %",
+      spec.id, costmodel::to_string(twin.costs.precision), 100 * c.uncertainty_rel);
   return c;
 }
 
