@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "calibrate/tensor_evidence.h"
+#include "calibrate/gpu_evidence.h"
 #include "import/deepspeed_log.h"
 #include "schema/csv_table.h"
 #include "schema/json_file.h"
@@ -101,6 +101,26 @@ Inputs load_inputs(const schema::Study& study) {
   return s;
 }
 
+std::vector<GpuEvidence> public_gpu_evidence(const schema::Study& study,
+                                             const costmodel::DeviceCatalog& catalog) {
+  std::vector<GpuEvidence> out;
+  for (const auto& csv : study.tensor_evidence) {
+    auto rows = evidence_from_timm(schema::CsvTable::read(csv), catalog, study.model);
+    out.insert(out.end(), rows.begin(), rows.end());
+  }
+  return out;
+}
+
+std::vector<schema::ProfileInput> gpu_profiles(const schema::Study& study) {
+  std::vector<schema::ProfileInput> out;
+  for (const auto& path : study.gpu_profiles) {
+    const std::vector<std::string> files =
+        fs::is_directory(path) ? sorted_files(path, ".json") : std::vector<std::string>{path};
+    for (const auto& f : files) out.push_back({f, schema::read_profile(f)});
+  }
+  return out;
+}
+
 Calibration calibrate_study(const schema::Study& study,
                             const std::vector<schema::ProfileInput>& profiles, const Inputs& s,
                             const costmodel::DeviceCatalog& catalog) {
@@ -115,11 +135,16 @@ Calibration calibrate_study(const schema::Study& study,
       }
     }
   }
-  if (!study.tensor_evidence.empty()) {
-    opt.tensor_evidence = tensor_efficiency_from_timm(schema::CsvTable::read(study.tensor_evidence),
-                                                      catalog, study.model);
+  opt.public_evidence = public_gpu_evidence(study, catalog);
+  // The regime transfer's eta_c (regime_transfer.h): the first table with training rows.
+  for (const auto& csv : study.tensor_evidence) {
+    if (opt.tensor_evidence) break;
+    opt.tensor_evidence =
+        calibrate::tensor_efficiency_from_timm(schema::CsvTable::read(csv), catalog, study.model);
   }
-  return calibrate::calibrate(profiles, catalog, opt);
+  std::vector<schema::ProfileInput> all = profiles;
+  for (auto& p : gpu_profiles(study)) all.push_back(std::move(p));
+  return calibrate::calibrate(all, catalog, opt);
 }
 
 }  // namespace vitsim::app

@@ -37,7 +37,15 @@ struct Inputs {
 };
 Inputs load_inputs(const schema::Study& study);
 
-// Every device and precision the study's clusters and scenarios use, from `profiles`.
+// The study's public GPU benchmark rows (its tensor_evidence tables) and its GPU profiles
+// (gpu_profiles: files, or every *.json of a folder), the GPU evidence of the kernel-class
+// transfer besides the imported logs (docs/cost-model.md section 4).
+std::vector<calibrate::GpuEvidence> public_gpu_evidence(const schema::Study& study,
+                                                        const costmodel::DeviceCatalog& catalog);
+std::vector<schema::ProfileInput> gpu_profiles(const schema::Study& study);
+
+// Every device and precision the study's clusters and scenarios use, from `profiles` and the
+// study's GPU profiles.
 calibrate::Calibration calibrate_study(const schema::Study& study,
                                        const std::vector<schema::ProfileInput>& profiles,
                                        const Inputs& inputs,

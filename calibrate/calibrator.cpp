@@ -10,8 +10,10 @@
 #include <stdexcept>
 
 #include "calibrate/cost_fit.h"
-#include "calibrate/roofline.h"
+#include "calibrate/gpu_holdout.h"
+#include "calibrate/regime_transfer.h"
 #include "calibrate/spread.h"
+#include "calibrate/transfer_entry.h"
 #include "costmodel/statistics.h"
 
 namespace vitsim::calibrate {
@@ -84,95 +86,6 @@ std::vector<costmodel::LinkCost> fit_links(const std::vector<schema::ProfileInpu
   return links;
 }
 
-// Roofline fit per precision that has measured devices with datasheets.
-std::string held_out_row(const HeldOutCheck& c) {
-  std::string row = fmt::format("{} form", costmodel::to_string(c.form));
-  for (const auto& d : c.devices) row += fmt::format(" {} {:+.1f}%", d.device, 100 * d.error_rel);
-  return row + fmt::format(", RMS {:.1f}%", 100 * c.rms_error_rel);
-}
-
-std::map<Regime, costmodel::RooflineFit> fit_rooflines(const std::map<Key, DeviceFit>& measured,
-                                                       const costmodel::DeviceCatalog& catalog,
-                                                       std::vector<std::string>& notes) {
-  std::map<Regime, std::vector<RooflineSample>> layers;
-  std::map<Regime, std::vector<OptimizerSample>> opt;
-  for (const auto& [key, fit] : measured) {
-    const auto* spec = catalog.find(key.first);
-    if (!spec || !(spec->matrix_peak_flop_per_s(key.second) > 0) ||
-        !(spec->memory_bandwidth_bytes_per_s > 0)) {
-      continue;
-    }
-    collect_roofline_samples(fit.costs, *spec, layers[key.second], opt[key.second]);
-  }
-  std::map<Regime, costmodel::RooflineFit> fits;
-  for (const auto& [p, samples] : layers) {
-    if (samples.empty()) continue;
-    // The form with the lower leave-one-device-out error wins (the max form when fewer than three
-    // devices leave nothing to hold out); its held-out error is the transfer's uncertainty.
-    const HeldOutCheck max =
-        leave_one_device_out(p, samples, opt[p], costmodel::RooflineForm::kMax);
-    const HeldOutCheck add =
-        leave_one_device_out(p, samples, opt[p], costmodel::RooflineForm::kAdditive);
-    const HeldOutCheck& best =
-        !add.devices.empty() && add.rms_error_rel < max.rms_error_rel ? add : max;
-    fits[p] = fit_roofline(p, samples, opt[p], best.form);
-    fits[p].held_out_error_rel = best.rms_error_rel;
-    if (max.devices.empty()) {
-      notes.push_back(fmt::format(
-          "roofline {}: fewer than 3 measured devices, none can be held out: how far its "
-          "transfers miss a real GPU is not known, and the intervals of transferred costs rest on "
-          "its miss on the measured devices alone, likely too narrow (docs/gpu-transfer.md: "
-          "fitted on one H100, the transfer missed three real GPUs by 24-45 % in fp32)",
-          costmodel::to_string(p)));
-    } else {
-      notes.push_back(
-          fmt::format("roofline {} leave-one-device-out (total layer time): {}; {}; kept "
-                      "the {} form",
-                      costmodel::to_string(p), held_out_row(max), held_out_row(add),
-                      costmodel::to_string(best.form)));
-    }
-  }
-  return fits;
-}
-
-// The roofline of a precision nobody measured: fp32's memory efficiency and overhead, eta_c from
-// tensor-core evidence where the precision runs on tensor cores.
-costmodel::RooflineFit derived_roofline(Regime p, const costmodel::RooflineFit& fp32,
-                                        const CalibrateOptions& o, std::string& how) {
-  costmodel::RooflineFit f = fp32;
-  f.precision = p;
-  if (o.tensor_evidence) {
-    const TensorEfficiencyEvidence& e = *o.tensor_evidence;
-    f.compute_efficiency = e.compute_efficiency;
-    // Additive form: the evidence's step time also holds the element-wise traffic at fp32's
-    // eta_m; only the rest is GEMM time.
-    const double memory_s =
-        e.bandwidth_bytes_per_s > 0
-            ? e.bytes_per_image / (fp32.memory_efficiency * e.bandwidth_bytes_per_s)
-            : 0;
-    const bool additive = f.form == costmodel::RooflineForm::kAdditive;
-    std::string clamped;
-    if (additive && e.image_time_s > memory_s && e.peak_flop_per_s > 0) {
-      const double eta = e.flop_per_image / (e.peak_flop_per_s * (e.image_time_s - memory_s));
-      f.compute_efficiency = std::min(1.0, eta);
-      // Said, not hidden: above 1 the element-wise traffic alone nearly fills the evidence's
-      // step, so the evidence says little about the GEMMs under this form.
-      if (eta > 1.0) clamped = fmt::format(" (would be {:.2f}: held at 1)", eta);
-    }
-    // The transfer's uncertainty: fp32's held-out error and the evidence rows' spread together.
-    f.held_out_error_rel = std::hypot(fp32.held_out_error_rel, e.spread_rel);
-    f.fitted_on.push_back(e.description);
-    how = fmt::format(
-        "eta_c {:.3f} from {}{}, eta_m and overhead from fp32", f.compute_efficiency, e.description,
-        additive
-            ? fmt::format(" less {:.2f} ms/image element-wise traffic{}", memory_s * 1e3, clamped)
-            : std::string());
-  } else {
-    how = "eta_c, eta_m and overhead of fp32 (no tensor-core evidence given)";
-  }
-  return f;
-}
-
 }  // namespace
 
 std::optional<double> datasheet_latency_s(const std::vector<schema::ClusterSpec>& clusters,
@@ -219,44 +132,33 @@ class Pipeline {
     std::vector<ComputeSpread> all;
     for (const auto& [key, s] : spreads_) all.push_back(s);
     pooled_ = pool_spreads(all);
-    fits_ = fit_rooflines(measured_, catalog_, notes_);
-    for (const auto& [p, f] : fits_) {
-      how_[p] = "fitted on " + fmt::format("{}", fmt::join(f.fitted_on, ", "));
-    }
+    evidence_ = evidence_from_profiles(profiles, catalog_);
+    evidence_.insert(evidence_.end(), o.public_evidence.begin(), o.public_evidence.end());
   }
 
   std::set<Key> required_pairs();
   DeviceCosts transfer(const Key& key);
   HostCosts donor(const std::string& device, Regime p);
-  const costmodel::RooflineFit& roofline(Regime p);
   void set_measured_uncertainty(const Key& key, DeviceCosts& c) const;
-  void set_transfer_uncertainty(const DeviceFit* twin, const costmodel::RooflineFit& fit,
-                                DeviceCosts& c);
+  void set_transfer_spreads(DeviceCosts& c) const;
+  const TransferContext& transfer_context();
+  RegimeTransfer& regime_transfer();
+  std::set<std::string> cluster_measured() const;
+  costmodel::RooflineFit roofline_of(Regime p) const;
 
   const CalibrateOptions& o_;
   std::map<Key, ComputeSpread> spreads_;
   PooledSpreads pooled_;
   costmodel::DeviceCatalog catalog_;
   std::map<Key, DeviceFit> measured_;
-  std::map<Regime, costmodel::RooflineFit> fits_;
-  std::map<Regime, std::string> how_;
+  std::map<Key, DeviceCosts> measured_costs_;  // uncertainty set: the transfers' anchors
+  std::vector<GpuEvidence> evidence_;
+  std::optional<TransferContext> context_;
+  std::optional<RegimeTransfer> regime_;
+  std::set<Regime> kernel_class_regimes_;  // regimes a kernel-class or sibling entry was made in
+  GpuHoldout holdout_;
   std::vector<std::string> notes_;
 };
-
-const costmodel::RooflineFit& Pipeline::roofline(Regime p) {
-  auto it = fits_.find(p);
-  if (it != fits_.end()) return it->second;
-  auto fp32 = fits_.find(Regime::kFp32);
-  if (fp32 == fits_.end()) {
-    throw std::invalid_argument(std::string("no measured device in fp32 (with a datasheet in "
-                                            "gpus.json) to transfer ") +
-                                costmodel::to_string(p) + " costs from");
-  }
-  std::string how;
-  fits_[p] = derived_roofline(p, fp32->second, o_, how);
-  how_[p] = how;
-  return fits_[p];
-}
 
 // The node spread pooled over the device types with two profiles of one micro-batch (one degree
 // of freedom each is too few to tell one GPU type's spread from another's), else the device's
@@ -270,50 +172,6 @@ std::pair<double, std::string> node_spread(const std::optional<double>& own,
 
 void Pipeline::set_measured_uncertainty(const Key& key, DeviceCosts& c) const {
   set_measured_spreads(spreads_.at(key), pooled_, c);
-}
-
-void Pipeline::set_transfer_uncertainty(const DeviceFit* twin, const costmodel::RooflineFit& fit,
-                                        DeviceCosts& c) {
-  std::vector<double> factors;
-  std::string on;
-  const costmodel::RooflineFit& fp32 = roofline(Regime::kFp32);
-  for (const auto& [key, measured] : measured_) {
-    const auto* spec = catalog_.find(key.first);
-    if (key.second != Regime::kFp32 || spec == nullptr) continue;
-    factors.push_back(device_factor(measured.costs, *spec, fp32));
-    on += (on.empty() ? "" : ", ") + fmt::format("{} x{:.3f}", key.first, factors.back());
-  }
-  std::vector<double> noise, whole;
-  for (const auto& [key, s] : spreads_) {
-    noise.push_back(s.step_noise_rel);
-    if (s.step_spread_rel) whole.push_back(*s.step_spread_rel);
-  }
-  const auto [spread, spread_from] =
-      node_spread(twin ? spreads_.at({twin->costs.device, twin->costs.precision}).node_spread_rel
-                       : std::nullopt,
-                  pooled_.node_rel);
-  // Two estimates of the transfer's error: the roofline's miss on each measured fp32 device, and
-  // the form's leave-one-device-out error (with the tensor evidence's spread for 16-bit regimes,
-  // docs/cost-model.md section 4). The wider one is kept.
-  const double miss = transfer_error_rel(factors);
-  c.uncertainty_rel = std::max(miss, fit.held_out_error_rel);
-  c.node_spread_rel = spread;
-  c.step_noise_rel = noise.empty() ? 0.0 : costmodel::median(noise);
-  c.step_spread_rel = whole.empty() ? 0.0 : costmodel::median(whole);
-  c.launch_spread_rel = launch_spread_or_prior(pooled_);
-  // Below 3 measured devices nothing is held out (roofline.cpp): the held-out error is unknown,
-  // not 0, and the interval says so.
-  const std::string held_out = factors.size() < 3
-                                   ? fmt::format(
-                                         "unknown: {} measured device(s), none held out; likely "
-                                         "too narrow",
-                                         factors.size())
-                                   : fmt::format("{:.2f} %", 100 * fit.held_out_error_rel);
-  c.uncertainty_from = fmt::format(
-      "systematic = max(the roofline's miss on each measured fp32 device, RMS of measured/roofline "
-      "- 1 over [{}] = {:.2f} %; the roofline's held-out error {}); node spread {:.2f} % "
-      "({}); launch spread {:.2f} %; step noise: median of the measured devices'",
-      on, 100 * miss, held_out, 100 * spread, spread_from, 100 * c.launch_spread_rel);
 }
 
 std::set<Key> Pipeline::required_pairs() {
@@ -362,11 +220,16 @@ HostCosts Pipeline::donor(const std::string& device, Regime p) {
       }
     }
   }
-  // No measured device shares a cluster: the median of every measured device.
+  // No measured device shares a cluster: the median of the measured devices that some cluster of
+  // the calibration holds (host-side costs are the nodes' loader and software: a profile taken on
+  // a host no cluster describes, the shipped H100's one-thread profiler loader, says nothing
+  // about them), of every measured device when no cluster holds one.
+  const std::set<std::string> in_clusters = cluster_measured();
   std::vector<double> v[6];
   std::string names;
   for (const auto& [key, fit] : measured_) {
     if (!fit.host_costs_known) continue;
+    if (!in_clusters.empty() && !in_clusters.count(key.first)) continue;
     const auto& c = fit.costs;
     const costmodel::LinearCost* h[3] = {&c.host_to_device, &c.data_wait, &c.step_overhead};
     for (int i = 0; i < 3; ++i) {
@@ -390,88 +253,197 @@ HostCosts Pipeline::donor(const std::string& device, Regime p) {
   return out;
 }
 
-const DeviceFit* measured_twin(const std::map<Key, DeviceFit>& measured, const std::string& id) {
-  auto it = measured.find({id, Regime::kFp32});
-  if (it != measured.end()) return &it->second;
-  for (const auto& [key, fit] : measured) {
-    if (key.first == id) return &fit;
+// The measured devices some cluster of the calibration holds: the nodes the predictions are of.
+// What belongs to a node and its software rather than to a GPU's datasheet (host-side costs, step
+// noise) and the regime transfer's rooflines are taken from them; from every measured device
+// when no cluster holds one (the empty set).
+std::set<std::string> Pipeline::cluster_measured() const {
+  std::set<std::string> out;
+  for (const auto& c : o_.clusters) {
+    for (const auto& n : c.nodes) {
+      for (const auto& g : n.gpus) {
+        auto it = measured_.lower_bound({g.device, Regime::kFp32});
+        if (it != measured_.end() && it->first.first == g.device) out.insert(g.device);
+      }
+    }
   }
-  return nullptr;
+  return out;
 }
 
 }  // namespace
 
 namespace {
 
+// The kernel-class transfer fitted on all GPU evidence, and its range law from holding out each
+// GPU in turn (gpu_holdout.h), made once, on the first transfer.
+const TransferContext& Pipeline::transfer_context() {
+  if (context_) return *context_;
+  if (evidence_.empty()) {
+    throw std::invalid_argument(
+        "no GPU evidence to transfer costs from (the regimes --precisions asks for that no profile "
+        "measured need it): give a profile of a GPU of gpus.json or a public benchmark table of "
+        "the same model with --tensor-evidence (hint: --precisions fp32 covers only what the "
+        "profiles measured, if they are fp32)");
+  }
+  TransferContext c;
+  c.catalog = &catalog_;
+  c.measured = &measured_costs_;
+  c.fit = fit_transfer(evidence_, catalog_);
+  HoldoutOptions h;
+  h.nested_ranges = false;
+  holdout_ = leave_one_gpu_out(evidence_, catalog_, h);
+  c.law = holdout_.law;
+  // Without a law (fewer than 3 GPUs): the fit's own RMS miss over its rows, likely too narrow.
+  double sum_sq = 0;
+  for (const auto& r : evidence_) {
+    const double e = EvidenceModel(r, *catalog_.find(r.gpu)).total_s(c.fit.params) / r.total_s - 1;
+    sum_sq += e * e;
+  }
+  c.fallback_sigma_rel = std::sqrt(sum_sq / static_cast<double>(evidence_.size()));
+  c.tensor_evidence_gpus = gpus_with_evidence(evidence_, catalog_, true);
+  c.fp32_evidence_gpus = gpus_with_evidence(evidence_, catalog_, false);
+  c.model = evidence_.front().model;
+  for (const auto& [key, fit] : measured_) {
+    if (catalog_.find(key.first) && catalog_.find(key.first)->sm_count > 0) {
+      c.model = fit.costs.model;
+      break;
+    }
+  }
+  const auto& p = c.fit.params;
+  notes_.push_back(
+      fmt::format("kernel-class transfer fitted on {} rows of {} GPUs ({}): eta_fp32 {:.3f}, "
+                  "eta_tensor {:.3f}, "
+                  "eta_mem {:.3f}, launch {:.1f} us per kernel, eta_opt {:.3f}",
+                  c.fit.rows, c.fit.fitted_on.size(), fmt::join(c.fit.fitted_on, ", "),
+                  p.fp32_matrix_efficiency, p.tensor_matrix_efficiency, p.memory_efficiency,
+                  p.launch_s * 1e6, p.optimizer_efficiency));
+  if (c.law.gpus == 0) {
+    notes_.push_back(fmt::format(
+        "kernel-class transfer: fewer than 3 GPUs with evidence, none can be held out: how far its "
+        "transfers miss a real GPU is not known; their intervals rest on the fit's own miss "
+        "({:.1f} %), likely too narrow (docs/gpu-transfer.md)",
+        100 * c.fallback_sigma_rel));
+  } else {
+    std::string held;
+    for (const auto& g : holdout_.gpus)
+      held += fmt::format("{}{} {:.1f} % at {:.2f}", held.empty() ? "" : "; ", g.gpu,
+                          100 * g.rms_error_rel, g.distance);
+    notes_.push_back(fmt::format(
+        "kernel-class transfer, leave-one-GPU-out (RMS error at the distance to the nearest GPU "
+        "left): {}; median |error| {:.1f} %, worst {:.1f} %; range law sigma = {:.1f} % + {:.1f} % "
+        "x distance",
+        held, 100 * holdout_.median_abs_error_rel, 100 * holdout_.worst_abs_error_rel,
+        100 * c.law.base_rel, 100 * c.law.per_distance_rel));
+  }
+  context_ = c;
+  return *context_;
+}
+
+// The regime transfer of the devices measured in another regime (regime_transfer.h), its
+// rooflines fitted on the measured devices the calibration's clusters hold, made once.
+RegimeTransfer& Pipeline::regime_transfer() {
+  if (!regime_)
+    regime_.emplace(measured_, catalog_, cluster_measured(), o_.tensor_evidence, notes_);
+  return *regime_;
+}
+
+// What the cost model records per regime: the kernel-class fit's efficiencies (this regime's
+// matrix units on tensor-core GPUs for 16-bit regimes), the launch cost, the GPUs, and the RMS of
+// the leave-one-GPU-out errors of the regime's rows (all rows' when it has none).
+costmodel::RooflineFit Pipeline::roofline_of(Regime p) const {
+  const TransferContext& c = *context_;
+  costmodel::RooflineFit f;
+  f.precision = p;
+  f.form = costmodel::RooflineForm::kKernelClasses;
+  f.compute_efficiency = costmodel::math_type(p) == costmodel::MathType::kFp32
+                             ? c.fit.params.fp32_matrix_efficiency
+                             : c.fit.params.tensor_matrix_efficiency;
+  f.memory_efficiency = c.fit.params.memory_efficiency;
+  f.launch_overhead_s = c.fit.params.launch_s;
+  f.fitted_on = c.fit.fitted_on;
+  double own = 0, all = 0;
+  int n_own = 0, n_all = 0;
+  for (const auto& r : holdout_.rows) {
+    all += r.error_rel * r.error_rel;
+    ++n_all;
+    if (r.evidence.regime == p) {
+      own += r.error_rel * r.error_rel;
+      ++n_own;
+    }
+  }
+  f.held_out_error_rel = n_own > 0   ? std::sqrt(own / n_own)
+                         : n_all > 0 ? std::sqrt(all / n_all)
+                                     : 0;
+  return f;
+}
+
 DeviceCosts Pipeline::transfer(const Key& key) {
   const auto* spec = catalog_.find(key.first);
   const Regime p = key.second;
-  costmodel::RooflineFit fit = roofline(p);
-  std::string how = how_[p];
-  if (costmodel::math_type(p) == costmodel::MathType::kFp16 &&
-      !(spec->fp16_tensor_peak_flop_per_s > 0)) {
-    // No tensor cores: autocast's fp16 GEMMs run on the fp32 units (DeviceSpec's fp16 peak is the
-    // fp32 peak), so the fp32 efficiency applies; only the activation bytes halve.
-    fit.compute_efficiency = roofline(Regime::kFp32).compute_efficiency;
-    how = "no tensor cores: fp32 eta_c (" + how_[Regime::kFp32] + "), fp16 activation bytes";
-  }
-  const DeviceFit* twin = measured_twin(measured_, spec->id);
-  const DeviceFit* fleet = twin;
-  for (const auto& [k, f] : measured_) {
-    if (!fleet || (k.second == Regime::kFp32 && fleet->costs.precision != Regime::kFp32)) {
-      fleet = &f;
-    }
-  }
-  if (!fleet)
-    throw std::invalid_argument("no measured device to transfer " + key_name(key) + " from");
-  double factor = 1.0;
-  std::string factor_note;
-  if (twin) {
-    factor = device_factor(twin->costs, *spec, roofline(twin->costs.precision));
-    factor_note = fmt::format("; x{:.3f} = measured/roofline time of {} {}", factor, spec->id,
-                              costmodel::to_string(twin->costs.precision));
-  }
-  DeviceCosts c = transfer_layers(*spec, p, fit, fleet->costs.model, factor);
-  const costmodel::RooflineFit& fp32 = roofline(Regime::kFp32);
-  // The step is memory traffic (costmodel::optimizer_step_bytes_per_parameter): a measured step
-  // of the same device is scaled by the traffic ratio of the two regimes (1 for fp32 -> amp-bf16).
-  const double step_bytes = costmodel::optimizer_step_bytes_per_parameter(p);
-  if (twin) {
-    c.optimizer = twin->costs.optimizer;
-    const double ratio =
-        step_bytes / costmodel::optimizer_step_bytes_per_parameter(twin->costs.precision);
-    c.optimizer.fixed_s *= ratio;
-    c.optimizer.per_unit_s *= ratio;
-    c.optimizer.floor_s *= ratio;
+  // A device measured in the other 16-bit type of the same family and peak takes that
+  // measurement as it is; one measured in another regime keeps its measurement, moved by the
+  // layer-level roofline (regime_transfer.h); the others take the kernel-class transfer, from a
+  // same-chip sibling where one was measured (transfer_entry.h). A device without an SM count (a
+  // cluster's emulated CPU device) gets no wave quantization.
+  const DeviceFit* own = regime_transfer().twin(spec->id);
+  const DeviceFit* same = regime_transfer().same_units_twin(*spec, p);
+  DeviceCosts c;
+  if (same) {
+    c = RegimeTransfer::same_units_entry(*spec, p, *same);
+  } else if (own) {
+    c = regime_transfer().entry(*spec, p, *own);
   } else {
-    c.optimizer.per_unit_s =
-        step_bytes / (fp32.memory_efficiency * spec->memory_bandwidth_bytes_per_s);
+    c = transferred_entry(*spec, p, transfer_context());
+    kernel_class_regimes_.insert(p);
   }
   const costmodel::MemoryEstimate mem = estimate_memory(c.model, p);
   c.memory_fixed_bytes = mem.fixed_bytes;
   c.memory_per_sample_bytes = mem.per_sample_bytes;
-  HostCosts host = twin && twin->host_costs_known
-                       ? host_of(twin->costs, "measured " + spec->id + " " +
-                                                  costmodel::to_string(twin->costs.precision))
-                       : donor(spec->id, p);
+  // Host-side costs belong to the node: the device's own measured ones (fp32 first), else a donor.
+  auto twin = measured_.end();
+  for (auto it = measured_.begin(); it != measured_.end(); ++it) {
+    if (it->first.first == spec->id && it->second.host_costs_known &&
+        (twin == measured_.end() || it->first.second == Regime::kFp32))
+      twin = it;
+  }
+  const HostCosts host =
+      twin != measured_.end()
+          ? host_of(twin->second.costs,
+                    "measured " + spec->id + " " + costmodel::to_string(twin->first.second))
+          : donor(spec->id, p);
   c.host_to_device = host.host_to_device;
   c.data_wait = host.data_wait;
   c.step_overhead = host.step_overhead;
   c.epoch_start_s = host.epoch_start_s;
-  c.derived_from = fmt::format(
-      "roofline from the {} datasheet (peak {:.1f} TFLOP/s {}, {:.0f} GB/s) with eta_c {:.3f}, "
-      "eta_m {:.3f}, overhead {:.1f} us ({}){}; optimizer {}; host-side costs from {}; memory "
-      "first-principles estimate",
-      spec->id, spec->matrix_peak_flop_per_s(p) / 1e12, costmodel::to_string(p),
-      spec->memory_bandwidth_bytes_per_s / 1e9, fit.compute_efficiency, fit.memory_efficiency,
-      fit.launch_overhead_s * 1e6, how, factor_note,
-      twin ? fmt::format("of the measured {} {} x {:.0f}/{:.0f} B per parameter", spec->id,
-                         costmodel::to_string(twin->costs.precision), step_bytes,
-                         costmodel::optimizer_step_bytes_per_parameter(twin->costs.precision))
-           : fmt::format("{:.0f} B per parameter at eta_m", step_bytes),
-      host.from);
-  set_transfer_uncertainty(twin, fit, c);
+  c.derived_from += "; host-side costs from " + host.from + "; memory first-principles estimate";
+  set_transfer_spreads(c);
   return c;
+}
+
+// Node spread and step noise of a transferred entry: the pooled node spread (the device's own
+// when nothing is pooled) and the median step noise of the measured devices the clusters hold
+// (cluster_measured: the shipped H100 profiles' lent VM is no node of a cluster).
+void Pipeline::set_transfer_spreads(DeviceCosts& c) const {
+  std::optional<double> own;
+  for (const auto& [key, s] : spreads_) {
+    if (key.first == c.device && s.node_spread_rel) own = s.node_spread_rel;
+  }
+  const auto [spread, spread_from] = node_spread(own, pooled_.node_rel);
+  const std::set<std::string> nodes = cluster_measured();
+  std::vector<double> noise, whole;
+  for (const auto& [key, s] : spreads_) {
+    if (!nodes.empty() && !nodes.count(key.first)) continue;
+    noise.push_back(s.step_noise_rel);
+    if (s.step_spread_rel) whole.push_back(*s.step_spread_rel);
+  }
+  c.node_spread_rel = spread;
+  c.step_noise_rel = noise.empty() ? 0.0 : costmodel::median(noise);
+  c.step_spread_rel = whole.empty() ? 0.0 : costmodel::median(whole);
+  c.launch_spread_rel = launch_spread_or_prior(pooled_);
+  c.uncertainty_from += fmt::format(
+      "; node spread {:.2f} % ({}); launch spread {:.2f} %; step noise: median of the measured "
+      "devices'",
+      100 * spread, spread_from, 100 * c.launch_spread_rel);
 }
 
 }  // namespace
@@ -496,23 +468,24 @@ Calibration calibrate(const std::vector<schema::ProfileInput>& profiles,
     pipe.set_measured_uncertainty(key, c);
     devices[key] = c;
   }
+  pipe.measured_costs_ = devices;  // the anchors of the transfers
   for (const Key& key : required) {
     if (devices.count(key)) continue;
     devices[key] = pipe.transfer(key);
-    pipe.notes_.push_back(key_name(key) + ": transferred");
+    pipe.notes_.push_back(key_name(key) + ": " + costmodel::to_string(devices[key].source));
   }
-  std::set<Regime> used;
-  for (auto& [key, c] : devices) {
-    out.costs.devices.push_back(c);
-    used.insert(key.second);
-  }
-  for (Regime p : used) {
-    // A precision's roofline exists when it was measured or can be derived from fp32.
-    if (pipe.fits_.count(p) || pipe.fits_.count(Regime::kFp32)) {
-      out.costs.roofline.push_back(pipe.roofline(p));
+  for (auto& [key, c] : devices) out.costs.devices.push_back(c);
+  // One record per regime: the kernel-class fit where an entry of that regime used it, else the
+  // layer-level roofline of the regime transfers.
+  for (Regime p : pipe.kernel_class_regimes_) out.costs.roofline.push_back(pipe.roofline_of(p));
+  if (pipe.regime_) {
+    for (const auto& f : pipe.regime_->used()) {
+      if (!pipe.kernel_class_regimes_.count(f.precision)) out.costs.roofline.push_back(f);
     }
   }
   out.notes = pipe.notes_;
+  out.gpu_evidence = pipe.evidence_;
+  out.pooled_node_spread_rel = pipe.pooled_.node_rel.value_or(0.0);
   return out;
 }
 

@@ -2,11 +2,15 @@
 // documented in docs/cost-model.md and docs/calibration.md:
 //   1. fit every measured/imported device and precision (device_fit.h);
 //   2. fit alpha-beta link costs per link class from the all-reduce points (cost_fit.h);
-//   3. fit roofline efficiencies per precision on the measured devices (roofline.h); fp16/bf16
-//      without measurements take eta_c from public tensor-core evidence (tensor_evidence.h) or,
-//      without it, the fp32 eta_c;
+//   3. fit the kernel-class transfer on every GPU's evidence at once (transfer_fit.h: the
+//      profiles of GPUs and the public benchmark rows, gpu_evidence.h) and its range law from
+//      holding out each GPU in turn (gpu_holdout.h);
 //   4. transfer every device and precision the clusters use (and the extra pairs asked for) that
-//      no profile measured, marked "transferred" with the devices it was derived from;
+//      no profile measured: a device measured in another regime by the regime transfer
+//      (regime_transfer.h: its measurement moved by the layer-level roofline, eta_c from public
+//      tensor-core evidence); else anchored on a same-chip sibling ("sibling") where one was
+//      measured, else by the kernel-class model alone ("transferred") (transfer_entry.h), each
+//      with the measurement and the range it rests on;
 //   5. give devices without host-side costs (transfers, compute-only imports) those of a measured
 //      device of the same cluster (else the median of all measured devices).
 #pragma once
@@ -17,6 +21,7 @@
 #include <vector>
 
 #include "calibrate/device_fit.h"
+#include "calibrate/gpu_evidence.h"
 #include "calibrate/tensor_evidence.h"
 #include "costmodel/cost_model.h"
 #include "costmodel/device_spec.h"
@@ -31,12 +36,18 @@ struct CalibrateOptions {
   std::vector<schema::ClusterSpec> clusters;
   // Extra (device, precision) pairs to cover, e.g. those the scenarios use.
   std::vector<std::pair<std::string, costmodel::Regime>> required;
+  // GPU evidence besides the profiles: timm's benchmark rows (evidence_from_timm).
+  std::vector<GpuEvidence> public_evidence;
+  // Tensor-core efficiency of timm's training rows (tensor_efficiency_from_timm): the eta_c of a
+  // regime transfer's 16-bit roofline; without it, fp32's.
   std::optional<TensorEfficiencyEvidence> tensor_evidence;
 };
 
 struct Calibration {
   costmodel::CostModel costs;
   std::vector<std::string> notes;  // transfers, assumptions, skipped pairs: for stderr/context
+  std::vector<GpuEvidence> gpu_evidence;  // what the transfer was fitted on
+  double pooled_node_spread_rel = 0;      // 0 when no device type has two profiles
 };
 
 // Throws schema::InputError for inconsistent profiles and std::invalid_argument for a device a

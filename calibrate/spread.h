@@ -11,7 +11,9 @@
 //     profile whose host is not known counts as a host of its own;
 //   - the fit's own error: how far the fitted step (the sum of the layer fits) misses the mean
 //     measured step at each profiled micro-batch;
-//   - the transfer's error: how far the fleet's roofline misses each measured device.
+//   - a regime transfer's error: how far the fleet's roofline misses each measured device
+//     (regime_transfer.h). A kernel-class transfer's is the leave-one-GPU-out check's
+//     (gpu_holdout.h, transfer_range.h).
 #pragma once
 
 #include <optional>

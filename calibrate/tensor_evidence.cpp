@@ -28,6 +28,14 @@ std::optional<costmodel::ViTConfig> timm_model(const std::string& name) {
   return c;
 }
 
+// A row of a training benchmark: timm's result files name it (benchmark-train-*); an inference
+// row (benchmark-infer-*, the forward alone) is no 3x-forward step. A table without the column
+// (written before timm's tables were shipped together) is taken as training rows.
+bool training_row(const schema::CsvTable& t, size_t i) {
+  return !t.has_column("source_file") ||
+         t.at(i, "source_file").find("benchmark-train") != std::string::npos;
+}
+
 bool same_architecture(const costmodel::ViTConfig& a, const costmodel::ViTConfig& b) {
   return a.width == b.width && a.depth == b.depth && a.heads == b.heads &&
          a.patch_size == b.patch_size && a.mlp_ratio == b.mlp_ratio;
@@ -43,16 +51,16 @@ std::optional<TensorEfficiencyEvidence> tensor_efficiency_from_timm(
   bool same_size_exists = false;
   for (size_t i = 0; i < t.rows(); ++i) {
     auto cfg = timm_model(t.at(i, "model"));
-    same_size_exists = same_size_exists ||
-                       (t.at(i, "precision") == "amp" && cfg && same_architecture(*cfg, model) &&
-                        t.integer(i, "img_size") == model.image_size);
+    same_size_exists = same_size_exists || (t.at(i, "precision") == "amp" && training_row(t, i) &&
+                                            cfg && same_architecture(*cfg, model) &&
+                                            t.integer(i, "img_size") == model.image_size);
   }
   std::vector<double> eta, rate;
   std::string gpu_used, model_used;
   const costmodel::DeviceSpec* spec_used = nullptr;
   double flop_used = 0, bytes_used = 0;
   for (size_t i = 0; i < t.rows(); ++i) {
-    if (t.at(i, "precision") != "amp") continue;
+    if (t.at(i, "precision") != "amp" || !training_row(t, i)) continue;
     auto cfg = timm_model(t.at(i, "model"));
     if (!cfg || !same_architecture(*cfg, model)) continue;
     cfg->image_size = t.integer(i, "img_size");

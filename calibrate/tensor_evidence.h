@@ -30,9 +30,9 @@ struct TensorEfficiencyEvidence {
   double bandwidth_bytes_per_s = 0;
 };
 
-// Rows with precision "amp", a timm model of `model`'s architecture (vit_{tiny,small,base,large}_
-// patch16_<size>, same width/depth/heads/patch) and a GPU of the catalog with a tensor peak.
-// nullopt when there is none.
+// Training rows (tensor_evidence.cpp: training_row) with precision "amp", a timm model of `model`'s
+// architecture (vit_{tiny,small,base,large}_ patch16_<size>, same width/depth/heads/patch) and a
+// GPU of the catalog with a tensor peak. nullopt when there is none.
 std::optional<TensorEfficiencyEvidence> tensor_efficiency_from_timm(
     const schema::CsvTable& table, const costmodel::DeviceCatalog& catalog,
     const costmodel::ViTConfig& model);

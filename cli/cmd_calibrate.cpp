@@ -1,5 +1,5 @@
 // vitsim calibrate: profiles -> cost model (schema "vitsim.cost_model"). Fits per device and
-// precision, alpha-beta links, roofline transfer to every device/precision the given clusters use
+// precision, alpha-beta links, the kernel-class transfer to every device/precision the clusters use
 // (docs/cost-model.md, docs/calibration.md).
 #include <fmt/format.h>
 
@@ -43,7 +43,7 @@ void print_costs(const costmodel::CostModel& c) {
                              l.bandwidth_bytes_per_s / 1e9);
   }
   std::cout << fmt::format("\n{:<6} {:>8} {:>8} {:>12}  fitted on\n", "prec", "eta_c", "eta_m",
-                           "overhead us");
+                           "launch us");
   for (const auto& r : c.roofline) {
     std::string on;
     for (const auto& f : r.fitted_on) on += (on.empty() ? "" : "; ") + f;
@@ -59,13 +59,13 @@ int cmd_calibrate(int argc, char** argv) {
   CLI::App app{
       "Fit cost functions from profiles: per-layer time against micro-batch per device and "
       "precision (Eigen least squares), memory, alpha-beta link costs; transfer to every "
-      "device/precision the clusters use by roofline (docs/cost-model.md).",
+      "device/precision the clusters use by the kernel-class transfer (docs/cost-model.md).",
       "vitsim calibrate"};
   std::vector<std::string> inputs, clusters;
   std::string out, precisions = "fp32,amp-fp16,amp-bf16,ds-fp16,ds-bf16",
                    gpus_path = schema::default_gpus_path();
-  std::string timm =
-      std::string(VITSIM_SOURCE_DIR) + "/data/public-benchmarks/timm_train_benchmarks.csv";
+  const std::string bench = std::string(VITSIM_SOURCE_DIR) + "/data/public-benchmarks/";
+  std::string timm = bench + "timm_train_benchmarks.csv," + bench + "timm_infer_benchmarks.csv";
   app.add_option("profiles", inputs, "profile JSON files (vitsim-train, import-deepspeed)")
       ->required()
       ->check(CLI::ExistingFile);
@@ -76,8 +76,9 @@ int cmd_calibrate(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--gpus", gpus_path, "device catalog")->capture_default_str();
   app.add_option("--tensor-evidence", timm,
-                 "timm training benchmark CSV giving tensor-core efficiency for fp16/bf16 "
-                 "(\"\" = none: fp32 efficiency)")
+                 "timm benchmark CSVs (training and inference rows), comma-separated: GPU "
+                 "evidence of the kernel-class transfer besides the profiles, and the training "
+                 "rows' tensor-core efficiency for a regime transfer's fp16/bf16 (\"\" = none)")
       ->capture_default_str();
   return clikit::run_app(app, argc, argv, [&] {
     clikit::refuse_repeated_files(inputs, "profiles");
@@ -89,15 +90,19 @@ int cmd_calibrate(int argc, char** argv) {
     opt.precisions = clikit::parse_list<costmodel::Regime>(precisions, "precisions",
                                                            costmodel::parse_regime, true);
     for (const auto& f : clusters) opt.clusters.push_back(schema::read_cluster(f));
-    if (!timm.empty() && !profiles.empty()) {
-      const schema::ProfileInput* with_model = nullptr;
-      for (const auto& p : profiles) {
-        if (p.profile.model && !with_model) with_model = &p;
-      }
-      if (with_model) {
-        opt.tensor_evidence = calibrate::tensor_efficiency_from_timm(
-            schema::CsvTable::read(timm), catalog, *with_model->profile.model);
-      }
+    const schema::ProfileInput* with_model = nullptr;
+    for (const auto& p : profiles) {
+      if (p.profile.model && !with_model) with_model = &p;
+    }
+    for (const auto& csv : clikit::split_list(timm, "tensor-evidence")) {
+      if (csv.empty() || !with_model) continue;
+      const auto table = schema::CsvTable::read(csv);
+      auto rows = calibrate::evidence_from_timm(table, catalog, *with_model->profile.model);
+      opt.public_evidence.insert(opt.public_evidence.end(), rows.begin(), rows.end());
+      // The regime transfer's eta_c: the first table with training rows of the model.
+      if (!opt.tensor_evidence)
+        opt.tensor_evidence =
+            calibrate::tensor_efficiency_from_timm(table, catalog, *with_model->profile.model);
     }
     const calibrate::Calibration cal = calibrate::calibrate(profiles, catalog, opt);
     for (const auto& n : cal.notes) std::cerr << "vitsim calibrate: note: " << n << "\n";

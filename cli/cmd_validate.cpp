@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "app/fidelity.h"
+#include "app/gpu_holdout_check.h"
 #include "app/reproduce.h"
 #include "app/run_like.h"
 #include "app/simulate_measured.h"
@@ -37,6 +38,7 @@ int cmd_validate(int argc, char** argv) {
   std::string out, costs_path, study_path = app::kReferenceStudy;
   bool simulate = false;
   bool leave_one_out = false;
+  bool leave_one_gpu_out = false;
   app.add_option("--measured", measured_files, "run log JSON or CSV (dev_epoch_times.csv columns)")
       ->check(CLI::ExistingFile);
   app.add_flag("--leave-one-out", leave_one_out,
@@ -44,6 +46,10 @@ int cmd_validate(int argc, char** argv) {
                "calibration without it, the development set, the held-out public nccl-tests "
                "rows, the study's recorded emulated-cluster runs; simulator against the naive "
                "formula, error per class");
+  app.add_flag("--leave-one-gpu-out", leave_one_gpu_out,
+               "the cross-GPU check on --study (docs/gpu-transfer.md): each GPU with evidence "
+               "held out of the kernel-class transfer in turn; signed error and 80 % range per "
+               "(GPU, regime, micro-batch), with all evidence and with training evidence only");
   app.add_option("--predicted", predicted_files,
                  "prediction JSON (vitsim simulate / reproduce / predict --json)")
       ->check(CLI::ExistingFile);
@@ -84,6 +90,13 @@ int cmd_validate(int argc, char** argv) {
       if (!out.empty()) schema::write_output(out, text);
       return 0;
     }
+    if (leave_one_gpu_out) {
+      const std::string text =
+          app::format_gpu_holdout_report(app::gpu_holdout_check(schema::read_study(study_path)));
+      std::cout << text;
+      if (!out.empty()) schema::write_output(out, text);
+      return 0;
+    }
     if (simulate && costs_path.empty())
       throw std::invalid_argument("--simulate needs --costs (a cost model from vitsim calibrate)");
     std::vector<present::MeasuredRun> measured;
@@ -104,7 +117,8 @@ int cmd_validate(int argc, char** argv) {
       head = app::like_text(r);
     }
     if (measured_files.empty() && like_logs.empty())
-      throw std::invalid_argument("give --measured FILE, --like RUN_LOG or --leave-one-out");
+      throw std::invalid_argument(
+          "give --measured FILE, --like RUN_LOG, --leave-one-out or --leave-one-gpu-out");
     clikit::refuse_repeated_files(measured_files, "--measured");
     clikit::refuse_repeated_files(predicted_files, "--predicted");
     // A CSV's bare "fp16" is mapped only when the user names the study it comes from.

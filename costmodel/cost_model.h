@@ -23,12 +23,14 @@ struct LinearCost {
   double at(double x) const;
 };
 
-// Where a cost came from; every report says it.
-enum class CostSource { kMeasured, kImported, kTransferred };
+// Where a cost came from; every report says it. kSibling: a same-chip sibling's measurement moved
+// by the terms that differ (docs/cost-model.md section 4, "Siblings").
+enum class CostSource { kMeasured, kImported, kTransferred, kSibling };
 inline constexpr EnumName<CostSource> kCostSourceNames[] = {
     {CostSource::kMeasured, "measured"},
     {CostSource::kImported, "imported"},
     {CostSource::kTransferred, "transferred"},
+    {CostSource::kSibling, "sibling"},
 };
 const char* to_string(CostSource s);
 CostSource parse_cost_source(const std::string& text);  // throws std::invalid_argument
@@ -70,6 +72,9 @@ struct DeviceCosts {
   // figure, kDefaultLaunchSpreadRel in costmodel/uncertainty.h)
   double launch_spread_rel = 0;
   std::string uncertainty_from;  // where the four came from
+  // Transferred and sibling entries: what the transfer rests on and how wide its range is, one
+  // line for the provenance warning (the nearest measured GPU or the sibling); "" otherwise.
+  std::string transfer_summary;
 };
 
 // Alpha-beta cost of one link class: a message of n bytes over one link takes
@@ -83,13 +88,15 @@ struct LinkCost {
   double uncertainty_rel = 0;  // the alpha-beta fit's relative residual (1 sigma)
 };
 
-// How a layer pass's compute and memory terms combine in the transfer (docs/cost-model.md,
-// section 4, "Which form"): kMax = max(compute, memory), the roofline; kAdditive = compute +
-// memory, GEMMs and element-wise kernels one after the other.
-enum class RooflineForm { kMax, kAdditive };
+// How a layer pass's compute and memory terms combine in the transfer: kMax = max(compute,
+// memory) and kAdditive = compute + memory per layer (the layer-level roofline of cost models
+// written before the kernel-class transfer); kKernelClasses = per kernel of the inventory, summed,
+// floored by the launches (docs/cost-model.md, section 4).
+enum class RooflineForm { kMax, kAdditive, kKernelClasses };
 inline constexpr EnumName<RooflineForm> kRooflineFormNames[] = {
     {RooflineForm::kMax, "max"},
     {RooflineForm::kAdditive, "additive"},
+    {RooflineForm::kKernelClasses, "kernel-classes"},
 };
 const char* to_string(RooflineForm f);
 RooflineForm parse_roofline_form(const std::string& text);  // throws std::invalid_argument
@@ -100,7 +107,7 @@ struct RooflineFit {
   RooflineForm form = RooflineForm::kMax;
   double compute_efficiency = 0;       // achieved / peak matrix FLOP/s
   double memory_efficiency = 0;        // achieved / peak memory bandwidth
-  double launch_overhead_s = 0;        // per layer and pass
+  double launch_overhead_s = 0;        // per layer and pass (kKernelClasses: per kernel launch)
   std::vector<std::string> fitted_on;  // device ids
   // RMS over the measured devices of the relative error of their total layer time when the fit
   // leaves each out; 0 when fewer than 3 devices were measured (nothing to hold out).

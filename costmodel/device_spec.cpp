@@ -18,6 +18,22 @@ double DeviceSpec::matrix_peak_flop_per_s(Regime p) const {
   return 0;
 }
 
+bool DeviceSpec::tensor_math(Regime p) const {
+  switch (math_type(p)) {
+    case MathType::kFp32:
+      return false;
+    case MathType::kFp16:
+      return fp16_tensor_peak_flop_per_s > 0;
+    case MathType::kBf16:
+      return bf16_tensor_peak_flop_per_s > 0;
+  }
+  return false;
+}
+
+bool DeviceSpec::same_chip(const DeviceSpec& other) const {
+  return !chip.empty() && chip == other.chip && sm_count > 0 && sm_count == other.sm_count;
+}
+
 namespace {
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });

@@ -21,13 +21,25 @@ struct DeviceSpec {
   double memory_bandwidth_bytes_per_s = 0;
   double memory_bytes = 0;  // device memory, bytes (GiB on datasheets taken as 2^30)
   double tdp_w = 0;
-  std::string source;  // datasheet / whitepaper the row comes from
+  // Features of the kernel-class transfer (docs/cost-model.md section 4); 0 / "" = unknown.
+  std::string chip;           // die, e.g. "GH100": same chip and SM count = same-chip siblings
+  int64_t sm_count = 0;       // streaming multiprocessors (wave quantization of GEMM tiles)
+  double boost_clock_hz = 0;  // the datasheet's boost clock
+  double l2_cache_bytes = 0;  // L2 cache
+  int64_t launch_year = 0;    // the product's launch year (generation distance of a transfer)
+  std::string source;         // datasheet / whitepaper the row comes from
 
   // Peak FLOP/s for matrix work in this regime's math type: fp32 -> fp32 peak; fp16 -> tensor peak
   // where the device has tensor cores, else the fp32 peak (Pascal: AMP gives no speedup); bf16 ->
   // bf16 tensor peak (0 where unsupported).
   double matrix_peak_flop_per_s(Regime p) const;
   bool supports(Regime p) const { return matrix_peak_flop_per_s(p) > 0; }
+  // Whether this regime's matrix work runs on tensor cores (fp16/bf16 with a tensor peak), not on
+  // the fp32 units: the two have separate efficiencies in the transfer.
+  bool tensor_math(Regime p) const;
+  // Same die and the same compute units enabled (docs/cost-model.md section 4, "Siblings"): H100
+  // SXM and H200, the A100 variants. Needs both chips and SM counts known.
+  bool same_chip(const DeviceSpec& other) const;
 };
 
 struct DeviceCatalog {

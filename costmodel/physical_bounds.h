@@ -75,6 +75,17 @@ inline constexpr Bound kMemoryBandwidthBytesPerS{
 inline constexpr Bound kPowerW{1, 1e5, true, "a power in watts: 0 or 1 .. 1e5",
                                "a device's TDP from its datasheet, 0 if unknown"};
 
+// A GPU's clock: 0 (unknown) or 1 MHz .. 100 GHz.
+inline constexpr Bound kClockHz{1e6, 1e11, true, "a clock in Hz: 0 or 1e6 .. 1e11",
+                                "write 1.98e9 for 1980 MHz, 0 if unknown"};
+
+// Streaming multiprocessors of one GPU: 1 .. 10^5 (a B200 has 148 per die).
+inline constexpr CountBound kSmCount{1, 100000, "an SM count 1 .. 100000",
+                                     "the datasheet's streaming multiprocessors"};
+// A product's launch year: 1990 .. 2100.
+inline constexpr CountBound kLaunchYear{1990, 2100, "a year 1990 .. 2100",
+                                        "the year the GPU was launched (its datasheet's)"};
+
 // Ranks of one job: 1 .. 10^6 (the largest GPU clusters have ~10^5 GPUs).
 inline constexpr CountBound kRanks{1, 1000000, "a rank count 1 .. 1000000",
                                    "the largest GPU clusters have about 10^5 GPUs"};

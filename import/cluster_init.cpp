@@ -251,8 +251,9 @@ std::vector<std::string> unmeasured_notes(const schema::ClusterSpec& c,
           lc, lc, lc));
   }
   for (const auto& d : unprofiled)
-    notes.push_back("device " + d +
-                    " has no compute profile: calibrate transfers its costs by roofline");
+    notes.push_back(
+        "device " + d +
+        " has no compute profile: calibrate transfers its costs (kernel-class transfer)");
   return notes;
 }
 

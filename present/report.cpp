@@ -255,8 +255,8 @@ std::string costs_section(const costmodel::CostModel& c, const std::vector<std::
         html_escape(l.link_class), costmodel::to_string(l.source), l.latency_s * 1e6,
         l.bandwidth_bytes_per_s / 1e9, html_escape(l.derived_from));
   }
-  h += "</table>\n<table><tr><th class=l>roofline</th><th>eta_c</th><th>eta_m</th>"
-       "<th>overhead (us)</th><th class=l>fitted on</th></tr>\n";
+  h += "</table>\n<table><tr><th class=l>transfer</th><th>eta_c</th><th>eta_m</th>"
+       "<th>launch (us)</th><th class=l>fitted on</th></tr>\n";
   for (const auto& r : c.roofline) {
     std::string on;
     for (const auto& f : r.fitted_on) on += (on.empty() ? "" : "; ") + f;

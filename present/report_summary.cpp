@@ -104,8 +104,9 @@ std::string provenance_line(const std::vector<NamedPrediction>& predictions,
             " (the others: transport model from datasheet rates)";
   }
   return line +
-         ". Transferred = modelled from a measured device by roofline; measured and "
-         "imported = timed on that device.";
+         ". Transferred = modelled by the kernel-class transfer from the GPUs with evidence; "
+         "sibling = a same-chip sibling's measurement moved; measured and imported = timed on "
+         "that device.";
 }
 
 }  // namespace

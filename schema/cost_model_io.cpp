@@ -78,7 +78,8 @@ void read_micro_batches(const Node& n, costmodel::DeviceCosts& d) {
 costmodel::DeviceCosts read_device_costs(const Node& n) {
   n.expect_keys({"device", "precision", "source", "derived_from", "model", "layers", "optimizer",
                  "host_to_device", "data_wait", "step_overhead", "memory_fixed_bytes",
-                 "memory_per_sample_bytes", "micro_batches", "uncertainty", "epoch_start_s"});
+                 "memory_per_sample_bytes", "micro_batches", "uncertainty", "epoch_start_s",
+                 "transfer_summary"});
   costmodel::DeviceCosts d;
   d.device = n["device"].string();
   if (d.device.empty()) n["device"].fail("non-empty device id", "empty string");
@@ -114,6 +115,7 @@ costmodel::DeviceCosts read_device_costs(const Node& n) {
         u->has("launch_spread_rel") ? (*u)["launch_spread_rel"].in_range(0, 10) : 0.0;
     d.uncertainty_from = (*u)["derived_from"].string();
   }
+  if (const auto t = n.get("transfer_summary")) d.transfer_summary = t->string();
   return d;
 }
 
@@ -200,27 +202,29 @@ Json write_device_costs(const costmodel::DeviceCosts& d) {
                       {"forward_residual_rel", l.forward_residual_rel},
                       {"backward_residual_rel", l.backward_residual_rel}});
   }
-  return {{"device", d.device},
-          {"precision", costmodel::to_string(d.precision)},
-          {"source", costmodel::to_string(d.source)},
-          {"derived_from", d.derived_from},
-          {"model", write_model(d.model)},
-          {"layers", layers},
-          {"optimizer", write_linear(d.optimizer)},
-          {"host_to_device", write_linear(d.host_to_device)},
-          {"data_wait", write_linear(d.data_wait)},
-          {"step_overhead", write_linear(d.step_overhead)},
-          {"epoch_start_s", d.epoch_start_s},
-          {"memory_fixed_bytes", d.memory_fixed_bytes},
-          {"memory_per_sample_bytes", d.memory_per_sample_bytes},
-          {"micro_batches", d.micro_batches},
-          {"uncertainty",
-           {{"systematic_rel", d.uncertainty_rel},
-            {"node_spread_rel", d.node_spread_rel},
-            {"step_noise_rel", d.step_noise_rel},
-            {"step_spread_rel", d.step_spread_rel},
-            {"launch_spread_rel", d.launch_spread_rel},
-            {"derived_from", d.uncertainty_from}}}};
+  Json j = {{"device", d.device},
+            {"precision", costmodel::to_string(d.precision)},
+            {"source", costmodel::to_string(d.source)},
+            {"derived_from", d.derived_from},
+            {"model", write_model(d.model)},
+            {"layers", layers},
+            {"optimizer", write_linear(d.optimizer)},
+            {"host_to_device", write_linear(d.host_to_device)},
+            {"data_wait", write_linear(d.data_wait)},
+            {"step_overhead", write_linear(d.step_overhead)},
+            {"epoch_start_s", d.epoch_start_s},
+            {"memory_fixed_bytes", d.memory_fixed_bytes},
+            {"memory_per_sample_bytes", d.memory_per_sample_bytes},
+            {"micro_batches", d.micro_batches},
+            {"uncertainty",
+             {{"systematic_rel", d.uncertainty_rel},
+              {"node_spread_rel", d.node_spread_rel},
+              {"step_noise_rel", d.step_noise_rel},
+              {"step_spread_rel", d.step_spread_rel},
+              {"launch_spread_rel", d.launch_spread_rel},
+              {"derived_from", d.uncertainty_from}}}};
+  if (!d.transfer_summary.empty()) j["transfer_summary"] = d.transfer_summary;
+  return j;
 }
 
 }  // namespace

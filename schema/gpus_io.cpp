@@ -40,7 +40,8 @@ costmodel::DeviceSpec read_device_spec(const Node& n) {
   n.expect_keys({"id", "name", "variant", "architecture", "compute_capability",
                  "fp32_peak_flop_per_s", "fp16_tensor_peak_flop_per_s",
                  "bf16_tensor_peak_flop_per_s", "tf32_tensor_peak_flop_per_s",
-                 "memory_bandwidth_bytes_per_s", "memory_bytes", "tdp_w", "source"});
+                 "memory_bandwidth_bytes_per_s", "memory_bytes", "tdp_w", "chip", "sm_count",
+                 "boost_clock_hz", "l2_cache_bytes", "launch_year", "source"});
   costmodel::DeviceSpec d;
   d.id = n["id"].string();
   if (!is_valid_id(d.id)) {
@@ -62,24 +63,36 @@ costmodel::DeviceSpec read_device_spec(const Node& n) {
       n["memory_bandwidth_bytes_per_s"].within(costmodel::kMemoryBandwidthBytesPerS);
   d.memory_bytes = n["memory_bytes"].within(costmodel::kBytes);
   d.tdp_w = optional_within(n, "tdp_w", costmodel::kPowerW);
+  d.chip = optional_string(n, "chip");
+  if (auto v = n.get("sm_count")) d.sm_count = v->count(costmodel::kSmCount);
+  d.boost_clock_hz = optional_within(n, "boost_clock_hz", costmodel::kClockHz);
+  d.l2_cache_bytes = optional_within(n, "l2_cache_bytes", costmodel::kBytesOrZero);
+  if (auto v = n.get("launch_year")) d.launch_year = v->count(costmodel::kLaunchYear);
   d.source = optional_string(n, "source");
   return d;
 }
 
 Json write_device_spec(const costmodel::DeviceSpec& d) {
-  return {{"id", d.id},
-          {"name", d.name},
-          {"variant", d.variant},
-          {"architecture", d.architecture},
-          {"compute_capability", d.compute_capability},
-          {"fp32_peak_flop_per_s", d.fp32_peak_flop_per_s},
-          {"fp16_tensor_peak_flop_per_s", d.fp16_tensor_peak_flop_per_s},
-          {"bf16_tensor_peak_flop_per_s", d.bf16_tensor_peak_flop_per_s},
-          {"tf32_tensor_peak_flop_per_s", d.tf32_tensor_peak_flop_per_s},
-          {"memory_bandwidth_bytes_per_s", d.memory_bandwidth_bytes_per_s},
-          {"memory_bytes", d.memory_bytes},
-          {"tdp_w", d.tdp_w},
-          {"source", d.source}};
+  Json j = {{"id", d.id},
+            {"name", d.name},
+            {"variant", d.variant},
+            {"architecture", d.architecture},
+            {"compute_capability", d.compute_capability},
+            {"fp32_peak_flop_per_s", d.fp32_peak_flop_per_s},
+            {"fp16_tensor_peak_flop_per_s", d.fp16_tensor_peak_flop_per_s},
+            {"bf16_tensor_peak_flop_per_s", d.bf16_tensor_peak_flop_per_s},
+            {"tf32_tensor_peak_flop_per_s", d.tf32_tensor_peak_flop_per_s},
+            {"memory_bandwidth_bytes_per_s", d.memory_bandwidth_bytes_per_s},
+            {"memory_bytes", d.memory_bytes},
+            {"tdp_w", d.tdp_w},
+            {"source", d.source}};
+  // The transfer's features only where known (0 = unknown is not a valid count).
+  if (!d.chip.empty()) j["chip"] = d.chip;
+  if (d.sm_count > 0) j["sm_count"] = d.sm_count;
+  if (d.boost_clock_hz > 0) j["boost_clock_hz"] = d.boost_clock_hz;
+  if (d.l2_cache_bytes > 0) j["l2_cache_bytes"] = d.l2_cache_bytes;
+  if (d.launch_year > 0) j["launch_year"] = d.launch_year;
+  return j;
 }
 
 costmodel::DeviceCatalog read_gpus(const Node& root) {

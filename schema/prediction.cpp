@@ -41,13 +41,15 @@ RankPrediction read_rank(const Node& n) {
 Json write_provenance(const Provenance& p) {
   Json compute = Json::array(), links = Json::array();
   for (const auto& c : p.compute) {
-    compute.push_back({{"device", c.device},
-                       {"regime", costmodel::to_string(c.precision)},
-                       {"source", costmodel::to_string(c.source)},
-                       {"derived_from", c.derived_from},
-                       {"uncertainty_rel", c.uncertainty_rel},
-                       {"node_spread_rel", c.node_spread_rel},
-                       {"ranks", c.ranks}});
+    Json entry = {{"device", c.device},
+                  {"regime", costmodel::to_string(c.precision)},
+                  {"source", costmodel::to_string(c.source)},
+                  {"derived_from", c.derived_from},
+                  {"uncertainty_rel", c.uncertainty_rel},
+                  {"node_spread_rel", c.node_spread_rel},
+                  {"ranks", c.ranks}};
+    if (!c.transfer_summary.empty()) entry["transfer_summary"] = c.transfer_summary;
+    compute.push_back(entry);
   }
   for (const auto& u : p.links) {
     const costmodel::LinkProvenance& l = u.link;
@@ -73,7 +75,7 @@ Provenance read_provenance(const Node& n) {
   Provenance p;
   for (const Node& c : n["compute"].items()) {
     c.expect_keys({"device", "regime", "source", "derived_from", "uncertainty_rel",
-                   "node_spread_rel", "ranks"});
+                   "node_spread_rel", "ranks", "transfer_summary"});
     ComputeProvenance x;
     x.device = c["device"].string();
     x.precision = read_regime(c["regime"]);
@@ -82,6 +84,7 @@ Provenance read_provenance(const Node& n) {
     x.uncertainty_rel = c["uncertainty_rel"].in_range(0, 10);
     x.node_spread_rel = c["node_spread_rel"].in_range(0, 10);
     x.ranks = c["ranks"].integer_at_least(1);
+    if (const auto t = c.get("transfer_summary")) x.transfer_summary = t->string();
     p.compute.push_back(x);
   }
   for (const Node& l : n["links"].items()) {

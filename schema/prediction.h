@@ -46,6 +46,8 @@ struct ComputeProvenance {
   double uncertainty_rel = 0;  // systematic, 1 sigma (DeviceCosts::uncertainty_rel)
   double node_spread_rel = 0;  // per rank, 1 sigma (DeviceCosts::node_spread_rel)
   int64_t ranks = 0;           // ranks of this device
+  // Transferred and sibling compute: what it rests on (DeviceCosts::transfer_summary); "" else.
+  std::string transfer_summary;
 };
 
 // A link class the configuration's ranks talk over, and how many ranks use it.

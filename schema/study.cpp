@@ -54,7 +54,21 @@ void read_paths(const Node& root, Study& s) {
   if (auto t = root.get("transports")) s.transports = resolved(*t, false);
   s.cluster_folder = resolved(root["cluster_folder"], true);
   s.scenario_folder = resolved(root["scenario_folder"], true);
-  if (auto t = root.get("tensor_evidence")) s.tensor_evidence = resolved(*t, false);
+  // One file, or a list of them (older study files name one).
+  if (auto t = root.get("tensor_evidence")) {
+    if (t->json().is_array()) {
+      for (const Node& f : t->items()) s.tensor_evidence.push_back(resolved(f, false));
+    } else {
+      s.tensor_evidence.push_back(resolved(*t, false));
+    }
+  }
+  if (auto g = root.get("gpu_profiles")) {
+    for (const Node& f : g->items()) {
+      fs::path p(f.string());
+      if (p.is_relative()) p = fs::path(f.file()).parent_path() / p;
+      s.gpu_profiles.push_back(resolved(f, fs::is_directory(p)));
+    }
+  }
   if (auto e = root.get("emulated_runs")) s.emulated_runs = resolved(*e, true);
 }
 
@@ -62,10 +76,26 @@ void read_paths(const Node& root, Study& s) {
 
 Study read_study(const Node& root) {
   root.expect_schema(kStudySchema, kStudyVersion, kPreRegimeVersion);
-  root.expect_keys({"schema", "schema_version", "context", "title", "model", "train_images",
-                    "log_folder", "logs", "compute_summaries", "development_set", "gpus",
-                    "transports", "cluster_folder", "scenario_folder", "precisions",
-                    "precision_names", "tensor_evidence", "emulated_runs", "report_notes"});
+  root.expect_keys({"schema",
+                    "schema_version",
+                    "context",
+                    "title",
+                    "model",
+                    "train_images",
+                    "log_folder",
+                    "logs",
+                    "compute_summaries",
+                    "development_set",
+                    "gpus",
+                    "transports",
+                    "cluster_folder",
+                    "scenario_folder",
+                    "precisions",
+                    "precision_names",
+                    "tensor_evidence",
+                    "gpu_profiles",
+                    "emulated_runs",
+                    "report_notes"});
   if (root.has("context")) read_context(root);
   Study s;
   s.file = root.file();

@@ -46,7 +46,12 @@ struct Study {
   // How the study's own tables (compute summaries, development set, held-back runs) name their
   // precisions, e.g. "fp16" -> ds-fp16 because the study ran DeepSpeed's fp16 mode. Optional.
   std::map<std::string, costmodel::Regime> precision_names;
-  std::string tensor_evidence;  // timm training benchmarks CSV; "" = none
+  // Public GPU benchmark tables (timm's training and inference CSVs): GPU evidence of the
+  // kernel-class transfer (docs/cost-model.md section 4). Empty = none.
+  std::vector<std::string> tensor_evidence;
+  // Profiles of GPUs measured outside the study (platforms/profiles/*.json: the H100): GPU
+  // evidence, and measured costs of their devices. Files, or folders whose *.json are read.
+  std::vector<std::string> gpu_profiles;
   // A recorded scripts/validate-local run (docs/formats/validate-local-recorded.md) that the
   // fidelity check re-simulates; "" = none. Never a calibration input.
   std::string emulated_runs;

@@ -31,6 +31,7 @@ std::vector<schema::ComputeProvenance> compute_provenance(const RankKinds& kinds
     p.derived_from = c.derived_from;
     p.uncertainty_rel = c.uncertainty_rel;
     p.node_spread_rel = c.node_spread_rel;
+    p.transfer_summary = c.transfer_summary;
     p.ranks = 1;
     out.push_back(p);
   }
@@ -42,12 +43,19 @@ std::vector<std::string> unmeasured_lines(const schema::Provenance& provenance,
   std::vector<std::string> out;
   for (const auto& c : provenance.compute) {
     const std::string part = c.device + "/" + costmodel::to_string(c.precision);
-    if (c.source == costmodel::CostSource::kTransferred) {
+    if (c.source == costmodel::CostSource::kTransferred ||
+        c.source == costmodel::CostSource::kSibling) {
+      // The summary names what the transfer rests on (the nearest measured GPU, the sibling) and
+      // its width (docs/uncertainty.md); cost models written before it have none.
+      const std::string rests_on =
+          c.transfer_summary.empty()
+              ? fmt::format("{} from other devices' measurements (uncertainty {:.0f} %)",
+                            costmodel::to_string(c.source), 100 * c.uncertainty_rel)
+              : c.transfer_summary;
       out.push_back(fmt::format(
-          "{} compute: transferred by roofline from other devices' measurements (uncertainty "
-          "{:.0f} %), not measured: run vitsim-train profile on this device, or import its "
+          "{} compute: {}; not measured: run vitsim-train profile on this device, or import its "
           "DeepSpeed log with vitsim import-deepspeed",
-          part, 100 * c.uncertainty_rel));
+          part, rests_on));
     }
   }
   for (const auto& plan : kinds.plans) {

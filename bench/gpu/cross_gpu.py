@@ -1,47 +1,46 @@
 #!/usr/bin/env python3
-"""Cross-GPU check (issue 13, item 4): one measured GPU, every catalog GPU predicted.
+"""Cross-GPU table: every catalog GPU predicted from the shipped GPU inputs, next to the public
+measurements of the same model (docs/gpu-transfer.md).
 
-With the H100 profiles in platforms/profiles/ as the only GPU measurement, `vitsim calibrate`
-transfers vit_b_16's costs to every GPU of platforms/gpus.json (roofline from each datasheet, with
-the compute and memory efficiencies fitted on the H100 alone; docs/cost-model.md, section 4). This
-script asks it to, then reads the transferred cost model and prints, per GPU and regime, the
-predicted single-GPU training throughput, compute only: forward + backward of every layer + the
-optimizer step, images per second at the micro-batch. Next to it, the public measurements of the
-same model that can be cited, compute only as well:
+`vitsim calibrate` takes the H100 profiles (platforms/profiles/) and timm's benchmark tables
+(--evidence; "" = the H100 alone) and transfers vit_b_16's costs to every GPU of
+platforms/gpus.json by the kernel-class model (docs/cost-model.md, section 4). For each GPU and
+regime this script asks `vitsim predict --json` for one GPU's compute per step and its 80 %
+range: the step vitsim simulates on a copy of the cost model whose host-side costs (data wait,
+host-to-device copy, step overhead) are set to 0, a what-if on the inputs, so that the step is
+forward + backward + optimizer alone and the range vitsim attaches to it (step-to-step noise
+included) is the compute's. Nothing of the model is computed here.
 
-  - the study's 1-GPU DeepSpeed logs (data/vit-deepspeed-study/logs/): RTX 3070 fp32 at 16 and T4
-    fp32 at 64, median over the steps of fwd + bwd_inner + step (rank 0 timers; the first step of
-    each epoch, a warm-up, is dropped), and the P4 row of compute_summary.csv (fp32 at 16);
-  - timm's RTX 3090 training benchmark (data/public-benchmarks/timm_train_benchmarks.csv),
-    vit_base_patch16_224 (the same network as vit_b_16), AMP (fp16 autocast), eager: samples/s
-    of its whole train step, which on synthetic data on the GPU is forward, backward and
-    optimizer (SGD, timm's benchmark default): compared with the amp-fp16 prediction.
+Measurements of the same compute, next to it:
+  - the study's 1-GPU DeepSpeed logs (RTX 3070 fp32 at 16, T4 fp32 at 64) and the P4 row of
+    compute_summary.csv, imported by `vitsim import-deepspeed` (its epoch and outlier rules): the
+    profile's forward + backward of every layer + optimizer. They are not calibrate's inputs
+    here: held out;
+  - timm's RTX 3090 training rows (timm_train_benchmarks.csv, vit_base_patch16_224, AMP fp16,
+    eager): images per second of its whole train step. Part of the evidence when --evidence
+    names the training table (the default): in the fit, not a check.
+The held-out check of the transfer is `vitsim validate --leave-one-gpu-out`.
 
-Nothing here is fitted to these measurements: the cost model comes from the H100 profiles and the
-datasheets only, and calibrate sees neither the study nor timm (`--tensor-evidence ""`).
-
-With --optimizer-runs RUN_LOG..., each profile's optimizer time (the shipped profiles hold that of
-LibTorch's per-tensor AdamW loop, 9-16 ms on the H100, launch-bound) is replaced by the median
-optimizer time of the given vitsim-train run logs of the same GPU and regime (those of the batched
-MultiTensorAdamW, bench/gpu/h100-2026-11-24/after-012a593/: 3.0 ms in amp-bf16, 5.4 ms in
-ds-bf16); fp32 takes amp-bf16's, whose AdamW moves the same 28 bytes per parameter in fp32
-(docs/cost-model.md, section 12). The profiles so changed are written under --out/profiles/ with
-the replacement stated in their context.
+With --optimizer-runs RUN_LOG..., each profile's optimizer time (the first build's profiles hold
+that of LibTorch's per-tensor AdamW loop, 9-16 ms on the H100, launch-bound) is replaced by the
+median optimizer time of the given vitsim-train run logs of the same GPU and regime (those of the
+batched MultiTensorAdamW, bench/gpu/h100-2026-11-24/after-012a593/: 3.0 ms in amp-bf16, 5.4 ms
+in ds-bf16); fp32 takes amp-bf16's, whose AdamW moves the same 28 bytes per parameter in fp32
+(docs/cost-model.md, section 12). The profiles so changed are written under --out/profiles/
+with the replacement stated in their context: the shipped profiles are this command's output
+(platforms/profiles/README.md). With --profiles-only the script stops there.
 
     python3 bench/gpu/cross_gpu.py --vitsim build/bin/vitsim --out /tmp/cross-gpu
-    python3 bench/gpu/cross_gpu.py --vitsim build/bin/vitsim --out /tmp/cross-gpu-batched \
-        --optimizer-runs bench/gpu/h100-2026-11-24/after-012a593/train-*.json
 
-writes cluster.json (one host per catalog GPU), costs.json, calibrate.txt and table.md under
---out, and prints the table (Markdown). Exit 2 on bad input (missing file, unreadable JSON, a
-regime missing from the cost model).
+writes cluster.json (one host per catalog GPU), costs.json, costs-compute.json, calibrate.txt,
+imported/ and table.md under --out, and prints the table (Markdown). Exit 2 on bad input
+(missing file, unreadable JSON, a regime missing from the cost model).
 """
 import argparse
+import concurrent.futures
 import csv
-import functools
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -49,12 +48,15 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 REGIMES = ("fp32", "amp-fp16", "amp-bf16")
-# Micro-batches of the prediction table: the profiles' range, and the measurements' own batches.
+# Micro-batches of the prediction table where nothing was measured: the profiles' middle.
 TABLE_MICRO_BATCHES = {"fp32": 64, "amp-fp16": 128, "amp-bf16": 128}
+BENCH = os.path.join(ROOT, "data", "public-benchmarks")
+DEFAULT_EVIDENCE = ",".join(os.path.join(BENCH, f) for f in
+                            ("timm_train_benchmarks.csv", "timm_infer_benchmarks.csv"))
 
 
 def fail(message):
-    print(f"cross_gpu.py: {message}", file=sys.stderr)
+    print(f"{os.path.basename(sys.argv[0])}: {message}", file=sys.stderr)
     sys.exit(2)
 
 
@@ -66,44 +68,11 @@ def load_json(path):
         fail(f"{path}: {e}")
 
 
-def linear(cost, x):
-    """A cost object of the cost model (docs/formats/cost-model.md): max(floor, fixed + slope x)."""
-    return max(cost["floor_s"], cost["fixed_s"] + cost["per_unit_s"] * x)
-
-
-def parameters(vitsim, model):
-    """Trainable parameters of the cost model's ViT, from vitsim's own layer graph."""
-    argv = [vitsim, "model", model["preset"], "--json"]
-    for key in ("image_size", "patch_size", "width", "depth", "heads", "mlp_ratio", "classes"):
-        if key in model:
-            argv += ["--" + key.replace("_", "-"), str(model[key])]
-    return _model_parameters(tuple(argv))
-
-
-@functools.lru_cache(maxsize=None)
-def _model_parameters(argv):
-    """One `vitsim model` run per distinct model: every cost entry of a cost model names the same
-    one, and both checks ask once per entry."""
-    try:
-        return int(json.loads(run(list(argv)).stdout)["totals"]["parameters"])
-    except (ValueError, KeyError) as e:
-        fail(f"vitsim model: {e}")
-
-
-def compute_step_s(entry, micro_batch, params):
-    """Forward + backward of every layer + optimizer: the step's compute, no host-side costs."""
-    layers = sum(linear(l["forward"], micro_batch) + linear(l["backward"], micro_batch)
-                 for l in entry["layers"])
-    return layers + linear(entry["optimizer"], params)
-
-
-def write_cluster(vitsim, gpus_json, path):
-    """One single-GPU host per catalog GPU (the NIC is never used: every prediction is 1 GPU)."""
-    ids = [d["id"] for d in load_json(gpus_json)["devices"]]
-    hosts = [f"{i}:{i}:10gbe" for i in ids]
-    run([vitsim, "cluster", "init", "--name", "cross-gpu", "--gpus-json", gpus_json,
-         "-o", path] + sum((["--host", h] for h in hosts), []))
-    return ids
+def write_json(path, doc):
+    with open(path + ".tmp", "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
 
 
 def run(argv, log=None):
@@ -116,46 +85,63 @@ def run(argv, log=None):
     return r
 
 
-TIMER = re.compile(r"\[Rank 0\] time \(ms\) \| fwd: ([0-9.]+) \| bwd: [0-9.]+ \| "
-                   r"bwd_inner: ([0-9.]+) \| bwd_allreduce: [0-9.]+ \| step: ([0-9.]+)")
-EPOCH = re.compile(r"[Ee]poch")
+def compute_only_costs(costs, out):
+    """The cost model with every entry's host-side costs at 0 (a what-if on vitsim's input: the
+    simulated step of one GPU is then its compute)."""
+    doc = load_json(costs)
+    for d in doc["devices"]:
+        for key in ("host_to_device", "data_wait", "step_overhead"):
+            d[key] = {"fixed_s": 0.0, "per_unit_s": 0.0, "floor_s": 0.0}
+    write_json(out, doc)
+    return out
 
 
-def study_log_compute_s(path):
-    """Median fwd + bwd_inner + step (s) of a 1-GPU DeepSpeed log, each epoch's first step dropped."""
-    steps, first_of_epoch = [], True
+def vitsim_compute(vitsim, cluster, costs, host, regime, micro_batch):
+    """One GPU's compute per step and its 80 % range, as `vitsim predict --json` gives them on
+    compute-only costs, with the compute's source and what it rests on."""
+    r = run([vitsim, "predict", "--cluster", cluster, "--costs", costs, "--hosts", host,
+             "--precision", regime, "--micro-batch", str(micro_batch), "--json"])
     try:
-        lines = open(path).read().splitlines()
-    except OSError as e:
-        fail(f"{path}: {e}")
-    for line in lines:
-        m = TIMER.search(line)
-        if m:
-            if not first_of_epoch:
-                steps.append(sum(float(g) for g in m.groups()) / 1e3)
-            first_of_epoch = False
-        elif EPOCH.search(line) and "time (ms)" not in line:
-            first_of_epoch = True
-    if len(steps) < 3:
-        fail(f"{path}: fewer than 3 timer lines `[Rank 0] time (ms) | fwd: ...`")
-    return statistics.median(steps), len(steps)
+        c = json.loads(r.stdout)["configurations"][0]
+        if c["out_of_memory"]:
+            return {"out_of_memory": True}
+        q = c["range"]["step_time_s"]
+        p = c["provenance"]["compute"][0]
+        return {"compute_s": c["compute_time_s"], "p10_s": q["p10"], "p90_s": q["p90"],
+                "source": p["source"], "summary": p.get("transfer_summary", ""),
+                "out_of_memory": False}
+    except (ValueError, KeyError, IndexError) as e:
+        fail(f"vitsim predict --json on {host} {regime} {micro_batch}: {e}")
 
 
-def measurements(study_dir, timm_csv):
-    """(gpu, regime, micro-batch, images/s, where it comes from)."""
+def profile_compute_s(profile):
+    """{micro-batch: forward + backward of every layer + optimizer} of a profile (its format,
+    docs/formats/profile.md)."""
+    return {e["micro_batch"]: sum(l["forward_time_s"] + l["backward_time_s"]
+                                  for l in e["layers"]) + e["optimizer_time_s"]
+            for e in profile["compute"]}
+
+
+def write_cluster(vitsim, gpus_json, path, ids):
+    """One single-GPU host per GPU (the NIC is never used: every prediction is 1 GPU)."""
+    run([vitsim, "cluster", "init", "--name", "cross-gpu", "--gpus-json", gpus_json,
+         "-o", path] + sum((["--host", f"{i}:{i}:10gbe"] for i in ids), []))
+
+
+def measurements(vitsim, study_dir, timm_csv, out_dir):
+    """(gpu, regime, micro-batch, images/s, where it comes from, in the fit)."""
+    os.makedirs(out_dir, exist_ok=True)
     rows = []
-    for gpu, name, batch in (("rtx3070", "tesla_rtx3070_1gpu_b16_fp32.log", 16),
-                             ("t4", "vector_t4_1gpu_b64_fp32.log", 64)):
-        step_s, n = study_log_compute_s(os.path.join(study_dir, "logs", name))
-        rows.append((gpu, "fp32", batch, batch / step_s,
-                     f"study log {name}: median fwd+bwd_inner+step of {n} steps"))
-    with open(os.path.join(study_dir, "compute_summary.csv")) as f:
-        for r in csv.DictReader(f):
-            if r["gpu"] == "Tesla P4" and r["precision"] == "fp32":
-                b = int(r["micro_batch_per_gpu"])
-                step_s = sum(float(r[k]) for k in ("fwd_ms_median", "bwd_inner_ms_median",
-                                                   "optimizer_step_ms_median")) / 1e3
-                rows.append(("p4", "fp32", b, b / step_s, "study compute_summary.csv (rank 0)"))
+    for gpu, name in (("rtx3070", "tesla_rtx3070_1gpu_b16_fp32.log"),
+                      ("t4", "vector_t4_1gpu_b64_fp32.log"),
+                      ("p4", "compute_summary.csv")):
+        src = os.path.join(study_dir, name if name.endswith(".csv") else os.path.join("logs", name))
+        out = os.path.join(out_dir, f"{gpu}.json")
+        run([vitsim, "import-deepspeed", src, "-o", out, "--gpu", gpu, "--model", "vit_b_16"])
+        p = load_json(out)
+        for b, t in profile_compute_s(p).items():
+            rows.append((gpu, p["precision"], b, b / t,
+                         f"study {name} imported by vitsim import-deepspeed", False))
     with open(timm_csv) as f:
         for r in csv.DictReader(f):
             if (r["model"] == "vit_base_patch16_224" and r["gpu"] == "rtx3090" and
@@ -163,7 +149,7 @@ def measurements(study_dir, timm_csv):
                 rows.append(("rtx3090", "amp-fp16", int(r["batch_size"]),
                              float(r["samples_per_sec"]),
                              f"timm {r['layout']} {r['pytorch']} {r['cuda']} "
-                             f"({os.path.basename(r['source_file'])})"))
+                             f"({os.path.basename(r['source_file'])})", None))
     return rows
 
 
@@ -196,10 +182,7 @@ def with_batched_optimizer(profiles, run_logs, out_dir):
             f"{', '.join(sorted(n for _, n in measured))} (batched AdamW); the profile "
             f"measured LibTorch's per-tensor AdamW loop")
         target = os.path.join(out_dir, os.path.basename(path))
-        with open(target + ".tmp", "w") as f:
-            json.dump(profile, f, indent=2)
-            f.write("\n")
-        os.replace(target + ".tmp", target)
+        write_json(target, profile)
         written.append(target)
     return written
 
@@ -215,8 +198,8 @@ def write_table(out_dir, lines):
 
 
 def add_common_arguments(ap):
-    """--vitsim, --out, --profiles (the shipped H100 profiles) and --gpus, as both checks take
-    them (this script and study_to_h100.py)."""
+    """--vitsim, --out, --profiles (the shipped H100 profiles) and --gpus, as the GPU checks take
+    them (this script, study_to_h100.py, h200_blind.py)."""
     ap.add_argument("--vitsim", default=os.path.join(ROOT, "build", "bin", "vitsim"))
     ap.add_argument("--out", required=True)
     ap.add_argument("--profiles", nargs="+",
@@ -226,65 +209,97 @@ def add_common_arguments(ap):
     ap.add_argument("--gpus", default=os.path.join(ROOT, "platforms", "gpus.json"))
 
 
+def predictions(a, cluster, costs, requests):
+    """{(gpu, regime, micro-batch): vitsim_compute(...)} for every request, several vitsim
+    processes at once (each is one short simulation; the order of the table does not depend on
+    it)."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        done = pool.map(lambda r: vitsim_compute(a.vitsim, cluster, costs, *r), requests)
+        return dict(zip(requests, done))
+
+
+def table_rows(a, ids, cluster, costs, measured):
+    lines = ["| GPU | regime | source of its costs | micro-batch | predicted img/s (80 % range) | "
+             "measured img/s | error | inside | measurement | rests on |",
+             "| --- | --- | --- | ---: | --- | ---: | ---: | --- | --- | --- |"]
+    errors = []
+    sources = {(d["device"], d["precision"]) for d in load_json(costs)["devices"]}
+    rows = []
+    for gpu in ids:
+        for regime in REGIMES:
+            if (gpu, regime) not in sources:
+                continue  # a regime the GPU has no units for (calibrate's notes say which)
+            own = [m for m in measured if m[0] == gpu and m[1] == regime]
+            rows += [(gpu, regime, b, m) for b, m in
+                     ([(TABLE_MICRO_BATCHES[regime], None)] if not own else
+                      [(m[2], m) for m in own])]
+    got = predictions(a, cluster, costs, sorted({(g, r, b) for g, r, b, _ in rows}))
+    for gpu, regime, batch, m in rows:
+        p = got[(gpu, regime, batch)]
+        while p["out_of_memory"] and not m and batch > 1:  # an 8 GB card: what fits
+            batch //= 2
+            p = vitsim_compute(a.vitsim, cluster, costs, gpu, regime, batch)
+        if p["out_of_memory"]:
+            continue
+        rate = batch / p["compute_s"]
+        # A range wider than the step itself reaches 0 s: no upper throughput.
+        lo = batch / p["p90_s"]
+        hi = batch / p["p10_s"] if p["p10_s"] > 0 else float("inf")
+        cells = [gpu, regime, p["source"], str(batch),
+                 f"{rate:.1f} ({lo:.1f}-{hi:.1f})" if hi < float("inf")
+                 else f"{rate:.1f} (>= {lo:.1f})"]
+        if m:
+            err = 100 * (rate - m[3]) / m[3]
+            in_fit = m[5] if m[5] is not None else bool(a.evidence)
+            errors.append((err, in_fit))
+            cells += [f"{m[3]:.1f}", f"{err:+.1f} %", "yes" if lo <= m[3] <= hi else "no",
+                      m[4] + (" (in the fit)" if in_fit else " (held out)")]
+        else:
+            cells += ["", "", "", ""]
+        lines.append("| " + " | ".join(cells + [p["summary"] or "its own measurement"]) + " |")
+    return lines, errors
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     add_common_arguments(ap)
     ap.add_argument("--study", default=os.path.join(ROOT, "data", "vit-deepspeed-study"))
-    ap.add_argument("--timm", default=os.path.join(ROOT, "data", "public-benchmarks",
-                                                   "timm_train_benchmarks.csv"))
+    ap.add_argument("--evidence", default=DEFAULT_EVIDENCE,
+                    help="timm tables given to calibrate, comma-separated (\"\" = none)")
+    ap.add_argument("--timm", default=os.path.join(BENCH, "timm_train_benchmarks.csv"))
     ap.add_argument("--optimizer-runs", nargs="+", default=[])
+    ap.add_argument("--profiles-only", action="store_true",
+                    help="with --optimizer-runs: write the changed profiles and stop")
     a = ap.parse_args()
-    for path in [a.vitsim, a.gpus, a.timm] + a.profiles + a.optimizer_runs:
+    for path in [a.vitsim, a.gpus, a.timm] + a.profiles + a.optimizer_runs + \
+            [p for p in a.evidence.split(",") if p]:
         if not os.path.exists(path):
             fail(f"{path}: no such file")
     os.makedirs(a.out, exist_ok=True)
     cluster, costs = os.path.join(a.out, "cluster.json"), os.path.join(a.out, "costs.json")
-    ids = write_cluster(a.vitsim, a.gpus, cluster)
+    ids = [d["id"] for d in load_json(a.gpus)["devices"]]
+    write_cluster(a.vitsim, a.gpus, cluster, ids)
     if a.optimizer_runs:
         a.profiles = with_batched_optimizer(a.profiles, a.optimizer_runs,
                                             os.path.join(a.out, "profiles"))
-    run([a.vitsim, "calibrate"] + a.profiles +
-        ["-o", costs, "--clusters", cluster, "--gpus", a.gpus,
-         "--precisions", ",".join(REGIMES), "--tensor-evidence", ""], log=os.path.join(a.out, "calibrate.txt"))
-    model = load_json(costs)
-    entries = {(d["device"], d["precision"]): d for d in model["devices"]}
-    roofline = {r["precision"]: r for r in model["roofline"]}
-
-    lines = ["| GPU | regime | source of its costs | micro-batch | predicted img/s | "
-             "measured img/s | error | measurement |",
-             "| --- | --- | --- | ---: | ---: | ---: | ---: | --- |"]
-    measured = measurements(a.study, a.timm)
-    errors = []
-    for gpu in ids:
-        for regime in REGIMES:
-            e = entries.get((gpu, regime))
-            if e is None:
-                continue  # a regime the GPU has no units for (calibrate's notes say which)
-            params = parameters(a.vitsim, e["model"])
-            own = [m for m in measured if m[0] == gpu and m[1] == regime]
-            batches = [(TABLE_MICRO_BATCHES[regime], None)] if not own else \
-                [(m[2], m) for m in own]
-            for batch, m in batches:
-                predicted = batch / compute_step_s(e, batch, params)
-                cells = [gpu, regime, e["source"], str(batch), f"{predicted:.1f}"]
-                if m:
-                    err = 100 * (predicted - m[3]) / m[3]
-                    errors.append((gpu, regime, batch, err))
-                    cells += [f"{m[3]:.1f}", f"{err:+.1f} %", m[4]]
-                else:
-                    cells += ["", "", ""]
-                lines.append("| " + " | ".join(cells) + " |")
+    if a.profiles_only:
+        return
+    cal = run([a.vitsim, "calibrate"] + a.profiles +
+              ["-o", costs, "--clusters", cluster, "--gpus", a.gpus,
+               "--precisions", ",".join(REGIMES), "--tensor-evidence", a.evidence],
+              log=os.path.join(a.out, "calibrate.txt"))
+    compute = compute_only_costs(costs, os.path.join(a.out, "costs-compute.json"))
+    measured = measurements(a.vitsim, a.study, a.timm, os.path.join(a.out, "imported"))
+    lines, errors = table_rows(a, ids, cluster, compute, measured)
     lines.append("")
-    for regime in REGIMES:
-        r = roofline.get(regime)
-        if r:
-            lines.append(f"roofline {regime}: compute efficiency {r['compute_efficiency']:.3f}, "
-                         f"memory efficiency {r['memory_efficiency']:.3f}, fitted on "
-                         f"{', '.join(r['fitted_on']) or 'nothing'}")
-    if errors:
-        abs_err = sorted(abs(e[3]) for e in errors)
-        lines.append(f"measured rows: {len(errors)}; median absolute error "
-                     f"{statistics.median(abs_err):.1f} %, worst {abs_err[-1]:.1f} %")
+    lines += [line.split("note: ", 1)[1] for line in cal.stderr.splitlines()
+              if "note: kernel-class transfer" in line]
+    for label, rows in (("held out", [e for e, fit in errors if not fit]),
+                        ("in the fit", [e for e, fit in errors if fit])):
+        if rows:
+            abs_err = sorted(abs(e) for e in rows)
+            lines.append(f"measured rows {label}: {len(rows)}; median absolute error "
+                         f"{statistics.median(abs_err):.1f} %, worst {abs_err[-1]:.1f} %")
     write_table(a.out, lines)
 
 

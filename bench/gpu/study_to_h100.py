@@ -1,30 +1,25 @@
 #!/usr/bin/env python3
 """The transfer checked on a real GPU it never saw: the study's calibration predicts the H100.
 
-`vitsim reproduce` calibrates from the study's inputs only (three fp32 GPUs of 2016-2020: the P4,
-RTX 3070 and T4 logs, plus timm's RTX 3090 AMP rows as the tensor-core evidence) and transfers
-every other device and every 16-bit regime by roofline (docs/cost-model.md, section 4). The
-study's mixed-precision runs rest on that transfer: no fp16 log was published. The one GPU this
-project measured in fp32 and in 16-bit regimes, the H100 of platforms/profiles/ (issue 13), is
-held out of that calibration; this script asks the same calibration for the H100's costs and
-compares them with what the H100 measured, per regime and micro-batch:
+`vitsim reproduce` calibrates from the study's inputs; its study file also names the shipped
+H100 profiles (`gpu_profiles`). This script runs reproduce on a copy of the study file without
+them, so that the calibration sees the study's three fp32 GPUs of 2016-2020 (P4, RTX 3070, T4
+logs) and timm's public rows (RTX 3090 training and RTX 3090/4090/5090/PRO 6000 inference), and
+asks it for the H100, per regime and micro-batch:
 
-  - predicted: compute only, forward + backward of every layer + the optimizer step, from the
-    cost model calibrated exactly as reproduce does (its imported profiles, the study's tensor
-    evidence), with the H100 added as a device to cover;
-  - measured: the same sum from the shipped H100 profile (layer means, the batched optimizer's
-    time; platforms/profiles/README.md);
-  - the 80 % interval the tool attaches to that transferred compute for one rank:
-    +- z(0.9) x hypot(systematic, node spread) of the cost's `uncertainty` (docs/uncertainty.md;
-    the step-to-step noise averages out over the profile's repetitions), and whether the
-    measurement falls inside.
+  - predicted: one H100's compute per step and its 80 % range, from `vitsim predict --json` on a
+    copy of the cost model with host-side costs at 0 (a what-if on the input: the step is then
+    forward + backward + optimizer, and the range vitsim gives is the compute's, step-to-step
+    noise included);
+  - measured: the same sum read from the shipped H100 profile (layer means, the batched
+    optimizer's time; platforms/profiles/README.md).
 
 Two calibrations, two tables:
 
-  A. device transfer: the study's inputs alone; every H100 cost is transferred (the situation of
-     a GPU nobody measured);
-  B. regime transfer: the study's inputs plus the H100's own fp32 profile; the 16-bit regimes
-     are transferred from it by the device factor (docs/cost-model.md, section 4), which is how
+  A. device transfer: the study's inputs alone; every H100 cost is transferred by the
+     kernel-class model (the situation of a GPU nobody measured);
+  B. regime transfer: the same plus the H100's own fp32 profile; its 16-bit regimes are then
+     that measurement moved by the model's ratio (docs/cost-model.md, section 4), which is how
      the study's mixed-precision runs are predicted from its fp32 logs. Only the regimes the
      calibration did not see are compared.
 
@@ -32,10 +27,9 @@ Nothing compared reaches the calibration it is compared with.
 
     python3 bench/gpu/study_to_h100.py --vitsim build/bin/vitsim --out /tmp/study-to-h100
 
-writes study/ (reproduce's output), cluster.json, costs-A.json, costs-B.json, calibrate-A.txt,
-calibrate-B.txt and table.md under
---out and prints the table (Markdown). Exit 2 on bad input (missing file, unreadable JSON, a
-profile of another device or of a regime the cost model lacks).
+writes study.json (the copy), study/ (reproduce's output), cluster.json, costs-A.json,
+costs-B.json, calibrate-A.txt, calibrate-B.txt and table.md under --out and prints the table
+(Markdown). Exit 2 on bad input (missing file, unreadable JSON, a profile of another device).
 """
 import argparse
 import glob
@@ -45,62 +39,55 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from cross_gpu import (add_common_arguments, compute_step_s, fail, load_json,  # noqa: E402
-                       parameters, run, write_table)
+from cross_gpu import (add_common_arguments, compute_only_costs, fail, load_json,  # noqa: E402
+                       profile_compute_s, run, vitsim_compute, write_json, write_table)
 
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 DEVICE = "h100-sxm"
-Z80 = 1.2815515655446004  # normal quantile at 0.9: the 80 % central interval
 
 
-def measured_compute_s(entry):
-    """Layers' forward + backward means + optimizer of one micro-batch of a profile."""
-    return sum(l["forward_time_s"] + l["backward_time_s"] for l in entry["layers"]) + \
-        entry["optimizer_time_s"]
+def study_without_gpu_profiles(study_path, out):
+    """A copy of the study file without gpu_profiles, its paths made absolute."""
+    study = load_json(study_path)
+    base = os.path.dirname(os.path.abspath(study_path))
+    for key in ("log_folder", "development_set", "gpus", "transports", "cluster_folder",
+                "scenario_folder", "emulated_runs"):
+        if key in study:
+            study[key] = os.path.normpath(os.path.join(base, study[key]))
+    for key in ("compute_summaries", "tensor_evidence"):
+        value = study.get(key, [])
+        value = [value] if isinstance(value, str) else value
+        study[key] = [os.path.normpath(os.path.join(base, v)) for v in value]
+    study.pop("gpu_profiles", None)
+    write_json(out, study)
+    return study
 
 
-def half_width_rel(cost):
-    u = cost.get("uncertainty") or {}
-    return Z80 * (u.get("systematic_rel", 0.0) ** 2 + u.get("node_spread_rel", 0.0) ** 2) ** 0.5
-
-
-def compare(vitsim, model, profiles):
+def compare(a, cluster, costs, profiles):
     """Table rows and per-regime summary of predicted against measured compute (module doc)."""
-    entries = {(d["device"], d["precision"]): d for d in model["devices"]}
-    lines = ["| regime | micro-batch | source | predicted s | measured s | error | "
-             "80 % interval s | inside |",
-             "| --- | ---: | --- | ---: | ---: | ---: | --- | --- |"]
+    lines = ["| regime | micro-batch | source | predicted s (80 % range) | measured s | error | "
+             "inside |",
+             "| --- | ---: | --- | --- | ---: | ---: | --- |"]
     per_regime = {}
+    sources = {(d["device"], d["precision"]) for d in load_json(costs)["devices"]}
     for (path, p), regime in profiles:
-        cost = entries.get((DEVICE, regime))
-        if cost is None:
+        if (DEVICE, regime) not in sources:
             fail(f"{path}: the cost model has no {DEVICE}/{regime} entry")
-        params = parameters(vitsim, cost["model"])
-        hw = half_width_rel(cost)
-        for entry in sorted(p["compute"], key=lambda e: e["micro_batch"]):
-            b = entry["micro_batch"]
-            predicted = compute_step_s(cost, b, params)
-            measured = measured_compute_s(entry)
-            err = 100 * (predicted - measured) / measured
-            lo, hi = predicted * (1 - hw), predicted * (1 + hw)
-            inside = lo <= measured <= hi
+        for b, measured in sorted(profile_compute_s(p).items()):
+            q = vitsim_compute(a.vitsim, cluster, costs, "h100", regime, b)
+            err = 100 * (q["compute_s"] - measured) / measured
+            inside = q["p10_s"] <= measured <= q["p90_s"]
             per_regime.setdefault(regime, []).append((err, inside))
-            lines.append(f"| {regime} | {b} | {cost['source']} | {predicted:.4f} | "
-                         f"{measured:.4f} | {err:+.1f} % | {lo:.4f}-{hi:.4f} | "
+            lines.append(f"| {regime} | {b} | {q['source']} | {q['compute_s']:.4f} "
+                         f"({q['p10_s']:.4f}-{q['p90_s']:.4f}) | {measured:.4f} | {err:+.1f} % | "
                          f"{'yes' if inside else 'no'} |")
     lines.append("")
-    lines.append("per regime: median / worst signed error, measurements inside the 80 % interval")
+    lines.append("per regime: median / worst signed error, measurements inside the 80 % range")
     for regime, rows in per_regime.items():
         errors = [e for e, _ in rows]
-        worst = max(errors, key=abs)
-        lines.append(f"{regime}: {statistics.median(errors):+.1f} % / {worst:+.1f} %, "
-                     f"{sum(i for _, i in rows)} of {len(rows)} inside")
-    for r in model["roofline"]:
-        if r["precision"] in per_regime:
-            lines.append(f"roofline {r['precision']} ({r.get('form', 'max')} form): compute "
-                         f"efficiency {r['compute_efficiency']:.3f}, memory efficiency "
-                         f"{r['memory_efficiency']:.3f}, fitted on "
-                         f"{', '.join(r['fitted_on']) or 'nothing'}")
+        lines.append(f"{regime}: {statistics.median(errors):+.1f} % / "
+                     f"{max(errors, key=abs):+.1f} %, {sum(i for _, i in rows)} of {len(rows)} "
+                     f"inside")
     return lines
 
 
@@ -119,14 +106,11 @@ def main():
         if p.get("device") != DEVICE or "compute" not in p or "precision" not in p:
             fail(f"{path}: not a profile of {DEVICE} (device {p.get('device')!r})")
         regimes.append(p["precision"])
-    study = load_json(a.study)
-    evidence = study.get("tensor_evidence", "")
-    if evidence:
-        evidence = os.path.normpath(os.path.join(os.path.dirname(a.study), evidence))
-
     os.makedirs(a.out, exist_ok=True)
+    study_file = os.path.join(a.out, "study.json")
+    study = study_without_gpu_profiles(a.study, study_file)
     study_out = os.path.join(a.out, "study")
-    run([a.vitsim, "reproduce", "--study", a.study, "--out", study_out],
+    run([a.vitsim, "reproduce", "--study", study_file, "--out", study_out],
         log=os.path.join(a.out, "reproduce.txt"))
     inputs = sorted(glob.glob(os.path.join(study_out, "profiles", "*.json")))
     if not inputs:
@@ -142,12 +126,16 @@ def main():
         if name == "B" and not fp32:
             continue
         costs = os.path.join(a.out, f"costs-{name}.json")
-        run([a.vitsim, "calibrate"] + inputs + extra +
-            ["-o", costs, "--clusters", cluster, "--gpus", a.gpus,
-             "--precisions", ",".join(sorted(set(regimes))), "--tensor-evidence", evidence],
-            log=os.path.join(a.out, f"calibrate-{name}.txt"))
+        cal = run([a.vitsim, "calibrate"] + inputs + extra +
+                  ["-o", costs, "--clusters", cluster, "--gpus", a.gpus,
+                   "--precisions", ",".join(sorted(set(regimes))),
+                   "--tensor-evidence", ",".join(study["tensor_evidence"])],
+                  log=os.path.join(a.out, f"calibrate-{name}.txt"))
+        compute = compute_only_costs(costs, os.path.join(a.out, f"costs-{name}-compute.json"))
         compared = [(p, r) for p, r in zip(profiles, regimes) if not (name == "B" and r == "fp32")]
-        lines += [f"{title}", ""] + compare(a.vitsim, load_json(costs), compared) + [""]
+        lines += [title, ""] + compare(a, cluster, compute, compared)
+        lines += [line.split("note: ", 1)[1] for line in cal.stderr.splitlines()
+                  if "note: kernel-class transfer fitted" in line] + [""]
     write_table(a.out, lines)
 
 

@@ -98,10 +98,11 @@ class FaultInjection : public ::testing::Test {
   static std::string one_scenario_study() {
     const std::string dir = kSrc + "/data/vit-deepspeed-study/";
     nlohmann::json study = nlohmann::json::parse(slurp(dir + "study.json"));
-    for (const char* k : {"log_folder", "development_set", "gpus", "transports", "cluster_folder",
-                          "tensor_evidence", "emulated_runs"})
+    for (const char* k :
+         {"log_folder", "development_set", "gpus", "transports", "cluster_folder", "emulated_runs"})
       study[k] = dir + study[k].get<std::string>();
-    for (auto& f : study["compute_summaries"]) f = dir + f.get<std::string>();
+    for (const char* k : {"compute_summaries", "tensor_evidence", "gpu_profiles"})
+      for (auto& f : study[k]) f = dir + f.get<std::string>();
     nlohmann::json scenario = nlohmann::json::parse(slurp(kSrc + "/scenarios/tesla-strong.json"));
     scenario["cluster"] = kTesla;  // was relative to the scenario's folder
     fs::create_directories(root_ / "inputs" / "scenarios");

@@ -27,9 +27,11 @@ TEST(ValidateLeaveOneOutCli, ACorruptEmulatedRecordExitsTwoNamingTheFile) {
   nlohmann::json study = nlohmann::json::parse(in);
   // The reference study with absolute paths, so that its copy may live in a temporary folder.
   for (const char* k : {"log_folder", "development_set", "gpus", "transports", "cluster_folder",
-                        "scenario_folder", "tensor_evidence", "emulated_runs"})
+                        "scenario_folder", "emulated_runs"})
     study[k] = kStudyDir + study[k].get<std::string>();
-  for (auto& f : study["compute_summaries"]) f = kStudyDir + f.get<std::string>();
+  for (const char* k : {"compute_summaries", "tensor_evidence", "gpu_profiles"}) {
+    for (auto& f : study[k]) f = kStudyDir + f.get<std::string>();
+  }
   const fs::path record = ::testing::TempDir() + "/vitsim_loo_emulated_record";
   fs::remove_all(record);
   fs::copy(study["emulated_runs"].get<std::string>(), record, fs::copy_options::recursive);

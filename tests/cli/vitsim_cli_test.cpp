@@ -154,7 +154,8 @@ TEST(VitsimCli, UnmeasuredLinksWarnOncePerClassAndMeasuredOnesDoNot) {
             std::string::npos);
   // The fixture's compute is transferred, its memory a first-principles estimate: both warn,
   // once each, like the links (one mechanism).
-  EXPECT_NE(err.find("warning: rtx3070/fp32 compute: transferred by roofline"), std::string::npos)
+  EXPECT_NE(err.find("warning: rtx3070/fp32 compute: transferred from other devices' measurements"),
+            std::string::npos)
       << err;
   EXPECT_NE(err.find("warning: rtx3070 memory: first-principles estimate"), std::string::npos)
       << err;

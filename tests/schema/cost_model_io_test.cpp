@@ -47,6 +47,26 @@ TEST(CostModelIo, RoundTripsThroughAFile) {
   EXPECT_EQ(testing::read_text(path).rfind("{\n  \"schema\": \"vitsim.cost_model\"", 0), 0u);
 }
 
+TEST(CostModelIo, SiblingEntriesAndTheKernelClassTransferRoundTrip) {
+  CostModelFile f = read_cost_model(testing::example_path("cost_model"));
+  costmodel::DeviceCosts h200 = f.costs.devices[0];
+  h200.device = "h200-sxm";
+  h200.source = costmodel::CostSource::kSibling;
+  h200.micro_batches.clear();
+  h200.transfer_summary = "sibling of the measured h100-sxm amp-bf16; uncertainty 7 %";
+  f.costs.devices.push_back(h200);
+  f.costs.roofline[0].form = costmodel::RooflineForm::kKernelClasses;
+  const std::string path = testing::scratch_path("cost_model_sibling.json");
+  write_cost_model(path, f);
+  const CostModelFile back = read_cost_model(path);
+  EXPECT_EQ(write_cost_model_json(back), write_cost_model_json(f));
+  EXPECT_EQ(back.costs.devices[1].source, costmodel::CostSource::kSibling);
+  EXPECT_EQ(back.costs.devices[1].transfer_summary, h200.transfer_summary);
+  EXPECT_EQ(back.costs.roofline[0].form, costmodel::RooflineForm::kKernelClasses);
+  // A measured entry has no summary, and writes none.
+  EXPECT_FALSE(write_cost_model_json(back)["devices"][0].contains("transfer_summary"));
+}
+
 TEST(CostModelIo, BasicRefusals) {
   Json doc = load_example("cost_model");
   doc["devices"][0]["layers"][0]["forward"].erase("floor_s");

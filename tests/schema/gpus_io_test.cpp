@@ -25,14 +25,21 @@ constexpr auto shipped = &vitsim::test::shipped_catalog;
 
 TEST(Gpus, ShippedCatalogHasEveryRow) {
   const costmodel::DeviceCatalog c = shipped();
-  EXPECT_EQ(c.ids(), (std::vector<std::string>{"gtx1070", "rtx3070", "p4", "t4", "v100-pcie",
-                                               "v100-sxm2", "a100-pcie-40gb", "a100-sxm4-40gb",
-                                               "a100-pcie-80gb", "a100-sxm4-80gb", "rtx3090",
-                                               "rtx4090", "h100-sxm", "h200-sxm"}));
+  EXPECT_EQ(c.ids(),
+            (std::vector<std::string>{"gtx1070", "rtx3070", "p4", "t4", "v100-pcie", "v100-sxm2",
+                                      "a100-pcie-40gb", "a100-sxm4-40gb", "a100-pcie-80gb",
+                                      "a100-sxm4-80gb", "rtx3090", "rtx4090", "h100-sxm",
+                                      "h200-sxm", "rtx5090", "rtx-pro-6000-max-q"}));
   for (const auto& d : c.devices) {
     EXPECT_FALSE(d.source.empty()) << d.id;
     EXPECT_NE(d.source.find("cross-check"), std::string::npos) << d.id;
     EXPECT_GT(d.tdp_w, 0) << d.id;
+    // What the kernel-class transfer needs, for every GPU (docs/cost-model.md section 4).
+    EXPECT_GT(d.sm_count, 0) << d.id;
+    EXPECT_GT(d.l2_cache_bytes, 0) << d.id;
+    EXPECT_GT(d.boost_clock_hz, 0) << d.id;
+    EXPECT_GE(d.launch_year, 2016) << d.id;
+    EXPECT_FALSE(d.chip.empty()) << d.id;
   }
 }
 
@@ -53,6 +60,16 @@ TEST(Gpus, ShippedFigures) {
   EXPECT_DOUBLE_EQ(c.find("p4")->tdp_w, 75);                       // "75 (50-75 configurable)"
   EXPECT_DOUBLE_EQ(c.find("v100-pcie")->memory_bytes, 16 * kGiB);  // "16 or 32"
   EXPECT_EQ(c.find("GeForce GTX 1070")->id, "gtx1070");            // lookup by vendor name too
+  EXPECT_EQ(c.find("h100-sxm")->sm_count, 132);
+  EXPECT_DOUBLE_EQ(c.find("h100-sxm")->l2_cache_bytes, 50.0 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(c.find("h100-sxm")->boost_clock_hz, 1.98e9);
+  EXPECT_DOUBLE_EQ(c.find("rtx5090")->fp16_tensor_peak_flop_per_s, 209.5e12);  // FP32 accumulate
+  EXPECT_DOUBLE_EQ(c.find("rtx5090")->memory_bandwidth_bytes_per_s, 1792e9);
+  // Same chip, same SMs: siblings; the same die with other SMs enabled is not.
+  EXPECT_TRUE(c.find("h200-sxm")->same_chip(*c.find("h100-sxm")));
+  EXPECT_TRUE(c.find("a100-pcie-40gb")->same_chip(*c.find("a100-sxm4-80gb")));
+  EXPECT_FALSE(c.find("rtx5090")->same_chip(*c.find("rtx-pro-6000-max-q")));
+  EXPECT_FALSE(c.find("rtx3070")->same_chip(*c.find("rtx3090")));
 }
 
 TEST(Gpus, PrecisionSupport) {
@@ -115,6 +132,14 @@ TEST(Gpus, Refusals) {
   doc["devices"][1]["id"] = "cpu-2core";
   EXPECT_NE(gpus_error(doc).find("/devices/1/id: expected an id not listed before"),
             std::string::npos);
+  doc = load_example("gpus");
+  doc["devices"][1]["sm_count"] = 0;  // absent means unknown; 0 SMs is no GPU
+  EXPECT_NE(gpus_error(doc).find("/devices/1/sm_count: expected"), std::string::npos)
+      << gpus_error(doc);
+  doc = load_example("gpus");
+  doc["devices"][1]["launch_year"] = 20;
+  EXPECT_NE(gpus_error(doc).find("/devices/1/launch_year: expected"), std::string::npos)
+      << gpus_error(doc);
   doc = load_example("gpus");
   doc["devices"] = Json::array();
   EXPECT_NE(gpus_error(doc).find("/devices: expected non-empty array"), std::string::npos);

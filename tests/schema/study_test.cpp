@@ -34,6 +34,12 @@ TEST(Study, ReferenceStudyReads) {
   // Paths are resolved against the study's folder.
   EXPECT_EQ(s.gpus, std::string(VITSIM_SOURCE_DIR) + "/platforms/gpus.json");
   EXPECT_EQ(s.log_folder, std::string(VITSIM_SOURCE_DIR) + "/data/vit-deepspeed-study/logs");
+  // The GPU evidence of the kernel-class transfer: timm's two tables and the H100 profiles.
+  ASSERT_EQ(s.tensor_evidence.size(), 2u);
+  EXPECT_EQ(s.tensor_evidence[1],
+            std::string(VITSIM_SOURCE_DIR) + "/data/public-benchmarks/timm_infer_benchmarks.csv");
+  EXPECT_EQ(s.gpu_profiles,
+            std::vector<std::string>{std::string(VITSIM_SOURCE_DIR) + "/platforms/profiles"});
 }
 
 TEST(Study, PageExampleIsTheReferenceStudy) {
@@ -56,6 +62,9 @@ TEST(Study, BadFilesNameThePlace) {
   EXPECT_NE(
       error_with("\"amp-fp16\",", "\"fp16\",").find("/precisions/1: expected a precision regime"),
       std::string::npos);
+  EXPECT_NE(error_with("\"../../platforms/profiles\"", "\"../../platforms/nope\"")
+                .find("/gpu_profiles/0: expected an existing file"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
-// Transfer between synthetic devices follows the roofline: profiles generated from a known roofline
-// (eta_c, eta_m, launch overhead) on two devices, with seeded noise, are calibrated; the fitted
-// efficiencies come back within 1% and a third device nobody measured gets exactly the roofline of
-// its datasheet.
-#include "calibrate/roofline.h"
+// The regime transfer (calibrate/regime_transfer.h) on synthetic devices: profiles generated
+// from a known fp32 roofline (eta_c, eta_m, launch overhead) on two devices, with seeded noise,
+// are calibrated; the fitted efficiencies come back within 1 %, a device's amp-fp16 is its own
+// fp32 measurement moved to the tensor peak at the evidence's eta_c, a measured device outside
+// the clusters moves nothing, and the transferred entry's interval is the wider.
+#include "calibrate/regime_transfer.h"
 
 #include <gtest/gtest.h>
 
@@ -11,6 +12,7 @@
 #include <random>
 
 #include "calibrate/calibrator.h"
+#include "calibrate/roofline.h"
 #include "costmodel/uncertainty.h"
 
 namespace vitsim::calibrate {
@@ -93,86 +95,131 @@ schema::ClusterSpec cluster_of(const std::vector<std::string>& devices) {
   return c;
 }
 
-class RooflineTransfer : public ::testing::Test {
+class RegimeTransferTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    catalog_.devices = {device("devA", 10e12, 500e9), device("devC", 4e12, 900e9),
-                        device("devB", 25e12, 300e9, 100e12)};
+    catalog_.devices = {device("devA", 10e12, 500e9), device("devC", 4e12, 900e9, 50e12),
+                        device("devD", 20e12, 700e9)};
     profiles_ = {synthetic_profile(catalog_.devices[0], 1),
                  synthetic_profile(catalog_.devices[1], 2)};
-    options_.clusters = {cluster_of({"devA", "devB", "devC"})};
+    options_.clusters = {cluster_of({"devA", "devC"})};
+    options_.precisions = {Regime::kFp32, Regime::kAmpFp16};
+    options_.tensor_evidence = TensorEfficiencyEvidence{0.6, 3, "synthetic evidence"};
   }
   costmodel::DeviceCatalog catalog_;
   std::vector<schema::ProfileInput> profiles_;
   CalibrateOptions options_;
 };
 
-TEST_F(RooflineTransfer, EfficienciesRecoveredWithinOnePercent) {
+TEST_F(RegimeTransferTest, FitsRecoveredAndTheOwnMeasurementMoved) {
   const Calibration cal = calibrate(profiles_, catalog_, options_);
+  // The record of the regime transfer's amp-fp16 roofline: fp32's eta_m and overhead, fitted on
+  // the measured devices, and the evidence's eta_c (two devices: the max form).
   ASSERT_EQ(cal.costs.roofline.size(), 1u);
   const auto& r = cal.costs.roofline[0];
-  EXPECT_NEAR(r.compute_efficiency, kEtaC, 0.01 * kEtaC);
+  EXPECT_EQ(r.precision, Regime::kAmpFp16);
+  EXPECT_EQ(r.form, costmodel::RooflineForm::kMax);
+  EXPECT_DOUBLE_EQ(r.compute_efficiency, 0.6);
   EXPECT_NEAR(r.memory_efficiency, kEtaM, 0.01 * kEtaM);
   EXPECT_NEAR(r.launch_overhead_s, kOverhead, 0.1 * kOverhead);
-  // Measured devices: affine layer costs (overhead + per sample) chosen by AICc.
+  // Measured devices: affine layer costs (overhead + per sample) chosen by AICc, memory fitted.
   const auto* a = cal.costs.find("devA", Regime::kFp32);
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->source, costmodel::CostSource::kMeasured);
   EXPECT_NE(a->derived_from.find("affine"), std::string::npos) << a->derived_from;
-  // Memory per micro-batch: fixed + per_sample * b fitted on the measured peaks.
   EXPECT_NEAR(a->memory_fixed_bytes, 1.0e9, 0.01 * 1.0e9);
   EXPECT_NEAR(a->memory_per_sample_bytes, 5.0e7, 0.01 * 5.0e7);
-}
-
-TEST_F(RooflineTransfer, UnmeasuredDeviceFollowsItsRoofline) {
-  const Calibration cal = calibrate(profiles_, catalog_, options_);
-  const auto* b = cal.costs.find("devB", Regime::kFp32);
-  ASSERT_NE(b, nullptr);
-  EXPECT_EQ(b->source, costmodel::CostSource::kTransferred);
-  EXPECT_NE(b->derived_from.find("devA"), std::string::npos);  // host costs from a cluster peer
-  const auto graph = costmodel::build_layer_graph(small_vit());
-  const auto times = costmodel::layer_times(*b, graph, 16);
-  const costmodel::DeviceSpec& spec = catalog_.devices[2];
-  for (size_t i = 0; i < graph.layers.size(); ++i) {
-    const auto& l = graph.layers[i];
-    const double want_f = truth_time(spec, pass_flop_per_sample(l, false) * 16,
-                                     pass_bytes_per_sample(l, false, Regime::kFp32) * 16);
-    const double want_b = truth_time(spec, pass_flop_per_sample(l, true) * 16,
-                                     pass_bytes_per_sample(l, true, Regime::kFp32) * 16);
-    EXPECT_NEAR(times.forward_s[i], want_f, 0.01 * want_f) << l.name;
-    EXPECT_NEAR(times.backward_s[i], want_b, 0.01 * want_b) << l.name;
-  }
-  const double params = static_cast<double>(graph.parameters());
-  const double want_opt = params * costmodel::optimizer_step_bytes_per_parameter(Regime::kFp32) /
-                          (kEtaM * spec.memory_bandwidth_bytes_per_s);
-  EXPECT_NEAR(b->optimizer.at(params), want_opt, 0.01 * want_opt);
-  EXPECT_NEAR(b->step_overhead.at(16), 0.002, 1e-12);
-}
-
-TEST_F(RooflineTransfer, MixedPrecisionUsesTensorEvidence) {
-  options_.precisions = {Regime::kFp32, Regime::kAmpFp16};
-  options_.tensor_evidence = TensorEfficiencyEvidence{0.6, 3, "synthetic evidence"};
-  const Calibration cal = calibrate(profiles_, catalog_, options_);
-  const auto* b = cal.costs.find("devB", Regime::kAmpFp16);
-  ASSERT_NE(b, nullptr);
+  // devC in amp-fp16: its fp32 measurement (on the roofline: factor ~1) moved to its tensor
+  // cores at the evidence's eta_c; the optimizer by the regimes' bytes per parameter.
+  const auto* c16 = cal.costs.find("devC", Regime::kAmpFp16);
+  const auto* c32 = cal.costs.find("devC", Regime::kFp32);
+  ASSERT_TRUE(c16 && c32);
+  EXPECT_EQ(c16->source, costmodel::CostSource::kTransferred);
+  EXPECT_NE(c16->transfer_summary.find("regime transfer of the measured devC fp32"),
+            std::string::npos)
+      << c16->transfer_summary;
   const auto graph = costmodel::build_layer_graph(small_vit());
   const int mlp = graph.find("blocks.0.mlp");
   const auto& l = graph.layers[static_cast<size_t>(mlp)];
-  const double compute = pass_flop_per_sample(l, false) / (0.6 * 100e12);
-  const double memory = pass_bytes_per_sample(l, false, Regime::kAmpFp16) / (kEtaM * 300e9);
-  EXPECT_NEAR(b->layers[static_cast<size_t>(mlp)].forward.per_unit_s, std::max(compute, memory),
-              0.01 * std::max(compute, memory));
-  // devA has no tensor cores: its fp16 runs on the fp32 units, at the measured device's factor.
+  const double compute = pass_flop_per_sample(l, false) / (0.6 * 50e12);
+  const double memory = pass_bytes_per_sample(l, false, Regime::kAmpFp16) / (kEtaM * 900e9);
+  EXPECT_NEAR(c16->layers[static_cast<size_t>(mlp)].forward.per_unit_s, std::max(compute, memory),
+              0.02 * std::max(compute, memory));
+  const double params = static_cast<double>(graph.parameters());
+  EXPECT_NEAR(c16->optimizer.at(params) / c32->optimizer.at(params),
+              costmodel::optimizer_step_bytes_per_parameter(Regime::kAmpFp16) /
+                  costmodel::optimizer_step_bytes_per_parameter(Regime::kFp32),
+              1e-9);
+  EXPECT_NEAR(c16->step_overhead.at(16), 0.002, 1e-12);
+  // devA has no tensor cores: its fp16 runs on the fp32 units.
   const auto* a16 = cal.costs.find("devA", Regime::kAmpFp16);
   ASSERT_NE(a16, nullptr);
   EXPECT_NE(a16->derived_from.find("no tensor cores"), std::string::npos);
 }
 
+// fp16 and bf16 of one family on the same matrix units at the same datasheet peak: a device
+// measured in amp-bf16 has that measurement as its amp-fp16, unchanged; at another peak the
+// amp-fp16 is a regime transfer as before.
+TEST_F(RegimeTransferTest, Fp16TakesTheMeasuredBf16WhereThePeakIsTheSame) {
+  catalog_.devices[1].bf16_tensor_peak_flop_per_s = 50e12;  // devC: fp16 and bf16 both 50
+  schema::ProfileInput bf16 = synthetic_profile(catalog_.devices[1], 5);
+  bf16.file = "devC-amp-bf16.json";
+  bf16.profile.precision = Regime::kAmpBf16;
+  auto profiles = profiles_;
+  profiles.push_back(bf16);
+  options_.precisions = {Regime::kFp32, Regime::kAmpFp16, Regime::kAmpBf16};
+  const Calibration same = calibrate(profiles, catalog_, options_);
+  const auto* b = same.costs.find("devC", Regime::kAmpBf16);
+  const auto* f = same.costs.find("devC", Regime::kAmpFp16);
+  ASSERT_TRUE(b && f);
+  EXPECT_EQ(b->source, costmodel::CostSource::kMeasured);
+  EXPECT_EQ(f->source, costmodel::CostSource::kTransferred);
+  EXPECT_NE(f->derived_from.find("same matrix units"), std::string::npos) << f->derived_from;
+  ASSERT_EQ(f->layers.size(), b->layers.size());
+  for (size_t i = 0; i < f->layers.size(); ++i) {
+    EXPECT_DOUBLE_EQ(f->layers[i].forward.per_unit_s, b->layers[i].forward.per_unit_s);
+    EXPECT_DOUBLE_EQ(f->layers[i].backward.per_unit_s, b->layers[i].backward.per_unit_s);
+  }
+  EXPECT_DOUBLE_EQ(f->optimizer.per_unit_s, b->optimizer.per_unit_s);
+
+  catalog_.devices[1].bf16_tensor_peak_flop_per_s = 25e12;  // another peak: no longer the same
+  const Calibration other = calibrate(profiles, catalog_, options_);
+  const auto* f2 = other.costs.find("devC", Regime::kAmpFp16);
+  ASSERT_NE(f2, nullptr);
+  EXPECT_NE(f2->transfer_summary.find("regime transfer of the measured devC fp32"),
+            std::string::npos)
+      << f2->transfer_summary;
+}
+
+// The rooflines are fitted on the devices of the calibration's clusters: a measured device no
+// cluster holds (devD, 20 % off the roofline) moves no regime transfer.
+TEST_F(RegimeTransferTest, AMeasuredDeviceOutsideTheClustersMovesNothing) {
+  const Calibration without = calibrate(profiles_, catalog_, options_);
+  schema::ProfileInput off = synthetic_profile(catalog_.devices[2], 4);
+  for (auto& m : off.profile.compute) {
+    for (auto& l : m.layers) {
+      l.forward_time_s *= 1.2;
+      l.backward_time_s *= 1.2;
+    }
+  }
+  auto with_d = profiles_;
+  with_d.push_back(off);
+  const Calibration with = calibrate(with_d, catalog_, options_);
+  const auto* c0 = without.costs.find("devC", Regime::kAmpFp16);
+  const auto* c1 = with.costs.find("devC", Regime::kAmpFp16);
+  ASSERT_TRUE(c0 && c1);
+  for (size_t i = 0; i < c0->layers.size(); ++i) {
+    EXPECT_DOUBLE_EQ(c0->layers[i].forward.per_unit_s, c1->layers[i].forward.per_unit_s);
+    EXPECT_DOUBLE_EQ(c0->layers[i].backward.per_unit_s, c1->layers[i].backward.per_unit_s);
+  }
+  EXPECT_DOUBLE_EQ(c0->uncertainty_rel, c1->uncertainty_rel);
+}
+
 // Intervals widen when a cost is transferred: devC runs 10 % slower than the fleet's roofline (a
-// power-capped card), so the roofline misses each measured device by ~5 %; devB, transferred,
-// carries that miss, devA only its fit residual and node spread. Two profiles of devA taken on
-// "different nodes" (2 % apart) give the node spread every device then shares.
-TEST_F(RooflineTransfer, TransferredCostsCarryWiderIntervals) {
+// power-capped card), so the roofline misses each measured device by ~5 %; devC's amp-fp16,
+// transferred, carries that miss, devA's fp32 only its fit residual and node spread. Two profiles
+// of devA taken on "different nodes" (2 % apart) give the node spread every device then shares.
+TEST_F(RegimeTransferTest, TransferredCostsCarryWiderIntervals) {
   schema::ProfileInput slow = synthetic_profile(catalog_.devices[1], 2);
   for (auto& m : slow.profile.compute) {
     for (auto& l : m.layers) {
@@ -190,7 +237,7 @@ TEST_F(RooflineTransfer, TransferredCostsCarryWiderIntervals) {
   }
   const Calibration cal = calibrate({profiles_[0], other_node, slow}, catalog_, options_);
   const auto* a = cal.costs.find("devA", Regime::kFp32);
-  const auto* b = cal.costs.find("devB", Regime::kFp32);
+  const auto* b = cal.costs.find("devC", Regime::kAmpFp16);
   const auto* c = cal.costs.find("devC", Regime::kFp32);
   ASSERT_TRUE(a && b && c);
   // Node spread of devA: sample std of (1, 1.02) / mean = 0.01414 / 1.01, up to the seeded noise.

@@ -1,0 +1,70 @@
+// Every GPU measurement the kernel-class transfer is fitted on, as rows of one kind
+// (docs/cost-model.md section 4, "All GPU evidence in one fit"; docs/gpu-transfer.md lists the
+// evidence per GPU). A row is one (GPU, regime, micro-batch[, software]) compute time per step:
+//   - profiles of GPUs (vitsim-train's per-layer profiles, DeepSpeed logs and compute summaries
+//     imported): forward, backward and optimizer measured apart, per micro-batch (several
+//     profiles of one micro-batch: the median of each part);
+//   - timm's training benchmark rows: forward + backward + SGD step, one number per batch;
+//   - timm's inference rows: the forward alone, in eval mode under autocast (the same kernels as
+//     a training forward: autocast casts the weights alike, dropout is 0 in ViT-B either way,
+//     and keeping activations for backward costs no kernel).
+// Only the model's own architecture at its image size is used (vit_base_patch16_224 for
+// vit_b_16), eager rows only (torch.compile fuses the memory kernels the inventory counts), and
+// only rows whose PyTorch version is known (it decides the attention kernels).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "calibrate/device_fit.h"
+#include "costmodel/device_spec.h"
+#include "costmodel/kernel_inventory.h"
+#include "costmodel/vit_config.h"
+#include "schema/csv_table.h"
+
+namespace vitsim::calibrate {
+
+enum class EvidenceKind { kTraining, kForwardOnly };
+const char* to_string(EvidenceKind k);
+
+struct GpuEvidence {
+  std::string gpu;  // catalog id
+  costmodel::Regime regime = costmodel::Regime::kFp32;
+  int64_t micro_batch = 0;
+  costmodel::AttentionImpl attention = costmodel::AttentionImpl::kFused;
+  EvidenceKind kind = EvidenceKind::kTraining;
+  costmodel::ViTConfig model;
+  // Measured apart where the source times them apart (0 = not measured apart).
+  double forward_s = 0;
+  double backward_s = 0;
+  double optimizer_s = 0;
+  double total_s = 0;  // the row's time: forward + backward + optimizer, or the forward alone
+  double optimizer_bytes_per_parameter = 0;  // of the optimizer the measurement ran
+  std::string source;       // "profile", "timm training", "timm inference": what a weight splits
+  std::string description;  // where exactly it comes from (file, versions)
+};
+
+// Rows of every profile group (device, regime) whose device is a GPU of `catalog` (an SM count:
+// emulated CPU devices are no GPU evidence). Profiles measured with PyTorch/LibTorch >= 2 (every
+// GPU profile shipped: vitsim-train on LibTorch 2.11, the study's DeepSpeed 0.15 on PyTorch 2.x)
+// run fused attention.
+std::vector<GpuEvidence> evidence_from_profiles(const std::vector<schema::ProfileInput>& profiles,
+                                                const costmodel::DeviceCatalog& catalog);
+
+// Rows of a timm benchmark CSV (data/public-benchmarks/timm_{train,infer}_benchmarks.csv; each
+// row's source_file says which: benchmark-train-* or benchmark-infer-*) for `model`. Precision
+// amp -> amp-fp16, amp_bf16 -> amp-bf16, bf16 (a bf16 model) -> ds-bf16's kernels. GPU names are
+// catalog ids or names, or timm's short names (4090, 5090, pro6000maxq). Rows of one (GPU,
+// regime, batch, PyTorch version, kind) in both layouts (NCHW, NHWC) are one row at their median.
+std::vector<GpuEvidence> evidence_from_timm(const schema::CsvTable& table,
+                                            const costmodel::DeviceCatalog& catalog,
+                                            const costmodel::ViTConfig& model);
+
+// The GPUs with a row whose matrix work runs on tensor cores (`tensor`) or on the fp32 units:
+// the nearest measured GPU of a transfer is looked for among those of its own units (an RTX
+// 4090's AMP rows say nothing about its fp32 units). In id order.
+std::vector<const costmodel::DeviceSpec*> gpus_with_evidence(
+    const std::vector<GpuEvidence>& rows, const costmodel::DeviceCatalog& catalog, bool tensor);
+
+}  // namespace vitsim::calibrate

@@ -1,0 +1,67 @@
+// The kernel-class transfer fitted on every GPU with evidence at once (docs/cost-model.md,
+// section 4, "All GPU evidence in one fit"):
+//   - the optimizer efficiency from the optimizer steps measured apart (profiles, DeepSpeed's
+//     `step` timer): eta_opt = bytes / (bandwidth x time), the geometric mean per GPU, every GPU
+//     one vote;
+//   - the two matrix efficiencies, the memory efficiency and the launch cost by Nelder-Mead on
+//     the squared log errors of the rows' model times, each GPU one vote, split evenly over its
+//     sources (profiles, timm training, timm inference) and within a source over its rows; a
+//     row timed apart in forward and backward compares both, a total-only row its total;
+//   - a weak prior on the launch cost (kLaunchPriorS within a factor kLaunchPriorSpread, worth
+//     kLaunchPriorWeight of one GPU's vote: a tie-breaker, not a pull): only a GPU whose passes
+//     are dispatch-bound at small micro-batches measures it (the shipped H100); without such a
+//     GPU nothing else decides it, and it is the prior.
+// No efficiency may exceed 1 (they are fitted in logit space).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "calibrate/gpu_evidence.h"
+#include "costmodel/device_spec.h"
+#include "costmodel/gpu_transfer.h"
+
+namespace vitsim::calibrate {
+
+// First-principles launch cost: a CUDA kernel launch costs ~5 us of host time and PyTorch's
+// eager dispatcher adds a few more per operator (docs/cost-model.md section 4 cites both).
+inline constexpr double kLaunchPriorS = 10e-6;
+inline constexpr double kLaunchPriorSpread = 3.0;  // one sigma: a factor of 3 either way
+inline constexpr double kLaunchPriorWeight = 1e-4;
+
+// The model's times of one evidence row (its kernels' loads precomputed: a fit re-evaluates them
+// hundreds of times).
+class EvidenceModel {
+ public:
+  EvidenceModel(const GpuEvidence& row, const costmodel::DeviceSpec& spec);
+  double forward_s(const costmodel::TransferParams& p) const;
+  double backward_s(const costmodel::TransferParams& p) const;
+  double optimizer_s(const costmodel::TransferParams& p) const;
+  // forward + backward + optimizer for training rows, the forward for forward-only rows.
+  double total_s(const costmodel::TransferParams& p) const;
+
+ private:
+  struct Pass {
+    costmodel::PassLoad load;
+    double count = 1;  // identical layers (the encoder blocks)
+  };
+  double sum(const std::vector<Pass>& passes, const costmodel::TransferParams& p) const;
+  std::vector<Pass> forward_, backward_;
+  double parameters_ = 0;
+  double optimizer_bytes_ = 0;
+  bool training_ = true;
+  costmodel::DeviceSpec spec_;
+};
+
+struct TransferFit {
+  costmodel::TransferParams params;
+  std::vector<std::string> fitted_on;  // GPUs with evidence, in id order
+  int rows = 0;
+  double objective = 0;
+};
+
+// Throws std::invalid_argument without rows, or for a row whose GPU the catalog lacks.
+TransferFit fit_transfer(const std::vector<GpuEvidence>& rows,
+                         const costmodel::DeviceCatalog& catalog);
+
+}  // namespace vitsim::calibrate

@@ -1,0 +1,61 @@
+// The kernel-class transfer's arithmetic (see gpu_transfer.h, docs/cost-model.md section 4).
+#include "costmodel/gpu_transfer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace vitsim::costmodel {
+
+double wave_factor(int64_t tiles, int64_t sms) {
+  if (sms <= 0 || tiles <= sms) return 1.0;
+  const double w = static_cast<double>(tiles) / static_cast<double>(sms);
+  return std::ceil(w) / w;
+}
+
+double gemm_wave_factor(int64_t rows, int64_t cols, int64_t sms) {
+  const int64_t r = (rows + kGemmTileRows - 1) / kGemmTileRows;
+  const int64_t wide = (cols + kGemmTileCols - 1) / kGemmTileCols;
+  const int64_t narrow = (cols + kGemmTileCols / 2 - 1) / (kGemmTileCols / 2);
+  return std::min(wave_factor(r * wide, sms), wave_factor(r * narrow, sms));
+}
+
+PassLoad pass_load(const std::vector<Kernel>& kernels, const DeviceSpec& spec, Regime regime) {
+  const double peak = spec.matrix_peak_flop_per_s(regime);
+  const double bandwidth = spec.memory_bandwidth_bytes_per_s;
+  if (!(peak > 0) || !(bandwidth > 0)) {
+    throw std::invalid_argument("device " + spec.id + " has no datasheet peak or bandwidth for " +
+                                to_string(regime));
+  }
+  PassLoad load;
+  load.tensor = spec.tensor_math(regime);
+  for (const auto& k : kernels) {
+    KernelLoad l;
+    l.memory_s = k.bytes / bandwidth;
+    if (k.cls == KernelClass::kMatrix) {
+      l.matrix_s = k.flop * gemm_wave_factor(k.rows, k.cols, spec.sm_count) / peak;
+    } else if (k.cls == KernelClass::kAttention) {
+      l.matrix_s = k.flop * wave_factor(k.blocks, spec.sm_count) / peak;
+    }
+    load.kernels.push_back(l);
+  }
+  return load;
+}
+
+PassTime pass_time(const PassLoad& load, const TransferParams& p) {
+  const double eta = load.tensor ? p.tensor_matrix_efficiency : p.fp32_matrix_efficiency;
+  PassTime t;
+  for (const auto& k : load.kernels) {
+    t.gpu_s += std::max(k.matrix_s / eta, k.memory_s / p.memory_efficiency);
+  }
+  t.dispatch_s = load.launches() * p.launch_s;
+  return t;
+}
+
+double optimizer_time_s(double parameters, double bytes_per_parameter, const DeviceSpec& spec,
+                        const TransferParams& p) {
+  return parameters * bytes_per_parameter /
+         (p.optimizer_efficiency * spec.memory_bandwidth_bytes_per_s);
+}
+
+}  // namespace vitsim::costmodel

@@ -1,0 +1,72 @@
+// The kernel-class transfer: the time of a layer pass on a GPU from the GPU's own features
+// (docs/cost-model.md, section 4). Per kernel of the inventory (kernel_inventory.h), a roofline of
+// its class:
+//   matrix     max(FLOP x wave(rows, cols, SMs) / (eta_mat x peak), bytes / (eta_mem x bandwidth))
+//   attention  max(FLOP x wave(blocks, SMs)    / (eta_mat x peak), bytes / (eta_mem x bandwidth))
+//   memory     bytes / (eta_mem x bandwidth)
+// with peak the regime's matrix peak (tensor cores for fp16/bf16 where the datasheet has them,
+// else the fp32 units) and eta_mat that unit's efficiency; the kernels run one after the other:
+//   gpu(pass) = sum over its kernels
+// and the host dispatches them one by one, so a pass cannot be faster than its launches:
+//   t(pass) = max(gpu(pass), kernels x launch_s)
+// The optimizer step is memory traffic: parameters x bytes per parameter / (eta_opt x bandwidth).
+// Pure arithmetic, no I/O; the efficiencies and the launch cost are fitted in calibrate/.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "costmodel/device_spec.h"
+#include "costmodel/kernel_inventory.h"
+
+namespace vitsim::costmodel {
+
+struct TransferParams {
+  double fp32_matrix_efficiency = 0;    // achieved / fp32 peak of GEMMs on the fp32 units
+  double tensor_matrix_efficiency = 0;  // achieved / tensor peak of 16-bit GEMMs (fp16 and bf16)
+  double memory_efficiency = 0;         // achieved / memory bandwidth of memory-bound kernels
+  double launch_s = 0;                  // host-side dispatch of one kernel launch
+  double optimizer_efficiency = 0;      // achieved / memory bandwidth of the optimizer step
+};
+
+// Output tiles of a GEMM's grid (kGemmTileRows x kGemmTileCols) and the alternative with half as
+// wide tiles: the library is taken to pick whichever loses less to the last, partly filled wave.
+inline constexpr int64_t kGemmTileRows = 128;
+inline constexpr int64_t kGemmTileCols = 128;
+
+// ceil(w) / w with w = tiles / sms: the work of the last wave's idle SMs, >= 1. A grid with fewer
+// tiles than SMs is 1 (the library splits the reduction dimension to fill the GPU). 1 when sms is
+// unknown (0).
+double wave_factor(int64_t tiles, int64_t sms);
+// The smaller wave factor of a rows x cols output in 128 x 128 or 128 x 64 tiles.
+double gemm_wave_factor(int64_t rows, int64_t cols, int64_t sms);
+
+// One kernel reduced to its two times at efficiency 1 on one device: the matrix time (0 for a
+// memory kernel) and the memory time, so that a fit can re-evaluate it cheaply.
+struct KernelLoad {
+  double matrix_s = 0;  // FLOP x wave factor / peak
+  double memory_s = 0;  // bytes / bandwidth
+};
+struct PassLoad {
+  std::vector<KernelLoad> kernels;
+  bool tensor = false;  // matrix work on tensor cores (tensor_matrix_efficiency applies)
+  double launches() const { return static_cast<double>(kernels.size()); }
+};
+PassLoad pass_load(const std::vector<Kernel>& kernels, const DeviceSpec& spec, Regime regime);
+
+struct PassTime {
+  double gpu_s = 0;       // the kernels, one after the other
+  double dispatch_s = 0;  // kernels x launch_s
+  double time_s() const { return gpu_s > dispatch_s ? gpu_s : dispatch_s; }
+};
+PassTime pass_time(const PassLoad& load, const TransferParams& params);
+
+// parameters x bytes_per_parameter / (optimizer_efficiency x bandwidth).
+double optimizer_time_s(double parameters, double bytes_per_parameter, const DeviceSpec& spec,
+                        const TransferParams& params);
+
+// Bytes per parameter of one SGD step with momentum in fp32 (timm's benchmark optimizer): reads
+// weight, gradient and momentum, writes weight and momentum.
+inline constexpr double kSgdMomentumStepBytesPerParameter = 5 * 4;
+
+}  // namespace vitsim::costmodel

@@ -1,0 +1,62 @@
+// The kernel-class transfer's arithmetic (costmodel/gpu_transfer.h) by hand: wave quantization,
+// the per-kernel roofline, the dispatch floor, fp16 and bf16 alike where the peaks are.
+#include "costmodel/gpu_transfer.h"
+
+#include <gtest/gtest.h>
+
+namespace vitsim::costmodel {
+namespace {
+
+DeviceSpec gpu(int64_t sms) {
+  DeviceSpec d;
+  d.id = "test-gpu";
+  d.fp32_peak_flop_per_s = 10e12;
+  d.fp16_tensor_peak_flop_per_s = 100e12;
+  d.bf16_tensor_peak_flop_per_s = 100e12;
+  d.memory_bandwidth_bytes_per_s = 1e12;
+  d.sm_count = sms;
+  return d;
+}
+
+TEST(GpuTransfer, WaveFactor) {
+  EXPECT_DOUBLE_EQ(wave_factor(100, 132), 1.0);  // fewer tiles than SMs: split along K
+  EXPECT_DOUBLE_EQ(wave_factor(264, 132), 1.0);  // two full waves
+  EXPECT_DOUBLE_EQ(wave_factor(150, 132), 264.0 / 150.0);
+  EXPECT_DOUBLE_EQ(wave_factor(150, 0), 1.0);  // SMs unknown
+  // 3152 x 768 (ViT-B/16's out_proj at micro-batch 16): 25 x 6 = 150 tiles of 128 x 128 (1.76),
+  // 25 x 12 = 300 of 128 x 64 (396 / 300 = 1.32): the smaller.
+  EXPECT_DOUBLE_EQ(gemm_wave_factor(3152, 768, 132), 396.0 / 300.0);
+}
+
+TEST(GpuTransfer, PassTimeIsTheKernelsOrTheirLaunches) {
+  TransferParams p;
+  p.fp32_matrix_efficiency = 0.5;
+  p.tensor_matrix_efficiency = 0.8;
+  p.memory_efficiency = 0.5;
+  p.launch_s = 10e-6;
+  Kernel gemm{KernelClass::kMatrix, "g", 8e9, 1e6, 128, 128};  // one tile: no wave loss
+  Kernel ew{KernelClass::kMemory, "e", 0, 2e9};
+  const DeviceSpec d = gpu(132);
+  // fp32: 8e9 / (0.5 x 10e12) = 1.6 ms; memory 2e9 / (0.5 x 1e12) = 4 ms.
+  PassTime t = pass_time(pass_load({gemm, ew}, d, Regime::kFp32), p);
+  EXPECT_NEAR(t.gpu_s, 1.6e-3 + 4e-3, 1e-12);
+  EXPECT_NEAR(t.dispatch_s, 20e-6, 1e-15);
+  // bf16: the GEMM on tensor cores, 8e9 / (0.8 x 100e12) = 0.1 ms, above its 2 us of memory.
+  t = pass_time(pass_load({gemm, ew}, d, Regime::kAmpBf16), p);
+  EXPECT_NEAR(t.gpu_s, 0.1e-3 + 4e-3, 1e-12);
+  // A short pass is its launches.
+  p.launch_s = 5e-3;
+  EXPECT_NEAR(pass_time(pass_load({gemm, ew}, d, Regime::kAmpBf16), p).time_s(), 10e-3, 1e-12);
+  // The same tensor peak for fp16 and bf16 gives the same time.
+  EXPECT_EQ(pass_time(pass_load({gemm, ew}, d, Regime::kAmpFp16), p).gpu_s,
+            pass_time(pass_load({gemm, ew}, d, Regime::kAmpBf16), p).gpu_s);
+}
+
+TEST(GpuTransfer, OptimizerStepIsMemoryTraffic) {
+  TransferParams p;
+  p.optimizer_efficiency = 0.25;
+  EXPECT_NEAR(optimizer_time_s(1e8, 28, gpu(1), p), 1e8 * 28 / (0.25 * 1e12), 1e-15);
+}
+
+}  // namespace
+}  // namespace vitsim::costmodel
