@@ -14,6 +14,7 @@
 #include "calibrate/calibrator.h"
 #include "calibrate/roofline.h"
 #include "costmodel/uncertainty.h"
+#include "small_vit.h"  // tests/support/
 
 namespace vitsim::calibrate {
 namespace {
@@ -33,14 +34,7 @@ costmodel::DeviceSpec device(const std::string& id, double peak, double bw, doub
   return d;
 }
 
-costmodel::ViTConfig small_vit() {
-  costmodel::ViTConfig c = costmodel::vit_preset("vit_ti_16");
-  c.image_size = 32;
-  c.patch_size = 4;
-  c.depth = 2;
-  c.classes = 10;
-  return c;
-}
+using test::small_vit;
 
 double truth_time(const costmodel::DeviceSpec& d, double flop, double bytes) {
   return std::max(flop / (kEtaC * d.fp32_peak_flop_per_s),

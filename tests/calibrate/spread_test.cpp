@@ -9,18 +9,12 @@
 #include <cmath>
 
 #include "costmodel/uncertainty.h"
+#include "small_vit.h"  // tests/support/
 
 namespace vitsim::calibrate {
 namespace {
 
-costmodel::ViTConfig small_vit() {
-  costmodel::ViTConfig c = costmodel::vit_preset("vit_ti_16");
-  c.image_size = 32;
-  c.patch_size = 4;
-  c.depth = 2;
-  c.classes = 10;
-  return c;
-}
+using test::small_vit;
 
 // Every layer's forward 1 ms x scale per 8 samples, backward twice that, at micro-batches 8, 16.
 schema::ProfileInput profile(const std::string& host, double scale, costmodel::CostSource source) {
