@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <system_error>
 
 #include "app/simulate_measured.h"
 #include "app/study_steps.h"
@@ -145,7 +146,8 @@ void public_nccl_tests(const costmodel::TransportParameters& params,
 // The *.json files of `dir` whose name starts with `prefix`, in name order; an InputError naming
 // the folder when it is missing or holds none.
 std::vector<std::string> json_files(const fs::path& dir, const std::string& prefix) {
-  if (!fs::is_directory(dir))
+  std::error_code ec;  // a path the system will not look at is no folder either
+  if (!fs::is_directory(dir, ec))
     throw schema::InputError(dir.string() +
                              ": no such folder (hint: a recorded scripts/validate-local run; "
                              "docs/formats/validate-local-recorded.md)");

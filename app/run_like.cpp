@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <system_error>
 
 #include "present/run_comparison.h"
 #include "schema/cost_model_io.h"
@@ -55,7 +56,8 @@ std::string cluster_file_of(const std::string& file, const schema::RunConfig& ru
                                  "\"\"", hint);
   }
   const std::string path = (fs::path(o.gpus_json).parent_path() / (run.cluster + ".json")).string();
-  if (!fs::exists(path)) {
+  std::error_code ec;  // a name too long for a path is no file either (exit 2, not a throw)
+  if (!fs::exists(path, ec)) {
     throw schema::InputError::at(file, "/config/cluster", "a cluster with a file " + path,
                                  "\"" + run.cluster + "\"", hint);
   }

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <set>
+#include <system_error>
 
 #include "schema/gpus_io.h"
 #include "schema/input_error.h"
@@ -48,7 +49,8 @@ present::NamedPrediction simulate_measured(const std::vector<present::MeasuredRu
   for (const auto& run : measured) {
     if (!have.insert(run.key).second) continue;
     const std::string path = study.cluster_folder + "/" + run.key.cluster + ".json";
-    if (!fs::exists(path)) {
+    std::error_code ec;  // a name too long for a path is no file either (exit 2, not a throw)
+    if (!fs::exists(path, ec)) {
       throw schema::InputError(run.source + ": cluster '" + run.key.cluster + "' has no file " +
                                path + " (hint: add it to the study's cluster folder)");
     }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <system_error>
 
 #include "calibrate/gpu_evidence.h"
 #include "import/deepspeed_log.h"
@@ -45,7 +46,8 @@ schema::ProfileInput write_imported(const std::string& dir, const std::vector<st
 std::vector<std::string> sorted_files(const std::string& dir, const std::string& ext,
                                       const std::string& prefix) {
   std::vector<std::string> out;
-  if (!fs::is_directory(dir)) return out;
+  std::error_code ec;  // a path the system will not look at is no folder either
+  if (!fs::is_directory(dir, ec)) return out;
   for (const auto& e : fs::directory_iterator(dir)) {
     if (e.is_regular_file() && e.path().extension() == ext &&
         e.path().filename().string().rfind(prefix, 0) == 0)

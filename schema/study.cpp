@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <set>
+#include <system_error>
 
 #include "schema/common_io.h"
 #include "schema/model_io.h"
@@ -20,7 +21,10 @@ std::string resolved(const Node& n, bool folder) {
   fs::path p(text);
   if (p.is_relative() && !n.file().empty()) p = fs::path(n.file()).parent_path() / p;
   p = p.lexically_normal();
-  const bool ok = folder ? fs::is_directory(p) : fs::is_regular_file(p);
+  // The non-throwing overloads: a path the system refuses to look at (too long, a loop of links)
+  // is not an existing file either, and must not end the process.
+  std::error_code ec;
+  const bool ok = folder ? fs::is_directory(p, ec) : fs::is_regular_file(p, ec);
   if (!ok) {
     n.fail(std::string("an existing ") + (folder ? "folder" : "file"),
            "\"" + text + "\" (" + p.string() + ")",
@@ -66,7 +70,8 @@ void read_paths(const Node& root, Study& s) {
     for (const Node& f : g->items()) {
       fs::path p(f.string());
       if (p.is_relative()) p = fs::path(f.file()).parent_path() / p;
-      s.gpu_profiles.push_back(resolved(f, fs::is_directory(p)));
+      std::error_code ec;
+      s.gpu_profiles.push_back(resolved(f, fs::is_directory(p, ec)));
     }
   }
   if (auto e = root.get("emulated_runs")) s.emulated_runs = resolved(*e, true);

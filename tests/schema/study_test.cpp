@@ -65,6 +65,15 @@ TEST(Study, BadFilesNameThePlace) {
   EXPECT_NE(error_with("\"../../platforms/profiles\"", "\"../../platforms/nope\"")
                 .find("/gpu_profiles/0: expected an existing file"),
             std::string::npos);
+  // A path the system will not even look at (longer than a file name may be) is refused like a
+  // missing one; Fuzz.study found it ending the process (std::filesystem::filesystem_error).
+  const std::string too_long(5000, 'x');
+  EXPECT_NE(error_with("\"development_set\": \"", "\"development_set\": \"" + too_long)
+                .find("/development_set: expected an existing file"),
+            std::string::npos);
+  EXPECT_NE(error_with("\"../../platforms/profiles\"", "\"" + too_long + "\"")
+                .find("/gpu_profiles/0: expected an existing file"),
+            std::string::npos);
 }
 
 }  // namespace
