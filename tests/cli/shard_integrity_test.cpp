@@ -74,21 +74,10 @@ class ShardInterrupt : public ::testing::TestWithParam<int> {};
 TEST_P(ShardInterrupt, ExitsOneThirtyAndWritesNoPartialShard) {
   const std::string file = tmp("interrupted_" + std::to_string(GetParam()) + ".json");
   fs::remove(file);
-  // 6 micro-batches x (1 + 3 GPU counts x 2 collectives x 4 buckets x 2 overlaps) = 294.
-  const vitsim::testing::Interrupted r =
-      vitsim::testing::run_and_signal({kVitsim,         "sweep",
-                                       "--cluster",     kSrc + "/platforms/tesla.json",
-                                       "--costs",       kSrc + "/tests/sim/fixtures/costs.json",
-                                       "--gpus",        "1,2,3,4",
-                                       "--micro-batch", "8,16,24,32,48,64",
-                                       "--collective",  "ring,tree",
-                                       "--bucket-mb",   "25,50,100,500",
-                                       "--overlap",     "off,on",
-                                       "--progress",    "always",
-                                       "--jobs",        std::to_string(GetParam()),
-                                       "--shard",       "0/1",
-                                       "--json",        file},
-                                      std::regex("vitsim sweep: 3/294 configurations"), SIGINT);
+  const vitsim::testing::Interrupted r = vitsim::testing::run_and_signal(
+      vitsim::testing::long_sweep(
+          kVitsim, kSrc, {"--jobs", std::to_string(GetParam()), "--shard", "0/1", "--json", file}),
+      std::regex("vitsim sweep: 3/294 configurations"), SIGINT);
   EXPECT_EQ(r.exit_code, 130) << r.output;
   EXPECT_TRUE(
       std::regex_search(r.output, std::regex("interrupted \\(signal 2\\) after [0-9]+ of 294 "

@@ -33,18 +33,8 @@ TEST_P(SweepInterrupt, KeepsTheFinishedRows) {
   const int sig = GetParam();
   const std::string prefix = ::testing::TempDir() + "/sweep_interrupt_" + std::to_string(sig);
   std::remove((prefix + ".json").c_str());
-  // 6 micro-batches x (1 + 3 GPU counts x 2 collectives x 4 buckets x 2 overlaps) = 294.
   const Interrupted r = run_and_signal(
-      {kVitsim,         "sweep",
-       "--cluster",     kSrc + "/platforms/tesla.json",
-       "--costs",       kSrc + "/tests/sim/fixtures/costs.json",
-       "--gpus",        "1,2,3,4",
-       "--micro-batch", "8,16,24,32,48,64",
-       "--collective",  "ring,tree",
-       "--bucket-mb",   "25,50,100,500",
-       "--overlap",     "off,on",
-       "--progress",    "always",
-       "--out",         prefix},
+      vitsim::testing::long_sweep(kVitsim, kSrc, {"--out", prefix}),
       std::regex("vitsim sweep: 3/294 configurations, [0-9]+ s, about [0-9]+ s left"), sig);
   ASSERT_EQ(r.exit_code, 128 + sig) << r.output;
   std::smatch m;

@@ -139,4 +139,22 @@ inline Interrupted run_and_signal(const std::vector<std::string>& argv, const st
   return r;
 }
 
+// A sweep long enough to be signalled while it runs: `vitsim sweep` of 294 configurations on the
+// Tesla cluster (6 micro-batches x (1 + 3 GPU counts x 2 collectives x 4 buckets x 2 overlaps)),
+// progress always printed, then `extra`. `vitsim` is the binary, `src` the source tree.
+inline std::vector<std::string> long_sweep(const std::string& vitsim, const std::string& src,
+                                           const std::vector<std::string>& extra) {
+  std::vector<std::string> argv = {vitsim,          "sweep",
+                                   "--cluster",     src + "/platforms/tesla.json",
+                                   "--costs",       src + "/tests/sim/fixtures/costs.json",
+                                   "--gpus",        "1,2,3,4",
+                                   "--micro-batch", "8,16,24,32,48,64",
+                                   "--collective",  "ring,tree",
+                                   "--bucket-mb",   "25,50,100,500",
+                                   "--overlap",     "off,on",
+                                   "--progress",    "always"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return argv;
+}
+
 }  // namespace vitsim::testing
