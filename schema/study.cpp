@@ -13,9 +13,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
+enum class PathKind { kFile, kFolder, kFileOrFolder };
+
 // The path of `n` (a non-empty string) resolved against the study file's folder; it must exist
-// as a folder or as a regular file.
-std::string resolved(const Node& n, bool folder) {
+// as what `kind` says (a missing file-or-folder is reported as a missing file).
+std::string resolved(const Node& n, PathKind kind) {
+  const bool folder = kind == PathKind::kFolder;
   const std::string text = n.string();
   if (text.empty()) n.fail(folder ? "path of a folder" : "path of a file", "empty string");
   fs::path p(text);
@@ -24,7 +27,8 @@ std::string resolved(const Node& n, bool folder) {
   // The non-throwing overloads: a path the system refuses to look at (too long, a loop of links)
   // is not an existing file either, and must not end the process.
   std::error_code ec;
-  const bool ok = folder ? fs::is_directory(p, ec) : fs::is_regular_file(p, ec);
+  const bool ok = (kind != PathKind::kFile && fs::is_directory(p, ec)) ||
+                  (kind != PathKind::kFolder && fs::is_regular_file(p, ec));
   if (!ok) {
     n.fail(std::string("an existing ") + (folder ? "folder" : "file"),
            "\"" + text + "\" (" + p.string() + ")",
@@ -50,31 +54,26 @@ StudyLogRule read_rule(const Node& n) {
 }
 
 void read_paths(const Node& root, Study& s) {
-  s.log_folder = resolved(root["log_folder"], true);
+  s.log_folder = resolved(root["log_folder"], PathKind::kFolder);
   for (const Node& f : root["compute_summaries"].items())
-    s.compute_summaries.push_back(resolved(f, false));
-  s.development_set = resolved(root["development_set"], false);
-  s.gpus = resolved(root["gpus"], false);
-  if (auto t = root.get("transports")) s.transports = resolved(*t, false);
-  s.cluster_folder = resolved(root["cluster_folder"], true);
-  s.scenario_folder = resolved(root["scenario_folder"], true);
+    s.compute_summaries.push_back(resolved(f, PathKind::kFile));
+  s.development_set = resolved(root["development_set"], PathKind::kFile);
+  s.gpus = resolved(root["gpus"], PathKind::kFile);
+  if (auto t = root.get("transports")) s.transports = resolved(*t, PathKind::kFile);
+  s.cluster_folder = resolved(root["cluster_folder"], PathKind::kFolder);
+  s.scenario_folder = resolved(root["scenario_folder"], PathKind::kFolder);
   // One file, or a list of them (older study files name one).
   if (auto t = root.get("tensor_evidence")) {
     if (t->json().is_array()) {
-      for (const Node& f : t->items()) s.tensor_evidence.push_back(resolved(f, false));
+      for (const Node& f : t->items()) s.tensor_evidence.push_back(resolved(f, PathKind::kFile));
     } else {
-      s.tensor_evidence.push_back(resolved(*t, false));
+      s.tensor_evidence.push_back(resolved(*t, PathKind::kFile));
     }
   }
   if (auto g = root.get("gpu_profiles")) {
-    for (const Node& f : g->items()) {
-      fs::path p(f.string());
-      if (p.is_relative()) p = fs::path(f.file()).parent_path() / p;
-      std::error_code ec;
-      s.gpu_profiles.push_back(resolved(f, fs::is_directory(p, ec)));
-    }
+    for (const Node& f : g->items()) s.gpu_profiles.push_back(resolved(f, PathKind::kFileOrFolder));
   }
-  if (auto e = root.get("emulated_runs")) s.emulated_runs = resolved(*e, true);
+  if (auto e = root.get("emulated_runs")) s.emulated_runs = resolved(*e, PathKind::kFolder);
 }
 
 }  // namespace
