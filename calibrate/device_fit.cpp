@@ -80,18 +80,16 @@ struct GroupPoints {
 // prediction from it says so; empty for imported profiles (their logs' own names stay in the file).
 std::string measured_on(const schema::Profile& p) {
   if (p.source != costmodel::CostSource::kMeasured) return "";
-  std::vector<std::string> parts;
-  if (!p.device_name.empty() && p.device_name != p.device) parts.push_back(p.device_name);
   auto text = [&](const char* key) {
     const auto it = p.context.find(key);
     return it != p.context.end() && it->is_string() ? it->get<std::string>() : std::string();
   };
-  if (!text("created_utc").empty()) parts.push_back(text("created_utc"));
-  if (!text("git_sha").empty()) parts.push_back(text("tool") + " " + text("git_sha").substr(0, 12));
-  if (parts.empty()) return "";
-  std::string out = " (";
-  for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
-  return out + ")";
+  std::vector<std::string> parts;
+  if (!p.device_name.empty() && p.device_name != p.device) parts.push_back(p.device_name);
+  if (const std::string when = text("created_utc"); !when.empty()) parts.push_back(when);
+  if (const std::string sha = text("git_sha"); !sha.empty())
+    parts.push_back(text("tool") + " " + sha.substr(0, 12));
+  return parts.empty() ? "" : fmt::format(" ({})", fmt::join(parts, ", "));
 }
 
 GroupPoints collect_points(const std::vector<const schema::ProfileInput*>& group, double params) {
