@@ -62,6 +62,11 @@ void add_options(CLI::App& app, TrainCli& t) {
   app.add_option("--momentum", o.momentum, "SGD momentum")->capture_default_str();
   app.add_option("--gradient-clipping", o.gradient_clipping, "max gradient norm (0 = off)")
       ->capture_default_str();
+  app.add_option("--adamw-kernel", o.adamw_kernel,
+                 "AdamW step: foreach (one batched kernel per operation), fused (ATen's fused "
+                 "kernel, LibTorch 2.1+ on CUDA), auto (fused on a GPU where available)")
+      ->check(CLI::IsMember({"auto", "foreach", "fused"}))
+      ->capture_default_str();
   app.add_option("--precision", t.precision,
                  "fp32 | amp-bf16 | amp-fp16 (autocast) | ds-bf16 | ds-bf16-allreduce-fp32 "
                  "(bf16 weights and gradients, fp32 master copy; docs/trainer.md)")

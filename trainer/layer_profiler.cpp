@@ -55,7 +55,10 @@ class Profiler {
       optimizer_ = std::make_unique<torch::optim::SGD>(
           stepped, torch::optim::SGDOptions(1e-3).momentum(0.9));
     } else {
-      optimizer_ = std::make_unique<MultiTensorAdamW>(stepped, torch::optim::AdamWOptions(1e-3));
+      // The AdamW step the trainer takes by default on this device (multi_tensor_adamw.h).
+      auto adamw = std::make_unique<MultiTensorAdamW>(stepped, torch::optim::AdamWOptions(1e-3));
+      adamw->use_fused_kernel(MultiTensorAdamW::fused_by_default(device_));
+      optimizer_ = std::move(adamw);
     }
   }
 

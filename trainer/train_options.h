@@ -36,6 +36,8 @@ struct TrainOptions {
   double beta1 = 0.9, beta2 = 0.999;  // adamw
   double adam_eps = 1e-8;             // adamw
   double gradient_clipping = 0.0;     // max global L2 norm of the gradient; 0 = off
+  std::string adamw_kernel = "auto";  // "auto" | "foreach" | "fused" (multi_tensor_adamw.h;
+                                      // auto = fused on a GPU where LibTorch has it)
   // --- numerics and devices
   costmodel::Regime precision = costmodel::Regime::kFp32;  // bf16/fp16 = autocast
   std::string device = "cpu";    // "cpu" | "cuda" (one GPU per rank, local rank)

@@ -7,6 +7,8 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <stdexcept>
+#include <string>
 
 #include "schema/json_file.h"
 #include "trainer/multi_tensor_adamw.h"
@@ -14,6 +16,13 @@
 
 namespace vitsim::trainer {
 namespace {
+
+// Which AdamW step runs (multi_tensor_adamw.h), for the start-up line.
+std::string adamw_note(const torch::optim::Optimizer& optimizer) {
+  const auto* adamw = dynamic_cast<const MultiTensorAdamW*>(&optimizer);
+  if (adamw == nullptr) return "";
+  return adamw->fused_kernel() ? ", AdamW fused kernel" : ", AdamW foreach";
+}
 
 volatile std::sig_atomic_t g_interrupts = 0;
 
@@ -120,11 +129,19 @@ void Trainer::build_model_and_optimizer() {
                      .weight_decay(options_.weight_decay));
   } else {
     // LibTorch's AdamW, its operations batched over the parameters (multi_tensor_adamw.h).
-    optimizer_ = std::make_unique<MultiTensorAdamW>(
+    auto adamw = std::make_unique<MultiTensorAdamW>(
         stepped, torch::optim::AdamWOptions(options_.learning_rate)
                      .betas({options_.beta1, options_.beta2})
                      .eps(options_.adam_eps)
                      .weight_decay(options_.weight_decay));
+    try {
+      adamw->use_fused_kernel(options_.adamw_kernel == "fused" ||
+                              (options_.adamw_kernel == "auto" &&
+                               MultiTensorAdamW::fused_by_default(device_)));
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("--adamw-kernel fused: " + std::string(e.what()));
+    }
+    optimizer_ = std::move(adamw);
   }
   optimizer_->zero_grad();
   GradientReducerOptions ro;
@@ -153,7 +170,7 @@ int Trainer::run() {
               << sampler_->images() << " images, " << sampler_->micro_steps(options_.micro_batch)
               << " micro-steps per epoch, " << reducer_->buckets() << " gradient bucket(s), "
               << "overlap " << (options_.overlap ? "on" : "off") << ", " << comm_->backend() << ", "
-              << costmodel::to_string(options_.precision) << "\n";
+              << costmodel::to_string(options_.precision) << adamw_note(*optimizer_) << "\n";
   }
   int code = 0;
   for (int64_t epoch = position_.epoch; epoch < options_.epochs; ++epoch) {

@@ -79,7 +79,7 @@ stage_profile() {
 }
 
 stage_train() {
-  local r=$GS_RES regime p b
+  local r=$GS_RES regime p b variant
   gs_use_bundle || return 1
   gs_ensure_built || return 1
   local biggest=0
@@ -99,12 +99,21 @@ stage_train() {
       continue
     fi
     for b in ${GS_MICRO_BATCHES//,/ }; do
-      # shellcheck disable=SC2046,SC2086
-      GS_TAIL_LINES=3 gs_step "train $regime b$b" 20 --log "$r/train-$regime-b$b.log" -- \
-        "${mpirun[@]}" "$GS_BUILD/bin/vitsim-train" train --data "$data" --model "$GS_MODEL" \
-        $GS_MODEL_ARGS $(gs_device_flags) --precision "$p" --micro-batch "$b" \
-        --max-steps "$GS_STEPS" --epochs 1 --no-eval --no-progress --wall-clock-breakdown \
-        --seed 1 --threads "$GS_THREADS" --run-log "$r/train-$GS_DEVICE_ID-$regime-b$b.json"
+      for variant in ${GS_VARIANTS//,/ }; do  # side by side at each micro-batch
+        local tag="" env=() extra=()
+        [[ $variant == default ]] || tag=-$variant
+        case $variant in
+          foreach | fused) extra=(--adamw-kernel "$variant") ;;
+          expandable) env=(env PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True) ;;
+        esac
+        # shellcheck disable=SC2046,SC2086
+        GS_TAIL_LINES=3 gs_step "train $regime b$b$tag" 20 --log "$r/train-$regime-b$b$tag.log" -- \
+          "${env[@]}" "${mpirun[@]}" "$GS_BUILD/bin/vitsim-train" train --data "$data" \
+          --model "$GS_MODEL" $GS_MODEL_ARGS $(gs_device_flags) --precision "$p" \
+          --micro-batch "$b" --max-steps "$GS_STEPS" --epochs 1 --no-eval --no-progress \
+          --wall-clock-breakdown --seed 1 --threads "$GS_THREADS" "${extra[@]}" \
+          --run-log "$r/train-$GS_DEVICE_ID-$regime-b$b$tag.json"
+      done
     done
   done
   ((GS_FAILED == 0))

@@ -141,7 +141,7 @@ gs_ensure_built() {
 
 # --- test: the GPU tests, then the rest of what the build compiled ---------------------------------------
 
-readonly kGpuTests='NcclCore|MpiTrain\.(NcclOn|ProfileOnGpu)'
+readonly kGpuTests='NcclCore|MpiTrain\.(NcclOn|[A-Za-z]*OnGpu)'
 # Tests of this development machine's tooling, not of vitsim-train, that a lent machine cannot run:
 # it has no clang-format (Format.*), and no apt-get nor simulator to make a bundle with
 # (GpuBundle.Made*, GpuBundle.Bundled*). Left out by name, and recorded as such in session.json.

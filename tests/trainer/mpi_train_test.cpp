@@ -305,6 +305,44 @@ TEST_F(MpiTrain, NcclOnOneGpuMatchesMpiOnCpu) {
   EXPECT_EQ(vitsim::schema::read_run_log(dir_ + "/g.json").config.backend, "nccl");
 }
 
+// ATen's fused AdamW kernel (multi_tensor_adamw.h, the default on a GPU) against the batched
+// foreach step: the same formula, so the same parameters to float rounding, in fp32 and with the
+// ds-bf16 master copy (whose fp32 gradients are cast from bf16 ones).
+TEST_F(MpiTrain, FusedAdamWOnGpuMatchesForeach) {
+  SKIP_WITHOUT_GPUS(1);
+  const std::string adam = " --micro-batch 16 --lr 0.01 --weight-decay 0.05 --max-steps 4 --seed 9"
+                           " --device cuda --backend nccl";
+  for (const std::string precision : {"fp32", "ds-bf16"}) {
+    SCOPED_TRACE(precision);
+    const std::string common = adam + " --precision " + precision + " --adamw-kernel ";
+    const auto foreach_run = final_params(1, common + "foreach", "foreach-" + precision + ".bin");
+    const auto fused = final_params(1, common + "fused", "fused-" + precision + ".bin");
+    expect_close(fused, foreach_run, 1e-5);
+    const Result r = train(1, common + "auto");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("AdamW fused kernel"), std::string::npos) << r.output;
+  }
+}
+
+// Where this LibTorch lacks the fused kernel for the CPU (before 2.4: Debian's 1.13), asking for
+// it is a usage error naming the option; where it has it, it trains like the foreach step.
+TEST_F(MpiTrain, FusedAdamWOnTheCpuRunsOrSaysWhyNot) {
+  const std::string common = " --micro-batch 16 --lr 0.01 --max-steps 2 --seed 9 --adamw-kernel ";
+  const Result r = train(1, common + "fused --dump-params " + dir_ + "/cpu-fused.bin");
+  if (r.exit_code == 2) {
+    EXPECT_NE(r.output.find("--adamw-kernel fused: the fused AdamW kernel is not in this LibTorch"),
+              std::string::npos)
+        << r.output;
+    const Result plain = train(1, common + "auto");
+    ASSERT_EQ(plain.exit_code, 0) << plain.output;
+    EXPECT_NE(plain.output.find("AdamW foreach"), std::string::npos) << plain.output;
+    return;
+  }
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_close(params("cpu-fused.bin"), final_params(1, common + "foreach", "cpu-foreach.bin"),
+               1e-5);
+}
+
 TEST_F(MpiTrain, ProfileOnGpuWritesValidProfile) {
   SKIP_WITHOUT_GPUS(1);
   const std::string prof = dir_ + "/gpu_profile.json";
