@@ -135,9 +135,9 @@ void Trainer::build_model_and_optimizer() {
                      .eps(options_.adam_eps)
                      .weight_decay(options_.weight_decay));
     try {
-      adamw->use_fused_kernel(options_.adamw_kernel == "fused" ||
-                              (options_.adamw_kernel == "auto" &&
-                               MultiTensorAdamW::fused_by_default(device_)));
+      adamw->use_fused_kernel(
+          options_.adamw_kernel == "fused" ||
+          (options_.adamw_kernel == "auto" && MultiTensorAdamW::fused_by_default(device_)));
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument("--adamw-kernel fused: " + std::string(e.what()));
     }

@@ -310,8 +310,9 @@ TEST_F(MpiTrain, NcclOnOneGpuMatchesMpiOnCpu) {
 // ds-bf16 master copy (whose fp32 gradients are cast from bf16 ones).
 TEST_F(MpiTrain, FusedAdamWOnGpuMatchesForeach) {
   SKIP_WITHOUT_GPUS(1);
-  const std::string adam = " --micro-batch 16 --lr 0.01 --weight-decay 0.05 --max-steps 4 --seed 9"
-                           " --device cuda --backend nccl";
+  const std::string adam =
+      " --micro-batch 16 --lr 0.01 --weight-decay 0.05 --max-steps 4 --seed 9"
+      " --device cuda --backend nccl";
   for (const std::string precision : {"fp32", "ds-bf16"}) {
     SCOPED_TRACE(precision);
     const std::string common = adam + " --precision " + precision + " --adamw-kernel ";
