@@ -28,12 +28,15 @@ TEST(ValidateLeaveOneGpuOutCli, BothTablesHoldEveryGpuOut) {
   // Forward-only GPUs have no training row.
   EXPECT_EQ(train.find("rtx4090 held out"), std::string::npos) << train;
   EXPECT_NE(train.find("rtx3090 held out: RMS"), std::string::npos) << train;
-  // Every H100 profile row: three regimes at five micro-batches, in both tables.
-  for (const char* row : {"| h100-sxm | fp32 | 16 |", "| h100-sxm | ds-bf16 | 256 |"}) {
+  // Every H100 profile row: four regimes at five micro-batches, in both tables.
+  for (const char* row : {"| h100-sxm | fp32 | 16 |", "| h100-sxm | ds-bf16 | 256 |",
+                          "| h100-sxm | amp-fp16 | 64 |"}) {
     EXPECT_NE(all.find(row), std::string::npos) << row;
     EXPECT_NE(train.find(row), std::string::npos) << row;
   }
-  EXPECT_NE(all.find("rows: 32; median |error|"), std::string::npos) << all;
+  // 20 H100 rows, 1 each of the P4, RTX 3070, T4, RTX 5090 and RTX PRO 6000, 9 of the RTX 3090,
+  // 3 of the RTX 4090 (the evidence table at the top).
+  EXPECT_NE(all.find("rows: 37; median |error|"), std::string::npos) << all;
   EXPECT_NE(all.find("range law over"), std::string::npos) << all;
 }
 
