@@ -5,6 +5,8 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/model_kernels.h"
+#include "clikit/list_options.h"
 #include "clikit/model_options.h"
 #include "clikit/run_app.h"
 #include "costmodel/layer_graph.h"
@@ -87,11 +89,50 @@ int cmd_model(int argc, char** argv) {
       "activation memory, in execution order, with totals.",
       "vitsim model"};
   clikit::ModelOptions model;
-  bool json = false;
+  bool json = false, kernels = false;
+  std::string precision = "fp32", attention = "fused", micro_batch = "64";
   clikit::add_model_options(app, model, clikit::PresetOption::kPositional);
   app.add_flag("--json", json, "print JSON instead of the table");
+  app.add_flag("--kernels", kernels,
+               "list the kernels of one training step as eager PyTorch/LibTorch launches them "
+               "(the kernel-class transfer's inventory, docs/cost-model.md section 4)");
+  app.add_option("--precision", precision,
+                 "with --kernels: fp32, amp-fp16, amp-bf16, ds-fp16, ds-bf16")
+      ->capture_default_str();
+  app.add_option("--micro-batch", micro_batch, "with --kernels: samples per GPU")
+      ->capture_default_str();
+  app.add_option("--attention", attention,
+                 "with --kernels: fused (scaled_dot_product_attention, PyTorch >= 2) or unfused "
+                 "(PyTorch 1.x)")
+      ->capture_default_str();
   return clikit::run_app(app, argc, argv, [&] {
     const auto graph = costmodel::build_layer_graph(model.resolve());
+    if (!kernels) {
+      for (const char* o : {"--precision", "--micro-batch", "--attention"}) {
+        if (app.count(o) > 0) throw std::invalid_argument(std::string(o) + ": only with --kernels");
+      }
+    } else {
+      KernelListing what;
+      what.regime = clikit::parse_option(precision, "precision", costmodel::parse_regime);
+      what.micro_batch =
+          clikit::parse_option(micro_batch, "micro-batch", clikit::parse_positive_integer);
+      if (what.micro_batch > (int64_t{1} << 20))
+        throw std::invalid_argument("--micro-batch: " + micro_batch +
+                                    " is absurd (at most 1048576)");
+      if (attention != "fused" && attention != "unfused")
+        throw std::invalid_argument("--attention: expected fused or unfused, got '" + attention +
+                                    "'");
+      what.attention = attention == "fused" ? costmodel::AttentionImpl::kFused
+                                            : costmodel::AttentionImpl::kUnfused;
+      const auto step =
+          costmodel::step_kernels(graph, what.regime, what.attention, what.micro_batch);
+      if (json) {
+        std::cout << kernels_json(graph, what, step).dump(2) << "\n";
+      } else {
+        print_kernels(graph, what, step);
+      }
+      return 0;
+    }
     if (json) {
       std::cout << to_json(graph).dump(2) << "\n";
     } else {

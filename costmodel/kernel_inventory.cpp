@@ -283,4 +283,16 @@ std::vector<Kernel> pass_kernels(const Layer& layer, const ViTConfig& config, bo
   return p.take();
 }
 
+std::vector<StepKernel> step_kernels(const LayerGraph& graph, Regime regime,
+                                     AttentionImpl attention, int64_t micro_batch) {
+  std::vector<StepKernel> out;
+  const auto add = [&](const Layer& layer, bool backward) {
+    for (auto& k : pass_kernels(layer, graph.config, backward, regime, attention, micro_batch))
+      out.push_back({layer.name, backward, std::move(k)});
+  };
+  for (const auto& layer : graph.layers) add(layer, false);
+  for (auto it = graph.layers.rbegin(); it != graph.layers.rend(); ++it) add(*it, true);
+  return out;
+}
+
 }  // namespace vitsim::costmodel

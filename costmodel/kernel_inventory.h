@@ -49,6 +49,18 @@ struct Kernel {
 std::vector<Kernel> pass_kernels(const Layer& layer, const ViTConfig& config, bool backward,
                                  Regime regime, AttentionImpl attention, int64_t micro_batch);
 
+// Every kernel of one training step (forward of each layer in order, then backward in reverse
+// order, as autograd runs it), each with its layer and pass: what `vitsim model --kernels` lists
+// and what a measured kernel trace is compared with (the optimizer step is not a layer pass: not
+// here).
+struct StepKernel {
+  std::string layer;
+  bool backward = false;
+  Kernel kernel;
+};
+std::vector<StepKernel> step_kernels(const LayerGraph& graph, Regime regime,
+                                     AttentionImpl attention, int64_t micro_batch);
+
 // Tokens per block of the fused attention kernels (FlashAttention-2's 128-row query blocks and
 // 128-column key blocks for head dimension 64; the memory-efficient kernel's 64-token blocks pad
 // 197 tokens to the same 256): the attention's FLOP run over padded blocks.
