@@ -103,24 +103,33 @@ Inputs load_inputs(const schema::Study& study) {
   return s;
 }
 
+namespace {
+
+std::vector<schema::ProfileInput> read_profiles(const std::vector<std::string>& paths) {
+  std::vector<schema::ProfileInput> out;
+  for (const auto& path : paths) {
+    const std::vector<std::string> files =
+        fs::is_directory(path) ? sorted_files(path, ".json") : std::vector<std::string>{path};
+    for (const auto& f : files) out.push_back({f, schema::read_profile(f)});
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<GpuEvidence> public_gpu_evidence(const schema::Study& study,
                                              const costmodel::DeviceCatalog& catalog) {
-  std::vector<GpuEvidence> out;
+  std::vector<GpuEvidence> out =
+      calibrate::evidence_from_profiles(read_profiles(study.evidence_profiles), catalog);
   for (const auto& csv : study.tensor_evidence) {
-    auto rows = evidence_from_timm(schema::CsvTable::read(csv), catalog, study.model);
+    auto rows = evidence_from_public_table(schema::CsvTable::read(csv), catalog, study.model);
     out.insert(out.end(), rows.begin(), rows.end());
   }
   return out;
 }
 
 std::vector<schema::ProfileInput> gpu_profiles(const schema::Study& study) {
-  std::vector<schema::ProfileInput> out;
-  for (const auto& path : study.gpu_profiles) {
-    const std::vector<std::string> files =
-        fs::is_directory(path) ? sorted_files(path, ".json") : std::vector<std::string>{path};
-    for (const auto& f : files) out.push_back({f, schema::read_profile(f)});
-  }
-  return out;
+  return read_profiles(study.gpu_profiles);
 }
 
 Calibration calibrate_study(const schema::Study& study,
@@ -141,8 +150,9 @@ Calibration calibrate_study(const schema::Study& study,
   // The regime transfer's eta_c (regime_transfer.h): the first table with training rows.
   for (const auto& csv : study.tensor_evidence) {
     if (opt.tensor_evidence) break;
-    opt.tensor_evidence =
-        calibrate::tensor_efficiency_from_timm(schema::CsvTable::read(csv), catalog, study.model);
+    const auto table = schema::CsvTable::read(csv);
+    if (table.has_column("latency_ms")) continue;  // AITemplate's: forward only, no training row
+    opt.tensor_evidence = calibrate::tensor_efficiency_from_timm(table, catalog, study.model);
   }
   std::vector<schema::ProfileInput> all = profiles;
   for (auto& p : gpu_profiles(study)) all.push_back(std::move(p));

@@ -37,9 +37,10 @@ struct Inputs {
 };
 Inputs load_inputs(const schema::Study& study);
 
-// The study's public GPU benchmark rows (its tensor_evidence tables) and its GPU profiles
-// (gpu_profiles: files, or every *.json of a folder), the GPU evidence of the kernel-class
-// transfer besides the imported logs (docs/cost-model.md section 4).
+// The study's public GPU benchmark rows (its tensor_evidence tables: timm's, AITemplate's) and
+// the rows of its evidence_profiles: GPU evidence of the kernel-class transfer besides the
+// imported logs and gpu_profiles (docs/cost-model.md section 4). gpu_profiles: its GPU profiles
+// (files, or every *.json of a folder), measured costs and evidence both.
 std::vector<calibrate::GpuEvidence> public_gpu_evidence(const schema::Study& study,
                                                         const costmodel::DeviceCatalog& catalog);
 std::vector<schema::ProfileInput> gpu_profiles(const schema::Study& study);

@@ -310,13 +310,9 @@ const TransferContext& Pipeline::transfer_context() {
     }
   }
   const auto& p = c.fit.params;
-  notes_.push_back(
-      fmt::format("kernel-class transfer fitted on {} rows of {} GPUs ({}): eta_fp32 {:.3f}, "
-                  "eta_tensor {:.3f}, "
-                  "eta_mem {:.3f}, launch {:.1f} us per kernel, eta_opt {:.3f}",
-                  c.fit.rows, c.fit.fitted_on.size(), fmt::join(c.fit.fitted_on, ", "),
-                  p.fp32_matrix_efficiency, p.tensor_matrix_efficiency, p.memory_efficiency,
-                  p.launch_s * 1e6, p.optimizer_efficiency));
+  notes_.push_back(fmt::format("kernel-class transfer fitted on {} rows of {} GPUs ({}): {}",
+                               c.fit.rows, c.fit.fitted_on.size(), fmt::join(c.fit.fitted_on, ", "),
+                               params_text(p)));
   if (c.law.gpus == 0) {
     notes_.push_back(fmt::format(
         "kernel-class transfer: fewer than 3 GPUs with evidence, none can be held out: how far its "

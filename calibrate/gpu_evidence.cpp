@@ -160,6 +160,48 @@ std::vector<GpuEvidence> evidence_from_timm(const schema::CsvTable& t,
   return out;
 }
 
+std::vector<GpuEvidence> evidence_from_aitemplate(const schema::CsvTable& t,
+                                                  const costmodel::DeviceCatalog& catalog,
+                                                  const costmodel::ViTConfig& model) {
+  t.require_columns({"gpu", "framework", "model", "mode", "batch_size", "latency_ms", "source"});
+  static const std::regex kFramework(R"(PyTorch (\d+)\.(\d+)[^,]* eager.*)");
+  static const std::regex kSize(R"(vit_[a-z]+_patch16_(\d+))");
+  static const std::regex kA100(R"(A100.*40GB.*)");
+  std::vector<GpuEvidence> out;
+  for (size_t i = 0; i < t.rows(); ++i) {
+    std::smatch fw, size;
+    const std::string& framework = t.at(i, "framework");
+    const std::string& name = t.at(i, "model");
+    if (t.at(i, "mode") != "inference" || !std::regex_match(framework, fw, kFramework) ||
+        !std::regex_match(name, size, kSize) || !same_model(name, std::stoll(size[1]), model))
+      continue;
+    const auto* spec = std::regex_match(t.at(i, "gpu"), kA100) ? catalog.find("a100-sxm4-40gb")
+                                                               : catalog.find(t.at(i, "gpu"));
+    if (!spec || !spec->supports(Regime::kDsFp16)) continue;
+    GpuEvidence e;
+    e.gpu = spec->id;
+    e.regime = Regime::kDsFp16;
+    e.micro_batch = t.integer(i, "batch_size");
+    e.kind = EvidenceKind::kForwardOnly;
+    e.attention = costmodel::attention_for_pytorch_major(std::stoi(fw[1]));
+    e.model = model;
+    e.total_s = t.positive(i, "latency_ms") / 1e3;
+    e.source = "AITemplate inference";
+    e.description = fmt::format("AITemplate's PyTorch {}.{} eager .half() forward ({:.2f} ms; {})",
+                                fw[1].str(), fw[2].str(), t.positive(i, "latency_ms"),
+                                std::filesystem::path(t.file()).filename().string());
+    out.push_back(e);
+  }
+  return out;
+}
+
+std::vector<GpuEvidence> evidence_from_public_table(const schema::CsvTable& t,
+                                                    const costmodel::DeviceCatalog& catalog,
+                                                    const costmodel::ViTConfig& model) {
+  return t.has_column("latency_ms") ? evidence_from_aitemplate(t, catalog, model)
+                                    : evidence_from_timm(t, catalog, model);
+}
+
 std::vector<const costmodel::DeviceSpec*> gpus_with_evidence(
     const std::vector<GpuEvidence>& rows, const costmodel::DeviceCatalog& catalog, bool tensor) {
   std::map<std::string, const costmodel::DeviceSpec*> out;

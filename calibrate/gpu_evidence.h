@@ -61,6 +61,24 @@ std::vector<GpuEvidence> evidence_from_timm(const schema::CsvTable& table,
                                             const costmodel::DeviceCatalog& catalog,
                                             const costmodel::ViTConfig& model);
 
+// Rows of AITemplate's PyTorch baseline table (data/public-benchmarks/
+// vit_inference_aitemplate_a100.csv: columns gpu, framework, model, mode, batch_size, latency_ms,
+// source): an A100 40 GB, timm's VisionTransformer made half precision with `.half()` and run under
+// torch.inference_mode (the repository's examples/04_vit/benchmark_pt.py), so the forward of a
+// 16-bit model without autocast: ds-fp16's forward kernels; the PyTorch version of `framework`
+// decides the attention kernels (1.12: unfused). Its ViT has no class token (196 tokens against
+// vit_b_16's 197: 0.5 % fewer FLOP, not corrected). The GPU name says "A100-SXM?-40GB": it is
+// taken as a100-sxm4-40gb, whose peak, bandwidth and SMs the PCIe card shares (the model cannot
+// tell them apart). One row per (batch, model) of `model`'s architecture.
+std::vector<GpuEvidence> evidence_from_aitemplate(const schema::CsvTable& table,
+                                                  const costmodel::DeviceCatalog& catalog,
+                                                  const costmodel::ViTConfig& model);
+
+// A public table of either kind: AITemplate's (a latency_ms column) or timm's.
+std::vector<GpuEvidence> evidence_from_public_table(const schema::CsvTable& table,
+                                                    const costmodel::DeviceCatalog& catalog,
+                                                    const costmodel::ViTConfig& model);
+
 // The GPUs with a row whose matrix work runs on tensor cores (`tensor`) or on the fp32 units:
 // the nearest measured GPU of a transfer is looked for among those of its own units (an RTX
 // 4090's AMP rows say nothing about its fp32 units). In id order.

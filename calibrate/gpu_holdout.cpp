@@ -30,6 +30,18 @@ std::set<std::string> gpus_of(const std::vector<GpuEvidence>& rows) {
   return out;
 }
 
+// `gpu` and every same-chip sibling of it with rows (the H100 and H200): held out together, since
+// a sibling's measurement is the held-out chip measured under another memory.
+std::set<std::string> chip_family(const std::string& gpu, const std::vector<GpuEvidence>& rows,
+                                  const costmodel::DeviceCatalog& catalog) {
+  std::set<std::string> out = {gpu};
+  const auto& spec = *catalog.find(gpu);
+  for (const auto& g : gpus_of(rows)) {
+    if (spec.same_chip(*catalog.find(g))) out.insert(g);
+  }
+  return out;
+}
+
 // The nearest GPU of `rest` with evidence on the same matrix units as `spec` in `regime` (any GPU
 // of `rest` when none has).
 Nearest nearest_left(const costmodel::DeviceSpec& spec, costmodel::Regime regime,
@@ -50,7 +62,7 @@ struct Held {
 // Fits on `rows` without `gpu` and predicts `gpu`'s rows.
 Held hold_out(const std::vector<GpuEvidence>& rows, const std::string& gpu,
               const costmodel::DeviceCatalog& catalog) {
-  const std::vector<GpuEvidence> rest = without(rows, {gpu});
+  const std::vector<GpuEvidence> rest = without(rows, chip_family(gpu, rows, catalog));
   const TransferFit fit = fit_transfer(rest, catalog);
   const auto& spec = *catalog.find(gpu);
   Held h;
@@ -111,15 +123,15 @@ GpuHoldout leave_one_gpu_out(const std::vector<GpuEvidence>& all,
     const Held h = hold_out(rows, g, catalog);
     out.gpus.push_back(h.gpu);
     points.insert(points.end(), h.points.begin(), h.points.end());
-    const RangeLaw nested =
-        options.nested_ranges ? law_of(without(rows, {g}), catalog) : RangeLaw{};
+    const std::vector<GpuEvidence> rest = without(rows, chip_family(g, rows, catalog));
+    const RangeLaw nested = options.nested_ranges ? law_of(rest, catalog) : RangeLaw{};
     for (const auto& [r, p] : h.predicted) {
       HeldOutRow row;
       row.evidence = r;
       row.predicted_s = p;
       row.error_rel = (p - r.total_s) / r.total_s;
       // Each row's own regime decides the distance (peak of its math type).
-      const Nearest near = nearest_left(*catalog.find(g), r.regime, without(rows, {g}), catalog);
+      const Nearest near = nearest_left(*catalog.find(g), r.regime, rest, catalog);
       row.nearest = near.gpu;
       row.distance = near.distance;
       row.sigma_rel = nested.gpus > 0 ? nested.sigma_rel(near.distance) : 0;
@@ -156,12 +168,8 @@ std::string format_gpu_holdout(const GpuHoldout& h, const std::string& title) {
       h.rows.size(), 100 * h.median_abs_error_rel, 100 * h.worst_abs_error_rel, h.inside,
       h.rows.size(), h.rows.empty() ? 0.0 : 100.0 * h.inside / h.rows.size());
   for (const auto& g : h.gpus) {
-    const auto& p = g.params;
-    s += fmt::format(
-        "{} held out: RMS {:.1f} %, nearest {} at {:.2f}; fit without it: eta_fp32 {:.3f}, "
-        "eta_tensor {:.3f}, eta_mem {:.3f}, launch {:.1f} us, eta_opt {:.3f}\n",
-        g.gpu, 100 * g.rms_error_rel, g.nearest, g.distance, p.fp32_matrix_efficiency,
-        p.tensor_matrix_efficiency, p.memory_efficiency, p.launch_s * 1e6, p.optimizer_efficiency);
+    s += fmt::format("{} held out: RMS {:.1f} %, nearest {} at {:.2f}; fit without it: {}\n", g.gpu,
+                     100 * g.rms_error_rel, g.nearest, g.distance, params_text(g.params));
   }
   s += fmt::format(
       "range law over {} held-out (GPU, regime) groups: sigma = {:.1f} % + {:.1f} % x distance\n",

@@ -1,5 +1,6 @@
 // The leave-one-GPU-out check of the kernel-class transfer (docs/gpu-transfer.md): each GPU with
-// evidence is held out in turn (every row that names it leaves the fit), the transfer is fitted
+// evidence is held out in turn (every row that names it leaves the fit, and every row of a
+// same-chip sibling: the H100 and the H200 leave together), the transfer is fitted
 // on the rest (transfer_fit.h) and predicts the held-out rows: signed error per (GPU, regime,
 // micro-batch[, software]) row, and whether the measurement lies inside the 80 % range the tool
 // would give it. That range comes from the same check one level down (nested: the held-out GPU

@@ -66,13 +66,6 @@ std::string law_text(const TransferContext& c) {
                      100 * c.law.per_distance_rel);
 }
 
-std::string params_text(const costmodel::TransferParams& p) {
-  return fmt::format(
-      "eta_fp32 {:.3f}, eta_tensor {:.3f}, eta_mem {:.3f}, launch {:.1f} us, eta_opt {:.3f}",
-      p.fp32_matrix_efficiency, p.tensor_matrix_efficiency, p.memory_efficiency, p.launch_s * 1e6,
-      p.optimizer_efficiency);
-}
-
 }  // namespace
 
 const costmodel::DeviceCosts* transfer_anchor(const costmodel::DeviceSpec& spec, Regime regime,

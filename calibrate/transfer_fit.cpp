@@ -1,6 +1,8 @@
 // One fit of the kernel-class transfer over every GPU's evidence (see transfer_fit.h).
 #include "calibrate/transfer_fit.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
 #include <map>
@@ -103,6 +105,7 @@ TransferParams params_of(const std::vector<double>& x, double optimizer_efficien
   p.tensor_matrix_efficiency = logistic(x[1]);
   p.memory_efficiency = logistic(x[2]);
   p.launch_s = std::exp(x[3]);
+  p.tile_overhead_cycles = std::exp(x[4]);
   // Without a timed optimizer step, the step streams like any memory-bound kernel.
   p.optimizer_efficiency = optimizer_efficiency > 0 ? optimizer_efficiency : p.memory_efficiency;
   return p;
@@ -114,6 +117,14 @@ TransferParams params_of(const std::vector<double>& x, double optimizer_efficien
 constexpr double kEfficiencyPriorWeight = 1e-6;
 
 }  // namespace
+
+std::string params_text(const TransferParams& p) {
+  return fmt::format(
+      "eta_fp32 {:.3f}, eta_tensor {:.3f}, eta_mem {:.3f}, launch {:.1f} us, tile {:.0f} cycles, "
+      "eta_opt {:.3f}",
+      p.fp32_matrix_efficiency, p.tensor_matrix_efficiency, p.memory_efficiency, p.launch_s * 1e6,
+      p.tile_overhead_cycles, p.optimizer_efficiency);
+}
 
 TransferFit fit_transfer(const std::vector<GpuEvidence>& rows,
                          const costmodel::DeviceCatalog& catalog) {
@@ -144,6 +155,9 @@ TransferFit fit_transfer(const std::vector<GpuEvidence>& rows,
     }
     const double prior = (x[3] - std::log(kLaunchPriorS)) / std::log(kLaunchPriorSpread);
     s += kLaunchPriorWeight * prior * prior;
+    const double tile_prior =
+        (x[4] - std::log(kTileOverheadPriorCycles)) / std::log(kTileOverheadPriorSpread);
+    s += kLaunchPriorWeight * tile_prior * tile_prior;
     for (int i = 0; i < 3; ++i) s += kEfficiencyPriorWeight * x[i] * x[i];
     return s;
   };
@@ -151,8 +165,10 @@ TransferFit fit_transfer(const std::vector<GpuEvidence>& rows,
   SimplexResult best;
   best.value = std::numeric_limits<double>::infinity();
   for (const std::vector<double>& x0 :
-       {std::vector<double>{0.0, 0.0, 0.0, std::log(kLaunchPriorS)},
-        std::vector<double>{logit(0.3), logit(0.6), logit(0.3), std::log(2 * kLaunchPriorS)}}) {
+       {std::vector<double>{0.0, 0.0, 0.0, std::log(kLaunchPriorS),
+                            std::log(kTileOverheadPriorCycles)},
+        std::vector<double>{logit(0.3), logit(0.6), logit(0.3), std::log(2 * kLaunchPriorS),
+                            std::log(2 * kTileOverheadPriorCycles)}}) {
     SimplexResult r = nelder_mead(objective, x0, 0.5);
     r = nelder_mead(objective, r.x, 0.1);  // restart: Nelder-Mead can stall on a kink
     if (r.value < best.value) best = r;

@@ -11,6 +11,9 @@
 //     kLaunchPriorWeight of one GPU's vote: a tie-breaker, not a pull): only a GPU whose passes
 //     are dispatch-bound at small micro-batches measures it (the shipped H100); without such a
 //     GPU nothing else decides it, and it is the prior.
+//   - the tiles' fixed cost c_tile (gpu_transfer.h) fitted with them, under a weak prior of the
+//     same kind (kTileOverheadPriorCycles): only GPUs whose SMs multiply fast (the H100, H200,
+//     A100) see it, and without one of them it is the prior.
 // No efficiency may exceed 1 (they are fitted in logit space).
 #pragma once
 
@@ -28,6 +31,12 @@ namespace vitsim::calibrate {
 inline constexpr double kLaunchPriorS = 10e-6;
 inline constexpr double kLaunchPriorSpread = 3.0;  // one sigma: a factor of 3 either way
 inline constexpr double kLaunchPriorWeight = 1e-4;
+// First-principles tile cost: before its first product a GEMM tile waits one trip to device
+// memory through the operand pipeline (~500-700 cycles on Volta to Hopper, Jia et al.'s
+// microbenchmarks), after its last it writes 128 x 128 results, 32-64 KB, at ~64 B per cycle
+// and SM (~500-1000 cycles): ~1000 cycles, within a factor of 3, with the launch prior's weight.
+inline constexpr double kTileOverheadPriorCycles = 1000.0;
+inline constexpr double kTileOverheadPriorSpread = 3.0;
 
 // The model's times of one evidence row (its kernels' loads precomputed: a fit re-evaluates them
 // hundreds of times).
@@ -59,6 +68,10 @@ struct TransferFit {
   int rows = 0;
   double objective = 0;
 };
+
+// "eta_fp32 0.502, eta_tensor 1.000, eta_mem 0.608, launch 28.0 us, tile 1000 cycles, eta_opt
+// 0.334": the fitted parameters as every report prints them.
+std::string params_text(const costmodel::TransferParams& p);
 
 // Throws std::invalid_argument without rows, or for a row whose GPU the catalog lacks.
 TransferFit fit_transfer(const std::vector<GpuEvidence>& rows,

@@ -97,10 +97,10 @@ int cmd_calibrate(int argc, char** argv) {
     for (const auto& csv : clikit::split_list(timm, "tensor-evidence")) {
       if (csv.empty() || !with_model) continue;
       const auto table = schema::CsvTable::read(csv);
-      auto rows = calibrate::evidence_from_timm(table, catalog, *with_model->profile.model);
+      auto rows = calibrate::evidence_from_public_table(table, catalog, *with_model->profile.model);
       opt.public_evidence.insert(opt.public_evidence.end(), rows.begin(), rows.end());
       // The regime transfer's eta_c: the first table with training rows of the model.
-      if (!opt.tensor_evidence)
+      if (!opt.tensor_evidence && !table.has_column("latency_ms"))
         opt.tensor_evidence =
             calibrate::tensor_efficiency_from_timm(table, catalog, *with_model->profile.model);
     }

@@ -20,6 +20,18 @@ double gemm_wave_factor(int64_t rows, int64_t cols, int64_t sms) {
   return std::min(wave_factor(r * wide, sms), wave_factor(r * narrow, sms));
 }
 
+int64_t waves(int64_t tiles, int64_t sms) {
+  if (sms <= 0 || tiles <= sms) return 1;
+  return (tiles + sms - 1) / sms;
+}
+
+int64_t gemm_waves(int64_t rows, int64_t cols, int64_t sms) {
+  const int64_t r = (rows + kGemmTileRows - 1) / kGemmTileRows;
+  const int64_t wide = r * ((cols + kGemmTileCols - 1) / kGemmTileCols);
+  const int64_t narrow = r * ((cols + kGemmTileCols / 2 - 1) / (kGemmTileCols / 2));
+  return wave_factor(wide, sms) <= wave_factor(narrow, sms) ? waves(wide, sms) : waves(narrow, sms);
+}
+
 PassLoad pass_load(const std::vector<Kernel>& kernels, const DeviceSpec& spec, Regime regime) {
   const double peak = spec.matrix_peak_flop_per_s(regime);
   const double bandwidth = spec.memory_bandwidth_bytes_per_s;
@@ -32,10 +44,14 @@ PassLoad pass_load(const std::vector<Kernel>& kernels, const DeviceSpec& spec, R
   for (const auto& k : kernels) {
     KernelLoad l;
     l.memory_s = k.bytes / bandwidth;
+    const double per_cycle = spec.boost_clock_hz > 0 ? 1.0 / spec.boost_clock_hz : 0.0;
     if (k.cls == KernelClass::kMatrix) {
       l.matrix_s = k.flop * gemm_wave_factor(k.rows, k.cols, spec.sm_count) / peak;
+      l.tile_s_per_cycle =
+          static_cast<double>(gemm_waves(k.rows, k.cols, spec.sm_count)) * per_cycle;
     } else if (k.cls == KernelClass::kAttention) {
       l.matrix_s = k.flop * wave_factor(k.blocks, spec.sm_count) / peak;
+      l.tile_s_per_cycle = static_cast<double>(waves(k.blocks, spec.sm_count)) * per_cycle;
     }
     load.kernels.push_back(l);
   }
@@ -46,7 +62,9 @@ PassTime pass_time(const PassLoad& load, const TransferParams& p) {
   const double eta = load.tensor ? p.tensor_matrix_efficiency : p.fp32_matrix_efficiency;
   PassTime t;
   for (const auto& k : load.kernels) {
-    t.gpu_s += std::max(k.matrix_s / eta, k.memory_s / p.memory_efficiency);
+    const double matrix_s =
+        k.matrix_s > 0 ? k.matrix_s / eta + k.tile_s_per_cycle * p.tile_overhead_cycles : 0.0;
+    t.gpu_s += std::max(matrix_s, k.memory_s / p.memory_efficiency);
   }
   t.dispatch_s = load.launches() * p.launch_s;
   return t;

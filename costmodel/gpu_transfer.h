@@ -1,11 +1,18 @@
 // The kernel-class transfer: the time of a layer pass on a GPU from the GPU's own features
 // (docs/cost-model.md, section 4). Per kernel of the inventory (kernel_inventory.h), a roofline of
 // its class:
-//   matrix     max(FLOP x wave(rows, cols, SMs) / (eta_mat x peak), bytes / (eta_mem x bandwidth))
-//   attention  max(FLOP x wave(blocks, SMs)    / (eta_mat x peak), bytes / (eta_mem x bandwidth))
+//   matrix     max(FLOP x wave(rows, cols, SMs) / (eta_mat x peak) + waves x c_tile / clock,
+//                  bytes / (eta_mem x bandwidth))
+//   attention  max(FLOP x wave(blocks, SMs) / (eta_mat x peak) + waves x c_tile / clock,
+//                  bytes / (eta_mem x bandwidth))
 //   memory     bytes / (eta_mem x bandwidth)
 // with peak the regime's matrix peak (tensor cores for fp16/bf16 where the datasheet has them,
-// else the fp32 units) and eta_mat that unit's efficiency; the kernels run one after the other:
+// else the fp32 units) and eta_mat that unit's efficiency; c_tile the cycles each wave of output
+// tiles spends outside its multiply-accumulate loop (filling the operand pipeline before the
+// first product, writing the tile after the last), at the datasheet's boost clock: a fixed cost
+// per tile that is small where an SM's matrix units are slow (a GeForce card's 512 FP32-accumulate
+// FLOP per SM and clock) and large where they are fast (an H100's 4,096); the kernels run one
+// after the other:
 //   gpu(pass) = sum over its kernels
 // and the host dispatches them one by one, so a pass cannot be faster than its launches:
 //   t(pass) = max(gpu(pass), kernels x launch_s)
@@ -27,6 +34,7 @@ struct TransferParams {
   double memory_efficiency = 0;         // achieved / memory bandwidth of memory-bound kernels
   double launch_s = 0;                  // host-side dispatch of one kernel launch
   double optimizer_efficiency = 0;      // achieved / memory bandwidth of the optimizer step
+  double tile_overhead_cycles = 0;      // SM cycles per wave of output tiles outside the MMA loop
 };
 
 // Output tiles of a GEMM's grid (kGemmTileRows x kGemmTileCols) and the alternative with half as
@@ -40,12 +48,17 @@ inline constexpr int64_t kGemmTileCols = 128;
 double wave_factor(int64_t tiles, int64_t sms);
 // The smaller wave factor of a rows x cols output in 128 x 128 or 128 x 64 tiles.
 double gemm_wave_factor(int64_t rows, int64_t cols, int64_t sms);
+// ceil(tiles / sms): waves of a grid (1 with fewer tiles than SMs, or SMs unknown).
+int64_t waves(int64_t tiles, int64_t sms);
+// The waves of the tiling gemm_wave_factor picks.
+int64_t gemm_waves(int64_t rows, int64_t cols, int64_t sms);
 
 // One kernel reduced to its two times at efficiency 1 on one device: the matrix time (0 for a
 // memory kernel) and the memory time, so that a fit can re-evaluate it cheaply.
 struct KernelLoad {
-  double matrix_s = 0;  // FLOP x wave factor / peak
-  double memory_s = 0;  // bytes / bandwidth
+  double matrix_s = 0;          // FLOP x wave factor / peak
+  double memory_s = 0;          // bytes / bandwidth
+  double tile_s_per_cycle = 0;  // waves / clock: x c_tile is the tiles' fixed cost (0 if no clock)
 };
 struct PassLoad {
   std::vector<KernelLoad> kernels;

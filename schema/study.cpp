@@ -73,6 +73,10 @@ void read_paths(const Node& root, Study& s) {
   if (auto g = root.get("gpu_profiles")) {
     for (const Node& f : g->items()) s.gpu_profiles.push_back(resolved(f, PathKind::kFileOrFolder));
   }
+  if (auto g = root.get("evidence_profiles")) {
+    for (const Node& f : g->items())
+      s.evidence_profiles.push_back(resolved(f, PathKind::kFileOrFolder));
+  }
   if (auto e = root.get("emulated_runs")) s.emulated_runs = resolved(*e, PathKind::kFolder);
 }
 
@@ -98,6 +102,7 @@ Study read_study(const Node& root) {
                     "precision_names",
                     "tensor_evidence",
                     "gpu_profiles",
+                    "evidence_profiles",
                     "emulated_runs",
                     "report_notes"});
   if (root.has("context")) read_context(root);

@@ -52,6 +52,10 @@ struct Study {
   // Profiles of GPUs measured outside the study (platforms/profiles/*.json: the H100): GPU
   // evidence, and measured costs of their devices. Files, or folders whose *.json are read.
   std::vector<std::string> gpu_profiles;
+  // Profiles of GPUs that are GPU evidence of the transfer only (their layers and optimizer), not
+  // measured costs of their devices: platforms/evidence/ (the H200's, whose host phases carry the
+  // loader wait of the profiler build that measured them). Files, or folders whose *.json are read.
+  std::vector<std::string> evidence_profiles;
   // A recorded scripts/validate-local run (docs/formats/validate-local-recorded.md) that the
   // fidelity check re-simulates; "" = none. Never a calibration input.
   std::string emulated_runs;

@@ -47,7 +47,8 @@ DEVICE = "h100-sxm"
 
 
 def study_without_gpu_profiles(study_path, out):
-    """A copy of the study file without gpu_profiles, its paths made absolute."""
+    """A copy of the study file without gpu_profiles and evidence_profiles (the H100's and its
+    sibling H200's: Hopper measured), its paths made absolute."""
     study = load_json(study_path)
     base = os.path.dirname(os.path.abspath(study_path))
     for key in ("log_folder", "development_set", "gpus", "transports", "cluster_folder",
@@ -59,6 +60,7 @@ def study_without_gpu_profiles(study_path, out):
         value = [value] if isinstance(value, str) else value
         study[key] = [os.path.normpath(os.path.join(base, v)) for v in value]
     study.pop("gpu_profiles", None)
+    study.pop("evidence_profiles", None)
     write_json(out, study)
     return study
 

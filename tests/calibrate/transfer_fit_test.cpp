@@ -17,7 +17,7 @@ using costmodel::Regime;
 class TransferFitTest : public ::testing::Test {
  protected:
   costmodel::DeviceCatalog catalog = schema::read_gpus(schema::default_gpus_path());
-  costmodel::TransferParams truth{0.55, 0.45, 0.7, 25e-6, 0.3};
+  costmodel::TransferParams truth{0.55, 0.45, 0.7, 25e-6, 0.3, 800};
 
   // A row of `gpu` measured as the truth says (training rows timed apart, as profiles are).
   GpuEvidence row(const std::string& gpu, Regime r, int64_t b, EvidenceKind kind,
@@ -65,6 +65,9 @@ TEST_F(TransferFitTest, RecoversTheParametersItWasMadeWith) {
   EXPECT_NEAR(fit.params.optimizer_efficiency, truth.optimizer_efficiency, 1e-9);
   // The launch cost shows in the H100's dispatch-bound 16-bit passes at micro-batch 16 only.
   EXPECT_NEAR(fit.params.launch_s, truth.launch_s, 0.05 * truth.launch_s);
+  // The tiles' fixed cost shows where an SM multiplies fast: the H100's tensor-core GEMMs.
+  EXPECT_NEAR(fit.params.tile_overhead_cycles, truth.tile_overhead_cycles,
+              0.15 * truth.tile_overhead_cycles);
   EXPECT_EQ(fit.fitted_on.size(), 6u);
 }
 

@@ -21,8 +21,8 @@ TEST(ValidateLeaveOneGpuOutCli, BothTablesHoldEveryGpuOut) {
   const size_t training = r.output.find("Training evidence only, held out GPU by GPU");
   ASSERT_NE(training, std::string::npos) << r.output;
   const std::string all = r.output.substr(0, training), train = r.output.substr(training);
-  for (const char* gpu :
-       {"h100-sxm", "rtx3070", "t4", "p4", "rtx3090", "rtx4090", "rtx5090", "rtx-pro-6000-max-q"}) {
+  for (const char* gpu : {"h100-sxm", "h200-sxm", "a100-sxm4-40gb", "rtx3070", "t4", "p4",
+                          "rtx3090", "rtx4090", "rtx5090", "rtx-pro-6000-max-q"}) {
     EXPECT_NE(all.find(std::string(gpu) + " held out: RMS"), std::string::npos) << gpu;
   }
   // Forward-only GPUs have no training row.
@@ -34,9 +34,17 @@ TEST(ValidateLeaveOneGpuOutCli, BothTablesHoldEveryGpuOut) {
     EXPECT_NE(all.find(row), std::string::npos) << row;
     EXPECT_NE(train.find(row), std::string::npos) << row;
   }
-  // 20 H100 rows, 1 each of the P4, RTX 3070, T4, RTX 5090 and RTX PRO 6000, 9 of the RTX 3090,
-  // 3 of the RTX 4090 (the evidence table at the top).
-  EXPECT_NE(all.find("rows: 37; median |error|"), std::string::npos) << all;
+  // 20 H100 rows, 27 of the H200 (evidence profiles, 1-256), 9 of the A100 (AITemplate), 1 each
+  // of the P4, RTX 3070, T4, RTX 5090 and RTX PRO 6000, 9 of the RTX 3090, 3 of the RTX 4090.
+  EXPECT_NE(all.find("rows: 73; median |error|"), std::string::npos) << all;
+  // Same-chip siblings leave together: no H200 row is predicted from the H100, nor the reverse.
+  for (const char* row : {"| h200-sxm | amp-bf16 | 64 |", "| h100-sxm | amp-bf16 | 64 |"}) {
+    const size_t at = all.find(row);
+    ASSERT_NE(at, std::string::npos) << row;
+    const std::string line = all.substr(at, all.find('\n', at) - at);
+    EXPECT_EQ(line.find("| h100-sxm ("), std::string::npos) << line;
+    EXPECT_EQ(line.find("| h200-sxm ("), std::string::npos) << line;
+  }
   EXPECT_NE(all.find("range law over"), std::string::npos) << all;
 }
 
@@ -47,7 +55,7 @@ TEST(ValidateLeaveOneGpuOutCli, AMissingGpuProfileExitsTwoNamingIt) {
   for (const char* k : {"log_folder", "development_set", "gpus", "transports", "cluster_folder",
                         "scenario_folder", "emulated_runs"})
     study[k] = dir + study[k].get<std::string>();
-  for (const char* k : {"compute_summaries", "tensor_evidence"}) {
+  for (const char* k : {"compute_summaries", "tensor_evidence", "evidence_profiles"}) {
     for (auto& f : study[k]) f = dir + f.get<std::string>();
   }
   study["gpu_profiles"] = {"/nonexistent/h100.json"};

@@ -52,6 +52,30 @@ TEST(GpuTransfer, PassTimeIsTheKernelsOrTheirLaunches) {
             pass_time(pass_load({gemm, ew}, d, Regime::kAmpBf16), p).gpu_s);
 }
 
+TEST(GpuTransfer, EachWaveOfTilesPaysItsFixedCyclesAtTheBoostClock) {
+  TransferParams p;
+  p.fp32_matrix_efficiency = 0.5;
+  p.tensor_matrix_efficiency = 1.0;
+  p.memory_efficiency = 1.0;
+  p.tile_overhead_cycles = 1000;
+  DeviceSpec d = gpu(4);
+  d.boost_clock_hz = 1e9;
+  // 1024 x 1024 output: 64 tiles of 128 x 128 on 4 SMs, 16 full waves (wave factor 1).
+  EXPECT_EQ(gemm_waves(1024, 1024, 4), 16);
+  EXPECT_EQ(waves(3, 4), 1);  // fewer tiles than SMs: one wave (split along K)
+  Kernel gemm{KernelClass::kMatrix, "g", 1e9, 1e3, 1024, 1024};
+  // bf16: 1e9 / 100e12 = 10 us of products + 16 waves x 1000 cycles / 1 GHz = 16 us.
+  EXPECT_NEAR(pass_time(pass_load({gemm}, d, Regime::kAmpBf16), p).gpu_s, 10e-6 + 16e-6, 1e-15);
+  // The same fixed cost on the fp32 units: 1e9 / (0.5 x 10e12) = 200 us + 16 us.
+  EXPECT_NEAR(pass_time(pass_load({gemm}, d, Regime::kFp32), p).gpu_s, 200e-6 + 16e-6, 1e-15);
+  // Without a clock in the catalog the term is 0; a memory kernel never pays it.
+  d.boost_clock_hz = 0;
+  EXPECT_NEAR(pass_time(pass_load({gemm}, d, Regime::kAmpBf16), p).gpu_s, 10e-6, 1e-15);
+  Kernel ew{KernelClass::kMemory, "e", 0, 1e6};
+  d.boost_clock_hz = 1e9;
+  EXPECT_NEAR(pass_time(pass_load({ew}, d, Regime::kAmpBf16), p).gpu_s, 1e-6, 1e-15);
+}
+
 TEST(GpuTransfer, OptimizerStepIsMemoryTraffic) {
   TransferParams p;
   p.optimizer_efficiency = 0.25;

@@ -34,12 +34,15 @@ TEST(Study, ReferenceStudyReads) {
   // Paths are resolved against the study's folder.
   EXPECT_EQ(s.gpus, std::string(VITSIM_SOURCE_DIR) + "/platforms/gpus.json");
   EXPECT_EQ(s.log_folder, std::string(VITSIM_SOURCE_DIR) + "/data/vit-deepspeed-study/logs");
-  // The GPU evidence of the kernel-class transfer: timm's two tables and the H100 profiles.
-  ASSERT_EQ(s.tensor_evidence.size(), 2u);
+  // The GPU evidence of the kernel-class transfer: timm's two tables, AITemplate's A100 rows,
+  // the H100 profiles (measured costs too) and the H200's (evidence only).
+  ASSERT_EQ(s.tensor_evidence.size(), 3u);
   EXPECT_EQ(s.tensor_evidence[1],
             std::string(VITSIM_SOURCE_DIR) + "/data/public-benchmarks/timm_infer_benchmarks.csv");
   EXPECT_EQ(s.gpu_profiles,
             std::vector<std::string>{std::string(VITSIM_SOURCE_DIR) + "/platforms/profiles"});
+  EXPECT_EQ(s.evidence_profiles,
+            std::vector<std::string>{std::string(VITSIM_SOURCE_DIR) + "/platforms/evidence"});
 }
 
 TEST(Study, PageExampleIsTheReferenceStudy) {
