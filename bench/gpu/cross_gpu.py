@@ -2,8 +2,8 @@
 """Cross-GPU table: every catalog GPU predicted from the shipped GPU inputs, next to the public
 measurements of the same model (docs/gpu-transfer.md).
 
-`vitsim calibrate` takes the H100 profiles (platforms/profiles/) and timm's benchmark tables
-(--evidence; "" = the H100 alone) and transfers vit_b_16's costs to every GPU of
+`vitsim calibrate` takes the H100 profiles (platforms/profiles/) and the public benchmark tables
+(--evidence: timm's and AITemplate's A100 rows; "" = the H100 alone) and transfers vit_b_16's costs to every GPU of
 platforms/gpus.json by the kernel-class model (docs/cost-model.md, section 4). For each GPU and
 regime this script asks `vitsim predict --json` for one GPU's compute per step and its 80 %
 range: the step vitsim simulates on a copy of the cost model whose host-side costs (data wait,
@@ -52,7 +52,8 @@ REGIMES = ("fp32", "amp-fp16", "amp-bf16")
 TABLE_MICRO_BATCHES = {"fp32": 64, "amp-fp16": 128, "amp-bf16": 128}
 BENCH = os.path.join(ROOT, "data", "public-benchmarks")
 DEFAULT_EVIDENCE = ",".join(os.path.join(BENCH, f) for f in
-                            ("timm_train_benchmarks.csv", "timm_infer_benchmarks.csv"))
+                            ("timm_train_benchmarks.csv", "timm_infer_benchmarks.csv",
+                             "vit_inference_aitemplate_a100.csv"))
 
 
 def fail(message):
@@ -265,7 +266,7 @@ def main():
     add_common_arguments(ap)
     ap.add_argument("--study", default=os.path.join(ROOT, "data", "vit-deepspeed-study"))
     ap.add_argument("--evidence", default=DEFAULT_EVIDENCE,
-                    help="timm tables given to calibrate, comma-separated (\"\" = none)")
+                    help="public tables given to calibrate, comma-separated (\"\" = none)")
     ap.add_argument("--timm", default=os.path.join(BENCH, "timm_train_benchmarks.csv"))
     ap.add_argument("--optimizer-runs", nargs="+", default=[])
     ap.add_argument("--profiles-only", action="store_true",
