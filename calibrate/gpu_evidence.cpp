@@ -93,6 +93,14 @@ const costmodel::DeviceSpec* timm_gpu(const costmodel::DeviceCatalog& catalog,
   return it == kAliases.end() ? nullptr : catalog.find(it->second);
 }
 
+// A benchmark row's batch: 1 to 1,000,000 images (a larger one is no GPU's batch, a smaller one
+// no measurement).
+long long batch_of(const schema::CsvTable& t, size_t row) {
+  const long long b = t.integer(row, "batch_size");
+  if (b < 1 || b > 1000000) t.fail(row, "batch_size", "a batch of 1 to 1,000,000 images");
+  return b;
+}
+
 bool timm_regime(const std::string& precision, Regime& out) {
   if (precision == "amp")
     out = Regime::kAmpFp16;
@@ -134,7 +142,7 @@ std::vector<GpuEvidence> evidence_from_timm(const schema::CsvTable& t,
       continue;
     const auto* spec = timm_gpu(catalog, t.at(i, "gpu"));
     if (!spec || !spec->supports(regime)) continue;
-    const Key key{spec->id, regime, t.integer(i, "batch_size"), version, kind};
+    const Key key{spec->id, regime, batch_of(t, i), version, kind};
     rates[key].push_back(t.positive(i, "samples_per_sec"));
     cuda[key] = t.at(i, "cuda");
   }
@@ -181,7 +189,7 @@ std::vector<GpuEvidence> evidence_from_aitemplate(const schema::CsvTable& t,
     GpuEvidence e;
     e.gpu = spec->id;
     e.regime = Regime::kDsFp16;
-    e.micro_batch = t.integer(i, "batch_size");
+    e.micro_batch = batch_of(t, i);
     e.kind = EvidenceKind::kForwardOnly;
     e.attention = costmodel::attention_for_pytorch_major(std::stoi(fw[1]));
     e.model = model;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <tuple>
 
 #include "schema/gpus_io.h"
 
@@ -43,9 +44,8 @@ TEST_F(AitemplateEvidence, TakesTheModelsRowsAsAnA100HalfPrecisionForward) {
 }
 
 TEST_F(AitemplateEvidence, TheShippedTableGivesNineA100Rows) {
-  const auto table =
-      schema::CsvTable::read(std::string(VITSIM_SOURCE_DIR) +
-                             "/data/public-benchmarks/vit_inference_aitemplate_a100.csv");
+  const auto table = schema::CsvTable::read(
+      std::string(VITSIM_SOURCE_DIR) + "/data/public-benchmarks/vit_inference_aitemplate_a100.csv");
   const auto rows = evidence_from_public_table(table, catalog, vit_b);
   ASSERT_EQ(rows.size(), 9u);  // batches 1-256 of vit_base_patch16_224
   for (const auto& r : rows) EXPECT_EQ(r.gpu, "a100-sxm4-40gb");
@@ -59,6 +59,27 @@ TEST_F(AitemplateEvidence, RefusesATableWithoutItsColumns) {
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("short.csv"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("framework"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(AitemplateEvidence, RefusesAbsurdBatchesAndLatenciesNamingTheCell) {
+  for (const auto& [batch, latency, column] :
+       {std::tuple<std::string, std::string, std::string>{"0", "3.0", "batch_size"},
+        {"-4", "3.0", "batch_size"},
+        {"16", "-3", "latency_ms"},
+        {"16", "nan", "latency_ms"}}) {
+    const auto table = schema::CsvTable::parse(
+        std::string(kHeader) + "A100-40GB,\"PyTorch 1.12 eager, CUDA 11.6\",vit_base_patch16_224," +
+            "inference," + batch + "," + latency + ",1,src\n",
+        "absurd.csv");
+    try {
+      evidence_from_public_table(table, catalog, vit_b);
+      FAIL() << batch << " " << latency << ": no error";
+    } catch (const std::exception& e) {
+      EXPECT_NE(std::string(e.what()).find("absurd.csv: row 1, column " + column),
+                std::string::npos)
+          << e.what();
+    }
   }
 }
 
