@@ -65,7 +65,8 @@ int cmd_calibrate(int argc, char** argv) {
   std::string out, precisions = "fp32,amp-fp16,amp-bf16,ds-fp16,ds-bf16",
                    gpus_path = schema::default_gpus_path();
   const std::string bench = std::string(VITSIM_SOURCE_DIR) + "/data/public-benchmarks/";
-  std::string timm = bench + "timm_train_benchmarks.csv," + bench + "timm_infer_benchmarks.csv";
+  std::string timm = bench + "timm_train_benchmarks.csv," + bench + "timm_infer_benchmarks.csv," +
+                     bench + "vit_inference_aitemplate_a100.csv";
   app.add_option("profiles", inputs, "profile JSON files (vitsim-train, import-deepspeed)")
       ->required()
       ->check(CLI::ExistingFile);
@@ -76,9 +77,10 @@ int cmd_calibrate(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--gpus", gpus_path, "device catalog")->capture_default_str();
   app.add_option("--tensor-evidence", timm,
-                 "timm benchmark CSVs (training and inference rows), comma-separated: GPU "
-                 "evidence of the kernel-class transfer besides the profiles, and the training "
-                 "rows' tensor-core efficiency for a regime transfer's fp16/bf16 (\"\" = none)")
+                 "public benchmark CSVs, comma-separated: timm's (training and inference rows) "
+                 "and AITemplate's PyTorch baseline (a latency_ms column): GPU evidence of the "
+                 "kernel-class transfer besides the profiles, and timm's training rows' "
+                 "tensor-core efficiency for a regime transfer's fp16/bf16 (\"\" = none)")
       ->capture_default_str();
   return clikit::run_app(app, argc, argv, [&] {
     clikit::refuse_repeated_files(inputs, "profiles");
