@@ -151,7 +151,7 @@ Calibration calibrate_study(const schema::Study& study,
   for (const auto& csv : study.tensor_evidence) {
     if (opt.tensor_evidence) break;
     const auto table = schema::CsvTable::read(csv);
-    if (table.has_column("latency_ms")) continue;  // AITemplate's: forward only, no training row
+    if (calibrate::is_aitemplate_table(table)) continue;  // forward only: no training row
     opt.tensor_evidence = calibrate::tensor_efficiency_from_timm(table, catalog, study.model);
   }
   std::vector<schema::ProfileInput> all = profiles;

@@ -193,21 +193,26 @@ std::vector<GpuEvidence> evidence_from_aitemplate(const schema::CsvTable& t,
     e.kind = EvidenceKind::kForwardOnly;
     e.attention = costmodel::attention_for_pytorch_major(std::stoi(fw[1]));
     e.model = model;
-    e.total_s = t.positive(i, "latency_ms") / 1e3;
+    const double latency_ms = t.positive(i, "latency_ms");
+    e.total_s = latency_ms / 1e3;
     e.source = "AITemplate inference";
-    e.description = fmt::format("AITemplate's PyTorch {}.{} eager .half() forward ({:.2f} ms; {})",
-                                fw[1].str(), fw[2].str(), t.positive(i, "latency_ms"),
-                                std::filesystem::path(t.file()).filename().string());
+    e.description =
+        fmt::format("AITemplate's PyTorch {}.{} eager .half() forward ({:.2f} ms; {})", fw[1].str(),
+                    fw[2].str(), latency_ms, std::filesystem::path(t.file()).filename().string());
     out.push_back(e);
   }
   return out;
 }
 
+bool is_aitemplate_table(const schema::CsvTable& t) {
+  return t.has_column("latency_ms");
+}
+
 std::vector<GpuEvidence> evidence_from_public_table(const schema::CsvTable& t,
                                                     const costmodel::DeviceCatalog& catalog,
                                                     const costmodel::ViTConfig& model) {
-  return t.has_column("latency_ms") ? evidence_from_aitemplate(t, catalog, model)
-                                    : evidence_from_timm(t, catalog, model);
+  return is_aitemplate_table(t) ? evidence_from_aitemplate(t, catalog, model)
+                                : evidence_from_timm(t, catalog, model);
 }
 
 std::vector<const costmodel::DeviceSpec*> gpus_with_evidence(

@@ -74,7 +74,11 @@ std::vector<GpuEvidence> evidence_from_aitemplate(const schema::CsvTable& table,
                                                   const costmodel::DeviceCatalog& catalog,
                                                   const costmodel::ViTConfig& model);
 
-// A public table of either kind: AITemplate's (a latency_ms column) or timm's.
+// Whether `table` is AITemplate's (it has a latency_ms column; timm's tables have
+// samples_per_sec): forward rows only, so no training row for a regime transfer's eta_c.
+bool is_aitemplate_table(const schema::CsvTable& table);
+
+// A public table of either kind: AITemplate's or timm's.
 std::vector<GpuEvidence> evidence_from_public_table(const schema::CsvTable& table,
                                                     const costmodel::DeviceCatalog& catalog,
                                                     const costmodel::ViTConfig& model);

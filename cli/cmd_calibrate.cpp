@@ -102,7 +102,7 @@ int cmd_calibrate(int argc, char** argv) {
       auto rows = calibrate::evidence_from_public_table(table, catalog, *with_model->profile.model);
       opt.public_evidence.insert(opt.public_evidence.end(), rows.begin(), rows.end());
       // The regime transfer's eta_c: the first table with training rows of the model.
-      if (!opt.tensor_evidence && !table.has_column("latency_ms"))
+      if (!opt.tensor_evidence && !calibrate::is_aitemplate_table(table))
         opt.tensor_evidence =
             calibrate::tensor_efficiency_from_timm(table, catalog, *with_model->profile.model);
     }

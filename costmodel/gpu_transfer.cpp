@@ -13,11 +13,21 @@ double wave_factor(int64_t tiles, int64_t sms) {
   return std::ceil(w) / w;
 }
 
-double gemm_wave_factor(int64_t rows, int64_t cols, int64_t sms) {
+namespace {
+
+// The tiles of the tiling the library is taken to pick: 128 x 128, or 128 x 64 where that loses
+// less to the last wave.
+int64_t gemm_tiles(int64_t rows, int64_t cols, int64_t sms) {
   const int64_t r = (rows + kGemmTileRows - 1) / kGemmTileRows;
-  const int64_t wide = (cols + kGemmTileCols - 1) / kGemmTileCols;
-  const int64_t narrow = (cols + kGemmTileCols / 2 - 1) / (kGemmTileCols / 2);
-  return std::min(wave_factor(r * wide, sms), wave_factor(r * narrow, sms));
+  const int64_t wide = r * ((cols + kGemmTileCols - 1) / kGemmTileCols);
+  const int64_t narrow = r * ((cols + kGemmTileCols / 2 - 1) / (kGemmTileCols / 2));
+  return wave_factor(wide, sms) <= wave_factor(narrow, sms) ? wide : narrow;
+}
+
+}  // namespace
+
+double gemm_wave_factor(int64_t rows, int64_t cols, int64_t sms) {
+  return wave_factor(gemm_tiles(rows, cols, sms), sms);
 }
 
 int64_t waves(int64_t tiles, int64_t sms) {
@@ -26,10 +36,7 @@ int64_t waves(int64_t tiles, int64_t sms) {
 }
 
 int64_t gemm_waves(int64_t rows, int64_t cols, int64_t sms) {
-  const int64_t r = (rows + kGemmTileRows - 1) / kGemmTileRows;
-  const int64_t wide = r * ((cols + kGemmTileCols - 1) / kGemmTileCols);
-  const int64_t narrow = r * ((cols + kGemmTileCols / 2 - 1) / (kGemmTileCols / 2));
-  return wave_factor(wide, sms) <= wave_factor(narrow, sms) ? waves(wide, sms) : waves(narrow, sms);
+  return waves(gemm_tiles(rows, cols, sms), sms);
 }
 
 PassLoad pass_load(const std::vector<Kernel>& kernels, const DeviceSpec& spec, Regime regime) {
@@ -41,10 +48,10 @@ PassLoad pass_load(const std::vector<Kernel>& kernels, const DeviceSpec& spec, R
   }
   PassLoad load;
   load.tensor = spec.tensor_math(regime);
+  const double per_cycle = spec.boost_clock_hz > 0 ? 1.0 / spec.boost_clock_hz : 0.0;
   for (const auto& k : kernels) {
     KernelLoad l;
     l.memory_s = k.bytes / bandwidth;
-    const double per_cycle = spec.boost_clock_hz > 0 ? 1.0 / spec.boost_clock_hz : 0.0;
     if (k.cls == KernelClass::kMatrix) {
       l.matrix_s = k.flop * gemm_wave_factor(k.rows, k.cols, spec.sm_count) / peak;
       l.tile_s_per_cycle =
