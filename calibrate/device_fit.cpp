@@ -8,6 +8,7 @@
 #include <set>
 
 #include "calibrate/cost_fit.h"
+#include "calibrate/spread.h"
 #include "costmodel/statistics.h"
 #include "schema/input_error.h"
 
@@ -92,12 +93,73 @@ std::string measured_on(const schema::Profile& p) {
   return parts.empty() ? "" : fmt::format(" ({})", fmt::join(parts, ", "));
 }
 
+// Each profile's micro-batch measurements as the fit takes them. Repeats of one micro-batch on one
+// host (validate-local's profile passes: separate launches of one device type on one machine)
+// enter as their median, phase by phase, when there are 3 or more: a pass that a busy machine
+// slowed (one CI run measured a 0.2-CPU device 3-4x slower than usual for two minutes, while the
+// runs around it were not) then moves no prediction, where the mean of three would move every one
+// by a third of it. Each repeat keeps its place as one point, so the weights of hosts and
+// micro-batches in the fit are unchanged; with one or two repeats (and for imported profiles,
+// whose host is not known) the measurements are taken as they are. The launch-to-launch spread
+// still sees every repeat (spread.h).
+std::vector<std::vector<schema::MicroBatchProfile>> fit_measurements(
+    const std::vector<const schema::ProfileInput*>& group) {
+  std::vector<std::vector<schema::MicroBatchProfile>> out;
+  std::map<std::pair<std::string, int64_t>, std::vector<schema::MicroBatchProfile*>> repeats;
+  for (const auto* in : group) out.push_back(in->profile.compute);
+  for (size_t i = 0; i < group.size(); ++i) {
+    const std::string host = profile_host(*group[i]);
+    if (host.empty()) continue;
+    for (auto& m : out[i]) repeats[{host, m.micro_batch}].push_back(&m);
+  }
+  for (auto& [key, ms] : repeats) {
+    if (ms.size() < 3) continue;
+    auto center = [&](auto field) {
+      std::vector<double> v;
+      for (const auto* m : ms) v.push_back(field(*m));
+      return costmodel::median(v);
+    };
+    schema::MicroBatchProfile mid = *ms.front();
+    mid.optimizer_time_s = center([](const auto& m) { return m.optimizer_time_s; });
+    mid.host_to_device_time_s = center([](const auto& m) { return m.host_to_device_time_s; });
+    mid.data_time_s = center([](const auto& m) { return m.data_time_s; });
+    mid.step_overhead_time_s = center([](const auto& m) { return m.step_overhead_time_s; });
+    for (auto& l : mid.layers) {
+      auto layer_time = [&](double schema::LayerTiming::*t) {
+        return center([&](const schema::MicroBatchProfile& m) {
+          for (const auto& x : m.layers)
+            if (x.name == l.name) return x.*t;
+          return l.*t;  // a repeat that misses the layer: fit_layers names the file
+        });
+      };
+      l.forward_time_s = layer_time(&schema::LayerTiming::forward_time_s);
+      l.backward_time_s = layer_time(&schema::LayerTiming::backward_time_s);
+    }
+    for (auto* m : ms) {
+      m->optimizer_time_s = mid.optimizer_time_s;
+      m->host_to_device_time_s = mid.host_to_device_time_s;
+      m->data_time_s = mid.data_time_s;
+      m->step_overhead_time_s = mid.step_overhead_time_s;
+      for (auto& l : m->layers) {
+        for (const auto& x : mid.layers) {
+          if (x.name != l.name) continue;
+          l.forward_time_s = x.forward_time_s;
+          l.backward_time_s = x.backward_time_s;
+        }
+      }
+    }
+  }
+  return out;
+}
+
 GroupPoints collect_points(const std::vector<const schema::ProfileInput*>& group, double params) {
   GroupPoints g;
-  for (const auto* in : group) {
+  const auto measurements = fit_measurements(group);
+  for (size_t i = 0; i < group.size(); ++i) {
+    const auto* in = group[i];
     g.any_measured = g.any_measured || in->profile.source == costmodel::CostSource::kMeasured;
     g.files += (g.files.empty() ? "" : ", ") + in->file + measured_on(in->profile);
-    for (const auto& m : in->profile.compute) {
+    for (const auto& m : measurements[i]) {
       const double b = static_cast<double>(m.micro_batch);
       g.batches.insert(static_cast<int>(m.micro_batch));
       for (const auto& l : m.layers) {

@@ -67,6 +67,46 @@ TEST(Spread, RepeatedProfilesOnOneHostAreLaunches) {
               std::hypot(s.fit_residual_rel, c.launch_spread_rel / std::sqrt(3.0)), 1e-12);
 }
 
+// The forward time at micro-batch 8 that the fit gives every layer, in units of 1 ms (the
+// profiles' scale there).
+double fitted_scale(const std::vector<schema::ProfileInput>& in) {
+  std::vector<const schema::ProfileInput*> group;
+  for (const auto& p : in) group.push_back(&p);
+  const costmodel::DeviceCosts c = fit_device(group).costs;
+  return c.layers.at(1).forward.at(8) / 1e-3;
+}
+
+// Where the relative least-squares fit (cost_fit.h) puts one micro-batch's points y: the c that
+// minimises sum ((c - y) / y)^2.
+double relative_center(const std::vector<double>& y) {
+  double a = 0, b = 0;
+  for (double v : y) a += 1 / v, b += 1 / (v * v);
+  return a / b;
+}
+
+// Three launches on one host, one of them slowed 3x (a busy machine during that pass): the fit
+// takes their median, the launch spread still sees the slowed one. Two launches, or three whose
+// host is not known (imported), are fitted as they are.
+TEST(Spread, ThreeOrMoreLaunchesOnOneHostEnterTheFitAsTheirMedian) {
+  const auto m = costmodel::CostSource::kMeasured;
+  const std::vector<schema::ProfileInput> disturbed = {
+      profile("node0", 1.00, m), profile("node0", 3.00, m), profile("node0", 1.02, m)};
+  EXPECT_NEAR(fitted_scale(disturbed), 1.02, 1e-9);
+  const ComputeSpread s = spread_of(disturbed);
+  ASSERT_TRUE(s.launch_spread_rel.has_value());
+  EXPECT_NEAR(*s.launch_spread_rel, rel_sample_std({1.00, 3.00, 1.02}), 1e-12);
+  EXPECT_NEAR(fitted_scale({profile("node0", 1.00, m), profile("node0", 3.00, m)}),
+              relative_center({1.00, 3.00}), 1e-9);
+  const auto i = costmodel::CostSource::kImported;
+  EXPECT_NEAR(fitted_scale({profile("laptop", 1.00, i), profile("laptop", 3.00, i),
+                            profile("laptop", 1.02, i)}),
+              relative_center({1.00, 3.00, 1.02}), 1e-9);
+  // Hosts keep their weights: node0's three launches count three times at their median.
+  std::vector<schema::ProfileInput> two_hosts = disturbed;
+  two_hosts.push_back(profile("node1", 1.10, m));
+  EXPECT_NEAR(fitted_scale(two_hosts), relative_center({1.02, 1.02, 1.02, 1.10}), 1e-9);
+}
+
 TEST(Spread, ProfilesOfTwoHostsAreNodesAndImportedOnesHaveNoKnownHost) {
   const auto m = costmodel::CostSource::kMeasured;
   const ComputeSpread s =
