@@ -39,6 +39,22 @@ int64_t gemm_waves(int64_t rows, int64_t cols, int64_t sms) {
   return waves(gemm_tiles(rows, cols, sms), sms);
 }
 
+KernelWay balanced_gemm(double flop, double bytes, int64_t rows, int64_t cols,
+                        const DeviceSpec& spec, double peak_flop_per_s) {
+  const int64_t tiles =
+      ((rows + kGemmTileRows - 1) / kGemmTileRows) * ((cols + kGemmTileCols - 1) / kGemmTileCols);
+  const double sms = static_cast<double>(spec.sm_count);
+  constexpr double kFp32TileBytes = kGemmTileRows * kGemmTileCols * 4.0;
+  KernelWay w;
+  w.matrix_s = flop / peak_flop_per_s;
+  w.memory_s = (bytes + 2 * sms * kFp32TileBytes) / spec.memory_bandwidth_bytes_per_s;
+  w.tile_s_per_cycle =
+      spec.boost_clock_hz > 0
+          ? static_cast<double>(waves(tiles, spec.sm_count) + 1) / spec.boost_clock_hz
+          : 0.0;
+  return w;
+}
+
 PassLoad pass_load(const std::vector<Kernel>& kernels, const DeviceSpec& spec, Regime regime) {
   const double peak = spec.matrix_peak_flop_per_s(regime);
   const double bandwidth = spec.memory_bandwidth_bytes_per_s;
@@ -56,6 +72,8 @@ PassLoad pass_load(const std::vector<Kernel>& kernels, const DeviceSpec& spec, R
       l.matrix_s = k.flop * gemm_wave_factor(k.rows, k.cols, spec.sm_count) / peak;
       l.tile_s_per_cycle =
           static_cast<double>(gemm_waves(k.rows, k.cols, spec.sm_count)) * per_cycle;
+      if (gemm_wave_factor(k.rows, k.cols, spec.sm_count) > 1.0)
+        l.balanced = balanced_gemm(k.flop, k.bytes, k.rows, k.cols, spec, peak);
     } else if (k.cls == KernelClass::kAttention) {
       l.matrix_s = k.flop * wave_factor(k.blocks, spec.sm_count) / peak;
       l.tile_s_per_cycle = static_cast<double>(waves(k.blocks, spec.sm_count)) * per_cycle;
@@ -67,12 +85,14 @@ PassLoad pass_load(const std::vector<Kernel>& kernels, const DeviceSpec& spec, R
 
 PassTime pass_time(const PassLoad& load, const TransferParams& p) {
   const double eta = load.tensor ? p.tensor_matrix_efficiency : p.fp32_matrix_efficiency;
-  PassTime t;
-  for (const auto& k : load.kernels) {
+  auto way_s = [&](const KernelWay& k) {
     const double matrix_s =
         k.matrix_s > 0 ? k.matrix_s / eta + k.tile_s_per_cycle * p.tile_overhead_cycles : 0.0;
-    t.gpu_s += std::max(matrix_s, k.memory_s / p.memory_efficiency);
-  }
+    return std::max(matrix_s, k.memory_s / p.memory_efficiency);
+  };
+  PassTime t;
+  for (const auto& k : load.kernels)
+    t.gpu_s += k.balanced ? std::min(way_s(k), way_s(*k.balanced)) : way_s(k);
   t.dispatch_s = load.launches() * p.launch_s;
   return t;
 }

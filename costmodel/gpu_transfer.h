@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "costmodel/device_spec.h"
@@ -53,13 +54,25 @@ int64_t waves(int64_t tiles, int64_t sms);
 // The waves of the tiling gemm_wave_factor picks.
 int64_t gemm_waves(int64_t rows, int64_t cols, int64_t sms);
 
-// One kernel reduced to its two times at efficiency 1 on one device: the matrix time (0 for a
-// memory kernel) and the memory time, so that a fit can re-evaluate it cheaply.
-struct KernelLoad {
+// One way to run a kernel, reduced to its times at efficiency 1 on one device: the matrix time
+// (0 for a memory kernel) and the memory time, so that a fit can re-evaluate it cheaply.
+struct KernelWay {
   double matrix_s = 0;          // FLOP x wave factor / peak
   double memory_s = 0;          // bytes / bandwidth
   double tile_s_per_cycle = 0;  // waves / clock: x c_tile is the tiles' fixed cost (0 if no clock)
 };
+// A kernel: its tiled way, and for a GEMM whose tiles leave the last wave partly idle the
+// balanced way (stream-K): the library is taken to run whichever is faster (pass_time).
+struct KernelLoad : KernelWay {
+  std::optional<KernelWay> balanced;
+};
+// Stream-K (Osama et al., PPoPP'23; cuBLAS 12 and CUTLASS 3 on Hopper): the GEMM's multiply-add
+// iterations are divided evenly over the SMs, each SM running a contiguous range that spans whole
+// and partial tiles, so no SM idles in a last wave. Each SM pays the tile cost once per tile it
+// touches, ceil(tiles / SMs) + 1 at most, and a partial tile is written by one SM and read back
+// by the one that finishes it, in fp32: at most 2 x SMs x a 128 x 128 fp32 tile of traffic.
+KernelWay balanced_gemm(double flop, double bytes, int64_t rows, int64_t cols,
+                        const DeviceSpec& spec, double peak_flop_per_s);
 struct PassLoad {
   std::vector<KernelLoad> kernels;
   bool tensor = false;  // matrix work on tensor cores (tensor_matrix_efficiency applies)

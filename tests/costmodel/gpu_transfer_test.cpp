@@ -76,6 +76,41 @@ TEST(GpuTransfer, EachWaveOfTilesPaysItsFixedCyclesAtTheBoostClock) {
   EXPECT_NEAR(pass_time(pass_load({ew}, d, Regime::kAmpBf16), p).gpu_s, 1e-6, 1e-15);
 }
 
+// A GEMM whose tiles leave the last wave partly idle may run balanced (stream-K): every SM the
+// same share of the products, one tile cost per tile it touches (waves + 1), and the partial
+// tiles' fp32 traffic; the faster of the two ways counts.
+TEST(GpuTransfer, ALastWavesIdleSmsAreBalancedWhenThatIsFaster) {
+  TransferParams p;
+  p.fp32_matrix_efficiency = 1.0;
+  p.tensor_matrix_efficiency = 1.0;
+  p.memory_efficiency = 1.0;
+  p.tile_overhead_cycles = 1000;
+  DeviceSpec d = gpu(4);
+  d.boost_clock_hz = 1e9;
+  // 640 x 128: 5 tiles of 128 x 128 on 4 SMs (or 10 of 128 x 64): 2 waves for 1.25 (2.5) of
+  // work, wave factor 1.6 (1.2 with the narrow tiles, 3 waves).
+  EXPECT_DOUBLE_EQ(gemm_wave_factor(640, 128, 4), 1.2);
+  Kernel gemm{KernelClass::kMatrix, "g", 1e9, 1e3, 640, 128};
+  // Tiled: 1e9 x 1.2 / 100e12 = 12 us + 3 waves x 1 us. Balanced: 10 us + (2 + 1) x 1 us, and
+  // 1e3 + 2 x 4 x 64 KiB bytes at 1e12 B/s (0.5 us, below the products).
+  const KernelWay b = balanced_gemm(gemm.flop, gemm.bytes, 640, 128, d, 100e12);
+  EXPECT_DOUBLE_EQ(b.matrix_s, 10e-6);
+  EXPECT_DOUBLE_EQ(b.tile_s_per_cycle, 3e-9);
+  EXPECT_DOUBLE_EQ(b.memory_s, (1e3 + 2 * 4 * 128 * 128 * 4.0) / 1e12);
+  EXPECT_NEAR(pass_time(pass_load({gemm}, d, Regime::kAmpBf16), p).gpu_s, 10e-6 + 3e-6, 1e-15);
+  // Where the extra tile cost outweighs the idle SMs' share, the tiled way stays: 896 x 128 is 7
+  // tiles on 4 SMs (wave factor 8/7 either way, 2 waves of 128 x 128), balanced 3 tile costs.
+  Kernel seven{KernelClass::kMatrix, "s", 1e9, 1e3, 896, 128};
+  p.tile_overhead_cycles = 10000;  // 10 us a tile: tiled 11.4 + 20 us, balanced 10 + 30 us
+  EXPECT_NEAR(pass_time(pass_load({seven}, d, Regime::kAmpBf16), p).gpu_s, 10e-6 * 8 / 7 + 20e-6,
+              1e-15);
+  p.tile_overhead_cycles = 1000;  // 1 us a tile: tiled 11.4 + 2 us, balanced 10 + 3 us
+  EXPECT_NEAR(pass_time(pass_load({seven}, d, Regime::kAmpBf16), p).gpu_s, 13e-6, 1e-15);
+  // Full waves have nothing to balance: 1024 x 1024 on 4 SMs keeps its 16 waves.
+  Kernel full{KernelClass::kMatrix, "f", 1e9, 1e3, 1024, 1024};
+  EXPECT_NEAR(pass_time(pass_load({full}, d, Regime::kAmpBf16), p).gpu_s, 10e-6 + 16e-6, 1e-15);
+}
+
 TEST(GpuTransfer, OptimizerStepIsMemoryTraffic) {
   TransferParams p;
   p.optimizer_efficiency = 0.25;
