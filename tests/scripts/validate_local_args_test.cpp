@@ -49,7 +49,7 @@ TEST(ValidateLocalArgs, HelpListsTheProfilePassesAndRounds) {
   const auto r = validate_local("--help");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("--profile-passes N"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("[2 x repeats + 1; quick: 1]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("[2 x repeats + 1; quick: 3]"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("in rounds"), std::string::npos) << r.output;
 }
 
