@@ -112,7 +112,8 @@ std::vector<std::vector<schema::MicroBatchProfile>> fit_measurements(
     if (host.empty()) continue;
     for (auto& m : out[i]) repeats[{host, m.micro_batch}].push_back(&m);
   }
-  for (auto& [key, ms] : repeats) {
+  for (auto& entry : repeats) {
+    const std::vector<schema::MicroBatchProfile*>& ms = entry.second;
     if (ms.size() < 3) continue;
     auto center = [&](auto field) {
       std::vector<double> v;
