@@ -5,10 +5,14 @@
 // Prints one line per rank, gathered on rank 0, as `key=value` fields (easy to parse in a test):
 //   rank=0 host=node0 time_s=0.0123
 // Modes:
-//   hosts                        host name of each rank
-//   allreduce BYTES REPS         median time of MPI_Allreduce(float sum) of BYTES, after one
-//   warm-up spin ITERS                   wall time of a fixed floating-point loop, all ranks at
-//   once sleep SECONDS                barrier, then sleep (for teardown tests)
+//   hosts                   host name of each rank
+//   allreduce BYTES REPS    median time of MPI_Allreduce(float sum) of BYTES, after one warm-up
+//   spin ITERS              wall time of a fixed floating-point loop, all ranks at once
+//   chunks CPU_MS COUNT     wall time of COUNT chunks of CPU_MS of CPU time each (quota check)
+//   step CPU_MS BYTES REPS  a training step's tail, REPS times: CPU_MS of CPU time (the optimizer),
+//                           then an all-reduce of BYTES (vitsim-train's per-step agreement: 40);
+//                           per rank the all-reduce's median and mean wall time
+//   sleep SECONDS           barrier, then sleep (for teardown tests)
 #include <mpi.h>
 #include <unistd.h>
 
@@ -76,7 +80,7 @@ void report(double value, int rank, int size) {
 int usage() {
   std::fprintf(stderr,
                "usage: emu_probe hosts | allreduce BYTES REPS | spin ITERS | chunks CPU_MS COUNT | "
-               "sleep SECONDS\n");
+               "step CPU_MS BYTES REPS | sleep SECONDS\n");
   return 2;
 }
 
@@ -133,6 +137,28 @@ int main(int argc, char** argv) {
     gethostname(host, sizeof(host) - 1);
     std::printf("rank=%d host=%s chunk_cpu_s=%.6f median_s=%.6f mean_s=%.6f cpu_share=%.4f\n", rank,
                 host, chunk_cpu_s, median(walls), mean, cpu / wall);
+    std::fflush(stdout);
+  } else if (mode == "step" && argc == 5) {
+    const double cpu_s = std::atof(argv[2]) * 1e-3;
+    const long bytes = std::atol(argv[3]);
+    const int reps = std::atoi(argv[4]);
+    std::vector<double> send(std::max(1L, bytes / static_cast<long>(sizeof(double))), 1.0);
+    std::vector<double> recv(send.size());
+    std::vector<double> times;
+    MPI_Allreduce(send.data(), recv.data(), static_cast<int>(send.size()), MPI_DOUBLE, MPI_SUM,
+                  MPI_COMM_WORLD);  // sets up connections; the ranks leave it together
+    for (int i = 0; i < reps; ++i) {
+      spin_cpu(cpu_s);
+      const double t0 = now_s();
+      MPI_Allreduce(send.data(), recv.data(), static_cast<int>(send.size()), MPI_DOUBLE, MPI_SUM,
+                    MPI_COMM_WORLD);
+      times.push_back(now_s() - t0);
+    }
+    const double mean = std::accumulate(times.begin(), times.end(), 0.0) / times.size();
+    char host[256] = {};
+    gethostname(host, sizeof(host) - 1);
+    std::printf("rank=%d host=%s cpu_ms=%.1f bytes=%ld median_s=%.6f mean_s=%.6f\n", rank, host,
+                cpu_s * 1e3, bytes, median(times), mean);
     std::fflush(stdout);
   } else if (mode == "sleep" && argc == 3) {
     MPI_Barrier(MPI_COMM_WORLD);
