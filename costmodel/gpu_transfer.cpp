@@ -69,11 +69,11 @@ PassLoad pass_load(const std::vector<Kernel>& kernels, const DeviceSpec& spec, R
     KernelLoad l;
     l.memory_s = k.bytes / bandwidth;
     if (k.cls == KernelClass::kMatrix) {
-      l.matrix_s = k.flop * gemm_wave_factor(k.rows, k.cols, spec.sm_count) / peak;
+      const double wave = gemm_wave_factor(k.rows, k.cols, spec.sm_count);
+      l.matrix_s = k.flop * wave / peak;
       l.tile_s_per_cycle =
           static_cast<double>(gemm_waves(k.rows, k.cols, spec.sm_count)) * per_cycle;
-      if (gemm_wave_factor(k.rows, k.cols, spec.sm_count) > 1.0)
-        l.balanced = balanced_gemm(k.flop, k.bytes, k.rows, k.cols, spec, peak);
+      if (wave > 1.0) l.balanced = balanced_gemm(k.flop, k.bytes, k.rows, k.cols, spec, peak);
     } else if (k.cls == KernelClass::kAttention) {
       l.matrix_s = k.flop * wave_factor(k.blocks, spec.sm_count) / peak;
       l.tile_s_per_cycle = static_cast<double>(waves(k.blocks, spec.sm_count)) * per_cycle;
