@@ -6,9 +6,15 @@
 // The timing checks are functional (is the link shaped at all, is the slowed rank slower), with
 // margins far wider than the noise measured on a 2-core machine (docs/emulation.md).
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include "emulate_harness.h"
@@ -47,6 +53,7 @@ TEST(EmulateCluster, UsageErrorsExitTwoWithAMessage) {
       {{"--hosts", "2", "--host-cpu", "5=0.25", "--", "true"},
        "--host-cpu: expected host index < 2"},
       {{"--allreduce", "tree", "--", "true"}, "--allreduce: expected ring or auto"},
+      {{"--pin", "yes", "--", "true"}, "--pin: expected on or off, got 'yes'"},
       {{"--frobnicate"}, "unknown option '--frobnicate'"},
       {{"--hosts", "2"}, "no program given"},
   };
@@ -83,6 +90,41 @@ TEST(EmulateCluster, EachRankRunsOnItsOwnHost) {
   ASSERT_EQ(lines.size(), 3u) << r.output;
   for (int rank = 0; rank < 3; ++rank) EXPECT_EQ(lines.at(rank).host, "emu" + std::to_string(rank));
   expect_clean(r.pid);
+}
+
+// Host I runs on the I-th CPU this process may use (modulo their count); with --pin off on all of
+// them. Each rank prints "pin RANK CPU-LIST" (taskset's list: one CPU is its number).
+TEST(EmulateCluster, EachHostIsPinnedToOneCpuInTurn) {
+  SKIP_UNLESS_EMULATION_WORKS();
+  cpu_set_t mine;
+  ASSERT_EQ(sched_getaffinity(0, sizeof mine, &mine), 0);
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &mine)) cpus.push_back(c);
+  const std::vector<std::string> show = {
+      "sh", "-c", "echo pin $OMPI_COMM_WORLD_RANK $(taskset -pc $$ | sed 's/.*: //')"};
+  for (const std::string pin : {std::string("on"), std::string("off")}) {
+    const CommandResult r = run(emulate({"--hosts", "3", "--pin", pin}, show));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    std::istringstream lines(r.output);
+    std::set<int> ranks_seen;
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("pin ", 0) != 0) continue;
+      std::istringstream fields(line.substr(4));
+      int rank = -1;
+      std::string list;
+      fields >> rank >> list;
+      ASSERT_TRUE(rank >= 0 && rank < 3) << line;
+      ranks_seen.insert(rank);
+      if (pin == "on") {
+        EXPECT_EQ(list, std::to_string(cpus.at(rank % cpus.size()))) << line;
+      } else if (cpus.size() > 1) {
+        EXPECT_NE(list, std::to_string(cpus.at(rank % cpus.size()))) << line;
+      }
+    }
+    EXPECT_EQ(ranks_seen.size(), 3u) << r.output;
+    expect_clean(r.pid);
+  }
 }
 
 // 2 ranks: the all-reduce of M bytes moves M bytes each way through each host's port, so it takes
@@ -146,6 +188,42 @@ TEST(EmulateCluster, MissingProgramFailsAndEverythingIsRemoved) {
   SKIP_UNLESS_EMULATION_WORKS();
   const CommandResult r = run(emulate({"--hosts", "2"}, {"/nonexistent/program"}));
   EXPECT_NE(r.exit_code, 0) << r.output;
+  expect_clean(r.pid);
+}
+
+// SIGKILL runs no trap (a test harness's timeout sends it): what that emulation left, a namespace
+// with a process in it, a cgroup and a folder named after its dead pid, is removed by the next
+// emulation before it sets up its own.
+TEST(EmulateCluster, WhatAKilledEmulationLeftIsRemovedByTheNextOne) {
+  SKIP_UNLESS_EMULATION_WORKS();
+  const pid_t dead = fork();
+  ASSERT_GE(dead, 0);
+  if (dead == 0) _exit(0);
+  ASSERT_EQ(waitpid(dead, nullptr, 0), dead);
+  const std::string id = "vtemu" + std::to_string(dead);
+  const std::string folder = "/tmp/" + id + ".Kil1ed";
+  ASSERT_EQ(mkdir(folder.c_str(), 0700), 0);
+  ASSERT_EQ(run({"ip", "netns", "add", id + "-h0"}).exit_code, 0);
+  // A rank that outlived its script: it carries the emulation's id, as the real ranks do.
+  const CommandResult started = run({"sh", "-c",
+                                     "VITSIM_EMU_ID=" + id + " ip netns exec " + id +
+                                         "-h0 sleep 300 > '" + folder + "/rank.txt' 2>&1 &"});
+  ASSERT_EQ(started.exit_code, 0) << started.output;
+  for (const char* root : {"/sys/fs/cgroup/cpu/", "/sys/fs/cgroup/"}) {
+    if (access((std::string(root) + "cpu.cfs_quota_us").c_str(), F_OK) == 0 ||
+        access((std::string(root) + "cgroup.controllers").c_str(), F_OK) == 0) {
+      ASSERT_EQ(mkdir((root + id).c_str(), 0755), 0);
+      ASSERT_EQ(mkdir((root + id + "/h0").c_str(), 0755), 0);
+      break;
+    }
+  }
+  EXPECT_GE(leftovers(dead).size(), 3u);  // the namespace, the cgroup, the process(es)
+  const CommandResult r = run(emulate({"--hosts", "1"}, {"true"}));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("removed namespace " + id + "-h0 of a dead emulation"), std::string::npos)
+      << r.output;
+  for (const auto& what : leftovers(dead)) ADD_FAILURE() << "still there: " << what;
+  EXPECT_NE(access(folder.c_str(), F_OK), 0) << folder << " is still there";
   expect_clean(r.pid);
 }
 
