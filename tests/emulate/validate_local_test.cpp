@@ -26,6 +26,11 @@ namespace {
 
 using vitsim::test::number_after;
 
+// The loop targets loosened for a 12-step run on a shared 2-core machine
+// (docs/validation.md, "Limits"): a loop that meets both passes.
+constexpr double kMedianBoundPercent = 15.0;
+constexpr double kWorstBoundPercent = 30.0;
+
 TEST(ValidateLocal, QuickLoopMeetsLoosenedTargets) {
   const std::string why = why_cannot_emulate();
   if (!why.empty()) GTEST_SKIP() << "validate-local skipped: " << why;
@@ -56,8 +61,8 @@ TEST(ValidateLocal, QuickLoopMeetsLoosenedTargets) {
     // Healthy runs of this quick loop on the shared 2-core VM gave medians of 0.7-13.2% and
     // worsts of 4.1-20.7% (docs/validation.md, "Limits"); a gross error (communication not
     // modelled, the slowed rank ignored, a unit error) is off by far more than these bounds.
-    if (number_after(table, "median absolute error:") <= 15.0 &&
-        number_after(table, "worst absolute error:") <= 30.0)
+    if (number_after(table, "median absolute error:") <= kMedianBoundPercent &&
+        number_after(table, "worst absolute error:") <= kWorstBoundPercent)
       break;
   }
   EXPECT_EQ(number_after(table, "matched configurations:"), 4) << table;
@@ -73,8 +78,8 @@ TEST(ValidateLocal, QuickLoopMeetsLoosenedTargets) {
   const double median = number_after(table, "median absolute error:");
   const double worst = number_after(table, "worst absolute error:");
   ASSERT_GE(median, 0) << table;
-  EXPECT_LE(median, 15.0) << table;
-  EXPECT_LE(worst, 30.0) << table;
+  EXPECT_LE(median, kMedianBoundPercent) << table;
+  EXPECT_LE(worst, kWorstBoundPercent) << table;
   if (::testing::Test::HasFailure()) return;  // keep the folders to look at
   for (const auto& f : folders) std::system(("rm -rf '" + f + "'").c_str());
 }
