@@ -33,12 +33,10 @@ bool bf16_on_cpu(const torch::Tensor& x) {
 }
 
 torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b) {
-  if (!bf16_on_cpu(x)) return torch::nn::functional::linear(x, w, b);
-  return through_fp32(
-      [](const torch::Tensor& x32, const torch::Tensor& w32, const torch::Tensor& b32) {
-        return torch::nn::functional::linear(x32, w32, b32);
-      },
-      x, w, b);
+  if (!bf16_on_cpu(x)) return torch::linear(x, w, b);
+  return through_fp32([](const torch::Tensor& x32, const torch::Tensor& w32,
+                         const torch::Tensor& b32) { return torch::linear(x32, w32, b32); },
+                      x, w, b);
 }
 
 torch::Tensor matmul(const torch::Tensor& a, const torch::Tensor& b) {

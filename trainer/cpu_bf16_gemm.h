@@ -17,7 +17,12 @@ namespace vitsim::trainer::gemm {
 // autocast to bf16 (amp-bf16).
 bool bf16_on_cpu(const torch::Tensor& x);
 
-// torch::nn::functional::linear(x, w, b); b may be undefined.
+// torch::linear(x, w, b) (ATen's linear, as Python's F.linear calls it); b may be undefined. Not
+// the C++ frontend's torch::nn::functional::linear: for an input of 3 or more dimensions that one
+// runs matmul and then adds the bias in a kernel of its own, a read and a write of the whole output
+// that ATen's linear folds into the GEMM (on an H100, ds-bf16, the ViT's forward took 36.5 ms
+// with it at micro-batch 256 against 24.6 ms for the same operations from Python:
+// bench/RESULTS.md, "GPU, round 4").
 torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b);
 
 // torch::matmul(a, b).
