@@ -79,6 +79,24 @@ def is_kernel(e, torch, cuda):
     return dt is not None and dt == torch.autograd.DeviceType.CUDA
 
 
+def summarize(prof, torch, cuda, steps):
+    """A profile of `steps` steps as (per class {time_s, launches}, every kernel longest first),
+    per step; step_anatomy.py reads its profiles through this too."""
+    per_class = {c: {"time_s": 0.0, "launches": 0} for c in CLASSES}
+    kernels = []
+    for e in prof.key_averages():
+        if not is_kernel(e, torch, cuda):
+            continue
+        t_us = event_time_us(e)
+        cls = classify(e.key)
+        per_class[cls]["time_s"] += t_us / 1e6 / steps
+        per_class[cls]["launches"] += e.count / steps
+        kernels.append({"name": e.key[:160], "class": cls, "time_s": t_us / 1e6 / steps,
+                        "launches": e.count / steps})
+    kernels.sort(key=lambda k: -k["time_s"])
+    return per_class, kernels
+
+
 def measure_one(torch, device, model_doc, precision, b, warmup, steps):
     from torch.profiler import ProfilerActivity, profile
     model = pytorch_vit_step.build_model(torch, model_doc).to(device).train()
@@ -97,18 +115,7 @@ def measure_one(torch, device, model_doc, precision, b, warmup, steps):
             step(x, y)
         if cuda:
             torch.cuda.synchronize()
-    per_class = {c: {"time_s": 0.0, "launches": 0} for c in CLASSES}
-    kernels = []
-    for e in prof.key_averages():
-        if not is_kernel(e, torch, cuda):
-            continue
-        t_us = event_time_us(e)
-        cls = classify(e.key)
-        per_class[cls]["time_s"] += t_us / 1e6 / steps
-        per_class[cls]["launches"] += e.count / steps
-        kernels.append({"name": e.key[:160], "class": cls, "time_s": t_us / 1e6 / steps,
-                        "launches": e.count / steps})
-    kernels.sort(key=lambda k: -k["time_s"])
+    per_class, kernels = summarize(prof, torch, cuda, steps)
     return {"precision": precision, "micro_batch": b, "steps": steps, "warmup": warmup,
             "classes": per_class, "longest_kernels": kernels[:12],
             "kernel_time_s": sum(c["time_s"] for c in per_class.values())}

@@ -24,11 +24,12 @@ in one process, so that their numbers compare (issue 29, item 3; issue 25's per-
     python3 bench/gpu/step_anatomy.py --micro-batches 256,512 --out anatomy.json
 
 Writes one JSON file (--out, through a temporary file; docs/formats/step-anatomy.md) and prints
-the same rows. `--device cpu` rehearses
-it on a machine without a GPU (no graph, no compile, no profiler classes). Exit codes: 0 done,
+the same rows. `--device cpu` rehearses it on a machine without a GPU (no graph, compile, cudnn or
+flash variant; ATen operators stand for kernels, as in kernel_classes.py). Exit codes: 0 done,
 1 a part failed (recorded), 2 bad arguments, 3 --device cuda without a CUDA device.
 """
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -113,7 +114,8 @@ def make_step(torch, device, variant, b):
         fwd = torch.cuda.make_graphed_callables(model, (x,))
     elif variant == "compile":
         fwd = torch.compile(model)
-    ctx = None
+    timed = variant in ("synced", "loader")
+    backend = contextlib.nullcontext
     phases = []
     loader = None
     if variant == "loader":
@@ -135,34 +137,29 @@ def make_step(torch, device, variant, b):
     sync = (lambda: torch.cuda.synchronize()) if device.type == "cuda" else (lambda: None)
     if variant in ("flash", "cudnn", "efficient", "math"):
         from torch.nn.attention import SDPBackend, sdpa_kernel
-        ctx = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
-               "efficient": SDPBackend.EFFICIENT_ATTENTION, "math": SDPBackend.MATH}[variant]
-        ctx = (sdpa_kernel, ctx)
+        chosen = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
+                  "efficient": SDPBackend.EFFICIENT_ATTENTION, "math": SDPBackend.MATH}[variant]
+        backend = lambda: sdpa_kernel(chosen)  # noqa: E731
 
     def step():
         for p in params:
             p.grad = None
-        if variant in ("synced", "loader"):
-            t0 = time.perf_counter()
-            xs = x
-            if loader:
-                xs = batches.get().to(device, non_blocking=True)
-                sync()
-                xs = xs.to(torch.bfloat16)
-            t1 = time.perf_counter()
+        t0 = time.perf_counter()
+        xs = x
+        if loader:
+            xs = batches.get().to(device, non_blocking=True)
+            sync()
+            xs = xs.to(torch.bfloat16)
+        t1 = time.perf_counter()
+        with backend():
             loss = torch.nn.functional.cross_entropy(fwd(xs).float(), y)
-            loss.item()
+            if timed:
+                loss.item()
             t2 = time.perf_counter()
             loss.backward()
+        if timed:
             sync()
-            t3 = time.perf_counter()
-        elif ctx:
-            with ctx[0](ctx[1]):
-                loss = torch.nn.functional.cross_entropy(fwd(x).float(), y)
-                loss.backward()
-        else:
-            loss = torch.nn.functional.cross_entropy(fwd(x).float(), y)
-            loss.backward()
+        t3 = time.perf_counter()
         grads = [p.grad.float() for p in params]
         steps.add_(1)
         if device.type == "cuda":
@@ -177,7 +174,7 @@ def make_step(torch, device, variant, b):
             else:  # PyTorch < 2.2 (CPU rehearsals)
                 for p, m in zip(params, master):
                     p.copy_(m)
-        if variant in ("synced", "loader"):
+        if timed:
             sync()
             phases.append((t1 - t0, t2 - t1, t3 - t2, time.perf_counter() - t3))
     step.phases = phases
@@ -236,17 +233,7 @@ def part_kernels(torch, device, a):
                 step()
             if cuda:
                 torch.cuda.synchronize()
-        kernels, classes = [], {}
-        for e in prof.key_averages():
-            if not kernel_classes.is_kernel(e, torch, cuda):
-                continue
-            t = kernel_classes.event_time_us(e) / 1e6 / n
-            cls = kernel_classes.classify(e.key)
-            c = classes.setdefault(cls, {"time_s": 0.0, "launches": 0.0})
-            c["time_s"] += t
-            c["launches"] += e.count / n
-            kernels.append({"name": e.key[:200], "class": cls, "time_s": t, "launches": e.count / n})
-        kernels.sort(key=lambda k: -k["time_s"])
+        classes, kernels = kernel_classes.summarize(prof, torch, cuda, n)
         out.append({"micro_batch": b, "classes": classes, "top": kernels[:a.top],
                     "kernel_time_s": sum(c["time_s"] for c in classes.values())})
         print(f"kernels b={b}: " + "  ".join(f"{k} {c['time_s'] * 1e3:.2f} ms ({c['launches']:.0f})"

@@ -1,7 +1,7 @@
 // The ds-bf16 step's anatomy (bench/gpu/step_anatomy.py, docs/formats/step-anatomy.md), rehearsed
-// on the CPU at micro-batch 1: the variants' step times (with the synced variant's phases adding
-// up to no more than its step), the kernels by class, the GEMM shapes of the step with their
-// FLOP rates; bad arguments exit 2.
+// on the CPU at micro-batch 1: the variants' step times (the synced variant's phases, medians
+// each, adding up to a step's worth: more than 0, at most twice the step), the kernels by class,
+// the GEMM shapes of the step with their FLOP rates; bad arguments exit 2.
 #include <gtest/gtest.h>
 
 #include <filesystem>
