@@ -14,7 +14,7 @@ int cmd_bench_allreduce(int argc, char** argv) {
   CLI::App app("Times the all-reduce across message sizes (run under mpirun -np N >= 2).", argv[0]);
   AllreduceBenchOptions o;
   std::string min_bytes = "4K", max_bytes = "512M", out, device = "cpu", backend = "auto",
-              device_id;
+              device_id, mpi_wait = "spin";
   double timeout_s = 60;
   app.add_option("--min-bytes", min_bytes, "smallest message (K, M, G = binary)")
       ->capture_default_str();
@@ -31,6 +31,9 @@ int cmd_bench_allreduce(int argc, char** argv) {
   app.add_option("--device-id", device_id, "device id recorded (default: the device)");
   app.add_option("--backend", backend, "auto | mpi | nccl")
       ->check(CLI::IsMember({"auto", "mpi", "nccl"}))
+      ->capture_default_str();
+  app.add_option("--mpi-wait", mpi_wait, "spin | poll: how an MPI all-reduce waits (as train)")
+      ->check(CLI::IsMember({"spin", "poll"}))
       ->capture_default_str();
   app.add_option("--collective-timeout-s", timeout_s, "end the job when one all-reduce hangs, s")
       ->capture_default_str();
@@ -52,7 +55,8 @@ int cmd_bench_allreduce(int argc, char** argv) {
       MpiWorld world(nullptr, nullptr);
       world.start_watchdog(timeout_s);
       configure_threads(1);
-      auto comm = make_communicator(backend, world);
+      auto comm =
+          make_communicator(backend, world, mpi_wait == "poll" ? MpiWait::kPoll : MpiWait::kSpin);
       schema::Profile p;
       p.allreduce.push_back(run_allreduce_bench(o, world, *comm, device));
       if (world.rank() == 0 && !out.empty()) {

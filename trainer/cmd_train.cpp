@@ -88,6 +88,11 @@ void add_options(CLI::App& app, TrainCli& t) {
   app.add_option("--threads", o.threads, "intra-op threads per rank")->capture_default_str();
   app.add_option("--device", o.device, "cpu | cuda")->capture_default_str();
   app.add_option("--backend", o.backend, "auto | mpi | nccl")->capture_default_str();
+  app.add_option("--mpi-wait", o.mpi_wait,
+                 "spin: MPI all-reduces busy-poll (Open MPI's blocking call); poll: non-blocking, "
+                 "tested with sleeps between (an emulated host's CPU quota is its device)")
+      ->check(CLI::IsMember({"spin", "poll"}))
+      ->capture_default_str();
   app.add_option("--collective-timeout-s", o.collective_timeout_s,
                  "end the job when one collective takes longer, s")
       ->capture_default_str();

@@ -53,8 +53,16 @@ class Communicator {
   std::atomic<int64_t> allreduce_bytes_{0};  // the MPI communicator counts on its thread
 };
 
+// How an MPI all-reduce waits for its data. kSpin: Open MPI's blocking MPI_Allreduce, which
+// busy-polls its core until the last byte arrives. kPoll: MPI_Iallreduce, tested in a loop that
+// sleeps between tests (20-200 us), so a rank waiting on the network leaves its CPU idle; for a
+// rank whose "device" is a CPU quota (scripts/emulate-cluster), spinning spends the quota the
+// next compute phase needs, which a GPU's host does not (docs/emulation.md). NCCL ignores it.
+enum class MpiWait { kSpin, kPoll };
+
 // backend "mpi" or "nccl"; device "cpu" or "cuda". Throws std::invalid_argument for a backend
 // that this build does not have.
-std::unique_ptr<Communicator> make_communicator(const std::string& backend, MpiWorld& world);
+std::unique_ptr<Communicator> make_communicator(const std::string& backend, MpiWorld& world,
+                                                MpiWait wait = MpiWait::kSpin);
 
 }  // namespace vitsim::trainer

@@ -29,7 +29,8 @@ void check_buffer(const at::Tensor& t) {
 }
 }  // namespace
 
-MpiCommunicator::MpiCommunicator(MpiWorld& world) : world_(world), bf16_sum_(create_bf16_sum_op()) {
+MpiCommunicator::MpiCommunicator(MpiWorld& world, MpiWait wait)
+    : world_(world), wait_(wait), bf16_sum_(create_bf16_sum_op()) {
   if (world_.thread_level() >= MPI_THREAD_SERIALIZED) thread_ = std::thread([this] { loop(); });
 }
 
@@ -49,9 +50,18 @@ void MpiCommunicator::reduce(const at::Tensor& buffer) {
   wait_for_peers();
   const bool bf16 = buffer.scalar_type() == at::kBFloat16;
   count_allreduce(buffer);
-  VITSIM_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, buffer.data_ptr(), static_cast<int>(buffer.numel()),
-                                 bf16 ? MPI_UINT16_T : MPI_FLOAT, bf16 ? bf16_sum_ : MPI_SUM,
-                                 world_.comm()));
+  const int count = static_cast<int>(buffer.numel());
+  const MPI_Datatype type = bf16 ? MPI_UINT16_T : MPI_FLOAT;
+  const MPI_Op op = bf16 ? bf16_sum_ : MPI_SUM;
+  if (wait_ == MpiWait::kSpin) {
+    VITSIM_MPI_CHECK(
+        MPI_Allreduce(MPI_IN_PLACE, buffer.data_ptr(), count, type, op, world_.comm()));
+    return;
+  }
+  MPI_Request request;
+  VITSIM_MPI_CHECK(
+      MPI_Iallreduce(MPI_IN_PLACE, buffer.data_ptr(), count, type, op, world_.comm(), &request));
+  poll_until_done(request);
 }
 
 // Open MPI's blocking collectives busy-poll: a rank that reaches the all-reduce first spins on its
@@ -65,6 +75,10 @@ void MpiCommunicator::wait_for_peers() {
   if (world_.size() < 2) return;
   MPI_Request request;
   VITSIM_MPI_CHECK(MPI_Ibarrier(world_.comm(), &request));
+  poll_until_done(request);
+}
+
+void MpiCommunicator::poll_until_done(MPI_Request& request) {
   int done = 0;
   const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
   while (!done && std::chrono::steady_clock::now() < spin_until) {
@@ -130,8 +144,9 @@ void MpiCommunicator::broadcast(const at::Tensor& tensor, int root) {
                              root, world_.comm()));
 }
 
-std::unique_ptr<Communicator> make_communicator(const std::string& backend, MpiWorld& world) {
-  if (backend == "mpi") return std::make_unique<MpiCommunicator>(world);
+std::unique_ptr<Communicator> make_communicator(const std::string& backend, MpiWorld& world,
+                                                MpiWait wait) {
+  if (backend == "mpi") return std::make_unique<MpiCommunicator>(world, wait);
   if (backend == "nccl") {
 #ifdef VITSIM_HAVE_CUDA
     return std::make_unique<NcclCommunicator>(world);

@@ -7,7 +7,10 @@
 // initialised SERIALIZED: the main thread calls MPI only when this thread is idle (all handles
 // waited for). Without SERIALIZED support the all-reduce runs inside wait() on the main thread.
 // Before each all-reduce the ranks meet in a barrier that is polled with sleeps, so a rank that
-// arrives early does not spin on a core its peers need (mpi_communicator.cpp).
+// arrives early does not spin on a core its peers need (mpi_communicator.cpp). With MpiWait::kPoll
+// the all-reduce itself is MPI_Iallreduce polled the same way (libnbc; its ring, scripts/
+// emulate-cluster's choice, moves the data between the tests: slower on fast links, the same on
+// the emulated 100-400 Mbit ones).
 #pragma once
 
 #include <mpi.h>
@@ -25,7 +28,7 @@ namespace vitsim::trainer {
 
 class MpiCommunicator : public Communicator {
  public:
-  explicit MpiCommunicator(MpiWorld& world);
+  explicit MpiCommunicator(MpiWorld& world, MpiWait wait = MpiWait::kSpin);
   ~MpiCommunicator() override;
 
   const char* backend() const override { return "mpi"; }
@@ -44,8 +47,10 @@ class MpiCommunicator : public Communicator {
   void loop();
   void reduce(const at::Tensor& buffer);
   void wait_for_peers();
+  void poll_until_done(MPI_Request& request);  // MPI_Test, a short spin, then sleeps
 
   MpiWorld& world_;
+  MpiWait wait_;
   std::mutex mutex_;
   std::condition_variable cv_;
   std::deque<Job> queue_;  // started, not yet reduced (in start order)

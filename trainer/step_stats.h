@@ -27,7 +27,7 @@ struct StepTimes {
   double allreduce_s = 0;        // exposed all-reduce after backward, waiting included
   double allreduce_wait_s = 0;   // part of allreduce_s spent waiting for the slowest peer
   double optimizer_s = 0;        // clipping + optimizer step + zeroing gradients
-  double sync_s = 0;             // the ranks' agreement on loss, NaN and interrupt (all-reduce)
+  double sync_s = 0;             // the ranks' agreement on loss, NaN, interrupt (before the step)
   double step_s = 0;             // whole step, wall clock
   double gradients_ready_s = 0;  // rank 0's clock: when this rank's gradients were all ready
 };

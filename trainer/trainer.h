@@ -46,7 +46,9 @@ class Trainer {
 
   void build_model_and_optimizer();
   StepOutcome train_epoch(int64_t epoch, int64_t first_micro_step);
-  StepTimes train_window(int64_t micro_steps, EpochTotals& local);
+  // One optimizer step: the micro-steps of the window, their gradient all-reduce, the ranks'
+  // agreement (agree_on_step, added to `totals`), then the optimizer step (skipped on NaN).
+  StepTimes train_window(int64_t micro_steps, EpochTotals& totals, StepOutcome& outcome);
   void estimate_waits(size_t first_record);  // collective, end of epoch
   void run_micro_step(const Batch& batch, bool last, double loss_scale, StepTimes& t,
                       EpochTotals& local);

@@ -1,7 +1,7 @@
 // vitsim-train under mpirun: data parallelism gives the same parameters as a bigger batch on one
-// rank, overlap and accumulation do not change the result, the loss falls, resume is
-// bit-identical, faults end the job in bounded time, bad input gives clear errors. Each test
-// starts real processes on a tiny ViT (16x16 images, patch 4, width 32, depth 1).
+// rank, overlap, the all-reduce's way of waiting and accumulation do not change the result, the
+// loss falls, resume is bit-identical, faults end the job in bounded time, bad input gives clear
+// errors. Each test starts real processes on a tiny ViT (16x16 images, patch 4, width 32, depth 1).
 #include "mpi_train_harness.h"
 #include "process_support.h"  // tests/support/
 
@@ -27,6 +27,16 @@ TEST_F(MpiTrain, OverlapOnAndOffGiveSameParameters) {
   const auto on = final_params(2, common + " --overlap on", "on.bin");
   const auto off = final_params(2, common + " --overlap off", "off.bin");
   expect_close(on, off, 1e-6);
+}
+
+// --mpi-wait poll (non-blocking all-reduces tested with sleeps, what the emulated cluster uses)
+// sums the same gradients as Open MPI's blocking all-reduce: at 2 ranks one addition per element,
+// so the parameters are identical; over tiny buckets so that several all-reduces run per step.
+TEST_F(MpiTrain, PolledAllreduceGivesTheSameParametersAsTheBlockingOne) {
+  const std::string common = std::string("--micro-batch 8 --bucket-mb 0.01") + kSgd;
+  const auto spin = final_params(2, common + " --mpi-wait spin", "spin.bin");
+  const auto poll = final_params(2, common + " --mpi-wait poll", "poll.bin");
+  expect_close(poll, spin, 0.0);
 }
 
 TEST_F(MpiTrain, TwoAccumulatedMicroStepsEqualOneStepOfTwiceTheBatch) {
@@ -228,8 +238,8 @@ TEST_F(MpiTrain, TruncatedCifarFileNamesFileAndOffset) {
 
 // Issue 11: bad trainer options printed a 13-frame LibTorch stack trace; now one line, exit 2.
 TEST_F(MpiTrain, AbsurdOptionsAreOneLineErrors) {
-  for (const std::string args :
-       {"--weight-decay -1", "--momentum nan --optimizer sgd", "--threads 100000"}) {
+  for (const std::string args : {"--weight-decay -1", "--momentum nan --optimizer sgd",
+                                 "--threads 100000", "--mpi-wait sometimes"}) {
     const Result r = train(1, args, 60);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
     EXPECT_EQ(r.output.find("frame #"), std::string::npos) << args << ": " << r.output;
