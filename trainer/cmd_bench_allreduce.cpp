@@ -5,6 +5,7 @@
 #include "schema/json_file.h"
 #include "trainer/allreduce_bench.h"
 #include "trainer/commands.h"
+#include "trainer/mpi_wait.h"
 #include "trainer/run_context.h"
 #include "trainer/torch_errors.h"
 
@@ -14,7 +15,8 @@ int cmd_bench_allreduce(int argc, char** argv) {
   CLI::App app("Times the all-reduce across message sizes (run under mpirun -np N >= 2).", argv[0]);
   AllreduceBenchOptions o;
   std::string min_bytes = "4K", max_bytes = "512M", out, device = "cpu", backend = "auto",
-              device_id, mpi_wait = "spin";
+              device_id;
+  MpiWait mpi_wait = MpiWait::kSpin;
   double timeout_s = 60;
   app.add_option("--min-bytes", min_bytes, "smallest message (K, M, G = binary)")
       ->capture_default_str();
@@ -32,9 +34,7 @@ int cmd_bench_allreduce(int argc, char** argv) {
   app.add_option("--backend", backend, "auto | mpi | nccl")
       ->check(CLI::IsMember({"auto", "mpi", "nccl"}))
       ->capture_default_str();
-  app.add_option("--mpi-wait", mpi_wait, "spin | poll: how an MPI all-reduce waits (as train)")
-      ->check(CLI::IsMember({"spin", "poll"}))
-      ->capture_default_str();
+  add_mpi_wait_option(app, mpi_wait);
   app.add_option("--collective-timeout-s", timeout_s, "end the job when one all-reduce hangs, s")
       ->capture_default_str();
   std::vector<std::string> args(argv, argv + argc);
@@ -55,8 +55,7 @@ int cmd_bench_allreduce(int argc, char** argv) {
       MpiWorld world(nullptr, nullptr);
       world.start_watchdog(timeout_s);
       configure_threads(1);
-      auto comm =
-          make_communicator(backend, world, mpi_wait == "poll" ? MpiWait::kPoll : MpiWait::kSpin);
+      auto comm = make_communicator(backend, world, mpi_wait);
       schema::Profile p;
       p.allreduce.push_back(run_allreduce_bench(o, world, *comm, device));
       if (world.rank() == 0 && !out.empty()) {

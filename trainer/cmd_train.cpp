@@ -7,6 +7,7 @@
 #include "clikit/run_app.h"
 #include "costmodel/buckets.h"
 #include "trainer/commands.h"
+#include "trainer/mpi_wait.h"
 #include "trainer/torch_errors.h"
 #include "trainer/trainer.h"
 
@@ -88,11 +89,7 @@ void add_options(CLI::App& app, TrainCli& t) {
   app.add_option("--threads", o.threads, "intra-op threads per rank")->capture_default_str();
   app.add_option("--device", o.device, "cpu | cuda")->capture_default_str();
   app.add_option("--backend", o.backend, "auto | mpi | nccl")->capture_default_str();
-  app.add_option("--mpi-wait", o.mpi_wait,
-                 "spin: MPI all-reduces busy-poll (Open MPI's blocking call); poll: non-blocking, "
-                 "tested with sleeps between (an emulated host's CPU quota is its device)")
-      ->check(CLI::IsMember({"spin", "poll"}))
-      ->capture_default_str();
+  add_mpi_wait_option(app, o.mpi_wait);
   app.add_option("--collective-timeout-s", o.collective_timeout_s,
                  "end the job when one collective takes longer, s")
       ->capture_default_str();

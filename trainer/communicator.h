@@ -14,6 +14,8 @@
 #include <memory>
 #include <string>
 
+#include "trainer/mpi_wait.h"
+
 namespace vitsim::trainer {
 
 class MpiWorld;
@@ -52,13 +54,6 @@ class Communicator {
  private:
   std::atomic<int64_t> allreduce_bytes_{0};  // the MPI communicator counts on its thread
 };
-
-// How an MPI all-reduce waits for its data. kSpin: Open MPI's blocking MPI_Allreduce, which
-// busy-polls its core until the last byte arrives. kPoll: MPI_Iallreduce, tested in a loop that
-// sleeps between tests (20-200 us), so a rank waiting on the network leaves its CPU idle; for a
-// rank whose "device" is a CPU quota (scripts/emulate-cluster), spinning spends the quota the
-// next compute phase needs, which a GPU's host does not (docs/emulation.md). NCCL ignores it.
-enum class MpiWait { kSpin, kPoll };
 
 // backend "mpi" or "nccl"; device "cpu" or "cuda". Throws std::invalid_argument for a backend
 // that this build does not have.

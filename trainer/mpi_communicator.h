@@ -1,16 +1,17 @@
-// Communicator over MPI: blocking MPI_Allreduce (sum; fp32, or bf16 through the custom op of
-// bf16_sum.h) on contiguous CPU tensors, run in
-// order by a communication thread, so that buckets are reduced while backward goes on (like
-// gloo's and NCCL's background work). Why not MPI_Iallreduce: Open MPI 4.1 runs non-blocking
-// collectives through libnbc, which only progresses inside MPI calls and was measured 5x slower
-// than the tuned blocking MPI_Allreduce for messages >= 4 MB here (docs/trainer.md). MPI is
-// initialised SERIALIZED: the main thread calls MPI only when this thread is idle (all handles
-// waited for). Without SERIALIZED support the all-reduce runs inside wait() on the main thread.
-// Before each all-reduce the ranks meet in a barrier that is polled with sleeps, so a rank that
-// arrives early does not spin on a core its peers need (mpi_communicator.cpp). With MpiWait::kPoll
-// the all-reduce itself is MPI_Iallreduce polled the same way (libnbc; its ring, scripts/
-// emulate-cluster's choice, moves the data between the tests: slower on fast links, the same on
-// the emulated 100-400 Mbit ones).
+// Communicator over MPI: an all-reduce (sum; fp32, or bf16 through the custom op of bf16_sum.h)
+// on contiguous CPU tensors, run in order by a communication thread, so that buckets are reduced
+// while backward goes on (like gloo's and NCCL's background work). Before each all-reduce the
+// ranks meet in a barrier polled with sleeps, so a rank that arrives early does not spin on a
+// core its peers need (mpi_communicator.cpp). How the all-reduce itself waits (mpi_wait.h):
+// - MpiWait::kSpin (default): the blocking MPI_Allreduce, Open MPI's tuned algorithms, which
+//   busy-poll the core until the last byte arrives;
+// - MpiWait::kPoll: MPI_Iallreduce, tested with sleeps as the barrier is. Open MPI 4.1 runs it
+//   through libnbc, which progresses only inside MPI calls: measured 5x slower than the blocking
+//   call for messages >= 4 MB on fast links (docs/trainer.md), the same on the emulated
+//   100-400 Mbit links, where it leaves an emulated host's CPU quota to its compute.
+// MPI is initialised SERIALIZED: the main thread calls MPI only when this thread is idle (all
+// handles waited for). Without SERIALIZED support the all-reduce runs inside wait() on the main
+// thread.
 #pragma once
 
 #include <mpi.h>

@@ -12,6 +12,7 @@
 #include "costmodel/regime.h"
 #include "costmodel/vit_config.h"
 #include "schema/json_node.h"
+#include "trainer/mpi_wait.h"
 
 namespace vitsim::trainer {
 
@@ -40,11 +41,11 @@ struct TrainOptions {
                                       // auto = fused on a GPU where LibTorch has it)
   // --- numerics and devices
   costmodel::Regime precision = costmodel::Regime::kFp32;  // bf16/fp16 = autocast
-  std::string device = "cpu";     // "cpu" | "cuda" (one GPU per rank, local rank)
-  std::string backend = "auto";   // "mpi" | "nccl" | "auto" (nccl on cuda, else mpi)
-  std::string mpi_wait = "spin";  // "spin" | "poll": how an MPI all-reduce waits (MpiWait)
-  int64_t threads = 1;            // intra-op threads per rank (and OpenBLAS if unset)
-  uint64_t seed = 0;              // model init, shuffling, augmentation
+  std::string device = "cpu";         // "cpu" | "cuda" (one GPU per rank, local rank)
+  std::string backend = "auto";       // "mpi" | "nccl" | "auto" (nccl on cuda, else mpi)
+  MpiWait mpi_wait = MpiWait::kSpin;  // how an MPI all-reduce waits (--mpi-wait)
+  int64_t threads = 1;                // intra-op threads per rank (and OpenBLAS if unset)
+  uint64_t seed = 0;                  // model init, shuffling, augmentation
   // --- gradient all-reduce
   double bucket_bytes = costmodel::kDdpBucketBytes;  // closes a bucket (assign_buckets);
                                                      // DDP's bucket_cap_mb=25

@@ -79,8 +79,7 @@ Trainer::Trainer(TrainOptions options, MpiWorld& world, std::vector<std::string>
   lo.pin_memory = options_.device == "cuda";
   loader_ = std::make_unique<BatchLoader>(train_images_, lo);
 
-  comm_ = make_communicator(options_.backend, world_,
-                            options_.mpi_wait == "poll" ? MpiWait::kPoll : MpiWait::kSpin);
+  comm_ = make_communicator(options_.backend, world_, options_.mpi_wait);
   build_model_and_optimizer();
   if (costmodel::math_type(options_.precision) == costmodel::MathType::kFp16) loss_scale_ = 65536.0;
   clock_offset_s_ = world_.estimate_clock_offset_s();

@@ -25,7 +25,8 @@ in one process, so that their numbers compare (issue 29, item 3; issue 25's per-
 
 Writes one JSON file (--out, through a temporary file; docs/formats/step-anatomy.md) and prints
 the same rows. `--device cpu` rehearses it on a machine without a GPU (no graph, compile, cudnn or
-flash variant; ATen operators stand for kernels, as in kernel_classes.py). Exit codes: 0 done,
+flash variant; ATen operators stand for kernels, as in kernel_classes.py), with `--depth 1` in a
+minute: bf16 products on a CPU run at ~1 GFLOP/s in PyTorch 1.13. Exit codes: 0 done,
 1 a part failed (recorded), 2 bad arguments, 3 --device cuda without a CUDA device.
 """
 import argparse
@@ -47,7 +48,7 @@ TOKENS = (IMAGE // PATCH) ** 2 + 1
 FLOP_PER_SAMPLE = 105.38e9
 
 
-def build(torch):
+def build(torch, depth):
     nn, F = torch.nn, torch.nn.functional
 
     class Attention(nn.Module):
@@ -84,7 +85,7 @@ def build(torch):
             self.conv_proj = nn.Conv2d(3, WIDTH, PATCH, stride=PATCH)
             self.class_token = nn.Parameter(torch.zeros(1, 1, WIDTH))
             self.pos_embedding = nn.Parameter(torch.randn(1, TOKENS, WIDTH) * 0.02)
-            self.blocks = nn.ModuleList(m for _ in range(DEPTH) for m in (Attention(), Mlp()))
+            self.blocks = nn.ModuleList(m for _ in range(depth) for m in (Attention(), Mlp()))
             self.norm = nn.LayerNorm(WIDTH, eps=1e-6)
             self.head = nn.Linear(WIDTH, CLASSES)
 
@@ -98,10 +99,10 @@ def build(torch):
     return ViT()
 
 
-def make_step(torch, device, variant, b):
+def make_step(torch, device, variant, b, a):
     """A closure running one ds-bf16 step, with its inputs; the model built fresh (seed 1)."""
     torch.manual_seed(1)
-    model = build(torch).to(device)
+    model = build(torch, a.depth).to(device)
     master = [p.detach().float().clone() for p in model.parameters()]
     model = model.to(torch.bfloat16).train()
     x = torch.randn(b, 3, IMAGE, IMAGE, device=device, dtype=torch.bfloat16)
@@ -194,9 +195,10 @@ def part_variants(torch, device, a, peak):
             r = {"variant": v, "micro_batch": b}
             t0 = time.perf_counter()
             try:
-                step = make_step(torch, device, v, b)
+                step = make_step(torch, device, v, b, a)
                 r["step_s"], r["range_s"] = median_time(torch, device, step, a.warmup, a.steps)
-                r["mfu_percent"] = 100 * FLOP_PER_SAMPLE * b / r["step_s"] / peak
+                if a.depth == DEPTH:  # the FLOP count is ViT-B/16's
+                    r["mfu_percent"] = 100 * FLOP_PER_SAMPLE * b / r["step_s"] / peak
                 if step.phases:
                     r["phases_s"] = {k: statistics.median(ph[i] for ph in step.phases[a.warmup:])
                                      for i, k in enumerate(("host_to_device", "forward", "backward",
@@ -209,7 +211,7 @@ def part_variants(torch, device, a, peak):
                 torch.cuda.empty_cache()
             rows.append(r)
             print(f"variant {v:9s} b={b:<5d} " + (
-                f"step {r['step_s'] * 1e3:8.2f} ms (range {r['range_s'] * 1e3:.2f})  MFU {r['mfu_percent']:.1f} %"
+                f"step {r['step_s'] * 1e3:8.2f} ms (range {r['range_s'] * 1e3:.2f})  MFU {r.get('mfu_percent', 0):.1f} %"
                 if r["status"] == "ok" else r["error"][:150]) + f"  [{r['wall_s']:.0f} s]" + (
                 "  phases " + " ".join(f"{k} {v * 1e3:.1f}" for k, v in r["phases_s"].items())
                 if "phases_s" in r else ""), flush=True)
@@ -221,7 +223,7 @@ def part_kernels(torch, device, a):
     out = []
     cuda = device.type == "cuda"
     for b in a.micro_batches:
-        step = make_step(torch, device, "base", b)
+        step = make_step(torch, device, "base", b, a)
         for _ in range(a.warmup):
             step()
         if cuda:
@@ -283,6 +285,8 @@ def main(argv):
     p.add_argument("--top", type=int, default=25)
     p.add_argument("--gemm-repetitions", type=int, default=10)
     p.add_argument("--fp32-gemms", action="store_true")
+    p.add_argument("--depth", type=int, default=DEPTH,
+                   help="encoder blocks (ViT-B/16: 12; fewer only for rehearsals, no MFU then)")
     p.add_argument("--device", default="cuda")
     p.add_argument("--out", required=True)
     a = p.parse_args(argv)
@@ -298,8 +302,8 @@ def main(argv):
     parts = a.parts.split(",")
     bad = [v for v in a.variants if v not in VARIANTS] + [
         x for x in parts if x not in ("variants", "kernels", "gemms")]
-    if bad or a.warmup < 0 or a.steps < 1:
-        print(f"step_anatomy: unknown {bad} or bad --warmup/--steps", file=sys.stderr)
+    if bad or a.warmup < 0 or a.steps < 1 or not 1 <= a.depth <= DEPTH:
+        print(f"step_anatomy: unknown {bad} or bad --warmup/--steps/--depth", file=sys.stderr)
         return 2
     import torch
     device = torch.device(a.device)
@@ -318,7 +322,9 @@ def main(argv):
                        "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                        "torch_version": torch.__version__},
            "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu",
-           "peak_flop_per_s": peak, "flop_per_sample": FLOP_PER_SAMPLE}
+           "peak_flop_per_s": peak, "depth": a.depth}
+    if a.depth == DEPTH:
+        doc["flop_per_sample"] = FLOP_PER_SAMPLE
     failed = 0
     for part, fn in (("variants", lambda: part_variants(torch, device, a, peak)),
                      ("kernels", lambda: part_kernels(torch, device, a)),

@@ -1,7 +1,8 @@
 // The ds-bf16 step's anatomy (bench/gpu/step_anatomy.py, docs/formats/step-anatomy.md), rehearsed
-// on the CPU at micro-batch 1: the variants' step times (the synced variant's phases, medians
-// each, adding up to a step's worth: more than 0, at most twice the step), the kernels by class,
-// the GEMM shapes of the step with their FLOP rates; bad arguments exit 2.
+// on the CPU at micro-batch 1 with one encoder block (12 take 7-8 minutes: bf16 on a CPU): the
+// variants' step times (the synced variant's phases, medians each, adding up to a step's worth:
+// more than 0, at most twice the step), the kernels by class, the GEMM shapes of the step with
+// their FLOP rates; bad arguments exit 2.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -27,10 +28,11 @@ class StepAnatomy : public ::testing::Test {
 
 TEST_F(StepAnatomy, RehearsedOnTheCpuWritesEveryPart) {
   const std::string out = (dir_ / "a.json").string();
-  const auto r = run_command(kPython +
-                             " --device cpu --micro-batches 1 --variants base,synced --steps 2"
-                             " --warmup 1 --top 5 --gemm-repetitions 1 --out " +
-                             quoted(out));
+  const auto r =
+      run_command(kPython +
+                  " --device cpu --depth 1 --micro-batches 1 --variants base,synced --steps 2"
+                  " --warmup 1 --top 5 --gemm-repetitions 1 --out " +
+                  quoted(out));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto doc = vitsim::test::read_json_file(out);
   EXPECT_EQ(doc.at("schema"), "vitsim.step_anatomy");
@@ -59,8 +61,9 @@ TEST_F(StepAnatomy, RehearsedOnTheCpuWritesEveryPart) {
 
 TEST_F(StepAnatomy, BadArgumentsExitTwo) {
   const std::string out = (dir_ / "b.json").string();
-  for (const std::string args : {" --micro-batches 0", " --micro-batches x", " --variants fast",
-                                 " --parts everything", " --steps 0"}) {
+  for (const std::string args :
+       {" --micro-batches 0", " --micro-batches x", " --variants fast", " --parts everything",
+        " --steps 0", " --depth 0", " --depth 13"}) {
     const auto r = run_command(kPython + " --device cpu" + args + " --out " + quoted(out));
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
     EXPECT_FALSE(fs::exists(out)) << args;
