@@ -3,11 +3,6 @@
 
 namespace vitsim::costmodel {
 
-namespace {
-constexpr double kFp32Bytes = 4;  // master weights and optimizer states stay fp32 in every regime
-constexpr double kHalfBytes = 2;  // fp16 / bf16 element
-}  // namespace
-
 double optimizer_state_bytes_per_parameter(Optimizer optimizer) {
   switch (optimizer) {
     case Optimizer::kAdamW:

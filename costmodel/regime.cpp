@@ -66,11 +66,6 @@ Regime deepspeed_regime(MathType half, bool fp32_allreduce) {
   return Regime::kFp32;
 }
 
-namespace {
-constexpr int kFp32Bytes = 4;
-constexpr int kHalfBytes = 2;
-}  // namespace
-
 int activation_element_bytes(Regime r) {
   return r == Regime::kFp32 ? kFp32Bytes : kHalfBytes;
 }

@@ -58,6 +58,11 @@ Regime compute_regime(Regime r);
 // The DeepSpeed regime of a half type with or without fp32 communication.
 Regime deepspeed_regime(MathType half, bool fp32_allreduce);
 
+// Bytes of an fp32 element and of a 16-bit (fp16 / bf16) one: the element sizes every byte count
+// of the model starts from (master weights and optimizer states stay fp32 in every regime).
+inline constexpr int kFp32Bytes = 4;
+inline constexpr int kHalfBytes = 2;
+
 // Bytes of one activation element kept for backward and moved by element-wise kernels: 4 for
 // fp32, 2 otherwise.
 int activation_element_bytes(Regime r);

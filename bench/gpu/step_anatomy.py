@@ -211,7 +211,8 @@ def part_variants(torch, device, a, peak):
                 torch.cuda.empty_cache()
             rows.append(r)
             print(f"variant {v:9s} b={b:<5d} " + (
-                f"step {r['step_s'] * 1e3:8.2f} ms (range {r['range_s'] * 1e3:.2f})  MFU {r.get('mfu_percent', 0):.1f} %"
+                f"step {r['step_s'] * 1e3:8.2f} ms (range {r['range_s'] * 1e3:.2f})" + (
+                    f"  MFU {r['mfu_percent']:.1f} %" if "mfu_percent" in r else "")
                 if r["status"] == "ok" else r["error"][:150]) + f"  [{r['wall_s']:.0f} s]" + (
                 "  phases " + " ".join(f"{k} {v * 1e3:.1f}" for k, v in r["phases_s"].items())
                 if "phases_s" in r else ""), flush=True)

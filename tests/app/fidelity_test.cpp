@@ -24,6 +24,7 @@
 #include "schema/transports_io.h"
 
 namespace vitsim::app {
+namespace fidelity_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -186,4 +187,5 @@ TEST(SimulateMeasured, PlacementDecidesTheHosts) {
 }
 
 }  // namespace
+}  // namespace fidelity_test
 }  // namespace vitsim::app

@@ -9,6 +9,7 @@
 #include "import/nccl_tests_import.h"
 
 namespace vitsim::app {
+namespace import_calibrate_test {
 namespace {
 
 using calibrate::Calibration;
@@ -41,4 +42,5 @@ TEST(NcclTestsImport, CalibrateFitsTheImportedPointsLikeABenchmark) {
 }
 
 }  // namespace
+}  // namespace import_calibrate_test
 }  // namespace vitsim::app

@@ -11,6 +11,7 @@
 #include "schema/study.h"
 
 namespace vitsim::app {
+namespace launch_pairs_test {
 namespace {
 
 TEST(LaunchPairs, TheStudysRepeatedRunsGiveThePriorLaunchSpread) {
@@ -31,4 +32,5 @@ TEST(LaunchPairs, TheStudysRepeatedRunsGiveThePriorLaunchSpread) {
 }
 
 }  // namespace
+}  // namespace launch_pairs_test
 }  // namespace vitsim::app

@@ -16,6 +16,7 @@
 #include "schema/profile.h"
 
 namespace vitsim::app {
+namespace reproduce_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -98,4 +99,5 @@ TEST(Reproduce, WritesEveryOutputAndValidates) {
 }
 
 }  // namespace
+}  // namespace reproduce_test
 }  // namespace vitsim::app

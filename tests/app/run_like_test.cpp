@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace vitsim::app {
+namespace run_like_test {
 namespace {
 
 TEST(RunLike, TheConfigurationIsTheRunLogsAsRecorded) {
@@ -35,4 +36,5 @@ TEST(RunLike, TheConfigurationIsTheRunLogsAsRecorded) {
 }
 
 }  // namespace
+}  // namespace run_like_test
 }  // namespace vitsim::app

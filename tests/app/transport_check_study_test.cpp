@@ -15,6 +15,7 @@
 #include "schema/transports_io.h"
 
 namespace vitsim::app {
+namespace transport_check_study_test {
 namespace {
 
 using import::ImportOptions;
@@ -66,4 +67,5 @@ TEST(TransportCheck, StudyLogsHeldOutOfTheModel) {
 }
 
 }  // namespace
+}  // namespace transport_check_study_test
 }  // namespace vitsim::app

@@ -17,6 +17,7 @@
 
 #include "bench_script.h"
 
+namespace cross_gpu_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -123,3 +124,4 @@ TEST(CrossGpuProfiles, BadInputExitsTwoNamingTheFile) {
 }
 
 }  // namespace
+}  // namespace cross_gpu_test

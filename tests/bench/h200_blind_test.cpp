@@ -7,6 +7,7 @@
 
 #include "bench_script.h"
 
+namespace h200_blind_test {
 namespace {
 
 using vitsim::test::quoted;
@@ -44,3 +45,4 @@ TEST(H200BlindInput, BadInputExitsTwoNamingTheFile) {
 }
 
 }  // namespace
+}  // namespace h200_blind_test

@@ -15,6 +15,7 @@
 #include "costmodel/kernel_inventory.h"
 #include "costmodel/layer_graph.h"
 
+namespace kernel_classes_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -135,3 +136,4 @@ TEST_F(KernelClasses, BadInputExitsTwoNamingIt) {
 }
 
 }  // namespace
+}  // namespace kernel_classes_test

@@ -15,6 +15,7 @@
 #include "costmodel/layer_graph.h"
 #include "run_command.h"  // tests/support/
 
+namespace pytorch_vit_step_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -179,3 +180,4 @@ TEST_F(PytorchVitStep, SummaryJoinsRunLogAndPytorchRunsWithTheSameMfu) {
 }
 
 }  // namespace
+}  // namespace pytorch_vit_step_test

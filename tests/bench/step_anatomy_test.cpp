@@ -10,6 +10,7 @@
 
 #include "bench_script.h"
 
+namespace step_anatomy_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -71,3 +72,4 @@ TEST_F(StepAnatomy, BadArgumentsExitTwo) {
 }
 
 }  // namespace
+}  // namespace step_anatomy_test

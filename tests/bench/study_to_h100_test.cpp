@@ -13,6 +13,7 @@
 
 #include "bench_script.h"
 
+namespace study_to_h100_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -106,3 +107,4 @@ TEST(StudyToH100Input, BadInputExitsTwoNamingTheFile) {
 }
 
 }  // namespace
+}  // namespace study_to_h100_test

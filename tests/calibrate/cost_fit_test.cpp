@@ -7,6 +7,7 @@
 #include <random>
 
 namespace vitsim::calibrate {
+namespace cost_fit_test {
 namespace {
 
 constexpr double kNoise = 0.003;  // 0.3% multiplicative noise, like repeated GPU timings
@@ -103,4 +104,5 @@ TEST(AlphaBeta, RejectsAPriorLargerThanTheMeasurement) {
 }
 
 }  // namespace
+}  // namespace cost_fit_test
 }  // namespace vitsim::calibrate

@@ -10,6 +10,7 @@
 #include "schema/gpus_io.h"
 
 namespace vitsim::calibrate {
+namespace gpu_evidence_test {
 namespace {
 
 const char* kHeader = "gpu,framework,model,mode,batch_size,latency_ms,throughput_img_s,source\n";
@@ -84,4 +85,5 @@ TEST_F(AitemplateEvidence, RefusesAbsurdBatchesAndLatenciesNamingTheCell) {
 }
 
 }  // namespace
+}  // namespace gpu_evidence_test
 }  // namespace vitsim::calibrate

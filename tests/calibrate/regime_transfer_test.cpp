@@ -17,6 +17,7 @@
 #include "small_vit.h"  // tests/support/
 
 namespace vitsim::calibrate {
+namespace regime_transfer_test {
 namespace {
 
 using costmodel::Regime;
@@ -312,4 +313,5 @@ TEST(RooflineForm, LeaveOneDeviceOutPicksTheFormTheDataFollow) {
 }
 
 }  // namespace
+}  // namespace regime_transfer_test
 }  // namespace vitsim::calibrate

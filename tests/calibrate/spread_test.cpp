@@ -12,6 +12,7 @@
 #include "small_vit.h"  // tests/support/
 
 namespace vitsim::calibrate {
+namespace spread_test {
 namespace {
 
 using test::small_vit;
@@ -162,4 +163,5 @@ TEST(Spread, MeasuredProfilesNameTheirDeviceTimeAndBuildInTheCosts) {
 }
 
 }  // namespace
+}  // namespace spread_test
 }  // namespace vitsim::calibrate

@@ -11,6 +11,7 @@
 #include "schema/gpus_io.h"
 
 namespace vitsim::calibrate {
+namespace transfer_entry_test {
 namespace {
 
 using costmodel::CostSource;
@@ -104,4 +105,5 @@ TEST_F(TransferEntryTest, AnUnanchoredTransferNamesItsNearestGpuAndRange) {
 }
 
 }  // namespace
+}  // namespace transfer_entry_test
 }  // namespace vitsim::calibrate

@@ -10,6 +10,7 @@
 #include "schema/gpus_io.h"
 
 namespace vitsim::calibrate {
+namespace transfer_fit_test {
 namespace {
 
 using costmodel::Regime;
@@ -109,4 +110,5 @@ TEST(TransferRange, DistanceCountsPeakBandwidthAndGenerations) {
 }
 
 }  // namespace
+}  // namespace transfer_fit_test
 }  // namespace vitsim::calibrate

@@ -10,6 +10,7 @@
 
 #include "run_command.h"  // tests/support/
 
+namespace answers_cli_test {
 namespace {
 
 const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
@@ -126,3 +127,4 @@ TEST(AnswersCli, HostSubsetSearchLeavesTheSlowPortOut) {
 }
 
 }  // namespace
+}  // namespace answers_cli_test

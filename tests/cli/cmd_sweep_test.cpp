@@ -23,6 +23,7 @@
 #include "read_text.h"        // tests/support/
 #include "run_command.h"      // tests/support/
 
+namespace cmd_sweep_test {
 namespace {
 
 const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
@@ -256,3 +257,5 @@ TEST(CmdSweep, StepsIsAnOptionAndPartOfTheDigest) {
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("/shard/sweep_digest"), std::string::npos) << r.output;
 }
+
+}  // namespace cmd_sweep_test

@@ -22,6 +22,7 @@
 
 #include "run_command.h"  // tests/support/
 
+namespace fault_injection_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -228,3 +229,4 @@ TEST_F(FaultInjection, EveryCommandThatWritesCompletesOrLeavesThePreviousFiles) 
 }
 
 }  // namespace
+}  // namespace fault_injection_test

@@ -18,6 +18,7 @@
 
 #include "run_command.h"  // tests/support/
 
+namespace hardening_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -157,3 +158,4 @@ TEST_F(Hardening, EscapeBytesFromAHostsFileAreNotEchoedRaw) {
 }
 
 }  // namespace
+}  // namespace hardening_test

@@ -12,6 +12,7 @@
 #include "costmodel/vit_config.h"
 #include "run_command.h"  // tests/support/
 
+namespace model_kernels_test {
 namespace {
 
 const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
@@ -100,3 +101,4 @@ TEST(ModelKernelsCli, BadOptionsExitTwoNamingTheOption) {
 }
 
 }  // namespace
+}  // namespace model_kernels_test

@@ -8,6 +8,7 @@
 
 #include "run_command.h"  // tests/support/
 
+namespace option_groups_test {
 namespace {
 
 const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
@@ -76,3 +77,4 @@ TEST(OptionGroups, ListsWhereOneValueIsTakenExitTwo) {
 }
 
 }  // namespace
+}  // namespace option_groups_test

@@ -8,6 +8,7 @@
 #include "read_text.h"    // tests/support/
 #include "run_command.h"  // tests/support/
 
+namespace options_test {
 namespace {
 
 const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
@@ -94,3 +95,4 @@ TEST(OptionsDoWhatUsersExpect, ExportedSimgridXmlIsWellFormed) {
 }
 
 }  // namespace
+}  // namespace options_test

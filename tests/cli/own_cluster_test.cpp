@@ -10,6 +10,7 @@
 #include "read_text.h"    // tests/support/
 #include "run_command.h"  // tests/support/
 
+namespace own_cluster_test {
 namespace {
 
 const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
@@ -92,3 +93,4 @@ TEST(OwnCluster, ClusterInitRefusesBadStatementsWithExitTwo) {
 }
 
 }  // namespace
+}  // namespace own_cluster_test

@@ -11,6 +11,7 @@
 
 #include "run_command.h"  // tests/support/
 
+namespace planner_cli_test {
 namespace {
 
 const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
@@ -214,3 +215,4 @@ TEST(PlannerCli, DatasetsByNameSetImagesAndClasses) {
 }
 
 }  // namespace
+}  // namespace planner_cli_test

@@ -16,6 +16,7 @@
 #include "process_support.h"  // tests/support/
 #include "run_command.h"      // tests/support/
 
+namespace shard_integrity_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -90,3 +91,4 @@ INSTANTIATE_TEST_SUITE_P(Jobs, ShardInterrupt, ::testing::Values(1, 2),
                          [](const auto& info) { return "Jobs" + std::to_string(info.param); });
 
 }  // namespace
+}  // namespace shard_integrity_test

@@ -16,6 +16,7 @@
 #include "process_support.h"  // tests/support/
 #include "read_text.h"        // tests/support/
 
+namespace sweep_interrupt_test {
 namespace {
 
 using vitsim::testing::Interrupted;
@@ -76,3 +77,4 @@ TEST(SimulateProgress, OneLinePerConfigurationWhenAsked) {
 }
 
 }  // namespace
+}  // namespace sweep_interrupt_test

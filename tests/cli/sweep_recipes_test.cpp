@@ -22,6 +22,7 @@
 
 #include "run_command.h"  // tests/support/
 
+namespace sweep_recipes_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -231,3 +232,4 @@ TEST_F(SlurmRecipe, ArrayAndDependentMergeEqualOneRun) {
 }
 
 }  // namespace
+}  // namespace sweep_recipes_test

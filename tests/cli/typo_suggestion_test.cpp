@@ -13,6 +13,7 @@
 
 #include "run_command.h"  // tests/support/
 
+namespace typo_suggestion_test {
 namespace {
 
 using vitsim::test::run_command;
@@ -144,3 +145,4 @@ TEST(TypoSuggestion, AMistypedSubcommandIsNamed) {
 }
 
 }  // namespace
+}  // namespace typo_suggestion_test

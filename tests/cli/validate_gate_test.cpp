@@ -13,6 +13,7 @@
 
 #include "run_command.h"  // tests/support/
 
+namespace validate_gate_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -115,3 +116,4 @@ TEST_F(ValidateGate, TheSameFileTwiceIsRefused) {
 }
 
 }  // namespace
+}  // namespace validate_gate_test

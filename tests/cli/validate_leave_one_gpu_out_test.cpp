@@ -10,6 +10,7 @@
 
 #include "run_command.h"  // tests/support/
 
+namespace validate_leave_one_gpu_out_test {
 namespace {
 
 const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
@@ -70,3 +71,4 @@ TEST(ValidateLeaveOneGpuOutCli, AMissingGpuProfileExitsTwoNamingIt) {
 }
 
 }  // namespace
+}  // namespace validate_leave_one_gpu_out_test

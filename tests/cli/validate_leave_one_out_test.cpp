@@ -10,6 +10,7 @@
 
 #include "run_command.h"  // tests/support/
 
+namespace validate_leave_one_out_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -52,3 +53,4 @@ TEST(ValidateLeaveOneOutCli, ACorruptEmulatedRecordExitsTwoNamingTheFile) {
 }
 
 }  // namespace
+}  // namespace validate_leave_one_out_test

@@ -19,6 +19,7 @@
 #include "run_command.h"  // tests/support/
 
 #ifdef VITSIM_TRAIN_BUILT
+namespace validate_like_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -158,4 +159,5 @@ TEST(ValidateLike, OwnRunPredictedAndComparedInOneCommand) {
 }
 
 }  // namespace
+}  // namespace validate_like_test
 #endif  // VITSIM_TRAIN_BUILT

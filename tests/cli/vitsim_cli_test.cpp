@@ -12,6 +12,7 @@
 #include "read_text.h"    // tests/support/
 #include "run_command.h"  // tests/support/
 
+namespace vitsim_cli_test {
 namespace {
 
 const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
@@ -371,3 +372,5 @@ TEST(VitsimCli, VersionAndContextNameTheBuiltCommit) {
   ASSERT_EQ(predict.exit_code, 0) << predict.output;
   EXPECT_EQ(nlohmann::json::parse(predict.output)["context"]["git_sha"], built);
 }
+
+}  // namespace vitsim_cli_test

@@ -12,6 +12,7 @@
 #include "error_of.h"  // tests/support/
 
 namespace vitsim::clikit {
+namespace list_options_test {
 namespace {
 
 // tests/support/error_of.h
@@ -83,4 +84,5 @@ TEST(ModelOptions, OverridesRenameThePreset) {
 }
 
 }  // namespace
+}  // namespace list_options_test
 }  // namespace vitsim::clikit

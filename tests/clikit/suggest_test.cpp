@@ -9,6 +9,7 @@
 #include "clikit/run_app.h"
 
 namespace vitsim::clikit {
+namespace suggest_test {
 namespace {
 
 TEST(Suggest, EditDistanceCountsASwapAsOneEdit) {
@@ -89,4 +90,5 @@ TEST(Suggest, RunAppNamesTheOptionMeant) {
 }
 
 }  // namespace
+}  // namespace suggest_test
 }  // namespace vitsim::clikit

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 namespace vitsim::costmodel {
+namespace buckets_test {
 namespace {
 
 using Buckets = std::vector<std::vector<size_t>>;
@@ -41,4 +42,5 @@ TEST(Buckets, MebibyteIsTwoToTheTwentyBytes) {
 }
 
 }  // namespace
+}  // namespace buckets_test
 }  // namespace vitsim::costmodel

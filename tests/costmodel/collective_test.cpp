@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 namespace vitsim::costmodel {
+namespace collective_test {
 namespace {
 
 // Every name round-trips: tests/costmodel/enum_names_test.cpp.
@@ -31,4 +32,5 @@ TEST(Collective, AutoIsStepUpToTheThresholdAndFlowAbove) {
 }
 
 }  // namespace
+}  // namespace collective_test
 }  // namespace vitsim::costmodel

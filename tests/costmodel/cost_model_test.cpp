@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 namespace vitsim::costmodel {
+namespace cost_model_test {
 namespace {
 
 ViTConfig small(int64_t depth, int64_t width = 192, int64_t heads = 3) {
@@ -117,4 +118,5 @@ TEST(CostModel, LookupsByDevicePrecisionAndLinkClass) {
 }
 
 }  // namespace
+}  // namespace cost_model_test
 }  // namespace vitsim::costmodel

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 namespace vitsim::costmodel {
+namespace cost_of_run_test {
 namespace {
 
 TEST(CostOfRun, MixedClusterEpochByHand) {
@@ -33,4 +34,5 @@ TEST(CostOfRun, RefusesNegativeInputs) {
 }
 
 }  // namespace
+}  // namespace cost_of_run_test
 }  // namespace vitsim::costmodel

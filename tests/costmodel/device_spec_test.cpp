@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 namespace vitsim::costmodel {
+namespace device_spec_test {
 namespace {
 
 DeviceSpec device(const std::string& id, double memory_bytes) {
@@ -43,4 +44,5 @@ TEST(DeviceSpec, ClusterDevicesWinOverTheCatalog) {
 }
 
 }  // namespace
+}  // namespace device_spec_test
 }  // namespace vitsim::costmodel

@@ -16,6 +16,7 @@
 #include "costmodel/transport_model.h"
 
 namespace vitsim::costmodel {
+namespace enum_names_test {
 namespace {
 
 // Each row's name parses to its value with `parse` and is what to_string writes; names distinct.
@@ -70,4 +71,5 @@ TEST(EnumNames, UnknownNamesAreRefusedListingTheTable) {
 }
 
 }  // namespace
+}  // namespace enum_names_test
 }  // namespace vitsim::costmodel

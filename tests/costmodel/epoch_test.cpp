@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 namespace vitsim::costmodel {
+namespace epoch_test {
 namespace {
 
 int64_t equal(double fraction, int64_t ranks, int64_t b, int64_t accumulation = 1) {
@@ -58,4 +59,5 @@ TEST(Epoch, RefusesImpossibleShapes) {
 }
 
 }  // namespace
+}  // namespace epoch_test
 }  // namespace vitsim::costmodel

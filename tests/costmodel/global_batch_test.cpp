@@ -9,6 +9,7 @@
 #include "costmodel/dataset.h"
 
 namespace vitsim::costmodel {
+namespace global_batch_test {
 namespace {
 
 TEST(GlobalBatch, SumOfMicroBatchesTimesAccumulation) {
@@ -41,4 +42,5 @@ TEST(Dataset, NamesSetImagesAndClasses) {
 }
 
 }  // namespace
+}  // namespace global_batch_test
 }  // namespace vitsim::costmodel

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace vitsim::costmodel {
+namespace gpu_transfer_test {
 namespace {
 
 DeviceSpec gpu(int64_t sms) {
@@ -118,4 +119,5 @@ TEST(GpuTransfer, OptimizerStepIsMemoryTraffic) {
 }
 
 }  // namespace
+}  // namespace gpu_transfer_test
 }  // namespace vitsim::costmodel

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 namespace vitsim::costmodel {
+namespace kernel_inventory_test {
 namespace {
 
 double matrix_flop(const std::vector<Kernel>& ks, KernelClass cls = KernelClass::kMatrix) {
@@ -115,4 +116,5 @@ TEST_F(KernelInventory, ElementWiseTrafficByHand) {
 }
 
 }  // namespace
+}  // namespace kernel_inventory_test
 }  // namespace vitsim::costmodel

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 namespace vitsim::costmodel {
+namespace layer_graph_test {
 namespace {
 
 TEST(LayerGraph, VitB16ParametersMatchTorchvision) {
@@ -72,4 +73,5 @@ TEST(LayerGraph, RejectsImpossibleConfigurations) {
 }
 
 }  // namespace
+}  // namespace layer_graph_test
 }  // namespace vitsim::costmodel

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace vitsim::costmodel {
+namespace memory_test {
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
@@ -75,4 +76,5 @@ TEST(Memory, OptimizerNamesParseAndPrint) {
 }
 
 }  // namespace
+}  // namespace memory_test
 }  // namespace vitsim::costmodel

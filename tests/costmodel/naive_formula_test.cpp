@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 namespace vitsim::costmodel {
+namespace naive_formula_test {
 namespace {
 
 TEST(NaiveFormula, ComputePlusARingOverTheSlowestLink) {
@@ -17,4 +18,5 @@ TEST(NaiveFormula, ComputePlusARingOverTheSlowestLink) {
 }
 
 }  // namespace
+}  // namespace naive_formula_test
 }  // namespace vitsim::costmodel

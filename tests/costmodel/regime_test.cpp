@@ -9,6 +9,7 @@
 #include "costmodel/memory.h"
 
 namespace vitsim::costmodel {
+namespace regime_test {
 namespace {
 
 // 8x8 image, patch 4 (4 patches, 5 tokens), D = 4, 1 head, MLP 8, 2 classes. Parameters by hand:
@@ -110,4 +111,5 @@ TEST(Regime, ComputeAndMathTypes) {
 }
 
 }  // namespace
+}  // namespace regime_test
 }  // namespace vitsim::costmodel

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 namespace vitsim::costmodel {
+namespace speedup_test {
 namespace {
 
 ThroughputRun run(int64_t gpus, double throughput, int64_t b = 16, Regime p = Regime::kFp32,
@@ -46,4 +47,5 @@ TEST(Speedup, FirstMatchingBaselineWins) {
 }
 
 }  // namespace
+}  // namespace speedup_test
 }  // namespace vitsim::costmodel

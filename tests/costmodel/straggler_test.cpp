@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 namespace vitsim::costmodel {
+namespace straggler_test {
 namespace {
 
 TEST(Straggler, IdenticalRanksWaitTheExpectedMaximumOfNormals) {
@@ -40,4 +41,5 @@ TEST(Straggler, RefusesWhatIsNotAGroup) {
 }
 
 }  // namespace
+}  // namespace straggler_test
 }  // namespace vitsim::costmodel

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 namespace vitsim::costmodel {
+namespace transport_model_test {
 namespace {
 
 constexpr double kGradientBytes = 346270624;  // ViT-B/16, 1000 classes, fp32
@@ -167,4 +168,5 @@ TEST(TransportModel, RingTimeIsTheLinkConvention) {
 }
 
 }  // namespace
+}  // namespace transport_model_test
 }  // namespace vitsim::costmodel

@@ -8,6 +8,7 @@
 #include <cmath>
 
 namespace vitsim::costmodel {
+namespace uncertainty_test {
 namespace {
 
 TEST(Uncertainty, NormalQuantileMatchesTables) {
@@ -154,4 +155,5 @@ TEST(Uncertainty, LinksBySource) {
 }
 
 }  // namespace
+}  // namespace uncertainty_test
 }  // namespace vitsim::costmodel

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace vitsim::doc_test {
+namespace doc_blocks_test {
 namespace {
 
 TEST(DocBlocks, FindsTheCommandsOfBlocksThatHoldAVitsimCommand) {
@@ -94,4 +95,5 @@ TEST(DocBlocks, SynopsisOptionsAndSubcommand) {
 }
 
 }  // namespace
+}  // namespace doc_blocks_test
 }  // namespace vitsim::doc_test

@@ -23,6 +23,7 @@
 #include "run_command.h"  // tests/support/
 
 namespace vitsim::doc_test {
+namespace doc_commands_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -155,4 +156,5 @@ TEST_F(DocCommands, EveryCommandOfTheDocsRuns) {
 }
 
 }  // namespace
+}  // namespace doc_commands_test
 }  // namespace vitsim::doc_test

@@ -20,6 +20,7 @@
 #include "emulate_harness.h"
 
 namespace vitsim::emulate_test {
+namespace emulate_cluster_test {
 namespace {
 
 #define SKIP_UNLESS_EMULATION_WORKS()                                           \
@@ -275,4 +276,5 @@ INSTANTIATE_TEST_SUITE_P(Signals, EmulateClusterSignal, ::testing::Values(SIGINT
                          });
 
 }  // namespace
+}  // namespace emulate_cluster_test
 }  // namespace vitsim::emulate_test

@@ -15,6 +15,7 @@
 #include "emulate_harness.h"
 
 namespace vitsim::emulate_test {
+namespace own_cluster_test {
 namespace {
 
 TEST(EmulateOwnCluster, ThreeCommandsFromEmulatedMeasurementsToAPrediction) {
@@ -117,4 +118,5 @@ TEST(EmulateOwnCluster, ThreeCommandsFromEmulatedMeasurementsToAPrediction) {
 }
 
 }  // namespace
+}  // namespace own_cluster_test
 }  // namespace vitsim::emulate_test

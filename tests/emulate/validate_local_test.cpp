@@ -22,6 +22,7 @@
 #include "read_text.h"
 
 namespace vitsim::emulate_test {
+namespace validate_local_test {
 namespace {
 
 using vitsim::test::number_after;
@@ -85,4 +86,5 @@ TEST(ValidateLocal, QuickLoopMeetsLoosenedTargets) {
 }
 
 }  // namespace
+}  // namespace validate_local_test
 }  // namespace vitsim::emulate_test

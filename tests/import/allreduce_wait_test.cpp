@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 namespace vitsim::import {
+namespace allreduce_wait_test {
 namespace {
 
 constexpr double kSigma = 0.01;  // each rank's compute: 1 s +- 10 ms per step
@@ -61,4 +62,5 @@ TEST(AllreduceWait, SteeperThanAWaitIsSomethingElse) {
 }
 
 }  // namespace
+}  // namespace allreduce_wait_test
 }  // namespace vitsim::import

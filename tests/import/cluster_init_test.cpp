@@ -13,6 +13,7 @@
 #include "schema/json_node.h"
 
 namespace vitsim::import {
+namespace cluster_init_test {
 namespace {
 
 // tests/support/catalogs.h
@@ -138,4 +139,5 @@ TEST(ClusterInit, RefusesWhatItCannotDescribe) {
 }
 
 }  // namespace
+}  // namespace cluster_init_test
 }  // namespace vitsim::import

@@ -17,6 +17,7 @@
 #include "schema/input_error.h"
 
 namespace vitsim::import {
+namespace deepspeed_import_test {
 namespace {
 
 const std::string kData = VITSIM_TEST_DATA_DIR "/data/";
@@ -264,4 +265,5 @@ TEST(DeepSpeedImport, ComputeSummaryCsv) {
 }
 
 }  // namespace
+}  // namespace deepspeed_import_test
 }  // namespace vitsim::import

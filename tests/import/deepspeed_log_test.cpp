@@ -17,6 +17,7 @@
 #include "schema/profile.h"
 
 namespace vitsim::import {
+namespace deepspeed_log_test {
 namespace {
 
 // tests/support/error_of.h
@@ -151,4 +152,5 @@ TEST(DeepSpeedLogHardening, ImportedProfileReadsBack) {
 }
 
 }  // namespace
+}  // namespace deepspeed_log_test
 }  // namespace vitsim::import

@@ -12,6 +12,7 @@
 #include "schema/input_error.h"
 
 namespace vitsim::import {
+namespace nccl_tests_import_test {
 namespace {
 
 const std::string kData = std::string(VITSIM_TEST_DATA_DIR) + "/data/";
@@ -173,4 +174,5 @@ TEST(NcclTestsImport, WrongFilesAreRefused) {
 }
 
 }  // namespace
+}  // namespace nccl_tests_import_test
 }  // namespace vitsim::import

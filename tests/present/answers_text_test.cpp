@@ -8,6 +8,7 @@
 #include <string>
 
 namespace vitsim::present {
+namespace answers_text_test {
 namespace {
 
 schema::ConfigPrediction with_breakdown(bool attributed) {
@@ -47,4 +48,5 @@ TEST(AnswersText, AttributedCommunicationListsTheLinks) {
 }
 
 }  // namespace
+}  // namespace answers_text_test
 }  // namespace vitsim::present

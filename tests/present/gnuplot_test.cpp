@@ -14,6 +14,7 @@
 #include "process_support.h"  // tests/support/
 
 namespace vitsim::present {
+namespace gnuplot_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -103,4 +104,5 @@ TEST(Gnuplot, AKilledCallerLeavesNoGnuplotAndNoHalfWrittenFigure) {
 }
 
 }  // namespace
+}  // namespace gnuplot_test
 }  // namespace vitsim::present

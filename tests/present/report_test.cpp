@@ -20,6 +20,7 @@
 #include "run_command.h"  // tests/support/
 
 namespace vitsim::present {
+namespace report_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -188,4 +189,5 @@ TEST(Report, RendersWithAllFiguresInChromium) {
 }
 
 }  // namespace
+}  // namespace report_test
 }  // namespace vitsim::present

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 namespace vitsim::present {
+namespace run_comparison_test {
 namespace {
 
 schema::RankStepSummary rank(int64_t r, double step_s, double forward_s, double allreduce_s) {
@@ -46,4 +47,5 @@ TEST(RunComparison, StepPartsMeasuredAgainstPredicted) {
 }
 
 }  // namespace
+}  // namespace run_comparison_test
 }  // namespace vitsim::present

@@ -10,6 +10,7 @@
 #include "present/prediction_table.h"
 
 namespace vitsim::present {
+namespace run_cost_test {
 namespace {
 
 schema::ConfigPrediction mixed_prediction() {
@@ -108,4 +109,5 @@ TEST(RunCost, PriceStatusNamesTheLeastCheckedPriceAndOutputsShowIt) {
 }
 
 }  // namespace
+}  // namespace run_cost_test
 }  // namespace vitsim::present

@@ -18,6 +18,7 @@
 #include "schema/transports_io.h"
 
 namespace vitsim::present {
+namespace transport_check_test {
 namespace {
 
 const std::string kSrc = VITSIM_SOURCE_DIR;
@@ -85,4 +86,5 @@ TEST(TransportCheck, HeldOutPublicDatasets) {
 }
 
 }  // namespace
+}  // namespace transport_check_test
 }  // namespace vitsim::present

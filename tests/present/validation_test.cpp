@@ -11,6 +11,7 @@
 #include "schema/model_io.h"
 
 namespace vitsim::present {
+namespace validation_test {
 namespace {
 
 schema::ConfigPrediction predicted(const std::string& cluster, int64_t gpus, double epoch_s) {
@@ -276,4 +277,5 @@ TEST(MeasuredRuns, UnphysicalCsvRowsAreRefused) {
 }
 
 }  // namespace
+}  // namespace validation_test
 }  // namespace vitsim::present

@@ -10,6 +10,7 @@
 
 #include "process_support.h"  // tests/support/
 
+namespace fork_runner_cli_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -57,3 +58,4 @@ TEST(ForkRunner, SigtermReachesTheSimulationAndEndsPredictByIt) {
 }
 
 }  // namespace
+}  // namespace fork_runner_cli_test

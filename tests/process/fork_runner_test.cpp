@@ -16,6 +16,7 @@
 #include "schema/input_error.h"
 
 namespace vitsim::process {
+namespace fork_runner_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -149,4 +150,5 @@ TEST(ForkRunner, AnIgnoredSignalStaysIgnored) {
 }
 
 }  // namespace
+}  // namespace fork_runner_test
 }  // namespace vitsim::process

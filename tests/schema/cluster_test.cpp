@@ -7,6 +7,7 @@
 #include "schema_test_util.h"
 
 namespace vitsim::schema {
+namespace cluster_test {
 namespace {
 
 const std::string kExample = std::string(VITSIM_TEST_DATA_DIR) + "/examples/cluster.json";
@@ -153,4 +154,5 @@ TEST(ClusterDoc, PageExampleIsTheTestExample) {
 }
 
 }  // namespace
+}  // namespace cluster_test
 }  // namespace vitsim::schema

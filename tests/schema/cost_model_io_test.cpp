@@ -7,6 +7,7 @@
 #include "schema_test_util.h"
 
 namespace vitsim::schema {
+namespace cost_model_io_test {
 namespace {
 
 using testing::load_example;
@@ -175,4 +176,5 @@ TEST(CostModelIo, DocumentationShowsTheExample) {
 }
 
 }  // namespace
+}  // namespace cost_model_io_test
 }  // namespace vitsim::schema

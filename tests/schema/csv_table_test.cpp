@@ -7,6 +7,7 @@
 #include "schema_test_util.h"
 
 namespace vitsim::schema {
+namespace csv_table_test {
 namespace {
 
 TEST(Csv, FieldsAreQuotedOnlyWhenTheyMustBe) {
@@ -46,4 +47,5 @@ TEST(Csv, MalformedTablesNameFileAndPlace) {
 }
 
 }  // namespace
+}  // namespace csv_table_test
 }  // namespace vitsim::schema

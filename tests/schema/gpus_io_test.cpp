@@ -10,6 +10,7 @@
 #include "schema_test_util.h"
 
 namespace vitsim::schema {
+namespace gpus_io_test {
 namespace {
 
 using testing::load_example;
@@ -158,4 +159,5 @@ TEST(Gpus, DocumentationShowsTheExample) {
 }
 
 }  // namespace
+}  // namespace gpus_io_test
 }  // namespace vitsim::schema

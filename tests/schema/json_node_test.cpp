@@ -9,6 +9,7 @@
 #include "schema/model_io.h"
 
 namespace vitsim::schema {
+namespace json_node_test {
 namespace {
 
 // tests/support/error_of.h
@@ -83,4 +84,5 @@ TEST(ModelIo, RefusesUnknownPresetAndImpossibleModel) {
 }
 
 }  // namespace
+}  // namespace json_node_test
 }  // namespace vitsim::schema

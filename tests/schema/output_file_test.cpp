@@ -19,6 +19,7 @@
 #include <sstream>
 
 namespace vitsim::schema {
+namespace output_file_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -170,4 +171,5 @@ TEST_F(OutputFile, EveryInjectedFaultLeavesThePreviousFiles) {
 }
 
 }  // namespace
+}  // namespace output_file_test
 }  // namespace vitsim::schema

@@ -17,6 +17,7 @@
 #include "schema_test_util.h"
 
 namespace vitsim::schema {
+namespace physical_bounds_test {
 namespace {
 
 using testing::example_with;
@@ -164,4 +165,5 @@ TEST(PhysicalBounds, BoundViolationWords) {
 }
 
 }  // namespace
+}  // namespace physical_bounds_test
 }  // namespace vitsim::schema

@@ -9,6 +9,7 @@
 #include "schema_test_util.h"
 
 namespace vitsim::schema {
+namespace prediction_answers_test {
 namespace {
 
 const std::string kExample = std::string(VITSIM_TEST_DATA_DIR) + "/examples/prediction.json";
@@ -99,4 +100,5 @@ TEST(PredictionAnswers, BadValuesNameThePlace) {
 }
 
 }  // namespace
+}  // namespace prediction_answers_test
 }  // namespace vitsim::schema

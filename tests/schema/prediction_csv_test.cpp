@@ -10,6 +10,7 @@
 #include "schema_test_util.h"
 
 namespace vitsim::schema {
+namespace prediction_csv_test {
 namespace {
 
 // The n-th ```csv block of the page (0-based), "" when there is none.
@@ -90,4 +91,5 @@ TEST(PredictionCsv, CostColumnsFilledWithACostEmptyWithout) {
 }
 
 }  // namespace
+}  // namespace prediction_csv_test
 }  // namespace vitsim::schema

@@ -6,6 +6,7 @@
 #include "schema_test_util.h"
 
 namespace vitsim::schema {
+namespace prediction_test {
 namespace {
 
 const std::string kExample = std::string(VITSIM_TEST_DATA_DIR) + "/examples/prediction.json";
@@ -103,4 +104,5 @@ TEST(Prediction, RankClassesAreOptionalForReaders) {
 }
 
 }  // namespace
+}  // namespace prediction_test
 }  // namespace vitsim::schema

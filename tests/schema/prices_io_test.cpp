@@ -8,6 +8,7 @@
 #include "schema_test_util.h"
 
 namespace vitsim::schema {
+namespace prices_io_test {
 namespace {
 
 TEST(Prices, ShippedTableReadsAndEveryPriceHasASource) {
@@ -86,12 +87,6 @@ TEST(Prices, RefusesUnknownKeysAndDuplicates) {
       InputError);
 }
 
-}  // namespace
-}  // namespace vitsim::schema
-
-namespace vitsim::schema {
-namespace {
-
 TEST(PricesDoc, PageExampleIsTheTestExampleAndReads) {
   EXPECT_EQ(testing::doc_example("prices.md"), testing::load_example("prices"));
   const PriceTable t = read_prices(testing::example_path("prices"));
@@ -99,4 +94,5 @@ TEST(PricesDoc, PageExampleIsTheTestExampleAndReads) {
 }
 
 }  // namespace
+}  // namespace prices_io_test
 }  // namespace vitsim::schema

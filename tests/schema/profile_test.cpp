@@ -7,6 +7,7 @@
 #include "schema_test_util.h"
 
 namespace vitsim::schema {
+namespace profile_test {
 namespace {
 
 using testing::load_example;
@@ -256,4 +257,5 @@ TEST(Profile, DocumentationShowsTheExample) {
 }
 
 }  // namespace
+}  // namespace profile_test
 }  // namespace vitsim::schema

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace vitsim::schema {
+namespace rank_groups_test {
 namespace {
 
 RankPrediction rank(int64_t r, const std::string& host, const std::string& device,
@@ -80,4 +81,5 @@ TEST(RankGroups, ClassSummariesListEveryRankAndHost) {
 }
 
 }  // namespace
+}  // namespace rank_groups_test
 }  // namespace vitsim::schema

@@ -22,6 +22,7 @@
 #include "schema_test_util.h"
 
 namespace vitsim::schema {
+namespace round_trip_test {
 namespace {
 
 using testing::example_path;
@@ -137,4 +138,5 @@ TEST(RoundTrip, WriterRefusesWhatReadersRefuse) {
 }
 
 }  // namespace
+}  // namespace round_trip_test
 }  // namespace vitsim::schema

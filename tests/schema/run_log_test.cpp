@@ -7,6 +7,7 @@
 #include "schema_test_util.h"
 
 namespace vitsim::schema {
+namespace run_log_test {
 namespace {
 
 using testing::load_example;
@@ -167,4 +168,5 @@ TEST(RunLog, DocumentationShowsTheExample) {
 }
 
 }  // namespace
+}  // namespace run_log_test
 }  // namespace vitsim::schema

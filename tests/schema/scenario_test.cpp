@@ -9,6 +9,7 @@
 #include "schema_test_util.h"
 
 namespace vitsim::schema {
+namespace scenario_test {
 namespace {
 
 const std::string kExample = std::string(VITSIM_TEST_DATA_DIR) + "/examples/scenario.json";
@@ -96,4 +97,5 @@ TEST(ScenarioDoc, PageExampleIsTheTestExample) {
 }
 
 }  // namespace
+}  // namespace scenario_test
 }  // namespace vitsim::schema

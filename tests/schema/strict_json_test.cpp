@@ -20,6 +20,7 @@
 #include "schema_test_util.h"
 
 namespace vitsim::schema {
+namespace strict_json_test {
 namespace {
 
 using testing::error_of;
@@ -144,4 +145,5 @@ TEST(StrictJson, DevicesAndFoldersAreNotRead) {
 }
 
 }  // namespace
+}  // namespace strict_json_test
 }  // namespace vitsim::schema

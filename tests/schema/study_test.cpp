@@ -7,6 +7,7 @@
 #include "schema_test_util.h"
 
 namespace vitsim::schema {
+namespace study_test {
 namespace {
 
 const std::string kStudy = std::string(VITSIM_SOURCE_DIR) + "/data/vit-deepspeed-study/study.json";
@@ -80,4 +81,5 @@ TEST(Study, BadFilesNameThePlace) {
 }
 
 }  // namespace
+}  // namespace study_test
 }  // namespace vitsim::schema

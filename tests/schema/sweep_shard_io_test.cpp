@@ -10,6 +10,7 @@
 #include "schema_test_util.h"
 
 namespace vitsim::schema {
+namespace sweep_shard_io_test {
 namespace {
 
 using testing::load_example;
@@ -145,4 +146,5 @@ TEST(SweepShardIo, DigestIsStable) {
 }
 
 }  // namespace
+}  // namespace sweep_shard_io_test
 }  // namespace vitsim::schema

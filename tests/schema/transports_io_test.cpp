@@ -8,6 +8,7 @@
 #include "schema_test_util.h"
 
 namespace vitsim::schema {
+namespace transports_io_test {
 namespace {
 
 const std::string kShipped = std::string(VITSIM_SOURCE_DIR) + "/platforms/transports.json";
@@ -84,4 +85,5 @@ TEST(Transports, MissingSourcesAndAbsurdValuesAreRefused) {
 }
 
 }  // namespace
+}  // namespace transports_io_test
 }  // namespace vitsim::schema

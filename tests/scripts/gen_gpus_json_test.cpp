@@ -10,6 +10,7 @@
 
 #include "run_command.h"  // tests/support/
 
+namespace gen_gpus_json_test {
 namespace {
 
 using vitsim::test::quoted;
@@ -46,3 +47,4 @@ TEST(GenGpusJson, TheCommittedCatalogIsTheScriptsOutput) {
 }
 
 }  // namespace
+}  // namespace gen_gpus_json_test

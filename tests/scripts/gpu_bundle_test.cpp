@@ -12,6 +12,7 @@
 
 #include "run_command.h"  // tests/support/
 
+namespace gpu_bundle_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -124,3 +125,4 @@ TEST(GpuBundle, BundledMpirunRunsTwoRanksWithTheSystemOpenMpiHidden) {
 }
 
 }  // namespace
+}  // namespace gpu_bundle_test

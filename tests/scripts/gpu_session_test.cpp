@@ -10,6 +10,7 @@
 
 #include "run_command.h"  // tests/support/
 
+namespace gpu_session_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -153,3 +154,4 @@ TEST_F(GpuSession, ProbeRunsWithoutAGpuAndPacksOneArchive) {
 }
 
 }  // namespace
+}  // namespace gpu_session_test

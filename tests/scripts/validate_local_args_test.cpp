@@ -7,6 +7,7 @@
 
 #include "run_command.h"  // tests/support/
 
+namespace validate_local_args_test {
 namespace {
 
 using vitsim::test::quoted;
@@ -54,3 +55,4 @@ TEST(ValidateLocalArgs, HelpListsTheProfilePassesAndRounds) {
 }
 
 }  // namespace
+}  // namespace validate_local_args_test

@@ -17,6 +17,7 @@
 #include "sim_test_support.h"
 
 namespace vitsim::sim {
+namespace actor_structure_test {
 namespace {
 
 using test::constant_costs;
@@ -122,4 +123,5 @@ TEST(ActorStructure, OverlapWithAndWithoutTraceGiveTheSameTimes) {
 }
 
 }  // namespace
+}  // namespace actor_structure_test
 }  // namespace vitsim::sim

@@ -15,6 +15,7 @@
 #include "sim_test_support.h"
 
 namespace vitsim::sim {
+namespace class_engine_test {
 namespace {
 
 using test::constant_costs;
@@ -205,4 +206,5 @@ TEST(ClassEngine, RefusesWhatItCannotCollapse) {
 }
 
 }  // namespace
+}  // namespace class_engine_test
 }  // namespace vitsim::sim

@@ -10,6 +10,7 @@
 #include "synthetic_costs.h"
 
 namespace vitsim::sim {
+namespace fixture_test {
 namespace {
 
 const std::string kFixture = std::string(VITSIM_TEST_DATA_DIR) + "/fixtures/costs.json";
@@ -34,4 +35,5 @@ TEST(Fixture, CostsFileIsTheGeneratedSyntheticModel) {
 }
 
 }  // namespace
+}  // namespace fixture_test
 }  // namespace vitsim::sim

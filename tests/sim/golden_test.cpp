@@ -11,6 +11,7 @@
 #include "sim_test_support.h"
 
 namespace vitsim::sim {
+namespace golden_test {
 namespace {
 
 using test::constant_costs;
@@ -285,4 +286,5 @@ TEST(Golden, SingleRankHasNoCommunication) {
 }
 
 }  // namespace
+}  // namespace golden_test
 }  // namespace vitsim::sim

@@ -18,6 +18,7 @@
 #include "sim/provenance.h"
 
 namespace vitsim::sim {
+namespace platform_test {
 namespace {
 
 namespace sg4 = simgrid::s4u;
@@ -271,4 +272,5 @@ TEST(Placement, NodesOverrideAndFilling) {
 }
 
 }  // namespace
+}  // namespace platform_test
 }  // namespace vitsim::sim

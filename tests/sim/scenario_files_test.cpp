@@ -14,6 +14,7 @@
 #include "sim/simulator.h"
 
 namespace vitsim::sim {
+namespace scenario_files_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -103,4 +104,5 @@ TEST_F(ScenarioFiles, SameInputsGiveByteIdenticalPredictions) {
 }
 
 }  // namespace
+}  // namespace scenario_files_test
 }  // namespace vitsim::sim

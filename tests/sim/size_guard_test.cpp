@@ -16,6 +16,7 @@
 #include "sim_test_support.h"
 
 namespace vitsim::sim {
+namespace size_guard_test {
 namespace {
 
 SimulationShape h200(int64_t gpus, bool classes) {
@@ -136,4 +137,5 @@ TEST(SizeGuard, StacksWithoutGuardPagesGiveTheSameTimes) {
 }
 
 }  // namespace
+}  // namespace size_guard_test
 }  // namespace vitsim::sim

@@ -14,6 +14,7 @@
 #include "sim_test_support.h"
 
 namespace vitsim::sim {
+namespace step_breakdown_test {
 namespace {
 
 using test::constant_costs;
@@ -200,4 +201,5 @@ TEST(StepBreakdown, AboveTheAttributionLimitSaysWhyAndWhatToDo) {
 }
 
 }  // namespace
+}  // namespace step_breakdown_test
 }  // namespace vitsim::sim

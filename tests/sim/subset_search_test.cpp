@@ -8,6 +8,7 @@
 #include "sim_test_support.h"
 
 namespace vitsim::sim {
+namespace subset_search_test {
 namespace {
 
 using test::constant_costs;
@@ -73,4 +74,5 @@ TEST(SubsetSearch, GreedyDropsTheSlowHostFirstAndStops) {
 }
 
 }  // namespace
+}  // namespace subset_search_test
 }  // namespace vitsim::sim

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace vitsim::sim {
+namespace sweep_goal_test {
 namespace {
 
 schema::ConfigPrediction row(const std::string& label, int64_t gpus, double epoch_s,
@@ -120,4 +121,5 @@ TEST(SweepGoal, WeakScalingComparesPerImage) {
 }
 
 }  // namespace
+}  // namespace sweep_goal_test
 }  // namespace vitsim::sim

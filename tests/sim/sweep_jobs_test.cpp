@@ -10,6 +10,7 @@
 #include "sim_test_support.h"
 
 namespace vitsim::sim {
+namespace sweep_jobs_test {
 namespace {
 
 using test::constant_costs;
@@ -82,4 +83,5 @@ TEST(SweepJobs, DefaultIsBetweenOneAndTheCores) {
 }
 
 }  // namespace
+}  // namespace sweep_jobs_test
 }  // namespace vitsim::sim

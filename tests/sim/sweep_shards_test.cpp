@@ -11,6 +11,7 @@
 #include "sim_test_support.h"
 
 namespace vitsim::sim {
+namespace sweep_shards_test {
 namespace {
 
 std::function<const char*(const char*)> env(std::map<std::string, std::string> vars) {
@@ -119,4 +120,5 @@ TEST(SweepShards, MergePutsEntriesInOrderOrNamesTheBadFile) {
 }
 
 }  // namespace
+}  // namespace sweep_shards_test
 }  // namespace vitsim::sim

@@ -10,6 +10,7 @@
 #include <vector>
 
 namespace vitsim::trainer {
+namespace bf16_sum_test {
 namespace {
 
 constexpr uint16_t kOne = 0x3f80;       // 1.0
@@ -80,4 +81,5 @@ TEST(Bf16Sum, MpiUserFunctionSumsEveryElementInPlace) {
 }
 
 }  // namespace
+}  // namespace bf16_sum_test
 }  // namespace vitsim::trainer

@@ -14,6 +14,7 @@
 #include "trainer/synthetic_dataset.h"
 
 namespace vitsim::trainer {
+namespace cifar_format_test {
 namespace {
 
 std::string temp_dir(const std::string& name) {
@@ -128,4 +129,5 @@ TEST(CifarFormat, MissingDatasetSaysHowToMakeOne) {
 }
 
 }  // namespace
+}  // namespace cifar_format_test
 }  // namespace vitsim::trainer

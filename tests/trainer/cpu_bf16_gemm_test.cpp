@@ -14,6 +14,7 @@
 #include "trainer/autocast_compat.h"
 
 namespace vitsim::trainer {
+namespace cpu_bf16_gemm_test {
 namespace {
 
 // Largest |a - exact| over the elements, relative to the largest |exact|.
@@ -108,4 +109,5 @@ TEST(CpuBf16Gemm, Fp32WithoutAutocastIsLibTorchsCallBitForBit) {
 }
 
 }  // namespace
+}  // namespace cpu_bf16_gemm_test
 }  // namespace vitsim::trainer

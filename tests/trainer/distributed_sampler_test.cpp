@@ -14,6 +14,7 @@
 #include "run_command.h"  // tests/support/
 
 namespace vitsim::trainer {
+namespace distributed_sampler_test {
 namespace {
 
 DistributedSampler make(int64_t n, double p, int64_t ranks, int64_t rank, uint64_t seed = 7) {
@@ -94,4 +95,5 @@ TEST(DistributedSampler, MatchesPyTorch) {
 }
 
 }  // namespace
+}  // namespace distributed_sampler_test
 }  // namespace vitsim::trainer

@@ -10,6 +10,7 @@
 #include "mpi_train_harness.h"
 #include "number_after.h"
 
+namespace mpi_train_ds_bf16_test {
 namespace {
 
 using vitsim::test::number_after;
@@ -133,3 +134,4 @@ TEST_F(MpiTrain, DsFp16IsRefusedWithAClearMessage) {
 }
 
 }  // namespace
+}  // namespace mpi_train_ds_bf16_test

@@ -15,6 +15,7 @@
 #include "mpi_train_harness.h"
 #include "schema/digest.h"
 
+namespace mpi_train_outputs_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -250,3 +251,4 @@ TEST_F(MpiTrain, ProbeDispatchTimesEachOperationPerCall) {
 }
 
 }  // namespace
+}  // namespace mpi_train_outputs_test

@@ -5,6 +5,7 @@
 #include "mpi_train_harness.h"
 #include "process_support.h"  // tests/support/
 
+namespace mpi_train_test {
 namespace {
 
 const char* const kSgd = " --optimizer sgd --lr 0.05 --max-steps 3 --seed 9";
@@ -388,3 +389,4 @@ TEST_F(MpiTrain, ProfileOnGpuWritesValidProfile) {
 }
 
 }  // namespace
+}  // namespace mpi_train_test

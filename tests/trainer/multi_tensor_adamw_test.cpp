@@ -11,6 +11,7 @@
 #include <vector>
 
 namespace vitsim::trainer {
+namespace multi_tensor_adamw_test {
 namespace {
 
 // Parameters of a few shapes (a ViT's: matrices, vectors, a scalar-like one), seeded.
@@ -125,4 +126,5 @@ TEST(MultiTensorAdamW, TakesTheBaseStepWhereItDoesNotBatch) {
 }
 
 }  // namespace
+}  // namespace multi_tensor_adamw_test
 }  // namespace vitsim::trainer

@@ -15,6 +15,7 @@
 #include <vector>
 
 namespace vitsim::trainer {
+namespace nccl_core_test {
 namespace {
 
 #define SKIP_WITHOUT_DEVICES(n)                                                     \
@@ -152,4 +153,5 @@ TEST(NcclCore, TwoRanksUnderMpirun) {
 }
 
 }  // namespace
+}  // namespace nccl_core_test
 }  // namespace vitsim::trainer

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 namespace vitsim::trainer {
+namespace step_stats_test {
 namespace {
 
 TEST(StepStats, DeepSpeedLinesHaveDeepSpeedsShape) {
@@ -131,4 +132,5 @@ TEST(StepStats, ProfiledStepsSummariseToMeansThatAddUpToTheStep) {
 }
 
 }  // namespace
+}  // namespace step_stats_test
 }  // namespace vitsim::trainer

@@ -15,6 +15,7 @@
 #include "schema/input_error.h"
 
 namespace vitsim::trainer {
+namespace train_options_test {
 namespace {
 
 std::string write_config(const std::string& name, const std::string& text) {
@@ -184,4 +185,5 @@ TEST(DeepSpeedConfig, DuplicateKeysAndDeepNestingAreRefused) {
 }
 
 }  // namespace
+}  // namespace train_options_test
 }  // namespace vitsim::trainer

@@ -14,6 +14,7 @@
 #include "costmodel/layer_graph.h"
 
 namespace vitsim::trainer {
+namespace vit_model_test {
 namespace {
 
 costmodel::ViTConfig tiny() {
@@ -148,4 +149,5 @@ TEST(VitModel, MatchesTorchvisionLogitsLossAndGradients) {
 }
 
 }  // namespace
+}  // namespace vit_model_test
 }  // namespace vitsim::trainer
