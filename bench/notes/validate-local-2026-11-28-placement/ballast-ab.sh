@@ -1,12 +1,10 @@
 #!/bin/bash
 # A/B: ballast (SCHED_IDLE spinner per CPU) vs none: r2-slow run, r4-mb24 run, profile pass at mb24.
-out=$1; mkdir -p $out
-B=./build/bin
-M="--model vit_ti_16 --image-size 32 --patch-size 4 --width 128 --depth 4 --heads 4 --classes 10"
+source "$(dirname "$0")/common.sh" "$1"  # out, B, M, P
 T="--optimizer adamw --lr 1e-3 --seed 1 --threads 1 --no-eval --no-progress --overlap off --epochs 1 --mpi-wait poll --precision fp32 --device-id emu-cpu-40"
 cat > $out/p.sh <<S
 k=\$OMPI_COMM_WORLD_RANK
-P="$M --micro-batches 24 --warmup 2 --repetitions 30 --optimizer adamw --threads 1"
+P="$P"
 case \$k in
 0) $B/vitsim-train profile \$P --precision fp32 --device-id emu-cpu-40 --out \$OUTP/p0.json ;;
 1) $B/vitsim-train profile \$P --precision ds-bf16 --device-id emu-cpu-40 --out \$OUTP/p1.json ;;

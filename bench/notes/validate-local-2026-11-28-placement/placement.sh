@@ -1,8 +1,5 @@
 #!/bin/bash
-out=$1; mkdir -p $out
-B=./build/bin
-M="--model vit_ti_16 --image-size 32 --patch-size 4 --width 128 --depth 4 --heads 4 --classes 10"
-P="$M --micro-batches 24 --warmup 2 --repetitions 30 --optimizer adamw --threads 1"
+source "$(dirname "$0")/common.sh" "$1"  # out, B, M, P
 cat > $out/alone.sh <<S
 k=\$OMPI_COMM_WORLD_RANK
 case \$k in
