@@ -324,11 +324,16 @@ TEST_F(MpiTrain, NcclOnOneGpuMatchesMpiOnCpu) {
 // 4e-4 of the parameters' norm after 4 steps (seen on an H100 with the first version of this
 // test). An epsilon of 1e-2 (DeepSpeed config) keeps such noise at 1e-7 of lr, while every real
 // gradient still goes through the moments and bias corrections being compared.
-TEST_F(MpiTrain, FusedAdamWOnGpuMatchesForeach) {
-  SKIP_WITHOUT_GPUS(1);
-  const std::string cfg = dir_ + "/adamw_eps.json";
+std::string adamw_large_eps_config(const std::string& dir) {
+  const std::string cfg = dir + "/adamw_eps.json";
   std::ofstream(cfg) << R"({"optimizer": {"type": "AdamW", "params": {"lr": 0.01, "eps": 0.01,
       "weight_decay": 0.05, "betas": [0.9, 0.95]}}})";
+  return cfg;
+}
+
+TEST_F(MpiTrain, FusedAdamWOnGpuMatchesForeach) {
+  SKIP_WITHOUT_GPUS(1);
+  const std::string cfg = adamw_large_eps_config(dir_);
   const std::string adam =
       " --micro-batch 16 --max-steps 4 --seed 9 --device cuda --backend nccl"
       " --config " +
@@ -346,9 +351,12 @@ TEST_F(MpiTrain, FusedAdamWOnGpuMatchesForeach) {
 }
 
 // Where this LibTorch lacks the fused kernel for the CPU (before 2.4: Debian's 1.13), asking for
-// it is a usage error naming the option; where it has it, it trains like the foreach step.
+// it is a usage error naming the option; where it has it, it trains like the foreach step (with
+// the GPU test's epsilon, for its reason: with the default 1e-8, LibTorch 2.11's CPU kernels
+// parted by 3.2e-5 of the norm after 2 steps on the H200 machine of 2026-11-28).
 TEST_F(MpiTrain, FusedAdamWOnTheCpuRunsOrSaysWhyNot) {
-  const std::string common = " --micro-batch 16 --lr 0.01 --max-steps 2 --seed 9 --adamw-kernel ";
+  const std::string common = " --micro-batch 16 --max-steps 2 --seed 9 --config " +
+                             adamw_large_eps_config(dir_) + " --adamw-kernel ";
   const Result r = train(1, common + "fused --dump-params " + dir_ + "/cpu-fused.bin");
   if (r.exit_code == 2) {
     EXPECT_NE(r.output.find("--adamw-kernel fused: the fused AdamW kernel is not in this LibTorch"),
