@@ -49,12 +49,13 @@ struct Study {
   // Public GPU benchmark tables (timm's training and inference CSVs): GPU evidence of the
   // kernel-class transfer (docs/cost-model.md section 4). Empty = none.
   std::vector<std::string> tensor_evidence;
-  // Profiles of GPUs measured outside the study (platforms/profiles/*.json: the H100): GPU
+  // Profiles of GPUs measured outside the study (platforms/profiles/*.json: H100, H200): GPU
   // evidence, and measured costs of their devices. Files, or folders whose *.json are read.
   std::vector<std::string> gpu_profiles;
   // Profiles of GPUs that are GPU evidence of the transfer only (their layers and optimizer), not
-  // measured costs of their devices: platforms/evidence/ (the H200's, whose host phases carry the
-  // loader wait of the profiler build that measured them). Files, or folders whose *.json are read.
+  // measured costs of their devices (e.g. a profile whose host phases carry a profiler build's
+  // loader wait: the H200's of 2026-11-26 were, until re-measured). Files, or folders whose *.json
+  // are read.
   std::vector<std::string> evidence_profiles;
   // A recorded scripts/validate-local run (docs/formats/validate-local-recorded.md) that the
   // fidelity check re-simulates; "" = none. Never a calibration input.

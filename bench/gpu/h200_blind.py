@@ -2,9 +2,11 @@
 """The blind H200 prediction (issue 29, item 1): vitsim's prediction of one H200 from the shipped
 inputs alone, committed before any H200 measurement (docs/gpu-transfer.md).
 
-`vitsim reproduce` calibrates from every shipped input (the study's logs and compute summary,
-the H100 profiles of platforms/profiles/, timm's public benchmark tables); the H200 is the H100's
-same-chip sibling there (provenance `sibling`: the measured H100 layers moved by the kernel-class
+`vitsim reproduce` calibrates from the shipped inputs as they were before any H200 measurement
+(the study's logs and compute summary, the H100 profiles of platforms/profiles/, timm's public
+benchmark tables): since 2026-11-28 platforms/profiles/ holds measured H200 profiles too, so the
+script runs `reproduce` on a copy of the study file (under --out, its paths made absolute) whose
+`gpu_profiles` leave every H200 profile out. The H200 is the H100's same-chip sibling there (provenance `sibling`: the measured H100 layers moved by the kernel-class
 model's ratio, HBM3e's 4.8 TB/s against 3.35). Per regime (fp32, amp-bf16, ds-bf16) and
 micro-batch (16-256, those the H100 was profiled at and a session measures the H200 at with
 `scripts/gpu-session profile`), this prints the H200's compute per step (forward + backward of
@@ -25,12 +27,40 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from cross_gpu import (compute_only_costs, fail, load_json, run,  # noqa: E402
-                       vitsim_compute, write_table)
+                       vitsim_compute, write_json, write_table)
 
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 DEVICE = "h200-sxm"
 REGIMES = ("fp32", "amp-bf16", "ds-bf16")
 MICRO_BATCHES = (16, 32, 64, 128, 256)
+
+
+def without_device_profiles(study_path, device, out):
+    """A copy of the study file at `out` whose `gpu_profiles` name every profile file of its
+    folders but those of `device`, and whose other relative paths are made absolute (they were
+    relative to the study file's folder: docs/formats/study.md)."""
+    study = load_json(study_path)
+    base = os.path.dirname(os.path.abspath(study_path))
+
+    def absolute(value):
+        if isinstance(value, list):
+            return [absolute(v) for v in value]
+        if isinstance(value, str) and not os.path.isabs(value) and \
+                os.path.exists(os.path.join(base, value)):
+            return os.path.normpath(os.path.join(base, value))
+        return value
+
+    for key in list(study):
+        if key not in ("schema", "context", "title", "report_notes"):
+            study[key] = absolute(study[key])
+    profiles = []
+    for path in study.get("gpu_profiles", []):
+        files = [os.path.join(path, f) for f in sorted(os.listdir(path)) if f.endswith(".json")] \
+            if os.path.isdir(path) else [path]
+        profiles += [f for f in files if load_json(f).get("device") != device]
+    study["gpu_profiles"] = profiles
+    write_json(out, study)
+    return out
 
 
 def main():
@@ -46,7 +76,8 @@ def main():
             fail(f"{path}: no such file")
     os.makedirs(a.out, exist_ok=True)
     study_out = os.path.join(a.out, "study")
-    run([a.vitsim, "reproduce", "--study", a.study, "--out", study_out],
+    blind_study = without_device_profiles(a.study, DEVICE, os.path.join(a.out, "study.json"))
+    run([a.vitsim, "reproduce", "--study", blind_study, "--out", study_out],
         log=os.path.join(a.out, "reproduce.txt"))
     costs = os.path.join(study_out, "costs.json")
     if not any(d["device"] == DEVICE for d in load_json(costs)["devices"]):

@@ -4,8 +4,8 @@
 // measurements; the study's logs are not calibrate's inputs (held out); the H200 is the H100's
 // sibling and fp16 costs what bf16 does where one tensor peak serves both; a measured throughput
 // is the compute-only figure of its source (the P4 row of compute_summary.csv by hand); the
-// shipped profiles are the measured ones of 2026-11-26 from micro-batch 16; bad input exits 2
-// naming the file.
+// shipped profiles are the measured ones (the H100's of 2026-11-26, the H200's of 2026-11-28);
+// bad input exits 2 naming the file.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -85,20 +85,31 @@ TEST_F(CrossGpu, EveryCatalogGpuIsPredictedSaysWhatItRestsOnAndMatchesItsMeasure
 }
 
 TEST_F(CrossGpu, ShippedProfilesAreTheMeasuredOnes) {
-  // platforms/profiles/README.md: the 2026-11-26 04:43 UTC measurement (20 timed steps per
-  // micro-batch, the loader on 8 threads, the fused AdamW kernel) as vitsim-train wrote it, byte
-  // for byte in content; no loader wait left in any row (the files before carried 0.1-0.46 s).
-  for (const char* regime : {"fp32", "amp-bf16", "amp-fp16", "ds-bf16"}) {
-    const std::string name = std::string("h100-sxm-vit_b_16-") + regime + ".json";
-    const auto measured =
-        read_json_file(kRoot + "/bench/gpu/h100-2026-11-26b/call4/gpu-profile/profile-" + name);
-    const auto shipped = read_json_file(kRoot + "/platforms/profiles/" + name);
-    EXPECT_EQ(shipped, measured) << name;
-    EXPECT_EQ(shipped.at("device_name"), "NVIDIA H100 80GB HBM3") << name;
-    EXPECT_EQ(shipped.at("context").at("intra_op_threads"), 8) << name;
-    ASSERT_EQ(shipped.at("compute").size(), 5u) << name;
-    for (const auto& m : shipped.at("compute")) {
-      EXPECT_LT(m.at("data_time_s").get<double>(), 1e-3) << name << " " << m.at("micro_batch");
+  // platforms/profiles/README.md: the H100's measurement of 2026-11-26 04:43 UTC and the H200's
+  // of 2026-11-28 17:10 UTC (20 timed steps per micro-batch, the loader on 8 threads, the fused
+  // AdamW kernel) as vitsim-train wrote them, byte for byte in content; no loader wait left in
+  // any row (the files before carried 0.1-0.46 s).
+  struct Shipped {
+    const char* device;
+    const char* session;
+    const char* device_name;
+    size_t micro_batches;
+  };
+  for (const Shipped& s :
+       {Shipped{"h100-sxm", "h100-2026-11-26b/call4", "NVIDIA H100 80GB HBM3", 5},
+        Shipped{"h200-sxm", "h200-2026-11-28", "NVIDIA H200", 9}}) {
+    for (const char* regime : {"fp32", "amp-bf16", "amp-fp16", "ds-bf16"}) {
+      const std::string name = std::string(s.device) + "-vit_b_16-" + regime + ".json";
+      const auto measured =
+          read_json_file(kRoot + "/bench/gpu/" + s.session + "/gpu-profile/profile-" + name);
+      const auto shipped = read_json_file(kRoot + "/platforms/profiles/" + name);
+      EXPECT_EQ(shipped, measured) << name;
+      EXPECT_EQ(shipped.at("device_name"), s.device_name) << name;
+      EXPECT_EQ(shipped.at("context").at("intra_op_threads"), 8) << name;
+      ASSERT_EQ(shipped.at("compute").size(), s.micro_batches) << name;
+      for (const auto& m : shipped.at("compute")) {
+        EXPECT_LT(m.at("data_time_s").get<double>(), 1e-3) << name << " " << m.at("micro_batch");
+      }
     }
   }
 }

@@ -102,8 +102,7 @@ class FaultInjection : public ::testing::Test {
     for (const char* k :
          {"log_folder", "development_set", "gpus", "transports", "cluster_folder", "emulated_runs"})
       study[k] = dir + study[k].get<std::string>();
-    for (const char* k :
-         {"compute_summaries", "tensor_evidence", "gpu_profiles", "evidence_profiles"})
+    for (const char* k : {"compute_summaries", "tensor_evidence", "gpu_profiles"})
       for (auto& f : study[k]) f = dir + f.get<std::string>();
     nlohmann::json scenario = nlohmann::json::parse(slurp(kSrc + "/scenarios/tesla-strong.json"));
     scenario["cluster"] = kTesla;  // was relative to the scenario's folder

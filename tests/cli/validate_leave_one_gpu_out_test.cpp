@@ -35,9 +35,9 @@ TEST(ValidateLeaveOneGpuOutCli, BothTablesHoldEveryGpuOut) {
     EXPECT_NE(all.find(row), std::string::npos) << row;
     EXPECT_NE(train.find(row), std::string::npos) << row;
   }
-  // 20 H100 rows, 27 of the H200 (evidence profiles, 1-256), 9 of the A100 (AITemplate), 1 each
+  // 20 H100 rows, 36 of the H200 (four regimes at 1-256), 9 of the A100 (AITemplate), 1 each
   // of the P4, RTX 3070, T4, RTX 5090 and RTX PRO 6000, 9 of the RTX 3090, 3 of the RTX 4090.
-  EXPECT_NE(all.find("rows: 73; median |error|"), std::string::npos) << all;
+  EXPECT_NE(all.find("rows: 82; median |error|"), std::string::npos) << all;
   // Same-chip siblings leave together: no H200 row is predicted from the H100, nor the reverse.
   for (const char* row : {"| h200-sxm | amp-bf16 | 64 |", "| h100-sxm | amp-bf16 | 64 |"}) {
     const size_t at = all.find(row);
@@ -56,7 +56,7 @@ TEST(ValidateLeaveOneGpuOutCli, AMissingGpuProfileExitsTwoNamingIt) {
   for (const char* k : {"log_folder", "development_set", "gpus", "transports", "cluster_folder",
                         "scenario_folder", "emulated_runs"})
     study[k] = dir + study[k].get<std::string>();
-  for (const char* k : {"compute_summaries", "tensor_evidence", "evidence_profiles"}) {
+  for (const char* k : {"compute_summaries", "tensor_evidence"}) {
     for (auto& f : study[k]) f = dir + f.get<std::string>();
   }
   study["gpu_profiles"] = {"/nonexistent/h100.json"};

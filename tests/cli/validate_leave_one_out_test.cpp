@@ -30,8 +30,7 @@ TEST(ValidateLeaveOneOutCli, ACorruptEmulatedRecordExitsTwoNamingTheFile) {
   for (const char* k : {"log_folder", "development_set", "gpus", "transports", "cluster_folder",
                         "scenario_folder", "emulated_runs"})
     study[k] = kStudyDir + study[k].get<std::string>();
-  for (const char* k :
-       {"compute_summaries", "tensor_evidence", "gpu_profiles", "evidence_profiles"}) {
+  for (const char* k : {"compute_summaries", "tensor_evidence", "gpu_profiles"}) {
     for (auto& f : study[k]) f = kStudyDir + f.get<std::string>();
   }
   const fs::path record = ::testing::TempDir() + "/vitsim_loo_emulated_record";
