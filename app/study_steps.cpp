@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 #include <system_error>
 
 #include "calibrate/gpu_evidence.h"
@@ -154,8 +155,15 @@ Calibration calibrate_study(const schema::Study& study,
     if (calibrate::is_aitemplate_table(table)) continue;  // forward only: no training row
     opt.tensor_evidence = calibrate::tensor_efficiency_from_timm(table, catalog, study.model);
   }
+  // gpu_profiles were measured on hosts no cluster of the study describes (lent GPU machines):
+  // their devices' own costs, nothing of the clusters' nodes (CalibrateOptions).
+  std::set<std::string> on_nodes;
+  for (const auto& p : profiles) on_nodes.insert(p.profile.device);
   std::vector<schema::ProfileInput> all = profiles;
-  for (auto& p : gpu_profiles(study)) all.push_back(std::move(p));
+  for (auto& p : gpu_profiles(study)) {
+    if (!on_nodes.count(p.profile.device)) opt.measured_off_cluster.insert(p.profile.device);
+    all.push_back(std::move(p));
+  }
   return calibrate::calibrate(all, catalog, opt);
 }
 

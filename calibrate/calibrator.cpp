@@ -212,7 +212,8 @@ HostCosts Pipeline::donor(const std::string& device, Regime p) {
       for (const auto& n : c.nodes) {
         for (const auto& g : n.gpus) {
           auto it = measured_.find({g.device, want});
-          if (g.device != device && it != measured_.end() && it->second.host_costs_known) {
+          if (g.device != device && it != measured_.end() && it->second.host_costs_known &&
+              !o_.measured_off_cluster.count(g.device)) {
             return host_of(it->second.costs,
                            "measured " + key_name(it->first) + " of cluster " + c.name);
           }
@@ -256,12 +257,14 @@ HostCosts Pipeline::donor(const std::string& device, Regime p) {
 // The measured devices some cluster of the calibration holds: the nodes the predictions are of.
 // What belongs to a node and its software rather than to a GPU's datasheet (host-side costs, step
 // noise) and the regime transfer's rooflines are taken from them; from every measured device
-// when no cluster holds one (the empty set).
+// when no cluster holds one (the empty set). A device measured off the clusters' nodes
+// (CalibrateOptions::measured_off_cluster) is not one of them.
 std::set<std::string> Pipeline::cluster_measured() const {
   std::set<std::string> out;
   for (const auto& c : o_.clusters) {
     for (const auto& n : c.nodes) {
       for (const auto& g : n.gpus) {
+        if (o_.measured_off_cluster.count(g.device)) continue;
         auto it = measured_.lower_bound({g.device, Regime::kFp32});
         if (it != measured_.end() && it->first.first == g.device) out.insert(g.device);
       }

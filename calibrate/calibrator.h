@@ -16,6 +16,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +42,11 @@ struct CalibrateOptions {
   // Tensor-core efficiency of timm's training rows (tensor_efficiency_from_timm): the eta_c of a
   // regime transfer's 16-bit roofline; without it, fp32's.
   std::optional<TensorEfficiencyEvidence> tensor_evidence;
+  // Devices measured only on hosts no cluster describes (a study's gpu_profiles, taken on lent
+  // GPU machines): a cluster may hold them and their own costs are measured, but they lend
+  // nothing that belongs to a node (host-side costs, step noise, the regime transfer's
+  // rooflines) to other devices, as a measured device no cluster holds lends nothing.
+  std::set<std::string> measured_off_cluster;
 };
 
 struct Calibration {

@@ -2,7 +2,8 @@
 // from a known fp32 roofline (eta_c, eta_m, launch overhead) on two devices, with seeded noise,
 // are calibrated; the fitted efficiencies come back within 1 %, a device's amp-fp16 is its own
 // fp32 measurement moved to the tensor peak at the evidence's eta_c, a measured device outside
-// the clusters moves nothing, and the transferred entry's interval is the wider.
+// the clusters (or measured off their nodes) moves nothing, and the transferred entry's interval
+// is the wider.
 #include "calibrate/regime_transfer.h"
 
 #include <gtest/gtest.h>
@@ -208,6 +209,42 @@ TEST_F(RegimeTransferTest, AMeasuredDeviceOutsideTheClustersMovesNothing) {
     EXPECT_DOUBLE_EQ(c0->layers[i].backward.per_unit_s, c1->layers[i].backward.per_unit_s);
   }
   EXPECT_DOUBLE_EQ(c0->uncertainty_rel, c1->uncertainty_rel);
+}
+
+// A device a cluster holds but measured off its nodes (CalibrateOptions::measured_off_cluster: a
+// study's gpu_profiles, e.g. the H200 of a lent machine) moves no regime transfer either; held by
+// a cluster and not so marked, the same profile does (the test can fail).
+TEST_F(RegimeTransferTest, ADeviceMeasuredOffTheClustersNodesMovesNothing) {
+  options_.clusters = {cluster_of({"devA", "devC"}), cluster_of({"devD"})};
+  const Calibration without = calibrate(profiles_, catalog_, options_);
+  schema::ProfileInput off = synthetic_profile(catalog_.devices[2], 4);
+  for (auto& m : off.profile.compute) {
+    for (auto& l : m.layers) {
+      l.forward_time_s *= 1.2;
+      l.backward_time_s *= 1.2;
+    }
+  }
+  auto with_d = profiles_;
+  with_d.push_back(off);
+  const Calibration on_node = calibrate(with_d, catalog_, options_);
+  options_.measured_off_cluster = {"devD"};
+  const Calibration off_node = calibrate(with_d, catalog_, options_);
+  const auto* c0 = without.costs.find("devC", Regime::kAmpFp16);
+  const auto* c1 = off_node.costs.find("devC", Regime::kAmpFp16);
+  const auto* c2 = on_node.costs.find("devC", Regime::kAmpFp16);
+  ASSERT_TRUE(c0 && c1 && c2);
+  const size_t mlp =
+      static_cast<size_t>(costmodel::build_layer_graph(small_vit()).find("blocks.0.mlp"));
+  EXPECT_NE(c0->layers[mlp].forward.per_unit_s, c2->layers[mlp].forward.per_unit_s);
+  for (size_t i = 0; i < c0->layers.size(); ++i) {
+    EXPECT_DOUBLE_EQ(c0->layers[i].forward.per_unit_s, c1->layers[i].forward.per_unit_s);
+    EXPECT_DOUBLE_EQ(c0->layers[i].backward.per_unit_s, c1->layers[i].backward.per_unit_s);
+  }
+  EXPECT_DOUBLE_EQ(c0->uncertainty_rel, c1->uncertainty_rel);
+  // devD's own costs stay measured.
+  const auto* d = off_node.costs.find("devD", Regime::kFp32);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->source, costmodel::CostSource::kMeasured);
 }
 
 // Intervals widen when a cost is transferred: devC runs 10 % slower than the fleet's roofline (a

@@ -69,6 +69,15 @@ TEST(Study, BadFilesNameThePlace) {
   EXPECT_NE(error_with("\"../../platforms/profiles\"", "\"../../platforms/nope\"")
                 .find("/gpu_profiles/0: expected an existing file"),
             std::string::npos);
+  // Evidence-only profiles (none in the reference study since the H200 was re-measured): read
+  // like gpu_profiles, and a missing one named.
+  const std::string gpu = "\"gpu_profiles\": [\"../../platforms/profiles\"],";
+  EXPECT_EQ(error_with(gpu, gpu + " \"evidence_profiles\": [\"../../platforms/profiles/"
+                                  "h200-sxm-vit_b_16-fp32.json\"],"),
+            "");
+  EXPECT_NE(error_with(gpu, gpu + " \"evidence_profiles\": [\"../../platforms/nope.json\"],")
+                .find("/evidence_profiles/0: expected an existing file"),
+            std::string::npos);
   // A path the system will not even look at (longer than a file name may be) is refused like a
   // missing one; Fuzz.study found it ending the process (std::filesystem::filesystem_error).
   const std::string too_long(5000, 'x');
