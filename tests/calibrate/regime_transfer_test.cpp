@@ -215,8 +215,8 @@ TEST_F(RegimeTransferTest, AMeasuredDeviceOutsideTheClustersMovesNothing) {
 // study's gpu_profiles, e.g. the H200 of a lent machine) moves no regime transfer either; held by
 // a cluster and not so marked, the same profile does (the test can fail).
 TEST_F(RegimeTransferTest, ADeviceMeasuredOffTheClustersNodesMovesNothing) {
-  options_.clusters = {cluster_of({"devA", "devC"}), cluster_of({"devD"})};
-  const Calibration without = calibrate(profiles_, catalog_, options_);
+  const Calibration without = calibrate(profiles_, catalog_, options_);  // no cluster holds devD
+  options_.clusters.push_back(cluster_of({"devD"}));
   schema::ProfileInput off = synthetic_profile(catalog_.devices[2], 4);
   for (auto& m : off.profile.compute) {
     for (auto& l : m.layers) {
