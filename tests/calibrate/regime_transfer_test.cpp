@@ -79,6 +79,18 @@ schema::ProfileInput synthetic_profile(const costmodel::DeviceSpec& d, unsigned 
   return {d.id + ".json", p};
 }
 
+// A synthetic profile whose layers run `factor` times slower than the roofline's truth.
+schema::ProfileInput slowed_profile(const costmodel::DeviceSpec& d, unsigned seed, double factor) {
+  schema::ProfileInput p = synthetic_profile(d, seed);
+  for (auto& m : p.profile.compute) {
+    for (auto& l : m.layers) {
+      l.forward_time_s *= factor;
+      l.backward_time_s *= factor;
+    }
+  }
+  return p;
+}
+
 schema::ClusterSpec cluster_of(const std::vector<std::string>& devices) {
   schema::ClusterSpec c;
   c.name = "synthetic";
@@ -191,13 +203,7 @@ TEST_F(RegimeTransferTest, Fp16TakesTheMeasuredBf16WhereThePeakIsTheSame) {
 // cluster holds (devD, 20 % off the roofline) moves no regime transfer.
 TEST_F(RegimeTransferTest, AMeasuredDeviceOutsideTheClustersMovesNothing) {
   const Calibration without = calibrate(profiles_, catalog_, options_);
-  schema::ProfileInput off = synthetic_profile(catalog_.devices[2], 4);
-  for (auto& m : off.profile.compute) {
-    for (auto& l : m.layers) {
-      l.forward_time_s *= 1.2;
-      l.backward_time_s *= 1.2;
-    }
-  }
+  schema::ProfileInput off = slowed_profile(catalog_.devices[2], 4, 1.2);
   auto with_d = profiles_;
   with_d.push_back(off);
   const Calibration with = calibrate(with_d, catalog_, options_);
@@ -217,13 +223,7 @@ TEST_F(RegimeTransferTest, AMeasuredDeviceOutsideTheClustersMovesNothing) {
 TEST_F(RegimeTransferTest, ADeviceMeasuredOffTheClustersNodesMovesNothing) {
   const Calibration without = calibrate(profiles_, catalog_, options_);  // no cluster holds devD
   options_.clusters.push_back(cluster_of({"devD"}));
-  schema::ProfileInput off = synthetic_profile(catalog_.devices[2], 4);
-  for (auto& m : off.profile.compute) {
-    for (auto& l : m.layers) {
-      l.forward_time_s *= 1.2;
-      l.backward_time_s *= 1.2;
-    }
-  }
+  schema::ProfileInput off = slowed_profile(catalog_.devices[2], 4, 1.2);
   auto with_d = profiles_;
   with_d.push_back(off);
   const Calibration on_node = calibrate(with_d, catalog_, options_);
@@ -252,21 +252,9 @@ TEST_F(RegimeTransferTest, ADeviceMeasuredOffTheClustersNodesMovesNothing) {
 // transferred, carries that miss, devA's fp32 only its fit residual and node spread. Two profiles
 // of devA taken on "different nodes" (2 % apart) give the node spread every device then shares.
 TEST_F(RegimeTransferTest, TransferredCostsCarryWiderIntervals) {
-  schema::ProfileInput slow = synthetic_profile(catalog_.devices[1], 2);
-  for (auto& m : slow.profile.compute) {
-    for (auto& l : m.layers) {
-      l.forward_time_s *= 1.10;
-      l.backward_time_s *= 1.10;
-    }
-  }
-  schema::ProfileInput other_node = synthetic_profile(catalog_.devices[0], 3);
+  schema::ProfileInput slow = slowed_profile(catalog_.devices[1], 2, 1.10);
+  schema::ProfileInput other_node = slowed_profile(catalog_.devices[0], 3, 1.02);
   other_node.file = "devA-node2.json";
-  for (auto& m : other_node.profile.compute) {
-    for (auto& l : m.layers) {
-      l.forward_time_s *= 1.02;
-      l.backward_time_s *= 1.02;
-    }
-  }
   const Calibration cal = calibrate({profiles_[0], other_node, slow}, catalog_, options_);
   const auto* a = cal.costs.find("devA", Regime::kFp32);
   const auto* b = cal.costs.find("devC", Regime::kAmpFp16);
