@@ -6,8 +6,9 @@ inputs alone, committed before any H200 measurement (docs/gpu-transfer.md).
 (the study's logs and compute summary, the H100 profiles of platforms/profiles/, timm's public
 benchmark tables): since 2026-11-28 platforms/profiles/ holds measured H200 profiles too, so the
 script runs `reproduce` on a copy of the study file (under --out, its paths made absolute) whose
-`gpu_profiles` leave every H200 profile out. The H200 is the H100's same-chip sibling there (provenance `sibling`: the measured H100 layers moved by the kernel-class
-model's ratio, HBM3e's 4.8 TB/s against 3.35). Per regime (fp32, amp-bf16, ds-bf16) and
+`gpu_profiles` leave every H200 profile out. The H200 is the H100's same-chip sibling there
+(provenance `sibling`: the measured H100 layers moved by the kernel-class model's ratio, HBM3e's
+4.8 TB/s against 3.35). Per regime (fp32, amp-bf16, ds-bf16) and
 micro-batch (16-256, those the H100 was profiled at and a session measures the H200 at with
 `scripts/gpu-session profile`), this prints the H200's compute per step (forward + backward of
 every layer + optimizer: what `vitsim-train profile` measures) and its 80 % range, from
@@ -17,8 +18,8 @@ compute's, step-to-step noise included).
 
     python3 bench/gpu/h200_blind.py --vitsim build/bin/vitsim --out /tmp/h200-blind
 
-writes study/ (reproduce's output), cluster.json, costs-compute.json and table.md under --out
-and prints the table (Markdown). Exit 2 on bad input.
+writes study.json (the blind study file), study/ (reproduce's output), cluster.json,
+costs-compute.json and table.md under --out and prints the table (Markdown). Exit 2 on bad input.
 """
 import argparse
 import os
