@@ -76,6 +76,23 @@ def write_json(path, doc):
     os.replace(path + ".tmp", path)
 
 
+def study_with_absolute_paths(study_path):
+    """The study file's document with its paths made absolute (they are relative to the study
+    file's folder: docs/formats/study.md), so that a copy of it may be written anywhere."""
+    study = load_json(study_path)
+    base = os.path.dirname(os.path.abspath(study_path))
+    for key in ("log_folder", "development_set", "gpus", "transports", "cluster_folder",
+                "scenario_folder", "emulated_runs"):
+        if key in study:
+            study[key] = os.path.normpath(os.path.join(base, study[key]))
+    for key in ("compute_summaries", "tensor_evidence", "gpu_profiles", "evidence_profiles"):
+        if key in study:
+            value = study[key]
+            value = [value] if isinstance(value, str) else value
+            study[key] = [os.path.normpath(os.path.join(base, v)) for v in value]
+    return study
+
+
 def run(argv, log=None):
     r = subprocess.run(argv, capture_output=True, text=True)
     if log:

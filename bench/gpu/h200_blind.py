@@ -28,7 +28,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from cross_gpu import (compute_only_costs, fail, load_json, run,  # noqa: E402
-                       vitsim_compute, write_json, write_table)
+                       study_with_absolute_paths, vitsim_compute, write_json, write_table)
 
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 DEVICE = "h200-sxm"
@@ -37,23 +37,9 @@ MICRO_BATCHES = (16, 32, 64, 128, 256)
 
 
 def without_device_profiles(study_path, device, out):
-    """A copy of the study file at `out` whose `gpu_profiles` name every profile file of its
-    folders but those of `device`, and whose other relative paths are made absolute (they were
-    relative to the study file's folder: docs/formats/study.md)."""
-    study = load_json(study_path)
-    base = os.path.dirname(os.path.abspath(study_path))
-
-    def absolute(value):
-        if isinstance(value, list):
-            return [absolute(v) for v in value]
-        if isinstance(value, str) and not os.path.isabs(value) and \
-                os.path.exists(os.path.join(base, value)):
-            return os.path.normpath(os.path.join(base, value))
-        return value
-
-    for key in list(study):
-        if key not in ("schema", "context", "title", "report_notes"):
-            study[key] = absolute(study[key])
+    """A copy of the study file at `out`, its paths made absolute, whose `gpu_profiles` name
+    every profile file of its folders but those of `device`."""
+    study = study_with_absolute_paths(study_path)
     profiles = []
     for path in study.get("gpu_profiles", []):
         files = [os.path.join(path, f) for f in sorted(os.listdir(path)) if f.endswith(".json")] \

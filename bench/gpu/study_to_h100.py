@@ -40,7 +40,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from cross_gpu import (add_common_arguments, compute_only_costs, fail, load_json,  # noqa: E402
-                       profile_compute_s, run, vitsim_compute, write_json, write_table)
+                       profile_compute_s, run, study_with_absolute_paths, vitsim_compute,
+                       write_json, write_table)
 
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 DEVICE = "h100-sxm"
@@ -49,16 +50,9 @@ DEVICE = "h100-sxm"
 def study_without_gpu_profiles(study_path, out):
     """A copy of the study file without gpu_profiles and evidence_profiles (the H100's and its
     sibling H200's: Hopper measured), its paths made absolute."""
-    study = load_json(study_path)
-    base = os.path.dirname(os.path.abspath(study_path))
-    for key in ("log_folder", "development_set", "gpus", "transports", "cluster_folder",
-                "scenario_folder", "emulated_runs"):
-        if key in study:
-            study[key] = os.path.normpath(os.path.join(base, study[key]))
-    for key in ("compute_summaries", "tensor_evidence"):
-        value = study.get(key, [])
-        value = [value] if isinstance(value, str) else value
-        study[key] = [os.path.normpath(os.path.join(base, v)) for v in value]
+    study = study_with_absolute_paths(study_path)
+    study.setdefault("compute_summaries", [])
+    study.setdefault("tensor_evidence", [])
     study.pop("gpu_profiles", None)
     study.pop("evidence_profiles", None)
     write_json(out, study)
