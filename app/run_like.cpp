@@ -72,9 +72,10 @@ std::string signature(const schema::TrainingConfig& c, const schema::RunConfig& 
   for (const auto& h : c.hosts) hosts += h + ",";
   return fmt::format(
       "cluster file {}, hosts {}, accumulation {}, optimizer {}, images {}, "
-      "overlap {}, bucket {:g} B, model {}",
+      "overlap {}, bucket {:g} B, {} epoch, model {}",
       cluster_file, hosts, c.accumulation, costmodel::to_string(c.optimizer), c.images,
-      c.overlap ? "on" : "off", c.bucket_bytes, schema::write_model(run.model).dump());
+      c.overlap ? "on" : "off", c.bucket_bytes, c.first_epoch ? "first" : "later",
+      schema::write_model(run.model).dump());
 }
 
 std::string join(const std::vector<std::string>& items) {
@@ -144,7 +145,10 @@ LikeResult predict_like(const std::vector<std::string>& run_logs, const LikeOpti
     present::MeasuredRun m = present::measured_from_run_log(r.log, file);
     r.cluster_file = cluster_file_of(file, r.log.config, o);
     const schema::ClusterSpec cluster = schema::read_cluster(r.cluster_file);
-    const schema::TrainingConfig config = config_like(r.log.config);
+    schema::TrainingConfig config = config_like(r.log.config);
+    // A run log of one epoch measured its process's first; of several, their mean, mostly later
+    // ones (docs/simulator.md, "From steps to an epoch").
+    config.first_epoch = r.log.epochs.size() == 1;
     // One prediction file records one model (validate checks each run against it).
     const schema::Json model = schema::write_model(r.log.config.model);
     schema::Json& context = out.predicted.prediction.context;

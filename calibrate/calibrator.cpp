@@ -107,12 +107,12 @@ namespace {
 
 struct HostCosts {
   costmodel::LinearCost host_to_device, data_wait, step_overhead;
-  double epoch_start_s = 0;
+  double epoch_start_s = 0, process_start_s = 0;
   std::string from;
 };
 
 HostCosts host_of(const DeviceCosts& c, const std::string& from) {
-  return {c.host_to_device, c.data_wait, c.step_overhead, c.epoch_start_s, from};
+  return {c.host_to_device, c.data_wait, c.step_overhead, c.epoch_start_s, c.process_start_s, from};
 }
 
 class Pipeline {
@@ -414,6 +414,7 @@ DeviceCosts Pipeline::transfer(const Key& key) {
   c.data_wait = host.data_wait;
   c.step_overhead = host.step_overhead;
   c.epoch_start_s = host.epoch_start_s;
+  c.process_start_s = host.process_start_s;
   c.derived_from += "; host-side costs from " + host.from + "; memory first-principles estimate";
   set_transfer_spreads(c);
   return c;
@@ -462,6 +463,7 @@ Calibration calibrate(const std::vector<schema::ProfileInput>& profiles,
       c.data_wait = host.data_wait;
       c.step_overhead = host.step_overhead;
       c.epoch_start_s = host.epoch_start_s;
+      c.process_start_s = host.process_start_s;
       c.derived_from += "; host-side costs from " + host.from;
     }
     pipe.set_measured_uncertainty(key, c);

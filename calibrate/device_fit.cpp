@@ -70,7 +70,7 @@ std::string describe_forms(const std::map<std::string, int>& forms) {
 struct GroupPoints {
   std::map<std::string, std::vector<FitPoint>> fwd, bwd;
   std::vector<FitPoint> opt, h2d, data, over, mem;
-  std::vector<double> epoch_start;  // the profiles' epoch-start measurements
+  std::vector<double> epoch_start, process_start;  // the profiles' measurements of either
   std::set<int> batches;
   std::string files;
   bool any_measured = false;
@@ -172,6 +172,7 @@ GroupPoints collect_points(const std::vector<const schema::ProfileInput*>& group
       g.data.push_back({b, m.data_time_s});
       g.over.push_back({b, m.step_overhead_time_s});
       if (m.epoch_start_time_s) g.epoch_start.push_back(*m.epoch_start_time_s);
+      if (m.process_start_time_s) g.process_start.push_back(*m.process_start_time_s);
       if (m.peak_memory_bytes) g.mem.push_back({b, *m.peak_memory_bytes});
     }
   }
@@ -255,10 +256,12 @@ DeviceFit fit_device(const std::vector<const schema::ProfileInput*>& group) {
   c.host_to_device = fit_affine_absolute(g.h2d).cost;
   c.data_wait = fit_affine_absolute(g.data).cost;
   c.step_overhead = fit_affine_absolute(g.over).cost;
-  // Once per epoch, measured by a profile's first step or a log's epoch-first steps: the median.
+  // Once per epoch, measured by a profile's first step after its loader's restart or a log's
+  // epoch-first steps, and by a profile's first step of the process: the medians.
   c.epoch_start_s = g.epoch_start.empty() ? 0.0 : costmodel::median(g.epoch_start);
-  out.host_costs_known =
-      any_nonzero(g.h2d) || any_nonzero(g.data) || any_nonzero(g.over) || !g.epoch_start.empty();
+  c.process_start_s = g.process_start.empty() ? 0.0 : costmodel::median(g.process_start);
+  out.host_costs_known = any_nonzero(g.h2d) || any_nonzero(g.data) || any_nonzero(g.over) ||
+                         !g.epoch_start.empty() || !g.process_start.empty();
   out.memory_measured = fit_memory(g, c);
   const bool single = g.batches.size() == 1;
   c.derived_from = fmt::format(

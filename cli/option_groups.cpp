@@ -99,6 +99,11 @@ RunOptions add_run_options(CLI::App& app, RunArgs& a, Values values) {
   app.add_option("--data-fraction", a.data_fraction, "fraction of the images used, (0, 1]")
       ->capture_default_str()
       ->check(clikit::unit_fraction());
+  app.add_option("--epoch", a.epoch,
+                 "later | first: the epoch predicted, one of many (its first step pays the "
+                 "loader's restart) or the process's first (it pays the process's start)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"later", "first"}));
   a.steps = sim::SimOptions{}.simulated_steps;
   app.add_option("--steps", a.steps,
                  "steps simulated per configuration; the epoch extrapolates the last")
@@ -136,6 +141,7 @@ RunValues parse_run_options(const RunArgs& a) {
                  ? c.images
                  : clikit::parse_option(a.dataset, "dataset", costmodel::find_dataset).train_images;
   c.data_fraction = a.data_fraction;
+  c.first_epoch = a.epoch == "first";
   return v;
 }
 

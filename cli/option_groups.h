@@ -38,7 +38,7 @@ struct RunArgs {
   std::optional<int64_t> nodes, gpus_per_node;
   std::string gpus;  // kOne: empty = the --hosts count, else 1; kList: default "1,2,4,8"
   std::string micro_batch = "16", collective = "ring", bucket_mb = "500", overlap = "off";
-  std::string precision = "fp32", level = "auto", optimizer = "adamw";
+  std::string precision = "fp32", level = "auto", optimizer = "adamw", epoch = "later";
   int64_t accumulation = 1;
   std::optional<int64_t> images;  // default: the --dataset's, else 50000
   std::string dataset;            // empty: none (costmodel/dataset.h)
@@ -55,7 +55,8 @@ struct RunOptions {  // options a command ties to its own (e.g. predict: --gpus-
 RunOptions add_run_options(CLI::App& app, RunArgs& a, Values values);
 
 // The parsed values: the searched options as lists (one item each with Values::kOne), the rest in
-// `base` (precision, level, optimizer, accumulation, images, data fraction, nodes, GPUs per node).
+// `base` (precision, level, optimizer, accumulation, images, data fraction, epoch, nodes, GPUs per
+// node).
 struct RunValues {
   std::vector<int64_t> gpus;  // empty: not given (predict)
   std::vector<int64_t> micro_batches;

@@ -55,9 +55,12 @@ struct DeviceCosts {
   LinearCost host_to_device;      // x = micro-batch (samples)
   LinearCost data_wait;           // exposed data-loading wait, x = micro-batch (samples)
   LinearCost step_overhead;       // other per-step time outside the timers, x = micro-batch
-  // How much longer an epoch's first step takes than a steady step (loader start, first-touch
-  // allocations, lazy initialisation), once per epoch; 0 where nothing measured it.
+  // How much longer an epoch's first step takes than a steady step, once per epoch: in an epoch
+  // after the process's first, the data loader's restart (epoch_start_s); in the process's first
+  // epoch, its start (process_start_s: loader start, first-touch allocations, lazily initialised
+  // kernels). 0 where nothing measured it.
   double epoch_start_s = 0;
+  double process_start_s = 0;
   double memory_fixed_bytes = 0;       // peak device memory at micro-batch 0 (extrapolated)
   double memory_per_sample_bytes = 0;  // peak device memory growth per sample
   std::vector<int> micro_batches;      // micro-batches the fit saw (empty when transferred)

@@ -79,7 +79,7 @@ costmodel::DeviceCosts read_device_costs(const Node& n) {
   n.expect_keys({"device", "precision", "source", "derived_from", "model", "layers", "optimizer",
                  "host_to_device", "data_wait", "step_overhead", "memory_fixed_bytes",
                  "memory_per_sample_bytes", "micro_batches", "uncertainty", "epoch_start_s",
-                 "transfer_summary"});
+                 "process_start_s", "transfer_summary"});
   costmodel::DeviceCosts d;
   d.device = n["device"].string();
   if (d.device.empty()) n["device"].fail("non-empty device id", "empty string");
@@ -96,6 +96,7 @@ costmodel::DeviceCosts read_device_costs(const Node& n) {
   d.step_overhead = read_linear(n["step_overhead"], Slope::kAny);
   // Optional (older cost models): nothing measured an epoch's start.
   if (auto v = n.get("epoch_start_s")) d.epoch_start_s = v->within(costmodel::kDurationS);
+  if (auto v = n.get("process_start_s")) d.process_start_s = v->within(costmodel::kDurationS);
   d.memory_fixed_bytes = n["memory_fixed_bytes"].within(costmodel::kBytesOrZero);
   d.memory_per_sample_bytes = n["memory_per_sample_bytes"].within(costmodel::kBytesOrZero);
   read_micro_batches(n["micro_batches"], d);
@@ -213,6 +214,7 @@ Json write_device_costs(const costmodel::DeviceCosts& d) {
             {"data_wait", write_linear(d.data_wait)},
             {"step_overhead", write_linear(d.step_overhead)},
             {"epoch_start_s", d.epoch_start_s},
+            {"process_start_s", d.process_start_s},
             {"memory_fixed_bytes", d.memory_fixed_bytes},
             {"memory_per_sample_bytes", d.memory_per_sample_bytes},
             {"micro_batches", d.micro_batches},

@@ -1,4 +1,4 @@
-// Profile reader and writer (schema "vitsim.profile", version 1); see profile.h and
+// Profile reader and writer (schema "vitsim.profile", version 3); see profile.h and
 // docs/formats/profile.md. Times, sizes and counts are held to costmodel/physical_bounds.h; the
 // reader also checks what a single field cannot: layer names against the layer graph of the
 // profile's model, passes that take time, algbw/busbw against the time and rank count, message
@@ -34,10 +34,14 @@ LayerTiming read_layer_timing(const Node& n, LayerOrderCheck& order) {
   return t;
 }
 
-MicroBatchProfile read_micro_batch(const Node& n, const costmodel::LayerGraph& graph) {
+// `first_step_as_epoch_start`: a measured profile of version 2 or older, whose
+// epoch_start_time_s timed the process's first step (docs/formats/profile.md).
+MicroBatchProfile read_micro_batch(const Node& n, const costmodel::LayerGraph& graph,
+                                   bool first_step_as_epoch_start) {
   n.expect_keys({"micro_batch", "repetitions", "layers", "optimizer_time_s",
                  "host_to_device_time_s", "data_time_s", "step_overhead_time_s",
-                 "peak_memory_bytes", "step_spread_s", "epoch_start_time_s"});
+                 "peak_memory_bytes", "step_spread_s", "epoch_start_time_s",
+                 "process_start_time_s"});
   MicroBatchProfile m;
   m.micro_batch = n["micro_batch"].count(costmodel::kMicroBatch);
   m.repetitions = n["repetitions"].count(costmodel::kRepetitions);
@@ -59,7 +63,17 @@ MicroBatchProfile read_micro_batch(const Node& n, const costmodel::LayerGraph& g
   m.step_overhead_time_s = n["step_overhead_time_s"].within(costmodel::kDurationS);
   if (auto p = n.get("peak_memory_bytes")) m.peak_memory_bytes = p->within(costmodel::kBytesOrZero);
   if (auto p = n.get("step_spread_s")) m.step_spread_s = p->within(costmodel::kDurationS);
-  if (auto p = n.get("epoch_start_time_s")) m.epoch_start_time_s = p->within(costmodel::kDurationS);
+  if (auto p = n.get("epoch_start_time_s")) {
+    (first_step_as_epoch_start ? m.process_start_time_s : m.epoch_start_time_s) =
+        p->within(costmodel::kDurationS);
+  }
+  if (auto p = n.get("process_start_time_s")) {
+    if (first_step_as_epoch_start) {
+      p->fail("no process_start_time_s before schema_version 3", p->describe(),
+              "version 2's epoch_start_time_s is the process's first step");
+    }
+    m.process_start_time_s = p->within(costmodel::kDurationS);
+  }
   return m;
 }
 
@@ -129,11 +143,13 @@ Profile read_profile(const Node& root) {
     compute.fail("a \"model\" next to layer timings", "compute entries without one",
                  "layer names only mean something for a model");
   }
+  const bool first_step_as_epoch_start =
+      root["schema_version"].integer() < 3 && p.source == costmodel::CostSource::kMeasured;
   if (p.model) {
     const costmodel::LayerGraph graph = costmodel::build_layer_graph(*p.model);
     std::set<int64_t> seen;
     for (const Node& c : compute_items) {
-      p.compute.push_back(read_micro_batch(c, graph));
+      p.compute.push_back(read_micro_batch(c, graph, first_step_as_epoch_start));
       if (!seen.insert(p.compute.back().micro_batch).second) {
         c["micro_batch"].fail("a micro_batch not listed before", c["micro_batch"].describe(),
                               "one compute entry per micro-batch size");
@@ -174,6 +190,7 @@ Json write_micro_batch(const MicroBatchProfile& m) {
   if (m.peak_memory_bytes) j["peak_memory_bytes"] = *m.peak_memory_bytes;
   if (m.step_spread_s) j["step_spread_s"] = *m.step_spread_s;
   if (m.epoch_start_time_s) j["epoch_start_time_s"] = *m.epoch_start_time_s;
+  if (m.process_start_time_s) j["process_start_time_s"] = *m.process_start_time_s;
   return j;
 }
 

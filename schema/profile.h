@@ -1,4 +1,4 @@
-// Profile (schema "vitsim.profile", version 1; docs/formats/profile.md): measured costs of one
+// Profile (schema "vitsim.profile", version 3; docs/formats/profile.md): measured costs of one
 // device type. Written by `vitsim-train profile`, `vitsim-train bench-allreduce` and
 // `vitsim import-deepspeed`; read by `vitsim calibrate`.
 #pragma once
@@ -16,7 +16,9 @@
 namespace vitsim::schema {
 
 inline constexpr const char* kProfileSchema = "vitsim.profile";
-inline constexpr int kProfileVersion = 2;  // 2: precision holds a regime (regime.h)
+// 2: precision holds a regime (regime.h); 3: process_start_time_s, and a measured profile's
+// epoch_start_time_s is the loader's restart (version 2's was the process's first step).
+inline constexpr int kProfileVersion = 3;
 
 // Times are medians over repetitions; spreads are the interquartile range (p75 - p25).
 struct LayerTiming {
@@ -41,10 +43,17 @@ struct MicroBatchProfile {
   // optimizer and the rest together): its step-to-step noise as measured, not a sum of the
   // phases' ranges; absent where it was not measured (older profiles, compute summaries).
   std::optional<double> step_spread_s;
-  // How much longer an epoch's first step takes than a steady one (loader start, first-touch
-  // allocations, lazy initialisation): a vitsim-train profile's first step of the process, an
-  // imported log's epoch-first steps; absent where not measured.
+  // How much longer an epoch's first step takes than a steady one when the epoch is not the
+  // process's first (the data loader's restart): a vitsim-train profile's first step after a
+  // restart of its loader, an imported log's epoch-first steps after the first epoch; absent
+  // where not measured.
   std::optional<double> epoch_start_time_s;
+  // How much longer the process's first training step takes than a steady one (loader start,
+  // first-touch allocations, lazily initialised kernels, handles and optimizer state): a
+  // vitsim-train profile's first step; absent where not measured (imported logs: their first
+  // epoch's warm-up is a run's, not in them). A version-2 measured profile's epoch_start_time_s
+  // is read here.
+  std::optional<double> process_start_time_s;
 };
 
 struct AllreducePoint {

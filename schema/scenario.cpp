@@ -31,6 +31,7 @@ const std::vector<std::string> kConfigKeys = {"label",
                                               "collective",
                                               "collective_level",
                                               "bucket_bytes",
+                                              "epoch",
                                               "placement",
                                               "scaling"};
 
@@ -64,6 +65,7 @@ void read_training_keys(const Node& n, TrainingConfig& c) {
   if (auto v = n.get("collective")) c.collective = read_collective(*v);
   if (auto v = n.get("collective_level")) c.collective_level = read_collective_level(*v);
   if (auto v = n.get("bucket_bytes")) c.bucket_bytes = v->within(costmodel::kBytes);
+  if (auto v = n.get("epoch")) c.first_epoch = v->one_of({"later", "first"}) == "first";
 }
 
 // Checks that need several keys; `n` is where the configuration came from.
@@ -138,6 +140,7 @@ Json write_training_config(const TrainingConfig& c) {
   if (c.gpus_per_node) j["gpus_per_node"] = *c.gpus_per_node;
   if (!c.hosts.empty()) j["hosts"] = c.hosts;
   if (!c.per_rank_micro_batch.empty()) j["per_rank_micro_batch"] = c.per_rank_micro_batch;
+  if (c.first_epoch) j["epoch"] = "first";
   return j;
 }
 

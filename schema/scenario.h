@@ -39,6 +39,10 @@ struct TrainingConfig {
   // In a prediction: the level the simulation used (auto resolved to step or flow).
   costmodel::CollectiveLevel collective_level = costmodel::CollectiveLevel::kAuto;
   double bucket_bytes = costmodel::kDefaultBucketBytes;  // gradient bucket cap, bytes (section 9)
+  // The epoch predicted: a later one of the job (false: its first step pays the data loader's
+  // restart, as the study's logs measure) or the process's first (true: it pays the process's
+  // start, as a one-epoch run measures). Scenario key "epoch": "later" | "first".
+  bool first_epoch = false;
   std::string placement;  // "intra-node" | "inter-node" (for matching measurements)
   std::string scaling;    // "strong" | "weak" | "" (informational)
 };

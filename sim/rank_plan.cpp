@@ -149,7 +149,7 @@ RankKinds plan_rank_kinds(const Placement& placement, const costmodel::DeviceCat
     p.data_s = c.data_wait.at(b) + c.host_to_device.at(b);
     p.optimizer_s = c.optimizer.at(params);
     p.overhead_s = c.step_overhead.at(b);
-    p.epoch_start_s = c.epoch_start_s;
+    p.epoch_start_s = config.first_epoch ? c.process_start_s : c.epoch_start_s;
     p.memory = memory_model(c, graph, config.precision, config.optimizer);
     p.memory_bytes = p.memory.at(p.micro_batch);
     p.device_memory_bytes = spec->memory_bytes;

@@ -60,7 +60,9 @@ struct RankPlan {
   // The expected wait for the slowest rank's step-to-step noise (costmodel/straggler.h), per step,
   // on the ranks of the largest mean compute only: the step ends that much later on average.
   double straggler_s = 0;
-  double epoch_start_s = 0;  // once, before the epoch's first step (the device's epoch_start_s)
+  // Once, before the epoch's first step: the device's epoch_start_s, or its process_start_s for
+  // the process's first epoch (TrainingConfig::first_epoch).
+  double epoch_start_s = 0;
   MemoryModel memory;
   double memory_bytes = 0;  // at micro_batch
   double device_memory_bytes = 0;

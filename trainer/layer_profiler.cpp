@@ -222,13 +222,16 @@ schema::MicroBatchProfile Profiler::profile(int64_t b) {
   }
   summarize_profiled_steps(timed, m);
   if (cold_) {
-    // The process's first training step, as a run's first: the loader's first batch, first-touch
-    // allocations, lazily initialised kernels and optimizer state. Its excess over a steady step
-    // is what an epoch's first step costs more (docs/simulator.md, "From steps to an epoch").
+    // What an epoch's first step costs more than a steady one (docs/simulator.md, "From steps to
+    // an epoch"), both kinds: the process's first training step, as a run's first (the loader's
+    // first batch, first-touch allocations, lazily initialised kernels and optimizer state), and
+    // the first step after the loader restarts for another epoch, as the trainer's next epochs.
     double mean_s = 0;
     for (const auto& t : timed) mean_s += step_total_s(t);
     mean_s /= static_cast<double>(timed.size());
-    m.epoch_start_time_s = std::max(0.0, first_s - mean_s);
+    m.process_start_time_s = std::max(0.0, first_s - mean_s);
+    loader.start_epoch(order, b, 1);
+    m.epoch_start_time_s = std::max(0.0, step_total_s(step(loader)) - mean_s);
     cold_ = false;
   }
   if (cpu_peak) m.peak_memory_bytes = peak_rss_bytes();

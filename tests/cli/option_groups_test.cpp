@@ -49,7 +49,8 @@ TEST(OptionGroups, SharedOptionsHaveOneHelpTextInPredictAdviseAndSweep) {
   const std::vector<std::string> shared = {
       "--gpus-json",    "--transports", "--nodes",         "--gpus-per-node", "--collective-level",
       "--precision",    "--images",     "--data-fraction", "--steps",         "--force",
-      "--accumulation", "--optimizer",  "--model",         "--prices",        "--epochs"};
+      "--accumulation", "--optimizer",  "--model",         "--prices",        "--epochs",
+      "--epoch"};
   for (const std::string& o : shared) {
     ASSERT_TRUE(predict.count(o)) << o;
     EXPECT_EQ(predict.at(o), advise.at(o)) << o;

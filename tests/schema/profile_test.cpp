@@ -46,7 +46,7 @@ TEST(Profile, RoundTripsThroughAFile) {
   // Every file opens with schema, schema_version, context (in that order).
   const std::string text = testing::read_text(path);
   EXPECT_EQ(text.rfind(
-                "{\n  \"schema\": \"vitsim.profile\",\n  \"schema_version\": 2,\n  \"context\"", 0),
+                "{\n  \"schema\": \"vitsim.profile\",\n  \"schema_version\": 3,\n  \"context\"", 0),
             0u)
       << text.substr(0, 120);
 }
@@ -110,9 +110,9 @@ TEST(Profile, ContextIsFreeFormButAnObject) {
 
 TEST(Profile, UnknownVersionAndWrongSchema) {
   Json doc = load_example("profile");
-  doc["schema_version"] = 3;
+  doc["schema_version"] = 4;
   EXPECT_NE(
-      profile_error(doc).find("bad.json: /schema_version: expected schema_version 2, got number 3"),
+      profile_error(doc).find("bad.json: /schema_version: expected schema_version 3, got number 4"),
       std::string::npos);
   doc = load_example("profile");
   doc["schema"] = "vitsim.run_log";
@@ -134,6 +134,36 @@ TEST(Profile, PreRegimeVersionReadsFp32AndRefusesBareHalfTypes) {
   doc["schema_version"] = 2;
   doc["precision"] = "ds-bf16";
   EXPECT_EQ(profile_error(doc), "");
+}
+
+TEST(Profile, AVersionTwoMeasuredProfilesEpochStartIsItsProcessStart) {
+  // Version 2's vitsim-train timed the process's first step under epoch_start_time_s; an imported
+  // log's was, and is, the loader's restart.
+  Json doc = load_example("profile");
+  doc["compute"][0]["epoch_start_time_s"] = 0.9;
+  doc["compute"][0]["process_start_time_s"] = 1.5;
+  Profile p = read_profile(Node(doc, "v3.json", ""));
+  EXPECT_EQ(p.compute[0].epoch_start_time_s, 0.9);
+  EXPECT_EQ(p.compute[0].process_start_time_s, 1.5);
+  doc["schema_version"] = 2;
+  const std::string e = profile_error(doc);
+  EXPECT_NE(e.find("bad.json: /compute/0/process_start_time_s: expected no process_start_time_s "
+                   "before schema_version 3"),
+            std::string::npos)
+      << e;
+  doc["compute"][0].erase("process_start_time_s");
+  p = read_profile(Node(doc, "v2.json", ""));
+  EXPECT_FALSE(p.compute[0].epoch_start_time_s.has_value());
+  EXPECT_EQ(p.compute[0].process_start_time_s, 0.9);
+  // Written back, it says so in version 3's words.
+  const Json back = write_profile_json(p);
+  EXPECT_EQ(back["schema_version"], 3);
+  EXPECT_FALSE(back["compute"][0].contains("epoch_start_time_s"));
+  EXPECT_EQ(back["compute"][0]["process_start_time_s"], 0.9);
+  doc["source"] = "imported";
+  p = read_profile(Node(doc, "v2-imported.json", ""));
+  EXPECT_EQ(p.compute[0].epoch_start_time_s, 0.9);
+  EXPECT_FALSE(p.compute[0].process_start_time_s.has_value());
 }
 
 TEST(Profile, NegativeTimeAndSize) {

@@ -66,6 +66,23 @@ TEST(Scenario, MalformedFilesNameThePlace) {
   EXPECT_NE(
       error_of(with("\"label\":\"1 GPU\"", "\"lable\":\"1 GPU\"")).find("unknown key \"lable\""),
       std::string::npos);
+  EXPECT_NE(error_of(with("\"gpus\":2", "\"gpus\":2,\"epoch\":\"last\""))
+                .find("s.json: /configurations/1/epoch: expected one of later, first"),
+            std::string::npos);
+}
+
+TEST(Scenario, TheEpochPredictedIsALaterOneUnlessTheFirstIsAsked) {
+  const Scenario later = read_scenario(kExample);
+  EXPECT_FALSE(later.configurations[1].first_epoch);
+  EXPECT_FALSE(write_training_config(later.configurations[1]).contains("epoch"));
+  Json doc = testing::load_example("scenario");
+  doc["configurations"][1]["epoch"] = "first";
+  const Scenario first = read_scenario(Node(doc, "s.json", ""));
+  EXPECT_FALSE(first.configurations[0].first_epoch);
+  EXPECT_TRUE(first.configurations[1].first_epoch);
+  const Json written = write_training_config(first.configurations[1]);
+  EXPECT_EQ(written["epoch"], "first");
+  EXPECT_TRUE(read_training_config(Node(written, "p.json", ""), TrainingConfig{}).first_epoch);
 }
 
 TEST(Scenario, NodeOverridesChangeTheCluster) {

@@ -98,7 +98,7 @@ TEST(Golden, OneSlowRankSetsEveryRanksStepAndTheOthersIdleTheDifference) {
 // Step-to-step noise: four identical ranks whose step varies by 2 % (1 sigma) end each step, on
 // average, E[max of 4 standard normals] = 1.0293754 sigma later than their mean (docs/simulator.md,
 // "Stragglers"); one rank alone waits for nobody. The epoch's first step costs the device's
-// epoch start once more.
+// epoch start once more (its process start in the process's first epoch).
 TEST(Golden, StepNoiseDelaysTheStepByTheExpectedSlowestAndTheEpochStartsOnce) {
   const double bw = 1.25e9, lat = 5e-5;
   auto dev = constant_costs("testgpu", kFwd);
@@ -115,6 +115,12 @@ TEST(Golden, StepNoiseDelaysTheStepByTheExpectedSlowestAndTheEpochStartsOnce) {
   const auto one = run(tiny_cluster(1, 1, bw, lat), one_config, costs);
   EXPECT_NEAR(one.step_time_s, compute, 1e-12);
   EXPECT_NEAR(one.epoch_time_s, one.steps_per_epoch * compute + 0.25, 1e-9 * one.epoch_time_s);
+  // The process's first epoch pays the process's start instead of the loader's restart.
+  auto started = dev;
+  started.process_start_s = 1.5;
+  one_config.first_epoch = true;
+  const auto first = run(tiny_cluster(1, 1, bw, lat), one_config, costs_for({started}));
+  EXPECT_NEAR(first.epoch_time_s, one.steps_per_epoch * compute + 1.5, 1e-9 * first.epoch_time_s);
   // A rank 20 spreads slower than the others sets the step alone: no wait beyond its own mean.
   dev.step_spread_rel = 0.002;
   auto slow = constant_costs("slowgpu", 3 * kFwd);

@@ -86,6 +86,12 @@ TEST_F(MpiTrain, ProfileAndAllreduceBenchWriteValidProfiles) {
   EXPECT_GT(p.compute[0].layers[1].backward_time_s, 0);
   ASSERT_TRUE(p.compute[0].peak_memory_bytes.has_value());
   EXPECT_GT(*p.compute[0].peak_memory_bytes, 1e6);
+  // Both kinds of an epoch's start, on the first micro-batch only (the process's first step, and
+  // the first after the loader's restart).
+  EXPECT_TRUE(p.compute[0].process_start_time_s.has_value());
+  EXPECT_TRUE(p.compute[0].epoch_start_time_s.has_value());
+  EXPECT_FALSE(p.compute[1].process_start_time_s.has_value());
+  EXPECT_FALSE(p.compute[1].epoch_start_time_s.has_value());
 
   std::string mpi =
       ::geteuid() == 0 ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " : "";

@@ -1,0 +1,68 @@
+// An epoch's two starts through calibrate/device_fit.h: the loader's restart (epoch_start_s) and
+// the process's start (process_start_s) are each the median of the profiles that measured it,
+// 0 where none did; a version-2 measured profile, read through the schema, lends only the second.
+#include "calibrate/device_fit.h"
+
+#include <gtest/gtest.h>
+
+#include "schema/profile.h"
+#include "small_vit.h"  // tests/support/
+
+namespace vitsim::calibrate {
+namespace device_fit_test {
+namespace {
+
+using test::small_vit;
+
+// Every layer's forward 1 ms per 8 samples, backward twice that, at micro-batches 8 and 16; the
+// first micro-batch carries the starts given (as `vitsim-train profile` writes them).
+schema::ProfileInput profile(const std::string& name, std::optional<double> restart_s,
+                             std::optional<double> process_s) {
+  const auto graph = costmodel::build_layer_graph(small_vit());
+  schema::Profile p;
+  p.device = "dev";
+  p.model = small_vit();
+  for (int b : {8, 16}) {
+    schema::MicroBatchProfile m;
+    m.micro_batch = b;
+    m.repetitions = 20;
+    for (const auto& l : graph.layers) {
+      m.layers.push_back({l.name, l.kind, 1e-3 * b / 8, 0, 2e-3 * b / 8, 0});
+    }
+    if (b == 8) {
+      m.epoch_start_time_s = restart_s;
+      m.process_start_time_s = process_s;
+    }
+    p.compute.push_back(m);
+  }
+  return {name, p};
+}
+
+TEST(DeviceFit, EachStartOfAnEpochIsTheMedianOfItsMeasurements) {
+  const auto a = profile("a.json", 0.03, 1.2), b = profile("b.json", 0.02, 0.4),
+             c = profile("c.json", std::nullopt, 0.9);
+  const auto fit = fit_device({&a, &b, &c});
+  EXPECT_DOUBLE_EQ(fit.costs.epoch_start_s, 0.025);  // the two that measured it
+  EXPECT_DOUBLE_EQ(fit.costs.process_start_s, 0.9);
+  EXPECT_TRUE(fit.host_costs_known);
+  const auto none = profile("none.json", std::nullopt, std::nullopt);
+  const auto bare = fit_device({&none});
+  EXPECT_EQ(bare.costs.epoch_start_s, 0.0);
+  EXPECT_EQ(bare.costs.process_start_s, 0.0);
+}
+
+TEST(DeviceFit, AVersionTwoMeasuredProfileStartsOnlyTheProcessesFirstEpoch) {
+  // What the shipped H100 and H200 profiles are: version 2, their epoch_start_time_s the first
+  // step of the profiling process.
+  schema::Json doc = schema::write_profile_json(profile("v2.json", 1.17, std::nullopt).profile);
+  doc["schema_version"] = 2;
+  const schema::ProfileInput read = {"v2.json",
+                                     schema::read_profile(schema::Node(doc, "v2.json", ""))};
+  const auto fit = fit_device({&read});
+  EXPECT_EQ(fit.costs.epoch_start_s, 0.0);
+  EXPECT_DOUBLE_EQ(fit.costs.process_start_s, 1.17);
+}
+
+}  // namespace
+}  // namespace device_fit_test
+}  // namespace vitsim::calibrate
