@@ -115,6 +115,16 @@ HostCosts host_of(const DeviceCosts& c, const std::string& from) {
   return {c.host_to_device, c.data_wait, c.step_overhead, c.epoch_start_s, c.process_start_s, from};
 }
 
+// The other way: `c` takes the host-side costs of `host` and says where they came from.
+void take_host_costs(const HostCosts& host, DeviceCosts& c) {
+  c.host_to_device = host.host_to_device;
+  c.data_wait = host.data_wait;
+  c.step_overhead = host.step_overhead;
+  c.epoch_start_s = host.epoch_start_s;
+  c.process_start_s = host.process_start_s;
+  c.derived_from += "; host-side costs from " + host.from;
+}
+
 class Pipeline {
  public:
   Pipeline(const std::vector<schema::ProfileInput>& profiles,
@@ -410,12 +420,8 @@ DeviceCosts Pipeline::transfer(const Key& key) {
           ? host_of(twin->second.costs,
                     "measured " + spec->id + " " + costmodel::to_string(twin->first.second))
           : donor(spec->id, p);
-  c.host_to_device = host.host_to_device;
-  c.data_wait = host.data_wait;
-  c.step_overhead = host.step_overhead;
-  c.epoch_start_s = host.epoch_start_s;
-  c.process_start_s = host.process_start_s;
-  c.derived_from += "; host-side costs from " + host.from + "; memory first-principles estimate";
+  take_host_costs(host, c);
+  c.derived_from += "; memory first-principles estimate";
   set_transfer_spreads(c);
   return c;
 }
@@ -457,15 +463,7 @@ Calibration calibrate(const std::vector<schema::ProfileInput>& profiles,
   std::map<Key, DeviceCosts> devices;
   for (auto& [key, fit] : pipe.measured_) {
     DeviceCosts c = fit.costs;
-    if (!fit.host_costs_known) {
-      const HostCosts host = pipe.donor(key.first, key.second);
-      c.host_to_device = host.host_to_device;
-      c.data_wait = host.data_wait;
-      c.step_overhead = host.step_overhead;
-      c.epoch_start_s = host.epoch_start_s;
-      c.process_start_s = host.process_start_s;
-      c.derived_from += "; host-side costs from " + host.from;
-    }
+    if (!fit.host_costs_known) take_host_costs(pipe.donor(key.first, key.second), c);
     pipe.set_measured_uncertainty(key, c);
     devices[key] = c;
   }
