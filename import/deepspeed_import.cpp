@@ -153,6 +153,18 @@ std::optional<double> epoch_start_extra(const DeepSpeedLog& log, int64_t epoch_s
   return std::max(0.0, costmodel::median(extra));
 }
 
+// What the process's first step took more than a steady one: its own work (fwd + bwd_inner +
+// step, rank 0's device; not the all-reduce, whose first call sets up the communicator) less the
+// median of the kept steps', plus the loader's start (an epoch's first step pays it, and the
+// process's first epoch starts the loader too; the log's first line has no interval before it).
+double process_start_extra(const DeepSpeedLog& log, const std::vector<double>& work,
+                           std::optional<double> loader_start_s) {
+  const DeepSpeedStep& first = log.steps.front();
+  const double warm_up =
+      first.forward_s + first.backward_inner_s + first.optimizer_s - costmodel::median(work);
+  return std::max(0.0, warm_up) + loader_start_s.value_or(0.0);
+}
+
 // Rank 0's wait for a slower rank, out of the all-reduce timer (allreduce_wait.h).
 void split_wait(const StepSamples& x, LogSummary& s) {
   std::vector<double> compute;
@@ -239,6 +251,11 @@ LogSummary summarize_log(const DeepSpeedLog& log, const ImportOptions& o) {
     throw InputError::at(log.file, "step lines", "epochs that start within days of each other",
                          std::to_string(*s.epoch_start_s) + " s between two epochs",
                          "is this one run's log?");
+  s.process_start_s = process_start_extra(log, work, s.epoch_start_s);
+  if (!costmodel::bound_violation(costmodel::kDurationS, s.process_start_s).empty())
+    throw InputError::at(log.file, "first step line", "a first step within days of a steady one",
+                         std::to_string(s.process_start_s) + " s more than a steady step",
+                         "is this one run's log?");
   if (s.world_size > 1) split_wait(x, s);
   return s;
 }
@@ -286,7 +303,7 @@ schema::AllreducePoint allreduce_point(double message_bytes, double time_s, int6
 // medians (one vote per log).
 schema::MicroBatchProfile compute_entry(const costmodel::LayerGraph& graph, int64_t b,
                                         const std::vector<LogSummary>& summaries) {
-  std::vector<double> fwd, fwd_iqr, inner, inner_iqr, opt, outside, spread, start;
+  std::vector<double> fwd, fwd_iqr, inner, inner_iqr, opt, outside, spread, start, process;
   int64_t reps = 0;
   for (const auto& s : summaries) {
     fwd.push_back(s.forward_s);
@@ -297,6 +314,7 @@ schema::MicroBatchProfile compute_entry(const costmodel::LayerGraph& graph, int6
     outside.push_back(s.outside_s);
     spread.push_back(s.step_spread_s);
     if (s.epoch_start_s) start.push_back(*s.epoch_start_s);
+    process.push_back(s.process_start_s);
     reps += s.kept_steps;
   }
   schema::MicroBatchProfile m;
@@ -308,6 +326,7 @@ schema::MicroBatchProfile compute_entry(const costmodel::LayerGraph& graph, int6
   m.step_overhead_time_s = costmodel::median(outside);
   m.step_spread_s = costmodel::median(spread);
   if (!start.empty()) m.epoch_start_time_s = costmodel::median(start);
+  m.process_start_time_s = costmodel::median(process);
   return m;
 }
 
@@ -435,6 +454,7 @@ nlohmann::json to_json(const LogSummary& s) {
           {"outside_timers_median_s", s.outside_s},
           {"step_spread_iqr_s", s.step_spread_s},
           {"epoch_start_s", s.epoch_start_s ? nlohmann::json(*s.epoch_start_s) : nlohmann::json()},
+          {"process_start_s", s.process_start_s},
           {"step_interval_median_s", s.step_interval_s}};
 }
 

@@ -67,6 +67,10 @@ struct LogSummary {
   // median over the epochs after the first of (their first step's interval - step_interval_s):
   // the data loader's restart; nullopt with a single epoch in the log
   std::optional<double> epoch_start_s;
+  // The process's first epoch: the first step line's own work (fwd + bwd_inner + step) less the
+  // kept steps' median (CUDA and cuDNN warm-up, lazily set-up state), plus the loader's start,
+  // which no line can show before the first and is taken as epoch_start_s (0 without it).
+  double process_start_s = 0;
   double step_interval_s = 0;  // wall interval between consecutive step lines
 };
 

@@ -97,6 +97,20 @@ std::string cost_notes(const std::vector<schema::ConfigPrediction>& ps, const st
   return s;
 }
 
+// Under the table: which epoch the epoch column is (docs/simulator.md, "From steps to an epoch").
+std::string epoch_note(const std::vector<schema::ConfigPrediction>& ps) {
+  if (ps.empty()) return "";
+  const auto first = [](const schema::ConfigPrediction& p) { return p.config.first_epoch; };
+  if (std::all_of(ps.begin(), ps.end(), first))
+    return "epoch: the process's first (its first step pays the process's start: warm-up, first "
+           "allocations)\n";
+  if (std::none_of(ps.begin(), ps.end(), first))
+    return "epoch: a later one of a run (its first step pays the data loader's restart); the "
+           "process's first pays its start instead (--epoch first)\n";
+  return "epoch: the rows predict different epochs, the process's first or a later one (each "
+         "configuration's \"epoch\")\n";
+}
+
 double max_idle(const schema::ConfigPrediction& p) {
   double m = 0;
   for (const auto& r : p.ranks) m = std::max(m, r.idle_time_s);
@@ -145,6 +159,7 @@ std::string prediction_table(const std::vector<schema::ConfigPrediction>& ps) {
                 : std::string("-"),
         schema::provenance_summary(p.provenance));
   }
+  s += epoch_note(ps);
   s += cost_notes(ps, mode);
   const bool unverified = std::any_of(ps.begin(), ps.end(), [](const auto& p) {
     return p.cost && p.cost->price_status == "unverified";

@@ -1,0 +1,37 @@
+// The table of predictions (present/prediction_table.h) says which epoch its epoch column is: a
+// later one of a run, or the process's first (docs/simulator.md, "From steps to an epoch").
+#include "present/prediction_table.h"
+
+#include <gtest/gtest.h>
+
+namespace vitsim::present {
+namespace prediction_table_test {
+namespace {
+
+schema::ConfigPrediction prediction(bool first_epoch) {
+  schema::ConfigPrediction p;
+  p.config.gpus = 1;
+  p.config.micro_batch = 16;
+  p.config.first_epoch = first_epoch;
+  p.epoch_time_s = 100;
+  p.step_time_s = 1;
+  p.steps_per_epoch = 100;
+  return p;
+}
+
+TEST(PredictionTable, SaysWhichEpochItsEpochColumnIs) {
+  const std::string later = prediction_table({prediction(false), prediction(false)});
+  EXPECT_NE(later.find("epoch: a later one of a run (its first step pays the data loader's "
+                       "restart)"),
+            std::string::npos)
+      << later;
+  const std::string first = prediction_table({prediction(true)});
+  EXPECT_NE(first.find("epoch: the process's first"), std::string::npos) << first;
+  EXPECT_EQ(first.find("a later one"), std::string::npos) << first;
+  const std::string mixed = prediction_table({prediction(true), prediction(false)});
+  EXPECT_NE(mixed.find("epoch: the rows predict different epochs"), std::string::npos) << mixed;
+}
+
+}  // namespace
+}  // namespace prediction_table_test
+}  // namespace vitsim::present
