@@ -7,27 +7,10 @@
 #   bench/notes/validate-local-2026-11-29-slowed/micro-batch-shape.sh OUT ROUNDS
 set -u
 out=$1; rounds=${2:-2}; mkdir -p "$out"; out=$(cd "$out" && pwd)
-B=$PWD/build/bin
-M="--model vit_ti_16 --image-size 32 --patch-size 4 --width 128 --depth 4 --heads 4 --classes 10"
+source "$(dirname "$0")/common.sh"  # B, M, pass_script
 for order in 8,12,16,24,32 32,24,16,12,8; do
   P="$M --micro-batches $order --warmup 2 --repetitions 20 --optimizer adamw --threads 1"
-  cat > $out/p-$order.sh <<S
-k=\$OMPI_COMM_WORLD_RANK
-case \$k in
-0) cmd="$B/vitsim-train profile $P --precision fp32 --device-id emu-cpu-40" ;;
-1) cmd="$B/vitsim-train profile $P --precision fp32 --device-id emu-cpu-20" ;;
-2) cmd="$B/vitsim-train profile $P --precision ds-bf16 --device-id emu-cpu-40" ;;
-esac
-\$cmd --out \$OUTP/p\$k.json > \$OUTP/log\$k.txt 2>&1
-touch \$OUTP/done\$k
-until [[ -e \$OUTP/done0 && -e \$OUTP/done1 && -e \$OUTP/done2 ]]; do
-  \$cmd --out \$OUTP/again\$k.json > /dev/null 2>&1 &
-  pid=\$!
-  while kill -0 \$pid 2>/dev/null && ! [[ -e \$OUTP/done0 && -e \$OUTP/done1 && -e \$OUTP/done2 ]]; do sleep 0.2; done
-  kill \$pid 2>/dev/null; wait \$pid 2>/dev/null
-done
-exit 0
-S
+  pass_script $out/p-$order.sh "$P" ds-bf16
 done
 for ((round = 1; round <= rounds; round++)); do
   order=8,12,16,24,32; ((round % 2 == 0)) && order=32,24,16,12,8

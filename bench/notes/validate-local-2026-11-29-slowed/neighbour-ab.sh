@@ -7,28 +7,10 @@
 #   bench/notes/validate-local-2026-11-29-slowed/neighbour-ab.sh OUT ROUNDS
 set -u
 out=$1; rounds=${2:-2}; mkdir -p "$out"; out=$(cd "$out" && pwd)
-B=$PWD/build/bin
-M="--model vit_ti_16 --image-size 32 --patch-size 4 --width 128 --depth 4 --heads 4 --classes 10"
+source "$(dirname "$0")/common.sh"  # B, M, pass_script
 P="$M --micro-batches 12,24 --warmup 2 --repetitions 20 --optimizer adamw --threads 1"
-for mode in dsbf16 fp32; do
-  cat > $out/p-$mode.sh <<S
-k=\$OMPI_COMM_WORLD_RANK
-case \$k in
-0) cmd="$B/vitsim-train profile $P --precision fp32 --device-id emu-cpu-40" ;;
-1) cmd="$B/vitsim-train profile $P --precision fp32 --device-id emu-cpu-20" ;;
-2) cmd="$B/vitsim-train profile $P --precision $([[ $mode == dsbf16 ]] && echo ds-bf16 || echo fp32) --device-id emu-cpu-40" ;;
-esac
-\$cmd --out \$OUTP/p\$k.json > \$OUTP/log\$k.txt 2>&1
-touch \$OUTP/done\$k
-until [[ -e \$OUTP/done0 && -e \$OUTP/done1 && -e \$OUTP/done2 ]]; do
-  \$cmd --out \$OUTP/again\$k.json > /dev/null 2>&1 &
-  pid=\$!
-  while kill -0 \$pid 2>/dev/null && ! [[ -e \$OUTP/done0 && -e \$OUTP/done1 && -e \$OUTP/done2 ]]; do sleep 0.2; done
-  kill \$pid 2>/dev/null; wait \$pid 2>/dev/null
-done
-exit 0
-S
-done
+pass_script $out/p-dsbf16.sh "$P" ds-bf16
+pass_script $out/p-fp32.sh "$P" fp32
 for ((round = 1; round <= rounds; round++)); do
   line="round $round:"
   for mode in dsbf16 fp32; do

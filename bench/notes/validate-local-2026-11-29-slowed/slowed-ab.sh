@@ -12,31 +12,11 @@
 #   bench/notes/validate-local-2026-11-29-slowed/slowed-ab.sh OUT ROUNDS
 set -u
 out=$1; rounds=${2:-2}; mkdir -p "$out"; out=$(cd "$out" && pwd)
-B=$PWD/build/bin
-M="--model vit_ti_16 --image-size 32 --patch-size 4 --width 128 --depth 4 --heads 4 --classes 10"
+source "$(dirname "$0")/common.sh"  # B, M, pass_script
 P="$M --micro-batches 12,24 --warmup 2 --repetitions 20 --optimizer adamw --threads 1"
 T="--optimizer adamw --lr 1e-3 --seed 1 --threads 1 --no-eval --no-progress --overlap off --epochs 1 --mpi-wait poll --precision fp32 --device-id emu-cpu-40"
 [[ -d $out/data ]] || $B/vitsim-train make-dataset --out $out/data --train-images 4096 --test-images 64 --seed 1 > /dev/null
-# Profile pass: host k on CPU k mod 2 (emulate-cluster pins): 0 = 0.4 fp32 (CPU 0),
-# 1 = 0.2 fp32 (CPU 1), 2 = 0.4 ds-bf16 (CPU 0). Hosts done early keep profiling, thrown away,
-# until every host is done (as validate-local's passes).
-cat > $out/p.sh <<S
-k=\$OMPI_COMM_WORLD_RANK
-case \$k in
-0) cmd="$B/vitsim-train profile $P --precision fp32 --device-id emu-cpu-40" ;;
-1) cmd="$B/vitsim-train profile $P --precision fp32 --device-id emu-cpu-20" ;;
-2) cmd="$B/vitsim-train profile $P --precision ds-bf16 --device-id emu-cpu-40" ;;
-esac
-\$cmd --out \$OUTP/p\$k.json > \$OUTP/log\$k.txt 2>&1
-touch \$OUTP/done\$k
-until [[ -e \$OUTP/done0 && -e \$OUTP/done1 && -e \$OUTP/done2 ]]; do
-  \$cmd --out \$OUTP/again\$k.json > /dev/null 2>&1 &
-  pid=\$!
-  while kill -0 \$pid 2>/dev/null && ! [[ -e \$OUTP/done0 && -e \$OUTP/done1 && -e \$OUTP/done2 ]]; do sleep 0.2; done
-  kill \$pid 2>/dev/null; wait \$pid 2>/dev/null
-done
-exit 0
-S
+pass_script $out/p.sh "$P" ds-bf16  # the pass as validate-local's (common.sh)
 cat > $out/filler.sh <<S
 while :; do $B/vitsim-train profile $M --micro-batches 24 --warmup 0 --repetitions 60 --optimizer adamw --threads 1 --precision fp32 --device-id emu-cpu-40 --out \$OUTP/filler.json > /dev/null 2>&1; done
 S
