@@ -6,11 +6,23 @@
 
 namespace vitsim::costmodel {
 
-RunCostFigures cost_of_run(const std::map<std::string, DeviceRate>& devices, double epoch_time_s,
-                           int64_t epochs) {
-  if (!(epoch_time_s >= 0) || !std::isfinite(epoch_time_s))
-    throw std::invalid_argument("epoch time must be finite and >= 0");
+namespace {
+bool is_duration(double s) {
+  return s >= 0 && std::isfinite(s);
+}
+}  // namespace
+
+double run_time_s(double first_epoch_s, double later_epoch_s, int64_t epochs) {
+  if (!is_duration(first_epoch_s) || !is_duration(later_epoch_s))
+    throw std::invalid_argument("epoch times must be finite and >= 0");
   if (epochs < 1) throw std::invalid_argument("epochs must be >= 1");
+  return first_epoch_s + static_cast<double>(epochs - 1) * later_epoch_s;
+}
+
+RunCostFigures cost_of_run(const std::map<std::string, DeviceRate>& devices, double epoch_time_s,
+                           double run_s) {
+  if (!is_duration(epoch_time_s) || !is_duration(run_s))
+    throw std::invalid_argument("epoch and run times must be finite and >= 0");
   double usd_per_hour = 0, watts = 0;
   for (const auto& [device, d] : devices) {
     if (!(d.usd_per_gpu_hour >= 0) || !(d.power_w >= 0) || d.ranks < 0)
@@ -21,8 +33,8 @@ RunCostFigures cost_of_run(const std::map<std::string, DeviceRate>& devices, dou
   RunCostFigures f;
   f.epoch_usd = epoch_time_s / kSecondsPerHour * usd_per_hour;
   f.epoch_kwh = epoch_time_s * watts / kJoulesPerKwh;
-  f.run_usd = static_cast<double>(epochs) * f.epoch_usd;
-  f.run_kwh = static_cast<double>(epochs) * f.epoch_kwh;
+  f.run_usd = run_s / kSecondsPerHour * usd_per_hour;
+  f.run_kwh = run_s * watts / kJoulesPerKwh;
   return f;
 }
 

@@ -27,13 +27,22 @@ struct RunCostFigures {
   double epoch_kwh = 0, run_kwh = 0;
 };
 
+// How long a run of `epochs` epochs in one process takes: its first epoch (which pays the
+// process's start) and epochs - 1 later ones (each paying the data loader's restart):
+//   run_time_s = first_epoch_s + (epochs - 1) * later_epoch_s
+// The one home of that rule (docs/cost-model.md, "Cost and energy"): the cost per run, the
+// deadline per run of a sweep's goal and the run column of the answers all take it from here.
+// std::invalid_argument for a negative or non-finite time, or epochs < 1.
+double run_time_s(double first_epoch_s, double later_epoch_s, int64_t epochs);
+
 // Every GPU of the configuration is paid (and draws power) for the whole epoch, waiting
 // included: a rank idle behind a straggler still holds its GPU.
 //   epoch_usd = epoch_time_s / 3600 * sum_d ranks_d * usd_per_gpu_hour_d
 //   epoch_kwh = epoch_time_s * sum_d ranks_d * power_w_d / 3.6e6
-// run = epochs x epoch. std::invalid_argument for a negative time or price, or epochs < 1.
+// and the run's figures the same with run_s (run_time_s, above) for epoch_time_s.
+// std::invalid_argument for a negative time or price.
 RunCostFigures cost_of_run(const std::map<std::string, DeviceRate>& devices, double epoch_time_s,
-                           int64_t epochs);
+                           double run_s);
 
 // The hourly rate of a GPU one owns: its purchase price spread over the amortisation years, plus
 // the electricity it draws at `power_w`.

@@ -179,8 +179,7 @@ std::string pareto_text(const std::vector<schema::ConfigPrediction>& all,
                               : missed(p, limits).empty() ? "yes"
                                                           : "no: " + missed(p, limits);
     out += fmt::format("{:<40} {:>6} {:>10.1f} {:>9.3g} {:>10} {:>10}  {}\n", p.config.label,
-                       p.config.gpus, p.epoch_time_s,
-                       p.epoch_time_s * static_cast<double>(p.cost->epochs) / 3600,
+                       p.config.gpus, p.epoch_time_s, schema::run_time_s(p, p.cost->epochs) / 3600,
                        dollars(p.cost->epoch_usd), dollars(p.cost->run_usd), meets);
   }
   return out;

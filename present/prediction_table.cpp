@@ -97,16 +97,28 @@ std::string cost_notes(const std::vector<schema::ConfigPrediction>& ps, const st
   return s;
 }
 
-// Under the table: which epoch the epoch column is (docs/simulator.md, "From steps to an epoch").
+// Under the table: which epoch the epoch column is (docs/simulator.md, "From steps to an epoch"),
+// and for a single configuration how long the other kind takes.
 std::string epoch_note(const std::vector<schema::ConfigPrediction>& ps) {
   if (ps.empty()) return "";
   const auto first = [](const schema::ConfigPrediction& p) { return p.config.first_epoch; };
-  if (std::all_of(ps.begin(), ps.end(), first))
+  const bool one = ps.size() == 1 && !ps.front().out_of_memory && ps.front().epoch_time_s > 0;
+  if (std::all_of(ps.begin(), ps.end(), first)) {
     return "epoch: the process's first (its first step pays the process's start: warm-up, first "
-           "allocations)\n";
-  if (std::none_of(ps.begin(), ps.end(), first))
+           "allocations)" +
+           (one ? fmt::format("; a later one pays the data loader's restart instead and "
+                              "takes {:.1f} s",
+                              ps.front().later_epoch_time_s)
+                : std::string()) +
+           "\n";
+  }
+  if (std::none_of(ps.begin(), ps.end(), first)) {
     return "epoch: a later one of a run (its first step pays the data loader's restart); the "
-           "process's first pays its start instead (--epoch first)\n";
+           "process's first pays its start instead" +
+           (one ? fmt::format(" and takes {:.1f} s", ps.front().first_epoch_time_s)
+                : std::string()) +
+           " (--epoch first; a scenario's \"epoch\": \"first\")\n";
+  }
   return "epoch: the rows predict different epochs, the process's first or a later one (each "
          "configuration's \"epoch\")\n";
 }

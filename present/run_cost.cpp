@@ -83,7 +83,8 @@ std::optional<schema::RunCost> run_cost(const schema::ConfigPrediction& p,
       reason = w;
       continue;
     }
-    const costmodel::RunCostFigures f = costmodel::cost_of_run(rates, p.epoch_time_s, o.epochs);
+    const costmodel::RunCostFigures f =
+        costmodel::cost_of_run(rates, p.epoch_time_s, schema::run_time_s(p, o.epochs));
     cost.epoch_usd = f.epoch_usd;
     cost.run_usd = f.run_usd;
     cost.epochs = o.epochs;

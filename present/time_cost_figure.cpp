@@ -80,6 +80,9 @@ std::optional<Figure> draw_time_cost(const schema::PredictionFile& pred, const s
   const bool per_image = sim::compares_per_image(pred.configurations, requested);
   const std::string data_name = stem + "-pareto.dat";
   const bool flagged = write_pareto_data(pred, requested, limits, per_image, dir + "/" + data_name);
+  // A bound per run drawn as its share of one epoch (value / epochs): a line on per-epoch axes
+  // cannot hold each configuration's first epoch (costmodel::run_time_s); which configurations
+  // meet the bound is the goal's (sim::rank_for_goal), not the line's.
   const double per = static_cast<double>(limits.epochs);
   std::string setup =
       fmt::format("set xlabel {}\nset ylabel {}\nset logscale x\n",

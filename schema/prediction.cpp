@@ -3,6 +3,11 @@
 // form), so the same prediction always gives the same bytes.
 #include "schema/prediction.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "costmodel/cost_of_run.h"
 #include "schema/common_io.h"
 #include "schema/json_file.h"
 #include "schema/rank_groups.h"
@@ -187,6 +192,8 @@ Json config_object(const ConfigPrediction& p) {
               {"steps_per_epoch", p.steps_per_epoch},
               {"step_time_s", p.step_time_s},
               {"epoch_time_s", p.epoch_time_s},
+              {"first_epoch_time_s", p.first_epoch_time_s},
+              {"later_epoch_time_s", p.later_epoch_time_s},
               {"compute_time_s", p.compute_time_s},
               {"exposed_comm_time_s", p.exposed_comm_time_s},
               {"throughput_images_per_s", p.throughput_images_per_s},
@@ -261,6 +268,8 @@ ConfigPrediction read_config_prediction(const Node& n) {
                  "steps_per_epoch",
                  "step_time_s",
                  "epoch_time_s",
+                 "first_epoch_time_s",
+                 "later_epoch_time_s",
                  "compute_time_s",
                  "exposed_comm_time_s",
                  "throughput_images_per_s",
@@ -290,6 +299,21 @@ ConfigPrediction read_config_prediction(const Node& n) {
   p.steps_per_epoch = n["steps_per_epoch"].integer_at_least(0);
   p.step_time_s = n["step_time_s"].nonnegative();
   p.epoch_time_s = n["epoch_time_s"].nonnegative();
+  // Both epochs, or (a file of before 2026-11-29) neither: then both are the one predicted.
+  p.first_epoch_time_s = p.later_epoch_time_s = p.epoch_time_s;
+  if (n.has("first_epoch_time_s") || n.has("later_epoch_time_s")) {
+    p.first_epoch_time_s = n["first_epoch_time_s"].nonnegative();
+    p.later_epoch_time_s = n["later_epoch_time_s"].nonnegative();
+    const char* asked = p.config.first_epoch ? "first_epoch_time_s" : "later_epoch_time_s";
+    const double v = p.config.first_epoch ? p.first_epoch_time_s : p.later_epoch_time_s;
+    if (std::abs(v - p.epoch_time_s) > 1e-9 * std::max(1.0, p.epoch_time_s)) {
+      char v_text[32];
+      std::snprintf(v_text, sizeof v_text, "%.10g", p.epoch_time_s);
+      n[asked].fail(std::string(v_text) + " (epoch_time_s: the configuration's " +
+                        (p.config.first_epoch ? "first" : "later") + " epoch)",
+                    n[asked].describe());
+    }
+  }
   p.compute_time_s = n["compute_time_s"].nonnegative();
   p.exposed_comm_time_s = n["exposed_comm_time_s"].nonnegative();
   p.throughput_images_per_s = n["throughput_images_per_s"].nonnegative();
@@ -307,6 +331,10 @@ ConfigPrediction read_config_prediction(const Node& n) {
   if (auto c = n.get("cost_missing")) p.cost_missing = c->string();
   if (auto b = n.get("added_baseline")) p.added_baseline = b->boolean();
   return p;
+}
+
+double run_time_s(const ConfigPrediction& p, int64_t epochs) {
+  return costmodel::run_time_s(p.first_epoch_time_s, p.later_epoch_time_s, epochs);
 }
 
 std::string provenance_summary(const Provenance& p) {

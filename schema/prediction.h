@@ -90,7 +90,12 @@ struct ConfigPrediction {
   int64_t max_micro_batch_that_fits = 0;  // largest micro-batch that fits every rank
   int64_t steps_per_epoch = 0;            // ceil(ceil(F * images / ranks) / micro_batch)
   double step_time_s = 0;
-  double epoch_time_s = 0;
+  double epoch_time_s = 0;  // the epoch config.first_epoch asks for: one of the two below
+  // Both kinds of epoch (docs/simulator.md, "From steps to an epoch"): the process's first (its
+  // start) and a later one (the data loader's restart). A file written before 2026-11-29 has
+  // neither: both are read as epoch_time_s.
+  double first_epoch_time_s = 0;
+  double later_epoch_time_s = 0;
   double compute_time_s = 0;       // slowest rank's compute per step
   double exposed_comm_time_s = 0;  // per step, rank 0
   double throughput_images_per_s = 0;
@@ -144,6 +149,10 @@ struct PredictionFile {
 Json write_config_prediction(const ConfigPrediction& prediction,
                              size_t max_listed_ranks = kMaxListedRanks);
 ConfigPrediction read_config_prediction(const Node& node);
+
+// How long a run of `epochs` epochs of this configuration takes in one process: its first epoch,
+// then epochs - 1 later ones (costmodel::run_time_s, the one home of that rule).
+double run_time_s(const ConfigPrediction& prediction, int64_t epochs);
 
 // "rtx3070/fp32=imported; tesla-10gbe=imported; tesla-1gbe=modelled": compute, then links.
 std::string provenance_summary(const Provenance& provenance);

@@ -63,6 +63,9 @@ struct RankPlan {
   // Once, before the epoch's first step: the device's epoch_start_s, or its process_start_s for
   // the process's first epoch (TrainingConfig::first_epoch).
   double epoch_start_s = 0;
+  // The same for the kind of epoch not simulated (the loader's restart when the process's first
+  // is, else the process's start): what the other epoch's time is worked out from.
+  double other_epoch_start_s = 0;
   MemoryModel memory;
   double memory_bytes = 0;  // at micro_batch
   double device_memory_bytes = 0;

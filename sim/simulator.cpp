@@ -55,6 +55,27 @@ void check_options(const SimOptions& o) {
       "' (expected CM02, LV08, Constant, SMPI or IB; CM02 matches the analytic ring)");
 }
 
+// How much longer the epoch not simulated is than the one simulated (negative: shorter). Only
+// the once-per-epoch start before the first step differs; every rank reaches its first
+// all-reduce after its start plus its first step's work before it (c_k = accumulation x (data +
+// forward + backward) + its straggler wait), and the step ends after the last rank's arrival:
+//   shift = max_k(other_start_k + c_k) - max_k(start_k + c_k)
+// Exact when every rank's start moves by the same amount (one device type: the whole simulation
+// moves with it); with mixed devices it takes the first all-reduce as a barrier, which an
+// overlapped all-reduce only approximates (docs/simulator.md, "From steps to an epoch").
+double other_epoch_shift_s(const RankKinds& kinds, int64_t accumulation) {
+  double simulated = 0, other = 0;
+  for (const RankPlan& r : kinds.plans) {
+    double work = r.data_s;
+    for (double t : r.forward_s) work += t;
+    for (double t : r.backward_s) work += t;
+    const double c = static_cast<double>(accumulation) * work + r.straggler_s;
+    simulated = std::max(simulated, r.epoch_start_s + c);
+    other = std::max(other, r.other_epoch_start_s + c);
+  }
+  return other - simulated;
+}
+
 // Per-rank step figures of the last simulated step and the epoch extrapolation.
 void fill_timings(const SimulationResult& run, schema::ConfigPrediction& out) {
   const std::vector<RankRecord>& records = run.actors.ranks;
@@ -158,6 +179,12 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
   q.trace = trace != nullptr;
   const SimulationResult run = run_configuration(q);
   fill_timings(run, out);
+  const double other_epoch_s =
+      out.steps_per_epoch > 0
+          ? std::max(0.0, out.epoch_time_s + other_epoch_shift_s(kinds, config.accumulation))
+          : 0.0;
+  out.first_epoch_time_s = config.first_epoch ? out.epoch_time_s : other_epoch_s;
+  out.later_epoch_time_s = config.first_epoch ? other_epoch_s : out.epoch_time_s;
   out.range = range_of(out, costs);
   out.breakdown = make_breakdown(out, run);
   if (trace != nullptr) trace->add(pid, config_label(config), run.tracks, run.actors);

@@ -83,7 +83,7 @@ std::optional<Rejection> rejection(const schema::ConfigPrediction& p, SweepGoal 
   if ((is_cost_goal(goal) || limits.budget_usd) && !has_cost)
     return Rejection{Why::kNoCost, "no cost"};
   if (const auto& d = limits.deadline_s) {
-    const double s = p.epoch_time_s * static_cast<double>(d->per_run ? limits.epochs : 1);
+    const double s = d->per_run ? schema::run_time_s(p, limits.epochs) : p.epoch_time_s;
     if (s > d->value)
       return Rejection{Why::kDeadline, fmt::format("{:.1f} s {} is past the deadline {:g} s", s,
                                                    per_text(*d, limits.epochs), d->value)};

@@ -14,6 +14,8 @@ schema::ConfigPrediction prediction(bool first_epoch) {
   p.config.micro_batch = 16;
   p.config.first_epoch = first_epoch;
   p.epoch_time_s = 100;
+  p.first_epoch_time_s = first_epoch ? 100 : 103.5;
+  p.later_epoch_time_s = first_epoch ? 98.31 : 100;
   p.step_time_s = 1;
   p.steps_per_epoch = 100;
   return p;
@@ -27,7 +29,16 @@ TEST(PredictionTable, SaysWhichEpochItsEpochColumnIs) {
       << later;
   const std::string first = prediction_table({prediction(true)});
   EXPECT_NE(first.find("epoch: the process's first"), std::string::npos) << first;
-  EXPECT_EQ(first.find("a later one"), std::string::npos) << first;
+  EXPECT_EQ(first.find("epoch: a later one"), std::string::npos) << first;
+  // One configuration: the other kind of epoch's time too.
+  EXPECT_NE(
+      prediction_table({prediction(false)})
+          .find("the process's first pays its start instead and takes 103.5 s (--epoch first"),
+      std::string::npos);
+  EXPECT_NE(first.find("a later one pays the data loader's restart instead and takes 98.3 s"),
+            std::string::npos)
+      << first;
+  EXPECT_EQ(later.find("103.5 s"), std::string::npos) << later;  // two rows: no single figure
   const std::string mixed = prediction_table({prediction(true), prediction(false)});
   EXPECT_NE(mixed.find("epoch: the rows predict different epochs"), std::string::npos) << mixed;
 }

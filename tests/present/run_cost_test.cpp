@@ -15,7 +15,8 @@ namespace {
 
 schema::ConfigPrediction mixed_prediction() {
   schema::ConfigPrediction p;
-  p.epoch_time_s = 1800;
+  p.epoch_time_s = p.later_epoch_time_s = 1800;  // a later epoch
+  p.first_epoch_time_s = 1836;                   // the process's first: 36 s of start more
   for (const char* d : {"t4", "t4", "t4", "p4"}) {
     schema::RankPrediction r;
     r.device = d;
@@ -53,7 +54,9 @@ TEST(RunCost, CloudEpochAndRunByHand) {
   ASSERT_TRUE(c);
   EXPECT_EQ(c->mode, "cloud");
   EXPECT_NEAR(c->epoch_usd, 0.5 * (3 * 0.35 + 0.60), 1e-12);  // 1,800 s = 0.5 h
-  EXPECT_NEAR(c->run_usd, 10 * c->epoch_usd, 1e-12);
+  // The run: the first epoch, then 9 later ones (1,836 + 9 x 1,800 s), not 10 x a later one.
+  EXPECT_NEAR(c->run_usd, (1836.0 + 9 * 1800) / 3600 * (3 * 0.35 + 0.60), 1e-12);
+  EXPECT_NEAR(c->run_kwh, (3 * 70 + 75) * (1836.0 + 9 * 1800) / 3.6e6, 1e-12);
   EXPECT_NEAR(c->epoch_kwh, (3 * 70 + 75) * 1800 / 3.6e6, 1e-12);
   EXPECT_TRUE(c->energy_is_upper_bound);
   EXPECT_NE(c->price_source.find("t4: cloud"), std::string::npos) << c->price_source;

@@ -63,6 +63,29 @@ TEST(Prediction, RangeOutOfOrderNamesThePlace) {
       << e;
 }
 
+// Both kinds of epoch: the one the configuration asks for must be its epoch_time_s; a file of
+// before 2026-11-29 has neither, and both read as epoch_time_s.
+TEST(Prediction, EpochKindsAgreeWithTheEpochTime) {
+  const ConfigPrediction c = read_prediction(kExample).configurations.at(0);
+  EXPECT_DOUBLE_EQ(c.first_epoch_time_s, 1564.2);
+  EXPECT_DOUBLE_EQ(c.later_epoch_time_s, 1563.0);
+  EXPECT_DOUBLE_EQ(run_time_s(c, 3), 1564.2 + 2 * 1563.0);
+  std::string s = Node::parse_file(kExample).json().dump();
+  std::string bad = s;
+  bad.replace(bad.find("\"later_epoch_time_s\":1563.0"), 27, "\"later_epoch_time_s\":1500.0");
+  const std::string e =
+      testing::error_of([&] { read_prediction(Node::parse_text(bad, "e.json")); });
+  EXPECT_NE(e.find("e.json: /configurations/0/later_epoch_time_s: expected 1563 (epoch_time_s"),
+            std::string::npos)
+      << e;
+  std::string old = s;
+  old.erase(old.find("\"first_epoch_time_s\":1564.2,"), 28);
+  old.erase(old.find("\"later_epoch_time_s\":1563.0,"), 28);
+  const ConfigPrediction o = read_prediction(Node::parse_text(old, "o.json")).configurations.at(0);
+  EXPECT_DOUBLE_EQ(o.first_epoch_time_s, 1563.0);
+  EXPECT_DOUBLE_EQ(o.later_epoch_time_s, 1563.0);
+}
+
 TEST(PredictionDoc, PageExampleIsTheTestExample) {
   EXPECT_EQ(testing::doc_example("prediction.md"), testing::load_example("prediction"));
 }

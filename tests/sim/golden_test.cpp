@@ -38,6 +38,19 @@ schema::ConfigPrediction run(const schema::ClusterSpec& cl, const schema::Traini
   return predict(cl, costmodel::DeviceCatalog{}, tiny_model(), t, costs, SimOptions{});
 }
 
+// Three "testgpu" nodes and a fourth node of one "slowgpu".
+schema::ClusterSpec three_and_a_slow_node(double bw, double lat) {
+  auto cl = tiny_cluster(3, 1, bw, lat);
+  schema::NodeSpec slow = cl.nodes[0];
+  slow.name = "slow";
+  slow.is_template = false;
+  slow.count = 1;
+  slow.gpus = {{"slowgpu", 1}};
+  cl.nodes.push_back(slow);
+  cl.devices.push_back(test::test_device("slowgpu"));
+  return cl;
+}
+
 TEST(Golden, RingOfFourHomogeneousRanksIsAlphaBetaExactly) {
   const double bw = 1.25e9, lat = 5e-5;
   const auto cl = tiny_cluster(4, 1, bw, lat);
@@ -70,14 +83,7 @@ TEST(Golden, FlowLevelRingAgreesWithStepLevel) {
 }
 
 TEST(Golden, OneSlowRankSetsEveryRanksStepAndTheOthersIdleTheDifference) {
-  auto cl = tiny_cluster(3, 1, 1.25e9, 5e-5);
-  schema::NodeSpec slow = cl.nodes[0];
-  slow.name = "slow";
-  slow.is_template = false;
-  slow.count = 1;
-  slow.gpus = {{"slowgpu", 1}};
-  cl.nodes.push_back(slow);
-  cl.devices.push_back(test::test_device("slowgpu"));
+  const auto cl = three_and_a_slow_node(1.25e9, 5e-5);
   const auto costs =
       costs_for({constant_costs("testgpu", kFwd), constant_costs("slowgpu", 3 * kFwd)});
   const auto p = run(cl, ring_config(4), costs);
@@ -125,17 +131,41 @@ TEST(Golden, StepNoiseDelaysTheStepByTheExpectedSlowestAndTheEpochStartsOnce) {
   dev.step_spread_rel = 0.002;
   auto slow = constant_costs("slowgpu", 3 * kFwd);
   slow.step_spread_rel = 0.002;
-  auto cl = tiny_cluster(3, 1, bw, lat);
-  schema::NodeSpec n = cl.nodes[0];
-  n.name = "slow";
-  n.is_template = false;
-  n.count = 1;
-  n.gpus = {{"slowgpu", 1}};
-  cl.nodes.push_back(n);
-  cl.devices.push_back(test::test_device("slowgpu"));
-  const auto mixed = run(cl, ring_config(4), costs_for({dev, slow}));
+  const auto mixed = run(three_and_a_slow_node(bw, lat), ring_config(4), costs_for({dev, slow}));
   EXPECT_NEAR(mixed.step_time_s, compute_per_step(layer_count(), 3 * kFwd) + comm,
               1e-9 * mixed.step_time_s);
+}
+
+// One simulation gives both kinds of epoch: the other's start moves the epoch by the difference
+// of the starts (one device type: exactly as simulating it), or with mixed devices by the
+// difference of the latest arrivals at the first all-reduce (docs/simulator.md).
+TEST(Golden, OneSimulationGivesTheFirstAndTheLaterEpoch) {
+  const double bw = 1.25e9, lat = 5e-5;
+  auto dev = constant_costs("testgpu", kFwd);
+  dev.epoch_start_s = 0.25;
+  dev.process_start_s = 1.5;
+  auto later = ring_config(4);
+  auto first = later;
+  first.first_epoch = true;
+  const auto cl = tiny_cluster(4, 1, bw, lat);
+  const auto l = run(cl, later, costs_for({dev}));
+  const auto f = run(cl, first, costs_for({dev}));
+  EXPECT_DOUBLE_EQ(l.later_epoch_time_s, l.epoch_time_s);
+  EXPECT_DOUBLE_EQ(f.first_epoch_time_s, f.epoch_time_s);
+  EXPECT_NEAR(l.first_epoch_time_s, f.epoch_time_s, 1e-9 * f.epoch_time_s);
+  EXPECT_NEAR(f.later_epoch_time_s, l.epoch_time_s, 1e-9 * l.epoch_time_s);
+  EXPECT_NEAR(l.first_epoch_time_s - l.later_epoch_time_s, 1.25, 1e-9);
+  EXPECT_NEAR(schema::run_time_s(l, 10), f.epoch_time_s + 9 * l.epoch_time_s, 1e-6);
+  // Three fast ranks that start late, one slow rank (3x the compute) that starts early: the
+  // first all-reduce waits for the latest arrival, max(1.5 + c, 0.1 + 3c).
+  auto slow = constant_costs("slowgpu", 3 * kFwd);
+  slow.epoch_start_s = 0.25;
+  slow.process_start_s = 0.1;
+  const auto mixed = three_and_a_slow_node(bw, lat);
+  const auto ml = run(mixed, later, costs_for({dev, slow}));
+  const auto mf = run(mixed, first, costs_for({dev, slow}));
+  EXPECT_NEAR(ml.first_epoch_time_s, mf.epoch_time_s, 1e-6 * mf.epoch_time_s);
+  EXPECT_NEAR(mf.later_epoch_time_s, ml.epoch_time_s, 1e-6 * ml.epoch_time_s);
 }
 
 TEST(Golden, OverlapHidesAllButTheLastBucketOnAFastNetwork) {

@@ -14,7 +14,7 @@ schema::ConfigPrediction row(const std::string& label, int64_t gpus, double epoc
   p.config.label = label;
   p.config.gpus = gpus;
   p.config.micro_batch = micro_batch;
-  p.epoch_time_s = epoch_s;
+  p.epoch_time_s = p.first_epoch_time_s = p.later_epoch_time_s = epoch_s;
   p.throughput_images_per_s = 50000 / epoch_s;
   p.parallel_efficiency = efficiency;
   p.speedup = efficiency * static_cast<double>(gpus);
@@ -91,6 +91,17 @@ TEST(SweepGoal, DeadlineAndBudgetConstrainTheGoal) {
   l.deadline_s = schema::PerEpochOrRun{2 * 3600, true};  // per run of 10 epochs: 720 s an epoch
   l.epochs = 10;
   EXPECT_EQ(best_label(rows, SweepGoal::kCheapestEpoch, l), "4x");
+  // A run's first epoch pays the process's start: 4x's 470 + 9 x 450 = 4,520 s fits 4,600 s, a
+  // first epoch 120 s longer (4,640 s) does not, though 10 later epochs (4,500 s) would.
+  std::vector<schema::ConfigPrediction> started = {row("4x", 4, 450, 0.93, 0.18)};
+  started[0].first_epoch_time_s = 470;
+  l.deadline_s = schema::PerEpochOrRun{4600, true};
+  EXPECT_EQ(best_label(started, SweepGoal::kCheapestEpoch, l), "4x");
+  started[0].first_epoch_time_s = 590;
+  std::vector<Rejected> why;
+  EXPECT_TRUE(rank_for_goal(started, {true}, SweepGoal::kCheapestEpoch, l, &why).empty());
+  ASSERT_EQ(why.size(), 1u);
+  EXPECT_NE(why[0].why.find("4640.0 s per run of 10 epoch(s)"), std::string::npos) << why[0].why;
   GoalLimits b;
   b.budget_usd = schema::PerEpochOrRun{0.176, false};
   EXPECT_EQ(best_label(rows, SweepGoal::kFastestEpoch, b), "2x");
