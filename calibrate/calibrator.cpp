@@ -235,8 +235,10 @@ HostCosts Pipeline::donor(const std::string& device, Regime p) {
   // the calibration holds (host-side costs are the nodes' loader and software: a profile taken on
   // a host no cluster describes, the shipped H100's one-thread profiler loader, says nothing
   // about them), of every measured device when no cluster holds one.
+  // The epoch's and the process's start with them: the loader's restart and the process's
+  // warm-up are the node's too (until 2026-11-29 this median left both at 0 s).
   const std::set<std::string> in_clusters = cluster_measured();
-  std::vector<double> v[6];
+  std::vector<double> v[6], epoch_start, process_start;
   std::string names;
   for (const auto& [key, fit] : measured_) {
     if (!fit.host_costs_known) continue;
@@ -247,6 +249,8 @@ HostCosts Pipeline::donor(const std::string& device, Regime p) {
       v[2 * i].push_back(h[i]->fixed_s);
       v[2 * i + 1].push_back(h[i]->per_unit_s);
     }
+    epoch_start.push_back(c.epoch_start_s);
+    process_start.push_back(c.process_start_s);
     names += (names.empty() ? "" : ", ") + key_name(key);
   }
   HostCosts out;
@@ -260,6 +264,8 @@ HostCosts Pipeline::donor(const std::string& device, Regime p) {
     h[i]->fixed_s = costmodel::median(v[2 * i]);
     h[i]->per_unit_s = costmodel::median(v[2 * i + 1]);
   }
+  out.epoch_start_s = costmodel::median(epoch_start);
+  out.process_start_s = costmodel::median(process_start);
   out.from = "median of measured " + names;
   return out;
 }

@@ -2,8 +2,9 @@
 // from a known fp32 roofline (eta_c, eta_m, launch overhead) on two devices, with seeded noise,
 // are calibrated; the fitted efficiencies come back within 1 %, a device's amp-fp16 is its own
 // fp32 measurement moved to the tensor peak at the evidence's eta_c, a measured device outside
-// the clusters (or measured off their nodes) moves nothing, and the transferred entry's interval
-// is the wider.
+// the clusters (or measured off their nodes) moves nothing, the transferred entry's interval
+// is the wider, and a device with no host-side costs and no cluster peer takes the measured
+// devices' medians, the epoch's two starts included.
 #include "calibrate/regime_transfer.h"
 
 #include <gtest/gtest.h>
@@ -245,6 +246,32 @@ TEST_F(RegimeTransferTest, ADeviceMeasuredOffTheClustersNodesMovesNothing) {
   const auto* d = off_node.costs.find("devD", Regime::kFp32);
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->source, costmodel::CostSource::kMeasured);
+}
+
+// A device without host-side costs of its own (devD: a compute-only profile, like the P4's
+// summary) that shares no cluster with a measured device takes the host-side costs' median over
+// the measured devices the clusters hold: the epoch's and the process's start with them (the
+// medians of devA's and devC's), not 0 s.
+TEST_F(RegimeTransferTest, ADeviceWithoutAClusterPeerTakesTheMedianStarts) {
+  const double restart[] = {0.2, 0.4}, start[] = {1.0, 3.0};
+  for (size_t i = 0; i < profiles_.size(); ++i) {
+    for (auto& m : profiles_[i].profile.compute) {
+      m.epoch_start_time_s = restart[i];
+      m.process_start_time_s = start[i];
+    }
+  }
+  schema::ProfileInput compute_only = synthetic_profile(catalog_.devices[2], 4);
+  for (auto& m : compute_only.profile.compute) m.step_overhead_time_s = 0;
+  profiles_.push_back(compute_only);
+  options_.clusters.push_back(cluster_of({"devD"}));
+  options_.precisions = {Regime::kFp32};
+  const Calibration cal = calibrate(profiles_, catalog_, options_);
+  const auto* d = cal.costs.find("devD", Regime::kFp32);
+  ASSERT_NE(d, nullptr);
+  EXPECT_DOUBLE_EQ(d->epoch_start_s, 0.3);
+  EXPECT_DOUBLE_EQ(d->process_start_s, 2.0);
+  EXPECT_NE(d->derived_from.find("host-side costs from median of measured"), std::string::npos)
+      << d->derived_from;
 }
 
 // Intervals widen when a cost is transferred: devC runs 10 % slower than the fleet's roofline (a
