@@ -3,9 +3,10 @@
 // form), so the same prediction always gives the same bytes.
 #include "schema/prediction.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "costmodel/cost_of_run.h"
 #include "schema/common_io.h"
@@ -307,10 +308,8 @@ ConfigPrediction read_config_prediction(const Node& n) {
     const char* asked = p.config.first_epoch ? "first_epoch_time_s" : "later_epoch_time_s";
     const double v = p.config.first_epoch ? p.first_epoch_time_s : p.later_epoch_time_s;
     if (std::abs(v - p.epoch_time_s) > 1e-9 * std::max(1.0, p.epoch_time_s)) {
-      char v_text[32];
-      std::snprintf(v_text, sizeof v_text, "%.10g", p.epoch_time_s);
-      n[asked].fail(std::string(v_text) + " (epoch_time_s: the configuration's " +
-                        (p.config.first_epoch ? "first" : "later") + " epoch)",
+      n[asked].fail(fmt::format("{:.10g} (epoch_time_s: the configuration's {} epoch)",
+                                p.epoch_time_s, p.config.first_epoch ? "first" : "later"),
                     n[asked].describe());
     }
   }

@@ -82,14 +82,18 @@ const costmodel::DeviceCosts& find_costs(const costmodel::CostModel& costs,
       "; hint: calibrate this device, or let calibrate transfer costs to it)");
 }
 
+double compute_before_sync_s(const RankPlan& p, int64_t accumulation) {
+  double micro = p.data_s;
+  for (double t : p.forward_s) micro += t;
+  for (double t : p.backward_s) micro += t;
+  return static_cast<double>(accumulation) * micro;
+}
+
 namespace {
 
 // One step's compute of a plan (docs/simulator.md, "Compute").
 double step_compute_s(const RankPlan& p, int64_t accumulation) {
-  double micro = p.data_s;
-  for (double t : p.forward_s) micro += t;
-  for (double t : p.backward_s) micro += t;
-  return static_cast<double>(accumulation) * micro + p.optimizer_s + p.overhead_s;
+  return compute_before_sync_s(p, accumulation) + p.optimizer_s + p.overhead_s;
 }
 
 // The slowest kind waits, per step, for the expected lateness of the ranks' slowest

@@ -71,6 +71,10 @@ struct RankPlan {
   double device_memory_bytes = 0;
 };
 
+// A step's compute before its all-reduce: accumulation x (data + forward + backward), no
+// optimizer, overhead or straggler wait.
+double compute_before_sync_s(const RankPlan& plan, int64_t accumulation);
+
 // Device catalog plus the cluster's own devices (costmodel::with_devices: they win on an id clash).
 costmodel::DeviceCatalog merged_catalog(const costmodel::DeviceCatalog& catalog,
                                         const schema::ClusterSpec& cluster);

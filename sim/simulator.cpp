@@ -66,10 +66,7 @@ void check_options(const SimOptions& o) {
 double other_epoch_shift_s(const RankKinds& kinds, int64_t accumulation) {
   double simulated = 0, other = 0;
   for (const RankPlan& r : kinds.plans) {
-    double work = r.data_s;
-    for (double t : r.forward_s) work += t;
-    for (double t : r.backward_s) work += t;
-    const double c = static_cast<double>(accumulation) * work + r.straggler_s;
+    const double c = compute_before_sync_s(r, accumulation) + r.straggler_s;
     simulated = std::max(simulated, r.epoch_start_s + c);
     other = std::max(other, r.other_epoch_start_s + c);
   }
