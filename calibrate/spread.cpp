@@ -41,11 +41,15 @@ double forward_backward_s(const schema::MicroBatchProfile& m, double* iqr_s) {
   return t;
 }
 
-// The fitted step (forward + backward of every layer) against the mean measured one at each
-// profiled micro-batch.
+// The fitted forms' step (forward + backward of every layer) against the mean measured one at
+// each profiled micro-batch. The forms', not the knots' (which pass through the measured points):
+// how far the measured points stray from a smooth cost is how far one can trust the line between
+// two knots at a micro-batch nobody measured (docs/uncertainty.md).
 double fit_residual(const std::map<int64_t, std::vector<double>>& totals,
-                    const costmodel::DeviceCosts& fitted) {
-  if (totals.size() < 2 || fitted.layers.empty()) return 0.0;
+                    const costmodel::DeviceCosts& measured) {
+  if (totals.size() < 2 || measured.layers.empty()) return 0.0;
+  costmodel::DeviceCosts fitted = measured;
+  for (auto& l : fitted.layers) l.forward.knots.clear(), l.backward.knots.clear();
   const costmodel::LayerGraph graph = costmodel::build_layer_graph(fitted.model);
   double ss = 0;
   for (const auto& [b, v] : totals) {

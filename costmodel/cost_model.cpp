@@ -6,8 +6,24 @@
 
 namespace vitsim::costmodel {
 
-double LinearCost::at(double x) const {
+double LinearCost::form_at(double x) const {
   return std::max(floor_s, fixed_s + per_unit_s * x);
+}
+
+double LinearCost::at(double x) const {
+  if (knots.size() < 2) return form_at(x);
+  const auto through = [&](const std::array<double, 2>& k) {
+    const double f = form_at(k[0]);
+    return f > 0 ? k[1] * form_at(x) / f : form_at(x);
+  };
+  if (x <= knots.front()[0]) return through(knots.front());
+  if (x >= knots.back()[0]) return through(knots.back());
+  const auto hi =
+      std::upper_bound(knots.begin(), knots.end(), x,
+                       [](double v, const std::array<double, 2>& k) { return v < k[0]; });
+  const auto& a = *(hi - 1);
+  const auto& b = *hi;
+  return a[1] + (x - a[0]) / (b[0] - a[0]) * (b[1] - a[1]);
 }
 
 const char* to_string(CostSource s) {

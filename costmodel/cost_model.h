@@ -3,6 +3,7 @@
 // and the equations are in docs/cost-model.md.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,12 +15,16 @@
 
 namespace vitsim::costmodel {
 
-// t(x) = max(floor_s, fixed_s + per_unit_s * x). x is the micro-batch size in samples unless the
-// field using it says otherwise.
+// The fitted form: max(floor_s, fixed_s + per_unit_s * x). x is the micro-batch size in samples
+// unless the field using it says otherwise. With knots (the measured medians at two or more x,
+// ascending: a measured layer pass), the cost passes through them: linear between two knots,
+// outside them the form scaled through the nearer end knot (docs/cost-model.md section 1).
 struct LinearCost {
   double fixed_s = 0;
   double per_unit_s = 0;
   double floor_s = 0;
+  std::vector<std::array<double, 2>> knots;  // {x, t}, x strictly ascending
+  double form_at(double x) const;
   double at(double x) const;
 };
 

@@ -24,7 +24,7 @@ using costmodel::LinearCost;
 enum class Slope { kNonnegative, kAny };
 
 LinearCost read_linear(const Node& n, Slope slope) {
-  n.expect_keys({"fixed_s", "per_unit_s", "floor_s"});
+  n.expect_keys({"fixed_s", "per_unit_s", "floor_s", "knots"});
   LinearCost c;
   c.fixed_s = n["fixed_s"].within(costmodel::kDurationS);
   const Node per_unit = n["per_unit_s"];
@@ -39,11 +39,32 @@ LinearCost read_linear(const Node& n, Slope slope) {
                   "this cost grows with its x: constrain the fitted slope to >= 0");
   }
   c.floor_s = n["floor_s"].within(costmodel::kDurationS);
+  if (auto knots = n.get("knots")) {
+    for (const Node& k : knots->items()) {
+      const std::vector<Node> xt = k.items();
+      if (xt.size() != 2) k.fail("a knot [x, t]", k.describe());
+      const double x = xt[0].positive();
+      if (!c.knots.empty() && !(x > c.knots.back()[0])) {
+        xt[0].fail("an x above the previous knot's " + std::to_string(c.knots.back()[0]),
+                   xt[0].describe(), "knots are measured medians in ascending x");
+      }
+      c.knots.push_back({x, xt[1].within(costmodel::kDurationS)});
+    }
+    if (c.knots.size() == 1) {
+      knots->fail("two or more knots, or none", "one", "a single measured point is the form's");
+    }
+  }
   return c;
 }
 
 Json write_linear(const LinearCost& c) {
-  return {{"fixed_s", c.fixed_s}, {"per_unit_s", c.per_unit_s}, {"floor_s", c.floor_s}};
+  Json j = {{"fixed_s", c.fixed_s}, {"per_unit_s", c.per_unit_s}, {"floor_s", c.floor_s}};
+  if (!c.knots.empty()) {
+    Json knots = Json::array();
+    for (const auto& k : c.knots) knots.push_back({k[0], k[1]});
+    j["knots"] = knots;
+  }
+  return j;
 }
 
 costmodel::LayerCost read_layer_cost(const Node& n, LayerOrderCheck& order) {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "schema/profile.h"
 #include "small_vit.h"  // tests/support/
 
@@ -61,6 +63,42 @@ TEST(DeviceFit, AVersionTwoMeasuredProfileStartsOnlyTheProcessesFirstEpoch) {
   const auto fit = fit_device({&read});
   EXPECT_EQ(fit.costs.epoch_start_s, 0.0);
   EXPECT_DOUBLE_EQ(fit.costs.process_start_s, 1.17);
+}
+
+// A convex layer (per-sample time rising with the micro-batch, as the emulated CPU device's) that
+// no form with a non-negative fixed cost fits: the fitted cost keeps the profiles' centre at each
+// micro-batch (three profiles of no known host: the relative least-squares constant, as the fits
+// take it), and between two micro-batches the line between their centres, not the form.
+TEST(DeviceFit, ALayerPassKeepsTheMediansOfItsProfiles) {
+  const auto graph = costmodel::build_layer_graph(small_vit());
+  std::vector<schema::ProfileInput> inputs;
+  for (double scale : {1.0, 1.02, 1.5}) {
+    schema::Profile p;
+    p.device = "dev";
+    p.model = small_vit();
+    for (int b : {8, 16, 32}) {
+      schema::MicroBatchProfile m;
+      m.micro_batch = b;
+      m.repetitions = 20;
+      const double per_sample_s = 1e-4 * (1 + b / 32.0);  // 1.25x at 8 ... 2x at 32
+      for (const auto& l : graph.layers) {
+        m.layers.push_back({l.name, l.kind, scale * per_sample_s * b, 0, 2 * per_sample_s * b, 0});
+      }
+      p.compute.push_back(m);
+    }
+    inputs.push_back({"p" + std::to_string(inputs.size()) + ".json", p});
+  }
+  const auto fit = fit_device({&inputs[0], &inputs[1], &inputs[2]});
+  const costmodel::LinearCost& f = fit.costs.layers[1].forward;
+  ASSERT_EQ(f.knots.size(), 3u);
+  double num = 0, den = 0;
+  for (double scale : {1.0, 1.02, 1.5}) {
+    const double y = scale * 1e-4 * 1.5 * 16;
+    num += 1 / y, den += 1 / (y * y);
+  }
+  EXPECT_NEAR(f.at(16), num / den, 1e-15);
+  EXPECT_DOUBLE_EQ(f.at(24), (f.at(16) + f.at(32)) / 2);
+  EXPECT_GT(std::fabs(f.form_at(32) / f.at(32) - 1), 0.05);  // what the form alone would say
 }
 
 }  // namespace

@@ -46,6 +46,22 @@ TEST(CostModel, LinearCostHasAFloor) {
   EXPECT_DOUBLE_EQ(c.at(20), 3e-3);
 }
 
+// Knots (measured medians) win over the form where they are: linear between two, and outside them
+// the form scaled through the nearer end one; fewer than two leave the form alone.
+TEST(CostModel, KnotsKeepTheMeasuredPoints) {
+  LinearCost c{1e-3, 1e-4, 0};  // the form: 1 ms + 0.1 ms per sample
+  c.knots = {{{8, 2.0e-3}}, {{16, 4.0e-3}}, {{32, 6.0e-3}}};
+  EXPECT_DOUBLE_EQ(c.form_at(16), 2.6e-3);
+  EXPECT_DOUBLE_EQ(c.at(8), 2.0e-3);
+  EXPECT_DOUBLE_EQ(c.at(16), 4.0e-3);
+  EXPECT_DOUBLE_EQ(c.at(12), 3.0e-3);  // halfway between two knots
+  EXPECT_DOUBLE_EQ(c.at(24), 5.0e-3);
+  EXPECT_DOUBLE_EQ(c.at(64), 6.0e-3 * c.form_at(64) / c.form_at(32));  // 11.4 ms
+  EXPECT_DOUBLE_EQ(c.at(4), 2.0e-3 * c.form_at(4) / c.form_at(8));     // 1.56 ms
+  c.knots.resize(1);
+  EXPECT_DOUBLE_EQ(c.at(12), c.form_at(12));
+}
+
 TEST(CostModel, SameModelUsesTheFittedLayers) {
   const ViTConfig m = small(2);
   const LayerTimes t = layer_times(costs_of(m), build_layer_graph(m), 10);

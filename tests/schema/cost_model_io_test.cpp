@@ -128,6 +128,33 @@ TEST(CostModelIo, SlopesAndEfficiencies) {
             std::string::npos);
 }
 
+// A measured layer pass keeps its medians as knots: they round-trip, must ascend in x, and are two
+// or more (docs/formats/cost-model.md).
+TEST(CostModelIo, KnotsRoundTripAndAscend) {
+  CostModelFile f = read_cost_model(testing::example_path("cost_model"));
+  f.costs.devices[0].layers[1].forward.knots = {{{8, 0.001}}, {{16, 0.0018}}};
+  const std::string path = testing::scratch_path("cost_model_knots.json");
+  write_cost_model(path, f);
+  const CostModelFile back = read_cost_model(path);
+  EXPECT_EQ(back.costs.devices[0].layers[1].forward.knots,
+            f.costs.devices[0].layers[1].forward.knots);
+  EXPECT_TRUE(back.costs.devices[0].layers[1].backward.knots.empty());
+  Json doc = load_example("cost_model");
+  doc["devices"][0]["layers"][1]["forward"]["knots"] = Json::parse("[[16, 0.002], [8, 0.001]]");
+  EXPECT_NE(cost_model_error(doc).find("/devices/0/layers/1/forward/knots/1/0: expected an x "
+                                       "above the previous knot's"),
+            std::string::npos)
+      << cost_model_error(doc);
+  doc["devices"][0]["layers"][1]["forward"]["knots"] = Json::parse("[[16, 0.002]]");
+  EXPECT_NE(cost_model_error(doc).find("/devices/0/layers/1/forward/knots: expected two or more "
+                                       "knots, or none"),
+            std::string::npos)
+      << cost_model_error(doc);
+  doc["devices"][0]["layers"][1]["forward"]["knots"] = Json::parse("[[16, -0.002], [32, 0.004]]");
+  EXPECT_NE(cost_model_error(doc).find("/devices/0/layers/1/forward/knots/0/1"), std::string::npos)
+      << cost_model_error(doc);
+}
+
 TEST(CostModelIo, LayerCostsMustBelongToTheModel) {
   Json doc = load_example("cost_model");
   doc["devices"][0]["layers"][1]["layer"] = "blocks.3.mlp";
