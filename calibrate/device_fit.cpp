@@ -294,7 +294,9 @@ DeviceFit fit_device(const std::vector<const schema::ProfileInput*>& group) {
       single ? fmt::format(" (single micro-batch {}: t = c*b through the measured point, not a "
                            "fit; residual = spread between profiles)",
                            *g.batches.begin())
-             : "",
+             : fmt::format(" through the measured points at micro-batches {}-{} (knots; the forms "
+                           "outside them)",
+                           *g.batches.begin(), *g.batches.rbegin()),
       100 * residual, out.host_costs_known ? "from the profiles" : "not in the profiles",
       out.memory_measured ? "from measured peaks"
                           : "first-principles estimate (docs/cost-model.md)");
