@@ -69,6 +69,16 @@ double aicc(double rss, int n, int k) {
 
 }  // namespace
 
+double relative_constant(std::vector<FitPoint>::const_iterator first,
+                         std::vector<FitPoint>::const_iterator last) {
+  double num = 0, den = 0;
+  for (auto p = first; p != last; ++p) {
+    num += 1.0 / p->y;
+    den += 1.0 / (p->y * p->y);
+  }
+  return num / den;
+}
+
 CostFit fit_proportional(const std::vector<FitPoint>& pts) {
   require_positive(pts);
   // min sum (c*x/y - 1)^2  ->  c = sum(x/y) / sum((x/y)^2)
@@ -90,12 +100,7 @@ CostFit fit_affine(const std::vector<FitPoint>& pts) {
   if (v(0) < 0) return fit_proportional(pts);  // constrained LS: the optimum lies on a = 0
   costmodel::LinearCost c;
   if (v(1) < 0) {  // a time that falls with b: the constrained optimum is a constant (c = 0)
-    double num = 0, den = 0;
-    for (const auto& p : pts) {
-      num += 1.0 / p.y;
-      den += 1.0 / (p.y * p.y);
-    }
-    c.fixed_s = num / den;
+    c.fixed_s = relative_constant(pts.begin(), pts.end());
     return finish(c, "constant", pts);
   }
   c.fixed_s = v(0);
@@ -115,14 +120,9 @@ CostFit fit_floored_affine(const std::vector<FitPoint>& points) {
     if (pts[k - 1].x == pts[k].x) continue;  // a split inside one micro-batch is meaningless
     std::vector<FitPoint> line(pts.begin() + static_cast<long>(k), pts.end());
     if (count_distinct(line) < 2) continue;
-    double num = 0, den = 0;  // relative LS constant: sum(1/y) / sum(1/y^2)
-    for (size_t i = 0; i < k; ++i) {
-      num += 1.0 / pts[i].y;
-      den += 1.0 / (pts[i].y * pts[i].y);
-    }
     const CostFit on_line = fit_affine(line);  // a >= 0, c >= 0 as for the plain form
     costmodel::LinearCost c = on_line.cost;
-    c.floor_s = num / den;
+    c.floor_s = relative_constant(pts.begin(), pts.begin() + static_cast<long>(k));
     const double rss = rel_rss(c, pts);
     if (rss < best_rss) {
       best_rss = rss;

@@ -36,6 +36,10 @@ struct CostFit {
   double aicc = 0;  // criterion value of the chosen form (0 when not compared)
 };
 
+// The relative least-squares constant of the points' y: the c minimising sum ((c - y) / y)^2,
+// sum(1/y) / sum(1/y^2) (a constant fit; the floor of a floored fit; a layer pass's knot).
+double relative_constant(std::vector<FitPoint>::const_iterator first,
+                         std::vector<FitPoint>::const_iterator last);
 CostFit fit_proportional(const std::vector<FitPoint>& points);
 CostFit fit_affine(const std::vector<FitPoint>& points);          // needs >= 2 distinct x
 CostFit fit_floored_affine(const std::vector<FitPoint>& points);  // needs >= 3 distinct x

@@ -44,21 +44,18 @@ void check_group(const std::vector<const schema::ProfileInput*>& group) {
 
 // The points' centre at each x, when they hold two or more x: the measured values a layer pass
 // keeps (LinearCost::at passes through them; the fitted form shapes it outside them). The centre
-// is the one the fits use, the relative least-squares constant sum(1/y) / sum(1/y^2) (the launches
+// is the one the fits use, cost_fit.h's relative_constant (the launches
 // of one host entered as their median already: collect_points). A
 // form that misses its own points at the micro-batches a user runs (the H200's amp-bf16 affine
 // fits over micro-batches 1-256: +13 % at 64, -9 % at 256, launch-bound points weighing as much
 // as the rest) would otherwise predict what nobody measured where it was measured.
 std::vector<std::array<double, 2>> measured_knots(const std::vector<FitPoint>& pts) {
-  std::map<double, std::vector<double>> by_x;
-  for (const auto& p : pts) by_x[p.x].push_back(p.y);
+  std::map<double, std::vector<FitPoint>> by_x;
+  for (const auto& p : pts) by_x[p.x].push_back(p);
   std::vector<std::array<double, 2>> knots;
   if (by_x.size() < 2) return knots;
-  for (const auto& [x, ys] : by_x) {
-    double num = 0, den = 0;
-    for (double y : ys) num += 1 / y, den += 1 / (y * y);
-    knots.push_back({x, num / den});
-  }
+  for (const auto& [x, at_x] : by_x)
+    knots.push_back({x, relative_constant(at_x.begin(), at_x.end())});
   return knots;
 }
 

@@ -16,8 +16,8 @@
 namespace vitsim::costmodel {
 
 // The fitted form: max(floor_s, fixed_s + per_unit_s * x). x is the micro-batch size in samples
-// unless the field using it says otherwise. With knots (the measured medians at two or more x,
-// ascending: a measured layer pass), the cost passes through them: linear between two knots,
+// unless the field using it says otherwise. With knots (the measured points' centres at two or more
+// x, ascending: a measured layer pass), the cost passes through them: linear between two knots,
 // outside them the form scaled through the nearer end knot (docs/cost-model.md section 1).
 struct LinearCost {
   double fixed_s = 0;

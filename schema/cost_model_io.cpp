@@ -46,7 +46,7 @@ LinearCost read_linear(const Node& n, Slope slope) {
       const double x = xt[0].positive();
       if (!c.knots.empty() && !(x > c.knots.back()[0])) {
         xt[0].fail("an x above the previous knot's " + std::to_string(c.knots.back()[0]),
-                   xt[0].describe(), "knots are measured medians in ascending x");
+                   xt[0].describe(), "knots are measured points in ascending x");
       }
       c.knots.push_back({x, xt[1].within(costmodel::kDurationS)});
     }

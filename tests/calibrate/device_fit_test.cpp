@@ -69,7 +69,7 @@ TEST(DeviceFit, AVersionTwoMeasuredProfileStartsOnlyTheProcessesFirstEpoch) {
 // no form with a non-negative fixed cost fits: the fitted cost keeps the profiles' centre at each
 // micro-batch (three profiles of no known host: the relative least-squares constant, as the fits
 // take it), and between two micro-batches the line between their centres, not the form.
-TEST(DeviceFit, ALayerPassKeepsTheMediansOfItsProfiles) {
+TEST(DeviceFit, ALayerPassKeepsTheCentreOfItsProfilesAtEachMicroBatch) {
   const auto graph = costmodel::build_layer_graph(small_vit());
   std::vector<schema::ProfileInput> inputs;
   for (double scale : {1.0, 1.02, 1.5}) {

@@ -46,7 +46,7 @@ TEST(CostModel, LinearCostHasAFloor) {
   EXPECT_DOUBLE_EQ(c.at(20), 3e-3);
 }
 
-// Knots (measured medians) win over the form where they are: linear between two, and outside them
+// Knots (measured points) win over the form where they are: linear between two, and outside them
 // the form scaled through the nearer end one; fewer than two leave the form alone.
 TEST(CostModel, KnotsKeepTheMeasuredPoints) {
   LinearCost c{1e-3, 1e-4, 0};  // the form: 1 ms + 0.1 ms per sample
