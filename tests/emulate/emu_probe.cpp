@@ -13,6 +13,9 @@
 //                           then an all-reduce of BYTES (vitsim-train's per-step agreement: 40);
 //                           per rank the all-reduce's median and mean wall time
 //   sleep SECONDS           barrier, then sleep (for teardown tests)
+//   memory MIB SECONDS      wall time per pass of a sum over a MIB-MiB buffer, passed over and
+//                           over for SECONDS: memory-bound work, whose speed under a CPU quota
+//                           the host can spoil where a spin's cannot (validate_local_test.cpp)
 #include <mpi.h>
 #include <unistd.h>
 
@@ -61,6 +64,20 @@ void spin_cpu(double cpu_s) {
   while (thread_cpu_s() < end) spin(1000);
 }
 
+// Sums `buffer` over and over for `seconds` of wall time; the wall time per pass.
+double memory_pass_s(std::vector<double>& buffer, double seconds) {
+  for (size_t i = 0; i < buffer.size(); ++i) buffer[i] = static_cast<double>(i % 1000);
+  const double t0 = now_s();
+  long passes = 0;
+  double sum = 0;
+  while (now_s() - t0 < seconds) {
+    for (double v : buffer) sum += v;
+    ++passes;
+  }
+  g_sink = sum;
+  return (now_s() - t0) / static_cast<double>(passes);
+}
+
 // Rank 0 prints one line per rank: host and value.
 void report(double value, int rank, int size) {
   char host[256] = {};
@@ -80,7 +97,7 @@ void report(double value, int rank, int size) {
 int usage() {
   std::fprintf(stderr,
                "usage: emu_probe hosts | allreduce BYTES REPS | spin ITERS | chunks CPU_MS COUNT | "
-               "step CPU_MS BYTES REPS | sleep SECONDS\n");
+               "step CPU_MS BYTES REPS | sleep SECONDS | memory MIB SECONDS\n");
   return 2;
 }
 
@@ -160,6 +177,15 @@ int main(int argc, char** argv) {
     std::printf("rank=%d host=%s cpu_ms=%.1f bytes=%ld median_s=%.6f mean_s=%.6f\n", rank, host,
                 cpu_s * 1e3, bytes, median(times), mean);
     std::fflush(stdout);
+  } else if (mode == "memory" && argc == 4) {
+    const long mib = std::atol(argv[2]);
+    const double seconds = std::atof(argv[3]);
+    if (mib < 1 || mib > 1024 || !(seconds > 0 && seconds <= 600)) {
+      rc = usage();
+    } else {
+      std::vector<double> buffer(static_cast<size_t>(mib) * 1024 * 1024 / sizeof(double));
+      report(memory_pass_s(buffer, seconds), rank, size);
+    }
   } else if (mode == "sleep" && argc == 3) {
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
