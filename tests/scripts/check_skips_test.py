@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """scripts/check-skips on hand-made CTest JUnit reports: it passes a GPU test skipping for want of a
-CUDA device, and fails on any other skip (the parity test skipping because python3-torch is
-missing, issue 11), on a GPU test skipping for another reason, and on a report with no test."""
+CUDA device and the quick validate-local loop skipping for a host its checks measured unable to
+emulate, and fails on any other skip (the parity test skipping because python3-torch is missing,
+issue 11), on a GPU test skipping for another reason, on the loop skipping for any other reason
+or another test giving the loop's reason, and on a report with no test."""
 import os
 import subprocess
 import sys
@@ -46,6 +48,16 @@ ok = all([
            "the parity test may not skip", "DistributedSampler.MatchesPyTorch"),
     expect(1, [case("NcclCore.TwoRanksUnderMpirun", "mpirun not found")],
            "a GPU test skipping for another reason fails"),
+    expect(0, [case("ValidateLocal.QuickLoopMeetsLoosenedTargets",
+                    "host check 1: a 16-MiB sum 1.20 ms unrestricted, 30.0 ms under 0.2 CPU: 0.20 "
+                    "of its share (the loop waits below 0.40)\n" + "x" * 400 + "\nvalidate-local: "
+                    "the host could not hold a slowed device's speed before or after the loop")],
+           "the quick loop may skip for a host its checks measured", "skipped for the host"),
+    expect(1, [case("ValidateLocal.QuickLoopMeetsLoosenedTargets",
+                    "validate-local skipped: build/bin/vitsim is not built")],
+           "the quick loop may not skip for a missing binary", "QuickLoopMeetsLoosenedTargets"),
+    expect(1, [case("Cluster.Reads", "the host could not hold a slowed device's speed")],
+           "only the quick loop may give the host's reason", "Cluster.Reads"),
     expect(2, [], "an empty report is an error"),
 ])
 print("check-skips: all cases behave" if ok else "check-skips test FAILED")
