@@ -45,20 +45,13 @@ constexpr double kWorstBoundPercent = 30.0;
 // four times in four (two CI loops, two by hand): the slowed rank, beside a 0.4-CPU rank, computed
 // at 1.2-1.5x its profile of the same loop (2-2.5x the morning's runs), the slowed row -30 to
 // -46 %. Loops that passed the same day saw 0.50-0.66
-// (bench/notes/validate-local-2026-11-29-host/). Below kMinSlowedShare the loop waits for
-// the host, up to kHostProbes checks a minute apart, then runs anyway (and fails where it misses).
-constexpr double kSlowedQuotaCpus = 0.2;  // scripts/validate-local's cpu_slow
+// (bench/notes/validate-local-2026-11-29-host/). scripts/host-check measures it, the one home of
+// its arithmetic (validate-local records the same line in machine.txt). Below kMinSlowedShare the
+// loop waits for the host, up to kHostProbes checks a minute apart, then runs anyway (and fails
+// where it misses).
+constexpr const char* kSlowedQuotaCpus = "0.2";  // scripts/validate-local's cpu_slow
 constexpr double kMinSlowedShare = 0.4;
 constexpr int kHostProbes = 8;
-
-// Wall time per pass of emu_probe's memory sum on one emulated host of `quota` CPUs; < 0 on error.
-double memory_pass_s(const std::string& quota) {
-  const CommandResult r = run({emulate_script(), "--hosts", "1", "--cpu", quota, "--",
-                               VITSIM_EMU_PROBE, "memory", "16", "3"});
-  const auto lines = parse_probe(r.output);
-  if (r.exit_code != 0 || lines.count(0) == 0) return -1;
-  return lines.at(0).time_s;
-}
 
 // One host check: the slowed quota's share of a memory-bound sum (< 0 when it could not be
 // measured) and a line that says so.
@@ -67,19 +60,24 @@ struct HostCheck {
   std::string line;
 };
 
+// The share in scripts/host-check's line ("... X of its share"); < 0 in "not measured (...)".
+double share_in(const std::string& line) {
+  std::smatch m;
+  const std::regex share(R"(([0-9.]+) of its share)");
+  return std::regex_search(line, m, share) ? std::stod(m[1].str()) : -1;
+}
+
 HostCheck check_host(const std::string& name) {
-  const double free_s = memory_pass_s("none");
-  const double slowed_s = memory_pass_s(std::to_string(kSlowedQuotaCpus));
+  const CommandResult r = run({std::string(VITSIM_SOURCE_DIR) + "/scripts/host-check", "--probe",
+                               VITSIM_EMU_PROBE, "--quota", kSlowedQuotaCpus});
+  std::string said = r.output;
+  while (!said.empty() && said.back() == '\n') said.pop_back();
   HostCheck c;
-  if (free_s > 0 && slowed_s > 0) c.share = free_s / (kSlowedQuotaCpus * slowed_s);
-  char line[240];
-  std::snprintf(line, sizeof(line),
-                "host check %s: a 16-MiB sum %.2f ms unrestricted, %.2f ms under %.1f CPU: %.2f "
-                "of its share (the loop waits below %.2f)\n",
-                name.c_str(), free_s * 1e3, slowed_s * 1e3, kSlowedQuotaCpus, c.share,
-                kMinSlowedShare);
-  c.line = line;
-  std::cout << line << std::flush;
+  if (r.exit_code == 0) c.share = share_in(said);
+  char bound[80];
+  std::snprintf(bound, sizeof(bound), " (the loop waits below %.2f)\n", kMinSlowedShare);
+  c.line = "host check " + name + ": " + said + bound;
+  std::cout << c.line << std::flush;
   return c;
 }
 
@@ -106,9 +104,7 @@ HostCheck recorded_at_end(const std::string& machine_txt) {
   const std::regex line(R"(host at end: [^\n]*)");
   if (!std::regex_search(machine_txt, m, line)) return c;
   c.line = "host check after the loop (machine.txt): " + m.str().substr(13) + "\n";
-  const std::string text = m.str();
-  const std::regex share(R"(([0-9.]+) of its share)");
-  if (std::regex_search(text, m, share)) c.share = std::stod(m[1].str());
+  c.share = share_in(m.str());
   return c;
 }
 
