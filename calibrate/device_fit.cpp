@@ -90,6 +90,8 @@ std::string describe_forms(const std::map<std::string, int>& forms) {
 struct GroupPoints {
   std::map<std::string, std::vector<FitPoint>> fwd, bwd;
   std::vector<FitPoint> opt, h2d, data, over, mem;
+  std::vector<FitPoint> opt_after_wait;            // x = parameters, as opt
+  std::vector<double> optimizer_waits;             // the waits before those
   std::vector<double> epoch_start, process_start;  // the profiles' measurements of either
   std::set<int> batches;
   std::string files;
@@ -142,6 +144,13 @@ std::vector<std::vector<schema::MicroBatchProfile>> fit_measurements(
     };
     schema::MicroBatchProfile mid = *ms.front();
     mid.optimizer_time_s = center([](const auto& m) { return m.optimizer_time_s; });
+    const bool all_after_wait = std::all_of(ms.begin(), ms.end(), [](const auto* m) {
+      return m->optimizer_after_wait_time_s.has_value();
+    });
+    if (all_after_wait) {
+      mid.optimizer_after_wait_time_s =
+          center([](const auto& m) { return *m.optimizer_after_wait_time_s; });
+    }
     mid.host_to_device_time_s = center([](const auto& m) { return m.host_to_device_time_s; });
     mid.data_time_s = center([](const auto& m) { return m.data_time_s; });
     mid.step_overhead_time_s = center([](const auto& m) { return m.step_overhead_time_s; });
@@ -158,6 +167,7 @@ std::vector<std::vector<schema::MicroBatchProfile>> fit_measurements(
     }
     for (auto* m : ms) {
       m->optimizer_time_s = mid.optimizer_time_s;
+      if (all_after_wait) m->optimizer_after_wait_time_s = mid.optimizer_after_wait_time_s;
       m->host_to_device_time_s = mid.host_to_device_time_s;
       m->data_time_s = mid.data_time_s;
       m->step_overhead_time_s = mid.step_overhead_time_s;
@@ -188,6 +198,11 @@ GroupPoints collect_points(const std::vector<const schema::ProfileInput*>& group
         g.bwd[l.name].push_back({b, l.backward_time_s});
       }
       if (m.optimizer_time_s > 0) g.opt.push_back({params, m.optimizer_time_s});
+      if (m.optimizer_after_wait_time_s && m.optimizer_wait_s &&
+          *m.optimizer_after_wait_time_s > 0) {
+        g.opt_after_wait.push_back({params, *m.optimizer_after_wait_time_s});
+        g.optimizer_waits.push_back(*m.optimizer_wait_s);
+      }
       g.h2d.push_back({b, m.host_to_device_time_s});
       g.data.push_back({b, m.data_time_s});
       g.over.push_back({b, m.step_overhead_time_s});
@@ -273,6 +288,11 @@ DeviceFit fit_device(const std::vector<const schema::ProfileInput*>& group) {
   const double residual = fit_layers(graph, g, group.front()->file, c, forms);
   c.micro_batches.assign(g.batches.begin(), g.batches.end());
   if (!g.opt.empty()) c.optimizer = fit_proportional(g.opt).cost;  // x = parameters
+  if (!g.opt_after_wait.empty()) {
+    // Taken as the optimizer is; it applies after a wait of at least the longest one measured.
+    c.optimizer_after_wait = fit_proportional(g.opt_after_wait).cost;
+    c.optimizer_wait_s = *std::max_element(g.optimizer_waits.begin(), g.optimizer_waits.end());
+  }
   c.host_to_device = fit_affine_absolute(g.h2d).cost;
   c.data_wait = fit_affine_absolute(g.data).cost;
   c.step_overhead = fit_affine_absolute(g.over).cost;
@@ -286,7 +306,7 @@ DeviceFit fit_device(const std::vector<const schema::ProfileInput*>& group) {
   const bool single = g.batches.size() == 1;
   c.derived_from = fmt::format(
       "{} of {} profile(s) [{}]: layer passes {}{}; median layer residual {:.2f}%; optimizer "
-      "proportional to parameters; host-side costs {}; memory {}",
+      "proportional to parameters{}; host-side costs {}; memory {}",
       single ? "scaled" : "least-squares fit", group.size(), g.files, describe_forms(forms),
       single ? fmt::format(" (single micro-batch {}: t = c*b through the measured point, not a "
                            "fit; residual = spread between profiles)",
@@ -294,7 +314,12 @@ DeviceFit fit_device(const std::vector<const schema::ProfileInput*>& group) {
              : fmt::format(" through the measured points at micro-batches {}-{} (knots; the forms "
                            "outside them)",
                            *g.batches.begin(), *g.batches.rbegin()),
-      100 * residual, out.host_costs_known ? "from the profiles" : "not in the profiles",
+      100 * residual,
+      c.optimizer_wait_s > 0
+          ? fmt::format(" (after a {:.0f}-ms idle wait: {} of {} measurements)",
+                        c.optimizer_wait_s * 1e3, g.opt_after_wait.size(), g.opt.size())
+          : "",
+      out.host_costs_known ? "from the profiles" : "not in the profiles",
       out.memory_measured ? "from measured peaks"
                           : "first-principles estimate (docs/cost-model.md)");
   return out;

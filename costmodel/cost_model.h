@@ -57,9 +57,15 @@ struct DeviceCosts {
   ViTConfig model;                // model the layer costs were measured on
   std::vector<LayerCost> layers;  // in layer-graph order of `model`
   LinearCost optimizer;           // x = trainable parameters (one optimizer step)
-  LinearCost host_to_device;      // x = micro-batch (samples)
-  LinearCost data_wait;           // exposed data-loading wait, x = micro-batch (samples)
-  LinearCost step_overhead;       // other per-step time outside the timers, x = micro-batch
+  // The optimizer step right after the rank sat idle for at least optimizer_wait_s (a multi-rank
+  // step's wait for its gradient all-reduce), where a profile measured it (CPU devices: an
+  // emulated device's quota returns unspent; docs/simulator.md, "Step"); x = trainable
+  // parameters, fitted as `optimizer`. optimizer_wait_s 0: not measured, `optimizer` throughout.
+  LinearCost optimizer_after_wait;
+  double optimizer_wait_s = 0;
+  LinearCost host_to_device;  // x = micro-batch (samples)
+  LinearCost data_wait;       // exposed data-loading wait, x = micro-batch (samples)
+  LinearCost step_overhead;   // other per-step time outside the timers, x = micro-batch
   // How much longer an epoch's first step takes than a steady step, once per epoch: in an epoch
   // after the process's first, the data loader's restart (epoch_start_s); in the process's first
   // epoch, its start (process_start_s: loader start, first-touch allocations, lazily initialised

@@ -40,8 +40,8 @@ MicroBatchProfile read_micro_batch(const Node& n, const costmodel::LayerGraph& g
                                    bool first_step_as_epoch_start) {
   n.expect_keys({"micro_batch", "repetitions", "layers", "optimizer_time_s",
                  "host_to_device_time_s", "data_time_s", "step_overhead_time_s",
-                 "peak_memory_bytes", "step_spread_s", "epoch_start_time_s",
-                 "process_start_time_s"});
+                 "peak_memory_bytes", "step_spread_s", "epoch_start_time_s", "process_start_time_s",
+                 "optimizer_after_wait_time_s", "optimizer_wait_s"});
   MicroBatchProfile m;
   m.micro_batch = n["micro_batch"].count(costmodel::kMicroBatch);
   m.repetitions = n["repetitions"].count(costmodel::kRepetitions);
@@ -63,6 +63,17 @@ MicroBatchProfile read_micro_batch(const Node& n, const costmodel::LayerGraph& g
   m.step_overhead_time_s = n["step_overhead_time_s"].within(costmodel::kDurationS);
   if (auto p = n.get("peak_memory_bytes")) m.peak_memory_bytes = p->within(costmodel::kBytesOrZero);
   if (auto p = n.get("step_spread_s")) m.step_spread_s = p->within(costmodel::kDurationS);
+  const auto after_wait = n.get("optimizer_after_wait_time_s");
+  const auto wait = n.get("optimizer_wait_s");
+  if (after_wait.has_value() != wait.has_value()) {
+    const Node& one = after_wait ? *after_wait : *wait;
+    one.fail("optimizer_after_wait_time_s and optimizer_wait_s together", "one without the other",
+             "the step after a wait is measured after a wait of a stated length");
+  }
+  if (after_wait) {
+    m.optimizer_after_wait_time_s = after_wait->within(costmodel::kDurationS);
+    m.optimizer_wait_s = wait->within(costmodel::kDurationS);
+  }
   if (auto p = n.get("epoch_start_time_s")) {
     (first_step_as_epoch_start ? m.process_start_time_s : m.epoch_start_time_s) =
         p->within(costmodel::kDurationS);
@@ -191,6 +202,10 @@ Json write_micro_batch(const MicroBatchProfile& m) {
   if (m.step_spread_s) j["step_spread_s"] = *m.step_spread_s;
   if (m.epoch_start_time_s) j["epoch_start_time_s"] = *m.epoch_start_time_s;
   if (m.process_start_time_s) j["process_start_time_s"] = *m.process_start_time_s;
+  if (m.optimizer_after_wait_time_s && m.optimizer_wait_s) {
+    j["optimizer_after_wait_time_s"] = *m.optimizer_after_wait_time_s;
+    j["optimizer_wait_s"] = *m.optimizer_wait_s;
+  }
   return j;
 }
 

@@ -34,7 +34,14 @@ struct MicroBatchProfile {
   int64_t micro_batch = 0;  // samples per micro-step on one device
   int64_t repetitions = 0;  // timed repetitions behind each median
   std::vector<LayerTiming> layers;
-  double optimizer_time_s = 0;              // one optimizer step (independent of micro-batch)
+  double optimizer_time_s = 0;  // one optimizer step (independent of micro-batch)
+  // One optimizer step right after the process sat idle for optimizer_wait_s (a sleep), as a
+  // multi-rank step's optimizer follows the rank's wait for the gradient all-reduce: a device
+  // whose speed depends on what came before (an emulated device's CPU quota returns with its
+  // period's budget unspent; docs/simulator.md, "Step") takes another time there. Both or neither;
+  // absent where not measured (GPU profiles, imported logs, older profiles).
+  std::optional<double> optimizer_after_wait_time_s;
+  std::optional<double> optimizer_wait_s;
   double host_to_device_time_s = 0;         // copying one micro-batch of inputs + labels
   double data_time_s = 0;                   // exposed wait for the data loader, one micro-batch
   double step_overhead_time_s = 0;          // per-step time outside the other timers

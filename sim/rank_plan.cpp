@@ -152,6 +152,10 @@ RankKinds plan_rank_kinds(const Placement& placement, const costmodel::DeviceCat
     p.backward_s = t.backward_s;
     p.data_s = c.data_wait.at(b) + c.host_to_device.at(b);
     p.optimizer_s = c.optimizer.at(params);
+    if (c.optimizer_wait_s > 0) {
+      p.optimizer_after_wait_s = c.optimizer_after_wait.at(params);
+      p.optimizer_wait_s = c.optimizer_wait_s;
+    }
     p.overhead_s = c.step_overhead.at(b);
     p.epoch_start_s = config.first_epoch ? c.process_start_s : c.epoch_start_s;
     p.other_epoch_start_s = config.first_epoch ? c.epoch_start_s : c.process_start_s;

@@ -56,6 +56,10 @@ struct RankPlan {
   std::vector<double> forward_s;   // per layer, forward order
   std::vector<double> backward_s;  // per layer, forward order numbering
   double optimizer_s = 0;
+  // The optimizer right after the rank waited at least optimizer_wait_s for its gradient
+  // all-reduce, where measured (DeviceCosts::optimizer_after_wait); optimizer_wait_s 0: never.
+  double optimizer_after_wait_s = 0;
+  double optimizer_wait_s = 0;
   double overhead_s = 0;  // per step
   // The expected wait for the slowest rank's step-to-step noise (costmodel/straggler.h), per step,
   // on the ranks of the largest mean compute only: the step ends that much later on average.

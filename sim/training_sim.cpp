@@ -55,6 +55,7 @@ class RankActor {
     for (int64_t s = 0; s < in_.steps; ++s) {
       step_ = s;
       compute_ = 0;
+      waited_s_ = 0;
       // An epoch's first step: the loader's start, first-touch allocations (docs/simulator.md).
       if (s == 0) sleep("epoch start", plan_.epoch_start_s);
       for (int64_t m = 0; m < in_.accumulation; ++m) {
@@ -79,7 +80,12 @@ class RankActor {
           waited(rec, t0);
         }
       }
-      sleep("optimizer", plan_.optimizer_s);
+      // After a wait for the all-reduce as long as its profile's, the optimizer measured there.
+      if (plan_.optimizer_wait_s > 0 && waited_s_ >= plan_.optimizer_wait_s) {
+        sleep("optimizer (after the wait)", plan_.optimizer_after_wait_s);
+      } else {
+        sleep("optimizer", plan_.optimizer_s);
+      }
       sleep("overhead", plan_.overhead_s);
       rec.step_end_s.push_back(sg4::Engine::get_clock());
       rec.compute_s.push_back(compute_);
@@ -90,6 +96,7 @@ class RankActor {
   // The compute stream was blocked on the all-reduce from t0 until now.
   void waited(RankRecord& rec, double t0) {
     const double now = sg4::Engine::get_clock();
+    waited_s_ = now - t0;
     span(0, "wait", t0, now - t0);
     if (step_ == in_.steps - 1 && now > t0) rec.last_step_waits.emplace_back(t0, now);
   }
@@ -161,6 +168,7 @@ class RankActor {
   const double forward_total_s_, backward_total_s_;  // layer_sum of each whole pass
   int64_t step_ = 0;
   double compute_ = 0;
+  double waited_s_ = 0;  // this step's wait for its gradient all-reduce
 };
 
 // One stream per rank: the buckets' all-reduces in order, one at a time.

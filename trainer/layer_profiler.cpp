@@ -4,11 +4,13 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <limits>
 #include <optional>
 #include <random>
+#include <thread>
 
 #ifdef VITSIM_HAVE_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -26,6 +28,14 @@
 
 namespace vitsim::trainer {
 namespace {
+
+// The optimizer after an idle wait (CPU devices): how long the process sleeps before each such
+// step, and how many steps are timed. 20 ms is two periods of scripts/emulate-cluster's CPU quota
+// (10 ms): an emulated device idle that long returns with its period's budget unspent, as a rank
+// returns from its wait for the gradient all-reduce (60 ms or more over the emulated links).
+// A GPU's optimizer follows NCCL's all-reduce on the same device, busy, not after an idle host.
+constexpr double kOptimizerWaitS = 0.02;
+constexpr int64_t kStepsAfterWait = 8;
 
 // Whole training steps, each timed phase by phase (see layer_profiler.h for why not layer by
 // layer alone): what the trainer's step runs (trainer_epoch.cpp, overlap off), in its order.
@@ -95,7 +105,8 @@ class Profiler {
     }
     for (auto& p : parameters_) p.mutable_grad() = torch::Tensor();
   }
-  ProfiledStep step(BatchLoader& loader);
+  // One timed step; `wait_before_optimizer_s` > 0 sleeps that long, untimed, before the optimizer.
+  ProfiledStep step(BatchLoader& loader, double wait_before_optimizer_s = 0);
   bool cold_ = true;  // the next profile() is the process's first
 
   ProfileOptions o_;
@@ -129,7 +140,7 @@ bool reset_peak_rss() {
 
 // One training step with contiguous timestamps: every phase's time is measured, none is a
 // difference of separate measurements, and the phases add up to the step.
-ProfiledStep Profiler::step(BatchLoader& loader) {
+ProfiledStep Profiler::step(BatchLoader& loader, double wait_before_optimizer_s) {
   ProfiledStep s;
   const size_t n = model_->layer_names().size();
   const double t0 = now();
@@ -175,7 +186,11 @@ ProfiledStep Profiler::step(BatchLoader& loader) {
   s.backward_s = backward_layer_times(tb, ready, te, loss_backward_s);
   outputs.clear();
   x.argmax(1).eq(labels).sum().item<double>();  // the trainer's accuracy count
+  const double tw = now();
+  if (wait_before_optimizer_s > 0)
+    std::this_thread::sleep_for(std::chrono::duration<double>(wait_before_optimizer_s));
   t = now();
+  s.overhead_s -= t - tw;  // the wait is no phase of the step
   s.overhead_s += loss_backward_s + (t - te);
   optimizer_step();
   sync();
@@ -234,6 +249,16 @@ schema::MicroBatchProfile Profiler::profile(int64_t b) {
     m.epoch_start_time_s = std::max(0.0, step_total_s(step(loader)) - mean_s);
     cold_ = false;
   }
+  if (device_.is_cpu()) {
+    // The optimizer after an idle wait (kOptimizerWaitS above): its own steps after a loader
+    // restart, only the optimizer kept (the restart's cost lands in the data wait).
+    loader.start_epoch(order, b, 2);
+    double sum_s = 0;
+    const int64_t n = std::min(kStepsAfterWait, steps);
+    for (int64_t s = 0; s < n; ++s) sum_s += step(loader, kOptimizerWaitS).optimizer_s;
+    m.optimizer_after_wait_time_s = sum_s / static_cast<double>(n);
+    m.optimizer_wait_s = kOptimizerWaitS;
+  }
   if (cpu_peak) m.peak_memory_bytes = peak_rss_bytes();
 #ifdef VITSIM_HAVE_CUDA
   if (device_.is_cuda()) {
@@ -262,6 +287,10 @@ void print_table(const schema::MicroBatchProfile& m) {
       m.optimizer_time_s * 1e3, m.host_to_device_time_s * 1e3, m.data_time_s * 1e3,
       m.step_overhead_time_s * 1e3, step_s * 1e3);
   if (m.peak_memory_bytes) std::printf(", peak memory %.1f MiB", *m.peak_memory_bytes / 1048576.0);
+  if (m.optimizer_after_wait_time_s && m.optimizer_wait_s) {
+    std::printf(", optimizer after a %.0f-ms idle wait %.3f ms", *m.optimizer_wait_s * 1e3,
+                *m.optimizer_after_wait_time_s * 1e3);
+  }
   std::printf("\n");
   std::fflush(stdout);
 }

@@ -65,6 +65,30 @@ TEST(DeviceFit, AVersionTwoMeasuredProfileStartsOnlyTheProcessesFirstEpoch) {
   EXPECT_DOUBLE_EQ(fit.costs.process_start_s, 1.17);
 }
 
+// The optimizer after an idle wait: fitted as the optimizer (proportional to the parameters, here
+// one model: their mean per parameter), applying after the longest wait measured; absent from
+// every profile, not measured (0).
+TEST(DeviceFit, TheOptimizerAfterAWaitIsFittedAsTheOptimizer) {
+  auto a = profile("a.json", std::nullopt, std::nullopt);
+  for (auto& m : a.profile.compute) {
+    m.optimizer_time_s = 0.015;
+    m.optimizer_after_wait_time_s = m.micro_batch == 8 ? 0.006 : 0.008;
+    m.optimizer_wait_s = 0.02;
+  }
+  const double params = static_cast<double>(costmodel::build_layer_graph(small_vit()).parameters());
+  const auto fit = fit_device({&a});
+  EXPECT_DOUBLE_EQ(fit.costs.optimizer_wait_s, 0.02);
+  EXPECT_NEAR(fit.costs.optimizer.at(params), 0.015, 1e-12);
+  const double after = fit.costs.optimizer_after_wait.at(params);
+  EXPECT_GT(after, 0.006);
+  EXPECT_LT(after, 0.008);
+  EXPECT_NE(fit.costs.derived_from.find("after a 20-ms idle wait: 2 of 2 measurements"),
+            std::string::npos)
+      << fit.costs.derived_from;
+  const auto none = profile("none.json", std::nullopt, std::nullopt);
+  EXPECT_EQ(fit_device({&none}).costs.optimizer_wait_s, 0.0);
+}
+
 // A convex layer (per-sample time rising with the micro-batch, as the emulated CPU device's) that
 // no form with a non-negative fixed cost fits: the fitted cost keeps the profiles' centre at each
 // micro-batch (three profiles of no known host: the relative least-squares constant, as the fits

@@ -155,6 +155,26 @@ TEST(CostModelIo, KnotsRoundTripAndAscend) {
       << cost_model_error(doc);
 }
 
+TEST(CostModelIo, TheOptimizerAfterAWaitRoundTripsAndNeedsAWait) {
+  CostModelFile f = read_cost_model(testing::example_path("cost_model"));
+  EXPECT_EQ(f.costs.devices[0].optimizer_wait_s, 0);  // not measured: not written
+  EXPECT_FALSE(write_cost_model_json(f)["devices"][0].contains("optimizer_after_wait"));
+  f.costs.devices[0].optimizer_after_wait.per_unit_s = 1e-9;
+  f.costs.devices[0].optimizer_wait_s = 0.02;
+  const std::string path = testing::scratch_path("cost_model_after_wait.json");
+  write_cost_model(path, f);
+  const CostModelFile back = read_cost_model(path);
+  EXPECT_EQ(back.costs.devices[0].optimizer_wait_s, 0.02);
+  EXPECT_EQ(back.costs.devices[0].optimizer_after_wait.per_unit_s, 1e-9);
+  Json doc = load_example("cost_model");
+  doc["devices"][0]["optimizer_after_wait"] =
+      Json::parse(R"({"cost": {"fixed_s": 0, "per_unit_s": 1e-9, "floor_s": 0}, "wait_s": 0})");
+  EXPECT_NE(cost_model_error(doc).find("/devices/0/optimizer_after_wait/wait_s: expected a wait > "
+                                       "0 s"),
+            std::string::npos)
+      << cost_model_error(doc);
+}
+
 TEST(CostModelIo, LayerCostsMustBelongToTheModel) {
   Json doc = load_example("cost_model");
   doc["devices"][0]["layers"][1]["layer"] = "blocks.3.mlp";

@@ -166,6 +166,28 @@ TEST(Profile, AVersionTwoMeasuredProfilesEpochStartIsItsProcessStart) {
   EXPECT_FALSE(p.compute[0].process_start_time_s.has_value());
 }
 
+TEST(Profile, TheOptimizerAfterAWaitComesWithItsWait) {
+  Json doc = load_example("profile");
+  doc["compute"][0]["optimizer_after_wait_time_s"] = 0.007;
+  doc["compute"][0]["optimizer_wait_s"] = 0.02;
+  const Profile p = read_profile(Node(doc, "wait.json", ""));
+  EXPECT_EQ(p.compute[0].optimizer_after_wait_time_s, 0.007);
+  EXPECT_EQ(p.compute[0].optimizer_wait_s, 0.02);
+  EXPECT_FALSE(p.compute[1].optimizer_after_wait_time_s.has_value());
+  const Json back = write_profile_json(p);
+  EXPECT_EQ(back["compute"][0]["optimizer_after_wait_time_s"], 0.007);
+  EXPECT_EQ(back["compute"][0]["optimizer_wait_s"], 0.02);
+  EXPECT_FALSE(back["compute"][1].contains("optimizer_wait_s"));
+  // One without the other: the measurement's condition is missing.
+  doc["compute"][0].erase("optimizer_wait_s");
+  const std::string e = profile_error(doc);
+  EXPECT_NE(e.find("bad.json: /compute/0/optimizer_after_wait_time_s: expected "
+                   "optimizer_after_wait_time_s and optimizer_wait_s together, got one without "
+                   "the other"),
+            std::string::npos)
+      << e;
+}
+
 TEST(Profile, NegativeTimeAndSize) {
   Json doc = load_example("profile");
   doc["compute"][0]["layers"][2]["backward_time_s"] = -0.001;

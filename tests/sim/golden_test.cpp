@@ -321,6 +321,29 @@ TEST(Golden, SingleRankHasNoCommunication) {
   EXPECT_EQ(p.steps_per_epoch, 250);
 }
 
+// The optimizer measured after an idle wait (DeviceCosts::optimizer_after_wait: 1 ms instead of
+// 3 ms, after waits of at least `wait_s`) replaces the optimizer in a step whose rank waited at
+// least that long for its all-reduce, and in no other: a wait shorter than the measured one, or a
+// single rank (no wait), keeps the optimizer as profiled.
+TEST(Golden, TheOptimizerAfterAWaitAsLongAsMeasuredTakesItsMeasuredTime) {
+  const double bw = 1.25e9, lat = 5e-5;
+  const double comm = ring_time(4, gradient_bytes(), bw, lat);
+  const double compute = compute_per_step(layer_count());
+  auto after_wait = [](double wait_s) {
+    auto c = constant_costs("testgpu", kFwd);
+    c.optimizer_after_wait.fixed_s = 1e-3;
+    c.optimizer_wait_s = wait_s;
+    return costs_for({c});
+  };
+  const auto waited = run(tiny_cluster(4, 1, bw, lat), ring_config(4), after_wait(0.5 * comm));
+  EXPECT_NEAR(waited.step_time_s, compute - 2e-3 + comm, 1e-9);
+  EXPECT_NEAR(waited.compute_time_s, compute - 2e-3, 1e-12);
+  const auto too_short = run(tiny_cluster(4, 1, bw, lat), ring_config(4), after_wait(1.5 * comm));
+  EXPECT_NEAR(too_short.step_time_s, compute + comm, 1e-9);
+  const auto alone = run(tiny_cluster(1, 1, bw, lat), ring_config(1), after_wait(1e-9));
+  EXPECT_NEAR(alone.step_time_s, compute, 1e-12);
+}
+
 }  // namespace
 }  // namespace golden_test
 }  // namespace vitsim::sim
