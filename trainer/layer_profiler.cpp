@@ -187,11 +187,10 @@ ProfiledStep Profiler::step(BatchLoader& loader, double wait_before_optimizer_s)
   outputs.clear();
   x.argmax(1).eq(labels).sum().item<double>();  // the trainer's accuracy count
   const double tw = now();
+  s.overhead_s += loss_backward_s + (tw - te);  // the wait below is no phase of the step
   if (wait_before_optimizer_s > 0)
     std::this_thread::sleep_for(std::chrono::duration<double>(wait_before_optimizer_s));
   t = now();
-  s.overhead_s -= t - tw;  // the wait is no phase of the step
-  s.overhead_s += loss_backward_s + (t - te);
   optimizer_step();
   sync();
   s.optimizer_s = now() - t;
