@@ -55,6 +55,7 @@ TEST(EmulateCluster, UsageErrorsExitTwoWithAMessage) {
        "--host-cpu: expected host index < 2"},
       {{"--allreduce", "tree", "--", "true"}, "--allreduce: expected ring or auto"},
       {{"--pin", "yes", "--", "true"}, "--pin: expected on or off, got 'yes'"},
+      {{"--huge-pages", "yes", "--", "true"}, "--huge-pages: expected on or off, got 'yes'"},
       {{"--frobnicate"}, "unknown option '--frobnicate'"},
       {{"--hosts", "2"}, "no program given"},
   };
@@ -124,6 +125,41 @@ TEST(EmulateCluster, EachHostIsPinnedToOneCpuInTurn) {
       }
     }
     EXPECT_EQ(ranks_seen.size(), 3u) << r.output;
+    expect_clean(r.pid);
+  }
+}
+
+// --huge-pages on (the default) hands every rank glibc's huge-page tunable, after the caller's
+// own tunables; off hands the caller's alone. Each rank prints "tunables RANK [VALUE]".
+TEST(EmulateCluster, HugePagesReachEveryRankAndKeepTheCallersTunables) {
+  SKIP_UNLESS_EMULATION_WORKS();
+  const std::vector<std::string> show = {
+      "sh", "-c", "echo tunables $OMPI_COMM_WORLD_RANK [${GLIBC_TUNABLES:-}]"};
+  struct Case {
+    std::string huge_pages;
+    std::string callers;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {"on", "", "[glibc.malloc.hugetlb=1]"},
+      {"on", "glibc.malloc.arena_max=2", "[glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1]"},
+      {"off", "", "[]"},
+      {"off", "glibc.malloc.arena_max=2", "[glibc.malloc.arena_max=2]"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> argv = emulate({"--hosts", "2", "--huge-pages", c.huge_pages}, show);
+    argv.insert(argv.begin(), {"env", "GLIBC_TUNABLES=" + c.callers});
+    const CommandResult r = run(argv);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    int lines = 0;
+    std::istringstream out(r.output);
+    for (std::string line; std::getline(out, line);) {
+      if (line.rfind("tunables ", 0) != 0) continue;
+      ++lines;
+      EXPECT_NE(line.find(c.expected), std::string::npos)
+          << "--huge-pages " << c.huge_pages << ", caller's '" << c.callers << "': " << line;
+    }
+    EXPECT_EQ(lines, 2) << r.output;
     expect_clean(r.pid);
   }
 }

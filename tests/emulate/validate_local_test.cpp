@@ -7,9 +7,10 @@
 // broken calibration or a broken emulation misses them by far (docs/validation.md). A loop that
 // misses runs once more (a host's disturbance can spoil one loop's profiles; a broken part misses
 // both). Before each loop the host is checked (below) and, when it cannot hold a slowed device's
-// speed, waited for, a few minutes at most; after the loop the check validate-local records at its
+// speed, waited for, two minutes at most; after the loop the check validate-local records at its
 // end (machine.txt) is read; the checks are printed with each table. A loop that missed with the
-// host failing both checks skips, saying so.
+// host failing both checks skips, saying so, without a second loop when the host still fails the
+// check before it (the second loop would judge the same host, for another ~8 minutes of CI).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -48,10 +49,13 @@ constexpr double kWorstBoundPercent = 30.0;
 // (bench/notes/validate-local-2026-11-29-host/). scripts/host-check measures it, the one home of
 // its arithmetic (validate-local records the same line in machine.txt). Below kMinSlowedShare the
 // loop waits for the host, up to kHostProbes checks a minute apart, then runs anyway (and fails
-// where it misses).
+// where it misses). Three, not more: a degraded host stayed so for hours that day (checks a
+// minute apart moved between 0.31 and 0.43 around the bound, docs/validation.md), so a longer
+// wait rarely found a steady host, and each minute of it is a minute of CI (eight checks before
+// each of two loops could add 16 to a CI whose target is 30).
 constexpr const char* kSlowedQuotaCpus = "0.2";  // scripts/validate-local's cpu_slow
 constexpr double kMinSlowedShare = 0.4;
-constexpr int kHostProbes = 8;
+constexpr int kHostProbes = 3;
 
 // One host check: the slowed quota's share of a memory-bound sum (< 0 when it could not be
 // measured) and a line that says so.
@@ -132,7 +136,15 @@ TEST(ValidateLocal, QuickLoopMeetsLoosenedTargets) {
   HostCheck before;
   HostCheck after;
   for (int attempt = 1; attempt <= 2; ++attempt) {
-    before = wait_for_a_steady_host();
+    const HostCheck now = wait_for_a_steady_host();
+    if (attempt == 2 && degraded(now) && degraded(before) && degraded(after)) {
+      // The first loop missed on a host that failed its checks before and after, and it still
+      // fails them: that loop is the one judged (the skip below), with this check shown.
+      table = now.line + table;
+      std::cout << "no second loop: the host still fails its check\n" << now.line << std::flush;
+      break;
+    }
+    before = now;
     char dir_template[] = "/tmp/vitsim-validate-local-XXXXXX";
     const char* out = mkdtemp(dir_template);
     ASSERT_NE(out, nullptr);
