@@ -129,8 +129,8 @@ TEST(EmulateCluster, EachHostIsPinnedToOneCpuInTurn) {
   }
 }
 
-// --huge-pages on (the default) hands every rank glibc's huge-page tunable, after the caller's
-// own tunables; off hands the caller's alone. Each rank prints "tunables RANK [VALUE]".
+// --huge-pages on hands every rank glibc's huge-page tunable, after the caller's own tunables;
+// off (the default) hands the caller's alone. Each rank prints "tunables RANK [VALUE]".
 TEST(EmulateCluster, HugePagesReachEveryRankAndKeepTheCallersTunables) {
   SKIP_UNLESS_EMULATION_WORKS();
   const std::vector<std::string> show = {
