@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "schema/rank_groups.h"
 
@@ -183,17 +185,37 @@ std::string prediction_table(const std::vector<schema::ConfigPrediction>& ps) {
 }
 
 std::string rank_table(const schema::ConfigPrediction& p) {
-  const char* head = "{:<22} {:>6} {:<34} {:<10} {:>11} {:>9} {:>9} {:>9} {:>8} {:>8}\n";
-  std::string s = fmt::format(head, "ranks", "count", "hosts", "device", "micro-batch", "compute",
-                              "comm", "idle", "memory", "device");
-  s += fmt::format(head, "", "", "", "", "samples", "s/step", "s/step", "s/step", "GB", "GB");
-  for (const schema::RankGroup& g : schema::group_identical_ranks(p.ranks)) {
-    const schema::RankPrediction& r = g.first;
-    s += fmt::format(
-        "{:<22} {:>6} {:<34} {:<10} {:>11} {:>9.4f} {:>9.4f} {:>9.4f} {:>8.2f} {:>8.2f}\n",
-        schema::format_rank_ranges(g.ranks, 3), g.count(), schema::format_hosts(g.hosts, 3),
-        r.device, r.micro_batch, r.compute_time_s, r.exposed_comm_time_s, r.idle_time_s,
-        r.memory_bytes / 1e9, r.device_memory_bytes / 1e9);
+  // Times print to 0.1 ms: ranks within half of it of a row's first rank share the row (ring
+  // positions a few microseconds apart would otherwise fill the table with rows that read
+  // alike). The ranks and hosts columns are as wide as their widest cell, at least their
+  // heading's usual width: a class of ranks over several ranges must not push the counts right.
+  constexpr double kPrintedResolutionS = 1e-4;
+  const auto groups = schema::group_identical_ranks(p.ranks, 0, kPrintedResolutionS / 2);
+  std::vector<std::string> ranks;
+  std::vector<std::string> hosts;
+  size_t ranks_w = 22;
+  size_t hosts_w = 34;
+  for (const schema::RankGroup& g : groups) {
+    ranks.push_back(schema::format_rank_ranges(g.ranks, 3));
+    hosts.push_back(schema::format_hosts(g.hosts, 3));
+    ranks_w = std::max(ranks_w, ranks.back().size());
+    hosts_w = std::max(hosts_w, hosts.back().size());
+  }
+  auto row = [&](const std::string& rk, const std::string& count, const std::string& hs,
+                 const std::string& rest) {
+    return fmt::format("{:<{}} {:>6} {:<{}} {}\n", rk, ranks_w, count, hs, hosts_w, rest);
+  };
+  const char* head = "{:<10} {:>11} {:>9} {:>9} {:>9} {:>8} {:>8}";
+  std::string s = row(
+      "ranks", "count", "hosts",
+      fmt::format(head, "device", "micro-batch", "compute", "comm", "idle", "memory", "device"));
+  s += row("", "", "", fmt::format(head, "", "samples", "s/step", "s/step", "s/step", "GB", "GB"));
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const schema::RankPrediction& r = groups[i].first;
+    s += row(ranks[i], std::to_string(groups[i].count()), hosts[i],
+             fmt::format("{:<10} {:>11} {:>9.4f} {:>9.4f} {:>9.4f} {:>8.2f} {:>8.2f}", r.device,
+                         r.micro_batch, r.compute_time_s, r.exposed_comm_time_s, r.idle_time_s,
+                         r.memory_bytes / 1e9, r.device_memory_bytes / 1e9));
   }
   return s;
 }

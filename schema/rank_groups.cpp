@@ -10,15 +10,16 @@
 namespace vitsim::schema {
 namespace {
 
-bool close(double a, double b, double tolerance) {
+bool close(double a, double b, double relative, double absolute_s) {
   if (a == b) return true;
-  return std::fabs(a - b) <= tolerance * std::max(std::fabs(a), std::fabs(b));
+  return std::fabs(a - b) <= std::max(relative * std::max(std::fabs(a), std::fabs(b)), absolute_s);
 }
 
-bool same_times(const RankPrediction& a, const RankPrediction& b, double tolerance) {
-  return close(a.compute_time_s, b.compute_time_s, tolerance) &&
-         close(a.exposed_comm_time_s, b.exposed_comm_time_s, tolerance) &&
-         close(a.idle_time_s, b.idle_time_s, tolerance);
+bool same_times(const RankPrediction& a, const RankPrediction& b, double relative,
+                double absolute_s) {
+  return close(a.compute_time_s, b.compute_time_s, relative, absolute_s) &&
+         close(a.exposed_comm_time_s, b.exposed_comm_time_s, relative, absolute_s) &&
+         close(a.idle_time_s, b.idle_time_s, relative, absolute_s);
 }
 
 // "node12" -> ("node", 12); names not ending in digits, or with a leading zero, -> (name, -1).
@@ -33,7 +34,8 @@ std::pair<std::string, int64_t> split_number(const std::string& host) {
 }  // namespace
 
 std::vector<RankGroup> group_identical_ranks(const std::vector<RankPrediction>& ranks,
-                                             double relative_tolerance) {
+                                             double relative_tolerance,
+                                             double absolute_tolerance_s) {
   using Key = std::tuple<std::string, int64_t, double, double>;
   std::map<Key, std::vector<size_t>> by_kind;  // what must be equal -> candidate groups
   std::vector<RankGroup> out;
@@ -42,7 +44,7 @@ std::vector<RankGroup> group_identical_ranks(const std::vector<RankPrediction>& 
     auto& candidates = by_kind[{r.device, r.micro_batch, r.memory_bytes, r.device_memory_bytes}];
     size_t g = out.size();
     for (size_t c : candidates) {
-      if (same_times(out[c].first, r, relative_tolerance)) {
+      if (same_times(out[c].first, r, relative_tolerance, absolute_tolerance_s)) {
         g = c;
         break;
       }

@@ -21,10 +21,13 @@ struct RankGroup {
 };
 
 // Groups in order of their lowest rank. Device, micro-batch, memory and device memory must be
-// equal; the three times may differ by `relative_tolerance` of the larger (0: exactly equal),
-// compared with the group's first rank.
+// equal; the three times may differ by `relative_tolerance` of the larger or by
+// `absolute_tolerance_s`, whichever allows more (both 0: exactly equal), compared with the
+// group's first rank. A table that prints times to a resolution passes half of it as the
+// absolute tolerance, so that ranks it would print alike share a row.
 std::vector<RankGroup> group_identical_ranks(const std::vector<RankPrediction>& ranks,
-                                             double relative_tolerance = 0);
+                                             double relative_tolerance = 0,
+                                             double absolute_tolerance_s = 0);
 
 // Ascending ranks as ranges: "0-7, 16-23, 40"; beyond `max_ranges` ranges, the first ones and
 // "... (+N more ranges)".

@@ -45,6 +45,18 @@ TEST(RankGroups, ToleranceMergesRoundingNoiseOnly) {
   EXPECT_EQ(group_identical_ranks(ranks, 1e-9).size(), 2u);
 }
 
+TEST(RankGroups, AnAbsoluteToleranceMergesWhatATablePrintsAlike) {
+  // A 0.1-ms table passes 0.05 ms: ring positions 0.03 ms apart print alike, 0.2 ms do not.
+  std::vector<RankPrediction> ranks = {rank(0, "a", "t4", 0.5, 0.01600),
+                                       rank(1, "a", "t4", 0.5, 0.01597),
+                                       rank(2, "a", "t4", 0.5, 0.01620)};
+  EXPECT_EQ(group_identical_ranks(ranks).size(), 3u);
+  const auto groups = group_identical_ranks(ranks, 0, 5e-5);
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0].ranks, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(groups[0].first.exposed_comm_time_s, 0.01600);  // the lowest rank's figures
+}
+
 TEST(RankGroups, RangesAndHostsStayShort) {
   EXPECT_EQ(format_rank_ranges({0, 2, 4, 6, 8, 9, 10}, 2), "0, 2, ... (+3 more ranges)");
   EXPECT_EQ(format_rank_ranges({3}), "3");
