@@ -36,8 +36,8 @@ void ClassCollectives::run_stage(size_t s, int rank_class, double bytes) {
   const sg4::BarrierPtr& barrier = barriers_[s][gi];
   if (barrier) barrier->wait();
   if (rank_class == g.members.front()) {
-    const uint64_t payload =
-        message_payload(flow_edge_bytes(stage, g.group_ranks, classes_.ranks_per_node, bytes));
+    const uint64_t payload = message_payload(flow_edge_bytes(
+        stage, g.group_ranks, classes_.ranks_per_node, bytes, classes_.ring_channels));
     std::vector<sg4::CommPtr> comms;
     for (int f : g.flows) {
       comms.push_back(sg4::Comm::sendto_async(hosts_.flow_src[static_cast<size_t>(f)],

@@ -4,19 +4,24 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 namespace vitsim::sim {
 namespace {
 
 CollectiveGroup make_group(const PlatformPlan& plan, std::vector<int64_t> ranks, bool ring,
-                           bool tree) {
+                           bool tree, std::vector<std::vector<int64_t>> channels = {}) {
   CollectiveGroup g;
   g.ranks = std::move(ranks);
+  g.channels = std::move(channels);
   const size_t n = g.ranks.size();
-  for (size_t i = 0; ring && n > 1 && i < n; ++i) {
-    g.max_ring_latency_s =
-        std::max(g.max_ring_latency_s, plan.route_latency_s(g.ranks[i], g.ranks[(i + 1) % n]));
+  const std::vector<std::vector<int64_t>> one{g.ranks};
+  for (const auto& order : g.channels.empty() ? one : g.channels) {
+    for (size_t i = 0; ring && n > 1 && i < n; ++i) {
+      g.max_ring_latency_s =
+          std::max(g.max_ring_latency_s, plan.route_latency_s(order[i], order[(i + 1) % n]));
+    }
   }
   for (int t = 0; tree && t < 2 && n > 1; ++t) {
     for (size_t p = 1; p < n; ++p) {
@@ -63,6 +68,38 @@ void plan_hierarchical(const PlatformPlan& plan, CollectivePlan& out) {
     out.inter.push_back(make_group(plan, std::move(ranks), true, false));
 }
 
+// NCCL's ring channels (collective_plan.h): on two or more nodes, as many channels as the node
+// with the fewest NICs among its ranks' GPUs has (a NIC per GPU: its ranks); none below two.
+// Nodes in the order of their first rank, each node's ranks in rank order, rotated by the channel.
+std::vector<std::vector<int64_t>> ring_channels(const PlatformPlan& plan) {
+  std::vector<int64_t> node_order;
+  std::map<int64_t, std::vector<int64_t>> by_node;
+  for (size_t r = 0; r < plan.rank_nodes.size(); ++r) {
+    auto& ranks = by_node[plan.rank_nodes[r]];
+    if (ranks.empty()) node_order.push_back(plan.rank_nodes[r]);
+    ranks.push_back(static_cast<int64_t>(r));
+  }
+  if (node_order.size() < 2) return {};
+  size_t channels = static_cast<size_t>(kMaxRingChannels);
+  for (const auto& [node, ranks] : by_node) {
+    std::set<int> nics;
+    for (int64_t r : ranks) {
+      const auto local = static_cast<size_t>(plan.rank_locals[static_cast<size_t>(r)]);
+      nics.insert(plan.nodes[static_cast<size_t>(node)].nic_links.at(local));
+    }
+    channels = std::min(channels, nics.size());
+  }
+  if (channels < 2) return {};
+  std::vector<std::vector<int64_t>> out(channels);
+  for (size_t c = 0; c < channels; ++c) {
+    for (int64_t node : node_order) {
+      const auto& ranks = by_node[node];
+      for (size_t i = 0; i < ranks.size(); ++i) out[c].push_back(ranks[(c + i) % ranks.size()]);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 uint64_t message_payload(double bytes) {
@@ -84,23 +121,27 @@ CollectivePlan plan_collective(const PlatformPlan& plan, costmodel::Collective a
   }
   std::vector<int64_t> all(plan.rank_nodes.size());
   for (size_t r = 0; r < all.size(); ++r) all[r] = static_cast<int64_t>(r);
-  out.world = make_group(plan, std::move(all), algorithm == costmodel::Collective::kRing,
-                         algorithm == costmodel::Collective::kTree);
+  const bool ring = algorithm == costmodel::Collective::kRing;
+  out.world = make_group(plan, std::move(all), ring, algorithm == costmodel::Collective::kTree,
+                         ring ? ring_channels(plan) : std::vector<std::vector<int64_t>>{});
   return out;
 }
 
 double allreduce_simcalls_per_rank(costmodel::Collective algorithm, bool flow_level, int64_t ranks,
-                                   int64_t ranks_per_node) {
+                                   int64_t ranks_per_node, int64_t ring_channels) {
   const double n = static_cast<double>(ranks), k = static_cast<double>(ranks_per_node);
   const double nodes = std::max(1.0, n / k);
+  const double c = static_cast<double>(std::max<int64_t>(1, ring_channels));
+  const bool channels = algorithm == costmodel::Collective::kRing && c > 1;
   if (flow_level) {
     const double stages = algorithm == costmodel::Collective::kHierarchical ? 3 : 1;
     const double per_stage = algorithm == costmodel::Collective::kTree ? 12 : 4;
-    return stages * per_stage;
+    return channels ? 4 + 3 * c : stages * per_stage;  // a put, a wait and a get per channel
   }
   switch (algorithm) {
     case costmodel::Collective::kRing:
-      return 3 * 2 * (n - 1);  // put, get, wait per phase
+      // put, get, wait per phase; with channels an actor per channel (create, run, join)
+      return channels ? c * (3 * 2 * (n - 1) + 3) : 3 * 2 * (n - 1);
     case costmodel::Collective::kHierarchical:
       return 3 * (2 * (k - 1) + 2 * (nodes - 1));
     case costmodel::Collective::kTree:
@@ -135,10 +176,12 @@ size_t CollectivePlan::group_of(FlowStage stage, int64_t rank) const {
 
 // The expressions are those the step-level phases add up to (docs/simulator.md, "Flow level");
 // their order of operations is part of the predictions' bits.
-double flow_edge_bytes(FlowStage stage, int64_t group_ranks, int64_t ranks_per_node, double bytes) {
+double flow_edge_bytes(FlowStage stage, int64_t group_ranks, int64_t ranks_per_node, double bytes,
+                       int64_t ring_channels) {
   const double n = static_cast<double>(group_ranks), k = static_cast<double>(ranks_per_node);
   switch (stage) {
     case FlowStage::kRing:
+      if (ring_channels > 1) return 2 * (n - 1) / n * bytes / static_cast<double>(ring_channels);
       return 2 * (n - 1) / n * bytes;
     case FlowStage::kTree:
       return bytes / 2;
@@ -178,7 +221,10 @@ std::vector<std::pair<int64_t, int64_t>> flow_edges(FlowStage stage, const Colle
   std::vector<std::pair<int64_t, int64_t>> out;
   if (n < 2) return out;
   if (stage != FlowStage::kTree) {
-    for (size_t i = 0; i < n; ++i) out.emplace_back(r[i], r[(i + 1) % n]);
+    const std::vector<std::vector<int64_t>> one{r};
+    for (const auto& order : group.channels.empty() ? one : group.channels) {
+      for (size_t i = 0; i < n; ++i) out.emplace_back(order[i], order[(i + 1) % n]);
+    }
     return out;
   }
   for (int t = 0; t < 2; ++t) {

@@ -19,10 +19,24 @@ namespace vitsim::sim {
 // hierarchical: kIntraReduceScatter, kInterRing, kIntraAllGather.
 enum class FlowStage { kRing, kTree, kIntraReduceScatter, kInterRing, kIntraAllGather };
 
+// NCCL's rings on nodes with several NICs: NCCL builds its ring channels so that each crosses
+// the node boundary through another NIC, and splits the message over them; a single ring would
+// send the whole message through one NIC per node (docs/simulator.md, "Collectives"). At most
+// this many channels (NCCL's own limit, MAXCHANNELS, is 32).
+inline constexpr int64_t kMaxRingChannels = 32;
+
 struct CollectiveGroup {
-  std::vector<int64_t> ranks;     // ring order; the trees' heap order
+  std::vector<int64_t> ranks;  // ring order; the trees' heap order
+  // The ring over all ranks on two or more nodes with a NIC per GPU: one ring order per channel
+  // (each node's ranks rotated, so that channel c enters a node at its c-th rank and leaves it
+  // from the one before), each carrying 1/channels of the message; `ranks` keeps rank order.
+  // Empty: one ring, in `ranks` order.
+  std::vector<std::vector<int64_t>> channels;
   double max_ring_latency_s = 0;  // largest route latency between ring neighbours
   double max_tree_latency_s = 0;  // largest route latency between a tree parent and child
+  int64_t ring_count() const {
+    return channels.empty() ? 1 : static_cast<int64_t>(channels.size());
+  }
 };
 
 struct CollectivePlan {
@@ -45,10 +59,11 @@ struct CollectivePlan {
 CollectivePlan plan_collective(const PlatformPlan& plan, costmodel::Collective algorithm);
 
 // Context switches (simcalls) one rank makes in one all-reduce of one bucket, as collectives.cpp
-// runs the algorithm at the given level over `ranks` ranks, `ranks_per_node` per node: the size
-// guard's work estimate (size_guard.h). A new collective states its own here.
+// runs the algorithm at the given level over `ranks` ranks, `ranks_per_node` per node, the ring
+// in `ring_channels` channels: the size guard's work estimate (size_guard.h). A new collective
+// states its own here.
 double allreduce_simcalls_per_rank(costmodel::Collective algorithm, bool flow_level, int64_t ranks,
-                                   int64_t ranks_per_node);
+                                   int64_t ranks_per_node, int64_t ring_channels = 1);
 
 // Depth of a heap of n nodes: floor(log2 n).
 int64_t tree_depth(size_t n);
@@ -62,14 +77,17 @@ inline size_t tree_pos(size_t pos, size_t n, int t) {
 uint64_t message_payload(double bytes);
 
 // Flow level (docs/simulator.md, "Flow level"). Bytes one edge of `stage` carries for a bucket of
-// `bytes` in a group of `group_ranks` ranks (k = ranks_per_node for the hierarchical stages).
-double flow_edge_bytes(FlowStage stage, int64_t group_ranks, int64_t ranks_per_node, double bytes);
+// `bytes` in a group of `group_ranks` ranks (k = ranks_per_node for the hierarchical stages; the
+// ring's edges carry 1/ring_channels of it each).
+double flow_edge_bytes(FlowStage stage, int64_t group_ranks, int64_t ranks_per_node, double bytes,
+                       int64_t ring_channels = 1);
 // Message phases the stage stands for; < 1: the stage does nothing (a group of one rank).
 int64_t flow_phases(FlowStage stage, int64_t group_ranks);
 // Latency of the phases after the first: (phases - 1) x the group's largest route latency.
 double flow_extra_latency_s(FlowStage stage, const CollectiveGroup& group);
 // The edges (sender, receiver) of one group of a stage, each carrying flow_edge_bytes: the ring
-// edges i -> i+1, or every tree edge in both directions in both trees.
+// edges i -> i+1 (of every channel, channel by channel), or every tree edge in both directions in
+// both trees.
 std::vector<std::pair<int64_t, int64_t>> flow_edges(FlowStage stage, const CollectiveGroup& group);
 
 }  // namespace vitsim::sim

@@ -27,8 +27,21 @@ Collectives::Collectives(const CollectivePlan& plan, std::vector<sg4::Host*> hos
       n_(static_cast<int64_t>(hosts_.size())) {
   if (plan_.algorithm != costmodel::Collective::kHierarchical) {
     world_ = make_group(plan_.world);
-    if (flow_level_ && plan_.algorithm == costmodel::Collective::kRing)
-      make_flow_edges(world_, kRingTag);
+    for (size_t c = 0; c < plan_.world.channels.size(); ++c) {
+      const std::vector<int64_t>& order = plan_.world.channels[c];
+      channel_pos_.emplace_back(order.size());
+      for (size_t i = 0; i < order.size(); ++i) channel_pos_[c][static_cast<size_t>(order[i])] = i;
+    }
+    if (flow_level_ && plan_.algorithm == costmodel::Collective::kRing) {
+      if (plan_.world.channels.empty()) make_flow_edges(world_, kRingTag);
+      for (size_t c = 0; c < plan_.world.channels.size(); ++c) {
+        const std::vector<int64_t>& order = plan_.world.channels[c];
+        const int tag = kChannelTag + static_cast<int>(c);
+        for (size_t i = 0; i < order.size(); ++i)
+          world_.edges[static_cast<size_t>(tag)].push_back(
+              {box(order[i], order[(i + 1) % order.size()], tag), false});
+      }
+    }
     return;
   }
   for (const CollectiveGroup& g : plan_.intra) intra_.push_back(make_group(g));
@@ -65,11 +78,11 @@ sg4::Mailbox* Collectives::box(int64_t src, int64_t dst, int tag) {
   return m;
 }
 
-void Collectives::ring_step(const Group& g, size_t pos, int64_t phases, double chunk_bytes,
-                            int tag) {
-  const size_t n = g.ranks.size();
+void Collectives::ring_step(const std::vector<int64_t>& order, size_t pos, int64_t phases,
+                            double chunk_bytes, int tag) {
+  const size_t n = order.size();
   if (n < 2 || phases < 1) return;
-  const int64_t me = g.ranks[pos], next = g.ranks[(pos + 1) % n], prev = g.ranks[(pos + n - 1) % n];
+  const int64_t me = order[pos], next = order[(pos + 1) % n], prev = order[(pos + n - 1) % n];
   sg4::Mailbox* out = box(me, next, tag);
   sg4::Mailbox* in = box(prev, me, tag);
   for (int64_t p = 0; p < phases; ++p) {
@@ -109,6 +122,61 @@ void Collectives::ring_flow(Group& g, FlowStage stage, size_t pos, double bytes,
   g.barrier->wait();
   int* data = nullptr;  // take the incoming edge's finished comm off the mailbox (one simcall)
   in.mailbox->get_init()->set_dst_data(reinterpret_cast<void**>(&data), sizeof(data))->wait();
+}
+
+// The ring's channels, step by step: each in an actor of its own on the rank's host (a rank
+// waiting in one channel must not hold the others back), M/C each.
+void Collectives::channels_step(int64_t rank, double bytes) {
+  const auto& channels = plan_.world.channels;
+  const double c = static_cast<double>(channels.size());
+  sg4::Host* host = hosts_[static_cast<size_t>(rank)];
+  std::vector<sg4::ActorPtr> rings;
+  for (size_t i = 0; i < channels.size(); ++i) {
+    const size_t pos = channel_pos_[i][static_cast<size_t>(rank)];
+    rings.push_back(sg4::Actor::create("channel", host, [this, &channels, i, pos, bytes, c] {
+      ring_step(channels[i], pos, 2 * (n_ - 1), bytes / static_cast<double>(n_) / c,
+                kChannelTag + static_cast<int>(i));
+    }));
+  }
+  for (auto& a : rings) a->join();
+}
+
+// The ring's channels at flow level: as ring_flow, with one outgoing and one incoming edge per
+// channel, all flowing at once.
+void Collectives::channels_flow(int64_t rank, double bytes) {
+  Group& g = world_;
+  const size_t n = g.ranks.size(), channels = plan_.world.channels.size();
+  const uint64_t payload =
+      message_payload(flow_edge_bytes(FlowStage::kRing, static_cast<int64_t>(n),
+                                      plan_.ranks_per_node, bytes, static_cast<int64_t>(channels)));
+  std::vector<Box*> ins;
+  for (size_t c = 0; c < channels; ++c) {
+    std::vector<Box>& edges = g.edges[static_cast<size_t>(kChannelTag) + c];
+    Box& in = edges[(channel_pos_[c][static_cast<size_t>(rank)] + n - 1) % n];
+    if (!in.receiver_set) {
+      in.mailbox->set_receiver(sg4::Actor::self());
+      in.receiver_set = true;
+    }
+    ins.push_back(&in);
+  }
+  g.barrier->wait();
+  std::vector<sg4::CommPtr> sends;
+  for (size_t c = 0; c < channels; ++c) {
+    std::vector<Box>& edges = g.edges[static_cast<size_t>(kChannelTag) + c];
+    sends.push_back(
+        edges[channel_pos_[c][static_cast<size_t>(rank)]].mailbox->put_async(&token_, payload));
+  }
+  sg::wait_all(sends);
+  if (++g.finished == n) {
+    g.finished = 0;
+    const double extra = flow_extra_latency_s(FlowStage::kRing, *g.plan);
+    if (extra > 0) sg4::this_actor::sleep_for(extra);
+  }
+  g.barrier->wait();
+  for (Box* in : ins) {
+    int* data = nullptr;
+    in->mailbox->get_init()->set_dst_data(reinterpret_cast<void**>(&data), sizeof(data))->wait();
+  }
 }
 
 void Collectives::tree_one(const Group& g, size_t pos, int t, double half_bytes) {
@@ -202,9 +270,9 @@ void Collectives::hierarchical(int64_t rank, double bytes) {
     const double nodes = static_cast<double>(inter.ranks.size());
     const int64_t ki = static_cast<int64_t>(intra.ranks.size()),
                   ni = static_cast<int64_t>(inter.ranks.size());
-    ring_step(intra, local, ki - 1, bytes / k, kIntraReduceScatterTag);
-    ring_step(inter, node_pos, 2 * (ni - 1), bytes / (k * nodes), kInterRingTag);
-    ring_step(intra, local, ki - 1, bytes / k, kIntraAllGatherTag);
+    ring_step(intra.ranks, local, ki - 1, bytes / k, kIntraReduceScatterTag);
+    ring_step(inter.ranks, node_pos, 2 * (ni - 1), bytes / (k * nodes), kInterRingTag);
+    ring_step(intra.ranks, local, ki - 1, bytes / k, kIntraAllGatherTag);
   }
 }
 
@@ -212,10 +280,15 @@ void Collectives::allreduce(int64_t rank, double bytes) {
   const size_t pos = static_cast<size_t>(rank);
   switch (plan_.algorithm) {
     case costmodel::Collective::kRing:
-      if (flow_level_) {
+      if (!plan_.world.channels.empty()) {
+        if (flow_level_)
+          channels_flow(rank, bytes);
+        else
+          channels_step(rank, bytes);
+      } else if (flow_level_) {
         ring_flow(world_, FlowStage::kRing, pos, bytes, kRingTag);
       } else {
-        ring_step(world_, pos, 2 * (n_ - 1), bytes / static_cast<double>(n_), kRingTag);
+        ring_step(world_.ranks, pos, 2 * (n_ - 1), bytes / static_cast<double>(n_), kRingTag);
       }
       break;
     case costmodel::Collective::kTree:

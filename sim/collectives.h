@@ -1,7 +1,8 @@
 // All-reduce algorithms as SimGrid communications between rank hosts (docs/simulator.md,
 // "Collectives"). Each rank's all-reduce stream calls allreduce(rank, bytes); every member of the
 // collective must call it for the same bucket, in the same order.
-//   ring          2(N-1) phases of M/N to the next rank (reduce-scatter, then all-gather)
+//   ring          2(N-1) phases of M/N to the next rank (reduce-scatter, then all-gather); on
+//                 nodes with a NIC per GPU, C rings at once (NCCL's channels), M/C each
 //   tree          NCCL's double binary tree: two trees, half of M each, reduce then broadcast,
 //                 pipelined in chunks
 //   hierarchical  intra-node ring reduce-scatter of M, one inter-node ring per local GPU index on
@@ -33,7 +34,8 @@ enum MailboxTag : int {
   kIntraReduceScatterTag = 4,  // hierarchical, stage 1: ring inside each node
   kInterRingTag = 5,           // hierarchical, stage 2: rings across nodes, one per local index
   kIntraAllGatherTag = 6,      // hierarchical, stage 3: ring inside each node
-  kMailboxTags = 8,
+  kChannelTag = 8,             // + channel index: the ring's channels (collective_plan.h)
+  kMailboxTags = kChannelTag + static_cast<int>(kMaxRingChannels),
 };
 
 // Chunks of the tree pipeline: each half of the message is cut into chunks of ~kTreeChunkBytes,
@@ -64,8 +66,11 @@ class Collectives : public AllReduce {
   void make_flow_edges(Group& g, int tag);
   Group make_group(const CollectiveGroup& plan);
   simgrid::s4u::Mailbox* box(int64_t src, int64_t dst, int tag);
-  void ring_step(const Group& g, size_t pos, int64_t phases, double chunk_bytes, int tag);
+  void ring_step(const std::vector<int64_t>& order, size_t pos, int64_t phases, double chunk_bytes,
+                 int tag);
   void ring_flow(Group& g, FlowStage stage, size_t pos, double bytes, int tag);
+  void channels_step(int64_t rank, double bytes);
+  void channels_flow(int64_t rank, double bytes);
   void tree_step(const Group& g, size_t pos, double bytes);
   void tree_one(const Group& g, size_t pos, int tree, double half_bytes);
   void tree_flow(const Group& g, size_t pos, double bytes);
@@ -76,7 +81,8 @@ class Collectives : public AllReduce {
   bool flow_level_;
   int64_t n_;
   Group world_;
-  std::vector<Group> intra_, inter_;  // hierarchical: per node, per local index
+  std::vector<Group> intra_, inter_;              // hierarchical: per node, per local index
+  std::vector<std::vector<size_t>> channel_pos_;  // ring channels: per channel, each rank's place
   std::unordered_map<uint64_t, simgrid::s4u::Mailbox*> boxes_;
   int token_ = 0;
 };

@@ -325,6 +325,7 @@ RankClasses find_rank_classes(const PlatformPlan& plan, const CollectivePlan& co
   RankClasses out;
   out.stages = collective.flow_stages();
   out.ranks_per_node = collective.ranks_per_node;
+  out.ring_channels = collective.world.ring_count();
   Built b = build_graph(plan, collective, out.stages, rank_kind);
   const Graph& g = b.graph;
   out.refinement_rounds = refine(g, b.color);

@@ -48,6 +48,7 @@ struct RankClasses {
   std::vector<int64_t> representative;  // per class: its lowest rank
   std::vector<int64_t> count;           // per class: its ranks
   int64_t ranks_per_node = 1;           // hierarchical k (flow_edge_bytes)
+  int64_t ring_channels = 1;            // the ring's channels (flow_edge_bytes)
   std::vector<FlowStage> stages;
   std::vector<std::vector<ClassGroup>> groups;   // per stage: the classes of groups
   std::vector<std::vector<int>> group_of_class;  // per stage, per rank class: its group class

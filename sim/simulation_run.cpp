@@ -162,6 +162,7 @@ SimulationResult run_configuration(const SimulationRequest& q) {
   const CollectivePlan collective = plan_collective(in.plan, in.collective);
   SimulationShape shape = base_shape(*q.config, *q.graph, q.collective_level, *q.options);
   shape.ranks_per_node = collective.ranks_per_node;
+  shape.ring_channels = collective.world.ring_count();
   SimulationResult result;
   if (!(can_collapse && q.options->engine != SimEngine::kRanks &&
         collapse(q, collective, in, shape, result)))

@@ -50,8 +50,8 @@ constexpr int64_t kOtherMappings = 2000;
 // (collective_plan.h) and the stream actor's.
 double simcalls_per_allreduce(const SimulationShape& s) {
   const double streams = s.stream_actors ? 2 : 0;  // a semaphore each way
-  return streams +
-         allreduce_simcalls_per_rank(s.algorithm, s.flow_level, s.ranks, s.ranks_per_node);
+  return streams + allreduce_simcalls_per_rank(s.algorithm, s.flow_level, s.ranks, s.ranks_per_node,
+                                               s.ring_channels);
 }
 
 double read_mem_available_bytes() {

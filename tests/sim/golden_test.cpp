@@ -255,6 +255,34 @@ TEST(Golden, HierarchicalRingsShareTheNodeNic) {
   EXPECT_NEAR(f.exposed_comm_time_s, p.exposed_comm_time_s, 0.02 * p.exposed_comm_time_s);
 }
 
+TEST(Golden, RingChannelsSpreadTheNodeBoundaryOverEveryNic) {
+  // 2 nodes x 4 GPUs, a NIC per GPU, a fast fabric: NCCL's ring runs 4 channels, each entering
+  // and leaving a node through other NICs, M/4 each, so every NIC direction carries one channel:
+  // 2(N-1) phases of M/(N x 4) at the NIC's rate. With one NIC per node the single ring sends
+  // all of M/N per phase through it.
+  const double nic = 1e9, lat = 2e-5, fab = 1e12, flat = 1e-7;
+  auto cl = tiny_cluster(2, 4, nic, lat, fab, flat);
+  const auto costs = costs_for({constant_costs("testgpu", kFwd)});
+  const double m = gradient_bytes();
+  const auto shared = run(cl, ring_config(8), costs);
+  EXPECT_NEAR(shared.exposed_comm_time_s, ring_time(8, m, nic, lat),
+              0.02 * ring_time(8, m, nic, lat));
+  cl.nodes[0].nic_per_gpu = true;
+  auto t = ring_config(8);
+  const auto step = run(cl, t, costs);
+  const double channels = 14 * (lat + m / 8 / 4 / nic);
+  EXPECT_NEAR(step.exposed_comm_time_s, channels, 0.02 * channels);
+  t.collective_level = costmodel::CollectiveLevel::kFlow;
+  const auto flow = run(cl, t, costs);
+  EXPECT_NEAR(flow.exposed_comm_time_s, step.exposed_comm_time_s, 0.02 * step.exposed_comm_time_s);
+  // One node: the channels would be rotations of one cycle, the same edges: one ring, as with
+  // the node's one NIC.
+  cl.nodes[0].count = 1;
+  const auto one_node = run(cl, ring_config(4), costs);
+  cl.nodes[0].nic_per_gpu = false;
+  EXPECT_EQ(one_node.step_time_s, run(cl, ring_config(4), costs).step_time_s);
+}
+
 TEST(Golden, TreeMovesAboutTwiceTheMessagePerRankLikeTheRing) {
   const double bw = 1.25e9, lat = 5e-5;
   const auto cl = tiny_cluster(8, 1, bw, lat);

@@ -5,11 +5,14 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <set>
 #include <simgrid/s4u.hpp>
 
 #include "process/fork_runner.h"
 #include "schema/cluster.h"
 #include "schema/transports_io.h"
+#include "sim/collective_plan.h"
 #include "sim/link_provenance.h"
 #include "sim/placement.h"
 #include "sim/platform_builder.h"
@@ -192,6 +195,44 @@ TEST(Platform, H200RoutesBetweenLeavesClimbTheUplinks) {
   EXPECT_EQ(plan.links[static_cast<size_t>(plan.route(1, 33)[0])].name, "h200-0.gpu1.nic");
   EXPECT_DOUBLE_EQ(plan.links[static_cast<size_t>(r[1])].bandwidth_bytes_per_s, 32 * 5e10);
   EXPECT_EQ(plan.route(0, 1).size(), 2u);  // NVLink ports within a node
+}
+
+// NCCL's ring on rail-optimized nodes: a channel per NIC, each node's ranks rotated, so that over
+// all channels every NIC direction carries exactly one channel's crossing and every channel visits
+// every rank once; one NIC per node, or one node, keeps the single ring.
+TEST(Platform, RingChannelsUseEveryNicOnceEachWay) {
+  schema::ClusterSpec c =
+      with_node_count(schema::read_cluster(kPlatforms + "h200-cluster.json"), 3);
+  const auto plan = plan_platform(c, every_gpu(c), nullptr);
+  const CollectivePlan ring = plan_collective(plan, costmodel::Collective::kRing);
+  ASSERT_EQ(ring.world.ring_count(), 8);
+  std::map<std::pair<int, int>, int> crossings;  // (link, 0 up / 1 down) -> channels
+  for (const auto& order : ring.world.channels) {
+    EXPECT_EQ(std::set<int64_t>(order.begin(), order.end()).size(), 24u);
+    for (size_t i = 0; i < order.size(); ++i) {
+      const auto r = plan.route(order[i], order[(i + 1) % order.size()]);
+      if (plan.rank_nodes[static_cast<size_t>(order[i])] ==
+          plan.rank_nodes[static_cast<size_t>(order[(i + 1) % order.size()])])
+        continue;
+      ++crossings[{r.front(), 0}];
+      ++crossings[{r.back(), 1}];
+    }
+  }
+  EXPECT_EQ(crossings.size(), 2u * 24);  // 24 NICs, each way
+  for (const auto& [link, n] : crossings) EXPECT_EQ(n, 1) << plan.links[link.first].name;
+  // The flow-level edges are every channel's, each with 1/8 of the ring's bytes.
+  EXPECT_EQ(flow_edges(FlowStage::kRing, ring.world).size(), 8u * 24);
+  EXPECT_DOUBLE_EQ(flow_edge_bytes(FlowStage::kRing, 24, 1, 800.0, ring.world.ring_count()),
+                   2.0 * 23 / 24 * 800 / 8);
+
+  schema::ClusterSpec shared = c;
+  shared.nodes[0].nic_per_gpu = false;
+  const auto one_nic = plan_platform(shared, every_gpu(shared), nullptr);
+  EXPECT_EQ(plan_collective(one_nic, costmodel::Collective::kRing).world.ring_count(), 1);
+  schema::ClusterSpec one = with_node_count(c, 1);
+  const auto one_node = plan_platform(one, every_gpu(one), nullptr);
+  EXPECT_EQ(plan_collective(one_node, costmodel::Collective::kRing).world.ring_count(), 1);
+  EXPECT_EQ(plan_collective(plan, costmodel::Collective::kTree).world.ring_count(), 1);
 }
 
 // The class-level simulation gives each flow its route's latency as SimGrid sums it for the
