@@ -14,6 +14,7 @@
 #include "calibrate/regime_transfer.h"
 #include "calibrate/spread.h"
 #include "calibrate/transfer_entry.h"
+#include "costmodel/collective.h"
 #include "costmodel/statistics.h"
 
 namespace vitsim::calibrate {
@@ -45,16 +46,37 @@ costmodel::DeviceCatalog merged_catalog(const costmodel::DeviceCatalog& catalog,
   return costmodel::with_devices(catalog, own);
 }
 
+// Whether `link_class` is the NIC of nodes with a NIC per GPU in one of `clusters`.
+bool nic_per_gpu_class(const std::vector<schema::ClusterSpec>& clusters,
+                       const std::string& link_class) {
+  for (const auto& c : clusters) {
+    for (const auto& n : c.nodes) {
+      if (n.nic_per_gpu && n.nic.link_class == link_class) return true;
+    }
+  }
+  return false;
+}
+
 std::vector<costmodel::LinkCost> fit_links(const std::vector<schema::ProfileInput>& profiles,
                                            const CalibrateOptions& o,
                                            std::vector<std::string>& notes) {
   std::map<std::string, std::vector<AllreduceSample>> samples;
   std::map<std::string, std::string> files;
   std::map<std::string, bool> measured;
+  std::map<std::string, int64_t> most_channels;
   for (const auto& in : profiles) {
     for (const auto& a : in.profile.allreduce) {
-      for (const auto& p : a.points)
-        samples[a.link_class].push_back({a.ranks, p.message_bytes, p.time_s});
+      // A ring over hosts with a NIC per GPU ran NCCL's channels, each through its own NIC:
+      // the class's link (one NIC) carried 1/channels of every message.
+      const int64_t channels =
+          nic_per_gpu_class(o.clusters, a.link_class)
+              ? costmodel::ring_channels(a.ranks / a.ranks_per_node, a.ranks_per_node)
+              : 1;
+      most_channels[a.link_class] = std::max(most_channels[a.link_class], channels);
+      for (const auto& p : a.points) {
+        samples[a.link_class].push_back(
+            {a.ranks, p.message_bytes / static_cast<double>(channels), p.time_s});
+      }
       std::string& f = files[a.link_class];
       if (f.find(in.file) == std::string::npos) f += (f.empty() ? "" : ", ") + in.file;
       measured[a.link_class] = measured[a.link_class] || in.profile.source == CostSource::kMeasured;
@@ -71,9 +93,13 @@ std::vector<costmodel::LinkCost> fit_links(const std::vector<schema::ProfileInpu
     l.source = measured[cls] ? CostSource::kMeasured : CostSource::kImported;
     l.uncertainty_rel = f.residual_rel;
     l.derived_from = fmt::format(
-        "alpha-beta fit (ring: 2(N-1)/N*M/bw + 2(N-1)*lat) of {} point(s) from [{}]; {}; residual "
-        "{:.2f}%",
+        "alpha-beta fit (ring: 2(N-1)/N*M/bw + 2(N-1)*lat) of {} point(s) from [{}]{}; {}; "
+        "residual {:.2f}%",
         pts.size(), files[cls],
+        most_channels[cls] > 1
+            ? fmt::format(" (rings over hosts with a NIC per GPU: M / {} channels per NIC)",
+                          most_channels[cls])
+            : std::string(),
         f.latency_fitted ? "latency fitted"
                          : (prior ? fmt::format("latency = datasheet {:.1f} us of the cluster file "
                                                 "(the points cannot determine it)",

@@ -41,4 +41,13 @@ inline constexpr int64_t kAutoFlowAboveRanks = 64;
 // kStep or kFlow for a configuration's level and rank count (never kAuto).
 CollectiveLevel resolve_collective_level(CollectiveLevel level, int64_t ranks);
 
+// NCCL's ring channels (docs/simulator.md, "Collectives"): a ring over two or more nodes runs one
+// channel per NIC, each crossing the node boundary through its own NIC and carrying 1/channels
+// of the message, as many as the node with the fewest NICs among its ranks' GPUs has, at most
+// NCCL's MAXCHANNELS (32); on one node, or with one NIC per node, a single ring (1). The
+// simulator builds its rings by it, and calibration reads a measured ring's bus bandwidth as
+// that many NICs' (calibrate/calibrator.cpp).
+inline constexpr int64_t kMaxRingChannels = 32;
+int64_t ring_channels(int64_t nodes, int64_t fewest_nics_per_node);
+
 }  // namespace vitsim::costmodel

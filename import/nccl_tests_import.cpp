@@ -1,9 +1,11 @@
 // nccl-tests output -> profile (see nccl_tests_import.h and docs/calibration.md).
 #include "import/nccl_tests_import.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <stdexcept>
+#include <string>
 
 #include "schema/input_error.h"
 
@@ -51,6 +53,9 @@ schema::AllreduceProfile entry_of(const NcclTestsOutput& o, int64_t ranks,
   schema::AllreduceProfile a;
   a.link_class = opt.link_class;
   a.ranks = ranks;
+  // Complete rank lines name each rank's host; without them, not known (1).
+  if (static_cast<int64_t>(o.hosts.size()) == ranks)
+    a.ranks_per_node = schema::fewest_ranks_per_host(o.hosts);
   a.backend = "nccl";
   const double f = 2.0 * static_cast<double>(ranks - 1) / static_cast<double>(ranks);
   for (const auto& r : o.rows) {

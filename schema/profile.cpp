@@ -5,7 +5,9 @@
 // sizes in increasing order.
 #include "schema/profile.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -112,12 +114,18 @@ AllreducePoint read_point(const Node& n, int64_t ranks) {
 }
 
 AllreduceProfile read_allreduce(const Node& n) {
-  n.expect_keys({"link_class", "ranks", "backend", "points"});
+  n.expect_keys({"link_class", "ranks", "ranks_per_node", "backend", "points"});
   AllreduceProfile a;
   a.link_class = n["link_class"].string();
   if (a.link_class.empty()) n["link_class"].fail("non-empty link class", "empty string");
   a.ranks = n["ranks"].integer_at_least(2);
   n["ranks"].count(costmodel::kRanks);
+  if (const auto k = n.get("ranks_per_node")) {
+    a.ranks_per_node = k->integer_at_least(1);
+    if (a.ranks_per_node > a.ranks)
+      k->fail("at most ranks (" + std::to_string(a.ranks) + ")", k->describe(),
+              "the ranks on the host that held the fewest");
+  }
   a.backend = n["backend"].one_of({"mpi", "nccl", "deepspeed-nccl"});
   for (const Node& p : n["points"].items_nonempty()) {
     a.points.push_back(read_point(p, a.ranks));
@@ -217,11 +225,21 @@ Json write_allreduce(const AllreduceProfile& a) {
                       {"algbw_bytes_per_s", p.algbw_bytes_per_s},
                       {"busbw_bytes_per_s", p.busbw_bytes_per_s}});
   }
-  return {
+  Json j = {
       {"link_class", a.link_class}, {"ranks", a.ranks}, {"backend", a.backend}, {"points", points}};
+  if (a.ranks_per_node > 1) j["ranks_per_node"] = a.ranks_per_node;
+  return j;
 }
 
 }  // namespace
+
+int64_t fewest_ranks_per_host(const std::vector<std::string>& host_of_rank) {
+  std::map<std::string, int64_t> per_host;
+  for (const std::string& h : host_of_rank) ++per_host[h];
+  int64_t fewest = per_host.empty() ? 1 : static_cast<int64_t>(host_of_rank.size());
+  for (const auto& [host, n] : per_host) fewest = std::min(fewest, n);
+  return fewest;
+}
 
 Json write_profile_json(const Profile& p) {
   Json j = document_head(kProfileSchema, kProfileVersion, p.context);

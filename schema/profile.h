@@ -73,9 +73,18 @@ struct AllreducePoint {
 struct AllreduceProfile {
   std::string link_class;  // what the ranks talked over, matching cluster files' link_class
   int64_t ranks = 0;
+  // Ranks on the host that held the fewest while it ran, where the benchmark knows it (nccl-tests'
+  // rank lines); 1 = one a host, or not known (optional key, written when above 1). Calibration
+  // reads a ring over several hosts with a NIC per GPU as NCCL's channels
+  // (costmodel::ring_channels).
+  int64_t ranks_per_node = 1;
   std::string backend;  // "mpi", "nccl", "deepspeed-nccl"
   std::vector<AllreducePoint> points;
 };
+
+// `ranks_per_node` from the host of each rank: the ranks of the host that held the fewest (1
+// for no hosts).
+int64_t fewest_ranks_per_host(const std::vector<std::string>& host_of_rank);
 
 struct Profile {
   Json context = Json::object();

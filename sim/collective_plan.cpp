@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -68,9 +69,9 @@ void plan_hierarchical(const PlatformPlan& plan, CollectivePlan& out) {
     out.inter.push_back(make_group(plan, std::move(ranks), true, false));
 }
 
-// NCCL's ring channels (collective_plan.h): on two or more nodes, as many channels as the node
-// with the fewest NICs among its ranks' GPUs has (a NIC per GPU: its ranks); none below two.
-// Nodes in the order of their first rank, each node's ranks in rank order, rotated by the channel.
+// NCCL's ring channels (costmodel::ring_channels), counted from the NICs of the ranks' GPUs (a
+// NIC per GPU: a node's ranks); none below two. Nodes in the order of their first rank, each
+// node's ranks in rank order, rotated by the channel.
 std::vector<std::vector<int64_t>> ring_channels(const PlatformPlan& plan) {
   std::vector<int64_t> node_order;
   std::map<int64_t, std::vector<int64_t>> by_node;
@@ -79,16 +80,17 @@ std::vector<std::vector<int64_t>> ring_channels(const PlatformPlan& plan) {
     if (ranks.empty()) node_order.push_back(plan.rank_nodes[r]);
     ranks.push_back(static_cast<int64_t>(r));
   }
-  if (node_order.size() < 2) return {};
-  size_t channels = static_cast<size_t>(kMaxRingChannels);
+  size_t fewest = SIZE_MAX;
   for (const auto& [node, ranks] : by_node) {
     std::set<int> nics;
     for (int64_t r : ranks) {
       const auto local = static_cast<size_t>(plan.rank_locals[static_cast<size_t>(r)]);
       nics.insert(plan.nodes[static_cast<size_t>(node)].nic_links.at(local));
     }
-    channels = std::min(channels, nics.size());
+    fewest = std::min(fewest, nics.size());
   }
+  const auto channels = static_cast<size_t>(costmodel::ring_channels(
+      static_cast<int64_t>(node_order.size()), static_cast<int64_t>(fewest)));
   if (channels < 2) return {};
   std::vector<std::vector<int64_t>> out(channels);
   for (size_t c = 0; c < channels; ++c) {

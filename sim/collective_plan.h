@@ -19,15 +19,11 @@ namespace vitsim::sim {
 // hierarchical: kIntraReduceScatter, kInterRing, kIntraAllGather.
 enum class FlowStage { kRing, kTree, kIntraReduceScatter, kInterRing, kIntraAllGather };
 
-// NCCL's rings on nodes with several NICs: NCCL builds its ring channels so that each crosses
-// the node boundary through another NIC, and splits the message over them; a single ring would
-// send the whole message through one NIC per node (docs/simulator.md, "Collectives"). At most
-// this many channels (NCCL's own limit, MAXCHANNELS, is 32).
-inline constexpr int64_t kMaxRingChannels = 32;
-
 struct CollectiveGroup {
   std::vector<int64_t> ranks;  // ring order; the trees' heap order
-  // The ring over all ranks on two or more nodes with a NIC per GPU: one ring order per channel
+  // The ring over all ranks on two or more nodes with a NIC per GPU: NCCL's channels
+  // (costmodel::ring_channels; a single ring would send the whole message through one NIC per
+  // node boundary), one ring order per channel
   // (each node's ranks rotated, so that channel c enters a node at its c-th rank and leaves it
   // from the one before), each carrying 1/channels of the message; `ranks` keeps rank order.
   // Empty: one ring, in `ranks` order.

@@ -37,8 +37,9 @@ Collectives::Collectives(const CollectivePlan& plan, std::vector<sg4::Host*> hos
       for (size_t c = 0; c < plan_.world.channels.size(); ++c) {
         const std::vector<int64_t>& order = plan_.world.channels[c];
         const int tag = kChannelTag + static_cast<int>(c);
+        world_.channel_edges.emplace_back();
         for (size_t i = 0; i < order.size(); ++i)
-          world_.edges[static_cast<size_t>(tag)].push_back(
+          world_.channel_edges[c].push_back(
               {box(order[i], order[(i + 1) % order.size()], tag), false});
       }
     }
@@ -151,7 +152,7 @@ void Collectives::channels_flow(int64_t rank, double bytes) {
                                       plan_.ranks_per_node, bytes, static_cast<int64_t>(channels)));
   std::vector<Box*> ins;
   for (size_t c = 0; c < channels; ++c) {
-    std::vector<Box>& edges = g.edges[static_cast<size_t>(kChannelTag) + c];
+    std::vector<Box>& edges = g.channel_edges[c];
     Box& in = edges[(channel_pos_[c][static_cast<size_t>(rank)] + n - 1) % n];
     if (!in.receiver_set) {
       in.mailbox->set_receiver(sg4::Actor::self());
@@ -162,7 +163,7 @@ void Collectives::channels_flow(int64_t rank, double bytes) {
   g.barrier->wait();
   std::vector<sg4::CommPtr> sends;
   for (size_t c = 0; c < channels; ++c) {
-    std::vector<Box>& edges = g.edges[static_cast<size_t>(kChannelTag) + c];
+    std::vector<Box>& edges = g.channel_edges[c];
     sends.push_back(
         edges[channel_pos_[c][static_cast<size_t>(rank)]].mailbox->put_async(&token_, payload));
   }

@@ -35,7 +35,7 @@ enum MailboxTag : int {
   kInterRingTag = 5,           // hierarchical, stage 2: rings across nodes, one per local index
   kIntraAllGatherTag = 6,      // hierarchical, stage 3: ring inside each node
   kChannelTag = 8,             // + channel index: the ring's channels (collective_plan.h)
-  kMailboxTags = kChannelTag + static_cast<int>(kMaxRingChannels),
+  kMailboxTags = kChannelTag + static_cast<int>(costmodel::kMaxRingChannels),
 };
 
 // Chunks of the tree pipeline: each half of the message is cut into chunks of ~kTreeChunkBytes,
@@ -61,7 +61,8 @@ class Collectives : public AllReduce {
     simgrid::s4u::BarrierPtr barrier;
     size_t finished = 0;  // flow-level ring: members whose outgoing edge is done
     // Flow-level ring, per tag: the mailbox of edge i -> i+1.
-    std::array<std::vector<Box>, kMailboxTags> edges;
+    std::array<std::vector<Box>, kChannelTag> edges;
+    std::vector<std::vector<Box>> channel_edges;  // the same per channel of the ring (world only)
   };
   void make_flow_edges(Group& g, int tag);
   Group make_group(const CollectiveGroup& plan);

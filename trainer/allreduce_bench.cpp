@@ -53,6 +53,9 @@ schema::AllreduceProfile run_allreduce_bench(const AllreduceBenchOptions& o, Mpi
   profile.link_class = !o.link_class.empty() ? o.link_class
                        : world.single_host() ? "host-shm"
                                              : "network";
+  // As nccl-tests' rank lines give it to the import: calibration reads a ring over hosts with a
+  // NIC per GPU as that many channels.
+  profile.ranks_per_node = schema::fewest_ranks_per_host(world.hosts());
   // One GPU per rank: local rank modulo the visible devices (as the NCCL communicator picks it).
   int cuda_index = 0;
   if (device == "cuda") {

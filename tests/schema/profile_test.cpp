@@ -252,6 +252,33 @@ TEST(Profile, UnknownEnumValues) {
       std::string::npos);
 }
 
+TEST(Profile, RanksPerNodeIsOptionalAndAtMostTheRanks) {
+  Json doc = load_example("profile");
+  EXPECT_EQ(read_profile(Node(doc, "p.json", "")).allreduce[0].ranks_per_node, 1);  // absent
+  doc["allreduce"][0]["ranks"] = 16;
+  for (auto& point : doc["allreduce"][0]["points"]) {  // busbw = algbw x 2(n-1)/n for n = 16
+    point["busbw_bytes_per_s"] = point["algbw_bytes_per_s"].get<double>() * 30 / 16;
+  }
+  doc["allreduce"][0]["ranks_per_node"] = 8;
+  const Profile p = read_profile(Node(doc, "p.json", ""));
+  EXPECT_EQ(p.allreduce[0].ranks_per_node, 8);
+  EXPECT_EQ(write_profile_json(p)["allreduce"][0]["ranks_per_node"], 8);
+  doc["allreduce"][0]["ranks_per_node"] = 17;
+  EXPECT_NE(profile_error(doc).find("/allreduce/0/ranks_per_node: expected at most ranks (16), got "
+                                    "number 17 (hint: the ranks on the host that held the fewest)"),
+            std::string::npos)
+      << profile_error(doc);
+  doc["allreduce"][0]["ranks_per_node"] = 0;
+  EXPECT_NE(profile_error(doc).find("/allreduce/0/ranks_per_node: expected"), std::string::npos);
+}
+
+TEST(Profile, FewestRanksPerHostCountsTheHostThatHeldTheFewest) {
+  EXPECT_EQ(fewest_ranks_per_host({"a", "a", "b", "b", "b"}), 2);
+  EXPECT_EQ(fewest_ranks_per_host({"a", "a", "a"}), 3);  // one host
+  EXPECT_EQ(fewest_ranks_per_host({"a", "b"}), 1);
+  EXPECT_EQ(fewest_ranks_per_host({}), 1);
+}
+
 TEST(Profile, LayersMustBelongToTheModel) {
   Json doc = load_example("profile");
   doc["compute"][0]["layers"][2]["name"] = "blocks.1.mlp";  // the model has depth 1

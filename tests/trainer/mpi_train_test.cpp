@@ -102,6 +102,7 @@ TEST_F(MpiTrain, ProfileAndAllreduceBenchWriteValidProfiles) {
   const auto a = vitsim::schema::read_profile(ar);
   ASSERT_EQ(a.allreduce.size(), 1u);
   EXPECT_EQ(a.allreduce[0].ranks, 2);
+  EXPECT_EQ(a.allreduce[0].ranks_per_node, 2);  // both on this machine
   ASSERT_EQ(a.allreduce[0].points.size(), 5u);  // 4K, 8K, 16K, 32K, 64K
   EXPECT_DOUBLE_EQ(a.allreduce[0].points[4].message_bytes, 65536);
 }
