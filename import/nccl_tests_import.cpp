@@ -1,11 +1,9 @@
 // nccl-tests output -> profile (see nccl_tests_import.h and docs/calibration.md).
 #include "import/nccl_tests_import.h"
 
-#include <algorithm>
 #include <cmath>
 #include <set>
 #include <stdexcept>
-#include <string>
 
 #include "schema/input_error.h"
 

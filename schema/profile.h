@@ -74,7 +74,8 @@ struct AllreduceProfile {
   std::string link_class;  // what the ranks talked over, matching cluster files' link_class
   int64_t ranks = 0;
   // Ranks on the host that held the fewest while it ran, where the benchmark knows it (nccl-tests'
-  // rank lines); 1 = one a host, or not known (optional key, written when above 1). Calibration
+  // rank lines, bench-allreduce's MPI processor names); 1 = one a host, or not known (optional
+  // key, written when above 1). Calibration
   // reads a ring over several hosts with a NIC per GPU as NCCL's channels
   // (costmodel::ring_channels).
   int64_t ranks_per_node = 1;
