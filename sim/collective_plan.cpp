@@ -35,10 +35,17 @@ CollectiveGroup make_group(const PlatformPlan& plan, std::vector<int64_t> ranks,
   return g;
 }
 
+// Plan node -> its ranks, in rank order.
+std::map<int64_t, std::vector<int64_t>> ranks_by_node(const PlatformPlan& plan) {
+  std::map<int64_t, std::vector<int64_t>> by_node;
+  for (size_t r = 0; r < plan.rank_nodes.size(); ++r)
+    by_node[plan.rank_nodes[r]].push_back(static_cast<int64_t>(r));
+  return by_node;
+}
+
 void plan_hierarchical(const PlatformPlan& plan, CollectivePlan& out) {
   const size_t n = plan.rank_nodes.size();
-  std::map<int64_t, std::vector<int64_t>> by_node;  // plan node -> ranks, in rank order
-  for (size_t r = 0; r < n; ++r) by_node[plan.rank_nodes[r]].push_back(static_cast<int64_t>(r));
+  const auto by_node = ranks_by_node(plan);
   const size_t k = by_node.begin()->second.size();
   for (const auto& [node, ranks] : by_node) {
     if (ranks.size() != k) {
@@ -73,13 +80,11 @@ void plan_hierarchical(const PlatformPlan& plan, CollectivePlan& out) {
 // NIC per GPU: a node's ranks); none below two. Nodes in the order of their first rank, each
 // node's ranks in rank order, rotated by the channel.
 std::vector<std::vector<int64_t>> ring_channels(const PlatformPlan& plan) {
-  std::vector<int64_t> node_order;
-  std::map<int64_t, std::vector<int64_t>> by_node;
-  for (size_t r = 0; r < plan.rank_nodes.size(); ++r) {
-    auto& ranks = by_node[plan.rank_nodes[r]];
-    if (ranks.empty()) node_order.push_back(plan.rank_nodes[r]);
-    ranks.push_back(static_cast<int64_t>(r));
-  }
+  const auto by_node = ranks_by_node(plan);
+  std::vector<const std::vector<int64_t>*> node_order;  // by first rank
+  for (const auto& [node, ranks] : by_node) node_order.push_back(&ranks);
+  std::sort(node_order.begin(), node_order.end(),
+            [](const auto* a, const auto* b) { return a->front() < b->front(); });
   size_t fewest = SIZE_MAX;
   for (const auto& [node, ranks] : by_node) {
     std::set<int> nics;
@@ -94,9 +99,9 @@ std::vector<std::vector<int64_t>> ring_channels(const PlatformPlan& plan) {
   if (channels < 2) return {};
   std::vector<std::vector<int64_t>> out(channels);
   for (size_t c = 0; c < channels; ++c) {
-    for (int64_t node : node_order) {
-      const auto& ranks = by_node[node];
-      for (size_t i = 0; i < ranks.size(); ++i) out[c].push_back(ranks[(c + i) % ranks.size()]);
+    for (const auto* ranks : node_order) {
+      for (size_t i = 0; i < ranks->size(); ++i)
+        out[c].push_back((*ranks)[(c + i) % ranks->size()]);
     }
   }
   return out;
