@@ -27,15 +27,17 @@ void print_summaries(const std::vector<import::LogSummary>& logs) {
   const char* row = "{:<44} {:>5} {:>5} {:>7} {:>7} {:>9} {:>10} {:>10} {:>9} {:>9}\n";
   std::cout << fmt::format(row, "log", "ranks", "b", "steps", "kept", "fwd", "bwd_inner",
                            "allreduce", "step", "outside");
-  std::cout << fmt::format(row, "", "", "", "", "", "ms", "ms", "ms", "ms", "ms");
+  // What the profile takes: medians of the compute timers, means of the rest (docs/calibration.md).
+  std::cout << fmt::format(row, "", "", "", "", "", "ms median", "ms median", "ms mean",
+                           "ms median", "ms mean");
   for (const auto& s : logs) {
     std::string name = s.file.size() > 44 ? "..." + s.file.substr(s.file.size() - 41) : s.file;
     std::cout << fmt::format(
         "{:<44} {:>5} {:>5} {:>7} {:>7} {:>9.2f} {:>10.2f} {:>10.2f} {:>9.2f} "
         "{:>9.2f}\n",
         name, s.world_size, s.micro_batch, s.step_lines, s.kept_steps, s.forward_s * 1e3,
-        s.backward_inner_s * 1e3, s.backward_allreduce_s * 1e3, s.optimizer_s * 1e3,
-        s.outside_s * 1e3);
+        s.backward_inner_s * 1e3, s.backward_allreduce_mean_s * 1e3, s.optimizer_s * 1e3,
+        s.outside_mean_s * 1e3);
   }
 }
 

@@ -73,7 +73,8 @@ AllreduceWait estimate_allreduce_wait(const std::vector<double>& compute_s,
   const double s = std::sqrt(2.0) * w.compute_sigma_s;
   const double z = costmodel::normal_quantile(w.wait_share);
   const double phi = std::exp(-z * z / 2) / std::sqrt(2 * M_PI);
-  w.wait_s = std::min(s * phi + s * z * w.wait_share, costmodel::median(allreduce_s));
+  // An expectation, capped by the timer's own (the import takes its mean less the wait).
+  w.wait_s = std::min(s * phi + s * z * w.wait_share, costmodel::mean(allreduce_s));
   w.evidence = fmt::format(
       "rank 0 waited in {:.1f} % of the steps (slope {:+.4f}, standard error {:.4f}, over {} "
       "steps); expected wait {:.2f} ms from its compute spread {:.2f} ms",

@@ -126,8 +126,9 @@ void check_summary(const DeepSpeedLog& log, LogSummary& s) {
         "the timers and the timestamps disagree: is this one run's log?");
   }
   s.outside_s = std::max(0.0, s.outside_s);
+  s.outside_mean_s = std::max(0.0, s.outside_mean_s);  // ms-rounded stamps, as the median
   // Stamps days apart (a corrupt or spliced log) would give a step no profile reader accepts.
-  for (const double t : {s.step_interval_s, s.outside_s}) {
+  for (const double t : {s.step_interval_s, s.outside_s, s.outside_mean_s}) {
     const std::string why = costmodel::bound_violation(costmodel::kDurationS, t);
     if (!why.empty()) {
       throw InputError::at(log.file, "step lines",
@@ -169,14 +170,14 @@ double process_start_extra(const DeepSpeedLog& log, const std::vector<double>& w
 void split_wait(const StepSamples& x, LogSummary& s) {
   std::vector<double> compute;
   for (size_t i = 0; i < x.forward.size(); ++i) compute.push_back(x.forward[i] + x.inner[i]);
-  s.allreduce_transfer_s = s.backward_allreduce_s;
+  s.allreduce_transfer_s = s.backward_allreduce_mean_s;
   if (compute.size() < 3) {
     s.allreduce_wait_evidence = "too few steps to read a wait from";
     return;
   }
   const AllreduceWait w = estimate_allreduce_wait(compute, x.allreduce);
   s.allreduce_wait_s = w.wait_s;
-  s.allreduce_transfer_s = s.backward_allreduce_s - w.wait_s;
+  s.allreduce_transfer_s = s.backward_allreduce_mean_s - w.wait_s;
   s.allreduce_wait_evidence = w.evidence;
 }
 
@@ -237,12 +238,14 @@ LogSummary summarize_log(const DeepSpeedLog& log, const ImportOptions& o) {
   s.backward_inner_s = costmodel::median(x.inner);
   s.backward_inner_iqr_s = costmodel::interquartile_range(x.inner);
   s.backward_allreduce_s = costmodel::median(x.allreduce);
+  s.backward_allreduce_mean_s = costmodel::mean(x.allreduce);
   s.optimizer_s = costmodel::median(x.optimizer);
   std::vector<double> work;
   for (size_t i = 0; i < x.forward.size(); ++i)
     work.push_back(x.forward[i] + x.inner[i] + x.optimizer[i]);
   s.step_spread_s = costmodel::interquartile_range(work);
   s.outside_s = costmodel::median(x.outside);
+  s.outside_mean_s = costmodel::mean(x.outside);
   s.step_interval_s = costmodel::median(x.interval);
   check_summary(log, s);
   s.epoch_start_s = epoch_start_extra(log, s.steps_per_epoch, s.step_interval_s);
@@ -311,7 +314,7 @@ schema::MicroBatchProfile compute_entry(const costmodel::LayerGraph& graph, int6
     inner.push_back(s.backward_inner_s);
     inner_iqr.push_back(s.backward_inner_iqr_s);
     opt.push_back(s.optimizer_s);
-    outside.push_back(s.outside_s);
+    outside.push_back(s.outside_mean_s);
     spread.push_back(s.step_spread_s);
     if (s.epoch_start_s) start.push_back(*s.epoch_start_s);
     process.push_back(s.process_start_s);
@@ -447,11 +450,13 @@ nlohmann::json to_json(const LogSummary& s) {
           {"forward_median_s", s.forward_s},
           {"backward_inner_median_s", s.backward_inner_s},
           {"backward_allreduce_median_s", s.backward_allreduce_s},
+          {"backward_allreduce_mean_s", s.backward_allreduce_mean_s},
           {"allreduce_wait_s", s.allreduce_wait_s},
           {"allreduce_transfer_s", s.allreduce_transfer_s},
           {"allreduce_wait_evidence", s.allreduce_wait_evidence},
           {"optimizer_median_s", s.optimizer_s},
           {"outside_timers_median_s", s.outside_s},
+          {"outside_timers_mean_s", s.outside_mean_s},
           {"step_spread_iqr_s", s.step_spread_s},
           {"epoch_start_s", s.epoch_start_s ? nlohmann::json(*s.epoch_start_s) : nlohmann::json()},
           {"process_start_s", s.process_start_s},

@@ -6,14 +6,19 @@
 //     of every epoch (data-loader start, warm-up) and a partial last step are dropped;
 //   - medians of fwd, bwd_inner and step (optimizer) over the kept steps, split into layers by the
 //     layer graph's forward multiply-add shares (backward = 2x forward MACs per layer, so the same
-//     shares);
-//   - the wall interval between consecutive step lines minus the timers is recorded as
-//     step_overhead_time_s (data wait and host work cannot be told apart in these logs;
-//     data_time_s stays 0). In a single-rank log the bwd_allreduce timer (DeepSpeed's gradient
-//     averaging, no communication) counts as step overhead too;
-//   - multi-rank logs: the bwd_allreduce median, less rank 0's expected wait for a slower rank
+//     shares); the simulator draws their step-to-step noise itself (the straggler wait, from the
+//     step spread), so it takes the centre;
+//   - the wall interval between consecutive step lines minus the timers, its mean over the kept
+//     steps, is recorded as step_overhead_time_s (data wait and host work cannot be told apart in
+//     these logs; data_time_s stays 0). In a single-rank log the bwd_allreduce timer (DeepSpeed's
+//     gradient averaging, no communication) counts as step overhead too;
+//   - multi-rank logs: the bwd_allreduce mean, less rank 0's expected wait for a slower rank
 //     (allreduce_wait.h: read from the timers' per-step covariance and the compute spread), is an
 //     all-reduce point of the model's gradient bytes over --link-class.
+//   Means, not medians, for what the simulator adds to every step without noise of its own (the
+//   all-reduce's transfer, the time outside the timers): an epoch is the sum of its steps, so it
+//   pays their mean, and a link's skewed step-to-step times (TCP over 10 GbE: median 339.3 ms,
+//   mean 344.9 ms) have a mean above their median.
 // The import refuses to guess: no GPU name in the log needs --gpu, the model always needs --model,
 // a log that does not echo fp16/bf16 needs --precision.
 #pragma once
@@ -56,14 +61,16 @@ struct LogSummary {
   double forward_s = 0, forward_iqr_s = 0;
   double backward_inner_s = 0, backward_inner_iqr_s = 0;
   double backward_allreduce_s = 0;
-  // Multi-rank logs: the timer split into rank 0's expected wait for a slower rank and the
+  double backward_allreduce_mean_s = 0;  // its mean over the kept steps
+  // Multi-rank logs: the timer's mean split into rank 0's expected wait for a slower rank and the
   // transfer (allreduce_wait.h); the all-reduce point carries the transfer.
   double allreduce_wait_s = 0;
   double allreduce_transfer_s = 0;
   std::string allreduce_wait_evidence;
   double optimizer_s = 0;
-  double outside_s = 0;      // wall interval minus timers (see above)
-  double step_spread_s = 0;  // IQR of rank 0's own work per step: fwd + bwd_inner + step
+  double outside_s = 0;       // wall interval minus timers (see above), median: the checks
+  double outside_mean_s = 0;  // its mean: the profile's step_overhead_time_s
+  double step_spread_s = 0;   // IQR of rank 0's own work per step: fwd + bwd_inner + step
   // median over the epochs after the first of (their first step's interval - step_interval_s):
   // the data loader's restart; nullopt with a single epoch in the log
   std::optional<double> epoch_start_s;

@@ -1,7 +1,8 @@
 // `vitsim-train bench-allreduce`: all-reduce time over message sizes, reported like nccl-tests
 // (size, count, time, algbw, busbw; busbw = algbw x 2(n-1)/n, the per-link figure of a ring, see
 // docs/trainer.md). Each size: warm-up, then timed iterations, each started after a barrier and
-// taken as the slowest rank's time; the median is reported.
+// taken as the slowest rank's time; the mean is reported (what an epoch of all-reduces pays, and
+// what nccl-tests reports: its time is a timed loop's over its iterations).
 #pragma once
 
 #include <cstdint>

@@ -36,7 +36,7 @@ struct CwdGuard {
 // the job to: those figures rounded up to the next 0.1 %. The bounds move with the docs (a change
 // that makes the prediction worse must restate the figures there, in review) and the development
 // set is never used for tuning: nothing is fitted to it, these are upper bounds only.
-constexpr const char* kDocMedian = "median absolute error 3.39 %";
+constexpr const char* kDocMedian = "median absolute error 3.38 %";
 constexpr const char* kDocWorst = "worst absolute error 4.70 %";
 constexpr double kMedianBoundPct = 3.4;
 constexpr double kWorstBoundPct = 4.8;

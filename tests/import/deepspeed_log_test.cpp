@@ -2,7 +2,8 @@
 // never a crash: a 50 KB line (std::regex overflowed the stack), a world size of 0 and a run
 // folder p0_b16_e10 (SIGFPE), timers reading nan (a profile of nulls), backwards or repeated
 // timestamps (negative overheads), integers too large for int64 (a bare "stoll" error). What the
-// import writes reads back through the profile reader.
+// import writes reads back through the profile reader. And one rule on a small valid log: the
+// all-reduce point and the step overhead are means over the kept steps (an epoch pays the mean).
 #include "import/deepspeed_log.h"
 
 #include <gtest/gtest.h>
@@ -133,6 +134,7 @@ TEST(DeepSpeedLogHardening, OverheadIsNeverNegative) {
          step("00:00:01,034", "10.50") + step("00:00:01,068", "10.50");
   LogSummary s = summarize_log(parse_deepspeed_log_text(text, "tight.log"), options());
   EXPECT_EQ(s.outside_s, 0.0);  // -0.5 ms: within the stamps' resolution, no overhead
+  EXPECT_EQ(s.outside_mean_s, 0.0);
   // Timers 10 ms longer than the interval: the log contradicts itself.
   text = text.substr(0, text.find("[2024-01-01 00:00:01")) + step("00:00:01,000", "10.00") +
          step("00:00:01,024", "10.00") + step("00:00:01,048", "10.00");
@@ -140,6 +142,33 @@ TEST(DeepSpeedLogHardening, OverheadIsNeverNegative) {
               summarize_log(parse_deepspeed_log_text(text, "x.log"), options());
             }).find("expected timers that fit in the wall interval between step lines"),
             std::string::npos);
+}
+
+TEST(DeepSpeedImportMeans, AnEpochPaysTheMeanTransferAndOverhead) {
+  // Two ranks, six step lines (the first dropped), equal compute (no spread: no wait is read);
+  // one slow all-reduce (600 ms against 100) and one long interval (2 s against 1 s).
+  const std::string two = log_text("world_size = 2", "/runs/2_GPUs/p0.01_b16_e1");
+  const std::string text =
+      two.substr(0, two.find("[2024-01-01 00:00:01")) + step("00:00:01,000") +
+      step("00:00:02,000", "10.00", "100.00") + step("00:00:03,000", "10.00", "100.00") +
+      step("00:00:04,000", "10.00", "100.00") + step("00:00:05,000", "10.00", "100.00") +
+      step("00:00:07,000", "10.00", "600.00");
+  ImportOptions o = options();
+  o.link_class = "test-link";
+  const DeepSpeedLog log = parse_deepspeed_log_text(text, "skewed.log");
+  const LogSummary s = summarize_log(log, o);
+  ASSERT_EQ(s.kept_steps, 5);
+  EXPECT_NEAR(s.backward_allreduce_s, 0.100, 1e-12);  // the median, recorded
+  EXPECT_NEAR(s.backward_allreduce_mean_s, 0.200, 1e-12);
+  EXPECT_EQ(s.allreduce_wait_s, 0.0) << s.allreduce_wait_evidence;
+  EXPECT_NEAR(s.outside_s, 0.965, 1e-9);  // 1 s - (10 + 20 + 5) ms
+  EXPECT_NEAR(s.outside_mean_s, (4 * 0.965 + 1.965) / 5, 1e-9);
+  const ImportResult r = import_deepspeed({log}, catalog(), o);
+  ASSERT_EQ(r.profile.allreduce.size(), 1u);
+  ASSERT_EQ(r.profile.allreduce[0].points.size(), 1u);
+  EXPECT_NEAR(r.profile.allreduce[0].points[0].time_s, 0.200, 1e-12);
+  ASSERT_EQ(r.profile.compute.size(), 1u);
+  EXPECT_NEAR(r.profile.compute[0].step_overhead_time_s, (4 * 0.965 + 1.965) / 5, 1e-9);
 }
 
 TEST(DeepSpeedLogHardening, ImportedProfileReadsBack) {
