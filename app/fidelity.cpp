@@ -93,7 +93,7 @@ void leave_one_out(const schema::Study& study, const costmodel::DeviceCatalog& c
                     present::run_class(run.key),
                     std::filesystem::path(s.file).filename().string(),
                     "s/step",
-                    s.step_interval_s,
+                    s.step_interval_mean_s,  // the simulated step is an expectation
                     0,
                     std::nullopt,
                     ""};

@@ -18,7 +18,7 @@ struct LaunchPair {
   int64_t gpus = 0;
   int64_t micro_batch = 0;
   std::string log;        // the log's file name
-  double log_step_s = 0;  // its median step interval
+  double log_step_s = 0;  // its mean step interval (an epoch's steps add up to the mean)
   double row_step_s = 0;  // the development row's epoch time / steps per epoch
   // (log - row) / mean of the two: one launch against the other
   double difference_rel() const;

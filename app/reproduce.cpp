@@ -46,7 +46,7 @@ std::vector<std::string> variation_notes(const Imported& imp, const std::vector<
   const std::vector<LaunchPair> pairs = launch_pairs(imp, dev);
   for (const auto& p : pairs) {
     notes.push_back(fmt::format(
-        "{} {} GPU(s), micro-batch {}: the imported log ({}) has a median step of {:.1f} ms; the "
+        "{} {} GPU(s), micro-batch {}: the imported log ({}) has a mean step of {:.1f} ms; the "
         "development row's epoch time gives {:.1f} ms per step: the log is {:+.1f} % off the "
         "row although both ran the same GPU type, rank count and micro-batch (another launch, "
         "another data fraction).",

@@ -128,7 +128,8 @@ void check_summary(const DeepSpeedLog& log, LogSummary& s) {
   s.outside_s = std::max(0.0, s.outside_s);
   s.outside_mean_s = std::max(0.0, s.outside_mean_s);  // ms-rounded stamps, as the median
   // Stamps days apart (a corrupt or spliced log) would give a step no profile reader accepts.
-  for (const double t : {s.step_interval_s, s.outside_s, s.outside_mean_s}) {
+  for (const double t :
+       {s.step_interval_s, s.step_interval_mean_s, s.outside_s, s.outside_mean_s}) {
     const std::string why = costmodel::bound_violation(costmodel::kDurationS, t);
     if (!why.empty()) {
       throw InputError::at(log.file, "step lines",
@@ -247,6 +248,7 @@ LogSummary summarize_log(const DeepSpeedLog& log, const ImportOptions& o) {
   s.outside_s = costmodel::median(x.outside);
   s.outside_mean_s = costmodel::mean(x.outside);
   s.step_interval_s = costmodel::median(x.interval);
+  s.step_interval_mean_s = costmodel::mean(x.interval);
   check_summary(log, s);
   s.epoch_start_s = epoch_start_extra(log, s.steps_per_epoch, s.step_interval_s);
   if (s.epoch_start_s &&
@@ -460,7 +462,8 @@ nlohmann::json to_json(const LogSummary& s) {
           {"step_spread_iqr_s", s.step_spread_s},
           {"epoch_start_s", s.epoch_start_s ? nlohmann::json(*s.epoch_start_s) : nlohmann::json()},
           {"process_start_s", s.process_start_s},
-          {"step_interval_median_s", s.step_interval_s}};
+          {"step_interval_median_s", s.step_interval_s},
+          {"step_interval_mean_s", s.step_interval_mean_s}};
 }
 
 }  // namespace vitsim::import

@@ -78,7 +78,8 @@ struct LogSummary {
   // kept steps' median (CUDA and cuDNN warm-up, lazily set-up state), plus the loader's start,
   // which no line can show before the first and is taken as epoch_start_s (0 without it).
   double process_start_s = 0;
-  double step_interval_s = 0;  // wall interval between consecutive step lines
+  double step_interval_s = 0;       // wall interval between consecutive step lines, median
+  double step_interval_mean_s = 0;  // its mean: a step as an epoch of them pays it
 };
 
 struct ImportResult {

@@ -163,6 +163,8 @@ TEST(DeepSpeedImportMeans, AnEpochPaysTheMeanTransferAndOverhead) {
   EXPECT_EQ(s.allreduce_wait_s, 0.0) << s.allreduce_wait_evidence;
   EXPECT_NEAR(s.outside_s, 0.965, 1e-9);  // 1 s - (10 + 20 + 5) ms
   EXPECT_NEAR(s.outside_mean_s, (4 * 0.965 + 1.965) / 5, 1e-9);
+  EXPECT_NEAR(s.step_interval_s, 1.0, 1e-9);
+  EXPECT_NEAR(s.step_interval_mean_s, 1.2, 1e-9);  // what five such steps take, over five
   const ImportResult r = import_deepspeed({log}, catalog(), o);
   ASSERT_EQ(r.profile.allreduce.size(), 1u);
   ASSERT_EQ(r.profile.allreduce[0].points.size(), 1u);
