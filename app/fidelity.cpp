@@ -97,10 +97,11 @@ void leave_one_out(const schema::Study& study, const costmodel::DeviceCatalog& c
                     0,
                     std::nullopt,
                     ""};
-    std::vector<schema::ProfileInput> rest;
-    for (size_t j = 0; j < imp.profiles.size(); ++j) {
-      if (j != i) rest.push_back(imp.profiles[j]);
-    }
+    // The others imported again as if the study had not shipped this log: a 1-rank log's local
+    // gradient work would otherwise reach the multi-rank profiles of its device.
+    const std::vector<schema::ProfileInput> rest =
+        import_study(study, catalog, "", {}, std::filesystem::path(s.file).stem().string())
+            .profiles;
     try {
       const calibrate::Calibration cal = calibrate_study(study, rest, in, catalog);
       const schema::ConfigPrediction p =

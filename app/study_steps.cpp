@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <system_error>
 
 #include "calibrate/gpu_evidence.h"
+#include "costmodel/statistics.h"
 #include "import/deepspeed_log.h"
 #include "schema/csv_table.h"
 #include "schema/json_file.h"
@@ -59,21 +61,38 @@ std::vector<std::string> sorted_files(const std::string& dir, const std::string&
 }
 
 Imported import_study(const schema::Study& study, const costmodel::DeviceCatalog& catalog,
-                      const std::string& profile_dir, const std::vector<std::string>& argv) {
+                      const std::string& profile_dir, const std::vector<std::string>& argv,
+                      const std::string& leave_out) {
   if (!profile_dir.empty()) fs::create_directories(profile_dir);
   Imported out;
   ImportOptions base;
   base.model = study.model;
   base.train_images = study.train_images;
   base.precision_names = study.precision_names;
+  struct RuledLog {
+    std::string path, name;
+    const schema::StudyLogRule* rule;
+    DeepSpeedLog log;
+    ImportOptions options;
+  };
+  std::vector<RuledLog> logs;
+  // DeepSpeed's local gradient work per (device, precision), from the 1-rank logs.
+  std::map<std::pair<std::string, costmodel::Regime>, std::vector<double>> local;
   for (const auto& path : sorted_files(study.log_folder, ".log")) {
     const std::string name = fs::path(path).stem().string();
     const schema::StudyLogRule* rule = rule_of(study, name);
-    if (!rule) continue;
+    if (!rule || name == leave_out) continue;
     ImportOptions opt = base;
     opt.gpu = rule->device;
     opt.link_class = rule->link_class;
-    ImportResult r = import_deepspeed({parse_deepspeed_log(path)}, catalog, opt);
+    logs.push_back({path, name, rule, parse_deepspeed_log(path), opt});
+    if (const auto l = import::local_gradient_work_s(logs.back().log, opt))
+      local[{rule->device, import::regime_of_log(logs.back().log, opt)}].push_back(*l);
+  }
+  for (auto& [path, name, rule, log, opt] : logs) {
+    const auto it = local.find({rule->device, import::regime_of_log(log, opt)});
+    if (it != local.end()) opt.local_gradient_work_s = costmodel::mean(it->second);
+    ImportResult r = import_deepspeed({log}, catalog, opt);
     out.profiles.push_back(write_imported(
         profile_dir, argv, name, r, {{"imported_from", path}, {"import", to_json(r.logs[0])}}));
     out.logs.push_back({rule->cluster, r.logs[0]});

@@ -182,6 +182,21 @@ void split_wait(const StepSamples& x, LogSummary& s) {
   s.allreduce_wait_evidence = w.evidence;
 }
 
+// DeepSpeed's local gradient work is in a multi-rank log's timer as in a 1-rank log's; the 1-rank
+// log counts it as step overhead, so this one does too: out of the transfer, into the overhead.
+void move_local_gradient_work(const DeepSpeedLog& log, double local_s, LogSummary& s) {
+  if (!(local_s >= 0) || !(local_s < s.allreduce_transfer_s)) {
+    throw InputError::at(log.file, "bwd_allreduce",
+                         "an all-reduce longer than the local gradient work of a 1-rank log (" +
+                             std::to_string(local_s * 1e3) + " ms)",
+                         std::to_string(s.allreduce_transfer_s * 1e3) + " ms after the wait",
+                         "are the 1-rank and multi-rank logs of the same device and precision?");
+  }
+  s.allreduce_transfer_s -= local_s;
+  s.outside_mean_s += local_s;
+  s.local_gradient_work_moved_s = local_s;
+}
+
 }  // namespace
 
 LogSummary summarize_log(const DeepSpeedLog& log, const ImportOptions& o) {
@@ -261,8 +276,20 @@ LogSummary summarize_log(const DeepSpeedLog& log, const ImportOptions& o) {
     throw InputError::at(log.file, "first step line", "a first step within days of a steady one",
                          std::to_string(s.process_start_s) + " s more than a steady step",
                          "is this one run's log?");
-  if (s.world_size > 1) split_wait(x, s);
+  if (s.world_size > 1) {
+    split_wait(x, s);
+    if (o.local_gradient_work_s) move_local_gradient_work(log, *o.local_gradient_work_s, s);
+  }
   return s;
+}
+
+costmodel::Regime regime_of_log(const DeepSpeedLog& log, const ImportOptions& o) {
+  return precision_of(log, o);
+}
+
+std::optional<double> local_gradient_work_s(const DeepSpeedLog& log, const ImportOptions& o) {
+  if (!log.world_size || *log.world_size != 1) return std::nullopt;
+  return summarize_log(log, o).backward_allreduce_mean_s;
 }
 
 std::vector<schema::LayerTiming> split_by_mac_share(const costmodel::LayerGraph& graph,
@@ -338,8 +365,17 @@ schema::MicroBatchProfile compute_entry(const costmodel::LayerGraph& graph, int6
 }  // namespace
 
 ImportResult import_deepspeed(const std::vector<DeepSpeedLog>& logs,
-                              const costmodel::DeviceCatalog& catalog, const ImportOptions& o) {
+                              const costmodel::DeviceCatalog& catalog,
+                              const ImportOptions& options) {
   if (logs.empty()) throw std::invalid_argument("import-deepspeed: no log given");
+  ImportOptions o = options;
+  if (!o.local_gradient_work_s) {  // the 1-rank logs given measure it (one vote per log)
+    std::vector<double> local;
+    for (const auto& log : logs) {
+      if (const auto l = local_gradient_work_s(log, options)) local.push_back(*l);
+    }
+    if (!local.empty()) o.local_gradient_work_s = costmodel::mean(local);
+  }
   ImportResult r;
   const costmodel::LayerGraph graph = build_layer_graph(require_model(o, logs.front().file));
   const Device dev = device_of(logs.front(), catalog, o);
@@ -463,7 +499,10 @@ nlohmann::json to_json(const LogSummary& s) {
           {"epoch_start_s", s.epoch_start_s ? nlohmann::json(*s.epoch_start_s) : nlohmann::json()},
           {"process_start_s", s.process_start_s},
           {"step_interval_median_s", s.step_interval_s},
-          {"step_interval_mean_s", s.step_interval_mean_s}};
+          {"step_interval_mean_s", s.step_interval_mean_s},
+          {"local_gradient_work_moved_s", s.local_gradient_work_moved_s
+                                              ? nlohmann::json(*s.local_gradient_work_moved_s)
+                                              : nlohmann::json()}};
 }
 
 }  // namespace vitsim::import

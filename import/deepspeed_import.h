@@ -15,6 +15,10 @@
 //   - multi-rank logs: the bwd_allreduce mean, less rank 0's expected wait for a slower rank
 //     (allreduce_wait.h: read from the timers' per-step covariance and the compute spread), is an
 //     all-reduce point of the model's gradient bytes over --link-class.
+//   - DeepSpeed's local gradient work (flattening, averaging, copying back: a 1-rank log's
+//     bwd_allreduce, no communication) is step overhead at every world size: a multi-rank log's
+//     timer holds it too, and where a 1-rank log of the same device and precision measures it,
+//     the import moves it from that log's all-reduce point to its step overhead.
 //   Means, not medians, for what the simulator adds to every step without noise of its own (the
 //   all-reduce's transfer, the time outside the timers): an epoch is the sum of its steps, so it
 //   pays their mean, and a link's skewed step-to-step times (TCP over 10 GbE: median 339.3 ms,
@@ -46,6 +50,10 @@ struct ImportOptions {
   std::string link_class;               // required for multi-rank logs
   std::optional<double> data_fraction;  // when the log prints no run directory
   int64_t train_images = 50000;         // training images before the fraction
+  // DeepSpeed's local gradient work per step for the logs' device and precision (the mean
+  // bwd_allreduce of a 1-rank log: local_gradient_work_s below); nullopt = not known, and a
+  // multi-rank log's all-reduce point keeps it. import_deepspeed fills it from its own 1-rank logs.
+  std::optional<double> local_gradient_work_s;
 };
 
 // What the import took from one log; recorded in the profile's context.
@@ -80,6 +88,9 @@ struct LogSummary {
   double process_start_s = 0;
   double step_interval_s = 0;       // wall interval between consecutive step lines, median
   double step_interval_mean_s = 0;  // its mean: a step as an epoch of them pays it
+  // Multi-rank logs given ImportOptions::local_gradient_work_s: what was moved from the all-reduce
+  // transfer to outside_mean_s.
+  std::optional<double> local_gradient_work_moved_s;
 };
 
 struct ImportResult {
@@ -105,6 +116,14 @@ ImportResult import_deepspeed(const std::vector<DeepSpeedLog>& logs,
 ImportResult import_compute_summary(const schema::CsvTable& table,
                                     const costmodel::DeviceCatalog& catalog,
                                     const ImportOptions& options);
+
+// The log's precision (echoed, else --precision; both must agree). Throws schema::InputError.
+costmodel::Regime regime_of_log(const DeepSpeedLog& log, const ImportOptions& options);
+
+// DeepSpeed's local gradient work per step as a 1-rank log measures it: the mean of its
+// bwd_allreduce timer over the kept steps (world size 1: no communication; docs/calibration.md,
+// "Local gradient work"); nullopt for a multi-rank log.
+std::optional<double> local_gradient_work_s(const DeepSpeedLog& log, const ImportOptions& options);
 
 nlohmann::json to_json(const LogSummary& s);
 

@@ -2,7 +2,8 @@
 // calibration without it, every development row is predicted, the held-out public nccl-tests rows
 // are compared, each with the naive formula beside the simulator where it applies; and one table
 // lists the error per class; the recorded emulated-cluster runs are re-simulated, one row per
-// configuration, and a missing or corrupt record is refused naming the file.
+// configuration, and a missing or corrupt record is refused naming the file. A log left out
+// leaves nothing of itself in the others' profiles (the 1-rank logs' local gradient work).
 #include "app/fidelity.h"
 
 #include <gtest/gtest.h>
@@ -12,11 +13,13 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <vector>
 
 #include "app/reproduce.h"
 #include "app/simulate_measured.h"
+#include "app/study_steps.h"
 #include "present/measured_runs.h"
 #include "schema/gpus_io.h"
 #include "schema/input_error.h"
@@ -83,6 +86,29 @@ std::vector<FidelityRow> check(const std::string& folder) {
   sim::SimOptions options;
   options.transports = schema::read_transports(study.transports);
   return emulated_check(folder, schema::read_gpus(study.gpus), options);
+}
+
+TEST(Fidelity, ALeftOutOneRankLogLendsItsLocalGradientWorkToNoProfile) {
+  const schema::Study study = schema::read_study(kReferenceStudy);
+  const auto catalog = schema::read_gpus(study.gpus);
+  const auto moved = [](const Imported& imp, const std::string& stem) {
+    for (const auto& [cluster, s] : imp.logs) {
+      if (fs::path(s.file).stem() == stem) return s.local_gradient_work_moved_s;
+    }
+    ADD_FAILURE() << stem << " not imported";
+    return std::optional<double>();
+  };
+  const Imported all = import_study(study, catalog, "", {});
+  // The 1-GPU RTX 3070 log's bwd_allreduce (3.76 ms, DeepSpeed's local gradient work) leaves the
+  // 2-GPU log's all-reduce point for its step overhead; the T4's likewise (6.50 ms).
+  ASSERT_TRUE(moved(all, "tesla_rtx3070_2gpu_10gbe_b16_fp32"));
+  EXPECT_NEAR(*moved(all, "tesla_rtx3070_2gpu_10gbe_b16_fp32"), 0.00376, 5e-5);
+  ASSERT_TRUE(moved(all, "vector_t4_2gpu_intranode_b64_fp32"));
+  EXPECT_NEAR(*moved(all, "vector_t4_2gpu_intranode_b64_fp32"), 0.00650, 5e-5);
+  const Imported without = import_study(study, catalog, "", {}, "tesla_rtx3070_1gpu_b16_fp32");
+  EXPECT_EQ(without.logs.size(), all.logs.size() - 1);
+  EXPECT_FALSE(moved(without, "tesla_rtx3070_2gpu_10gbe_b16_fp32"));
+  EXPECT_TRUE(moved(without, "vector_t4_2gpu_intranode_b64_fp32"));
 }
 
 TEST(FidelityEmulated, OneRowPerRecordedConfigurationWithFiniteErrors) {

@@ -36,10 +36,10 @@ struct CwdGuard {
 // the job to: those figures rounded up to the next 0.1 %. The bounds move with the docs (a change
 // that makes the prediction worse must restate the figures there, in review) and the development
 // set is never used for tuning: nothing is fitted to it, these are upper bounds only.
-constexpr const char* kDocMedian = "median absolute error 3.38 %";
-constexpr const char* kDocWorst = "worst absolute error 4.70 %";
-constexpr double kMedianBoundPct = 3.4;
-constexpr double kWorstBoundPct = 4.8;
+constexpr const char* kDocMedian = "median absolute error 3.52 %";
+constexpr const char* kDocWorst = "worst absolute error 4.96 %";
+constexpr double kMedianBoundPct = 3.6;
+constexpr double kWorstBoundPct = 5.0;
 
 TEST(Reproduce, WritesEveryOutputAndValidates) {
   // A relative output folder, as `make run` passes it (out): the report's gnuplot runs must cope.

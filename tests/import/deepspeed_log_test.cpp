@@ -2,8 +2,10 @@
 // never a crash: a 50 KB line (std::regex overflowed the stack), a world size of 0 and a run
 // folder p0_b16_e10 (SIGFPE), timers reading nan (a profile of nulls), backwards or repeated
 // timestamps (negative overheads), integers too large for int64 (a bare "stoll" error). What the
-// import writes reads back through the profile reader. And one rule on a small valid log: the
-// all-reduce point and the step overhead are means over the kept steps (an epoch pays the mean).
+// import writes reads back through the profile reader. And two rules on small valid logs: the
+// all-reduce point and the step overhead are means over the kept steps (an epoch pays the mean);
+// a 1-rank log's bwd_allreduce (DeepSpeed's local gradient work) moves from a multi-rank log's
+// all-reduce point to its step overhead.
 #include "import/deepspeed_log.h"
 
 #include <gtest/gtest.h>
@@ -171,6 +173,49 @@ TEST(DeepSpeedImportMeans, AnEpochPaysTheMeanTransferAndOverhead) {
   EXPECT_NEAR(r.profile.allreduce[0].points[0].time_s, 0.200, 1e-12);
   ASSERT_EQ(r.profile.compute.size(), 1u);
   EXPECT_NEAR(r.profile.compute[0].step_overhead_time_s, (4 * 0.965 + 1.965) / 5, 1e-9);
+}
+
+// Six step lines 1 s apart whose bwd_allreduce reads `allreduce_ms`, of `ranks` ranks.
+DeepSpeedLog steady_log(int ranks, const std::string& allreduce_ms, const std::string& file) {
+  const std::string head = log_text("world_size = " + std::to_string(ranks),
+                                    "/runs/" + std::to_string(ranks) + "_GPUs/p0.01_b16_e1");
+  std::string text = head.substr(0, head.find("[2024-01-01 00:00:01"));
+  for (const char* stamp : {"00:00:01,000", "00:00:02,000", "00:00:03,000", "00:00:04,000",
+                            "00:00:05,000", "00:00:06,000"})
+    text += step(stamp, "10.00", allreduce_ms);
+  return parse_deepspeed_log_text(text, file);
+}
+
+TEST(DeepSpeedImportLocalWork, AOneRankLogsTimerMovesFromTheMultiRankPointToItsOverhead) {
+  ImportOptions o = options();
+  o.link_class = "test-link";
+  const DeepSpeedLog one = steady_log(1, "4.00", "one.log");
+  const DeepSpeedLog two = steady_log(2, "100.00", "two.log");
+  // Alone, the 2-rank log keeps the local work in its point: nothing measured it.
+  const ImportResult alone = import_deepspeed({two}, catalog(), o);
+  EXPECT_NEAR(alone.profile.allreduce[0].points[0].time_s, 0.100, 1e-12);
+  EXPECT_FALSE(alone.logs[0].local_gradient_work_moved_s);
+  // With the 1-rank log: the point loses its 4 ms, the overhead gains them; the 1-rank log's own
+  // overhead holds its timer (1 s - 10 - 19 - 5 ms), as the 2-rank log's now does (1 s - 10 - 20
+  // - 5 ms + 4 ms): one host cost at both world sizes.
+  const ImportResult both = import_deepspeed({one, two}, catalog(), o);
+  ASSERT_EQ(both.logs.size(), 2u);
+  EXPECT_NEAR(both.logs[0].outside_mean_s, 0.966, 1e-9);
+  EXPECT_FALSE(both.logs[0].local_gradient_work_moved_s);
+  ASSERT_TRUE(both.logs[1].local_gradient_work_moved_s);
+  EXPECT_NEAR(*both.logs[1].local_gradient_work_moved_s, 0.004, 1e-12);
+  EXPECT_NEAR(both.logs[1].outside_mean_s, 0.969, 1e-9);
+  EXPECT_NEAR(both.profile.allreduce[0].points[0].time_s, 0.096, 1e-12);
+  // A figure given by the caller (the study's import pairs logs imported one by one) wins.
+  o.local_gradient_work_s = 0.010;
+  EXPECT_NEAR(import_deepspeed({two}, catalog(), o).profile.allreduce[0].points[0].time_s, 0.090,
+              1e-12);
+  // Local work as long as the whole all-reduce: the logs are not of one device and precision.
+  o.local_gradient_work_s = 0.100;
+  const std::string e = error_of([&] { import_deepspeed({two}, catalog(), o); });
+  EXPECT_NE(e.find("two.log"), std::string::npos) << e;
+  EXPECT_NE(e.find("bwd_allreduce"), std::string::npos) << e;
+  EXPECT_NE(e.find("same device and precision"), std::string::npos) << e;
 }
 
 TEST(DeepSpeedLogHardening, ImportedProfileReadsBack) {
