@@ -134,14 +134,26 @@ namespace {
 struct HostCosts {
   costmodel::LinearCost host_to_device, data_wait, step_overhead;
   double epoch_start_s = 0, process_start_s = 0;
+  // Of step_overhead, the local pass over the gradient, per gradient byte of a parameter (the
+  // measurement's seconds over its regime's gradient_bytes_per_parameter): 0 where none measured.
+  double gradient_local_s_per_byte = 0;
+  Regime regime = Regime::kFp32;  // what step_overhead was measured in (a median of hosts: fp32)
   std::string from;
 };
 
-HostCosts host_of(const DeviceCosts& c, const std::string& from) {
-  return {c.host_to_device, c.data_wait, c.step_overhead, c.epoch_start_s, c.process_start_s, from};
+HostCosts host_of(const DeviceFit& f, const std::string& from) {
+  const DeviceCosts& c = f.costs;
+  return {
+      c.host_to_device,  c.data_wait,
+      c.step_overhead,   c.epoch_start_s,
+      c.process_start_s, f.gradient_local_s / costmodel::gradient_bytes_per_parameter(c.precision),
+      c.precision,       from};
 }
 
-// The other way: `c` takes the host-side costs of `host` and says where they came from.
+// The other way: `c` takes the host-side costs of `host` and says where they came from. The
+// local pass over the gradient in the step overhead follows c's gradient bytes
+// (docs/calibration.md, "Local gradient work"): half in ds-fp16/ds-bf16 where the host's was
+// measured in fp32.
 void take_host_costs(const HostCosts& host, DeviceCosts& c) {
   c.host_to_device = host.host_to_device;
   c.data_wait = host.data_wait;
@@ -149,6 +161,17 @@ void take_host_costs(const HostCosts& host, DeviceCosts& c) {
   c.epoch_start_s = host.epoch_start_s;
   c.process_start_s = host.process_start_s;
   c.derived_from += "; host-side costs from " + host.from;
+  const int bytes_here = costmodel::gradient_bytes_per_parameter(c.precision);
+  const int bytes_there = costmodel::gradient_bytes_per_parameter(host.regime);
+  if (host.gradient_local_s_per_byte > 0 && bytes_here != bytes_there) {
+    const double there_s = host.gradient_local_s_per_byte * bytes_there;
+    const double here_s = host.gradient_local_s_per_byte * bytes_here;
+    c.step_overhead.fixed_s = std::max(0.0, c.step_overhead.fixed_s + here_s - there_s);
+    c.derived_from += fmt::format(
+        " (their local gradient work {:.2f} ms moved to {:.2f} ms: {} B of gradient a parameter, "
+        "not {})",
+        1e3 * there_s, 1e3 * here_s, bytes_here, bytes_there);
+  }
 }
 
 class Pipeline {
@@ -250,8 +273,7 @@ HostCosts Pipeline::donor(const std::string& device, Regime p) {
           auto it = measured_.find({g.device, want});
           if (g.device != device && it != measured_.end() && it->second.host_costs_known &&
               !o_.measured_off_cluster.count(g.device)) {
-            return host_of(it->second.costs,
-                           "measured " + key_name(it->first) + " of cluster " + c.name);
+            return host_of(it->second, "measured " + key_name(it->first) + " of cluster " + c.name);
           }
         }
       }
@@ -264,12 +286,13 @@ HostCosts Pipeline::donor(const std::string& device, Regime p) {
   // The epoch's and the process's start with them: the loader's restart and the process's
   // warm-up are the node's too (until 2026-11-29 this median left both at 0 s).
   const std::set<std::string> in_clusters = cluster_measured();
-  std::vector<double> v[6], epoch_start, process_start;
+  std::vector<double> v[6], epoch_start, process_start, local_per_byte;
   std::string names;
   for (const auto& [key, fit] : measured_) {
     if (!fit.host_costs_known) continue;
     if (!in_clusters.empty() && !in_clusters.count(key.first)) continue;
     const auto& c = fit.costs;
+    local_per_byte.push_back(host_of(fit, "").gradient_local_s_per_byte);
     const costmodel::LinearCost* h[3] = {&c.host_to_device, &c.data_wait, &c.step_overhead};
     for (int i = 0; i < 3; ++i) {
       v[2 * i].push_back(h[i]->fixed_s);
@@ -292,6 +315,7 @@ HostCosts Pipeline::donor(const std::string& device, Regime p) {
   }
   out.epoch_start_s = costmodel::median(epoch_start);
   out.process_start_s = costmodel::median(process_start);
+  out.gradient_local_s_per_byte = costmodel::median(local_per_byte);  // regime: fp32 (HostCosts)
   out.from = "median of measured " + names;
   return out;
 }
@@ -447,11 +471,10 @@ DeviceCosts Pipeline::transfer(const Key& key) {
         (twin == measured_.end() || it->first.second == Regime::kFp32))
       twin = it;
   }
-  const HostCosts host =
-      twin != measured_.end()
-          ? host_of(twin->second.costs,
-                    "measured " + spec->id + " " + costmodel::to_string(twin->first.second))
-          : donor(spec->id, p);
+  const HostCosts host = twin != measured_.end()
+                             ? host_of(twin->second, "measured " + spec->id + " " +
+                                                         costmodel::to_string(twin->first.second))
+                             : donor(spec->id, p);
   take_host_costs(host, c);
   c.derived_from += "; memory first-principles estimate";
   set_transfer_spreads(c);

@@ -93,6 +93,7 @@ struct GroupPoints {
   std::vector<FitPoint> opt_after_wait;            // x = parameters, as opt
   std::vector<double> optimizer_waits;             // the waits before those
   std::vector<double> epoch_start, process_start;  // the profiles' measurements of either
+  std::vector<double> gradient_local;              // per entry, 0 where not measured
   std::set<int> batches;
   std::string files;
   bool any_measured = false;
@@ -206,6 +207,7 @@ GroupPoints collect_points(const std::vector<const schema::ProfileInput*>& group
       g.h2d.push_back({b, m.host_to_device_time_s});
       g.data.push_back({b, m.data_time_s});
       g.over.push_back({b, m.step_overhead_time_s});
+      g.gradient_local.push_back(m.gradient_local_time_s.value_or(0.0));
       if (m.epoch_start_time_s) g.epoch_start.push_back(*m.epoch_start_time_s);
       if (m.process_start_time_s) g.process_start.push_back(*m.process_start_time_s);
       if (m.peak_memory_bytes) g.mem.push_back({b, *m.peak_memory_bytes});
@@ -296,6 +298,7 @@ DeviceFit fit_device(const std::vector<const schema::ProfileInput*>& group) {
   c.host_to_device = fit_affine_absolute(g.h2d).cost;
   c.data_wait = fit_affine_absolute(g.data).cost;
   c.step_overhead = fit_affine_absolute(g.over).cost;
+  out.gradient_local_s = costmodel::median(g.gradient_local);
   // Once per epoch, measured by a profile's first step after its loader's restart or a log's
   // epoch-first steps, and by a profile's first step of the process: the medians.
   c.epoch_start_s = g.epoch_start.empty() ? 0.0 : costmodel::median(g.epoch_start);

@@ -18,6 +18,10 @@ struct DeviceFit {
   bool host_costs_known = true;  // false: every profile left data/copy/overhead at 0 (a compute-
                                  // only import such as compute_summary.csv): calibrate fills them
   bool memory_measured = false;  // false: memory is the first-principles estimate
+  // Of the step overhead, the local pass over the gradient at costs.precision (the profiles'
+  // gradient_local_time_s, median; 0 where none measured it): the part that another regime's
+  // gradient bytes scale when these host-side costs are lent to it.
+  double gradient_local_s = 0;
 };
 
 // All profiles must share device, precision and model (else schema::InputError naming the file).

@@ -335,9 +335,12 @@ schema::AllreducePoint allreduce_point(double message_bytes, double time_s, int6
 // medians (one vote per log).
 schema::MicroBatchProfile compute_entry(const costmodel::LayerGraph& graph, int64_t b,
                                         const std::vector<LogSummary>& summaries) {
-  std::vector<double> fwd, fwd_iqr, inner, inner_iqr, opt, outside, spread, start, process;
+  std::vector<double> fwd, fwd_iqr, inner, inner_iqr, opt, outside, spread, start, process, local;
   int64_t reps = 0;
   for (const auto& s : summaries) {
+    // The local gradient work inside the overhead: a 1-rank log's timer, a multi-rank log's moved.
+    local.push_back(s.world_size == 1 ? s.backward_allreduce_mean_s
+                                      : s.local_gradient_work_moved_s.value_or(0.0));
     fwd.push_back(s.forward_s);
     fwd_iqr.push_back(s.forward_iqr_s);
     inner.push_back(s.backward_inner_s);
@@ -356,6 +359,8 @@ schema::MicroBatchProfile compute_entry(const costmodel::LayerGraph& graph, int6
                                 costmodel::median(inner), costmodel::median(inner_iqr));
   m.optimizer_time_s = costmodel::median(opt);
   m.step_overhead_time_s = costmodel::median(outside);
+  const double local_s = costmodel::median(local);
+  if (local_s > 0) m.gradient_local_time_s = std::min(local_s, m.step_overhead_time_s);
   m.step_spread_s = costmodel::median(spread);
   if (!start.empty()) m.epoch_start_time_s = costmodel::median(start);
   m.process_start_time_s = costmodel::median(process);

@@ -43,7 +43,7 @@ MicroBatchProfile read_micro_batch(const Node& n, const costmodel::LayerGraph& g
   n.expect_keys({"micro_batch", "repetitions", "layers", "optimizer_time_s",
                  "host_to_device_time_s", "data_time_s", "step_overhead_time_s",
                  "peak_memory_bytes", "step_spread_s", "epoch_start_time_s", "process_start_time_s",
-                 "optimizer_after_wait_time_s", "optimizer_wait_s"});
+                 "optimizer_after_wait_time_s", "optimizer_wait_s", "gradient_local_time_s"});
   MicroBatchProfile m;
   m.micro_batch = n["micro_batch"].count(costmodel::kMicroBatch);
   m.repetitions = n["repetitions"].count(costmodel::kRepetitions);
@@ -63,6 +63,14 @@ MicroBatchProfile read_micro_batch(const Node& n, const costmodel::LayerGraph& g
   m.host_to_device_time_s = n["host_to_device_time_s"].within(costmodel::kDurationS);
   m.data_time_s = n["data_time_s"].within(costmodel::kDurationS);
   m.step_overhead_time_s = n["step_overhead_time_s"].within(costmodel::kDurationS);
+  if (auto p = n.get("gradient_local_time_s")) {
+    m.gradient_local_time_s = p->within(costmodel::kDurationS);
+    if (*m.gradient_local_time_s > m.step_overhead_time_s) {
+      p->fail("a part of step_overhead_time_s (at most " + std::to_string(m.step_overhead_time_s) +
+                  " s)",
+              p->describe(), "the local gradient work is counted inside the step overhead");
+    }
+  }
   if (auto p = n.get("peak_memory_bytes")) m.peak_memory_bytes = p->within(costmodel::kBytesOrZero);
   if (auto p = n.get("step_spread_s")) m.step_spread_s = p->within(costmodel::kDurationS);
   const auto after_wait = n.get("optimizer_after_wait_time_s");
@@ -206,6 +214,7 @@ Json write_micro_batch(const MicroBatchProfile& m) {
             {"host_to_device_time_s", m.host_to_device_time_s},
             {"data_time_s", m.data_time_s},
             {"step_overhead_time_s", m.step_overhead_time_s}};
+  if (m.gradient_local_time_s) j["gradient_local_time_s"] = *m.gradient_local_time_s;
   if (m.peak_memory_bytes) j["peak_memory_bytes"] = *m.peak_memory_bytes;
   if (m.step_spread_s) j["step_spread_s"] = *m.step_spread_s;
   if (m.epoch_start_time_s) j["epoch_start_time_s"] = *m.epoch_start_time_s;

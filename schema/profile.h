@@ -42,9 +42,14 @@ struct MicroBatchProfile {
   // absent where not measured (GPU profiles, imported logs, older profiles).
   std::optional<double> optimizer_after_wait_time_s;
   std::optional<double> optimizer_wait_s;
-  double host_to_device_time_s = 0;         // copying one micro-batch of inputs + labels
-  double data_time_s = 0;                   // exposed wait for the data loader, one micro-batch
-  double step_overhead_time_s = 0;          // per-step time outside the other timers
+  double host_to_device_time_s = 0;  // copying one micro-batch of inputs + labels
+  double data_time_s = 0;            // exposed wait for the data loader, one micro-batch
+  double step_overhead_time_s = 0;   // per-step time outside the other timers
+  // Of step_overhead_time_s, the framework's local pass over the gradient (DeepSpeed's flatten,
+  // average, copy back: an imported 1-rank log's bwd_allreduce), at this profile's precision; a
+  // pass over the gradient's bytes, which calibration scales to another regime's gradient
+  // (docs/calibration.md, "Local gradient work"). Absent where not measured.
+  std::optional<double> gradient_local_time_s;
   std::optional<double> peak_memory_bytes;  // absent where it was not measured
   // Interquartile range of the whole step's time over the timed steps (forward, backward,
   // optimizer and the rest together): its step-to-step noise as measured, not a sum of the

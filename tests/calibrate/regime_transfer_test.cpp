@@ -166,6 +166,28 @@ TEST_F(RegimeTransferTest, FitsRecoveredAndTheOwnMeasurementMoved) {
   EXPECT_NE(a16->derived_from.find("no tensor cores"), std::string::npos);
 }
 
+// DeepSpeed's local pass over the gradient, measured inside the fp32 step overhead, is half as
+// long where the gradient is half the bytes (ds-*); amp keeps fp32 gradients and the whole pass.
+TEST_F(RegimeTransferTest, TheLocalGradientPassFollowsTheRegimesGradientBytes) {
+  for (auto& m : profiles_[1].profile.compute) m.gradient_local_time_s = 0.0012;
+  options_.precisions = {Regime::kFp32, Regime::kAmpFp16, Regime::kDsFp16};
+  const Calibration cal = calibrate(profiles_, catalog_, options_);
+  const auto* c32 = cal.costs.find("devC", Regime::kFp32);
+  const auto* amp = cal.costs.find("devC", Regime::kAmpFp16);
+  const auto* ds = cal.costs.find("devC", Regime::kDsFp16);
+  ASSERT_TRUE(c32 && amp && ds);
+  EXPECT_NEAR(c32->step_overhead.at(16), 0.002, 1e-12);  // its own measurement, as measured
+  EXPECT_NEAR(amp->step_overhead.at(16), 0.002, 1e-12);
+  EXPECT_NEAR(ds->step_overhead.at(16), 0.002 - 0.0006, 1e-12);
+  EXPECT_NE(ds->derived_from.find("local gradient work 1.20 ms moved to 0.60 ms"),
+            std::string::npos)
+      << ds->derived_from;
+  // devA measured none: its ds-fp16 overhead is its fp32 one.
+  const auto* a_ds = cal.costs.find("devA", Regime::kDsFp16);
+  ASSERT_NE(a_ds, nullptr);
+  EXPECT_NEAR(a_ds->step_overhead.at(16), 0.002, 1e-12);
+}
+
 // fp16 and bf16 of one family on the same matrix units at the same datasheet peak: a device
 // measured in amp-bf16 has that measurement as its amp-fp16, unchanged; at another peak the
 // amp-fp16 is a regime transfer as before.

@@ -206,6 +206,11 @@ TEST(DeepSpeedImportLocalWork, AOneRankLogsTimerMovesFromTheMultiRankPointToItsO
   EXPECT_NEAR(*both.logs[1].local_gradient_work_moved_s, 0.004, 1e-12);
   EXPECT_NEAR(both.logs[1].outside_mean_s, 0.969, 1e-9);
   EXPECT_NEAR(both.profile.allreduce[0].points[0].time_s, 0.096, 1e-12);
+  // The profile says how much of its overhead is that work (both logs hold 4 ms of it).
+  ASSERT_EQ(both.profile.compute.size(), 1u);
+  ASSERT_TRUE(both.profile.compute[0].gradient_local_time_s);
+  EXPECT_NEAR(*both.profile.compute[0].gradient_local_time_s, 0.004, 1e-12);
+  EXPECT_FALSE(alone.profile.compute[0].gradient_local_time_s);
   // A figure given by the caller (the study's import pairs logs imported one by one) wins.
   o.local_gradient_work_s = 0.010;
   EXPECT_NEAR(import_deepspeed({two}, catalog(), o).profile.allreduce[0].points[0].time_s, 0.090,

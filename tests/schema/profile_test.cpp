@@ -272,6 +272,25 @@ TEST(Profile, RanksPerNodeIsOptionalAndAtMostTheRanks) {
   EXPECT_NE(profile_error(doc).find("/allreduce/0/ranks_per_node: expected"), std::string::npos);
 }
 
+TEST(Profile, TheLocalGradientWorkIsOptionalAndAPartOfTheStepOverhead) {
+  Json doc = load_example("profile");
+  EXPECT_FALSE(read_profile(Node(doc, "p.json", "")).compute[0].gradient_local_time_s);
+  const double overhead = doc["compute"][0]["step_overhead_time_s"].get<double>();
+  doc["compute"][0]["gradient_local_time_s"] = overhead / 2;
+  const Profile p = read_profile(Node(doc, "p.json", ""));
+  ASSERT_TRUE(p.compute[0].gradient_local_time_s);
+  EXPECT_EQ(*p.compute[0].gradient_local_time_s, overhead / 2);
+  EXPECT_EQ(write_profile_json(p)["compute"][0]["gradient_local_time_s"], overhead / 2);
+  doc["compute"][0]["gradient_local_time_s"] = overhead * 2;
+  const std::string e = profile_error(doc);
+  EXPECT_NE(e.find("/compute/0/gradient_local_time_s: expected a part of step_overhead_time_s"),
+            std::string::npos)
+      << e;
+  doc["compute"][0]["gradient_local_time_s"] = -1;
+  EXPECT_NE(profile_error(doc).find("/compute/0/gradient_local_time_s: expected"),
+            std::string::npos);
+}
+
 TEST(Profile, FewestRanksPerHostCountsTheHostThatHeldTheFewest) {
   EXPECT_EQ(fewest_ranks_per_host({"a", "a", "b", "b", "b"}), 2);
   EXPECT_EQ(fewest_ranks_per_host({"a", "a", "a"}), 3);  // one host
