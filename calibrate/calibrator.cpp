@@ -143,11 +143,17 @@ struct HostCosts {
 
 HostCosts host_of(const DeviceFit& f, const std::string& from) {
   const DeviceCosts& c = f.costs;
-  return {
-      c.host_to_device,  c.data_wait,
-      c.step_overhead,   c.epoch_start_s,
-      c.process_start_s, f.gradient_local_s / costmodel::gradient_bytes_per_parameter(c.precision),
-      c.precision,       from};
+  HostCosts h;
+  h.host_to_device = c.host_to_device;
+  h.data_wait = c.data_wait;
+  h.step_overhead = c.step_overhead;
+  h.epoch_start_s = c.epoch_start_s;
+  h.process_start_s = c.process_start_s;
+  h.gradient_local_s_per_byte =
+      f.gradient_local_s / costmodel::gradient_bytes_per_parameter(c.precision);
+  h.regime = c.precision;
+  h.from = from;
+  return h;
 }
 
 // The other way: `c` takes the host-side costs of `host` and says where they came from. The
