@@ -48,7 +48,9 @@ Device device_of(const DeepSpeedLog& log, const costmodel::DeviceCatalog& catalo
                        "DeepSpeed logs rarely name the GPU: pass --gpu ID (e.g. --gpu rtx3070)");
 }
 
-Regime precision_of(const DeepSpeedLog& log, const ImportOptions& o) {
+}  // namespace
+
+Regime regime_of_log(const DeepSpeedLog& log, const ImportOptions& o) {
   if (log.precision && o.precision && *log.precision != *o.precision) {
     throw InputError::at(
         log.file, "fp16_enabled/bfloat16_enabled",
@@ -61,6 +63,8 @@ Regime precision_of(const DeepSpeedLog& log, const ImportOptions& o) {
                        "no echo of both fp16_enabled and bfloat16_enabled",
                        std::string("pass --precision (") + costmodel::regime_names() + ")");
 }
+
+namespace {
 
 int64_t micro_batch_of(const DeepSpeedLog& log) {
   if (log.micro_batch && log.run_directory && log.run_directory->micro_batch != *log.micro_batch) {
@@ -283,10 +287,6 @@ LogSummary summarize_log(const DeepSpeedLog& log, const ImportOptions& o) {
   return s;
 }
 
-costmodel::Regime regime_of_log(const DeepSpeedLog& log, const ImportOptions& o) {
-  return precision_of(log, o);
-}
-
 std::optional<double> local_gradient_work_s(const DeepSpeedLog& log, const ImportOptions& o) {
   if (!log.world_size || *log.world_size != 1) return std::nullopt;
   return summarize_log(log, o).backward_allreduce_mean_s;
@@ -384,16 +384,16 @@ ImportResult import_deepspeed(const std::vector<DeepSpeedLog>& logs,
   ImportResult r;
   const costmodel::LayerGraph graph = build_layer_graph(require_model(o, logs.front().file));
   const Device dev = device_of(logs.front(), catalog, o);
-  const Regime prec = precision_of(logs.front(), o);
+  const Regime prec = regime_of_log(logs.front(), o);
   // Pooled samples per micro-batch (compute) and per world size (all-reduce).
   std::map<int64_t, std::vector<LogSummary>> by_batch;
   std::map<int64_t, std::vector<double>> allreduce_by_ranks;
   for (const auto& log : logs) {
     const Device d = device_of(log, catalog, o);
-    if (d.id != dev.id || precision_of(log, o) != prec) {
+    if (d.id != dev.id || regime_of_log(log, o) != prec) {
       throw InputError::at(log.file, "device/precision",
                            dev.id + "/" + costmodel::to_string(prec) + " like " + logs.front().file,
-                           d.id + "/" + costmodel::to_string(precision_of(log, o)),
+                           d.id + "/" + costmodel::to_string(regime_of_log(log, o)),
                            "one profile holds one device type and precision: import separately");
     }
     LogSummary s = summarize_log(log, o);
