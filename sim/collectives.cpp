@@ -99,30 +99,44 @@ void Collectives::ring_flow(Group& g, FlowStage stage, size_t pos, double bytes,
   if (n < 2 || flow_phases(stage, static_cast<int64_t>(n)) < 1) return;
   const double edge_bytes =
       flow_edge_bytes(stage, static_cast<int64_t>(n), plan_.ranks_per_node, bytes);
-  // Every edge flows at once, from the moment the last member arrives; the collective ends for
-  // all when the slowest edge is done, plus the latencies of the phases the flow stands for.
-  // Each member is the permanent receiver of its incoming edge's mailbox, so its predecessor's
-  // send starts flowing at once, without a matching receive; a blocking send then ends when the
-  // edge is done. The member whose edge ends last sleeps the latencies for the group, which waits
-  // for it in the barrier. Four simcalls per member instead of seven (put, get, two waits, two
-  // barriers, a sleep): the cost of a large simulation is its context switches
-  // (bench/RESULTS.md, "Simulator").
   std::vector<Box>& edges = g.edges[static_cast<size_t>(tag)];  // made before the actors start
-  Box& in = edges[(pos + n - 1) % n];
-  if (!in.receiver_set) {
-    in.mailbox->set_receiver(sg4::Actor::self());
-    in.receiver_set = true;
+  flow_edges(g, stage, {&edges[pos]}, {&edges[(pos + n - 1) % n]}, message_payload(edge_bytes));
+}
+
+// Every edge flows at once, from the moment the last member arrives; the collective ends for all
+// when the slowest edge is done, plus the latencies of the phases the flow stands for. Each member
+// is the permanent receiver of its incoming edges' mailboxes, so its predecessor's send starts
+// flowing at once, without a matching receive; a blocking send then ends when the edge is done.
+// The member whose edges end last sleeps the latencies for the group, which waits for it in the
+// barrier. With one edge each, four simcalls per member instead of seven (put, get, two waits,
+// two barriers, a sleep): the cost of a large simulation is its context switches
+// (bench/RESULTS.md, "Simulator").
+void Collectives::flow_edges(Group& g, FlowStage stage, const std::vector<Box*>& outs,
+                             const std::vector<Box*>& ins, uint64_t payload) {
+  for (Box* in : ins) {
+    if (!in->receiver_set) {
+      in->mailbox->set_receiver(sg4::Actor::self());
+      in->receiver_set = true;
+    }
   }
   g.barrier->wait();
-  edges[pos].mailbox->put(&token_, message_payload(edge_bytes));
-  if (++g.finished == n) {
+  if (outs.size() == 1) {
+    outs.front()->mailbox->put(&token_, payload);
+  } else {
+    std::vector<sg4::CommPtr> sends;
+    for (Box* out : outs) sends.push_back(out->mailbox->put_async(&token_, payload));
+    sg::wait_all(sends);
+  }
+  if (++g.finished == g.ranks.size()) {
     g.finished = 0;
     const double extra = flow_extra_latency_s(stage, *g.plan);
     if (extra > 0) sg4::this_actor::sleep_for(extra);
   }
   g.barrier->wait();
-  int* data = nullptr;  // take the incoming edge's finished comm off the mailbox (one simcall)
-  in.mailbox->get_init()->set_dst_data(reinterpret_cast<void**>(&data), sizeof(data))->wait();
+  for (Box* in : ins) {  // take each incoming edge's finished comm off its mailbox (one simcall)
+    int* data = nullptr;
+    in->mailbox->get_init()->set_dst_data(reinterpret_cast<void**>(&data), sizeof(data))->wait();
+  }
 }
 
 // The ring's channels, step by step: each in an actor of its own on the rank's host (a rank
@@ -145,39 +159,18 @@ void Collectives::channels_step(int64_t rank, double bytes) {
 // The ring's channels at flow level: as ring_flow, with one outgoing and one incoming edge per
 // channel, all flowing at once.
 void Collectives::channels_flow(int64_t rank, double bytes) {
-  Group& g = world_;
-  const size_t n = g.ranks.size(), channels = plan_.world.channels.size();
-  const uint64_t payload =
-      message_payload(flow_edge_bytes(FlowStage::kRing, static_cast<int64_t>(n),
-                                      plan_.ranks_per_node, bytes, static_cast<int64_t>(channels)));
-  std::vector<Box*> ins;
+  const size_t n = world_.ranks.size(), channels = plan_.world.channels.size();
+  std::vector<Box*> outs, ins;
   for (size_t c = 0; c < channels; ++c) {
-    std::vector<Box>& edges = g.channel_edges[c];
-    Box& in = edges[(channel_pos_[c][static_cast<size_t>(rank)] + n - 1) % n];
-    if (!in.receiver_set) {
-      in.mailbox->set_receiver(sg4::Actor::self());
-      in.receiver_set = true;
-    }
-    ins.push_back(&in);
+    std::vector<Box>& edges = world_.channel_edges[c];
+    const size_t pos = channel_pos_[c][static_cast<size_t>(rank)];
+    outs.push_back(&edges[pos]);
+    ins.push_back(&edges[(pos + n - 1) % n]);
   }
-  g.barrier->wait();
-  std::vector<sg4::CommPtr> sends;
-  for (size_t c = 0; c < channels; ++c) {
-    std::vector<Box>& edges = g.channel_edges[c];
-    sends.push_back(
-        edges[channel_pos_[c][static_cast<size_t>(rank)]].mailbox->put_async(&token_, payload));
-  }
-  sg::wait_all(sends);
-  if (++g.finished == n) {
-    g.finished = 0;
-    const double extra = flow_extra_latency_s(FlowStage::kRing, *g.plan);
-    if (extra > 0) sg4::this_actor::sleep_for(extra);
-  }
-  g.barrier->wait();
-  for (Box* in : ins) {
-    int* data = nullptr;
-    in->mailbox->get_init()->set_dst_data(reinterpret_cast<void**>(&data), sizeof(data))->wait();
-  }
+  flow_edges(world_, FlowStage::kRing, outs, ins,
+             message_payload(flow_edge_bytes(FlowStage::kRing, static_cast<int64_t>(n),
+                                             plan_.ranks_per_node, bytes,
+                                             static_cast<int64_t>(channels))));
 }
 
 void Collectives::tree_one(const Group& g, size_t pos, int t, double half_bytes) {

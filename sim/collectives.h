@@ -70,6 +70,9 @@ class Collectives : public AllReduce {
   void ring_step(const std::vector<int64_t>& order, size_t pos, int64_t phases, double chunk_bytes,
                  int tag);
   void ring_flow(Group& g, FlowStage stage, size_t pos, double bytes, int tag);
+  // The flow level's one sequence for a member's edges (ring_flow, channels_flow).
+  void flow_edges(Group& g, FlowStage stage, const std::vector<Box*>& outs,
+                  const std::vector<Box*>& ins, uint64_t payload);
   void channels_step(int64_t rank, double bytes);
   void channels_flow(int64_t rank, double bytes);
   void tree_step(const Group& g, size_t pos, double bytes);
