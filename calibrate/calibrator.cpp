@@ -133,7 +133,7 @@ namespace {
 
 struct HostCosts {
   costmodel::LinearCost host_to_device, data_wait, step_overhead;
-  double epoch_start_s = 0, process_start_s = 0;
+  double epoch_start_s = 0, process_start_s = 0, process_start_per_sample_s = 0;
   // Of step_overhead, the local pass over the gradient, per gradient byte of a parameter (the
   // measurement's seconds over its regime's gradient_bytes_per_parameter): 0 where none measured.
   double gradient_local_s_per_byte = 0;
@@ -149,6 +149,7 @@ HostCosts host_of(const DeviceFit& f, const std::string& from) {
   h.step_overhead = c.step_overhead;
   h.epoch_start_s = c.epoch_start_s;
   h.process_start_s = c.process_start_s;
+  h.process_start_per_sample_s = c.process_start_per_sample_s;
   h.gradient_local_s_per_byte =
       f.gradient_local_s / costmodel::gradient_bytes_per_parameter(c.precision);
   h.regime = c.precision;
@@ -166,6 +167,7 @@ void take_host_costs(const HostCosts& host, DeviceCosts& c) {
   c.step_overhead = host.step_overhead;
   c.epoch_start_s = host.epoch_start_s;
   c.process_start_s = host.process_start_s;
+  c.process_start_per_sample_s = host.process_start_per_sample_s;
   c.derived_from += "; host-side costs from " + host.from;
   const int bytes_here = costmodel::gradient_bytes_per_parameter(c.precision);
   const int bytes_there = costmodel::gradient_bytes_per_parameter(host.regime);
@@ -292,7 +294,7 @@ HostCosts Pipeline::donor(const std::string& device, Regime p) {
   // The epoch's and the process's start with them: the loader's restart and the process's
   // warm-up are the node's too (until 2026-11-29 this median left both at 0 s).
   const std::set<std::string> in_clusters = cluster_measured();
-  std::vector<double> v[6], epoch_start, process_start, local_per_byte;
+  std::vector<double> v[6], epoch_start, process_start, process_per_sample, local_per_byte;
   std::string names;
   for (const auto& [key, fit] : measured_) {
     if (!fit.host_costs_known) continue;
@@ -306,6 +308,7 @@ HostCosts Pipeline::donor(const std::string& device, Regime p) {
     }
     epoch_start.push_back(c.epoch_start_s);
     process_start.push_back(c.process_start_s);
+    process_per_sample.push_back(c.process_start_per_sample_s);
     names += (names.empty() ? "" : ", ") + key_name(key);
   }
   HostCosts out;
@@ -321,6 +324,7 @@ HostCosts Pipeline::donor(const std::string& device, Regime p) {
   }
   out.epoch_start_s = costmodel::median(epoch_start);
   out.process_start_s = costmodel::median(process_start);
+  out.process_start_per_sample_s = costmodel::median(process_per_sample);
   out.gradient_local_s_per_byte = costmodel::median(local_per_byte);  // regime: fp32 (HostCosts)
   out.from = "median of measured " + names;
   return out;

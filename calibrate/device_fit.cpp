@@ -90,10 +90,11 @@ std::string describe_forms(const std::map<std::string, int>& forms) {
 struct GroupPoints {
   std::map<std::string, std::vector<FitPoint>> fwd, bwd;
   std::vector<FitPoint> opt, h2d, data, over, mem;
-  std::vector<FitPoint> opt_after_wait;            // x = parameters, as opt
-  std::vector<double> optimizer_waits;             // the waits before those
-  std::vector<double> epoch_start, process_start;  // the profiles' measurements of either
-  std::vector<double> gradient_local;              // per entry, 0 where not measured
+  std::vector<FitPoint> opt_after_wait;  // x = parameters, as opt
+  std::vector<double> optimizer_waits;   // the waits before those
+  std::vector<double> epoch_start;       // the profiles' measurements
+  std::vector<FitPoint> process_start;   // x = the micro-batch it was measured at
+  std::vector<double> gradient_local;    // per entry, 0 where not measured
   std::set<int> batches;
   std::string files;
   bool any_measured = false;
@@ -209,7 +210,7 @@ GroupPoints collect_points(const std::vector<const schema::ProfileInput*>& group
       g.over.push_back({b, m.step_overhead_time_s});
       g.gradient_local.push_back(m.gradient_local_time_s.value_or(0.0));
       if (m.epoch_start_time_s) g.epoch_start.push_back(*m.epoch_start_time_s);
-      if (m.process_start_time_s) g.process_start.push_back(*m.process_start_time_s);
+      if (m.process_start_time_s) g.process_start.push_back({b, *m.process_start_time_s});
       if (m.peak_memory_bytes) g.mem.push_back({b, *m.peak_memory_bytes});
     }
   }
@@ -269,6 +270,26 @@ bool fit_memory(const GroupPoints& g, costmodel::DeviceCosts& c) {
   return false;
 }
 
+// The process's first step beyond a steady one, against the micro-batch the profile began with:
+// measured at one micro-batch, their median, the same at any; at several, fixed + per sample
+// (ordinary least squares, both >= 0): a first step's first-touch of activations and workspaces
+// grows with the micro-batch (docs/cost-model.md section 1, "The first step").
+void fit_process_start(const std::vector<FitPoint>& points, costmodel::DeviceCosts& c) {
+  std::set<double> batches;
+  std::vector<double> y;
+  for (const auto& p : points) {
+    batches.insert(p.x);
+    y.push_back(p.y);
+  }
+  if (batches.size() < 2) {
+    c.process_start_s = y.empty() ? 0.0 : costmodel::median(y);
+    return;
+  }
+  const CostFit f = fit_affine_absolute(points);
+  c.process_start_s = f.cost.fixed_s;
+  c.process_start_per_sample_s = f.cost.per_unit_s;
+}
+
 bool any_nonzero(const std::vector<FitPoint>& pts) {
   return std::any_of(pts.begin(), pts.end(), [](const FitPoint& p) { return p.y != 0; });
 }
@@ -302,11 +323,21 @@ DeviceFit fit_device(const std::vector<const schema::ProfileInput*>& group) {
   // Once per epoch, measured by a profile's first step after its loader's restart or a log's
   // epoch-first steps, and by a profile's first step of the process: the medians.
   c.epoch_start_s = g.epoch_start.empty() ? 0.0 : costmodel::median(g.epoch_start);
-  c.process_start_s = g.process_start.empty() ? 0.0 : costmodel::median(g.process_start);
+  fit_process_start(g.process_start, c);
   out.host_costs_known = any_nonzero(g.h2d) || any_nonzero(g.data) || any_nonzero(g.over) ||
                          !g.epoch_start.empty() || !g.process_start.empty();
   out.memory_measured = fit_memory(g, c);
   const bool single = g.batches.size() == 1;
+  std::string host = out.host_costs_known ? "from the profiles" : "not in the profiles";
+  if (c.process_start_per_sample_s > 0) {
+    const auto [lo, hi] =
+        std::minmax_element(g.process_start.begin(), g.process_start.end(),
+                            [](const FitPoint& a, const FitPoint& b) { return a.x < b.x; });
+    host += fmt::format(
+        " (process start {:.3f} s + {:.4f} s a sample, from first steps at "
+        "micro-batches {:.0f}-{:.0f})",
+        c.process_start_s, c.process_start_per_sample_s, lo->x, hi->x);
+  }
   c.derived_from = fmt::format(
       "{} of {} profile(s) [{}]: layer passes {}{}; median layer residual {:.2f}%; optimizer "
       "proportional to parameters{}; host-side costs {}; memory {}",
@@ -322,7 +353,7 @@ DeviceFit fit_device(const std::vector<const schema::ProfileInput*>& group) {
           ? fmt::format(" (after a {:.0f}-ms idle wait: {} of {} measurements)",
                         c.optimizer_wait_s * 1e3, g.opt_after_wait.size(), g.opt.size())
           : "",
-      out.host_costs_known ? "from the profiles" : "not in the profiles",
+      host,
       out.memory_measured ? "from measured peaks"
                           : "first-principles estimate (docs/cost-model.md)");
   return out;

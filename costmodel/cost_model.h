@@ -69,9 +69,16 @@ struct DeviceCosts {
   // How much longer an epoch's first step takes than a steady step, once per epoch: in an epoch
   // after the process's first, the data loader's restart (epoch_start_s); in the process's first
   // epoch, its start (process_start_s: loader start, first-touch allocations, lazily initialised
-  // kernels). 0 where nothing measured it.
+  // kernels). 0 where nothing measured it. The process's start grows with the micro-batch where
+  // profiles measured it at several (first-touch of activations and workspaces sized by it):
+  // process_start_at(b) = process_start_s + process_start_per_sample_s * b; per sample 0 where one
+  // micro-batch measured it (docs/cost-model.md section 1, "The first step").
   double epoch_start_s = 0;
   double process_start_s = 0;
+  double process_start_per_sample_s = 0;
+  double process_start_at(double micro_batch) const {
+    return process_start_s + process_start_per_sample_s * micro_batch;
+  }
   double memory_fixed_bytes = 0;       // peak device memory at micro-batch 0 (extrapolated)
   double memory_per_sample_bytes = 0;  // peak device memory growth per sample
   std::vector<int> micro_batches;      // micro-batches the fit saw (empty when transferred)

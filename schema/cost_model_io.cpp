@@ -100,7 +100,8 @@ costmodel::DeviceCosts read_device_costs(const Node& n) {
   n.expect_keys({"device", "precision", "source", "derived_from", "model", "layers", "optimizer",
                  "host_to_device", "data_wait", "step_overhead", "memory_fixed_bytes",
                  "memory_per_sample_bytes", "micro_batches", "uncertainty", "epoch_start_s",
-                 "process_start_s", "transfer_summary", "optimizer_after_wait"});
+                 "process_start_s", "process_start_per_sample_s", "transfer_summary",
+                 "optimizer_after_wait"});
   costmodel::DeviceCosts d;
   d.device = n["device"].string();
   if (d.device.empty()) n["device"].fail("non-empty device id", "empty string");
@@ -118,6 +119,9 @@ costmodel::DeviceCosts read_device_costs(const Node& n) {
   // Optional (older cost models): nothing measured an epoch's start.
   if (auto v = n.get("epoch_start_s")) d.epoch_start_s = v->within(costmodel::kDurationS);
   if (auto v = n.get("process_start_s")) d.process_start_s = v->within(costmodel::kDurationS);
+  // Optional: the process's start grows with the micro-batch (written only where it does).
+  if (auto v = n.get("process_start_per_sample_s"))
+    d.process_start_per_sample_s = v->within(costmodel::kDurationS);
   // Optional: where a profile measured the optimizer after an idle wait.
   if (auto v = n.get("optimizer_after_wait")) {
     v->expect_keys({"cost", "wait_s"});
@@ -257,6 +261,8 @@ Json write_device_costs(const costmodel::DeviceCosts& d) {
               {"launch_spread_rel", d.launch_spread_rel},
               {"derived_from", d.uncertainty_from}}}};
   if (!d.transfer_summary.empty()) j["transfer_summary"] = d.transfer_summary;
+  if (d.process_start_per_sample_s > 0)
+    j["process_start_per_sample_s"] = d.process_start_per_sample_s;
   if (d.optimizer_wait_s > 0) {
     j["optimizer_after_wait"] = {{"cost", write_linear(d.optimizer_after_wait)},
                                  {"wait_s", d.optimizer_wait_s}};

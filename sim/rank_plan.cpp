@@ -157,8 +157,8 @@ RankKinds plan_rank_kinds(const Placement& placement, const costmodel::DeviceCat
       p.optimizer_wait_s = c.optimizer_wait_s;
     }
     p.overhead_s = c.step_overhead.at(b);
-    p.epoch_start_s = config.first_epoch ? c.process_start_s : c.epoch_start_s;
-    p.other_epoch_start_s = config.first_epoch ? c.epoch_start_s : c.process_start_s;
+    p.epoch_start_s = config.first_epoch ? c.process_start_at(b) : c.epoch_start_s;
+    p.other_epoch_start_s = config.first_epoch ? c.epoch_start_s : c.process_start_at(b);
     p.memory = memory_model(c, graph, config.precision, config.optimizer);
     p.memory_bytes = p.memory.at(p.micro_batch);
     p.device_memory_bytes = spec->memory_bytes;

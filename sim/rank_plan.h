@@ -64,8 +64,8 @@ struct RankPlan {
   // The expected wait for the slowest rank's step-to-step noise (costmodel/straggler.h), per step,
   // on the ranks of the largest mean compute only: the step ends that much later on average.
   double straggler_s = 0;
-  // Once, before the epoch's first step: the device's epoch_start_s, or its process_start_s for
-  // the process's first epoch (TrainingConfig::first_epoch).
+  // Once, before the epoch's first step: the device's epoch_start_s, or its process start at this
+  // micro-batch for the process's first epoch (TrainingConfig::first_epoch).
   double epoch_start_s = 0;
   // The same for the kind of epoch not simulated (the loader's restart when the process's first
   // is, else the process's start): what the other epoch's time is worked out from.

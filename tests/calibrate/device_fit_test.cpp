@@ -65,6 +65,28 @@ TEST(DeviceFit, AVersionTwoMeasuredProfileStartsOnlyTheProcessesFirstEpoch) {
   EXPECT_DOUBLE_EQ(fit.costs.process_start_s, 1.17);
 }
 
+// Profiles that began at different micro-batches measured the process's start at each: it grows
+// with the micro-batch (docs/cost-model.md section 1, "The first step"), fitted fixed + per sample
+// by ordinary least squares; the first step at 24 pays what the points say there. One micro-batch
+// alone keeps the median and nothing per sample (the test above).
+TEST(DeviceFit, TheProcessStartGrowsWithTheMicroBatchItWasMeasuredAt) {
+  auto a = profile("a.json", std::nullopt, 0.25), b = profile("b.json", std::nullopt, std::nullopt),
+       c = profile("c.json", std::nullopt, 0.23);
+  b.profile.compute[1].process_start_time_s = 0.47;  // b began at micro-batch 16
+  const auto fit = fit_device({&a, &b, &c});
+  // Points (8, 0.25), (8, 0.23), (16, 0.47): the line through (8, 0.24) and (16, 0.47).
+  EXPECT_NEAR(fit.costs.process_start_per_sample_s, 0.23 / 8, 1e-12);
+  EXPECT_NEAR(fit.costs.process_start_s, 0.24 - 0.23, 1e-12);
+  EXPECT_NEAR(fit.costs.process_start_at(24), 0.01 + 24 * 0.23 / 8, 1e-12);
+  EXPECT_NE(fit.costs.derived_from.find("process start"), std::string::npos)
+      << fit.costs.derived_from;
+  // Falling with the micro-batch is not a first-touch: the mean, nothing per sample.
+  b.profile.compute[1].process_start_time_s = 0.1;
+  const auto falling = fit_device({&a, &b});
+  EXPECT_EQ(falling.costs.process_start_per_sample_s, 0.0);
+  EXPECT_NEAR(falling.costs.process_start_s, 0.175, 1e-12);
+}
+
 // The optimizer after an idle wait: fitted as the optimizer (proportional to the parameters, here
 // one model: their mean per parameter), applying after the longest wait measured; absent from
 // every profile, not measured (0).

@@ -175,6 +175,22 @@ TEST(CostModelIo, TheOptimizerAfterAWaitRoundTripsAndNeedsAWait) {
       << cost_model_error(doc);
 }
 
+// The process's start per sample: written only where it grows with the micro-batch, read back,
+// refused below 0 naming the field.
+TEST(CostModelIo, TheProcessStartPerSampleRoundTripsWhereItIsMeasured) {
+  CostModelFile f = read_cost_model(testing::example_path("cost_model"));
+  EXPECT_EQ(f.costs.devices[0].process_start_per_sample_s, 0);
+  EXPECT_FALSE(write_cost_model_json(f)["devices"][0].contains("process_start_per_sample_s"));
+  f.costs.devices[0].process_start_per_sample_s = 0.029;
+  const std::string path = testing::scratch_path("cost_model_process_start.json");
+  write_cost_model(path, f);
+  EXPECT_EQ(read_cost_model(path).costs.devices[0].process_start_per_sample_s, 0.029);
+  Json doc = load_example("cost_model");
+  doc["devices"][0]["process_start_per_sample_s"] = -0.1;
+  EXPECT_NE(cost_model_error(doc).find("/devices/0/process_start_per_sample_s"), std::string::npos)
+      << cost_model_error(doc);
+}
+
 TEST(CostModelIo, LayerCostsMustBelongToTheModel) {
   Json doc = load_example("cost_model");
   doc["devices"][0]["layers"][1]["layer"] = "blocks.3.mlp";

@@ -127,6 +127,13 @@ TEST(Golden, StepNoiseDelaysTheStepByTheExpectedSlowestAndTheEpochStartsOnce) {
   one_config.first_epoch = true;
   const auto first = run(tiny_cluster(1, 1, bw, lat), one_config, costs_for({started}));
   EXPECT_NEAR(first.epoch_time_s, one.steps_per_epoch * compute + 1.5, 1e-9 * first.epoch_time_s);
+  // Where the start grows with the micro-batch, the run's micro-batch sets it.
+  started.process_start_per_sample_s = 0.01;
+  const auto grown = run(tiny_cluster(1, 1, bw, lat), one_config, costs_for({started}));
+  EXPECT_NEAR(
+      grown.epoch_time_s,
+      one.steps_per_epoch * compute + 1.5 + 0.01 * static_cast<double>(one_config.micro_batch),
+      1e-9 * grown.epoch_time_s);
   // A rank 20 spreads slower than the others sets the step alone: no wait beyond its own mean.
   dev.step_spread_rel = 0.002;
   auto slow = constant_costs("slowgpu", 3 * kFwd);
