@@ -22,7 +22,10 @@ int cmd_profile(int argc, char** argv) {
   std::string sizes = "4,8,16", precision = "fp32", optimizer = "adamw", out;
   int64_t full_steps = 0;
   clikit::add_model_options(app, model);
-  app.add_option("--micro-batches", sizes, "micro-batch sizes, comma-separated")
+  app.add_option(
+         "--micro-batches", sizes,
+         "micro-batch sizes, comma-separated, profiled in this order (the first carries the "
+         "process's start)")
       ->capture_default_str();
   app.add_option("--out", out, "profile JSON to write")->required();
   app.add_option("--warmup", o.warmup, "untimed training steps per micro-batch")

@@ -108,6 +108,9 @@ class Profiler {
   // One timed step; `wait_before_optimizer_s` > 0 sleeps that long, untimed, before the optimizer.
   ProfiledStep step(BatchLoader& loader, double wait_before_optimizer_s = 0);
   bool cold_ = true;  // the next profile() is the process's first
+  // The largest micro-batch profiled so far: the resident set a CPU profile reads as its peak
+  // keeps what a larger one touched (the allocator's), so a smaller one after it reports none.
+  int64_t largest_ = 0;
 
   ProfileOptions o_;
   torch::Device device_{torch::kCPU};
@@ -200,7 +203,8 @@ ProfiledStep Profiler::step(BatchLoader& loader, double wait_before_optimizer_s)
 schema::MicroBatchProfile Profiler::profile(int64_t b) {
   schema::MicroBatchProfile m;
   m.micro_batch = b;
-  const bool cpu_peak = device_.is_cpu() && reset_peak_rss();
+  const bool cpu_peak = device_.is_cpu() && b >= largest_ && reset_peak_rss();
+  largest_ = std::max(largest_, b);
 #ifdef VITSIM_HAVE_CUDA
   if (device_.is_cuda()) c10::cuda::CUDACachingAllocator::resetPeakStats(device_.index());
 #endif
@@ -305,12 +309,18 @@ schema::Profile run_profile(const ProfileOptions& o, const std::vector<std::stri
   p.source = costmodel::CostSource::kMeasured;
   p.precision = o.precision;
   p.model = o.model;
-  std::vector<int64_t> sizes = o.micro_batches;
-  std::sort(sizes.begin(), sizes.end());
-  for (int64_t b : sizes) {
+  // In the order given: the first carries the process's start (process_start_time_s), and a
+  // start measured at several micro-batches (profiles that begin at each in turn) tells how it
+  // grows with the micro-batch (docs/cost-model.md section 1, "The first step"). Written in
+  // ascending order.
+  for (int64_t b : o.micro_batches) {
     p.compute.push_back(profiler.profile(b));
     if (o.verbose) print_table(p.compute.back());
   }
+  std::stable_sort(p.compute.begin(), p.compute.end(),
+                   [](const schema::MicroBatchProfile& x, const schema::MicroBatchProfile& y) {
+                     return x.micro_batch < y.micro_batch;
+                   });
   p.context = trainer_context(argv, {{"device", p.device},
                                      {"device_name", p.device_name},
                                      {"warmup", o.warmup},

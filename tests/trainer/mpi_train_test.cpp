@@ -107,6 +107,26 @@ TEST_F(MpiTrain, ProfileAndAllreduceBenchWriteValidProfiles) {
   EXPECT_DOUBLE_EQ(a.allreduce[0].points[4].message_bytes, 65536);
 }
 
+// Micro-batches in the order given (the file lists them ascending): the first profiled carries
+// the process's start, and on a CPU a size profiled after a larger one reports no peak memory
+// (the resident set keeps what the larger touched).
+TEST_F(MpiTrain, ProfileBeginsAtTheFirstMicroBatchGiven) {
+  const std::string prof = dir_ + "/profile-4-2.json";
+  const std::string cmd = std::string(VITSIM_TRAIN_EXE) +
+                          " profile --model vit_ti_16 --image-size 16 --patch-size 4 --width 32"
+                          " --depth 1 --heads 2 --micro-batches 4,2 --repetitions 3 --out " +
+                          prof + " > /dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  const auto p = vitsim::schema::read_profile(prof);
+  ASSERT_EQ(p.compute.size(), 2u);
+  EXPECT_EQ(p.compute[0].micro_batch, 2);
+  EXPECT_EQ(p.compute[1].micro_batch, 4);
+  EXPECT_TRUE(p.compute[1].process_start_time_s.has_value());
+  EXPECT_FALSE(p.compute[0].process_start_time_s.has_value());
+  EXPECT_TRUE(p.compute[1].peak_memory_bytes.has_value());
+  EXPECT_FALSE(p.compute[0].peak_memory_bytes.has_value());
+}
+
 TEST_F(MpiTrain, ResumeEqualsUninterruptedRunBitForBit) {
   // 64 images / 2 ranks / micro-batch 8 = 4 steps per epoch; stop at step 3 of 8, resume.
   const std::string common =
