@@ -275,17 +275,14 @@ bool fit_memory(const GroupPoints& g, costmodel::DeviceCosts& c) {
 // (ordinary least squares, both >= 0): a first step's first-touch of activations and workspaces
 // grows with the micro-batch (docs/cost-model.md section 1, "The first step").
 void fit_process_start(const std::vector<FitPoint>& points, costmodel::DeviceCosts& c) {
-  std::set<double> batches;
-  std::vector<double> y;
-  for (const auto& p : points) {
-    batches.insert(p.x);
-    y.push_back(p.y);
-  }
-  if (batches.size() < 2) {
-    c.process_start_s = y.empty() ? 0.0 : costmodel::median(y);
+  if (points.empty()) return;  // nothing measured it: 0
+  const CostFit f = fit_affine_absolute(points);
+  if (f.distinct_x < 2) {
+    std::vector<double> y;
+    for (const auto& p : points) y.push_back(p.y);
+    c.process_start_s = costmodel::median(y);
     return;
   }
-  const CostFit f = fit_affine_absolute(points);
   c.process_start_s = f.cost.fixed_s;
   c.process_start_per_sample_s = f.cost.per_unit_s;
 }

@@ -10,6 +10,16 @@ namespace {
 
 const char* const kSgd = " --optimizer sgd --lr 0.05 --max-steps 3 --seed 9";
 
+// `vitsim-train profile` of the tiny ViT at the micro-batches given (in that order), read back.
+vitsim::schema::Profile tiny_profile(const std::string& out, const std::string& micro_batches) {
+  const std::string cmd = std::string(VITSIM_TRAIN_EXE) +
+                          " profile --model vit_ti_16 --image-size 16 --patch-size 4 --width 32"
+                          " --depth 1 --heads 2 --micro-batches " +
+                          micro_batches + " --repetitions 3 --out " + out + " > /dev/null";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  return vitsim::schema::read_profile(out);
+}
+
 TEST_F(MpiTrain, TwoRanksAtBEqualOneRankAt2B) {
   const auto two = final_params(2, std::string("--micro-batch 8") + kSgd, "two.bin");
   const auto one = final_params(1, std::string("--micro-batch 16") + kSgd, "one.bin");
@@ -72,13 +82,8 @@ TEST_F(MpiTrain, LossFallsOnTheSyntheticSet) {
 }
 
 TEST_F(MpiTrain, ProfileAndAllreduceBenchWriteValidProfiles) {
-  const std::string prof = dir_ + "/profile.json", ar = dir_ + "/allreduce.json";
-  const std::string cmd = std::string(VITSIM_TRAIN_EXE) +
-                          " profile --model vit_ti_16 --image-size 16 --patch-size 4 --width 32"
-                          " --depth 1 --heads 2 --micro-batches 2,4 --repetitions 3 --out " +
-                          prof + " > /dev/null";
-  ASSERT_EQ(std::system(cmd.c_str()), 0);
-  const auto p = vitsim::schema::read_profile(prof);
+  const std::string ar = dir_ + "/allreduce.json";
+  const auto p = tiny_profile(dir_ + "/profile.json", "2,4");
   ASSERT_EQ(p.compute.size(), 2u);
   EXPECT_EQ(p.compute[1].micro_batch, 4);
   ASSERT_EQ(p.compute[0].layers.size(), 5u);  // patch_embed, attention, mlp, norm, head
@@ -111,13 +116,7 @@ TEST_F(MpiTrain, ProfileAndAllreduceBenchWriteValidProfiles) {
 // the process's start, and on a CPU a size profiled after a larger one reports no peak memory
 // (the resident set keeps what the larger touched).
 TEST_F(MpiTrain, ProfileBeginsAtTheFirstMicroBatchGiven) {
-  const std::string prof = dir_ + "/profile-4-2.json";
-  const std::string cmd = std::string(VITSIM_TRAIN_EXE) +
-                          " profile --model vit_ti_16 --image-size 16 --patch-size 4 --width 32"
-                          " --depth 1 --heads 2 --micro-batches 4,2 --repetitions 3 --out " +
-                          prof + " > /dev/null";
-  ASSERT_EQ(std::system(cmd.c_str()), 0);
-  const auto p = vitsim::schema::read_profile(prof);
+  const auto p = tiny_profile(dir_ + "/profile-4-2.json", "4,2");
   ASSERT_EQ(p.compute.size(), 2u);
   EXPECT_EQ(p.compute[0].micro_batch, 2);
   EXPECT_EQ(p.compute[1].micro_batch, 4);
