@@ -90,11 +90,12 @@ std::string describe_forms(const std::map<std::string, int>& forms) {
 struct GroupPoints {
   std::map<std::string, std::vector<FitPoint>> fwd, bwd;
   std::vector<FitPoint> opt, h2d, data, over, mem;
-  std::vector<FitPoint> opt_after_wait;  // x = parameters, as opt
-  std::vector<double> optimizer_waits;   // the waits before those
-  std::vector<double> epoch_start;       // the profiles' measurements
-  std::vector<FitPoint> process_start;   // x = the micro-batch it was measured at
-  std::vector<double> gradient_local;    // per entry, 0 where not measured
+  std::vector<FitPoint> opt_after_wait;   // x = parameters, as opt
+  std::vector<double> optimizer_waits;    // the waits before those
+  std::vector<FitPoint> data_after_wait;  // x = micro-batch, as data
+  std::vector<double> epoch_start;        // the profiles' measurements
+  std::vector<FitPoint> process_start;    // x = the micro-batch it was measured at
+  std::vector<double> gradient_local;     // per entry, 0 where not measured
   std::set<int> batches;
   std::string files;
   bool any_measured = false;
@@ -153,6 +154,11 @@ std::vector<std::vector<schema::MicroBatchProfile>> fit_measurements(
       mid.optimizer_after_wait_time_s =
           center([](const auto& m) { return *m.optimizer_after_wait_time_s; });
     }
+    const bool all_data_after_wait = std::all_of(
+        ms.begin(), ms.end(), [](const auto* m) { return m->data_after_wait_time_s.has_value(); });
+    if (all_data_after_wait) {
+      mid.data_after_wait_time_s = center([](const auto& m) { return *m.data_after_wait_time_s; });
+    }
     mid.host_to_device_time_s = center([](const auto& m) { return m.host_to_device_time_s; });
     mid.data_time_s = center([](const auto& m) { return m.data_time_s; });
     mid.step_overhead_time_s = center([](const auto& m) { return m.step_overhead_time_s; });
@@ -170,6 +176,7 @@ std::vector<std::vector<schema::MicroBatchProfile>> fit_measurements(
     for (auto* m : ms) {
       m->optimizer_time_s = mid.optimizer_time_s;
       if (all_after_wait) m->optimizer_after_wait_time_s = mid.optimizer_after_wait_time_s;
+      if (all_data_after_wait) m->data_after_wait_time_s = mid.data_after_wait_time_s;
       m->host_to_device_time_s = mid.host_to_device_time_s;
       m->data_time_s = mid.data_time_s;
       m->step_overhead_time_s = mid.step_overhead_time_s;
@@ -204,6 +211,7 @@ GroupPoints collect_points(const std::vector<const schema::ProfileInput*>& group
           *m.optimizer_after_wait_time_s > 0) {
         g.opt_after_wait.push_back({params, *m.optimizer_after_wait_time_s});
         g.optimizer_waits.push_back(*m.optimizer_wait_s);
+        if (m.data_after_wait_time_s) g.data_after_wait.push_back({b, *m.data_after_wait_time_s});
       }
       g.h2d.push_back({b, m.host_to_device_time_s});
       g.data.push_back({b, m.data_time_s});
@@ -312,6 +320,9 @@ DeviceFit fit_device(const std::vector<const schema::ProfileInput*>& group) {
     // Taken as the optimizer is; it applies after a wait of at least the longest one measured.
     c.optimizer_after_wait = fit_proportional(g.opt_after_wait).cost;
     c.optimizer_wait_s = *std::max_element(g.optimizer_waits.begin(), g.optimizer_waits.end());
+    // The next step's data wait, fitted as the data wait is, where every such profile timed it.
+    if (g.data_after_wait.size() == g.opt_after_wait.size())
+      c.data_after_wait = fit_affine_absolute(g.data_after_wait).cost;
   }
   c.host_to_device = fit_affine_absolute(g.h2d).cost;
   c.data_wait = fit_affine_absolute(g.data).cost;
@@ -347,8 +358,9 @@ DeviceFit fit_device(const std::vector<const schema::ProfileInput*>& group) {
                            *g.batches.begin(), *g.batches.rbegin()),
       100 * residual,
       c.optimizer_wait_s > 0
-          ? fmt::format(" (after a {:.0f}-ms idle wait: {} of {} measurements)",
-                        c.optimizer_wait_s * 1e3, g.opt_after_wait.size(), g.opt.size())
+          ? fmt::format(" (after a {:.0f}-ms idle wait: {} of {} measurements{})",
+                        c.optimizer_wait_s * 1e3, g.opt_after_wait.size(), g.opt.size(),
+                        c.data_after_wait ? "; the next step's data wait too" : "")
           : "",
       host,
       out.memory_measured ? "from measured peaks"

@@ -63,6 +63,10 @@ struct DeviceCosts {
   // parameters, fitted as `optimizer`. optimizer_wait_s 0: not measured, `optimizer` throughout.
   LinearCost optimizer_after_wait;
   double optimizer_wait_s = 0;
+  // The data loader's exposed wait in the step after such a wait, x = micro-batch, where a profile
+  // measured it (the loader's thread shares the device's budget: after the wait it prepares the
+  // next batch unthrottled); absent: `data_wait` throughout. Only with optimizer_wait_s > 0.
+  std::optional<LinearCost> data_after_wait;
   LinearCost host_to_device;  // x = micro-batch (samples)
   LinearCost data_wait;       // exposed data-loading wait, x = micro-batch (samples)
   LinearCost step_overhead;   // other per-step time outside the timers, x = micro-batch

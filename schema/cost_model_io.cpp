@@ -97,11 +97,26 @@ void read_micro_batches(const Node& n, costmodel::DeviceCosts& d) {
 }
 
 costmodel::DeviceCosts read_device_costs(const Node& n) {
-  n.expect_keys({"device", "precision", "source", "derived_from", "model", "layers", "optimizer",
-                 "host_to_device", "data_wait", "step_overhead", "memory_fixed_bytes",
-                 "memory_per_sample_bytes", "micro_batches", "uncertainty", "epoch_start_s",
-                 "process_start_s", "process_start_per_sample_s", "transfer_summary",
-                 "optimizer_after_wait"});
+  n.expect_keys({"device",
+                 "precision",
+                 "source",
+                 "derived_from",
+                 "model",
+                 "layers",
+                 "optimizer",
+                 "host_to_device",
+                 "data_wait",
+                 "step_overhead",
+                 "memory_fixed_bytes",
+                 "memory_per_sample_bytes",
+                 "micro_batches",
+                 "uncertainty",
+                 "epoch_start_s",
+                 "process_start_s",
+                 "process_start_per_sample_s",
+                 "transfer_summary",
+                 "optimizer_after_wait",
+                 "data_after_wait"});
   costmodel::DeviceCosts d;
   d.device = n["device"].string();
   if (d.device.empty()) n["device"].fail("non-empty device id", "empty string");
@@ -131,6 +146,14 @@ costmodel::DeviceCosts read_device_costs(const Node& n) {
       (*v)["wait_s"].fail("a wait > 0 s", (*v)["wait_s"].describe(),
                           "leave optimizer_after_wait out where nothing measured it");
     }
+  }
+  // Optional: the data wait of the step after that wait, where a profile measured it.
+  if (auto v = n.get("data_after_wait")) {
+    if (!(d.optimizer_wait_s > 0)) {
+      v->fail("data_after_wait beside optimizer_after_wait", "no optimizer_after_wait",
+              "the step after a wait is measured after a wait of a stated length");
+    }
+    d.data_after_wait = read_linear(*v, Slope::kAny);
   }
   d.memory_fixed_bytes = n["memory_fixed_bytes"].within(costmodel::kBytesOrZero);
   d.memory_per_sample_bytes = n["memory_per_sample_bytes"].within(costmodel::kBytesOrZero);
@@ -266,6 +289,7 @@ Json write_device_costs(const costmodel::DeviceCosts& d) {
   if (d.optimizer_wait_s > 0) {
     j["optimizer_after_wait"] = {{"cost", write_linear(d.optimizer_after_wait)},
                                  {"wait_s", d.optimizer_wait_s}};
+    if (d.data_after_wait) j["data_after_wait"] = write_linear(*d.data_after_wait);
   }
   return j;
 }

@@ -43,7 +43,8 @@ MicroBatchProfile read_micro_batch(const Node& n, const costmodel::LayerGraph& g
   n.expect_keys({"micro_batch", "repetitions", "layers", "optimizer_time_s",
                  "host_to_device_time_s", "data_time_s", "step_overhead_time_s",
                  "peak_memory_bytes", "step_spread_s", "epoch_start_time_s", "process_start_time_s",
-                 "optimizer_after_wait_time_s", "optimizer_wait_s", "gradient_local_time_s"});
+                 "optimizer_after_wait_time_s", "optimizer_wait_s", "data_after_wait_time_s",
+                 "gradient_local_time_s"});
   MicroBatchProfile m;
   m.micro_batch = n["micro_batch"].count(costmodel::kMicroBatch);
   m.repetitions = n["repetitions"].count(costmodel::kRepetitions);
@@ -83,6 +84,13 @@ MicroBatchProfile read_micro_batch(const Node& n, const costmodel::LayerGraph& g
   if (after_wait) {
     m.optimizer_after_wait_time_s = after_wait->within(costmodel::kDurationS);
     m.optimizer_wait_s = wait->within(costmodel::kDurationS);
+  }
+  if (auto p = n.get("data_after_wait_time_s")) {
+    if (!wait) {
+      p->fail("data_after_wait_time_s beside optimizer_wait_s", "no optimizer_wait_s",
+              "the step after a wait is measured after a wait of a stated length");
+    }
+    m.data_after_wait_time_s = p->within(costmodel::kDurationS);
   }
   if (auto p = n.get("epoch_start_time_s")) {
     (first_step_as_epoch_start ? m.process_start_time_s : m.epoch_start_time_s) =
@@ -222,6 +230,7 @@ Json write_micro_batch(const MicroBatchProfile& m) {
   if (m.optimizer_after_wait_time_s && m.optimizer_wait_s) {
     j["optimizer_after_wait_time_s"] = *m.optimizer_after_wait_time_s;
     j["optimizer_wait_s"] = *m.optimizer_wait_s;
+    if (m.data_after_wait_time_s) j["data_after_wait_time_s"] = *m.data_after_wait_time_s;
   }
   return j;
 }

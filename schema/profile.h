@@ -42,6 +42,10 @@ struct MicroBatchProfile {
   // absent where not measured (GPU profiles, imported logs, older profiles).
   std::optional<double> optimizer_after_wait_time_s;
   std::optional<double> optimizer_wait_s;
+  // The data loader's exposed wait in the step that follows such a wait (the loader's thread
+  // prepares the next batch on the same budget); absent where not measured, and only beside
+  // optimizer_wait_s.
+  std::optional<double> data_after_wait_time_s;
   double host_to_device_time_s = 0;  // copying one micro-batch of inputs + labels
   double data_time_s = 0;            // exposed wait for the data loader, one micro-batch
   double step_overhead_time_s = 0;   // per-step time outside the other timers

@@ -155,6 +155,8 @@ RankKinds plan_rank_kinds(const Placement& placement, const costmodel::DeviceCat
     if (c.optimizer_wait_s > 0) {
       p.optimizer_after_wait_s = c.optimizer_after_wait.at(params);
       p.optimizer_wait_s = c.optimizer_wait_s;
+      if (c.data_after_wait)
+        p.data_after_wait_s = c.data_after_wait->at(b) + c.host_to_device.at(b);
     }
     p.overhead_s = c.step_overhead.at(b);
     p.epoch_start_s = config.first_epoch ? c.process_start_at(b) : c.epoch_start_s;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,9 @@ struct RankPlan {
   // all-reduce, where measured (DeviceCosts::optimizer_after_wait); optimizer_wait_s 0: never.
   double optimizer_after_wait_s = 0;
   double optimizer_wait_s = 0;
+  // The next step's first data wait (+ host-to-device copy) after such a wait, where measured
+  // (DeviceCosts::data_after_wait); absent: data_s.
+  std::optional<double> data_after_wait_s;
   double overhead_s = 0;  // per step
   // The expected wait for the slowest rank's step-to-step noise (costmodel/straggler.h), per step,
   // on the ranks of the largest mean compute only: the step ends that much later on average.

@@ -59,7 +59,12 @@ class RankActor {
       // An epoch's first step: the loader's start, first-touch allocations (docs/simulator.md).
       if (s == 0) sleep("epoch start", plan_.epoch_start_s);
       for (int64_t m = 0; m < in_.accumulation; ++m) {
-        sleep("data", plan_.data_s);
+        // The step's first batch after the previous step's wait, measured so where measured.
+        if (m == 0 && after_wait_ && plan_.data_after_wait_s) {
+          sleep("data (after the wait)", *plan_.data_after_wait_s);
+        } else {
+          sleep("data", plan_.data_s);
+        }
         layers("fwd ", plan_.forward_s, 0, static_cast<int>(plan_.forward_s.size()), true);
         const bool sync = communicate && m == in_.accumulation - 1;
         // The ranks' slowest arrives later than the mean by the expected straggler wait.
@@ -81,7 +86,8 @@ class RankActor {
         }
       }
       // After a wait for the all-reduce as long as its profile's, the optimizer measured there.
-      if (plan_.optimizer_wait_s > 0 && waited_s_ >= plan_.optimizer_wait_s) {
+      after_wait_ = plan_.optimizer_wait_s > 0 && waited_s_ >= plan_.optimizer_wait_s;
+      if (after_wait_) {
         sleep("optimizer (after the wait)", plan_.optimizer_after_wait_s);
       } else {
         sleep("optimizer", plan_.optimizer_s);
@@ -168,7 +174,8 @@ class RankActor {
   const double forward_total_s_, backward_total_s_;  // layer_sum of each whole pass
   int64_t step_ = 0;
   double compute_ = 0;
-  double waited_s_ = 0;  // this step's wait for its gradient all-reduce
+  double waited_s_ = 0;      // this step's wait for its gradient all-reduce
+  bool after_wait_ = false;  // the last step's wait was one its device's profile measured after
 };
 
 // One stream per rank: the buckets' all-reduces in order, one at a time.

@@ -254,13 +254,20 @@ schema::MicroBatchProfile Profiler::profile(int64_t b) {
   }
   if (device_.is_cpu()) {
     // The optimizer after an idle wait (kOptimizerWaitS above): its own steps after a loader
-    // restart, only the optimizer kept (the restart's cost lands in the data wait).
+    // restart, the optimizer of each kept, and the data wait of each but the first (the first
+    // follows the restart, the others the previous step's wait and optimizer, as a multi-rank
+    // step's data wait follows the last one's all-reduce).
     loader.start_epoch(order, b, 2);
-    double sum_s = 0;
+    double optimizer_sum_s = 0, data_sum_s = 0;
     const int64_t n = std::min(kStepsAfterWait, steps);
-    for (int64_t s = 0; s < n; ++s) sum_s += step(loader, kOptimizerWaitS).optimizer_s;
-    m.optimizer_after_wait_time_s = sum_s / static_cast<double>(n);
+    for (int64_t s = 0; s < n; ++s) {
+      const ProfiledStep st = step(loader, kOptimizerWaitS);
+      optimizer_sum_s += st.optimizer_s;
+      if (s > 0) data_sum_s += st.data_s;
+    }
+    m.optimizer_after_wait_time_s = optimizer_sum_s / static_cast<double>(n);
     m.optimizer_wait_s = kOptimizerWaitS;
+    if (n > 1) m.data_after_wait_time_s = data_sum_s / static_cast<double>(n - 1);
   }
   if (cpu_peak) m.peak_memory_bytes = peak_rss_bytes();
 #ifdef VITSIM_HAVE_CUDA
@@ -293,6 +300,8 @@ void print_table(const schema::MicroBatchProfile& m) {
   if (m.optimizer_after_wait_time_s && m.optimizer_wait_s) {
     std::printf(", optimizer after a %.0f-ms idle wait %.3f ms", *m.optimizer_wait_s * 1e3,
                 *m.optimizer_after_wait_time_s * 1e3);
+    if (m.data_after_wait_time_s)
+      std::printf(" (next data wait %.3f ms)", *m.data_after_wait_time_s * 1e3);
   }
   std::printf("\n");
   std::fflush(stdout);

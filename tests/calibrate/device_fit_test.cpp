@@ -107,8 +107,30 @@ TEST(DeviceFit, TheOptimizerAfterAWaitIsFittedAsTheOptimizer) {
   EXPECT_NE(fit.costs.derived_from.find("after a 20-ms idle wait: 2 of 2 measurements"),
             std::string::npos)
       << fit.costs.derived_from;
+  EXPECT_FALSE(fit.costs.data_after_wait.has_value());  // no profile timed it
   const auto none = profile("none.json", std::nullopt, std::nullopt);
   EXPECT_EQ(fit_device({&none}).costs.optimizer_wait_s, 0.0);
+}
+
+// The data wait of the step after that wait: fitted as the data wait (affine in the micro-batch)
+// where every profile with the optimizer after a wait timed it, and absent where one did not.
+TEST(DeviceFit, TheDataWaitAfterAWaitIsFittedAsTheDataWait) {
+  auto a = profile("a.json", std::nullopt, std::nullopt);
+  for (auto& m : a.profile.compute) {
+    m.data_time_s = 0.004;
+    m.optimizer_after_wait_time_s = 0.003;
+    m.optimizer_wait_s = 0.02;
+    m.data_after_wait_time_s = 1e-5 * static_cast<double>(m.micro_batch);
+  }
+  const auto fit = fit_device({&a});
+  ASSERT_TRUE(fit.costs.data_after_wait.has_value());
+  EXPECT_NEAR(fit.costs.data_after_wait->at(8), 8e-5, 1e-12);
+  EXPECT_NEAR(fit.costs.data_after_wait->at(16), 16e-5, 1e-12);
+  EXPECT_NEAR(fit.costs.data_wait.at(16), 0.004, 1e-12);
+  EXPECT_NE(fit.costs.derived_from.find("the next step's data wait too"), std::string::npos)
+      << fit.costs.derived_from;
+  a.profile.compute.front().data_after_wait_time_s.reset();
+  EXPECT_FALSE(fit_device({&a}).costs.data_after_wait.has_value());
 }
 
 // A convex layer (per-sample time rising with the micro-batch, as the emulated CPU device's) that

@@ -175,6 +175,27 @@ TEST(CostModelIo, TheOptimizerAfterAWaitRoundTripsAndNeedsAWait) {
       << cost_model_error(doc);
 }
 
+// The data wait after that wait: written where measured, read back; without the wait it stands
+// beside, refused naming the field.
+TEST(CostModelIo, TheDataWaitAfterAWaitRoundTripsBesideTheWait) {
+  CostModelFile f = read_cost_model(testing::example_path("cost_model"));
+  f.costs.devices[0].optimizer_wait_s = 0.02;
+  f.costs.devices[0].data_after_wait = costmodel::LinearCost{};
+  f.costs.devices[0].data_after_wait->fixed_s = 3e-4;
+  const std::string path = testing::scratch_path("cost_model_data_after_wait.json");
+  write_cost_model(path, f);
+  const CostModelFile back = read_cost_model(path);
+  ASSERT_TRUE(back.costs.devices[0].data_after_wait.has_value());
+  EXPECT_EQ(back.costs.devices[0].data_after_wait->fixed_s, 3e-4);
+  Json doc = load_example("cost_model");
+  doc["devices"][0]["data_after_wait"] =
+      Json::parse(R"({"fixed_s": 3e-4, "per_unit_s": 0, "floor_s": 0})");
+  EXPECT_NE(cost_model_error(doc).find("/devices/0/data_after_wait: expected data_after_wait "
+                                       "beside optimizer_after_wait, got no optimizer_after_wait"),
+            std::string::npos)
+      << cost_model_error(doc);
+}
+
 // The process's start per sample: written only where it grows with the micro-batch, read back,
 // refused below 0 naming the field.
 TEST(CostModelIo, TheProcessStartPerSampleRoundTripsWhereItIsMeasured) {

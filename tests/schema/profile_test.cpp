@@ -176,6 +176,12 @@ TEST(Profile, TheOptimizerAfterAWaitComesWithItsWait) {
   const Json back = write_profile_json(p);
   EXPECT_EQ(back["compute"][0]["optimizer_after_wait_time_s"], 0.007);
   EXPECT_EQ(back["compute"][0]["optimizer_wait_s"], 0.02);
+  EXPECT_FALSE(back["compute"][0].contains("data_after_wait_time_s"));
+  // The next step's data wait beside them.
+  doc["compute"][0]["data_after_wait_time_s"] = 0.0004;
+  const Profile with_data = read_profile(Node(doc, "wait.json", ""));
+  EXPECT_EQ(with_data.compute[0].data_after_wait_time_s, 0.0004);
+  EXPECT_EQ(write_profile_json(with_data)["compute"][0]["data_after_wait_time_s"], 0.0004);
   // Not measured (the example as shipped): absent, and not written.
   const Profile plain = read_profile(Node(load_example("profile"), "plain.json", ""));
   EXPECT_FALSE(plain.compute[0].optimizer_after_wait_time_s.has_value());
@@ -188,6 +194,12 @@ TEST(Profile, TheOptimizerAfterAWaitComesWithItsWait) {
                    "the other"),
             std::string::npos)
       << e;
+  doc["compute"][0].erase("optimizer_after_wait_time_s");
+  const std::string e2 = profile_error(doc);
+  EXPECT_NE(e2.find("bad.json: /compute/0/data_after_wait_time_s: expected data_after_wait_time_s "
+                    "beside optimizer_wait_s, got no optimizer_wait_s"),
+            std::string::npos)
+      << e2;
 }
 
 TEST(Profile, NegativeTimeAndSize) {

@@ -379,6 +379,32 @@ TEST(Golden, TheOptimizerAfterAWaitAsLongAsMeasuredTakesItsMeasuredTime) {
   EXPECT_NEAR(alone.step_time_s, compute, 1e-12);
 }
 
+// The data wait measured in the step after such a wait (DeviceCosts::data_after_wait: 0.25 ms
+// instead of 1 ms) replaces the next step's data wait on the same condition: a steady step after
+// a long enough wait takes it, the epoch's first step (no wait before it) keeps the profiled one,
+// and a single rank never takes it.
+TEST(Golden, TheDataWaitAfterAWaitAsLongAsMeasuredTakesItsMeasuredTime) {
+  const double bw = 1.25e9, lat = 5e-5;
+  const double comm = ring_time(4, gradient_bytes(), bw, lat);
+  const double compute = compute_per_step(layer_count());
+  auto after_wait = [](double wait_s) {
+    auto c = constant_costs("testgpu", kFwd);
+    c.optimizer_after_wait.fixed_s = 3e-3;  // as the optimizer: only the data wait changes
+    c.optimizer_wait_s = wait_s;
+    c.data_after_wait = costmodel::LinearCost{};
+    c.data_after_wait->fixed_s = 0.25e-3;
+    return costs_for({c});
+  };
+  const auto waited = run(tiny_cluster(4, 1, bw, lat), ring_config(4), after_wait(0.5 * comm));
+  EXPECT_NEAR(waited.step_time_s, compute - 0.75e-3 + comm, 1e-9);
+  // The epoch: its first step at the profiled data wait, the others after the wait.
+  EXPECT_NEAR(waited.epoch_time_s, 63 * (compute - 0.75e-3 + comm) + 0.75e-3, 1e-8);
+  const auto too_short = run(tiny_cluster(4, 1, bw, lat), ring_config(4), after_wait(1.5 * comm));
+  EXPECT_NEAR(too_short.step_time_s, compute + comm, 1e-9);
+  const auto alone = run(tiny_cluster(1, 1, bw, lat), ring_config(1), after_wait(1e-9));
+  EXPECT_NEAR(alone.step_time_s, compute, 1e-12);
+}
+
 }  // namespace
 }  // namespace golden_test
 }  // namespace vitsim::sim

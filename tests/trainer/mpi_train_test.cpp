@@ -97,6 +97,12 @@ TEST_F(MpiTrain, ProfileAndAllreduceBenchWriteValidProfiles) {
   EXPECT_TRUE(p.compute[0].epoch_start_time_s.has_value());
   EXPECT_FALSE(p.compute[1].process_start_time_s.has_value());
   EXPECT_FALSE(p.compute[1].epoch_start_time_s.has_value());
+  // On a CPU, every micro-batch: the optimizer after an idle wait, and the next data wait.
+  for (const auto& m : p.compute) {
+    EXPECT_EQ(m.optimizer_wait_s, 0.02);
+    EXPECT_TRUE(m.optimizer_after_wait_time_s.has_value());
+    EXPECT_TRUE(m.data_after_wait_time_s.has_value());
+  }
 
   std::string mpi =
       ::geteuid() == 0 ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " : "";
