@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "sim/simulator.h"
 #include "sim_test_support.h"
@@ -356,6 +357,21 @@ TEST(Golden, SingleRankHasNoCommunication) {
   EXPECT_EQ(p.steps_per_epoch, 250);
 }
 
+// One device of constant_costs (optimizer 3 ms, data wait 1 ms) whose profile measured the step
+// after an idle wait of at least `wait_s`: the optimizer at `optimizer_s`, and the next step's
+// data wait at `data_s` where given.
+costmodel::CostModel after_wait_costs(double wait_s, double optimizer_s,
+                                      std::optional<double> data_s = std::nullopt) {
+  auto c = constant_costs("testgpu", kFwd);
+  c.optimizer_after_wait.fixed_s = optimizer_s;
+  c.optimizer_wait_s = wait_s;
+  if (data_s) {
+    c.data_after_wait = costmodel::LinearCost{};
+    c.data_after_wait->fixed_s = *data_s;
+  }
+  return costs_for({c});
+}
+
 // The optimizer measured after an idle wait (DeviceCosts::optimizer_after_wait: 1 ms instead of
 // 3 ms, after waits of at least `wait_s`) replaces the optimizer in a step whose rank waited at
 // least that long for its all-reduce, and in no other: a wait shorter than the measured one, or a
@@ -364,12 +380,7 @@ TEST(Golden, TheOptimizerAfterAWaitAsLongAsMeasuredTakesItsMeasuredTime) {
   const double bw = 1.25e9, lat = 5e-5;
   const double comm = ring_time(4, gradient_bytes(), bw, lat);
   const double compute = compute_per_step(layer_count());
-  auto after_wait = [](double wait_s) {
-    auto c = constant_costs("testgpu", kFwd);
-    c.optimizer_after_wait.fixed_s = 1e-3;
-    c.optimizer_wait_s = wait_s;
-    return costs_for({c});
-  };
+  auto after_wait = [](double wait_s) { return after_wait_costs(wait_s, 1e-3); };
   const auto waited = run(tiny_cluster(4, 1, bw, lat), ring_config(4), after_wait(0.5 * comm));
   EXPECT_NEAR(waited.step_time_s, compute - 2e-3 + comm, 1e-9);
   EXPECT_NEAR(waited.compute_time_s, compute - 2e-3, 1e-12);
@@ -387,14 +398,8 @@ TEST(Golden, TheDataWaitAfterAWaitAsLongAsMeasuredTakesItsMeasuredTime) {
   const double bw = 1.25e9, lat = 5e-5;
   const double comm = ring_time(4, gradient_bytes(), bw, lat);
   const double compute = compute_per_step(layer_count());
-  auto after_wait = [](double wait_s) {
-    auto c = constant_costs("testgpu", kFwd);
-    c.optimizer_after_wait.fixed_s = 3e-3;  // as the optimizer: only the data wait changes
-    c.optimizer_wait_s = wait_s;
-    c.data_after_wait = costmodel::LinearCost{};
-    c.data_after_wait->fixed_s = 0.25e-3;
-    return costs_for({c});
-  };
+  // The optimizer after the wait as the profiled one: only the data wait changes.
+  auto after_wait = [](double wait_s) { return after_wait_costs(wait_s, 3e-3, 0.25e-3); };
   const auto waited = run(tiny_cluster(4, 1, bw, lat), ring_config(4), after_wait(0.5 * comm));
   EXPECT_NEAR(waited.step_time_s, compute - 0.75e-3 + comm, 1e-9);
   // The epoch: its first step at the profiled data wait, the others after the wait.
