@@ -158,12 +158,27 @@ double launch_spread_or_prior(const PooledSpreads& pooled) {
   return pooled.launch_rel.value_or(costmodel::kDefaultLaunchSpreadRel);
 }
 
+double launch_spread_of(const ComputeSpread& own, const PooledSpreads& pooled, std::string* from) {
+  if (own.launch_spread_rel &&
+      own.launch_degrees_of_freedom >= kOwnLaunchSpreadMinDegreesOfFreedom) {
+    if (from)
+      *from = fmt::format("the device's own: repeated profiles on one host, {} degrees of freedom",
+                          own.launch_degrees_of_freedom);
+    return *own.launch_spread_rel;
+  }
+  if (from)
+    *from = pooled.launch_rel ? "pooled over the device types profiled twice on one host"
+                              : "prior: the study's repeated runs (costmodel/uncertainty.h)";
+  return launch_spread_or_prior(pooled);
+}
+
 void set_measured_spreads(const ComputeSpread& own, const PooledSpreads& pooled,
                           costmodel::DeviceCosts& c) {
   // Node spread: pooled over the device types with profiles from two hosts (one degree of
   // freedom each is too few to tell one GPU type's spread from another's).
   const double node = pooled.node_rel.value_or(0.0);
-  const double launch = launch_spread_or_prior(pooled);
+  std::string launch_from;
+  const double launch = launch_spread_of(own, pooled, &launch_from);
   // What the mean of the profiles is uncertain by: the spread between them, node to node where
   // they come from several hosts (or hosts not known), launch to launch where from one.
   const bool one_host = own.launch_spread_rel && !own.node_spread_rel;
@@ -180,10 +195,7 @@ void set_measured_spreads(const ComputeSpread& own, const PooledSpreads& pooled,
       100 * own.fit_residual_rel, one_host ? "launch" : "node", own.profiles, 100 * node,
       pooled.node_rel ? "pooled over the device types profiled on two or more hosts"
                       : "unknown: no device type profiled on two hosts",
-      100 * launch,
-      pooled.launch_rel ? "pooled over the device types profiled twice on one host"
-                        : "prior: the study's repeated runs (costmodel/uncertainty.h)",
-      own.from);
+      100 * launch, launch_from, own.from);
 }
 
 double transfer_error_rel(const std::vector<double>& device_factors) {

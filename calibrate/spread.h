@@ -4,7 +4,8 @@
 //     that do not record it fall back on their layers' ranges summed (the wider bound);
 //   - launch to launch: profiles of one device type and micro-batch taken on the SAME host by
 //     separate processes (validate-local's profile passes): their relative sample standard
-//     deviation; a device whose profiles hold no such repeat gets the prior figure
+//     deviation, the device's own where it has enough repeats (launch_spread_of), else pooled
+//     over the devices; where no device has such a repeat, the prior figure
 //     (costmodel::kDefaultLaunchSpreadRel, measured on the study's repeated runs);
 //   - node to node: profiles of one device type and micro-batch from DIFFERENT hosts (the two T4
 //     logs of the study differ by 8 % in compute), the relative spread of the hosts' means; a
@@ -60,6 +61,17 @@ PooledSpreads pool_spreads(const std::vector<ComputeSpread>& spreads);
 
 // The launch spread a device's costs carry: the pooled measurement, else the prior.
 double launch_spread_or_prior(const PooledSpreads& pooled);
+
+// Degrees of freedom from which a device's own launch spread replaces the pooled one: a sample
+// standard deviation over nu degrees of freedom is known to within 1/sqrt(2 nu) of itself, 22 % at
+// 10, as close as pooling several devices gets where each has few. validate-local's full loop
+// gives each device 30 (11 passes x 3 micro-batches); its quick loop 6, so it pools.
+inline constexpr int kOwnLaunchSpreadMinDegreesOfFreedom = 10;
+
+// The launch spread of a device: its own where it has kOwnLaunchSpreadMinDegreesOfFreedom,
+// else the pooled one, else the prior; `from` (if given) says which.
+double launch_spread_of(const ComputeSpread& own, const PooledSpreads& pooled,
+                        std::string* from = nullptr);
 
 // Sets the spreads of a measured or imported device's costs (uncertainty_rel, node_spread_rel,
 // step_noise_rel, launch_spread_rel, uncertainty_from) from its own spread and the pooled ones.

@@ -68,6 +68,39 @@ TEST(Spread, RepeatedProfilesOnOneHostAreLaunches) {
               std::hypot(s.fit_residual_rel, c.launch_spread_rel / std::sqrt(3.0)), 1e-12);
 }
 
+// A device repeated often enough on its host keeps its own launch spread; one with few repeats
+// takes the spread pooled over both (validate-local: 11 passes of each device against a quick
+// loop's 3).
+TEST(Spread, ADeviceWithTenDegreesOfFreedomKeepsItsOwnLaunchSpread) {
+  const auto m = costmodel::CostSource::kMeasured;
+  const std::vector<double> steady = {1.00, 1.02, 0.99, 1.01, 1.00, 0.98};  // 6 x 2 - 2 = 10
+  std::vector<schema::ProfileInput> many;
+  for (double x : steady) many.push_back(profile("node0", x, m));
+  const ComputeSpread a = spread_of(many);
+  const ComputeSpread b = spread_of({profile("node0", 1.00, m), profile("node0", 1.30, m)});
+  ASSERT_EQ(a.launch_degrees_of_freedom, kOwnLaunchSpreadMinDegreesOfFreedom);
+  ASSERT_EQ(b.launch_degrees_of_freedom, 2);
+  const PooledSpreads pooled = pool_spreads({a, b});
+  ASSERT_TRUE(pooled.launch_rel.has_value());
+  EXPECT_NEAR(*a.launch_spread_rel, rel_sample_std(steady), 1e-12);
+  EXPECT_GT(*pooled.launch_rel, 2 * *a.launch_spread_rel);  // b's 18 % widens the pool
+  costmodel::DeviceCosts ca, cb;
+  set_measured_spreads(a, pooled, ca);
+  set_measured_spreads(b, pooled, cb);
+  EXPECT_DOUBLE_EQ(ca.launch_spread_rel, *a.launch_spread_rel);
+  EXPECT_NE(ca.uncertainty_from.find("the device's own"), std::string::npos) << ca.uncertainty_from;
+  EXPECT_NEAR(ca.uncertainty_rel,
+              std::hypot(a.fit_residual_rel, *a.launch_spread_rel / std::sqrt(6.0)), 1e-12);
+  EXPECT_DOUBLE_EQ(cb.launch_spread_rel, *pooled.launch_rel);
+  EXPECT_NE(cb.uncertainty_from.find("pooled"), std::string::npos) << cb.uncertainty_from;
+  // One degree of freedom fewer and the device pools too.
+  many.pop_back();
+  const ComputeSpread a5 = spread_of(many);
+  costmodel::DeviceCosts c5;
+  set_measured_spreads(a5, pool_spreads({a5, b}), c5);
+  EXPECT_DOUBLE_EQ(c5.launch_spread_rel, *pool_spreads({a5, b}).launch_rel);
+}
+
 // The forward time at micro-batch 8 that the fit gives every layer, in units of 1 ms (the
 // profiles' scale there).
 double fitted_scale(const std::vector<schema::ProfileInput>& in) {
