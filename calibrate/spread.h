@@ -59,8 +59,8 @@ struct PooledSpreads {
 };
 PooledSpreads pool_spreads(const std::vector<ComputeSpread>& spreads);
 
-// The launch spread pooled over the devices, else the prior: what a cluster's unmeasured devices
-// carry (a measured device's is launch_spread_of's).
+// The launch spread pooled over the devices, else the prior: what a transferred entry carries (a
+// device or regime not measured; a measured device's is launch_spread_of's).
 double launch_spread_or_prior(const PooledSpreads& pooled);
 
 // Degrees of freedom from which a device's own launch spread replaces the pooled one: a sample
