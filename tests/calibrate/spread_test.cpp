@@ -96,9 +96,10 @@ TEST(Spread, ADeviceWithTenDegreesOfFreedomKeepsItsOwnLaunchSpread) {
   // One degree of freedom fewer and the device pools too.
   many.pop_back();
   const ComputeSpread a5 = spread_of(many);
+  const PooledSpreads pooled5 = pool_spreads({a5, b});
   costmodel::DeviceCosts c5;
-  set_measured_spreads(a5, pool_spreads({a5, b}), c5);
-  EXPECT_DOUBLE_EQ(c5.launch_spread_rel, *pool_spreads({a5, b}).launch_rel);
+  set_measured_spreads(a5, pooled5, c5);
+  EXPECT_DOUBLE_EQ(c5.launch_spread_rel, *pooled5.launch_rel);
 }
 
 // The forward time at micro-batch 8 that the fit gives every layer, in units of 1 ms (the
