@@ -11,6 +11,7 @@
 
 #include "calibrate/cost_fit.h"
 #include "calibrate/gpu_holdout.h"
+#include "calibrate/process_spread.h"
 #include "calibrate/regime_transfer.h"
 #include "calibrate/spread.h"
 #include "calibrate/transfer_entry.h"
@@ -199,6 +200,11 @@ class Pipeline {
     std::vector<ComputeSpread> all;
     for (const auto& [key, s] : spreads_) all.push_back(s);
     pooled_ = pool_spreads(all);
+    std::vector<std::vector<const schema::ProfileInput*>> by_device;
+    for (const auto& [key, group] : groups) by_device.push_back(group);
+    const ProcessSpread process = process_spread(by_device);
+    pooled_.process_rel = process.rel;
+    pooled_.process_from = process.from;
     evidence_ = evidence_from_profiles(profiles, catalog_);
     evidence_.insert(evidence_.end(), o.public_evidence.begin(), o.public_evidence.end());
   }

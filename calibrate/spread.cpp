@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -31,16 +32,6 @@ double relative_sum_of_squares(const std::vector<double>& v) {
   return ss / (mean * mean);
 }
 
-double forward_backward_s(const schema::MicroBatchProfile& m, double* iqr_s) {
-  double t = 0, iqr = 0;
-  for (const auto& l : m.layers) {
-    t += l.forward_time_s + l.backward_time_s;
-    iqr += l.forward_spread_s + l.backward_spread_s;
-  }
-  if (iqr_s) *iqr_s = iqr;
-  return t;
-}
-
 // The fitted forms' step (forward + backward of every layer) against the mean measured one at
 // each profiled micro-batch. The forms', not the knots' (which pass through the measured points):
 // how far the measured points stray from a smooth cost is how far one can trust the line between
@@ -61,6 +52,16 @@ double fit_residual(const std::map<int64_t, std::vector<double>>& totals,
 }
 
 }  // namespace
+
+double forward_backward_s(const schema::MicroBatchProfile& m, double* iqr_s) {
+  double t = 0, iqr = 0;
+  for (const auto& l : m.layers) {
+    t += l.forward_time_s + l.backward_time_s;
+    iqr += l.forward_spread_s + l.backward_spread_s;
+  }
+  if (iqr_s) *iqr_s = iqr;
+  return t;
+}
 
 std::string profile_host(const schema::ProfileInput& in) {
   const schema::Json& ctx = in.profile.context;
@@ -187,15 +188,18 @@ void set_measured_spreads(const ComputeSpread& own, const PooledSpreads& pooled,
   c.step_noise_rel = own.step_noise_rel;
   c.step_spread_rel = own.step_spread_rel.value_or(0.0);
   c.launch_spread_rel = launch;
+  c.process_spread_rel =
+      pooled.process_rel && pooled.launch_rel ? std::min(*pooled.process_rel, launch) : 0.0;
   c.uncertainty_rel =
       std::hypot(own.fit_residual_rel, between / std::sqrt(std::max(1, own.profiles)));
   c.uncertainty_from = fmt::format(
       "systematic = hypot(fitted step's residual {:.2f} %, {} spread / sqrt({} profiles)); node "
-      "spread {:.2f} % ({}); launch spread {:.2f} % ({}); {}",
+      "spread {:.2f} % ({}); launch spread {:.2f} % ({}); process spread {:.2f} % ({}); {}",
       100 * own.fit_residual_rel, one_host ? "launch" : "node", own.profiles, 100 * node,
       pooled.node_rel ? "pooled over the device types profiled on two or more hosts"
                       : "unknown: no device type profiled on two hosts",
-      100 * launch, launch_from, own.from);
+      100 * launch, launch_from, 100 * c.process_spread_rel,
+      pooled.process_from.empty() ? std::string("not measured") : pooled.process_from, own.from);
 }
 
 double transfer_error_rel(const std::vector<double>& device_factors) {

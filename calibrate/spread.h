@@ -46,6 +46,10 @@ struct ComputeSpread {
 // ran the import).
 std::string profile_host(const schema::ProfileInput& in);
 
+// A profiled micro-batch's forward + backward over its layers; `iqr_s` (if given): their
+// interquartile ranges summed.
+double forward_backward_s(const schema::MicroBatchProfile& m, double* iqr_s = nullptr);
+
 // Over the profiles of one device and precision (fit_device's group) and the costs fitted on them.
 ComputeSpread compute_spread(const std::vector<const schema::ProfileInput*>& group,
                              const costmodel::DeviceCosts& fitted);
@@ -56,6 +60,10 @@ ComputeSpread compute_spread(const std::vector<const schema::ProfileInput*>& gro
 struct PooledSpreads {
   std::optional<double> node_rel;
   std::optional<double> launch_rel;
+  // The process-to-process part of the launch spread (process_spread.h): every device's profiles
+  // together; not pool_spreads's (it needs the profiles), set beside it by the calibration.
+  std::optional<double> process_rel;
+  std::string process_from;
 };
 PooledSpreads pool_spreads(const std::vector<ComputeSpread>& spreads);
 
@@ -75,7 +83,9 @@ double launch_spread_of(const ComputeSpread& own, const PooledSpreads& pooled,
                         std::string* from = nullptr);
 
 // Sets the spreads of a measured or imported device's costs (uncertainty_rel, node_spread_rel,
-// step_noise_rel, launch_spread_rel, uncertainty_from) from its own spread and the pooled ones.
+// step_noise_rel, launch_spread_rel, process_spread_rel, uncertainty_from) from its own spread and
+// the pooled ones. The process part is the pooled one, at most the device's launch spread, and
+// only where that launch spread is measured (own or pooled: the prior has no parts).
 void set_measured_spreads(const ComputeSpread& own, const PooledSpreads& pooled,
                           costmodel::DeviceCosts& c);
 

@@ -96,7 +96,10 @@ struct DeviceCosts {
   // launch to launch of one configuration (repeated profiles on one host; else the study's
   // figure, kDefaultLaunchSpreadRel in costmodel/uncertainty.h)
   double launch_spread_rel = 0;
-  std::string uncertainty_from;  // where the four came from
+  // the part of launch_spread_rel that each rank's process draws on its own (<= it; 0 where not
+  // measured): the ranks' slowest sets the step (docs/uncertainty.md, "process to process")
+  double process_spread_rel = 0;
+  std::string uncertainty_from;  // where the five came from
   // Transferred and sibling entries: what the transfer rests on and how wide its range is, one
   // line for the provenance warning (the nearest measured GPU or the sibling); "" otherwise.
   std::string transfer_summary;

@@ -104,8 +104,15 @@ std::pair<double, double> compute_offsets(const RangeInputs& in, double noise_re
   const double m50 = max_of_normals_quantile(draws, 0.5);
   const double rank_lo = (m50 - max_of_normals_quantile(draws, lo_p)) * in.compute_per_rank_rel;
   const double rank_hi = (max_of_normals_quantile(draws, hi_p) - m50) * in.compute_per_rank_rel;
+  // Each rank's process draws its own part of the launch spread: the maximum is over the ranks.
+  const double p50 = max_of_normals_quantile(in.ranks, 0.5);
+  const double proc_lo =
+      (p50 - max_of_normals_quantile(in.ranks, lo_p)) * in.compute_per_process_rel;
+  const double proc_hi =
+      (max_of_normals_quantile(in.ranks, hi_p) - p50) * in.compute_per_process_rel;
   const double common = z * std::hypot(in.compute_systematic_rel, noise_rel);
-  return {std::hypot(common, rank_lo), std::hypot(common, rank_hi)};
+  return {std::hypot(common, std::hypot(rank_lo, proc_lo)),
+          std::hypot(common, std::hypot(rank_hi, proc_hi))};
 }
 
 // launch_half: the launch's half-width, relative to the whole step.
@@ -137,8 +144,9 @@ PredictionRange prediction_range(const RangeInputs& in) {
   // steps (a slower node, a mis-estimated cost, this launch) does not. A launch spread is
   // measured between whole runs or passes: their step noise, averaged, is in it already.
   const double epoch_noise =
-      in.launch_rel > 0 ? 0.0
-                        : in.step_noise_rel / std::sqrt(static_cast<double>(in.steps_per_epoch));
+      in.launch_measured || in.launch_rel > 0
+          ? 0.0
+          : in.step_noise_rel / std::sqrt(static_cast<double>(in.steps_per_epoch));
   const double k = in.step_time_s > 0 ? in.epoch_time_s / in.step_time_s : 0.0;
   const Quantiles e = scaled(in.step_time_s, compute_s, comm_s, compute_offsets(in, epoch_noise),
                              z * in.comm_rel, z * in.launch_rel);

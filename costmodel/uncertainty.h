@@ -49,15 +49,19 @@ struct RangeInputs {
   // its speed). 0 = one per rank.
   int64_t nodes = 0;
   int64_t steps_per_epoch = 1;
-  double compute_systematic_rel = 0;  // common to every rank: fit residual, transfer
-  double compute_per_rank_rel = 0;    // independent per node: node-to-node differences
-  double step_noise_rel = 0;          // step to step (IQR of step times / 1.349)
-  double comm_rel = 0;                // the links the step's communication crosses
+  double compute_systematic_rel = 0;   // common to every rank: fit residual, transfer
+  double compute_per_rank_rel = 0;     // independent per node: node-to-node differences
+  double compute_per_process_rel = 0;  // independent per rank: each rank's process (launch part)
+  double step_noise_rel = 0;           // step to step (IQR of step times / 1.349)
+  double comm_rel = 0;                 // the links the step's communication crosses
   // One launch against another of the same configuration (new processes, data loader, nodes of
-  // the same kind): common to every rank and to the whole step, compute and communication.
-  // Measured between whole runs or profile passes, so it already holds their step noise averaged
-  // over their steps: where it is given, the epoch counts no step noise of its own.
+  // the same kind): common to every rank and to the whole step, compute and communication (the
+  // launch spread less compute_per_process_rel, which each rank draws on its own).
   double launch_rel = 0;
+  // A launch spread was measured (or is the prior): it is measured between whole runs or profile
+  // passes, so it already holds their step noise averaged over their steps, and the epoch counts
+  // no step noise of its own. Also true where launch_rel > 0.
+  bool launch_measured = false;
   double coverage = 0.8;  // central share of the interval
 };
 

@@ -162,7 +162,7 @@ costmodel::DeviceCosts read_device_costs(const Node& n) {
   // known, and predictions show uncertainty_rel 0 for the part.
   if (const auto u = n.get("uncertainty")) {
     u->expect_keys({"systematic_rel", "node_spread_rel", "step_noise_rel", "step_spread_rel",
-                    "launch_spread_rel", "derived_from"});
+                    "launch_spread_rel", "process_spread_rel", "derived_from"});
     d.uncertainty_rel = (*u)["systematic_rel"].in_range(0, 10);
     d.node_spread_rel = (*u)["node_spread_rel"].in_range(0, 10);
     d.step_noise_rel = (*u)["step_noise_rel"].in_range(0, 10);
@@ -172,6 +172,14 @@ costmodel::DeviceCosts read_device_costs(const Node& n) {
     // it existed (calibrate writes the prior where nothing measured one).
     d.launch_spread_rel =
         u->has("launch_spread_rel") ? (*u)["launch_spread_rel"].in_range(0, 10) : 0.0;
+    // Optional (absent where no profiles were measured at the same time): 0, no process part.
+    if (u->has("process_spread_rel")) {
+      d.process_spread_rel = (*u)["process_spread_rel"].in_range(0, 10);
+      if (d.process_spread_rel > d.launch_spread_rel) {
+        (*u)["process_spread_rel"].fail("a number <= launch_spread_rel (a part of it)",
+                                        std::to_string(d.process_spread_rel));
+      }
+    }
     d.uncertainty_from = (*u)["derived_from"].string();
   }
   if (const auto t = n.get("transfer_summary")) d.transfer_summary = t->string();
@@ -283,6 +291,7 @@ Json write_device_costs(const costmodel::DeviceCosts& d) {
               {"step_spread_rel", d.step_spread_rel},
               {"launch_spread_rel", d.launch_spread_rel},
               {"derived_from", d.uncertainty_from}}}};
+  if (d.process_spread_rel > 0) j["uncertainty"]["process_spread_rel"] = d.process_spread_rel;
   if (!d.transfer_summary.empty()) j["transfer_summary"] = d.transfer_summary;
   if (d.process_start_per_sample_s > 0)
     j["process_start_per_sample_s"] = d.process_start_per_sample_s;

@@ -78,13 +78,25 @@ nlohmann::json make_context(const std::string& tool, const std::vector<std::stri
   return c;
 }
 
+namespace {
+
+// When this process started: set while the program loads, before main.
+const std::time_t kProcessStart = std::time(nullptr);
+
+std::string utc_text(std::time_t t) {
+  char when[32] = {0};
+  std::strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return when;
+}
+
+}  // namespace
+
 nlohmann::json measurement_context_extra() {
   char host[256] = {0};
   ::gethostname(host, sizeof(host) - 1);
-  char when[32] = {0};
-  const std::time_t now = std::time(nullptr);
-  std::strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return {{"host", host}, {"created_utc", when}};
+  return {{"host", host},
+          {"started_utc", utc_text(kProcessStart)},
+          {"created_utc", utc_text(std::time(nullptr))}};
 }
 
 }  // namespace vitsim::schema

@@ -25,7 +25,10 @@ void write_json_output(const std::string& path, const nlohmann::json& doc);
 nlohmann::json make_context(const std::string& tool, const std::vector<std::string>& argv,
                             const nlohmann::json& extra = nlohmann::json::object());
 
-// {"host": ..., "created_utc": ...} for files that record a measurement (profiles, run logs).
+// {"host": ..., "started_utc": ..., "created_utc": ...} for files that record a measurement
+// (profiles, run logs): the host, when the measuring process started and when it wrote the file
+// (UTC, to the second). Calibration reads two profiles whose spans overlap as measured at the same
+// time (calibrate/process_spread.h).
 nlohmann::json measurement_context_extra();
 
 }  // namespace vitsim::schema

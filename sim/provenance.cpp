@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -91,8 +92,13 @@ costmodel::PredictionRange range_of(const schema::ConfigPrediction& p,
     const costmodel::DeviceCosts& c = find_costs(costs, slowest->device, p.config.precision);
     in.compute_systematic_rel = c.uncertainty_rel;
     in.compute_per_rank_rel = c.node_spread_rel;
+    in.compute_per_process_rel = c.process_spread_rel;
     in.step_noise_rel = c.step_noise_rel;
-    in.launch_rel = c.launch_spread_rel;
+    // The launch spread less its process part (each rank draws that on its own): what is common
+    // to the ranks of one launch.
+    in.launch_rel = std::sqrt(std::max(0.0, c.launch_spread_rel * c.launch_spread_rel -
+                                                c.process_spread_rel * c.process_spread_rel));
+    in.launch_measured = c.launch_spread_rel > 0;
   }
   for (const auto& u : p.provenance.links)
     in.comm_rel = std::max(in.comm_rel, u.link.uncertainty_rel);

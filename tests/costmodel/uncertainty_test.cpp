@@ -141,6 +141,31 @@ TEST(Uncertainty, LaunchSpreadCoversTheWholeStepAndReplacesTheEpochsStepNoise) {
               1e-9);
 }
 
+// The process part of the launch spread: each rank's process draws its own, so the slowest
+// rank's compute follows the maximum of the ranks' draws (over the ranks, even on one node: each
+// rank is a process); one rank takes it in full, as if it were common. A measured launch spread
+// keeps the epoch free of step noise even where its common part is 0.
+TEST(Uncertainty, EachRanksProcessDrawsItsOwnPartOfTheLaunchSpread) {
+  RangeInputs in = base();  // compute 0.6 s of a 1 s step
+  in.ranks = 1;
+  in.compute_per_process_rel = 0.05;
+  in.launch_measured = true;
+  in.step_noise_rel = 0.05;
+  const double z = normal_quantile(0.9);
+  PredictionRange r = prediction_range(in);
+  EXPECT_NEAR(r.step_time_s.p90 - 1.0, 0.6 * std::hypot(z * 0.05, z * 0.05), 1e-12);
+  EXPECT_NEAR(r.epoch_time_s.p90 - 1000.0, 1000 * 0.6 * z * 0.05, 1e-9);  // no step noise
+  in.ranks = 4;
+  in.nodes = 1;
+  r = prediction_range(in);
+  const double m50 = max_of_normals_quantile(4, 0.5);
+  EXPECT_NEAR(r.epoch_time_s.p90 - 1000.0,
+              1000 * 0.6 * 0.05 * (max_of_normals_quantile(4, 0.9) - m50), 1e-9);
+  EXPECT_NEAR(1000.0 - r.epoch_time_s.p10,
+              1000 * 0.6 * 0.05 * (m50 - max_of_normals_quantile(4, 0.1)), 1e-9);
+  EXPECT_LT(r.epoch_time_s.p90 - 1000.0, 1000 * 0.6 * z * 0.05);  // narrower than one draw
+}
+
 TEST(Uncertainty, LinksBySource) {
   EXPECT_DOUBLE_EQ(link_uncertainty_rel(LinkSource::kImported, Transport::kSocket, 0.01), 0.01);
   // One imported point: no residual, no spread measured: the transport model's error.

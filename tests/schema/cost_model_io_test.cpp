@@ -196,6 +196,25 @@ TEST(CostModelIo, TheDataWaitAfterAWaitRoundTripsBesideTheWait) {
       << cost_model_error(doc);
 }
 
+// The process part of the launch spread: written only where measured, read back; above the
+// launch spread it is a part of, refused naming the field.
+TEST(CostModelIo, TheProcessSpreadRoundTripsWithinTheLaunchSpread) {
+  CostModelFile f = read_cost_model(testing::example_path("cost_model"));
+  EXPECT_FALSE(
+      write_cost_model_json(f)["devices"][0]["uncertainty"].contains("process_spread_rel"));
+  f.costs.devices[0].launch_spread_rel = 0.07;
+  f.costs.devices[0].process_spread_rel = 0.05;
+  const std::string path = testing::scratch_path("cost_model_process_spread.json");
+  write_cost_model(path, f);
+  EXPECT_EQ(read_cost_model(path).costs.devices[0].process_spread_rel, 0.05);
+  Json doc = write_cost_model_json(f);
+  doc["devices"][0]["uncertainty"]["process_spread_rel"] = 0.08;
+  EXPECT_NE(cost_model_error(doc).find("/devices/0/uncertainty/process_spread_rel: expected a "
+                                       "number <= launch_spread_rel"),
+            std::string::npos)
+      << cost_model_error(doc);
+}
+
 // The process's start per sample: written only where it grows with the micro-batch, read back,
 // refused below 0 naming the field.
 TEST(CostModelIo, TheProcessStartPerSampleRoundTripsWhereItIsMeasured) {
