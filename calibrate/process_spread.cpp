@@ -12,13 +12,13 @@
 #include <tuple>
 
 #include "calibrate/spread.h"
+#include "costmodel/statistics.h"
 
 namespace vitsim::calibrate {
 
 namespace {
 
 struct Timed {
-  const schema::ProfileInput* in = nullptr;
   long long start_s = 0, end_s = 0;
   std::vector<double> residuals;  // one per micro-batch with a cell of two or more profiles
 };
@@ -69,7 +69,7 @@ ProcessSpread process_spread(const std::vector<std::vector<const schema::Profile
       const auto span = span_of(*in);
       if (host.empty() || !span) continue;
       const size_t i = timed.size();
-      timed.push_back({in, span->first, span->second, {}});
+      timed.push_back({span->first, span->second, {}});
       for (const auto& m : in->profile.compute) {
         const double t = forward_backward_s(m);
         if (t > 0) cells[{g, host, m.micro_batch}].push_back({i, t});
@@ -96,14 +96,13 @@ ProcessSpread process_spread(const std::vector<std::vector<const schema::Profile
   for (size_t i = 0; i < timed.size(); ++i) {
     const auto& r = timed[i].residuals;
     if (r.empty()) continue;
-    moments[root_of(parent, i)].push_back(std::accumulate(r.begin(), r.end(), 0.0) /
-                                          static_cast<double>(r.size()));
+    moments[root_of(parent, i)].push_back(costmodel::mean(r));
   }
   ProcessSpread out;
   double ss = 0;
   for (const auto& [root, d] : moments) {
     if (d.size() < 2) continue;
-    const double mean = std::accumulate(d.begin(), d.end(), 0.0) / static_cast<double>(d.size());
+    const double mean = costmodel::mean(d);
     for (double x : d) ss += (x - mean) * (x - mean);
     out.degrees_of_freedom += static_cast<int>(d.size() - 1);
     out.moments++;
