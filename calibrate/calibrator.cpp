@@ -58,10 +58,51 @@ bool nic_per_gpu_class(const std::vector<schema::ClusterSpec>& clusters,
   return false;
 }
 
+// Distinct message sizes among `pts`.
+size_t message_sizes(const std::vector<AllreduceSample>& pts) {
+  std::set<double> sizes;
+  for (const auto& p : pts) sizes.insert(p.message_bytes);
+  return sizes.size();
+}
+
+// One alpha-beta fit per ring shape of a class measured at two or more shapes, each with two or
+// more message sizes (docs/calibration.md, "Links"); `class_latency_s` is the prior where a
+// shape's points cannot determine the latency.
+std::vector<costmodel::RingLinkCost> fit_rings(
+    const std::map<std::pair<int64_t, int64_t>, std::vector<AllreduceSample>>& shapes,
+    double class_latency_s) {
+  std::vector<costmodel::RingLinkCost> rings;
+  if (shapes.size() < 2) return rings;
+  for (const auto& [shape, pts] : shapes) {
+    if (message_sizes(pts) < 2) continue;
+    AlphaBetaFit f;
+    try {
+      f = fit_alpha_beta(pts, class_latency_s);
+    } catch (const std::invalid_argument&) {
+      continue;  // the shape's points are below the class latency: the class fit stands
+    }
+    costmodel::RingLinkCost r;
+    r.ranks = shape.first;
+    r.ranks_per_node = shape.second;
+    r.latency_s = f.latency_s;
+    r.bandwidth_bytes_per_s = f.bandwidth_bytes_per_s;
+    r.uncertainty_rel = f.residual_rel;
+    r.derived_from = fmt::format(
+        "alpha-beta fit of the {} point(s) measured at {} ranks, {} per node; {}; residual {:.2f}%",
+        pts.size(), r.ranks, r.ranks_per_node,
+        f.latency_fitted ? "latency fitted" : "latency = the class fit's", 100 * f.residual_rel);
+    rings.push_back(r);
+  }
+  return rings;
+}
+
 std::vector<costmodel::LinkCost> fit_links(const std::vector<schema::ProfileInput>& profiles,
                                            const CalibrateOptions& o,
                                            std::vector<std::string>& notes) {
   std::map<std::string, std::vector<AllreduceSample>> samples;
+  // The same points by ring shape (ranks, ranks per node) within each class.
+  std::map<std::string, std::map<std::pair<int64_t, int64_t>, std::vector<AllreduceSample>>>
+      by_ring;
   std::map<std::string, std::string> files;
   std::map<std::string, bool> measured;
   std::map<std::string, int64_t> most_channels;
@@ -75,8 +116,9 @@ std::vector<costmodel::LinkCost> fit_links(const std::vector<schema::ProfileInpu
               : 1;
       most_channels[a.link_class] = std::max(most_channels[a.link_class], channels);
       for (const auto& p : a.points) {
-        samples[a.link_class].push_back(
-            {a.ranks, p.message_bytes / static_cast<double>(channels), p.time_s});
+        const AllreduceSample x{a.ranks, p.message_bytes / static_cast<double>(channels), p.time_s};
+        samples[a.link_class].push_back(x);
+        by_ring[a.link_class][{a.ranks, a.ranks_per_node}].push_back(x);
       }
       std::string& f = files[a.link_class];
       if (f.find(in.file) == std::string::npos) f += (f.empty() ? "" : ", ") + in.file;
@@ -108,6 +150,7 @@ std::vector<costmodel::LinkCost> fit_links(const std::vector<schema::ProfileInpu
                                   : std::string("latency = 0 (no cluster file names this class)")),
         100 * f.residual_rel);
     if (!f.latency_fitted && !prior) notes.push_back("link " + cls + ": latency unknown, set to 0");
+    l.rings = fit_rings(by_ring[cls], f.latency_s);
     links.push_back(l);
   }
   return links;

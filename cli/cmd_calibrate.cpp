@@ -41,6 +41,11 @@ void print_costs(const costmodel::CostModel& c) {
     std::cout << fmt::format("{:<16} {:<12} {:>12.1f} {:>12.3f}\n", l.link_class,
                              costmodel::to_string(l.source), l.latency_s * 1e6,
                              l.bandwidth_bytes_per_s / 1e9);
+    for (const auto& r : l.rings) {
+      std::cout << fmt::format("{:<16} {:<12} {:>12.1f} {:>12.3f}\n",
+                               fmt::format("  {} ranks, {}/node", r.ranks, r.ranks_per_node), "",
+                               r.latency_s * 1e6, r.bandwidth_bytes_per_s / 1e9);
+    }
   }
   std::cout << fmt::format("\n{:<6} {:>8} {:>8} {:>12}  fitted on\n", "prec", "eta_c", "eta_m",
                            "launch us");

@@ -57,6 +57,13 @@ const LinkCost* CostModel::find_link(const std::string& link_class) const {
   return nullptr;
 }
 
+const RingLinkCost* LinkCost::find_ring(int64_t ranks, int64_t ranks_per_node) const {
+  for (const auto& r : rings) {
+    if (r.ranks == ranks && r.ranks_per_node == ranks_per_node) return &r;
+  }
+  return nullptr;
+}
+
 double LayerTimes::forward_total_s() const {
   double t = 0;
   for (double x : forward_s) t += x;

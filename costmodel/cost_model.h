@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -107,6 +108,18 @@ struct DeviceCosts {
 
 // Alpha-beta cost of one link class: a message of n bytes over one link takes
 // latency_s + n / bandwidth_bytes_per_s.
+// The same convention fitted to the points of one ring shape only (docs/cost-model.md, section 3):
+// a benchmark at the job's own ring shape measures what the job pays there, where one fit over
+// every shape splits their differences.
+struct RingLinkCost {
+  int64_t ranks = 2;           // ranks in the ring
+  int64_t ranks_per_node = 1;  // as AllreduceProfile::ranks_per_node
+  double latency_s = 0;
+  double bandwidth_bytes_per_s = 0;
+  double uncertainty_rel = 0;  // this fit's relative residual (1 sigma)
+  std::string derived_from;
+};
+
 struct LinkCost {
   std::string link_class;  // matches the cluster file's link_class fields
   double latency_s = 0;
@@ -114,6 +127,10 @@ struct LinkCost {
   CostSource source = CostSource::kMeasured;
   std::string derived_from;
   double uncertainty_rel = 0;  // the alpha-beta fit's relative residual (1 sigma)
+  // Fits of single ring shapes, where the class was measured at several shapes with two or more
+  // message sizes each; a job whose ring has one of these shapes takes that fit.
+  std::vector<RingLinkCost> rings;
+  const RingLinkCost* find_ring(int64_t ranks, int64_t ranks_per_node) const;
 };
 
 // How a layer pass's compute and memory terms combine in the transfer: kMax = max(compute,

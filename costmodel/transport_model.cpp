@@ -224,6 +224,13 @@ LinkProvenance resolve_link_figures(const LinkModelInput& in, const CostModel* c
       out.latency_s = c->latency_s;
       out.model = std::string(to_string(out.source)) + " link cost";
       out.derived_from = c->derived_from;
+      if (const RingLinkCost* r = c->find_ring(in.ring_ranks, in.ring_ranks_per_node)) {
+        out.bandwidth_bytes_per_s = r->bandwidth_bytes_per_s;
+        out.latency_s = r->latency_s;
+        out.model += " of the job's ring shape";
+        out.derived_from =
+            r->derived_from + " (the class fit over every shape: " + c->derived_from + ")";
+      }
       return out;
     }
   }
@@ -253,8 +260,12 @@ LinkProvenance resolve_link(const LinkModelInput& in, const CostModel* costs,
   LinkProvenance out = resolve_link_figures(in, costs, params);
   out.transport = in.transport.kind;
   const LinkCost* measured = costs != nullptr ? costs->find_link(in.link_class) : nullptr;
-  out.uncertainty_rel = link_uncertainty_rel(out.source, out.transport,
-                                             measured != nullptr ? measured->uncertainty_rel : 0.0);
+  double fit_residual_rel = 0;
+  if (measured != nullptr) {
+    const RingLinkCost* ring = measured->find_ring(in.ring_ranks, in.ring_ranks_per_node);
+    fit_residual_rel = ring != nullptr ? ring->uncertainty_rel : measured->uncertainty_rel;
+  }
+  out.uncertainty_rel = link_uncertainty_rel(out.source, out.transport, fit_residual_rel);
   return out;
 }
 

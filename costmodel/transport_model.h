@@ -115,6 +115,10 @@ struct LinkModelInput {
   double latency_s = 0;              // hardware latency of the path (NIC, cable, switch)
   TransportSpec transport;
   bool fabric = false;  // a switch-to-switch link: wire efficiency and its own latency only
+  // The job's ring over this link (0 ranks: not known); a measured class with a fit of this
+  // shape (LinkCost::rings) gives that fit.
+  int64_t ring_ranks = 0;
+  int64_t ring_ranks_per_node = 1;
 };
 
 // The transport model for one link (kModelled). Throws std::invalid_argument for a transport the
@@ -123,7 +127,8 @@ struct LinkModelInput {
 LinkProvenance model_link(const LinkModelInput& link, const TransportParameters& params,
                           const LinkCost* host_staging = nullptr);
 
-// Measured/imported cost of the class, else the model (when params is given and the link has a
+// Measured/imported cost of the class (its fit of the link's ring shape where it has one),
+// else the model (when params is given and the link has a
 // transport), else the figures as given.
 LinkProvenance resolve_link(const LinkModelInput& link, const CostModel* costs,
                             const TransportParameters* params);

@@ -186,9 +186,25 @@ costmodel::DeviceCosts read_device_costs(const Node& n) {
   return d;
 }
 
+costmodel::RingLinkCost read_ring(const Node& n) {
+  n.expect_keys({"ranks", "ranks_per_node", "latency_s", "bandwidth_bytes_per_s", "uncertainty_rel",
+                 "derived_from"});
+  costmodel::RingLinkCost r;
+  r.ranks = n["ranks"].count(costmodel::kRanks);
+  if (r.ranks < 2) n["ranks"].fail("a ring of 2 or more ranks", n["ranks"].describe());
+  r.ranks_per_node = n["ranks_per_node"].count(costmodel::kRanks);
+  if (r.ranks_per_node > r.ranks)
+    n["ranks_per_node"].fail("at most `ranks`", n["ranks_per_node"].describe());
+  r.latency_s = n["latency_s"].within(costmodel::kLinkLatencyS);
+  r.bandwidth_bytes_per_s = n["bandwidth_bytes_per_s"].within(costmodel::kLinkBandwidthBytesPerS);
+  r.uncertainty_rel = n["uncertainty_rel"].in_range(0, 10);
+  r.derived_from = n["derived_from"].string();
+  return r;
+}
+
 costmodel::LinkCost read_link(const Node& n) {
   n.expect_keys({"link_class", "latency_s", "bandwidth_bytes_per_s", "source", "derived_from",
-                 "uncertainty_rel"});
+                 "uncertainty_rel", "rings"});
   costmodel::LinkCost l;
   l.link_class = n["link_class"].string();
   if (l.link_class.empty()) n["link_class"].fail("non-empty link class", "empty string");
@@ -197,6 +213,15 @@ costmodel::LinkCost read_link(const Node& n) {
   l.source = read_cost_source(n["source"]);
   l.derived_from = n["derived_from"].string();
   if (n.has("uncertainty_rel")) l.uncertainty_rel = n["uncertainty_rel"].in_range(0, 10);
+  if (const auto rings = n.get("rings")) {
+    for (const Node& r : rings->items()) {
+      const costmodel::RingLinkCost ring = read_ring(r);
+      if (l.find_ring(ring.ranks, ring.ranks_per_node) != nullptr)
+        r["ranks"].fail("a ring shape (ranks, ranks_per_node) not listed before",
+                        r["ranks"].describe());
+      l.rings.push_back(ring);
+    }
+  }
   return l;
 }
 
@@ -317,6 +342,17 @@ Json write_cost_model_json(const CostModelFile& file) {
                           {"source", costmodel::to_string(l.source)},
                           {"derived_from", l.derived_from},
                           {"uncertainty_rel", l.uncertainty_rel}});
+    if (l.rings.empty()) continue;  // written only where a class has fits by ring shape
+    Json rings = Json::array();
+    for (const auto& r : l.rings) {
+      rings.push_back({{"ranks", r.ranks},
+                       {"ranks_per_node", r.ranks_per_node},
+                       {"latency_s", r.latency_s},
+                       {"bandwidth_bytes_per_s", r.bandwidth_bytes_per_s},
+                       {"uncertainty_rel", r.uncertainty_rel},
+                       {"derived_from", r.derived_from}});
+    }
+    j["links"].back()["rings"] = rings;
   }
   j["roofline"] = Json::array();
   for (const auto& r : file.costs.roofline) {

@@ -17,15 +17,30 @@ constexpr double kEndpointLatencyShare = 0.5;
 struct LinkSources {
   const costmodel::CostModel* costs = nullptr;
   const costmodel::TransportParameters* transports = nullptr;
+  int64_t ring_ranks = 0;  // the job's ring shape (costmodel::LinkModelInput)
+  int64_t ring_ranks_per_node = 1;
 };
+
+// The job's ring shape: its ranks, and the ranks of the node that holds the fewest of them (as a
+// benchmark records it: schema::fewest_ranks_per_host).
+void set_ring_shape(LinkSources& src, const Placement& placement) {
+  std::map<int64_t, int64_t> per_node;
+  for (const auto& r : placement.ranks) ++per_node[r.node];
+  src.ring_ranks = static_cast<int64_t>(placement.ranks.size());
+  src.ring_ranks_per_node = per_node.empty() ? 1 : std::numeric_limits<int64_t>::max();
+  for (const auto& [node, n] : per_node)
+    src.ring_ranks_per_node = std::min(src.ring_ranks_per_node, n);
+}
 
 // Adds a link with the figures of its class (costmodel::resolve_link); `latency_share` is the
 // fraction of the class latency this link carries; `fabric` marks a switch-to-switch link.
 int add_link(PlatformPlan& plan, const std::string& name, const schema::LinkSpec& spec,
              const LinkSources& src, double latency_share, double bandwidth_multiple = 1,
              bool fabric = false) {
-  const costmodel::LinkProvenance p =
-      costmodel::resolve_link(schema::link_model_input(spec, fabric), src.costs, src.transports);
+  costmodel::LinkModelInput in = schema::link_model_input(spec, fabric);
+  in.ring_ranks = src.ring_ranks;
+  in.ring_ranks_per_node = src.ring_ranks_per_node;
+  const costmodel::LinkProvenance p = costmodel::resolve_link(in, src.costs, src.transports);
   PlanLink l;
   l.name = name;
   l.link_class = spec.link_class;
@@ -73,7 +88,8 @@ PlanNode plan_node(PlatformPlan& plan, const NodeInstance& n, const schema::Netw
 PlatformPlan plan_platform(const schema::ClusterSpec& cluster, const Placement& placement,
                            const costmodel::CostModel* cost_model, bool all_nodes,
                            const costmodel::TransportParameters* transports) {
-  const LinkSources costs{cost_model, transports};
+  LinkSources costs{cost_model, transports};
+  set_ring_shape(costs, placement);
   PlatformPlan plan;
   plan.name = cluster.name;
   plan.topology = cluster.network.topology;

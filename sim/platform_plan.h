@@ -67,8 +67,8 @@ struct PlatformPlan {
 
 // Platform for the ranks of `placement` (nodes without ranks are left out; `all_nodes` keeps them,
 // for the XML export). Link figures (costmodel::resolve_link): the cost model's measured LinkCost
-// of a class, else the transport model of `transports`, else the cluster file's figures as given
-// (costs and transports may be null).
+// of a class (its fit of the placement's ring shape where it has one), else the transport model of
+// `transports`, else the cluster file's figures as given (costs and transports may be null).
 PlatformPlan plan_platform(const schema::ClusterSpec& cluster, const Placement& placement,
                            const costmodel::CostModel* costs, bool all_nodes = false,
                            const costmodel::TransportParameters* transports = nullptr);

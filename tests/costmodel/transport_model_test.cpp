@@ -151,6 +151,29 @@ TEST(TransportModel, MeasuredCostWinsThenModelThenDatasheet) {
   EXPECT_THROW(model_link(in, p), std::invalid_argument);
 }
 
+// A class measured at several ring shapes: the job's shape takes its own fit, and says so;
+// another shape (or none known) takes the fit over every shape.
+TEST(TransportModel, TheJobsRingShapeTakesItsOwnFit) {
+  LinkModelInput in = link(Transport::kTcp, 1.25e7, 0);
+  in.link_class = "emu-100mbit";
+  CostModel costs;
+  costs.links.push_back({"emu-100mbit", 2e-4, 1.15e7, CostSource::kMeasured, "every shape", 0.03});
+  costs.links[0].rings.push_back({4, 1, 1e-4, 1.07e7, 0.01, "the 4-rank points"});
+  const LinkProvenance any = resolve_link(in, &costs, nullptr);
+  EXPECT_EQ(any.bandwidth_bytes_per_s, 1.15e7);
+  in.ring_ranks = 4;
+  const LinkProvenance four = resolve_link(in, &costs, nullptr);
+  EXPECT_EQ(four.bandwidth_bytes_per_s, 1.07e7);
+  EXPECT_EQ(four.latency_s, 1e-4);
+  EXPECT_EQ(four.derived_from.rfind("the 4-rank points (the class fit over every shape", 0), 0u)
+      << four.derived_from;
+  in.ring_ranks_per_node = 2;
+  EXPECT_EQ(resolve_link(in, &costs, nullptr).bandwidth_bytes_per_s, 1.15e7);
+  in.ring_ranks = 3;
+  in.ring_ranks_per_node = 1;
+  EXPECT_EQ(resolve_link(in, &costs, nullptr).bandwidth_bytes_per_s, 1.15e7);
+}
+
 TEST(TransportModel, UnknownPcieGenerationIsRefused) {
   LinkModelInput in = link(Transport::kNetIb, 1.25e10, 5e-6);
   in.transport.mtu_bytes = 4096;

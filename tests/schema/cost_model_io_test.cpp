@@ -215,6 +215,32 @@ TEST(CostModelIo, TheProcessSpreadRoundTripsWithinTheLaunchSpread) {
       << cost_model_error(doc);
 }
 
+// A link's fits by ring shape: written only where the class has them, read back; a shape listed
+// twice or a ring of one rank is refused naming the field.
+TEST(CostModelIo, ALinksFitsByRingShapeRoundTrip) {
+  CostModelFile f = read_cost_model(testing::example_path("cost_model"));
+  EXPECT_FALSE(write_cost_model_json(f)["links"][0].contains("rings"));
+  f.costs.links[0].rings.push_back({4, 1, 2e-5, 1.0e9, 0.01, "fit of the 4-rank points"});
+  f.costs.links[0].rings.push_back({2, 1, 3e-5, 1.2e9, 0.02, "fit of the 2-rank points"});
+  const std::string path = testing::scratch_path("cost_model_rings.json");
+  write_cost_model(path, f);
+  const CostModelFile back = read_cost_model(path);
+  EXPECT_EQ(write_cost_model_json(back), write_cost_model_json(f));
+  const costmodel::RingLinkCost* r = back.costs.links[0].find_ring(2, 1);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->bandwidth_bytes_per_s, 1.2e9);
+  EXPECT_EQ(back.costs.links[0].find_ring(2, 2), nullptr);
+  Json doc = write_cost_model_json(f);
+  doc["links"][0]["rings"][1]["ranks"] = 4;
+  EXPECT_NE(cost_model_error(doc).find("/links/0/rings/1/ranks: expected a ring shape"),
+            std::string::npos)
+      << cost_model_error(doc);
+  doc["links"][0]["rings"][1]["ranks"] = 1;
+  EXPECT_NE(cost_model_error(doc).find("/links/0/rings/1/ranks: expected a ring of 2 or more"),
+            std::string::npos)
+      << cost_model_error(doc);
+}
+
 // The process's start per sample: written only where it grows with the micro-batch, read back,
 // refused below 0 naming the field.
 TEST(CostModelIo, TheProcessStartPerSampleRoundTripsWhereItIsMeasured) {

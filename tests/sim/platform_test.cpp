@@ -92,6 +92,20 @@ TEST(Platform, MeasuredLinkCostReplacesTheDatasheetFiguresOfItsClass) {
   EXPECT_DOUBLE_EQ(plan.route_bandwidth_bytes_per_s(1, 3), 1.25e8);  // tesla-1gbe keeps its figures
 }
 
+// A class with a fit of the placement's ring shape (5 ranks, one per node at the fewest) gives
+// that fit to every link of the class; a fit of another shape is not used.
+TEST(Platform, TheRingShapeOfThePlacementPicksItsFit) {
+  const auto c = schema::read_cluster(kPlatforms + "tesla.json");
+  costmodel::CostModel costs;
+  costs.links.push_back({"tesla-10gbe", 4e-5, 1.1e9, costmodel::CostSource::kMeasured, "test"});
+  costs.links[0].rings.push_back({2, 1, 3e-5, 1.2e9, 0, "2 ranks"});
+  EXPECT_DOUBLE_EQ(plan_platform(c, every_gpu(c), &costs).route_bandwidth_bytes_per_s(1, 2), 1.1e9);
+  costs.links[0].rings.push_back({5, 1, 3e-5, 1.0e9, 0, "5 ranks"});
+  const auto plan = plan_platform(c, every_gpu(c), &costs);
+  EXPECT_DOUBLE_EQ(plan.route_bandwidth_bytes_per_s(1, 2), 1.0e9);
+  EXPECT_NEAR(plan.route_latency_s(1, 2), 3e-5, 1e-15);
+}
+
 TEST(Platform, UnmeasuredClassesAreModelledAndSaySo) {
   const auto c = schema::read_cluster(kPlatforms + "tesla.json");
   const auto transports = schema::read_transports(kPlatforms + "transports.json");
