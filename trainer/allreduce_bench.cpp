@@ -68,13 +68,16 @@ schema::AllreduceProfile run_allreduce_bench(const AllreduceBenchOptions& o, Mpi
       at::TensorOptions()
           .dtype(at::kFloat)
           .device(device == "cuda" ? at::Device(at::kCUDA, cuda_index) : at::Device(at::kCPU));
+  // Every rank's readings on rank 0's clock, so that each iteration is timed from the last
+  // rank's start (times_from_last_arrival).
+  const double clock_offset_s = world.estimate_clock_offset_s();
   if (world.rank() == 0) {
     std::printf("# vitsim-train bench-allreduce: %d ranks, backend %s, link class %s\n", n,
                 comm.backend(), profile.link_class.c_str());
-    std::printf("#%13s %12s %8s %6s %12s %9s %9s\n", "size", "count", "type", "redop", "time",
-                "algbw", "busbw");
-    std::printf("#%13s %12s %8s %6s %12s %9s %9s\n", "(B)", "(elements)", "", "", "(us)", "(GB/s)",
-                "(GB/s)");
+    std::printf("#%13s %12s %8s %6s %12s %9s %9s %13s\n", "size", "count", "type", "redop", "time",
+                "algbw", "busbw", "from barrier");
+    std::printf("#%13s %12s %8s %6s %12s %9s %9s %13s\n", "(B)", "(elements)", "", "", "(us)",
+                "(GB/s)", "(GB/s)", "(us)");
   }
   for (double bytes = o.min_bytes; bytes <= o.max_bytes * (1 + 1e-9); bytes *= 2) {
     const int64_t count = std::max<int64_t>(1, static_cast<int64_t>(bytes / 4));
@@ -82,16 +85,33 @@ schema::AllreduceProfile run_allreduce_bench(const AllreduceBenchOptions& o, Mpi
     auto buffer = at::ones({count}, options);
     const int64_t iters =
         std::clamp<int64_t>(static_cast<int64_t>(o.bytes_per_size / msg_bytes), 3, o.iterations);
-    std::vector<double> times;
+    std::vector<double> starts, ends;
     for (int64_t i = 0; i < o.warmup + iters; ++i) {
       world.barrier();
       comm.synchronize();
       const double t0 = MpiWorld::now_s();
       comm.wait(comm.start_allreduce(buffer));
       comm.synchronize();
-      if (i >= o.warmup) times.push_back(MpiWorld::now_s() - t0);
+      if (i >= o.warmup) {
+        starts.push_back(t0 + clock_offset_s);
+        ends.push_back(MpiWorld::now_s() + clock_offset_s);
+      }
     }
-    world.allreduce_max(times);  // each iteration lasts as long as its slowest rank
+    // A rank that leaves the barrier late (a CPU quota's throttled period, a descheduled process)
+    // makes the others wait inside the all-reduce: the simulator adds that wait itself, for the
+    // stragglers it models (docs/simulator.md, "Stragglers"), so the point is the transfer alone.
+    const std::vector<double> all_starts = world.allgather(starts),
+                              all_ends = world.allgather(ends);
+    const std::vector<double> times = times_from_last_arrival(all_starts, all_ends, n);
+    // Printed beside it: the slowest rank's own time from the barrier (the late start counted in).
+    double from_barrier_s = 0;
+    for (size_t i = 0; i < times.size(); ++i) {
+      double slowest = 0;
+      for (size_t r = 0; r < static_cast<size_t>(n); ++r)
+        slowest =
+            std::max(slowest, all_ends[r * times.size() + i] - all_starts[r * times.size() + i]);
+      from_barrier_s += slowest / static_cast<double>(times.size());
+    }
     schema::AllreducePoint p;
     p.message_bytes = msg_bytes;
     p.time_s = mean_and_spread(times).mean;  // a training step pays the mean, as nccl-tests times
@@ -99,9 +119,9 @@ schema::AllreduceProfile run_allreduce_bench(const AllreduceBenchOptions& o, Mpi
     p.busbw_bytes_per_s = p.algbw_bytes_per_s * 2.0 * (n - 1) / n;
     profile.points.push_back(p);
     if (world.rank() == 0) {
-      std::printf(" %13.0f %12lld %8s %6s %12.2f %9.3f %9.3f\n", msg_bytes,
+      std::printf(" %13.0f %12lld %8s %6s %12.2f %9.3f %9.3f %13.2f\n", msg_bytes,
                   static_cast<long long>(count), "float", "sum", p.time_s * 1e6,
-                  p.algbw_bytes_per_s / 1e9, p.busbw_bytes_per_s / 1e9);
+                  p.algbw_bytes_per_s / 1e9, p.busbw_bytes_per_s / 1e9, from_barrier_s * 1e6);
       std::fflush(stdout);
     }
   }

@@ -1,8 +1,9 @@
 // `vitsim-train bench-allreduce`: all-reduce time over message sizes, reported like nccl-tests
 // (size, count, time, algbw, busbw; busbw = algbw x 2(n-1)/n, the per-link figure of a ring, see
 // docs/trainer.md). Each size: warm-up, then timed iterations, each started after a barrier and
-// taken as the slowest rank's time; the mean is reported (what an epoch of all-reduces pays, and
-// what nccl-tests reports: its time is a timed loop's over its iterations).
+// timed from the last rank's start until the last rank has the sum (on rank 0's clock:
+// times_from_last_arrival); the mean is reported (what an epoch of all-reduces pays, and what
+// nccl-tests reports: its time is a timed loop's over its iterations).
 #pragma once
 
 #include <cstdint>

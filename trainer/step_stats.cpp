@@ -62,6 +62,24 @@ void estimate_allreduce_waits(std::vector<StepTimes>& steps, const std::vector<d
   }
 }
 
+std::vector<double> times_from_last_arrival(const std::vector<double>& starts,
+                                            const std::vector<double>& ends, int ranks) {
+  if (ranks < 1 || starts.size() != ends.size() || starts.size() % static_cast<size_t>(ranks) != 0)
+    throw std::invalid_argument("times_from_last_arrival: starts and ends of ranks x iterations");
+  const size_t n = starts.size() / static_cast<size_t>(ranks);
+  std::vector<double> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    size_t last = i;  // the rank that started last
+    double end = ends[i];
+    for (size_t r = 1; r < static_cast<size_t>(ranks); ++r) {
+      if (starts[r * n + i] > starts[last]) last = r * n + i;
+      end = std::max(end, ends[r * n + i]);
+    }
+    out[i] = (ends[last] - starts[last]) + std::max(0.0, end - ends[last]);
+  }
+  return out;
+}
+
 schema::RankStepSummary summarize_steps(int rank, const std::string& host,
                                         const std::vector<StepTimes>& steps) {
   std::vector<const StepTimes*> kept;

@@ -45,6 +45,14 @@ std::string deepspeed_lines(int rank, const StepTimes& t);
 void estimate_allreduce_waits(std::vector<StepTimes>& steps, const std::vector<double>& ready_all,
                               int rank, int ranks);
 
+// One collective timed on every rank: how long from the last rank's start until the last rank had
+// the result (the transfer a synchronous step pays once the last peer arrives; the waiting before
+// it is the stragglers' part). `starts` and `ends` hold every rank's clock readings, rank-major
+// (ranks x iterations), already on one clock (rank 0's); the result is one time per iteration.
+// A clock offset's error cannot take it below the last starter's own duration (one clock).
+std::vector<double> times_from_last_arrival(const std::vector<double>& starts,
+                                            const std::vector<double>& ends, int ranks);
+
 // Medians over the steps, the first step of each epoch excluded (unless it is the only one).
 schema::RankStepSummary summarize_steps(int rank, const std::string& host,
                                         const std::vector<StepTimes>& steps);

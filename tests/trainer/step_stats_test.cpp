@@ -60,6 +60,21 @@ TEST(StepStats, WaitIsLagBehindSlowestRankCappedByExposedAllreduce) {
   EXPECT_DOUBLE_EQ(steps[0].allreduce_wait_s, 0.2);
 }
 
+TEST(StepStats, ACollectiveIsTimedFromTheLastArrival) {
+  // Iteration 0: rank 1 leaves the barrier 6 ms late, both have the sum at 0.070: 64 ms, not the
+  // 70 ms rank 0 measured. Iteration 1: rank 0 finishes last, 2 ms after rank 1.
+  const std::vector<double> starts = {0.000, 1.000, 0.006, 1.000};
+  const std::vector<double> ends = {0.070, 1.062, 0.070, 1.060};
+  const std::vector<double> t = times_from_last_arrival(starts, ends, 2);
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_NEAR(t[0], 0.064, 1e-12);
+  EXPECT_NEAR(t[1], 0.062, 1e-12);
+  // A clock offset off by 10 ms on rank 1 cannot take the time below its own 64 ms.
+  const std::vector<double> skewed = {0.000, 0.016, 0.060};
+  EXPECT_NEAR(times_from_last_arrival({0.000, 0.016}, {0.070, 0.080}, 2)[0], 0.064, 1e-12);
+  EXPECT_THROW(times_from_last_arrival(skewed, {0.1, 0.1, 0.1}, 2), std::invalid_argument);
+}
+
 TEST(StepStats, BackwardLayerTimesComeFromHookTimestamps) {
   // 3 layers; backward() called at 10.0, the logits' gradient at 10.1, layer 2's input gradient
   // (layer 2 done) at 10.4, layer 1 done at 11.0, backward() returned (layer 0 done) at 11.5.
