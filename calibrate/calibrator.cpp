@@ -66,8 +66,8 @@ size_t message_sizes(const std::vector<AllreduceSample>& pts) {
 }
 
 // One alpha-beta fit per ring shape of a class measured at two or more shapes, each with two or
-// more message sizes (docs/calibration.md, "Links"); `class_latency_s` is the prior where a
-// shape's points cannot determine the latency.
+// more message sizes (docs/cost-model.md, section 3, "By ring shape"); `class_latency_s` is the
+// prior where a shape's points cannot determine the latency.
 std::vector<costmodel::RingLinkCost> fit_rings(
     const std::map<std::pair<int64_t, int64_t>, std::vector<AllreduceSample>>& shapes,
     double class_latency_s) {

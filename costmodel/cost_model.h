@@ -106,11 +106,9 @@ struct DeviceCosts {
   std::string transfer_summary;
 };
 
-// Alpha-beta cost of one link class: a message of n bytes over one link takes
-// latency_s + n / bandwidth_bytes_per_s.
-// The same convention fitted to the points of one ring shape only (docs/cost-model.md, section 3):
-// a benchmark at the job's own ring shape measures what the job pays there, where one fit over
-// every shape splits their differences.
+// LinkCost's convention fitted to the points of one ring shape only (docs/cost-model.md, section
+// 3, "By ring shape"): a benchmark at the job's own ring shape measures what the job pays there,
+// where one fit over every shape splits their differences.
 struct RingLinkCost {
   int64_t ranks = 2;           // ranks in the ring
   int64_t ranks_per_node = 1;  // as AllreduceProfile::ranks_per_node
@@ -120,6 +118,8 @@ struct RingLinkCost {
   std::string derived_from;
 };
 
+// Alpha-beta cost of one link class: a message of n bytes over one link takes
+// latency_s + n / bandwidth_bytes_per_s.
 struct LinkCost {
   std::string link_class;  // matches the cluster file's link_class fields
   double latency_s = 0;

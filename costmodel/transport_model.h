@@ -127,9 +127,8 @@ struct LinkModelInput {
 LinkProvenance model_link(const LinkModelInput& link, const TransportParameters& params,
                           const LinkCost* host_staging = nullptr);
 
-// Measured/imported cost of the class (its fit of the link's ring shape where it has one),
-// else the model (when params is given and the link has a
-// transport), else the figures as given.
+// Measured/imported cost of the class (its fit of the link's ring shape where it has one), else
+// the model (when params is given and the link has a transport), else the figures as given.
 LinkProvenance resolve_link(const LinkModelInput& link, const CostModel* costs,
                             const TransportParameters* params);
 

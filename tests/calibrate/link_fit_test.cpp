@@ -1,6 +1,6 @@
 // Link calibration by ring shape: a class benchmarked at two ring shapes gets one fit over both and
-// a fit of each shape's own points (docs/calibration.md, "Links"); one shape, or one message size
-// at a shape, gives no fit by shape.
+// a fit of each shape's own points (docs/cost-model.md, section 3, "By ring shape"); one shape, or
+// one message size at a shape, gives no fit by shape.
 #include <gtest/gtest.h>
 
 #include "calibrate/calibrator.h"
