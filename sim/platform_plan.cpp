@@ -6,6 +6,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "schema/profile.h"
+
 namespace vitsim::sim {
 namespace {
 
@@ -21,15 +23,13 @@ struct LinkSources {
   int64_t ring_ranks_per_node = 1;
 };
 
-// The job's ring shape: its ranks, and the ranks of the node that holds the fewest of them (as a
-// benchmark records it: schema::fewest_ranks_per_host).
+// The job's ring shape: its ranks, and the ranks of the node that holds the fewest of them, by
+// the rule a benchmark records its own with.
 void set_ring_shape(LinkSources& src, const Placement& placement) {
-  std::map<int64_t, int64_t> per_node;
-  for (const auto& r : placement.ranks) ++per_node[r.node];
+  std::vector<std::string> host_of_rank;
+  for (const auto& r : placement.ranks) host_of_rank.push_back(r.host);
   src.ring_ranks = static_cast<int64_t>(placement.ranks.size());
-  src.ring_ranks_per_node = per_node.empty() ? 1 : std::numeric_limits<int64_t>::max();
-  for (const auto& [node, n] : per_node)
-    src.ring_ranks_per_node = std::min(src.ring_ranks_per_node, n);
+  src.ring_ranks_per_node = schema::fewest_ranks_per_host(host_of_rank);
 }
 
 // Adds a link with the figures of its class (costmodel::resolve_link); `latency_share` is the

@@ -85,7 +85,7 @@ schema::AllreduceProfile run_allreduce_bench(const AllreduceBenchOptions& o, Mpi
     auto buffer = at::ones({count}, options);
     const int64_t iters =
         std::clamp<int64_t>(static_cast<int64_t>(o.bytes_per_size / msg_bytes), 3, o.iterations);
-    std::vector<double> starts, ends;
+    std::vector<double> starts, ends, own_s;
     for (int64_t i = 0; i < o.warmup + iters; ++i) {
       world.barrier();
       comm.synchronize();
@@ -93,25 +93,20 @@ schema::AllreduceProfile run_allreduce_bench(const AllreduceBenchOptions& o, Mpi
       comm.wait(comm.start_allreduce(buffer));
       comm.synchronize();
       if (i >= o.warmup) {
+        const double t1 = MpiWorld::now_s();
         starts.push_back(t0 + clock_offset_s);
-        ends.push_back(MpiWorld::now_s() + clock_offset_s);
+        ends.push_back(t1 + clock_offset_s);
+        own_s.push_back(t1 - t0);
       }
     }
     // A rank that leaves the barrier late (a CPU quota's throttled period, a descheduled process)
     // makes the others wait inside the all-reduce: the simulator adds that wait itself, for the
     // stragglers it models (docs/simulator.md, "Stragglers"), so the point is the transfer alone.
-    const std::vector<double> all_starts = world.allgather(starts),
-                              all_ends = world.allgather(ends);
-    const std::vector<double> times = times_from_last_arrival(all_starts, all_ends, n);
+    const std::vector<double> times =
+        times_from_last_arrival(world.allgather(starts), world.allgather(ends), n);
     // Printed beside it: the slowest rank's own time from the barrier (the late start counted in).
-    double from_barrier_s = 0;
-    for (size_t i = 0; i < times.size(); ++i) {
-      double slowest = 0;
-      for (size_t r = 0; r < static_cast<size_t>(n); ++r)
-        slowest =
-            std::max(slowest, all_ends[r * times.size() + i] - all_starts[r * times.size() + i]);
-      from_barrier_s += slowest / static_cast<double>(times.size());
-    }
+    world.allreduce_max(own_s);
+    const double from_barrier_s = mean_and_spread(own_s).mean;
     schema::AllreducePoint p;
     p.message_bytes = msg_bytes;
     p.time_s = mean_and_spread(times).mean;  // a training step pays the mean, as nccl-tests times
