@@ -38,6 +38,19 @@ double parse_bytes(const std::string& text) {
   return value * scale;
 }
 
+namespace {
+
+// The CPU busy for `seconds` of wall time (under a CPU quota it spends the quota as compute does).
+void compute_for(double seconds) {
+  const double end_s = MpiWorld::now_s() + seconds;
+  volatile double sink = 0;
+  while (MpiWorld::now_s() < end_s) {
+    for (int i = 0; i < 1000; ++i) sink = sink + 1.0;
+  }
+}
+
+}  // namespace
+
 schema::AllreduceProfile run_allreduce_bench(const AllreduceBenchOptions& o, MpiWorld& world,
                                              Communicator& comm, const std::string& device) {
   if (world.size() < 2) {
@@ -72,8 +85,10 @@ schema::AllreduceProfile run_allreduce_bench(const AllreduceBenchOptions& o, Mpi
   // rank's start (times_from_last_arrival).
   const double clock_offset_s = world.estimate_clock_offset_s();
   if (world.rank() == 0) {
-    std::printf("# vitsim-train bench-allreduce: %d ranks, backend %s, link class %s\n", n,
-                comm.backend(), profile.link_class.c_str());
+    std::printf(
+        "# vitsim-train bench-allreduce: %d ranks, backend %s, link class %s, %.3f s of "
+        "compute before each\n",
+        n, comm.backend(), profile.link_class.c_str(), o.compute_before_s);
     std::printf("#%13s %12s %8s %6s %12s %9s %9s %13s\n", "size", "count", "type", "redop", "time",
                 "algbw", "busbw", "from barrier");
     std::printf("#%13s %12s %8s %6s %12s %9s %9s %13s\n", "(B)", "(elements)", "", "", "(us)",
@@ -89,6 +104,7 @@ schema::AllreduceProfile run_allreduce_bench(const AllreduceBenchOptions& o, Mpi
     for (int64_t i = 0; i < o.warmup + iters; ++i) {
       world.barrier();
       comm.synchronize();
+      if (o.compute_before_s > 0) compute_for(o.compute_before_s);
       const double t0 = MpiWorld::now_s();
       comm.wait(comm.start_allreduce(buffer));
       comm.synchronize();

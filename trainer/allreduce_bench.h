@@ -1,9 +1,9 @@
 // `vitsim-train bench-allreduce`: all-reduce time over message sizes, reported like nccl-tests
 // (size, count, time, algbw, busbw; busbw = algbw x 2(n-1)/n, the per-link figure of a ring, see
-// docs/trainer.md). Each size: warm-up, then timed iterations, each started after a barrier and
-// timed from the last rank's start until the last rank has the sum (on rank 0's clock:
-// times_from_last_arrival); the mean is reported (what an epoch of all-reduces pays, and what
-// nccl-tests reports: its time is a timed loop's over its iterations).
+// docs/trainer.md). Each size: warm-up, then timed iterations, each started after a barrier (and
+// the compute before it, if asked) and timed from the last rank's start until the last rank has the
+// sum (on rank 0's clock: times_from_last_arrival); the mean is reported (what an epoch of
+// all-reduces pays, and what nccl-tests reports: its time is a timed loop's over its iterations).
 #pragma once
 
 #include <cstdint>
@@ -22,6 +22,11 @@ struct AllreduceBenchOptions {
   int64_t iterations = 20;                      // timed iterations per size, fewer for large sizes
   double bytes_per_size = 256.0 * 1024 * 1024;  // large sizes: iterations = this / size (>= 3)
   std::string link_class;                       // recorded; default from where the ranks are
+  // Before each iteration every rank keeps its CPU busy this long (wall time), as a training
+  // step's forward and backward do before its all-reduce: the links idle meanwhile, so what idle
+  // does to them (a token bucket refilling, TCP restarting its window) is in the time. 0 = back
+  // to back, as nccl-tests.
+  double compute_before_s = 0;
 };
 
 // "4K", "16M", "512M", "1G" (binary multiples, like nccl-tests), or plain bytes.

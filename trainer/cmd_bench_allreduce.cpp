@@ -34,6 +34,9 @@ int cmd_bench_allreduce(int argc, char** argv) {
   app.add_option("--backend", backend, "auto | mpi | nccl")
       ->check(CLI::IsMember({"auto", "mpi", "nccl"}))
       ->capture_default_str();
+  app.add_option("--compute-before-s", o.compute_before_s,
+                 "CPU busy this long before each iteration, as a step's compute (0 = back to back)")
+      ->capture_default_str();
   add_mpi_wait_option(app, mpi_wait);
   app.add_option("--collective-timeout-s", timeout_s, "end the job when one all-reduce hangs, s")
       ->capture_default_str();
@@ -46,6 +49,9 @@ int cmd_bench_allreduce(int argc, char** argv) {
       o.max_bytes = parse_bytes(max_bytes);
       if (o.iterations < 1 || o.iterations > 1000000 || o.warmup < 0 || o.warmup > 1000000) {
         throw std::invalid_argument("--iterations must be in 1..1000000, --warmup in 0..1000000");
+      }
+      if (!(o.compute_before_s >= 0 && o.compute_before_s <= 3600)) {
+        throw std::invalid_argument("--compute-before-s must be in [0, 3600] seconds");
       }
       if (o.min_bytes > o.max_bytes) throw std::invalid_argument("--min-bytes exceeds --max-bytes");
       if (!(timeout_s >= 1e-3 && timeout_s <= 1e7)) {
