@@ -67,19 +67,29 @@ size_t message_sizes(const std::vector<AllreduceSample>& pts) {
 
 // One alpha-beta fit per ring shape of a class measured at two or more shapes, each with two or
 // more message sizes (docs/cost-model.md, section 3, "By ring shape"); `class_latency_s` is the
-// prior where a shape's points cannot determine the latency.
+// prior where a shape's points cannot determine the latency. A shape left to the class fit is
+// named in `notes`.
 std::vector<costmodel::RingLinkCost> fit_rings(
+    const std::string& link_class,
     const std::map<std::pair<int64_t, int64_t>, std::vector<AllreduceSample>>& shapes,
-    double class_latency_s) {
+    double class_latency_s, std::vector<std::string>& notes) {
   std::vector<costmodel::RingLinkCost> rings;
   if (shapes.size() < 2) return rings;
   for (const auto& [shape, pts] : shapes) {
-    if (message_sizes(pts) < 2) continue;
+    const std::string which = fmt::format("link {}: the ring of {} ranks, {} per node", link_class,
+                                          shape.first, shape.second);
+    if (message_sizes(pts) < 2) {
+      notes.push_back(which + " was measured at one message size: it takes the class fit");
+      continue;
+    }
     AlphaBetaFit f;
     try {
       f = fit_alpha_beta(pts, class_latency_s);
     } catch (const std::invalid_argument&) {
-      continue;  // the shape's points are below the class latency: the class fit stands
+      notes.push_back(fmt::format(
+          "{} has points below the class fit's latency ({:.1f} us a step): it takes the class fit",
+          which, class_latency_s * 1e6));
+      continue;
     }
     costmodel::RingLinkCost r;
     r.ranks = shape.first;
@@ -150,7 +160,7 @@ std::vector<costmodel::LinkCost> fit_links(const std::vector<schema::ProfileInpu
                                   : std::string("latency = 0 (no cluster file names this class)")),
         100 * f.residual_rel);
     if (!f.latency_fitted && !prior) notes.push_back("link " + cls + ": latency unknown, set to 0");
-    l.rings = fit_rings(by_ring[cls], f.latency_s);
+    l.rings = fit_rings(cls, by_ring[cls], f.latency_s, notes);
     links.push_back(l);
   }
   return links;

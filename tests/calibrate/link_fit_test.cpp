@@ -1,6 +1,6 @@
 // Link calibration by ring shape: a class benchmarked at two ring shapes gets one fit over both and
 // a fit of each shape's own points (docs/cost-model.md, section 3, "By ring shape"); one shape, or
-// one message size at a shape, gives no fit by shape.
+// one message size at a shape, gives no fit by shape (and a note that names the shape).
 #include <gtest/gtest.h>
 
 #include "calibrate/calibrator.h"
@@ -63,6 +63,13 @@ TEST(LinkFit, OneShapeOrOneSizeGivesNoFitByShape) {
       links_of({bench(2, 11.4e6, 2e-4, kSizes), bench(4, 10.6e6, 2e-4, {1 << 22})});
   ASSERT_EQ(c.costs.links[0].rings.size(), 1u);
   EXPECT_EQ(c.costs.links[0].rings[0].ranks, 2);
+  // The shape left to the class fit is named, and why.
+  bool named = false;
+  for (const auto& n : c.notes) {
+    named = named || n == "link emu-100mbit: the ring of 4 ranks, 1 per node was measured at one "
+                          "message size: it takes the class fit";
+  }
+  EXPECT_TRUE(named);
 }
 
 }  // namespace
