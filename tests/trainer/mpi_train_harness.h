@@ -44,23 +44,33 @@ class MpiTrain : public ::testing::Test {
   static constexpr const char* kTinyModel =
       " --model vit_ti_16 --image-size 16 --patch-size 4 --width 32 --depth 1 --heads 2";
 
-  static Result train(int ranks, const std::string& args, int timeout_s = 120,
-                      const std::string& data = "", const std::string& model = kTinyModel) {
+  // "mpirun --oversubscribe -np N " under `timeout`; root needs Open MPI's consent.
+  static std::string mpirun(int ranks, int timeout_s) {
+    return std::string(::geteuid() == 0
+                           ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+                           : "") +
+           "timeout -k 5 " + std::to_string(timeout_s) + " " VITSIM_MPIRUN " --oversubscribe -np " +
+           std::to_string(ranks) + " ";
+  }
+
+  // Runs the shell command `cmd`, its output in dir_/out.txt: exit code, wall time and output.
+  static Result run(const std::string& cmd) {
     const std::string out = dir_ + "/out.txt";
-    std::string cmd =
-        ::geteuid() == 0 ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " : "";
-    cmd += "timeout -k 5 " + std::to_string(timeout_s) + " " VITSIM_MPIRUN " --oversubscribe -np " +
-           std::to_string(ranks) + " " VITSIM_TRAIN_EXE " train --data " +
-           (data.empty() ? dir_ + "/data" : data) + model + " --no-eval --no-progress " + args +
-           " > " + out + " 2>&1";
+    const std::string full = cmd + " > " + out + " 2>&1";
     const auto t0 = std::chrono::steady_clock::now();
-    const int status = std::system(cmd.c_str());
+    const int status = std::system(full.c_str());
     Result r;
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     std::ifstream in(out);
     r.output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     return r;
+  }
+
+  static Result train(int ranks, const std::string& args, int timeout_s = 120,
+                      const std::string& data = "", const std::string& model = kTinyModel) {
+    return run(mpirun(ranks, timeout_s) + VITSIM_TRAIN_EXE " train --data " +
+               (data.empty() ? dir_ + "/data" : data) + model + " --no-eval --no-progress " + args);
   }
 
   static std::vector<float> params(const std::string& name) {

@@ -20,12 +20,6 @@ vitsim::schema::Profile tiny_profile(const std::string& out, const std::string& 
   return vitsim::schema::read_profile(out);
 }
 
-// A file's whole text ("" when it cannot be read).
-std::string text_of(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 TEST_F(MpiTrain, TwoRanksAtBEqualOneRankAt2B) {
   const auto two = final_params(2, std::string("--micro-batch 8") + kSgd, "two.bin");
   const auto one = final_params(1, std::string("--micro-batch 16") + kSgd, "one.bin");
@@ -127,25 +121,16 @@ TEST_F(MpiTrain, ProfileAndAllreduceBenchWriteValidProfiles) {
 // --compute-before-s: every rank computes that long before each iteration (warm-up included), so
 // the benchmark's wall time is at least iterations x the compute; a negative one is refused.
 TEST_F(MpiTrain, AllreduceBenchComputesBeforeEachIteration) {
-  std::string mpi =
-      ::geteuid() == 0 ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " : "";
-  const std::string out = dir_ + "/compute-before.txt";
-  const std::string cmd = mpi +
-                          "timeout 120 " VITSIM_MPIRUN " --oversubscribe -np 2 " VITSIM_TRAIN_EXE
-                          " bench-allreduce --min-bytes 4K --max-bytes 4K --warmup 1"
-                          " --iterations 4 --compute-before-s 0.25 > " +
-                          out + " 2>&1";
-  const auto t0 = std::chrono::steady_clock::now();
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << text_of(out);
-  const double wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_GE(wall_s, 5 * 0.25);  // 1 warm-up + 4 timed iterations
-  EXPECT_NE(text_of(out).find("0.250 s of compute before each"), std::string::npos) << text_of(out);
+  const Result r = run(mpirun(2, 120) + VITSIM_TRAIN_EXE
+                       " bench-allreduce --min-bytes 4K --max-bytes 4K --warmup 1"
+                       " --iterations 4 --compute-before-s 0.25");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_GE(r.wall_s, 5 * 0.25);  // 1 warm-up + 4 timed iterations
+  EXPECT_NE(r.output.find("0.250 s of compute before each"), std::string::npos) << r.output;
 
-  const std::string bad =
-      std::string(VITSIM_TRAIN_EXE) + " bench-allreduce --compute-before-s -1 > " + out + " 2>&1";
-  EXPECT_EQ(WEXITSTATUS(std::system(bad.c_str())), 2);
-  EXPECT_NE(text_of(out).find("--compute-before-s"), std::string::npos) << text_of(out);
+  const Result bad = run(std::string(VITSIM_TRAIN_EXE) + " bench-allreduce --compute-before-s -1");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.output.find("--compute-before-s"), std::string::npos) << bad.output;
 }
 
 // Micro-batches in the order given (the file lists them ascending): the first profiled carries
