@@ -212,8 +212,11 @@ LinkProvenance model_link(const LinkModelInput& in, const TransportParameters& p
 
 namespace {
 
+// The figures and where they come from; `fit_residual_rel` is the residual of the measured or
+// imported fit they were taken from (the job's ring shape's where it has one), else 0.
 LinkProvenance resolve_link_figures(const LinkModelInput& in, const CostModel* costs,
-                                    const TransportParameters* params) {
+                                    const TransportParameters* params, double& fit_residual_rel) {
+  fit_residual_rel = 0;
   if (costs != nullptr) {
     if (const LinkCost* c = costs->find_link(in.link_class)) {
       LinkProvenance out;
@@ -224,7 +227,9 @@ LinkProvenance resolve_link_figures(const LinkModelInput& in, const CostModel* c
       out.latency_s = c->latency_s;
       out.model = std::string(to_string(out.source)) + " link cost";
       out.derived_from = c->derived_from;
+      fit_residual_rel = c->uncertainty_rel;
       if (const RingLinkCost* r = c->find_ring(in.ring_ranks, in.ring_ranks_per_node)) {
+        fit_residual_rel = r->uncertainty_rel;
         out.bandwidth_bytes_per_s = r->bandwidth_bytes_per_s;
         out.latency_s = r->latency_s;
         out.model += " of the job's ring shape";
@@ -257,14 +262,9 @@ LinkProvenance resolve_link_figures(const LinkModelInput& in, const CostModel* c
 
 LinkProvenance resolve_link(const LinkModelInput& in, const CostModel* costs,
                             const TransportParameters* params) {
-  LinkProvenance out = resolve_link_figures(in, costs, params);
-  out.transport = in.transport.kind;
-  const LinkCost* measured = costs != nullptr ? costs->find_link(in.link_class) : nullptr;
   double fit_residual_rel = 0;
-  if (measured != nullptr) {
-    const RingLinkCost* ring = measured->find_ring(in.ring_ranks, in.ring_ranks_per_node);
-    fit_residual_rel = ring != nullptr ? ring->uncertainty_rel : measured->uncertainty_rel;
-  }
+  LinkProvenance out = resolve_link_figures(in, costs, params, fit_residual_rel);
+  out.transport = in.transport.kind;
   out.uncertainty_rel = link_uncertainty_rel(out.source, out.transport, fit_residual_rel);
   return out;
 }

@@ -8,7 +8,6 @@
 // exits 2 naming the file and field. Needs vitsim-train (not built in the sanitizer build, so the
 // test is compiled only where it is). About 15 s on 2 cores.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -16,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "mpi_consent.h"  // tests/support/
 #include "run_command.h"  // tests/support/
 
 #ifdef VITSIM_TRAIN_BUILT
@@ -52,8 +52,7 @@ CommandResult vitsim(const std::string& args) {
 std::string measure() {
   fs::remove_all(kDir);
   fs::create_directories(kDir);
-  const std::string root_ok =
-      ::geteuid() == 0 ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " : "";
+  const std::string root_ok = vitsim::test::mpi_root_consent();
   const std::vector<std::string> steps = {
       kBin + "vitsim-train make-dataset --out data --format cifar10 --train-images 256 " +
           "--test-images 32",

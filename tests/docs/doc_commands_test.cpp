@@ -8,7 +8,6 @@
 // `make -n`. What needs root, a GPU or other hosts is skipped, and the test prints each command
 // skipped with why (doc_blocks.cpp decides). A doc that rots fails here, naming file and line.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -20,6 +19,7 @@
 #include <sstream>
 
 #include "doc_blocks.h"
+#include "mpi_consent.h"  // tests/support/
 #include "run_command.h"  // tests/support/
 
 namespace vitsim::doc_test {
@@ -75,9 +75,8 @@ class DocCommands : public ::testing::Test {
     fs::create_directory_symlink(VITSIM_BINARY_DIR, dir_ + "/build");
     // Open MPI refuses root without consent; one BLAS thread per rank on a shared machine.
     env_ = "cd " + test::quoted(dir_) + " && export PATH=" + test::quoted(kBin) +
-           ":$PATH OPENBLAS_NUM_THREADS=1 OMPI_MCA_rmaps_base_oversubscribe=1" +
-           (::geteuid() == 0 ? " OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1" : "") +
-           " && ";
+           ":$PATH OPENBLAS_NUM_THREADS=1 OMPI_MCA_rmaps_base_oversubscribe=1 " +
+           test::mpi_root_consent() + "&& ";
   }
 
   test::CommandResult shell(const std::string& command, int timeout_s = 300) {

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "mpi_consent.h"  // tests/support/
 #include "schema/profile.h"
 #include "schema/run_log.h"
 #ifdef VITSIM_HAVE_CUDA
@@ -46,11 +47,8 @@ class MpiTrain : public ::testing::Test {
 
   // "mpirun --oversubscribe -np N " under `timeout`; root needs Open MPI's consent.
   static std::string mpirun(int ranks, int timeout_s) {
-    return std::string(::geteuid() == 0
-                           ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-                           : "") +
-           "timeout -k 5 " + std::to_string(timeout_s) + " " VITSIM_MPIRUN " --oversubscribe -np " +
-           std::to_string(ranks) + " ";
+    return vitsim::test::mpi_root_consent() + "timeout -k 5 " + std::to_string(timeout_s) +
+           " " VITSIM_MPIRUN " --oversubscribe -np " + std::to_string(ranks) + " ";
   }
 
   // Runs the shell command `cmd`, its output in dir_/out.txt: exit code, wall time and output.

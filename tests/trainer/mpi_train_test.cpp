@@ -104,12 +104,11 @@ TEST_F(MpiTrain, ProfileAndAllreduceBenchWriteValidProfiles) {
     EXPECT_TRUE(m.data_after_wait_time_s.has_value());
   }
 
-  std::string mpi =
-      ::geteuid() == 0 ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " : "";
-  mpi += "timeout 120 " VITSIM_MPIRUN " --oversubscribe -np 2 " VITSIM_TRAIN_EXE
-         " bench-allreduce --min-bytes 4K --max-bytes 64K --iterations 5 --out " +
-         ar + " > /dev/null";
-  ASSERT_EQ(std::system(mpi.c_str()), 0);
+  const Result bench =
+      run(mpirun(2, 120) +
+          VITSIM_TRAIN_EXE " bench-allreduce --min-bytes 4K --max-bytes 64K --iterations 5 --out " +
+          ar);
+  ASSERT_EQ(bench.exit_code, 0) << bench.output;
   const auto a = vitsim::schema::read_profile(ar);
   ASSERT_EQ(a.allreduce.size(), 1u);
   EXPECT_EQ(a.allreduce[0].ranks, 2);
@@ -189,14 +188,13 @@ TEST_F(MpiTrain, NanLossStopsWithAClearMessage) {
 TEST_F(MpiTrain, InterruptEndsAllRanks) {
   // SIGINT to mpirun after 3 s, as Ctrl-C would; every rank must be gone soon after.
   const std::string out = dir_ + "/int.txt";
-  std::string cmd =
-      ::geteuid() == 0 ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " : "";
-  cmd += "timeout --preserve-status -s INT -k 30 3 " VITSIM_MPIRUN
-         " --oversubscribe -np 2 " VITSIM_TRAIN_EXE " train --data " +
-         dir_ +
-         "/data --model vit_ti_16 --image-size 16 --patch-size 4"
-         " --width 32 --depth 1 --heads 2 --no-progress --epochs 1000 > " +
-         out + " 2>&1";
+  const std::string cmd = vitsim::test::mpi_root_consent() +
+                          "timeout --preserve-status -s INT -k 30 3 " VITSIM_MPIRUN
+                          " --oversubscribe -np 2 " VITSIM_TRAIN_EXE " train --data " +
+                          dir_ +
+                          "/data --model vit_ti_16 --image-size 16 --patch-size 4"
+                          " --width 32 --depth 1 --heads 2 --no-progress --epochs 1000 > " +
+                          out + " 2>&1";
   const auto t0 = std::chrono::steady_clock::now();
   const int status = std::system(cmd.c_str());
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

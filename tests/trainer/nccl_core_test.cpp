@@ -6,13 +6,14 @@
 #include "trainer/nccl_core.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include "mpi_consent.h"  // tests/support/
 
 namespace vitsim::trainer {
 namespace nccl_core_test {
@@ -145,9 +146,9 @@ TEST(NcclCore, OneRankAllReduceAndBroadcastOnDevice) {
 
 TEST(NcclCore, TwoRanksUnderMpirun) {
   SKIP_WITHOUT_DEVICES(2);
-  std::string cmd =
-      ::geteuid() == 0 ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " : "";
-  cmd += "timeout 120 " VITSIM_MPIRUN " --oversubscribe -np 2 " VITSIM_NCCL_MPI_CHECK_EXE " 2>&1";
+  const std::string cmd = vitsim::test::mpi_root_consent() +
+                          "timeout 120 " VITSIM_MPIRUN
+                          " --oversubscribe -np 2 " VITSIM_NCCL_MPI_CHECK_EXE " 2>&1";
   const int rc = std::system(cmd.c_str());
   EXPECT_EQ(rc, 0) << cmd;
 }
