@@ -210,21 +210,12 @@ TEST_F(MpiCheckpoint, EveryWriterCompletesOrLeavesThePreviousFiles) {
 // vitsim-train probe-dispatch (trainer/dispatch_probe.h): the file names the device as the
 // system reports it and holds one timing per operation, host time never above wall time; bad
 // counts exit 2 naming the option.
-Result probe(const std::string& args, const std::string& dir) {
-  const std::string out = dir + "/probe.txt";
-  const int status = std::system(
-      ("timeout -k 5 120 " VITSIM_TRAIN_EXE " probe-dispatch " + args + " > " + out + " 2>&1")
-          .c_str());
-  Result r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  std::ifstream in(out);
-  r.output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return r;
-}
-
 TEST_F(MpiTrain, ProbeDispatchTimesEachOperationPerCall) {
+  const auto probe = [](const std::string& args) {
+    return run("timeout -k 5 120 " VITSIM_TRAIN_EXE " probe-dispatch " + args);
+  };
   const std::string file = dir_ + "/dispatch.json";
-  const Result r = probe("--calls 50 --warmup 5 --width 16 --out " + file, dir_);
+  const Result r = probe("--calls 50 --warmup 5 --width 16 --out " + file);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   std::ifstream in(file);
   const auto doc = nlohmann::json::parse(in);
@@ -242,7 +233,7 @@ TEST_F(MpiTrain, ProbeDispatchTimesEachOperationPerCall) {
                                            "linear+gelu forward+backward (autograd)"}));
   EXPECT_EQ(doc.at("ops").back().at("calls"), 5);  // the autograd probe runs calls / 10
   for (const char* bad : {"--calls 0", "--width -1", "--dtype fp8"}) {
-    const Result b = probe(bad, dir_);
+    const Result b = probe(bad);
     EXPECT_EQ(b.exit_code, 2) << bad << "\n" << b.output;
     EXPECT_NE(b.output.find(std::string(bad).substr(0, std::string(bad).find(' '))),
               std::string::npos)

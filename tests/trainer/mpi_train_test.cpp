@@ -187,22 +187,15 @@ TEST_F(MpiTrain, NanLossStopsWithAClearMessage) {
 
 TEST_F(MpiTrain, InterruptEndsAllRanks) {
   // SIGINT to mpirun after 3 s, as Ctrl-C would; every rank must be gone soon after.
-  const std::string out = dir_ + "/int.txt";
-  const std::string cmd = vitsim::test::mpi_root_consent() +
-                          "timeout --preserve-status -s INT -k 30 3 " VITSIM_MPIRUN
-                          " --oversubscribe -np 2 " VITSIM_TRAIN_EXE " train --data " +
-                          dir_ +
-                          "/data --model vit_ti_16 --image-size 16 --patch-size 4"
-                          " --width 32 --depth 1 --heads 2 --no-progress --epochs 1000 > " +
-                          out + " 2>&1";
-  const auto t0 = std::chrono::steady_clock::now();
-  const int status = std::system(cmd.c_str());
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const Result r = run(vitsim::test::mpi_root_consent() +
+                       "timeout --preserve-status -s INT -k 30 3 " VITSIM_MPIRUN
+                       " --oversubscribe -np 2 " VITSIM_TRAIN_EXE " train --data " +
+                       dir_ + "/data" + kTinyModel + " --no-progress --epochs 1000");
   // mpirun interrupted exits 1: Open MPI sets it for a job it aborted on a signal, whatever the
   // ranks return (docs/trainer.md). What the ranks do with its SIGTERM depends on how far they got
   // in the 1 s before its SIGKILL; MpiTrain.InterruptedRanksExit130ThroughMpirun checks their stop.
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status;
-  EXPECT_LT(wall, 30);
+  EXPECT_EQ(r.exit_code, 1) << r.output;  // run(): 128 + the signal for a killed mpirun
+  EXPECT_LT(r.wall_s, 30);
   // A rank may still be exiting when mpirun returns (seen under load 7): give every rank up to
   // 10 s more to be gone, polling. "[n]": the pattern must not match the shell that runs pgrep.
   const std::string alive = "pgrep -f 'vitsim-trai[n] train --data " + dir_ + "' > /dev/null";
