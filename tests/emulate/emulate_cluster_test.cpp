@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -56,6 +58,8 @@ TEST(EmulateCluster, UsageErrorsExitTwoWithAMessage) {
       {{"--allreduce", "tree", "--", "true"}, "--allreduce: expected ring or auto"},
       {{"--pin", "yes", "--", "true"}, "--pin: expected on or off, got 'yes'"},
       {{"--huge-pages", "yes", "--", "true"}, "--huge-pages: expected on or off, got 'yes'"},
+      {{"--cpu-stats", "/tmp/vitsim-no-such-folder-for-cpu-stats/stats.txt", "--", "true"},
+       "--cpu-stats: no folder for '/tmp/vitsim-no-such-folder-for-cpu-stats/stats.txt'"},
       {{"--frobnicate"}, "unknown option '--frobnicate'"},
       {{"--hosts", "2"}, "no program given"},
   };
@@ -225,6 +229,39 @@ TEST(EmulateCluster, CpuQuotaSlowsTheRankDown) {
   const double ratio = lines.at(1).time_s / lines.at(0).time_s;
   EXPECT_GT(ratio, 1.6) << r.output;
   EXPECT_LT(ratio, 2.5) << r.output;
+  expect_clean(r.pid);
+}
+
+// --cpu-stats: one line per host after the program, the quota's periods and how many of them
+// stopped the rank; a rank that spins through its quota is stopped in most of them.
+TEST(EmulateCluster, CpuStatsCountEachHostsThrottling) {
+  SKIP_UNLESS_EMULATION_WORKS();
+  char dir_template[] = "/tmp/vitsim-cpu-stats-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  const std::string stats = std::string(dir_template) + "/stats.txt";
+  const CommandResult r =
+      run(emulate({"--hosts", "2", "--cpu", "0.5", "--host-cpu", "1=0.25", "--cpu-stats", stats},
+                  {VITSIM_EMU_PROBE, "spin", "50000000"}));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(stats);
+  std::string line;
+  std::vector<std::string> hosts;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream f(line);
+    int index = -1;
+    std::string name, quota;
+    long periods = -1, throttled = -1;
+    double throttled_s = -1;
+    ASSERT_TRUE(f >> index >> name >> quota >> periods >> throttled >> throttled_s) << line;
+    hosts.push_back(name + " " + quota);
+    EXPECT_GT(periods, 5) << line;
+    EXPECT_GT(throttled, periods / 2) << line;  // a spin uses all of its quota in every period
+    EXPECT_LE(throttled, periods) << line;
+    EXPECT_GT(throttled_s, 0) << line;
+  }
+  EXPECT_EQ(hosts, (std::vector<std::string>{"node0 0.5", "node1 0.25"}));
+  std::system(("rm -rf '" + std::string(dir_template) + "'").c_str());
   expect_clean(r.pid);
 }
 

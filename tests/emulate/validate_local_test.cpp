@@ -173,6 +173,11 @@ TEST(ValidateLocal, QuickLoopMeetsLoosenedTargets) {
                           std::sregex_iterator()),
             4)
       << table;
+  // The CPU canary read every span of the last loop: 12 runs and 3 profile passes
+  // (docs/validation.md, "The CPU canary").
+  const std::string canary = vitsim::test::read_text(folders.back() + "/canary.txt");
+  EXPECT_EQ(number_after(canary, "all spans:"), 12 + 3) << canary;
+  EXPECT_NE(canary.find("r4-mb12-slow-r3 "), std::string::npos) << canary;
   const double median = number_after(table, "median absolute error:");
   const double worst = number_after(table, "worst absolute error:");
   ASSERT_GE(median, 0) << table;

@@ -1,0 +1,178 @@
+// The CPU canary's report: see canary_report.h and docs/formats/cpu-canary.md.
+#include "canary_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+namespace vitsim::emulate_test {
+namespace {
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+[[noreturn]] void bad_line(const std::string& path, int line_no, const std::string& what) {
+  throw std::runtime_error(path + ":" + std::to_string(line_no) + ": " + what);
+}
+
+// The whitespace-separated fields of every line that is neither empty nor a comment, with its
+// line number.
+std::vector<std::pair<int, std::vector<std::string>>> fields_of(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot be read");
+  std::vector<std::pair<int, std::vector<std::string>>> lines;
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream words(line);
+    std::vector<std::string> fields;
+    for (std::string w; words >> w;) fields.push_back(w);
+    lines.emplace_back(line_no, fields);
+  }
+  if (in.bad()) throw std::runtime_error(path + ": read error");
+  return lines;
+}
+
+// A finite number >= 0 (times, costs), or the error naming the field.
+double number(const std::string& path, int line_no, const std::string& field,
+              const std::string& text) {
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || !std::isfinite(v) || v < 0)
+    bad_line(path, line_no, field + ": expected a finite number >= 0, got '" + text + "'");
+  return v;
+}
+
+}  // namespace
+
+std::vector<CanarySample> read_canary_samples(const std::string& path) {
+  std::vector<CanarySample> samples;
+  for (const auto& [no, f] : fields_of(path)) {
+    if (f.size() != 3)
+      bad_line(path, no, "expected 3 fields (start_unix_s cpu_ms wall_ms), got " +
+                             std::to_string(f.size()));
+    const double start = number(path, no, "start_unix_s", f[0]);
+    const double cpu = number(path, no, "cpu_ms", f[1]);
+    number(path, no, "wall_ms", f[2]);
+    if (cpu <= 0) bad_line(path, no, "cpu_ms: expected > 0, got '" + f[1] + "'");
+    samples.push_back({start, cpu});
+  }
+  return samples;
+}
+
+std::vector<Span> read_spans(const std::string& path) {
+  std::vector<Span> spans;
+  for (const auto& [no, f] : fields_of(path)) {
+    if (f.size() != 3)
+      bad_line(path, no,
+               "expected 3 fields (label start_unix_s end_unix_s), got " + std::to_string(f.size()));
+    Span s{f[0], number(path, no, "start_unix_s", f[1]), number(path, no, "end_unix_s", f[2])};
+    if (s.end_unix_s < s.start_unix_s)
+      bad_line(path, no, "end_unix_s: expected >= start_unix_s (" + f[1] + "), got '" + f[2] + "'");
+    spans.push_back(s);
+  }
+  return spans;
+}
+
+std::vector<SpanReading> read_spans_against(const std::vector<Span>& spans,
+                                            const std::vector<std::vector<CanarySample>>& cpus) {
+  std::vector<double> loop_median;
+  for (const auto& samples : cpus) {
+    std::vector<double> costs;
+    for (const auto& s : samples) costs.push_back(s.cpu_ms);
+    loop_median.push_back(median_of(costs));
+  }
+  std::vector<SpanReading> readings;
+  for (const auto& span : spans) {
+    SpanReading r{span.label, {}, {}};
+    for (size_t c = 0; c < cpus.size(); ++c) {
+      std::vector<double> costs;
+      for (const auto& s : cpus[c]) {
+        if (s.start_unix_s >= span.start_unix_s && s.start_unix_s <= span.end_unix_s)
+          costs.push_back(s.cpu_ms);
+      }
+      r.samples.push_back(static_cast<int>(costs.size()));
+      r.ratio.push_back(costs.empty() || loop_median[c] <= 0 ? 0
+                                                             : median_of(costs) / loop_median[c]);
+    }
+    readings.push_back(r);
+  }
+  return readings;
+}
+
+std::string span_group(const std::string& label) {
+  static const std::regex round(R"(-r[0-9]+$)");
+  static const std::regex digits(R"([0-9]+$)");
+  if (std::regex_search(label, round)) return std::regex_replace(label, round, "");
+  return std::regex_replace(label, digits, "");
+}
+
+std::string format_canary_report(const std::vector<std::string>& cpu_names,
+                                 const std::vector<SpanReading>& readings) {
+  std::ostringstream out;
+  char cell[64];
+  out << "CPU canary: each CPU's median cost per work unit in a span against its median over the "
+         "loop (docs/validation.md, \"The CPU canary\")\n";
+  std::snprintf(cell, sizeof(cell), "%-26s", "span");
+  out << cell;
+  for (const auto& name : cpu_names) {
+    std::snprintf(cell, sizeof(cell), " %8s", name.c_str());
+    out << cell;
+  }
+  std::snprintf(cell, sizeof(cell), "  samples  episode (>= %.2f)\n", kEpisodeRatio);
+  out << cell;
+  std::vector<std::string> order;
+  std::map<std::string, std::pair<int, int>> groups;  // group -> (spans, spans in an episode)
+  for (const auto& r : readings) {
+    std::snprintf(cell, sizeof(cell), "%-26s", r.label.c_str());
+    out << cell;
+    std::string episode;
+    int fewest = r.samples.empty() ? 0 : *std::min_element(r.samples.begin(), r.samples.end());
+    for (size_t c = 0; c < r.ratio.size(); ++c) {
+      if (r.samples[c] == 0) {
+        std::snprintf(cell, sizeof(cell), " %8s", "-");
+      } else {
+        std::snprintf(cell, sizeof(cell), " %8.2f", r.ratio[c]);
+        if (r.ratio[c] >= kEpisodeRatio) episode += (episode.empty() ? "" : ", ") + cpu_names[c];
+      }
+      out << cell;
+    }
+    std::snprintf(cell, sizeof(cell), "  %7d  ", fewest);
+    out << cell << episode << "\n";
+    const std::string g = span_group(r.label);
+    if (!groups.count(g)) order.push_back(g);
+    auto& [spans, met] = groups[g];
+    ++spans;
+    if (!episode.empty()) ++met;
+  }
+  out << "\nspans that met a CPU episode, per configuration\n";
+  int all = 0;
+  int met_all = 0;
+  for (const auto& g : order) {
+    const auto [spans, met] = groups[g];
+    std::snprintf(cell, sizeof(cell), "%-26s", g.c_str());
+    out << cell << " " << met << " of " << spans << "\n";
+    all += spans;
+    met_all += met;
+  }
+  out << "all spans: " << all << ", of which " << met_all << " met a CPU episode\n";
+  return out.str();
+}
+
+}  // namespace vitsim::emulate_test

@@ -1,0 +1,61 @@
+// The CPU canary's report (docs/validation.md, "The CPU canary"): how fast each of the machine's
+// CPUs was during each span of a validate-local loop (a run, a profile pass), as the canary's
+// median cost per work unit in the span against its median over the whole loop. Reads the
+// canary's sample files and the loop's span file (docs/formats/cpu-canary.md); knows nothing of
+// MPI, LibTorch or vitsim's model. Test-support code, as emu_probe is: scripts/validate-local runs
+// it through tests/emulate/cpu_canary.cpp.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace vitsim::emulate_test {
+
+// One work unit of the canary: when it started (Unix time, s) and the CPU time it took (ms).
+struct CanarySample {
+  double start_unix_s = 0;
+  double cpu_ms = 0;
+};
+
+// One stretch of a loop: a run or a profile pass, from its start to its end (Unix time, s).
+struct Span {
+  std::string label;
+  double start_unix_s = 0;
+  double end_unix_s = 0;
+};
+
+// A span's reading, per CPU (in the order of the sample files): the span's median cost against
+// the CPU's median over the whole file (0 where no sample fell in the span), and how many samples.
+struct SpanReading {
+  std::string label;
+  std::vector<double> ratio;
+  std::vector<int> samples;
+};
+
+// A CPU in an episode: its median cost in a span this much above its median over the loop. The
+// same bound as the notes' reading of the runs (one CPU's ranks >= 10 % slower than the other's,
+// bench/notes/validate-local-2026-12-01-loops/cpu-episodes.py), so that the two can be compared.
+constexpr double kEpisodeRatio = 1.10;
+
+// "START CPU_MS WALL_MS" lines; '#' lines are comments. Throws std::runtime_error naming the file,
+// the line and the field on anything else (a last line cut short by the canary's end included:
+// the canary writes each line whole).
+std::vector<CanarySample> read_canary_samples(const std::string& path);
+
+// "LABEL START END" lines (END >= START); '#' lines are comments. Throws as above.
+std::vector<Span> read_spans(const std::string& path);
+
+// Each span's reading against each CPU's samples (cpus[i]: one CPU's samples).
+std::vector<SpanReading> read_spans_against(const std::vector<Span>& spans,
+                                            const std::vector<std::vector<CanarySample>>& cpus);
+
+// The group a span belongs to: its label less a trailing "-rN" (a run's round), or less its
+// trailing digits ("profile-pass3" -> "profile-pass").
+std::string span_group(const std::string& label);
+
+// The report: one row per span (the ratios, the CPUs in an episode), then per group how many of
+// its spans met an episode. cpu_names[i] names cpus[i]'s column.
+std::string format_canary_report(const std::vector<std::string>& cpu_names,
+                                 const std::vector<SpanReading>& readings);
+
+}  // namespace vitsim::emulate_test

@@ -1,0 +1,184 @@
+// cpu_canary: how fast one CPU of this machine is, minute by minute, measured while a loop runs
+// beside it (docs/validation.md, "The CPU canary"). The VM's two CPUs take turns at being 10-75 %
+// slower for minutes; scripts/validate-local pins one canary to each CPU for the whole loop and
+// reads, per run and profile pass, whether a CPU was in such an episode. No MPI, LibTorch or
+// vitsim code.
+//
+//   cpu_canary sample [--period-ms P] [--limit-s L]
+//       every P ms (1000), one work unit (a dependent chain of multiply-adds, then a sum over a
+//       4-MiB buffer: the core's speed and its memory path, as a rank's GEMMs use both), one line
+//       "START_UNIX_S CPU_MS WALL_MS" on stdout, written whole; ends after L s (14400), on SIGTERM,
+//       or when its parent ends. CPU_MS is the thread's CPU time for the unit: the time other
+//       processes take the CPU from it is not in it, a slower CPU is.
+//   cpu_canary report --spans FILE NAME=SAMPLES...
+//       the report of canary_report.h: each span of FILE against each named CPU's samples.
+//
+// Costs about 1 % of a CPU at the default period (a unit is 5-10 ms of CPU). Bad usage or input:
+// a one-line error naming the option or file, exit 2.
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "canary_report.h"
+
+namespace {
+
+using vitsim::emulate_test::CanarySample;
+
+constexpr long kChainIterations = 2'000'000;      // the unit's multiply-adds
+constexpr size_t kBufferBytes = 4u * 1024 * 1024;  // the unit's sum
+
+volatile double g_sink = 0;  // keeps the work's results alive
+
+double thread_cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+double unix_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+double steady_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+void work_unit(std::vector<double>& buffer) {
+  volatile double seed = 1.0;
+  double x = seed;
+  for (long i = 0; i < kChainIterations; ++i) x = x * 0.999999 + 1e-7;  // not vectorizable
+  double sum = 0;
+  for (double v : buffer) sum += v;
+  g_sink = x + sum;
+}
+
+int usage_error(const std::string& what) {
+  std::fprintf(stderr,
+               "cpu_canary: %s\nusage: cpu_canary sample [--period-ms P] [--limit-s L]\n"
+               "       cpu_canary report --spans FILE NAME=SAMPLES...\n",
+               what.c_str());
+  return 2;
+}
+
+// A whole number in [lo, hi] for `option`, or -1.
+long bounded(const std::string& text, long lo, long hi) {
+  size_t used = 0;
+  long v = -1;
+  try {
+    v = std::stol(text, &used);
+  } catch (const std::exception&) {
+    return -1;
+  }
+  return used == text.size() && v >= lo && v <= hi ? v : -1;
+}
+
+int sample(int argc, char** argv) {
+  long period_ms = 1000;
+  long limit_s = 14400;
+  for (int i = 2; i < argc; i += 2) {
+    const std::string opt = argv[i];
+    if (i + 1 >= argc) return usage_error(opt + ": missing value");
+    const std::string value = argv[i + 1];
+    if (opt == "--period-ms") {
+      if ((period_ms = bounded(value, 100, 60000)) < 0)
+        return usage_error("--period-ms: expected a whole number from 100 to 60000, got '" +
+                           value + "'");
+    } else if (opt == "--limit-s") {
+      if ((limit_s = bounded(value, 1, 86400)) < 0)
+        return usage_error("--limit-s: expected a whole number from 1 to 86400, got '" + value +
+                           "'");
+    } else {
+      return usage_error("unknown option '" + opt + "'");
+    }
+  }
+  // Ends with the loop that started it, even when that loop is killed outright.
+  const pid_t parent = getppid();
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != parent) return 0;
+  std::vector<double> buffer(kBufferBytes / sizeof(double));
+  for (size_t i = 0; i < buffer.size(); ++i) buffer[i] = static_cast<double>(i % 1000);
+  std::printf("# cpu_canary sample: start_unix_s cpu_ms wall_ms (docs/formats/cpu-canary.md)\n");
+  std::fflush(stdout);
+  const double t0 = steady_s();
+  for (long k = 0; steady_s() - t0 < static_cast<double>(limit_s); ++k) {
+    const double start = unix_s();
+    const double c0 = thread_cpu_s();
+    const double w0 = steady_s();
+    work_unit(buffer);
+    const double cpu_ms = (thread_cpu_s() - c0) * 1e3;
+    const double wall_ms = (steady_s() - w0) * 1e3;
+    char line[96];
+    const int n = std::snprintf(line, sizeof(line), "%.3f %.4f %.4f\n", start, cpu_ms, wall_ms);
+    if (write(STDOUT_FILENO, line, static_cast<size_t>(n)) != n) return 1;  // one whole line
+    const double next = t0 + static_cast<double>((k + 1) * period_ms) * 1e-3;
+    const double wait_s = next - steady_s();
+    if (wait_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(wait_s));
+  }
+  return 0;
+}
+
+int report(int argc, char** argv) {
+  std::string spans_path;
+  std::vector<std::string> names;
+  std::vector<std::vector<CanarySample>> cpus;
+  try {
+    for (int i = 2; i < argc; ++i) {
+      const std::string arg = argv[i];
+      if (arg == "--spans") {
+        if (i + 1 >= argc) return usage_error("--spans: missing value");
+        spans_path = argv[++i];
+      } else if (arg.rfind("--", 0) == 0) {
+        return usage_error("unknown option '" + arg + "'");
+      } else {
+        const size_t eq = arg.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == arg.size())
+          return usage_error("expected NAME=SAMPLES, got '" + arg + "'");
+        names.push_back(arg.substr(0, eq));
+        cpus.push_back(vitsim::emulate_test::read_canary_samples(arg.substr(eq + 1)));
+      }
+    }
+    if (spans_path.empty()) return usage_error("--spans: missing (the loop's span file)");
+    if (cpus.empty()) return usage_error("no NAME=SAMPLES (one per CPU)");
+    const auto spans = vitsim::emulate_test::read_spans(spans_path);
+    std::fputs(vitsim::emulate_test::format_canary_report(
+                   names, vitsim::emulate_test::read_spans_against(spans, cpus))
+                   .c_str(),
+               stdout);
+  } catch (const std::runtime_error& e) {
+    std::fprintf(stderr, "cpu_canary report: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "sample") return sample(argc, argv);
+  if (mode == "report") return report(argc, argv);
+  if (mode == "-h" || mode == "--help") {
+    std::printf(
+        "usage: cpu_canary sample [--period-ms P] [--limit-s L]\n"
+        "       cpu_canary report --spans FILE NAME=SAMPLES...\n"
+        "  sample   every P ms [1000] one work unit, a line 'START_UNIX_S CPU_MS WALL_MS'; ends\n"
+        "           after L s [14400], on SIGTERM or when its parent ends\n"
+        "  report   each span of FILE ('LABEL START END' lines) against each CPU's samples\n"
+        "(docs/formats/cpu-canary.md)\n");
+    return 0;
+  }
+  return usage_error(mode.empty() ? "missing mode" : "unknown mode '" + mode + "'");
+}
