@@ -62,16 +62,23 @@ double number(const std::string& path, int line_no, const std::string& field,
 }  // namespace
 
 std::vector<CanarySample> read_canary_samples(const std::string& path) {
+  static const char* const kFields[] = {"start_unix_s", "latency_ms", "throughput_ms", "memory_ms",
+                                        "wall_ms"};
   std::vector<CanarySample> samples;
   for (const auto& [no, f] : fields_of(path)) {
-    if (f.size() != 3)
-      bad_line(path, no, "expected 3 fields (start_unix_s cpu_ms wall_ms), got " +
-                             std::to_string(f.size()));
-    const double start = number(path, no, "start_unix_s", f[0]);
-    const double cpu = number(path, no, "cpu_ms", f[1]);
-    number(path, no, "wall_ms", f[2]);
-    if (cpu <= 0) bad_line(path, no, "cpu_ms: expected > 0, got '" + f[1] + "'");
-    samples.push_back({start, cpu});
+    if (f.size() != 5)
+      bad_line(path, no,
+               "expected 5 fields (start_unix_s latency_ms throughput_ms memory_ms wall_ms), got " +
+                   std::to_string(f.size()));
+    double v[5];
+    for (int k = 0; k < 5; ++k) v[k] = number(path, no, kFields[k], f[k]);
+    CanarySample s{v[0], {}};
+    for (int p = 0; p < kCanaryParts; ++p) {
+      if (v[p + 1] <= 0) bad_line(path, no, std::string(kFields[p + 1]) + ": expected > 0, got '" +
+                                                f[p + 1] + "'");
+      s.cpu_ms[p] = v[p + 1];
+    }
+    samples.push_back(s);
   }
   return samples;
 }
@@ -92,24 +99,32 @@ std::vector<Span> read_spans(const std::string& path) {
 
 std::vector<SpanReading> read_spans_against(const std::vector<Span>& spans,
                                             const std::vector<std::vector<CanarySample>>& cpus) {
-  std::vector<double> loop_median;
-  for (const auto& samples : cpus) {
-    std::vector<double> costs;
-    for (const auto& s : samples) costs.push_back(s.cpu_ms);
-    loop_median.push_back(median_of(costs));
+  // cpu -> part -> the costs of every sample, and their median
+  std::vector<std::array<double, kCanaryParts>> loop_median(cpus.size());
+  for (size_t c = 0; c < cpus.size(); ++c) {
+    for (int p = 0; p < kCanaryParts; ++p) {
+      std::vector<double> costs;
+      for (const auto& s : cpus[c]) costs.push_back(s.cpu_ms[p]);
+      loop_median[c][p] = median_of(costs);
+    }
   }
   std::vector<SpanReading> readings;
   for (const auto& span : spans) {
     SpanReading r{span.label, {}, {}};
     for (size_t c = 0; c < cpus.size(); ++c) {
-      std::vector<double> costs;
-      for (const auto& s : cpus[c]) {
-        if (s.start_unix_s >= span.start_unix_s && s.start_unix_s <= span.end_unix_s)
-          costs.push_back(s.cpu_ms);
+      std::array<double, kCanaryParts> ratio{};
+      int n = 0;
+      for (int p = 0; p < kCanaryParts; ++p) {
+        std::vector<double> costs;
+        for (const auto& s : cpus[c]) {
+          if (s.start_unix_s >= span.start_unix_s && s.start_unix_s <= span.end_unix_s)
+            costs.push_back(s.cpu_ms[p]);
+        }
+        n = static_cast<int>(costs.size());
+        ratio[p] = costs.empty() || loop_median[c][p] <= 0 ? 0 : median_of(costs) / loop_median[c][p];
       }
-      r.samples.push_back(static_cast<int>(costs.size()));
-      r.ratio.push_back(costs.empty() || loop_median[c] <= 0 ? 0
-                                                             : median_of(costs) / loop_median[c]);
+      r.samples.push_back(n);
+      r.ratio.push_back(ratio);
     }
     readings.push_back(r);
   }
@@ -126,35 +141,46 @@ std::string span_group(const std::string& label) {
 std::string format_canary_report(const std::vector<std::string>& cpu_names,
                                  const std::vector<SpanReading>& readings) {
   std::ostringstream out;
-  char cell[64];
+  char cell[96];
   out << "CPU canary: each CPU's median cost per work unit in a span against its median over the "
-         "loop (docs/validation.md, \"The CPU canary\")\n";
+         "loop, part by part: latency / throughput / memory (docs/validation.md, \"The CPU "
+         "canary\")\n";
   std::snprintf(cell, sizeof(cell), "%-26s", "span");
   out << cell;
   for (const auto& name : cpu_names) {
-    std::snprintf(cell, sizeof(cell), " %8s", name.c_str());
+    std::snprintf(cell, sizeof(cell), " %14s", (name + " l/t/m").c_str());
     out << cell;
   }
   std::snprintf(cell, sizeof(cell), "  samples  episode (>= %.2f)\n", kEpisodeRatio);
   out << cell;
   std::vector<std::string> order;
   std::map<std::string, std::pair<int, int>> groups;  // group -> (spans, spans in an episode)
+  std::array<int, kCanaryParts> by_part{};             // spans in which the part was in one
   for (const auto& r : readings) {
     std::snprintf(cell, sizeof(cell), "%-26s", r.label.c_str());
     out << cell;
     std::string episode;
-    int fewest = r.samples.empty() ? 0 : *std::min_element(r.samples.begin(), r.samples.end());
+    std::array<bool, kCanaryParts> part_met{};
+    const int fewest =
+        r.samples.empty() ? 0 : *std::min_element(r.samples.begin(), r.samples.end());
     for (size_t c = 0; c < r.ratio.size(); ++c) {
       if (r.samples[c] == 0) {
-        std::snprintf(cell, sizeof(cell), " %8s", "-");
-      } else {
-        std::snprintf(cell, sizeof(cell), " %8.2f", r.ratio[c]);
-        if (r.ratio[c] >= kEpisodeRatio) episode += (episode.empty() ? "" : ", ") + cpu_names[c];
+        std::snprintf(cell, sizeof(cell), " %14s", "-");
+        out << cell;
+        continue;
       }
+      const auto& q = r.ratio[c];
+      std::snprintf(cell, sizeof(cell), " %4.2f/%4.2f/%4.2f", q[0], q[1], q[2]);
       out << cell;
+      for (int p = 0; p < kCanaryParts; ++p) {
+        if (q[p] < kEpisodeRatio) continue;
+        episode += (episode.empty() ? "" : ", ") + cpu_names[c] + " " + kCanaryPartNames[p];
+        part_met[p] = true;
+      }
     }
     std::snprintf(cell, sizeof(cell), "  %7d  ", fewest);
     out << cell << episode << "\n";
+    for (int p = 0; p < kCanaryParts; ++p) by_part[p] += part_met[p] ? 1 : 0;
     const std::string g = span_group(r.label);
     if (!groups.count(g)) order.push_back(g);
     auto& [spans, met] = groups[g];
@@ -171,6 +197,10 @@ std::string format_canary_report(const std::vector<std::string>& cpu_names,
     all += spans;
     met_all += met;
   }
+  out << "per part:";
+  for (int p = 0; p < kCanaryParts; ++p)
+    out << (p ? ", " : " ") << kCanaryPartNames[p] << " " << by_part[p];
+  out << "\n";
   out << "all spans: " << all << ", of which " << met_all << " met a CPU episode\n";
   return out.str();
 }

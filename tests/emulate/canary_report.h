@@ -6,15 +6,23 @@
 // it through tests/emulate/cpu_canary.cpp.
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
 namespace vitsim::emulate_test {
 
-// One work unit of the canary: when it started (Unix time, s) and the CPU time it took (ms).
+// The parts of a work unit (cpu_canary.cpp): a dependent chain (the core's latency: what a
+// busy sibling hardware thread leaves alone), independent vector multiply-adds (the core's
+// throughput: what a rank's GEMMs need, and what a sibling thread takes a share of), a sum over a
+// 16-MiB buffer (the cache and memory path beyond the core's own L2).
+constexpr int kCanaryParts = 3;
+constexpr const char* kCanaryPartNames[kCanaryParts] = {"latency", "throughput", "memory"};
+
+// One work unit of the canary: when it started (Unix time, s) and the CPU time each part took (ms).
 struct CanarySample {
   double start_unix_s = 0;
-  double cpu_ms = 0;
+  std::array<double, kCanaryParts> cpu_ms{};
 };
 
 // One stretch of a loop: a run or a profile pass, from its start to its end (Unix time, s).
@@ -24,20 +32,22 @@ struct Span {
   double end_unix_s = 0;
 };
 
-// A span's reading, per CPU (in the order of the sample files): the span's median cost against
-// the CPU's median over the whole file (0 where no sample fell in the span), and how many samples.
+// A span's reading, per CPU (in the order of the sample files) and part: the span's median cost
+// against the CPU's median over the whole file (0 where no sample fell in the span), and how many
+// samples.
 struct SpanReading {
   std::string label;
-  std::vector<double> ratio;
+  std::vector<std::array<double, kCanaryParts>> ratio;
   std::vector<int> samples;
 };
 
-// A CPU in an episode: its median cost in a span this much above its median over the loop. The
-// same bound as the notes' reading of the runs (one CPU's ranks >= 10 % slower than the other's,
-// bench/notes/validate-local-2026-12-01-loops/cpu-episodes.py), so that the two can be compared.
+// A CPU in an episode: its median cost of a part in a span this much above its median over the
+// loop. The same bound as the notes' reading of the runs (one CPU's ranks >= 10 % slower than the
+// other's, bench/notes/validate-local-2026-12-01-loops/cpu-episodes.py), so that the two can be
+// compared.
 constexpr double kEpisodeRatio = 1.10;
 
-// "START CPU_MS WALL_MS" lines; '#' lines are comments. Throws std::runtime_error naming the file,
+// "START LATENCY_MS THROUGHPUT_MS MEMORY_MS WALL_MS" lines; '#' lines are comments. Throws std::runtime_error naming the file,
 // the line and the field on anything else (a last line cut short by the canary's end included:
 // the canary writes each line whole).
 std::vector<CanarySample> read_canary_samples(const std::string& path);
@@ -53,8 +63,9 @@ std::vector<SpanReading> read_spans_against(const std::vector<Span>& spans,
 // trailing digits ("profile-pass3" -> "profile-pass").
 std::string span_group(const std::string& label);
 
-// The report: one row per span (the ratios, the CPUs in an episode), then per group how many of
-// its spans met an episode. cpu_names[i] names cpus[i]'s column.
+// The report: one row per span (each CPU's ratios, part by part; the CPUs and parts in an
+// episode), then per group how many of its spans met an episode, and per part over all spans.
+// cpu_names[i] names cpus[i]'s column.
 std::string format_canary_report(const std::vector<std::string>& cpu_names,
                                  const std::vector<SpanReading>& readings);
 

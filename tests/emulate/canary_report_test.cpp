@@ -1,5 +1,5 @@
 // The CPU canary (tests/emulate/cpu_canary.cpp) and its report (canary_report.h): a slow CPU is
-// found in the spans it was slow in, and only there; spans are grouped by configuration; bad
+// found in the spans and the part of the work it was slow in, and only there; spans are grouped by configuration; bad
 // files and options are one-line errors naming the file, line or option (exit 2); the sampler
 // writes whole, readable lines and ends on its own.
 #include "canary_report.h"
@@ -35,49 +35,53 @@ class CanaryFiles : public ::testing::Test {
   std::string dir_;
 };
 
-// Samples every second from 0 to 99 s at 5 ms, but `slow_ms` from `from_s` to `to_s`.
+// Samples every second from 0 to 99 s, each part at 2 ms, but the throughput part at `slow_ms`
+// from `from_s` to `to_s`.
 std::vector<CanarySample> steady_but(double from_s, double to_s, double slow_ms) {
   std::vector<CanarySample> s;
   for (int t = 0; t < 100; ++t)
-    s.push_back({1e9 + t, t >= from_s && t <= to_s ? slow_ms : 5.0});
+    s.push_back({1e9 + t, {2.0, t >= from_s && t <= to_s ? slow_ms : 2.0, 2.0}});
   return s;
 }
 
-TEST(CpuCanaryReport, FindsTheSlowCpuInTheSpansItWasSlowIn) {
-  const std::vector<std::vector<CanarySample>> cpus = {steady_but(0, -1, 5.0),
-                                                      steady_but(40, 60, 6.0)};
+TEST(CpuCanaryReport, FindsTheSlowCpuAndPartInTheSpansItWasSlowIn) {
+  const std::vector<std::vector<CanarySample>> cpus = {steady_but(0, -1, 2.0),
+                                                      steady_but(40, 60, 2.4)};
   const std::vector<Span> spans = {{"r2-mb24-400m-r1", 1e9 + 0, 1e9 + 30},
                                    {"r2-mb24-400m-r2", 1e9 + 42, 1e9 + 58},
                                    {"profile-pass1", 1e9 + 70, 1e9 + 90},
                                    {"r4-mb12-slow-r1", 1e9 + 200, 1e9 + 210}};
   const auto readings = read_spans_against(spans, cpus);
   ASSERT_EQ(readings.size(), 4u);
-  EXPECT_DOUBLE_EQ(readings[0].ratio[0], 1.0);
-  EXPECT_DOUBLE_EQ(readings[0].ratio[1], 1.0);
+  EXPECT_DOUBLE_EQ(readings[0].ratio[1][1], 1.0);
   EXPECT_EQ(readings[0].samples[1], 31);
-  EXPECT_DOUBLE_EQ(readings[1].ratio[0], 1.0);
-  EXPECT_DOUBLE_EQ(readings[1].ratio[1], 1.2);  // the loop's median is 5 ms: 21 of 100 are slow
-  EXPECT_EQ(readings[3].samples[0], 0);          // no sample in the span: not read
-  const std::string report = format_canary_report({"CPU 0", "CPU 1"}, readings);
-  EXPECT_NE(report.find("r2-mb24-400m-r2                1.00     1.20       17  CPU 1\n"),
+  EXPECT_DOUBLE_EQ(readings[1].ratio[0][1], 1.0);
+  EXPECT_DOUBLE_EQ(readings[1].ratio[1][0], 1.0);
+  EXPECT_DOUBLE_EQ(readings[1].ratio[1][1], 1.2);  // the loop's median is 2 ms: 21 of 100 slow
+  EXPECT_EQ(readings[3].samples[0], 0);             // no sample in the span: not read
+  const std::string report = format_canary_report({"cpu0", "cpu1"}, readings);
+  EXPECT_NE(report.find("r2-mb24-400m-r2            1.00/1.00/1.00 1.00/1.20/1.00       17  "
+                        "cpu1 throughput\n"),
             std::string::npos)
       << report;
-  EXPECT_NE(report.find("r2-mb24-400m-r1                1.00     1.00       31  \n"),
+  EXPECT_NE(report.find("r2-mb24-400m-r1            1.00/1.00/1.00 1.00/1.00/1.00       31  \n"),
             std::string::npos)
       << report;
-  EXPECT_NE(report.find("r4-mb12-slow-r1                   -        -        0  \n"),
+  EXPECT_NE(report.find("r4-mb12-slow-r1                         -              -        0  \n"),
             std::string::npos)
       << report;
   EXPECT_NE(report.find("r2-mb24-400m               1 of 2\n"), std::string::npos) << report;
   EXPECT_NE(report.find("profile-pass               0 of 1\n"), std::string::npos) << report;
+  EXPECT_NE(report.find("per part: latency 0, throughput 1, memory 0\n"), std::string::npos)
+      << report;
   EXPECT_NE(report.find("all spans: 4, of which 1 met a CPU episode"), std::string::npos) << report;
 }
 
 TEST(CpuCanaryReport, JustBelowTheBoundIsNoEpisode) {
   const auto readings =
-      read_spans_against({{"r1-r1", 1e9 + 40, 1e9 + 60}}, {steady_but(40, 60, 5.0 * 1.09)});
-  const std::string report = format_canary_report({"CPU 0"}, readings);
-  EXPECT_NE(report.find("r1-r1                          1.09       21  \n"), std::string::npos)
+      read_spans_against({{"r1-r1", 1e9 + 40, 1e9 + 60}}, {steady_but(40, 60, 2.0 * 1.09)});
+  const std::string report = format_canary_report({"cpu0"}, readings);
+  EXPECT_NE(report.find("r1-r1                      1.00/1.09/1.00       21  \n"), std::string::npos)
       << report;
 }
 
@@ -102,16 +106,18 @@ std::string error_of(Read read, const std::string& path) {
 TEST_F(CanaryFiles, BadFilesNameTheFileTheLineAndTheField) {
   const auto samples = [](const std::string& p) { return read_canary_samples(p); };
   const auto spans = [](const std::string& p) { return read_spans(p); };
-  EXPECT_EQ(error_of(samples, write("ok.txt", "# header\n1.5 5.0 6.0\n\n2.5 5.1 5.2\n")), "");
-  const std::string cut = write("cut.txt", "# header\n1.5 5.0 6.0\n2.5 5.1\n");
+  EXPECT_EQ(error_of(samples, write("ok.txt", "# header\n1.5 1 2 3 6.0\n\n2.5 1 2 3 5.2\n")), "");
+  const std::string cut = write("cut.txt", "# header\n1.5 1 2 3 6.0\n2.5 1 2\n");
   EXPECT_EQ(error_of(samples, cut),
-            cut + ":3: expected 3 fields (start_unix_s cpu_ms wall_ms), got 2");
-  const std::string neg = write("neg.txt", "1.5 -5 6.0\n");
+            cut +
+                ":3: expected 5 fields (start_unix_s latency_ms throughput_ms memory_ms wall_ms), "
+                "got 3");
+  const std::string neg = write("neg.txt", "1.5 1 -5 3 6.0\n");
   EXPECT_EQ(error_of(samples, neg),
-            neg + ":1: cpu_ms: expected a finite number >= 0, got '-5'");
-  const std::string zero = write("zero.txt", "1.5 0 6.0\n");
-  EXPECT_EQ(error_of(samples, zero), zero + ":1: cpu_ms: expected > 0, got '0'");
-  const std::string word = write("word.txt", "1.5 5 6ms\n");
+            neg + ":1: throughput_ms: expected a finite number >= 0, got '-5'");
+  const std::string zero = write("zero.txt", "1.5 1 2 0 6.0\n");
+  EXPECT_EQ(error_of(samples, zero), zero + ":1: memory_ms: expected > 0, got '0'");
+  const std::string word = write("word.txt", "1.5 1 2 3 6ms\n");
   EXPECT_EQ(error_of(samples, word), word + ":1: wall_ms: expected a finite number >= 0, got '6ms'");
   const std::string back = write("back.txt", "r1 10.0 9.5\n");
   EXPECT_EQ(error_of(spans, back), back + ":1: end_unix_s: expected >= start_unix_s (10.0), got '9.5'");
@@ -126,7 +132,9 @@ TEST_F(CanaryFiles, TheSamplerWritesWholeLinesAndEndsOnItsOwn) {
   const auto samples = read_canary_samples(write("samples.txt", r.output));
   EXPECT_GE(samples.size(), 5u) << r.output;
   EXPECT_LE(samples.size(), 11u) << r.output;
-  for (const auto& s : samples) EXPECT_GT(s.cpu_ms, 0) << r.output;
+  for (const auto& s : samples) {
+    for (double part_ms : s.cpu_ms) EXPECT_GT(part_ms, 0) << r.output;
+  }
 }
 
 TEST_F(CanaryFiles, BadOptionsAndFilesExitTwoNamingThem) {
@@ -142,13 +150,14 @@ TEST_F(CanaryFiles, BadOptionsAndFilesExitTwoNamingThem) {
   const std::string bad = write("bad.txt", "1.5 5.0\n");
   r = run({VITSIM_CPU_CANARY, "report", "--spans", spans, "CPU0=" + bad});
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find(bad + ":1: expected 3 fields"), std::string::npos) << r.output;
-  r = run({VITSIM_CPU_CANARY, "report", "CPU0=" + write("good.txt", "1.5 5.0 5.0\n")});
+  EXPECT_NE(r.output.find(bad + ":1: expected 5 fields"), std::string::npos) << r.output;
+  r = run({VITSIM_CPU_CANARY, "report", "CPU0=" + write("good.txt", "1.5 1 2 3 6\n")});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--spans: missing"), std::string::npos) << r.output;
   r = run({VITSIM_CPU_CANARY, "report", "--spans", spans, "CPU0=" + dir_ + "/good.txt"});
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("r1-r1                          1.00        1  \n"), std::string::npos)
+  EXPECT_NE(r.output.find("r1-r1                      1.00/1.00/1.00        1  \n"),
+            std::string::npos)
       << r.output;
 }
 

@@ -5,15 +5,18 @@
 // vitsim code.
 //
 //   cpu_canary sample [--period-ms P] [--limit-s L]
-//       every P ms (1000), one work unit (a dependent chain of multiply-adds, then a sum over a
-//       4-MiB buffer: the core's speed and its memory path, as a rank's GEMMs use both), one line
-//       "START_UNIX_S CPU_MS WALL_MS" on stdout, written whole; ends after L s (14400), on SIGTERM,
-//       or when its parent ends. CPU_MS is the thread's CPU time for the unit: the time other
-//       processes take the CPU from it is not in it, a slower CPU is.
+//       every P ms (1000), one work unit of three parts, each timed by the thread's CPU time: a
+//       dependent chain of multiply-adds (the core's latency, which a busy sibling hardware
+//       thread leaves alone), independent vector multiply-adds (the core's throughput, which a
+//       rank's GEMMs need and a sibling thread shares), a sum over a 16-MiB buffer (cache and
+//       memory beyond the core's L2); one line "START_UNIX_S LATENCY_MS THROUGHPUT_MS MEMORY_MS
+//       WALL_MS" on stdout, written whole; ends after L s (14400), on SIGTERM, or when its parent
+//       ends. CPU time leaves out the time other processes of this machine hold the CPU; a CPU
+//       that does the same work slower is in it.
 //   cpu_canary report --spans FILE NAME=SAMPLES...
 //       the report of canary_report.h: each span of FILE against each named CPU's samples.
 //
-// Costs about 1 % of a CPU at the default period (a unit is 5-10 ms of CPU). Bad usage or input:
+// Costs about 1 % of a CPU at the default period (a unit is about 10 ms of CPU). Bad usage or input:
 // a one-line error naming the option or file, exit 2.
 #include <signal.h>
 #include <sys/prctl.h>
@@ -34,8 +37,9 @@ namespace {
 
 using vitsim::emulate_test::CanarySample;
 
-constexpr long kChainIterations = 2'000'000;      // the unit's multiply-adds
-constexpr size_t kBufferBytes = 4u * 1024 * 1024;  // the unit's sum
+constexpr long kChainIterations = 1'000'000;         // the latency part's multiply-adds
+constexpr long kThroughputIterations = 400'000;     // the throughput part's rounds
+constexpr size_t kBufferBytes = 16u * 1024 * 1024;  // the memory part's sum
 
 volatile double g_sink = 0;  // keeps the work's results alive
 
@@ -56,13 +60,38 @@ double steady_s() {
       .count();
 }
 
-void work_unit(std::vector<double>& buffer) {
+void latency_part() {
   volatile double seed = 1.0;
   double x = seed;
-  for (long i = 0; i < kChainIterations; ++i) x = x * 0.999999 + 1e-7;  // not vectorizable
-  double sum = 0;
-  for (double v : buffer) sum += v;
-  g_sink = x + sum;
+  for (long i = 0; i < kChainIterations; ++i) x = x * 0.999999 + 1e-7;  // each on the last
+  g_sink = x;
+}
+
+// Twelve independent accumulators of 16 floats: enough chains to keep the vector units busy, as a
+// GEMM's inner loop does; the widest vectors the CPU has (ifunc dispatch at start).
+typedef float Floats16 __attribute__((vector_size(64)));
+__attribute__((target_clones("avx512f", "avx2", "default"))) void throughput_part() {
+  constexpr int kChains = 12;
+  volatile float seed = 1.0f;
+  Floats16 acc[kChains];
+  for (int k = 0; k < kChains; ++k) acc[k] = Floats16{} + seed + static_cast<float>(k);
+  const Floats16 m = Floats16{} + 0.999999f;
+  const Floats16 a = Floats16{} + 1e-7f;
+  for (long i = 0; i < kThroughputIterations; ++i) {
+    for (int k = 0; k < kChains; ++k) acc[k] = acc[k] * m + a;
+  }
+  float sum = 0;
+  for (int k = 0; k < kChains; ++k) sum += acc[k][0] + acc[k][15];
+  g_sink = sum;
+}
+
+// Eight accumulators: the sum runs at the speed the caches and memory feed it.
+void memory_part(const std::vector<double>& buffer) {
+  double acc[8] = {};
+  for (size_t i = 0; i + 8 <= buffer.size(); i += 8) {
+    for (int k = 0; k < 8; ++k) acc[k] += buffer[i + k];
+  }
+  g_sink = acc[0] + acc[1] + acc[2] + acc[3] + acc[4] + acc[5] + acc[6] + acc[7];
 }
 
 int usage_error(const std::string& what) {
@@ -110,18 +139,25 @@ int sample(int argc, char** argv) {
   if (getppid() != parent) return 0;
   std::vector<double> buffer(kBufferBytes / sizeof(double));
   for (size_t i = 0; i < buffer.size(); ++i) buffer[i] = static_cast<double>(i % 1000);
-  std::printf("# cpu_canary sample: start_unix_s cpu_ms wall_ms (docs/formats/cpu-canary.md)\n");
+  std::printf(
+      "# cpu_canary sample: start_unix_s latency_ms throughput_ms memory_ms wall_ms "
+      "(docs/formats/cpu-canary.md)\n");
   std::fflush(stdout);
   const double t0 = steady_s();
   for (long k = 0; steady_s() - t0 < static_cast<double>(limit_s); ++k) {
     const double start = unix_s();
-    const double c0 = thread_cpu_s();
     const double w0 = steady_s();
-    work_unit(buffer);
-    const double cpu_ms = (thread_cpu_s() - c0) * 1e3;
+    const double c0 = thread_cpu_s();
+    latency_part();
+    const double c1 = thread_cpu_s();
+    throughput_part();
+    const double c2 = thread_cpu_s();
+    memory_part(buffer);
+    const double c3 = thread_cpu_s();
     const double wall_ms = (steady_s() - w0) * 1e3;
-    char line[96];
-    const int n = std::snprintf(line, sizeof(line), "%.3f %.4f %.4f\n", start, cpu_ms, wall_ms);
+    char line[128];
+    const int n = std::snprintf(line, sizeof(line), "%.3f %.4f %.4f %.4f %.4f\n", start,
+                                (c1 - c0) * 1e3, (c2 - c1) * 1e3, (c3 - c2) * 1e3, wall_ms);
     if (write(STDOUT_FILENO, line, static_cast<size_t>(n)) != n) return 1;  // one whole line
     const double next = t0 + static_cast<double>((k + 1) * period_ms) * 1e-3;
     const double wait_s = next - steady_s();
@@ -174,8 +210,9 @@ int main(int argc, char** argv) {
     std::printf(
         "usage: cpu_canary sample [--period-ms P] [--limit-s L]\n"
         "       cpu_canary report --spans FILE NAME=SAMPLES...\n"
-        "  sample   every P ms [1000] one work unit, a line 'START_UNIX_S CPU_MS WALL_MS'; ends\n"
-        "           after L s [14400], on SIGTERM or when its parent ends\n"
+        "  sample   every P ms [1000] one work unit, a line 'START_UNIX_S LATENCY_MS\n"
+        "           THROUGHPUT_MS MEMORY_MS WALL_MS'; ends after L s [14400], on SIGTERM or when\n"
+        "           its parent ends\n"
         "  report   each span of FILE ('LABEL START END' lines) against each CPU's samples\n"
         "(docs/formats/cpu-canary.md)\n");
     return 0;
