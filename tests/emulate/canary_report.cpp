@@ -74,8 +74,8 @@ std::vector<CanarySample> read_canary_samples(const std::string& path) {
     for (int k = 0; k < 5; ++k) v[k] = number(path, no, kFields[k], f[k]);
     CanarySample s{v[0], {}};
     for (int p = 0; p < kCanaryParts; ++p) {
-      if (v[p + 1] <= 0) bad_line(path, no, std::string(kFields[p + 1]) + ": expected > 0, got '" +
-                                                f[p + 1] + "'");
+      if (v[p + 1] <= 0)
+        bad_line(path, no, std::string(kFields[p + 1]) + ": expected > 0, got '" + f[p + 1] + "'");
       s.cpu_ms[p] = v[p + 1];
     }
     samples.push_back(s);
@@ -87,8 +87,9 @@ std::vector<Span> read_spans(const std::string& path) {
   std::vector<Span> spans;
   for (const auto& [no, f] : fields_of(path)) {
     if (f.size() != 3)
-      bad_line(path, no,
-               "expected 3 fields (label start_unix_s end_unix_s), got " + std::to_string(f.size()));
+      bad_line(
+          path, no,
+          "expected 3 fields (label start_unix_s end_unix_s), got " + std::to_string(f.size()));
     Span s{f[0], number(path, no, "start_unix_s", f[1]), number(path, no, "end_unix_s", f[2])};
     if (s.end_unix_s < s.start_unix_s)
       bad_line(path, no, "end_unix_s: expected >= start_unix_s (" + f[1] + "), got '" + f[2] + "'");
@@ -121,7 +122,8 @@ std::vector<SpanReading> read_spans_against(const std::vector<Span>& spans,
             costs.push_back(s.cpu_ms[p]);
         }
         n = static_cast<int>(costs.size());
-        ratio[p] = costs.empty() || loop_median[c][p] <= 0 ? 0 : median_of(costs) / loop_median[c][p];
+        ratio[p] =
+            costs.empty() || loop_median[c][p] <= 0 ? 0 : median_of(costs) / loop_median[c][p];
       }
       r.samples.push_back(n);
       r.ratio.push_back(ratio);
@@ -155,7 +157,7 @@ std::string format_canary_report(const std::vector<std::string>& cpu_names,
   out << cell;
   std::vector<std::string> order;
   std::map<std::string, std::pair<int, int>> groups;  // group -> (spans, spans in an episode)
-  std::array<int, kCanaryParts> by_part{};             // spans in which the part was in one
+  std::array<int, kCanaryParts> by_part{};            // spans in which the part was in one
   for (const auto& r : readings) {
     std::snprintf(cell, sizeof(cell), "%-26s", r.label.c_str());
     out << cell;

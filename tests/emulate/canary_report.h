@@ -47,9 +47,9 @@ struct SpanReading {
 // compared.
 constexpr double kEpisodeRatio = 1.10;
 
-// "START LATENCY_MS THROUGHPUT_MS MEMORY_MS WALL_MS" lines; '#' lines are comments. Throws std::runtime_error naming the file,
-// the line and the field on anything else (a last line cut short by the canary's end included:
-// the canary writes each line whole).
+// "START LATENCY_MS THROUGHPUT_MS MEMORY_MS WALL_MS" lines; '#' lines are comments. Throws
+// std::runtime_error naming the file, the line and the field on anything else (a last line cut
+// short by the canary's end included: the canary writes each line whole).
 std::vector<CanarySample> read_canary_samples(const std::string& path);
 
 // "LABEL START END" lines (END >= START); '#' lines are comments. Throws as above.

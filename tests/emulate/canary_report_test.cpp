@@ -1,7 +1,7 @@
 // The CPU canary (tests/emulate/cpu_canary.cpp) and its report (canary_report.h): a slow CPU is
-// found in the spans and the part of the work it was slow in, and only there; spans are grouped by configuration; bad
-// files and options are one-line errors naming the file, line or option (exit 2); the sampler
-// writes whole, readable lines and ends on its own.
+// found in the spans and the part of the work it was slow in, and only there; spans are grouped by
+// configuration; bad files and options are one-line errors naming the file, line or option (exit
+// 2); the sampler writes whole, readable lines and ends on its own.
 #include "canary_report.h"
 
 #include <gtest/gtest.h>
@@ -46,7 +46,7 @@ std::vector<CanarySample> steady_but(double from_s, double to_s, double slow_ms)
 
 TEST(CpuCanaryReport, FindsTheSlowCpuAndPartInTheSpansItWasSlowIn) {
   const std::vector<std::vector<CanarySample>> cpus = {steady_but(0, -1, 2.0),
-                                                      steady_but(40, 60, 2.4)};
+                                                       steady_but(40, 60, 2.4)};
   const std::vector<Span> spans = {{"r2-mb24-400m-r1", 1e9 + 0, 1e9 + 30},
                                    {"r2-mb24-400m-r2", 1e9 + 42, 1e9 + 58},
                                    {"profile-pass1", 1e9 + 70, 1e9 + 90},
@@ -58,7 +58,7 @@ TEST(CpuCanaryReport, FindsTheSlowCpuAndPartInTheSpansItWasSlowIn) {
   EXPECT_DOUBLE_EQ(readings[1].ratio[0][1], 1.0);
   EXPECT_DOUBLE_EQ(readings[1].ratio[1][0], 1.0);
   EXPECT_DOUBLE_EQ(readings[1].ratio[1][1], 1.2);  // the loop's median is 2 ms: 21 of 100 slow
-  EXPECT_EQ(readings[3].samples[0], 0);             // no sample in the span: not read
+  EXPECT_EQ(readings[3].samples[0], 0);            // no sample in the span: not read
   const std::string report = format_canary_report({"cpu0", "cpu1"}, readings);
   EXPECT_NE(report.find("r2-mb24-400m-r2            1.00/1.00/1.00 1.00/1.20/1.00       17  "
                         "cpu1 throughput\n"),
@@ -81,7 +81,8 @@ TEST(CpuCanaryReport, JustBelowTheBoundIsNoEpisode) {
   const auto readings =
       read_spans_against({{"r1-r1", 1e9 + 40, 1e9 + 60}}, {steady_but(40, 60, 2.0 * 1.09)});
   const std::string report = format_canary_report({"cpu0"}, readings);
-  EXPECT_NE(report.find("r1-r1                      1.00/1.09/1.00       21  \n"), std::string::npos)
+  EXPECT_NE(report.find("r1-r1                      1.00/1.09/1.00       21  \n"),
+            std::string::npos)
       << report;
 }
 
@@ -118,16 +119,20 @@ TEST_F(CanaryFiles, BadFilesNameTheFileTheLineAndTheField) {
   const std::string zero = write("zero.txt", "1.5 1 2 0 6.0\n");
   EXPECT_EQ(error_of(samples, zero), zero + ":1: memory_ms: expected > 0, got '0'");
   const std::string word = write("word.txt", "1.5 1 2 3 6ms\n");
-  EXPECT_EQ(error_of(samples, word), word + ":1: wall_ms: expected a finite number >= 0, got '6ms'");
+  EXPECT_EQ(error_of(samples, word),
+            word + ":1: wall_ms: expected a finite number >= 0, got '6ms'");
   const std::string back = write("back.txt", "r1 10.0 9.5\n");
-  EXPECT_EQ(error_of(spans, back), back + ":1: end_unix_s: expected >= start_unix_s (10.0), got '9.5'");
+  EXPECT_EQ(error_of(spans, back),
+            back + ":1: end_unix_s: expected >= start_unix_s (10.0), got '9.5'");
   const std::string nan = write("nan.txt", "r1 nan 9.5\n");
-  EXPECT_EQ(error_of(spans, nan), nan + ":1: start_unix_s: expected a finite number >= 0, got 'nan'");
+  EXPECT_EQ(error_of(spans, nan),
+            nan + ":1: start_unix_s: expected a finite number >= 0, got 'nan'");
   EXPECT_EQ(error_of(spans, dir_ + "/absent.txt"), dir_ + "/absent.txt: cannot be read");
 }
 
 TEST_F(CanaryFiles, TheSamplerWritesWholeLinesAndEndsOnItsOwn) {
-  const CommandResult r = run({VITSIM_CPU_CANARY, "sample", "--period-ms", "100", "--limit-s", "1"});
+  const CommandResult r =
+      run({VITSIM_CPU_CANARY, "sample", "--period-ms", "100", "--limit-s", "1"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto samples = read_canary_samples(write("samples.txt", r.output));
   EXPECT_GE(samples.size(), 5u) << r.output;

@@ -16,8 +16,8 @@
 //   cpu_canary report --spans FILE NAME=SAMPLES...
 //       the report of canary_report.h: each span of FILE against each named CPU's samples.
 //
-// Costs about 1 % of a CPU at the default period (a unit is about 10 ms of CPU). Bad usage or input:
-// a one-line error naming the option or file, exit 2.
+// Costs about 1 % of a CPU at the default period (a unit is about 10 ms of CPU). Bad usage or
+// input: a one-line error naming the option or file, exit 2.
 #include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -37,7 +37,7 @@ namespace {
 
 using vitsim::emulate_test::CanarySample;
 
-constexpr long kChainIterations = 1'000'000;         // the latency part's multiply-adds
+constexpr long kChainIterations = 1'000'000;        // the latency part's multiply-adds
 constexpr long kThroughputIterations = 400'000;     // the throughput part's rounds
 constexpr size_t kBufferBytes = 16u * 1024 * 1024;  // the memory part's sum
 
@@ -56,8 +56,7 @@ double unix_s() {
 }
 
 double steady_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 void latency_part() {
@@ -123,8 +122,8 @@ int sample(int argc, char** argv) {
     const std::string value = argv[i + 1];
     if (opt == "--period-ms") {
       if ((period_ms = bounded(value, 100, 60000)) < 0)
-        return usage_error("--period-ms: expected a whole number from 100 to 60000, got '" +
-                           value + "'");
+        return usage_error("--period-ms: expected a whole number from 100 to 60000, got '" + value +
+                           "'");
     } else if (opt == "--limit-s") {
       if ((limit_s = bounded(value, 1, 86400)) < 0)
         return usage_error("--limit-s: expected a whole number from 1 to 86400, got '" + value +
