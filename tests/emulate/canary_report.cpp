@@ -10,15 +10,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "probe_clock.h"
+
 namespace vitsim::emulate_test {
 namespace {
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 [[noreturn]] void bad_line(const std::string& path, int line_no, const std::string& what) {
   throw std::runtime_error(path + ":" + std::to_string(line_no) + ": " + what);
@@ -100,32 +95,34 @@ std::vector<Span> read_spans(const std::string& path) {
 
 std::vector<SpanReading> read_spans_against(const std::vector<Span>& spans,
                                             const std::vector<std::vector<CanarySample>>& cpus) {
-  // cpu -> part -> the costs of every sample, and their median
+  // Each part's costs over the samples that `keep` keeps, in one pass.
+  const auto part_costs = [](const std::vector<CanarySample>& samples, auto keep) {
+    std::array<std::vector<double>, kCanaryParts> costs;
+    for (const auto& s : samples) {
+      if (!keep(s)) continue;
+      for (int p = 0; p < kCanaryParts; ++p) costs[p].push_back(s.cpu_ms[p]);
+    }
+    return costs;
+  };
   std::vector<std::array<double, kCanaryParts>> loop_median(cpus.size());
   for (size_t c = 0; c < cpus.size(); ++c) {
-    for (int p = 0; p < kCanaryParts; ++p) {
-      std::vector<double> costs;
-      for (const auto& s : cpus[c]) costs.push_back(s.cpu_ms[p]);
-      loop_median[c][p] = median_of(costs);
-    }
+    const auto costs = part_costs(cpus[c], [](const CanarySample&) { return true; });
+    for (int p = 0; p < kCanaryParts; ++p) loop_median[c][p] = median(costs[p]);
   }
   std::vector<SpanReading> readings;
   for (const auto& span : spans) {
+    const auto in_span = [&span](const CanarySample& s) {
+      return s.start_unix_s >= span.start_unix_s && s.start_unix_s <= span.end_unix_s;
+    };
     SpanReading r{span.label, {}, {}};
     for (size_t c = 0; c < cpus.size(); ++c) {
+      const auto costs = part_costs(cpus[c], in_span);
       std::array<double, kCanaryParts> ratio{};
-      int n = 0;
       for (int p = 0; p < kCanaryParts; ++p) {
-        std::vector<double> costs;
-        for (const auto& s : cpus[c]) {
-          if (s.start_unix_s >= span.start_unix_s && s.start_unix_s <= span.end_unix_s)
-            costs.push_back(s.cpu_ms[p]);
-        }
-        n = static_cast<int>(costs.size());
         ratio[p] =
-            costs.empty() || loop_median[c][p] <= 0 ? 0 : median_of(costs) / loop_median[c][p];
+            costs[p].empty() || loop_median[c][p] <= 0 ? 0 : median(costs[p]) / loop_median[c][p];
       }
-      r.samples.push_back(n);
+      r.samples.push_back(static_cast<int>(costs[0].size()));
       r.ratio.push_back(ratio);
     }
     readings.push_back(r);

@@ -32,10 +32,13 @@
 #include <vector>
 
 #include "canary_report.h"
+#include "probe_clock.h"
 
 namespace {
 
 using vitsim::emulate_test::CanarySample;
+using vitsim::emulate_test::steady_s;
+using vitsim::emulate_test::thread_cpu_s;
 
 constexpr long kChainIterations = 1'000'000;        // the latency part's multiply-adds
 constexpr long kThroughputIterations = 400'000;     // the throughput part's rounds
@@ -43,20 +46,10 @@ constexpr size_t kBufferBytes = 16u * 1024 * 1024;  // the memory part's sum
 
 volatile double g_sink = 0;  // keeps the work's results alive
 
-double thread_cpu_s() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
 double unix_s() {
   timespec ts{};
   clock_gettime(CLOCK_REALTIME, &ts);
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
-double steady_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 void latency_part() {

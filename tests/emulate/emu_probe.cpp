@@ -30,17 +30,13 @@
 #include <thread>
 #include <vector>
 
+#include "probe_clock.h"
+
 namespace {
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+using vitsim::emulate_test::median;
+using vitsim::emulate_test::steady_s;
+using vitsim::emulate_test::thread_cpu_s;
 
 volatile double g_sink = 0;  // keeps spin()'s result alive
 
@@ -52,12 +48,6 @@ void spin(long iters) {
   g_sink = x;
 }
 
-double thread_cpu_s() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
 // Spins until this thread has run for `cpu_s` of CPU time, however long that takes in wall time.
 void spin_cpu(double cpu_s) {
   const double end = thread_cpu_s() + cpu_s;
@@ -67,15 +57,15 @@ void spin_cpu(double cpu_s) {
 // Sums `buffer` over and over for `seconds` of wall time; the wall time per pass.
 double memory_pass_s(std::vector<double>& buffer, double seconds) {
   for (size_t i = 0; i < buffer.size(); ++i) buffer[i] = static_cast<double>(i % 1000);
-  const double t0 = now_s();
+  const double t0 = steady_s();
   long passes = 0;
   double sum = 0;
-  while (now_s() - t0 < seconds) {
+  while (steady_s() - t0 < seconds) {
     for (double v : buffer) sum += v;
     ++passes;
   }
   g_sink = sum;
-  return (now_s() - t0) / static_cast<double>(passes);
+  return (steady_s() - t0) / static_cast<double>(passes);
 }
 
 // Rank 0 prints one line per rank: host and value.
@@ -121,10 +111,10 @@ int main(int argc, char** argv) {
     std::vector<double> times;
     for (int i = 0; i <= reps; ++i) {
       MPI_Barrier(MPI_COMM_WORLD);
-      const double t0 = now_s();
+      const double t0 = steady_s();
       MPI_Allreduce(send.data(), recv.data(), static_cast<int>(send.size()), MPI_FLOAT, MPI_SUM,
                     MPI_COMM_WORLD);
-      if (i > 0) times.push_back(now_s() - t0);  // the first one sets up connections
+      if (i > 0) times.push_back(steady_s() - t0);  // the first one sets up connections
     }
     if (!recv.empty() && recv[0] != static_cast<float>(size)) rc = 1;  // the sum must be right
     report(median(times), rank, size);
@@ -133,21 +123,21 @@ int main(int argc, char** argv) {
     // All ranks at once: with quotas that sum to at most the machine's cores, each rank gets
     // exactly its quota, so the time measures the quota (not the other ranks' polling).
     MPI_Barrier(MPI_COMM_WORLD);
-    const double t0 = now_s();
+    const double t0 = steady_s();
     spin(iters);
-    const double elapsed = now_s() - t0;
+    const double elapsed = steady_s() - t0;
     report(elapsed, rank, size);
   } else if (mode == "chunks" && argc == 4) {
     const double chunk_cpu_s = std::atof(argv[2]) * 1e-3;
     const int count = std::atoi(argv[3]);
     std::vector<double> walls;
-    const double t0 = now_s(), c0 = thread_cpu_s();
+    const double t0 = steady_s(), c0 = thread_cpu_s();
     for (int i = 0; i < count; ++i) {
-      const double t = now_s();
+      const double t = steady_s();
       spin_cpu(chunk_cpu_s);
-      walls.push_back(now_s() - t);
+      walls.push_back(steady_s() - t);
     }
-    const double wall = now_s() - t0, cpu = thread_cpu_s() - c0;
+    const double wall = steady_s() - t0, cpu = thread_cpu_s() - c0;
     const double mean = std::accumulate(walls.begin(), walls.end(), 0.0) / walls.size();
     // One line per rank, printed by each rank (no gathering: the ranks are independent here).
     char host[256] = {};
@@ -166,10 +156,10 @@ int main(int argc, char** argv) {
                   MPI_COMM_WORLD);  // sets up connections; the ranks leave it together
     for (int i = 0; i < reps; ++i) {
       spin_cpu(cpu_s);
-      const double t0 = now_s();
+      const double t0 = steady_s();
       MPI_Allreduce(send.data(), recv.data(), static_cast<int>(send.size()), MPI_DOUBLE, MPI_SUM,
                     MPI_COMM_WORLD);
-      times.push_back(now_s() - t0);
+      times.push_back(steady_s() - t0);
     }
     const double mean = std::accumulate(times.begin(), times.end(), 0.0) / times.size();
     char host[256] = {};
