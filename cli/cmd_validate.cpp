@@ -17,10 +17,12 @@
 #include "cli/commands.h"
 #include "clikit/list_options.h"
 #include "clikit/run_app.h"
+#include "present/machine_speed.h"
 #include "present/validation.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
+#include "schema/machine_speed.h"
 #include "schema/study.h"
 #include "schema/transports_io.h"
 #include "sim/provenance.h"
@@ -81,6 +83,12 @@ int cmd_validate(int argc, char** argv) {
                  "exit 1 when the median absolute error exceeds this, or when no run matched "
                  "(default: never fail)")
       ->check(clikit::number_in(0.0, 1e6));
+  std::string machine_speed;
+  app.add_option("--machine-speed", machine_speed,
+                 "each run's machine speed against the profiles' (RUN FACTOR lines: "
+                 "docs/formats/machine-speed.md; scripts/validate-local writes it from its CPU "
+                 "canary): adds each row's error at the profiles' speed under the table")
+      ->check(CLI::ExistingFile);
   app.add_option("-o,--output", out, "also write the table to this text file");
   return clikit::run_app(app, argc, argv, [&] {
     if (leave_one_out) {
@@ -140,7 +148,10 @@ int cmd_validate(int argc, char** argv) {
       for (const auto& w : sim::unmeasured_warnings(predicted.back().prediction.configurations))
         std::cerr << "vitsim validate: warning: " << w << "\n";
     }
-    const auto result = present::validate(measured, predicted);
+    auto result = present::validate(measured, predicted);
+    if (!machine_speed.empty())
+      present::add_machine_speeds(result, schema::read_machine_speeds(machine_speed),
+                                  machine_speed);
     const std::string text = head + present::format_validation(result);
     std::cout << text;
     if (!out.empty()) schema::write_output(out, text);

@@ -125,6 +125,9 @@ MeasuredRun measured_from_run_log(const schema::RunLog& log, const std::string& 
   r.epoch_time_s = sum / static_cast<double>(log.epochs.size());  // like the study: mean of epochs
   r.steps_per_epoch = log.epochs.front().steps;
   r.source = file;
+  r.run_name = file.substr(file.find_last_of('/') + 1);
+  if (r.run_name.size() > 5 && r.run_name.compare(r.run_name.size() - 5, 5, ".json") == 0)
+    r.run_name.resize(r.run_name.size() - 5);
   r.model = c.model;
   return r;
 }

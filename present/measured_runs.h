@@ -41,6 +41,7 @@ struct MeasuredRun {
   int64_t steps_per_epoch = 0;  // 0 when the source does not say
   int64_t images = 50000;       // training images before the fraction
   std::string source;           // "file: row N" or the run log's path
+  std::string run_name;         // a run log's file name less ".json" ("" for CSV rows)
   // The model a run log trained (CSV rows do not say): validate refuses a prediction of another.
   std::optional<costmodel::ViTConfig> model;
 };

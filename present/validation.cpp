@@ -10,6 +10,7 @@
 
 #include "costmodel/statistics.h"
 #include "present/coverage.h"
+#include "present/machine_speed.h"
 #include "schema/input_error.h"
 #include "schema/model_io.h"
 
@@ -84,7 +85,11 @@ ValidationResult validate(const std::vector<MeasuredRun>& measured,
     for (const MeasuredRun* m : runs) check_same_model(*m, *file_of.at(key));
     const schema::ConfigPrediction& p = *it->second.first;
     std::vector<double> times;
-    for (const MeasuredRun* m : runs) times.push_back(m->epoch_time_s);
+    std::vector<std::string> names;
+    for (const MeasuredRun* m : runs) {
+      times.push_back(m->epoch_time_s);
+      names.push_back(m->run_name);
+    }
     used.insert(key);
     ValidationRow row;
     row.key = key;
@@ -93,6 +98,8 @@ ValidationResult validate(const std::vector<MeasuredRun>& measured,
     row.measured_min_s = *std::min_element(times.begin(), times.end());
     row.measured_max_s = *std::max_element(times.begin(), times.end());
     row.run_epoch_s = times;
+    row.run_names = names;
+    row.compute_share = compute_share(p);
     row.predicted_s = p.epoch_time_s;
     row.error_pct = 100.0 * (p.epoch_time_s - row.measured_s) / row.measured_s;
     if (p.range) {
@@ -181,6 +188,7 @@ std::string format_validation(const ValidationResult& r) {
     const auto& m = r.unmatched_measured[i];
     out += fmt::format("  {} ({}): {}\n", m.key.label(), m.source, r.unmatched_notes[i]);
   }
+  out += format_machine_speed(r);
   return out;
 }
 

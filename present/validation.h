@@ -28,11 +28,19 @@ struct ValidationRow {
   double error_pct = 0;    // 100 * (predicted - measured) / measured
   bool has_range = false;  // the prediction carries a p10-p90 range (docs/uncertainty.md)
   double predicted_p10_s = 0, predicted_p90_s = 0;
-  bool inside = false;              // measured (the median of the runs) within [p10, p90]
-  std::vector<double> run_epoch_s;  // each run's epoch, in measured order
-  int runs_inside = 0;              // runs whose own epoch lies within [p10, p90]
-  std::string measured_source;      // the first run's source, "(+N more)" with repeats
-  std::string scenario;             // prediction file's scenario
+  bool inside = false;                 // measured (the median of the runs) within [p10, p90]
+  std::vector<double> run_epoch_s;     // each run's epoch, in measured order
+  int runs_inside = 0;                 // runs whose own epoch lies within [p10, p90]
+  std::string measured_source;         // the first run's source, "(+N more)" with repeats
+  std::string scenario;                // prediction file's scenario
+  std::vector<std::string> run_names;  // each run's MeasuredRun::run_name, as run_epoch_s
+  double compute_share = 0;  // the prediction's slowest-rank compute / step (machine_speed.h)
+  // With machine speeds (add_machine_speeds): the runs that have one, their median factor, the
+  // median of their epochs taken back to the profiles' speed, and its error.
+  int runs_with_speed = 0;
+  double speed_factor = 0;
+  double at_profile_speed_s = 0;
+  double at_profile_speed_error_pct = 0;
 };
 
 struct ValidationResult {
@@ -49,6 +57,13 @@ struct ValidationResult {
   int runs_with_range = 0;    // runs of those rows: an interval is one launch's (coverage.h)
   int runs_inside_range = 0;  // ... whose own epoch falls inside it
   double coverage_nominal = 0.8;
+  // With machine speeds (add_machine_speeds): the file, how many rows had a run with a speed,
+  // and the median and worst absolute error of those rows at the profiles' speed.
+  std::string machine_speed_file;
+  int rows_with_speed = 0;
+  double at_profile_speed_median_pct = 0;
+  double at_profile_speed_worst_pct = 0;
+  std::string at_profile_speed_worst_label;
   // inside_range / with_range (0 without ranges): judged against coverage_nominal.
   double coverage() const {
     return with_range > 0 ? static_cast<double>(inside_range) / with_range : 0.0;

@@ -115,5 +115,35 @@ TEST_F(ValidateGate, TheSameFileTwiceIsRefused) {
   EXPECT_NE(r.output.find("--measured: " + run + " is given twice"), std::string::npos) << r.output;
 }
 
+// --machine-speed (docs/formats/machine-speed.md): the run named by its file's stem is read at the
+// profiles' speed under the table; a bad factor is refused naming the file, line and field.
+TEST_F(ValidateGate, MachineSpeedIsReadByRunNameAndABadOneRefused) {
+  const std::string speeds = (dir_ / "speeds.txt").string();
+  std::ofstream(speeds) << "# RUN FACTOR\nrun 1.05\n";
+  Json same = prediction_;  // the run's own model (as above)
+  same["context"]["model"] = {{"preset", "vit_ti_16"},
+                              {"name", "vit_ti_16+overrides"},
+                              {"image_size", 32},
+                              {"patch_size", 4},
+                              {"channels", 3},
+                              {"width", 192},
+                              {"depth", 1},
+                              {"heads", 3},
+                              {"mlp_ratio", 4.0},
+                              {"classes", 10}};
+  Result r = validate(run_, same, " --machine-speed " + speeds);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("at the profiles' machine speed (" + speeds), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("runs without a machine speed:                 0"), std::string::npos)
+      << r.output;
+  std::ofstream(speeds) << "run 1.05\nrun2 -3\n";
+  r = validate(run_, same, " --machine-speed " + speeds);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(speeds + ": line 2: FACTOR: expected a number from 0.1 to 10"),
+            std::string::npos)
+      << r.output;
+}
+
 }  // namespace
 }  // namespace validate_gate_test

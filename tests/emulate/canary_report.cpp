@@ -137,6 +137,56 @@ std::string span_group(const std::string& label) {
   return std::regex_replace(label, digits, "");
 }
 
+namespace {
+
+// The mean over the CPUs with samples in the span of the speed part's ratio; 0 when none has.
+double mean_speed_ratio(const SpanReading& r) {
+  double sum = 0;
+  int n = 0;
+  for (size_t c = 0; c < r.ratio.size(); ++c) {
+    if (r.samples[c] == 0 || !(r.ratio[c][kSpeedPart] > 0)) continue;
+    sum += r.ratio[c][kSpeedPart];
+    ++n;
+  }
+  return n > 0 ? sum / n : 0;
+}
+
+}  // namespace
+
+std::vector<SpanSpeed> machine_speeds(const std::vector<SpanReading>& readings,
+                                      const std::string& reference_group) {
+  std::vector<double> reference;
+  for (const auto& r : readings) {
+    const double m = mean_speed_ratio(r);
+    if (span_group(r.label) == reference_group && m > 0) reference.push_back(m);
+  }
+  if (reference.empty())
+    throw std::runtime_error("--reference " + reference_group +
+                             ": no span of that group has canary samples");
+  const double ref = median(reference);
+  std::vector<SpanSpeed> speeds;
+  for (const auto& r : readings) {
+    const double m = mean_speed_ratio(r);
+    if (span_group(r.label) == reference_group || !(m > 0)) continue;
+    speeds.push_back({r.label, m / ref});
+  }
+  return speeds;
+}
+
+std::string format_machine_speeds(const std::vector<SpanSpeed>& speeds,
+                                  const std::string& reference_group) {
+  std::string out =
+      "# machine speed: RUN FACTOR, the CPUs' cost per unit of work during the run "
+      "against the median of the spans " +
+      reference_group + "N (the CPU canary's latency part; docs/formats/machine-speed.md)\n";
+  char line[160];
+  for (const auto& s : speeds) {
+    std::snprintf(line, sizeof(line), "%s %.4f\n", s.label.c_str(), s.factor);
+    out += line;
+  }
+  return out;
+}
+
 std::string format_canary_report(const std::vector<std::string>& cpu_names,
                                  const std::vector<SpanReading>& readings) {
   std::ostringstream out;

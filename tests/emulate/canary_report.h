@@ -63,6 +63,27 @@ std::vector<SpanReading> read_spans_against(const std::vector<Span>& spans,
 // trailing digits ("profile-pass3" -> "profile-pass").
 std::string span_group(const std::string& label);
 
+// The machine's speed during a span, as `vitsim validate --machine-speed` reads it
+// (docs/formats/machine-speed.md): the mean over the CPUs of the span's latency-part ratio (the
+// CPUs with samples in it), divided by the median of that mean over the spans of
+// `reference_group` (the profile passes the loop calibrates from). 1.05: the CPUs did the same
+// work 5 % slower than during the profiles. The latency part because it is the canary's steadiest
+// reading of a CPU (its own spread 6.3 % in loop ub of 2026-12-01, against 11.8 and 9.6 % for
+// throughput and memory) and the one a run's speed follows most closely (correlation 0.82
+// against 0.78 and 0.73): docs/validation.md, "The machine's speed during a run".
+constexpr int kSpeedPart = 0;
+struct SpanSpeed {
+  std::string label;
+  double factor = 1;
+};
+// One per span outside the reference group that has samples; throws std::runtime_error when no
+// reference span has any.
+std::vector<SpanSpeed> machine_speeds(const std::vector<SpanReading>& readings,
+                                      const std::string& reference_group);
+// The file: a comment head, then "LABEL FACTOR" lines.
+std::string format_machine_speeds(const std::vector<SpanSpeed>& speeds,
+                                  const std::string& reference_group);
+
 // The report: one row per span (each CPU's ratios, part by part; the CPUs and parts in an
 // episode), then per group how many of its spans met an episode, and per part over all spans.
 // cpu_names[i] names cpus[i]'s column.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "emulate_harness.h"
+#include "read_text.h"
 
 namespace vitsim::emulate_test {
 namespace canary_report_test {
@@ -75,6 +76,44 @@ TEST(CpuCanaryReport, FindsTheSlowCpuAndPartInTheSpansItWasSlowIn) {
   EXPECT_NE(report.find("per part: latency 0, throughput 1, memory 0\n"), std::string::npos)
       << report;
   EXPECT_NE(report.find("all spans: 4, of which 1 met a CPU episode"), std::string::npos) << report;
+}
+
+// Each CPU's latency part at `cpu0_ms` / `cpu1_ms` from from_s to to_s, 2 ms elsewhere.
+std::vector<std::vector<CanarySample>> latency_at(double from_s, double to_s, double cpu0_ms,
+                                                  double cpu1_ms) {
+  std::vector<std::vector<CanarySample>> cpus(2);
+  for (int t = 0; t < 100; ++t) {
+    const bool in = t >= from_s && t <= to_s;
+    cpus[0].push_back({1e9 + t, {in ? cpu0_ms : 2.0, 2.0, 2.0}});
+    cpus[1].push_back({1e9 + t, {in ? cpu1_ms : 2.0, 2.0, 2.0}});
+  }
+  return cpus;
+}
+
+TEST(CpuCanaryReport, MachineSpeedIsTheCpusMeanLatencyAgainstTheProfilePasses) {
+  // Both CPUs 10 % and 30 % slower from 50 to 69 s; the passes: one at 2 ms, one at the slow
+  // mean 2.4 ms, one at 2 ms again: their median is 2 ms, the loop's too.
+  const auto cpus = latency_at(50, 69, 2.2, 2.6);
+  const std::vector<Span> spans = {
+      {"profile-pass1", 1e9 + 0, 1e9 + 10},  {"r2-mb24-400m-r1", 1e9 + 20, 1e9 + 40},
+      {"profile-pass2", 1e9 + 50, 1e9 + 59}, {"r2-mb24-400m-r2", 1e9 + 60, 1e9 + 69},
+      {"profile-pass3", 1e9 + 80, 1e9 + 90}, {"r4-mb12-slow-r1", 1e9 + 200, 1e9 + 210}};
+  const auto speeds = machine_speeds(read_spans_against(spans, cpus), "profile-pass");
+  ASSERT_EQ(speeds.size(), 2u);  // the passes are the reference; no sample: no speed
+  EXPECT_EQ(speeds[0].label, "r2-mb24-400m-r1");
+  EXPECT_DOUBLE_EQ(speeds[0].factor, 1.0);
+  EXPECT_EQ(speeds[1].label, "r2-mb24-400m-r2");
+  EXPECT_NEAR(speeds[1].factor, 1.2, 1e-12);
+  // Against slow passes, a run at the loop's usual speed reads faster than they.
+  const std::vector<Span> slow_passes = {{"profile-pass1", 1e9 + 50, 1e9 + 69},
+                                         {"r1-mb24-400m-r1", 1e9 + 0, 1e9 + 40}};
+  const auto faster = machine_speeds(read_spans_against(slow_passes, cpus), "profile-pass");
+  ASSERT_EQ(faster.size(), 1u);
+  EXPECT_NEAR(faster[0].factor, 1.0 / 1.2, 1e-12);
+  EXPECT_NE(format_machine_speeds(faster, "profile-pass").find("\nr1-mb24-400m-r1 0.8333\n"),
+            std::string::npos);
+  EXPECT_THROW(machine_speeds(read_spans_against(slow_passes, cpus), "profile-run"),
+               std::runtime_error);
 }
 
 TEST(CpuCanaryReport, JustBelowTheBoundIsNoEpisode) {
@@ -164,6 +203,23 @@ TEST_F(CanaryFiles, BadOptionsAndFilesExitTwoNamingThem) {
   EXPECT_NE(r.output.find("r1-r1                      1.00/1.00/1.00        1  \n"),
             std::string::npos)
       << r.output;
+  r = run({VITSIM_CPU_CANARY, "report", "--spans", spans, "--speeds", dir_ + "/speeds.txt",
+           "CPU0=" + dir_ + "/good.txt"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--speeds and --reference go together"), std::string::npos) << r.output;
+  r = run({VITSIM_CPU_CANARY, "report", "--spans", spans, "--speeds", dir_ + "/speeds.txt",
+           "--reference", "profile-pass", "CPU0=" + dir_ + "/good.txt"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--reference profile-pass: no span of that group has canary samples"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(std::ifstream(dir_ + "/speeds.txt").good());  // nothing half-written
+  const std::string with_pass = write("spans2.txt", "profile-pass1 1.0 2.0\nr1-r1 1.0 2.0\n");
+  r = run({VITSIM_CPU_CANARY, "report", "--spans", with_pass, "--speeds", dir_ + "/speeds.txt",
+           "--reference", "profile-pass", "CPU0=" + dir_ + "/good.txt"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(vitsim::test::read_text(dir_ + "/speeds.txt").find("\nr1-r1 1.0000\n"),
+            std::string::npos);
 }
 
 }  // namespace

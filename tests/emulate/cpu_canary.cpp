@@ -13,8 +13,10 @@
 //       WALL_MS" on stdout, written whole; ends after L s (14400), on SIGTERM, or when its parent
 //       ends. CPU time leaves out the time other processes of this machine hold the CPU; a CPU
 //       that does the same work slower is in it.
-//   cpu_canary report --spans FILE NAME=SAMPLES...
-//       the report of canary_report.h: each span of FILE against each named CPU's samples.
+//   cpu_canary report --spans FILE [--speeds OUT --reference GROUP] NAME=SAMPLES...
+//       the report of canary_report.h: each span of FILE against each named CPU's samples;
+//       with --speeds, each span's machine speed against the spans of GROUP (machine_speeds),
+//       written to OUT (a temporary file, then a rename) for `vitsim validate --machine-speed`.
 //
 // Costs about 1 % of a CPU at the default period (a unit is about 10 ms of CPU). Bad usage or
 // input: a one-line error naming the option or file, exit 2.
@@ -87,10 +89,11 @@ void memory_part(const std::vector<double>& buffer) {
 }
 
 int usage_error(const std::string& what) {
-  std::fprintf(stderr,
-               "cpu_canary: %s\nusage: cpu_canary sample [--period-ms P] [--limit-s L]\n"
-               "       cpu_canary report --spans FILE NAME=SAMPLES...\n",
-               what.c_str());
+  std::fprintf(
+      stderr,
+      "cpu_canary: %s\nusage: cpu_canary sample [--period-ms P] [--limit-s L]\n"
+      "       cpu_canary report --spans FILE [--speeds OUT --reference GROUP] NAME=SAMPLES...\n",
+      what.c_str());
   return 2;
 }
 
@@ -158,8 +161,20 @@ int sample(int argc, char** argv) {
   return 0;
 }
 
+// `text` to `path` whole: a temporary file beside it, then a rename.
+void write_whole(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  FILE* f = std::fopen(tmp.c_str(), "w");
+  if (!f) throw std::runtime_error(path + ": cannot be written");
+  const bool ok = std::fputs(text.c_str(), f) >= 0;
+  if (std::fclose(f) != 0 || !ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error(path + ": cannot be written");
+  }
+}
+
 int report(int argc, char** argv) {
-  std::string spans_path;
+  std::string spans_path, speeds_path, reference;
   std::vector<std::string> names;
   std::vector<std::vector<CanarySample>> cpus;
   try {
@@ -168,6 +183,9 @@ int report(int argc, char** argv) {
       if (arg == "--spans") {
         if (i + 1 >= argc) return usage_error("--spans: missing value");
         spans_path = argv[++i];
+      } else if (arg == "--speeds" || arg == "--reference") {
+        if (i + 1 >= argc) return usage_error(arg + ": missing value");
+        (arg == "--speeds" ? speeds_path : reference) = argv[++i];
       } else if (arg.rfind("--", 0) == 0) {
         return usage_error("unknown option '" + arg + "'");
       } else {
@@ -180,11 +198,16 @@ int report(int argc, char** argv) {
     }
     if (spans_path.empty()) return usage_error("--spans: missing (the loop's span file)");
     if (cpus.empty()) return usage_error("no NAME=SAMPLES (one per CPU)");
+    if (speeds_path.empty() != reference.empty())
+      return usage_error("--speeds and --reference go together (the file, the profiles' group)");
     const auto spans = vitsim::emulate_test::read_spans(spans_path);
-    std::fputs(vitsim::emulate_test::format_canary_report(
-                   names, vitsim::emulate_test::read_spans_against(spans, cpus))
-                   .c_str(),
-               stdout);
+    const auto readings = vitsim::emulate_test::read_spans_against(spans, cpus);
+    if (!speeds_path.empty()) {
+      write_whole(speeds_path,
+                  vitsim::emulate_test::format_machine_speeds(
+                      vitsim::emulate_test::machine_speeds(readings, reference), reference));
+    }
+    std::fputs(vitsim::emulate_test::format_canary_report(names, readings).c_str(), stdout);
   } catch (const std::runtime_error& e) {
     std::fprintf(stderr, "cpu_canary report: %s\n", e.what());
     return 2;
@@ -201,11 +224,13 @@ int main(int argc, char** argv) {
   if (mode == "-h" || mode == "--help") {
     std::printf(
         "usage: cpu_canary sample [--period-ms P] [--limit-s L]\n"
-        "       cpu_canary report --spans FILE NAME=SAMPLES...\n"
+        "       cpu_canary report --spans FILE [--speeds OUT --reference GROUP] NAME=SAMPLES...\n"
         "  sample   every P ms [1000] one work unit, a line 'START_UNIX_S LATENCY_MS\n"
         "           THROUGHPUT_MS MEMORY_MS WALL_MS'; ends after L s [14400], on SIGTERM or when\n"
         "           its parent ends\n"
-        "  report   each span of FILE ('LABEL START END' lines) against each CPU's samples\n"
+        "  report   each span of FILE ('LABEL START END' lines) against each CPU's samples;\n"
+        "           --speeds: also each span's machine speed against the spans of GROUP\n"
+        "           (e.g. profile-pass) to OUT, as vitsim validate --machine-speed reads it\n"
         "(docs/formats/cpu-canary.md)\n");
     return 0;
   }

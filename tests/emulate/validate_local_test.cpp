@@ -178,6 +178,13 @@ TEST(ValidateLocal, QuickLoopMeetsLoosenedTargets) {
   const std::string canary = vitsim::test::read_text(folders.back() + "/canary.txt");
   EXPECT_EQ(number_after(canary, "all spans:"), 12 + 3) << canary;
   EXPECT_NE(canary.find("r4-mb12-slow-r3 "), std::string::npos) << canary;
+  // ... and gave each of the 12 runs its machine speed, which validate read (docs/validation.md,
+  // "The machine's speed during a run").
+  const std::string speeds = vitsim::test::read_text(folders.back() + "/machine-speed.txt");
+  EXPECT_NE(speeds.find("\nr4-mb12-slow-r3 "), std::string::npos) << speeds;
+  EXPECT_EQ(number_after(table, "runs without a machine speed:"), 0) << table;
+  EXPECT_NE(table.find("median absolute error at the profiles' speed:"), std::string::npos)
+      << table;
   const double median = number_after(table, "median absolute error:");
   const double worst = number_after(table, "worst absolute error:");
   ASSERT_GE(median, 0) << table;
