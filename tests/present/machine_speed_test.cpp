@@ -49,8 +49,7 @@ TEST(MachineSpeed, RowsAtTheProfilesSpeedAndTheBlockUnderTheTable) {
   // 2 GPUs: half the step compute; 1 GPU: all of it (no exchange).
   f.prediction.configurations = {predicted(2, 10, 0.2, 0.4), predicted(1, 20, 0.5, 0.5)};
   const std::vector<MeasuredRun> m = {run(2, 10.5, "a-r1"), run(2, 9.5, "a-r2"),
-                                      run(2, 10.0, "a-r3"), run(1, 22, "b-r1"),
-                                      run(1, 18, "b-r2")};
+                                      run(2, 10.0, "a-r3"), run(1, 22, "b-r1"), run(1, 18, "b-r2")};
   ValidationResult r = validate(m, {f});
   ASSERT_EQ(r.rows.size(), 2u);
   EXPECT_EQ(format_machine_speed(r), "");  // no speeds given: no block
@@ -69,8 +68,7 @@ TEST(MachineSpeed, RowsAtTheProfilesSpeedAndTheBlockUnderTheTable) {
   EXPECT_DOUBLE_EQ(r.rows[1].measured_s, 20.0);
   const std::string text = format_validation(r);
   EXPECT_NE(text.find("at the profiles' machine speed (speeds.txt;"), std::string::npos) << text;
-  EXPECT_NE(text.find("emulated-400mbit inter-node 2 GPU b24 p1 fp32"), std::string::npos)
-      << text;
+  EXPECT_NE(text.find("emulated-400mbit inter-node 2 GPU b24 p1 fp32"), std::string::npos) << text;
   EXPECT_NE(text.find("median absolute error at the profiles' speed: 0.00 % (2 configurations; "
                       "as measured: 0.00 %)"),
             std::string::npos)
@@ -88,8 +86,9 @@ TEST(MachineSpeed, ARowWithoutAnyReadingIsShownAndLeftOut) {
   EXPECT_EQ(r.rows_with_speed, 1);
   EXPECT_NEAR(r.at_profile_speed_worst_pct, 0.0, 1e-12);  // only the row with a reading
   const std::string text = format_machine_speed(r);
-  EXPECT_NE(text.find("2 GPU b24 p1 fp32                   0      -       -            -         -\n"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("2 GPU b24 p1 fp32                   0      -       -            -         -\n"),
+      std::string::npos)
       << text;
 }
 
