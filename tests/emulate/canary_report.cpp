@@ -155,21 +155,22 @@ double mean_speed_ratio(const SpanReading& r) {
 
 std::vector<SpanSpeed> machine_speeds(const std::vector<SpanReading>& readings,
                                       const std::string& reference_group) {
+  // Each span read once: its mean, and whether it is a reference span.
   std::vector<double> reference;
+  std::vector<SpanSpeed> speeds;  // the mean for now, divided by the reference's median below
   for (const auto& r : readings) {
     const double m = mean_speed_ratio(r);
-    if (span_group(r.label) == reference_group && m > 0) reference.push_back(m);
+    if (!(m > 0)) continue;
+    if (span_group(r.label) == reference_group)
+      reference.push_back(m);
+    else
+      speeds.push_back({r.label, m});
   }
   if (reference.empty())
     throw std::runtime_error("--reference " + reference_group +
                              ": no span of that group has canary samples");
   const double ref = median(reference);
-  std::vector<SpanSpeed> speeds;
-  for (const auto& r : readings) {
-    const double m = mean_speed_ratio(r);
-    if (span_group(r.label) == reference_group || !(m > 0)) continue;
-    speeds.push_back({r.label, m / ref});
-  }
+  for (auto& s : speeds) s.factor /= ref;
   return speeds;
 }
 
