@@ -96,6 +96,7 @@ struct GroupPoints {
   std::vector<double> epoch_start;        // the profiles' measurements
   std::vector<FitPoint> process_start;    // x = the micro-batch it was measured at
   std::vector<double> gradient_local;     // per entry, 0 where not measured
+  std::vector<FitPoint> bucket_copy;      // x = parameters, where measured
   std::set<int> batches;
   std::string files;
   bool any_measured = false;
@@ -154,6 +155,10 @@ std::vector<std::vector<schema::MicroBatchProfile>> fit_measurements(
       mid.optimizer_after_wait_time_s =
           center([](const auto& m) { return *m.optimizer_after_wait_time_s; });
     }
+    const bool all_bucket_copy = std::all_of(
+        ms.begin(), ms.end(), [](const auto* m) { return m->bucket_copy_time_s.has_value(); });
+    if (all_bucket_copy)
+      mid.bucket_copy_time_s = center([](const auto& m) { return *m.bucket_copy_time_s; });
     const bool all_data_after_wait = std::all_of(
         ms.begin(), ms.end(), [](const auto* m) { return m->data_after_wait_time_s.has_value(); });
     if (all_data_after_wait) {
@@ -177,6 +182,7 @@ std::vector<std::vector<schema::MicroBatchProfile>> fit_measurements(
       m->optimizer_time_s = mid.optimizer_time_s;
       if (all_after_wait) m->optimizer_after_wait_time_s = mid.optimizer_after_wait_time_s;
       if (all_data_after_wait) m->data_after_wait_time_s = mid.data_after_wait_time_s;
+      if (all_bucket_copy) m->bucket_copy_time_s = mid.bucket_copy_time_s;
       m->host_to_device_time_s = mid.host_to_device_time_s;
       m->data_time_s = mid.data_time_s;
       m->step_overhead_time_s = mid.step_overhead_time_s;
@@ -217,6 +223,7 @@ GroupPoints collect_points(const std::vector<const schema::ProfileInput*>& group
       g.data.push_back({b, m.data_time_s});
       g.over.push_back({b, m.step_overhead_time_s});
       g.gradient_local.push_back(m.gradient_local_time_s.value_or(0.0));
+      if (m.bucket_copy_time_s) g.bucket_copy.push_back({params, *m.bucket_copy_time_s});
       if (m.epoch_start_time_s) g.epoch_start.push_back(*m.epoch_start_time_s);
       if (m.process_start_time_s) g.process_start.push_back({b, *m.process_start_time_s});
       if (m.peak_memory_bytes) g.mem.push_back({b, *m.peak_memory_bytes});
@@ -310,7 +317,8 @@ DeviceFit fit_device(const std::vector<const schema::ProfileInput*>& group) {
   c.precision = first.precision;
   c.model = *first.model;
   const costmodel::LayerGraph graph = build_layer_graph(c.model);
-  GroupPoints g = collect_points(group, static_cast<double>(graph.parameters()));
+  const double params = static_cast<double>(graph.parameters());
+  GroupPoints g = collect_points(group, params);
   c.source = g.any_measured ? costmodel::CostSource::kMeasured : costmodel::CostSource::kImported;
   std::map<std::string, int> forms;
   const double residual = fit_layers(graph, g, group.front()->file, c, forms);
@@ -324,6 +332,10 @@ DeviceFit fit_device(const std::vector<const schema::ProfileInput*>& group) {
     if (g.data_after_wait.size() == g.opt_after_wait.size())
       c.data_after_wait = fit_affine_absolute(g.data_after_wait).cost;
   }
+  // A pass over the gradient, as the optimizer is one: x = parameters, where every profile timed
+  // it.
+  if (!g.bucket_copy.empty() && g.bucket_copy.size() == g.h2d.size())
+    c.bucket_copy = fit_proportional(g.bucket_copy).cost;
   c.host_to_device = fit_affine_absolute(g.h2d).cost;
   c.data_wait = fit_affine_absolute(g.data).cost;
   c.step_overhead = fit_affine_absolute(g.over).cost;
@@ -348,7 +360,7 @@ DeviceFit fit_device(const std::vector<const schema::ProfileInput*>& group) {
   }
   c.derived_from = fmt::format(
       "{} of {} profile(s) [{}]: layer passes {}{}; median layer residual {:.2f}%; optimizer "
-      "proportional to parameters{}; host-side costs {}; memory {}",
+      "proportional to parameters{}{}; host-side costs {}; memory {}",
       single ? "scaled" : "least-squares fit", group.size(), g.files, describe_forms(forms),
       single ? fmt::format(" (single micro-batch {}: t = c*b through the measured point, not a "
                            "fit; residual = spread between profiles)",
@@ -362,6 +374,10 @@ DeviceFit fit_device(const std::vector<const schema::ProfileInput*>& group) {
                         c.optimizer_wait_s * 1e3, g.opt_after_wait.size(), g.opt.size(),
                         c.data_after_wait ? "; the next step's data wait too" : "")
           : "",
+      c.bucket_copy ? fmt::format("; the copy into the all-reduce buckets at 2+ ranks {:.3f} ms "
+                                  "(proportional to parameters)",
+                                  c.bucket_copy->at(params) * 1e3)
+                    : "",
       host,
       out.memory_measured ? "from measured peaks"
                           : "first-principles estimate (docs/cost-model.md)");

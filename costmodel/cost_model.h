@@ -68,6 +68,11 @@ struct DeviceCosts {
   // measured it (the loader's thread shares the device's budget: after the wait it prepares the
   // next batch unthrottled); absent: `data_wait` throughout. Only with optimizer_wait_s > 0.
   std::optional<LinearCost> data_after_wait;
+  // The copy of every gradient into the all-reduce buckets that a step at 2+ ranks makes and a
+  // one-rank step skips (vitsim-train's GradientReducer), x = trainable parameters, where a profile
+  // timed it; absent: no such pass outside the measured step (imported logs: DeepSpeed's runs at
+  // every world size, inside step_overhead; docs/simulator.md, "Step").
+  std::optional<LinearCost> bucket_copy;
   LinearCost host_to_device;  // x = micro-batch (samples)
   LinearCost data_wait;       // exposed data-loading wait, x = micro-batch (samples)
   LinearCost step_overhead;   // other per-step time outside the timers, x = micro-batch

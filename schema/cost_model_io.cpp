@@ -116,7 +116,8 @@ costmodel::DeviceCosts read_device_costs(const Node& n) {
                  "process_start_per_sample_s",
                  "transfer_summary",
                  "optimizer_after_wait",
-                 "data_after_wait"});
+                 "data_after_wait",
+                 "bucket_copy"});
   costmodel::DeviceCosts d;
   d.device = n["device"].string();
   if (d.device.empty()) n["device"].fail("non-empty device id", "empty string");
@@ -155,6 +156,8 @@ costmodel::DeviceCosts read_device_costs(const Node& n) {
     }
     d.data_after_wait = read_linear(*v, Slope::kAny);
   }
+  // Optional: where a profile timed the copy into the all-reduce buckets of a 2+-rank step.
+  if (auto v = n.get("bucket_copy")) d.bucket_copy = read_linear(*v, Slope::kNonnegative);
   d.memory_fixed_bytes = n["memory_fixed_bytes"].within(costmodel::kBytesOrZero);
   d.memory_per_sample_bytes = n["memory_per_sample_bytes"].within(costmodel::kBytesOrZero);
   read_micro_batches(n["micro_batches"], d);
@@ -325,6 +328,7 @@ Json write_device_costs(const costmodel::DeviceCosts& d) {
                                  {"wait_s", d.optimizer_wait_s}};
     if (d.data_after_wait) j["data_after_wait"] = write_linear(*d.data_after_wait);
   }
+  if (d.bucket_copy) j["bucket_copy"] = write_linear(*d.bucket_copy);
   return j;
 }
 

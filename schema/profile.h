@@ -54,6 +54,12 @@ struct MicroBatchProfile {
   // pass over the gradient's bytes, which calibration scales to another regime's gradient
   // (docs/calibration.md, "Local gradient work"). Absent where not measured.
   std::optional<double> gradient_local_time_s;
+  // The copy of every gradient into the all-reduce buckets (divided by the world size on the way
+  // in) that vitsim-train makes at 2+ ranks and skips at one: outside this one-rank profile's
+  // step, timed on its own right after each timed step's backward (docs/simulator.md, "Step").
+  // Absent where not measured (imported logs: DeepSpeed's pass runs at every world size and is
+  // gradient_local_time_s; older profiles).
+  std::optional<double> bucket_copy_time_s;
   std::optional<double> peak_memory_bytes;  // absent where it was not measured
   // Interquartile range of the whole step's time over the timed steps (forward, backward,
   // optimizer and the rest together): its step-to-step noise as measured, not a sum of the

@@ -78,7 +78,7 @@ EpochRecord read_epoch(const Node& n) {
 RankStepSummary read_rank(const Node& n, int64_t world_size) {
   n.expect_keys({"rank", "host", "steps", "step_time_s", "data_time_s", "host_to_device_time_s",
                  "forward_time_s", "backward_time_s", "allreduce_time_s", "allreduce_wait_time_s",
-                 "optimizer_time_s", "sync_time_s"});
+                 "optimizer_time_s", "sync_time_s", "bucket_copy_time_s"});
   RankStepSummary r;
   r.rank = n["rank"].integer_at_least(0);
   if (r.rank >= world_size) {
@@ -103,6 +103,8 @@ RankStepSummary read_rank(const Node& n, int64_t world_size) {
   }
   r.optimizer_time_s = n["optimizer_time_s"].within(costmodel::kDurationS);
   if (n.has("sync_time_s")) r.sync_time_s = n["sync_time_s"].within(costmodel::kDurationS);
+  if (n.has("bucket_copy_time_s"))
+    r.bucket_copy_time_s = n["bucket_copy_time_s"].within(costmodel::kDurationS);
   return r;
 }
 
@@ -169,18 +171,20 @@ Json write_epoch(const EpochRecord& e) {
 }
 
 Json write_rank(const RankStepSummary& r) {
-  return {{"rank", r.rank},
-          {"host", r.host},
-          {"steps", r.steps},
-          {"step_time_s", r.step_time_s},
-          {"data_time_s", r.data_time_s},
-          {"host_to_device_time_s", r.host_to_device_time_s},
-          {"forward_time_s", r.forward_time_s},
-          {"backward_time_s", r.backward_time_s},
-          {"allreduce_time_s", r.allreduce_time_s},
-          {"allreduce_wait_time_s", r.allreduce_wait_time_s},
-          {"optimizer_time_s", r.optimizer_time_s},
-          {"sync_time_s", r.sync_time_s}};
+  Json j = {{"rank", r.rank},
+            {"host", r.host},
+            {"steps", r.steps},
+            {"step_time_s", r.step_time_s},
+            {"data_time_s", r.data_time_s},
+            {"host_to_device_time_s", r.host_to_device_time_s},
+            {"forward_time_s", r.forward_time_s},
+            {"backward_time_s", r.backward_time_s},
+            {"allreduce_time_s", r.allreduce_time_s},
+            {"allreduce_wait_time_s", r.allreduce_wait_time_s},
+            {"optimizer_time_s", r.optimizer_time_s},
+            {"sync_time_s", r.sync_time_s}};
+  if (r.bucket_copy_time_s > 0) j["bucket_copy_time_s"] = r.bucket_copy_time_s;
+  return j;
 }
 
 }  // namespace

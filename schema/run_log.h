@@ -59,6 +59,9 @@ struct RankStepSummary {
   double allreduce_wait_time_s = 0;  // part of it spent waiting for peers (where measurable)
   double optimizer_time_s = 0;
   double sync_time_s = 0;  // the ranks' per-step agreement (loss, flags): optional, absent = 0
+  // Copying the gradients into the all-reduce buckets (2+ ranks; inside allreduce_time_s with
+  // overlap off, backward_time_s with overlap on): optional, absent = 0 (older logs, 1 rank)
+  double bucket_copy_time_s = 0;
 };
 
 struct RunLog {

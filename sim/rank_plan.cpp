@@ -86,7 +86,7 @@ double compute_before_sync_s(const RankPlan& p, int64_t accumulation) {
   double micro = p.data_s;
   for (double t : p.forward_s) micro += t;
   for (double t : p.backward_s) micro += t;
-  return static_cast<double>(accumulation) * micro;
+  return static_cast<double>(accumulation) * micro + p.bucket_copy_s;
 }
 
 namespace {
@@ -159,6 +159,7 @@ RankKinds plan_rank_kinds(const Placement& placement, const costmodel::DeviceCat
         p.data_after_wait_s = c.data_after_wait->at(b) + c.host_to_device.at(b);
     }
     p.overhead_s = c.step_overhead.at(b);
+    if (c.bucket_copy && placement.ranks.size() > 1) p.bucket_copy_s = c.bucket_copy->at(params);
     p.epoch_start_s = config.first_epoch ? c.process_start_at(b) : c.epoch_start_s;
     p.other_epoch_start_s = config.first_epoch ? c.epoch_start_s : c.process_start_at(b);
     p.memory = memory_model(c, graph, config.precision, config.optimizer);

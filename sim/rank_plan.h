@@ -65,6 +65,9 @@ struct RankPlan {
   // (DeviceCosts::data_after_wait); absent: data_s.
   std::optional<double> data_after_wait_s;
   double overhead_s = 0;  // per step
+  // Once per step at 2+ ranks: the copy of the gradients into the all-reduce buckets, where the
+  // device's costs measured it (DeviceCosts::bucket_copy); 0 at one rank and where not measured.
+  double bucket_copy_s = 0;
   // The expected wait for the slowest rank's step-to-step noise (costmodel/straggler.h), per step,
   // on the ranks of the largest mean compute only: the step ends that much later on average.
   double straggler_s = 0;
@@ -79,8 +82,8 @@ struct RankPlan {
   double device_memory_bytes = 0;
 };
 
-// A step's compute before its all-reduce: accumulation x (data + forward + backward), no
-// optimizer, overhead or straggler wait.
+// A step's compute before its all-reduce: accumulation x (data + forward + backward) + the bucket
+// copy, no optimizer, overhead or straggler wait.
 double compute_before_sync_s(const RankPlan& plan, int64_t accumulation);
 
 // Device catalog plus the cluster's own devices (costmodel::with_devices: they win on an id clash).

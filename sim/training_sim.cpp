@@ -47,7 +47,9 @@ class RankActor {
         forward_total_s_(
             layer_sum(plan_.forward_s, 0, static_cast<int>(plan_.forward_s.size()), true)),
         backward_total_s_(
-            layer_sum(plan_.backward_s, 0, static_cast<int>(plan_.backward_s.size()), false)) {}
+            layer_sum(plan_.backward_s, 0, static_cast<int>(plan_.backward_s.size()), false)) {
+    for (const Bucket& b : in_.buckets) bucket_bytes_ += b.bytes;
+  }
 
   void run() {
     RankRecord& rec = sh_.out.ranks[static_cast<size_t>(rank_)];
@@ -75,6 +77,7 @@ class RankActor {
           // No overlap: the stream would take every bucket at the end of the backward and reduce
           // them in order while this actor waits; doing it here gives the same times.
           layers("bwd ", plan_.backward_s, 0, static_cast<int>(plan_.backward_s.size()), false);
+          sleep("bucket copy", plan_.bucket_copy_s);
           const double t0 = sg4::Engine::get_clock();
           for (size_t b = 0; b < in_.buckets.size(); ++b) allreduce_bucket(sh_, rank_, s, b);
           waited(rec, t0);
@@ -155,14 +158,17 @@ class RankActor {
     const auto& ready = sh_.bucket_ready[static_cast<size_t>(rank_)];
     int hi = static_cast<int>(plan_.backward_s.size());
     if (in_.overlap) {
+      // Each bucket's gradients are copied into it as they come (the hooks): its share of the copy.
       for (const Bucket& b : in_.buckets) {
         layers("bwd ", plan_.backward_s, b.ready_after, hi, false);
         hi = b.ready_after;
+        sleep("bucket copy", plan_.bucket_copy_s * b.bytes / bucket_bytes_);
         ready->release();
       }
       layers("bwd ", plan_.backward_s, 0, hi, false);
     } else {
       layers("bwd ", plan_.backward_s, 0, hi, false);
+      sleep("bucket copy", plan_.bucket_copy_s);
       for (size_t b = 0; b < in_.buckets.size(); ++b) ready->release();
     }
   }
@@ -172,6 +178,7 @@ class RankActor {
   const RankPlan& plan_;
   int64_t rank_;
   const double forward_total_s_, backward_total_s_;  // layer_sum of each whole pass
+  double bucket_bytes_ = 0;                          // all buckets' bytes: the gradient's
   int64_t step_ = 0;
   double compute_ = 0;
   double waited_s_ = 0;      // this step's wait for its gradient all-reduce

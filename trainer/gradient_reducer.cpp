@@ -5,6 +5,11 @@
 
 namespace vitsim::trainer {
 
+at::ScalarType wire_dtype(costmodel::Regime r) {
+  if (costmodel::gradient_bytes_per_parameter(r) == 4) return at::kFloat;
+  return costmodel::math_type(r) == costmodel::MathType::kBf16 ? at::kBFloat16 : at::kHalf;
+}
+
 GradientReducer::GradientReducer(std::vector<torch::Tensor> parameters, Communicator& comm,
                                  GradientReducerOptions options)
     : parameters_(std::move(parameters)),
@@ -64,6 +69,7 @@ std::vector<std::vector<size_t>> GradientReducer::bucket_layout() const {
 
 void GradientReducer::prepare(bool communicate) {
   armed_ = communicate && options_.overlap && comm_.size() > 1;
+  if (communicate) bucket_copy_s_ = 0;
   next_to_start_ = 0;
   for (auto& b : buckets_) {
     b.pending = b.params.size();
@@ -72,13 +78,11 @@ void GradientReducer::prepare(bool communicate) {
   }
 }
 
-namespace {
-
-// into = from * scale. A bucket wider than the gradient (ds-bf16-allreduce-fp32: bf16 gradients,
+// A bucket wider than the gradient (ds-bf16-allreduce-fp32: bf16 gradients,
 // fp32 wire) takes the exact widened value first and scales in the wide type: LibTorch >= 2
 // refuses mul_out with a Scalar into an output of another dtype ("Expected out tensor to have
 // dtype c10::BFloat16, but got float", seen with 2.11 on 2026-11-24).
-void scale_into(torch::Tensor& into, const torch::Tensor& from, double scale) {
+void copy_gradient_scaled(torch::Tensor& into, const torch::Tensor& from, double scale) {
   if (into.scalar_type() == from.scalar_type()) {
     torch::mul_out(into, from, scale);
   } else {
@@ -87,10 +91,9 @@ void scale_into(torch::Tensor& into, const torch::Tensor& from, double scale) {
   }
 }
 
-}  // namespace
-
 void GradientReducer::on_gradient(size_t param, const torch::Tensor& grad) {
   if (!armed_ || bucket_of_[param] == kNoBucket) return;
+  const double t0 = MpiWorld::now_s();
   torch::NoGradGuard no_grad;
   Bucket& b = buckets_[bucket_of_[param]];
   size_t slot = 0;
@@ -104,8 +107,9 @@ void GradientReducer::on_gradient(size_t param, const torch::Tensor& grad) {
     torch::add_out(view, acc.reshape({-1}), grad.reshape({-1}));
     view.mul_(scale_);
   } else {
-    scale_into(view, grad.reshape({-1}), scale_);
+    copy_gradient_scaled(view, grad.reshape({-1}), scale_);
   }
+  bucket_copy_s_ += MpiWorld::now_s() - t0;
   if (--b.pending == 0) {
     gradients_ready_s_ = MpiWorld::now_s();
     launch_ready_buckets();
@@ -143,11 +147,12 @@ void GradientReducer::finish() {
         const auto& g = parameters_[b.params[s]].grad();
         auto view = b.buffer.narrow(0, b.offsets[s], parameters_[b.params[s]].numel());
         if (g.defined())
-          scale_into(view, g.reshape({-1}), scale_);
+          copy_gradient_scaled(view, g.reshape({-1}), scale_);
         else
           view.zero_();
       }
     }
+    bucket_copy_s_ = MpiWorld::now_s() - gradients_ready_s_;
   }
   for (auto& b : buckets_) {
     if (!b.started) start(b);

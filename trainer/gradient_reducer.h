@@ -18,9 +18,14 @@
 #include <vector>
 
 #include "costmodel/buckets.h"
+#include "costmodel/regime.h"
 #include "trainer/communicator.h"
 
 namespace vitsim::trainer {
+
+// The element type gradients travel in: the regime's gradient bytes per parameter
+// (costmodel::gradient_bytes_per_parameter, the simulator's rule) in its 16-bit type or fp32.
+at::ScalarType wire_dtype(costmodel::Regime r);
 
 struct GradientReducerOptions {
   double bucket_bytes = costmodel::kDdpBucketBytes;  // a bucket closes at >= this, bytes
@@ -53,6 +58,11 @@ class GradientReducer {
   // Steady-clock time (MpiWorld::now_s) at which the last gradient became ready in the latest
   // communicating backward (overlap on), else when finish() was entered.
   double gradients_ready_s() const { return gradients_ready_s_; }
+  // Seconds the latest communicating micro-step spent copying its gradients into the buckets
+  // (divided by the world size on the way in): in the hooks during the backward with overlap on,
+  // in finish() before the first all-reduce with overlap off; 0 with one rank (nothing copied).
+  // A one-rank profile measures the same pass with copy_gradients (docs/simulator.md, "Step").
+  double bucket_copy_s() const { return bucket_copy_s_; }
 
  private:
   struct Bucket {
@@ -78,6 +88,11 @@ class GradientReducer {
   size_t next_to_start_ = 0;
   bool armed_ = false;
   double gradients_ready_s_ = 0;
+  double bucket_copy_s_ = 0;
 };
+
+// into = from * scale, `into` a flat slice of a bucket (its wire type) and `from` a gradient of
+// the same number of elements: the copy every gradient makes into its bucket at 2+ ranks.
+void copy_gradient_scaled(torch::Tensor& into, const torch::Tensor& from, double scale);
 
 }  // namespace vitsim::trainer

@@ -19,6 +19,7 @@
 #include "costmodel/layer_graph.h"
 #include "trainer/autocast_compat.h"
 #include "trainer/batch_loader.h"
+#include "trainer/gradient_reducer.h"
 #include "trainer/master_weights.h"
 #include "trainer/mpi_world.h"
 #include "trainer/multi_tensor_adamw.h"
@@ -60,7 +61,14 @@ class Profiler {
       model_->to(torch::kBFloat16);
       master_ = std::make_unique<MasterWeights>(stepped, model_->parameters());
     }
-    for (auto& p : model_->parameters()) parameters_.push_back(p);
+    int64_t elements = 0;
+    for (auto& p : model_->parameters()) {
+      parameters_.push_back(p);
+      elements += p.numel();
+    }
+    // The buckets' storage as one buffer: the copy's bytes do not depend on where a bucket closes.
+    buckets_ = torch::zeros({elements},
+                            torch::TensorOptions().device(device_).dtype(wire_dtype(o.precision)));
     if (o.optimizer == costmodel::Optimizer::kSgd) {
       optimizer_ = std::make_unique<torch::optim::SGD>(
           stepped, torch::optim::SGDOptions(1e-3).momentum(0.9));
@@ -105,6 +113,25 @@ class Profiler {
     }
     for (auto& p : parameters_) p.mutable_grad() = torch::Tensor();
   }
+  // What GradientReducer::finish copies at 2+ ranks with overlap off (the gradients in reverse
+  // registration order into the buckets, divided by the world size on the way in) and a one-rank
+  // step skips; 2 ranks' scale (the pass costs the same for any).
+  void copy_into_buckets() {
+    torch::NoGradGuard no_grad;
+    int64_t offset = 0;
+    for (size_t i = parameters_.size(); i-- > 0;) {
+      const torch::Tensor& g = parameters_[i].grad();
+      const int64_t n = parameters_[i].numel();
+      if (n == 0) continue;
+      torch::Tensor view = buckets_.narrow(0, offset, n);
+      if (g.defined()) {
+        copy_gradient_scaled(view, g.reshape({-1}), 0.5);
+      } else {
+        view.zero_();
+      }
+      offset += n;
+    }
+  }
   // One timed step; `wait_before_optimizer_s` > 0 sleeps that long, untimed, before the optimizer.
   ProfiledStep step(BatchLoader& loader, double wait_before_optimizer_s = 0);
   bool cold_ = true;  // the next profile() is the process's first
@@ -116,6 +143,7 @@ class Profiler {
   torch::Device device_{torch::kCPU};
   ViT model_{nullptr};
   std::vector<torch::Tensor> parameters_;  // the model's (bf16 in ds-*)
+  torch::Tensor buckets_;                  // every gradient's bucket slot, the wire type
   std::unique_ptr<MasterWeights> master_;  // ds-* only
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
 };
@@ -191,6 +219,9 @@ ProfiledStep Profiler::step(BatchLoader& loader, double wait_before_optimizer_s)
   x.argmax(1).eq(labels).sum().item<double>();  // the trainer's accuracy count
   const double tw = now();
   s.overhead_s += loss_backward_s + (tw - te);  // the wait below is no phase of the step
+  copy_into_buckets();  // a 2+-rank step's copy, no phase of this one-rank step
+  sync();
+  s.bucket_copy_s = now() - tw;
   if (wait_before_optimizer_s > 0)
     std::this_thread::sleep_for(std::chrono::duration<double>(wait_before_optimizer_s));
   t = now();
@@ -297,6 +328,8 @@ void print_table(const schema::MicroBatchProfile& m) {
       m.optimizer_time_s * 1e3, m.host_to_device_time_s * 1e3, m.data_time_s * 1e3,
       m.step_overhead_time_s * 1e3, step_s * 1e3);
   if (m.peak_memory_bytes) std::printf(", peak memory %.1f MiB", *m.peak_memory_bytes / 1048576.0);
+  if (m.bucket_copy_time_s)
+    std::printf(", bucket copy at 2+ ranks %.3f ms", *m.bucket_copy_time_s * 1e3);
   if (m.optimizer_after_wait_time_s && m.optimizer_wait_s) {
     std::printf(", optimizer after a %.0f-ms idle wait %.3f ms", *m.optimizer_wait_s * 1e3,
                 *m.optimizer_after_wait_time_s * 1e3);

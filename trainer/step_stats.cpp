@@ -107,6 +107,7 @@ schema::RankStepSummary summarize_steps(int rank, const std::string& host,
   r.allreduce_wait_time_s = med(&StepTimes::allreduce_wait_s);
   r.optimizer_time_s = med(&StepTimes::optimizer_s);
   r.sync_time_s = med(&StepTimes::sync_s);
+  r.bucket_copy_time_s = med(&StepTimes::bucket_copy_s);
   return r;
 }
 
@@ -169,6 +170,7 @@ void summarize_profiled_steps(const std::vector<ProfiledStep>& steps,
   m.host_to_device_time_s = over([](const ProfiledStep& s) { return s.host_to_device_s; }).mean;
   m.step_overhead_time_s = over([](const ProfiledStep& s) { return s.overhead_s; }).mean;
   m.optimizer_time_s = over([](const ProfiledStep& s) { return s.optimizer_s; }).mean;
+  m.bucket_copy_time_s = over([](const ProfiledStep& s) { return s.bucket_copy_s; }).mean;
   // The whole step's noise, as measured: phases' ranges do not add (a throttled gap lands in one
   // phase or the next), the step's own range is what a synchronisation waits on.
   m.step_spread_s = over(step_total_s).spread;

@@ -20,12 +20,15 @@ struct StepTimes {
   int64_t epoch = 0;
   int64_t step_in_epoch = 0;  // 0 = first step of the epoch (warm-up outlier, not summarised)
   int64_t micro_steps = 0;
-  double data_s = 0;             // waiting for the background loader
-  double host_to_device_s = 0;   // copying inputs and labels to the device
-  double forward_s = 0;          // forward + loss
-  double backward_s = 0;         // backward compute (with the overlapped all-reduce launches)
-  double allreduce_s = 0;        // exposed all-reduce after backward, waiting included
-  double allreduce_wait_s = 0;   // part of allreduce_s spent waiting for the slowest peer
+  double data_s = 0;            // waiting for the background loader
+  double host_to_device_s = 0;  // copying inputs and labels to the device
+  double forward_s = 0;         // forward + loss
+  double backward_s = 0;        // backward compute (with the overlapped all-reduce launches)
+  double allreduce_s = 0;       // exposed all-reduce after backward, waiting included
+  double allreduce_wait_s = 0;  // part of allreduce_s spent waiting for the slowest peer
+  // copying the gradients into the buckets (2+ ranks): part of allreduce_s with overlap off, of
+  // backward_s with overlap on (GradientReducer::bucket_copy_s)
+  double bucket_copy_s = 0;
   double optimizer_s = 0;        // clipping + optimizer step + zeroing gradients
   double sync_s = 0;             // the ranks' agreement on loss, NaN, interrupt (before the step)
   double step_s = 0;             // whole step, wall clock
@@ -66,6 +69,9 @@ struct ProfiledStep {
   double host_to_device_s = 0;     // inputs and labels to the device
   double overhead_s = 0;           // loss, its backward, accuracy bookkeeping, hook set-up
   double optimizer_s = 0;          // optimizer step + dropping the gradients, as the trainer
+  // The copy of every gradient into the all-reduce buckets that a step at 2+ ranks makes and a
+  // one-rank step does not: timed on its own, outside the step (step_total_s leaves it out).
+  double bucket_copy_s = 0;
 };
 
 // The whole step: every phase of it.
@@ -92,7 +98,7 @@ MeanSpread mean_and_spread(std::vector<double> values);
 // CFS period runs either unthrottled or with a whole throttled gap, so its median is biased
 // fast while the mean of contiguous phases is the CPU time over the quota. `m.layers` must hold
 // the layers' names and kinds (one per entry of ProfiledStep::forward_s); fills the times,
-// `repetitions`, optimizer, host-to-device, data and step overhead.
+// `repetitions`, optimizer, host-to-device, data, step overhead and the bucket copy.
 void summarize_profiled_steps(const std::vector<ProfiledStep>& steps, schema::MicroBatchProfile& m);
 
 }  // namespace vitsim::trainer

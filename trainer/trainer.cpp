@@ -90,17 +90,6 @@ Trainer::Trainer(TrainOptions options, MpiWorld& world, std::vector<std::string>
 
 Trainer::~Trainer() = default;
 
-namespace {
-
-// The element type gradients travel in: the regime's gradient bytes per parameter
-// (costmodel::gradient_bytes_per_parameter, the simulator's rule) in its 16-bit type or fp32.
-at::ScalarType wire_dtype(costmodel::Regime r) {
-  if (costmodel::gradient_bytes_per_parameter(r) == 4) return at::kFloat;
-  return costmodel::math_type(r) == costmodel::MathType::kBf16 ? at::kBFloat16 : at::kHalf;
-}
-
-}  // namespace
-
 void Trainer::build_model_and_optimizer() {
   torch::manual_seed(options_.seed);
   model_ = ViT(options_.model);
@@ -214,7 +203,8 @@ std::vector<schema::RankStepSummary> Trainer::gather_rank_summaries() {
                                  mine.allreduce_time_s,
                                  mine.allreduce_wait_time_s,
                                  mine.optimizer_time_s,
-                                 mine.sync_time_s};
+                                 mine.sync_time_s,
+                                 mine.bucket_copy_time_s};
   const std::vector<double> all = world_.allgather(v);
   std::vector<schema::RankStepSummary> out;
   for (int r = 0; r < world_.size(); ++r) {
@@ -232,6 +222,7 @@ std::vector<schema::RankStepSummary> Trainer::gather_rank_summaries() {
     s.allreduce_wait_time_s = x[7];
     s.optimizer_time_s = x[8];
     s.sync_time_s = x[9];
+    s.bucket_copy_time_s = x[10];
     out.push_back(s);
   }
   return out;

@@ -165,6 +165,7 @@ void Trainer::run_micro_step(const Batch& batch, bool last, double loss_scale, S
     reducer_->finish();
     sync_device();
     t.allreduce_s += now() - t3;
+    t.bucket_copy_s += reducer_->bucket_copy_s();
     t.gradients_ready_s = reducer_->gradients_ready_s() + clock_offset_s_;
   }
   const double b = static_cast<double>(labels.size(0));

@@ -112,6 +112,24 @@ TEST(DeviceFit, TheOptimizerAfterAWaitIsFittedAsTheOptimizer) {
   EXPECT_EQ(fit_device({&none}).costs.optimizer_wait_s, 0.0);
 }
 
+// The copy into the buckets at 2+ ranks: proportional to the parameters where every profile timed
+// it (said in derived_from), absent where one did not.
+TEST(DeviceFit, TheBucketCopyIsFittedWhereEveryProfileTimedIt) {
+  auto a = profile("a.json", std::nullopt, std::nullopt);
+  for (auto& m : a.profile.compute) m.bucket_copy_time_s = m.micro_batch == 8 ? 0.004 : 0.006;
+  const double params = static_cast<double>(costmodel::build_layer_graph(small_vit()).parameters());
+  const auto fit = fit_device({&a});
+  ASSERT_TRUE(fit.costs.bucket_copy.has_value());
+  EXPECT_GT(fit.costs.bucket_copy->at(params), 0.004);
+  EXPECT_LT(fit.costs.bucket_copy->at(params), 0.006);
+  EXPECT_EQ(fit.costs.bucket_copy->at(0), 0.0);
+  EXPECT_NE(fit.costs.derived_from.find("the copy into the all-reduce buckets at 2+ ranks"),
+            std::string::npos)
+      << fit.costs.derived_from;
+  a.profile.compute.front().bucket_copy_time_s.reset();
+  EXPECT_FALSE(fit_device({&a}).costs.bucket_copy.has_value());
+}
+
 // The data wait of the step after that wait: fitted as the data wait (affine in the micro-batch)
 // where every profile with the optimizer after a wait timed it, and absent where one did not.
 TEST(DeviceFit, TheDataWaitAfterAWaitIsFittedAsTheDataWait) {

@@ -196,6 +196,25 @@ TEST(CostModelIo, TheDataWaitAfterAWaitRoundTripsBesideTheWait) {
       << cost_model_error(doc);
 }
 
+// The copy into the buckets: written where measured, read back; a negative slope refused naming
+// the field.
+TEST(CostModelIo, TheBucketCopyRoundTripsWhereMeasured) {
+  CostModelFile f = read_cost_model(testing::example_path("cost_model"));
+  EXPECT_FALSE(write_cost_model_json(f)["devices"][0].contains("bucket_copy"));
+  f.costs.devices[0].bucket_copy = costmodel::LinearCost{};
+  f.costs.devices[0].bucket_copy->per_unit_s = 2e-9;
+  const std::string path = testing::scratch_path("cost_model_bucket_copy.json");
+  write_cost_model(path, f);
+  const CostModelFile back = read_cost_model(path);
+  ASSERT_TRUE(back.costs.devices[0].bucket_copy.has_value());
+  EXPECT_EQ(back.costs.devices[0].bucket_copy->per_unit_s, 2e-9);
+  Json doc = load_example("cost_model");
+  doc["devices"][0]["bucket_copy"] =
+      Json::parse(R"({"fixed_s": 0, "per_unit_s": -1e-9, "floor_s": 0})");
+  EXPECT_NE(cost_model_error(doc).find("/devices/0/bucket_copy/per_unit_s"), std::string::npos)
+      << cost_model_error(doc);
+}
+
 // The process part of the launch spread: written only where measured, read back; above the
 // launch spread it is a part of, refused naming the field.
 TEST(CostModelIo, TheProcessSpreadRoundTripsWithinTheLaunchSpread) {

@@ -202,6 +202,22 @@ TEST(Profile, TheOptimizerAfterAWaitComesWithItsWait) {
       << e2;
 }
 
+// The copy into the buckets of a 2+-rank step: read and written where measured, absent where not,
+// a negative time refused naming the field.
+TEST(Profile, TheBucketCopyRoundTripsWhereMeasured) {
+  Json doc = load_example("profile");
+  EXPECT_FALSE(read_profile(Node(doc, "plain.json", "")).compute[0].bucket_copy_time_s.has_value());
+  EXPECT_FALSE(write_profile_json(read_profile(Node(doc, "plain.json", "")))["compute"][0].contains(
+      "bucket_copy_time_s"));
+  doc["compute"][0]["bucket_copy_time_s"] = 0.0042;
+  const Profile p = read_profile(Node(doc, "copy.json", ""));
+  EXPECT_EQ(p.compute[0].bucket_copy_time_s, 0.0042);
+  EXPECT_EQ(write_profile_json(p)["compute"][0]["bucket_copy_time_s"], 0.0042);
+  doc["compute"][0]["bucket_copy_time_s"] = -0.001;
+  const std::string e = profile_error(doc);
+  EXPECT_NE(e.find("bad.json: /compute/0/bucket_copy_time_s"), std::string::npos) << e;
+}
+
 TEST(Profile, NegativeTimeAndSize) {
   Json doc = load_example("profile");
   doc["compute"][0]["layers"][2]["backward_time_s"] = -0.001;

@@ -43,6 +43,20 @@ TEST(RunLog, RoundTripsThroughAFile) {
   EXPECT_EQ(testing::read_text(path).rfind("{\n  \"schema\": \"vitsim.run_log\"", 0), 0u);
 }
 
+// The copy into the buckets: optional (absent = 0, not written), read back where written, a
+// negative time refused naming the field.
+TEST(RunLog, TheBucketCopyIsOptional) {
+  RunLog log = read_run_log(testing::example_path("run_log"));
+  EXPECT_EQ(log.ranks[0].bucket_copy_time_s, 0.0);
+  EXPECT_FALSE(write_run_log_json(log)["ranks"][0].contains("bucket_copy_time_s"));
+  log.ranks[0].bucket_copy_time_s = 0.003;
+  Json doc = write_run_log_json(log);
+  EXPECT_EQ(read_run_log(Node(doc, "copy.json", "")).ranks[0].bucket_copy_time_s, 0.003);
+  doc["ranks"][0]["bucket_copy_time_s"] = -1;
+  const std::string e = run_log_error(doc);
+  EXPECT_NE(e.find("/ranks/0/bucket_copy_time_s"), std::string::npos) << e;
+}
+
 TEST(RunLog, BasicRefusals) {
   Json doc = load_example("run_log");
   doc["config"].erase("seed");

@@ -410,6 +410,32 @@ TEST(Golden, TheDataWaitAfterAWaitAsLongAsMeasuredTakesItsMeasuredTime) {
   EXPECT_NEAR(alone.step_time_s, compute, 1e-12);
 }
 
+// The copy into the buckets (DeviceCosts::bucket_copy, 4 ms here): once per step at 2+ ranks,
+// before the all-reduce with overlap off (the step and the compute grow by it), spread over the
+// buckets with overlap on (on a fast network the step still grows by all of it: the backward
+// carries each share); nothing at one rank.
+TEST(Golden, TheBucketCopyIsStepWorkAtTwoRanksOrMore) {
+  const double bw = 1.25e9, lat = 5e-5;
+  const double comm = ring_time(4, gradient_bytes(), bw, lat);
+  const double compute = compute_per_step(layer_count());
+  auto c = constant_costs("testgpu", kFwd);
+  c.bucket_copy = costmodel::LinearCost{};
+  c.bucket_copy->fixed_s = 4e-3;
+  const auto costs = costs_for({c});
+  const auto off = run(tiny_cluster(4, 1, bw, lat), ring_config(4), costs);
+  EXPECT_NEAR(off.step_time_s, compute + 4e-3 + comm, 1e-9);
+  EXPECT_NEAR(off.compute_time_s, compute + 4e-3, 1e-12);
+  auto t = ring_config(4);
+  t.bucket_bytes = 1;  // one bucket per layer: each takes its share
+  t.overlap = true;
+  const auto fast = tiny_cluster(4, 1, 1e12, 1e-6);
+  const auto plain_on = run(fast, t, costs_for({constant_costs("testgpu", kFwd)}));
+  const auto on = run(fast, t, costs);
+  EXPECT_NEAR(on.step_time_s, plain_on.step_time_s + 4e-3, 1e-9);
+  const auto alone = run(tiny_cluster(1, 1, bw, lat), ring_config(1), costs);
+  EXPECT_NEAR(alone.step_time_s, compute, 1e-12);
+}
+
 }  // namespace
 }  // namespace golden_test
 }  // namespace vitsim::sim

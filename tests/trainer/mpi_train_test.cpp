@@ -73,6 +73,11 @@ TEST_F(MpiTrain, LossFallsOnTheSyntheticSet) {
   for (const auto& rank : j["ranks"]) {
     EXPECT_GT(rank["sync_time_s"].get<double>(), 0) << rank.dump();
     EXPECT_LT(rank["sync_time_s"].get<double>(), rank["step_time_s"].get<double>()) << rank.dump();
+    // At 2 ranks every gradient is copied into its bucket; timed, inside the step.
+    ASSERT_TRUE(rank.contains("bucket_copy_time_s")) << rank.dump();
+    EXPECT_GT(rank["bucket_copy_time_s"].get<double>(), 0) << rank.dump();
+    EXPECT_LT(rank["bucket_copy_time_s"].get<double>(), rank["step_time_s"].get<double>())
+        << rank.dump();
   }
   // The schema's own reader accepts what the trainer wrote.
   const auto parsed = vitsim::schema::read_run_log(log);
@@ -102,6 +107,9 @@ TEST_F(MpiTrain, ProfileAndAllreduceBenchWriteValidProfiles) {
     EXPECT_EQ(m.optimizer_wait_s, 0.02);
     EXPECT_TRUE(m.optimizer_after_wait_time_s.has_value());
     EXPECT_TRUE(m.data_after_wait_time_s.has_value());
+    // The copy a 2+-rank step makes into its buckets, timed outside the one-rank step.
+    ASSERT_TRUE(m.bucket_copy_time_s.has_value());
+    EXPECT_GT(*m.bucket_copy_time_s, 0);
   }
 
   const Result bench =

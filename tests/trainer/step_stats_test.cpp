@@ -117,10 +117,12 @@ TEST(StepStats, ProfiledStepsSummariseToMeansThatAddUpToTheStep) {
     steps[i].host_to_device_s = 0.0;
     steps[i].overhead_s = 0.002 * (i + 1);
     steps[i].optimizer_s = 0.005;
+    steps[i].bucket_copy_s = 0.001 * (i + 1);  // outside the step
   }
   schema::MicroBatchProfile m;
   m.layers.resize(2);
   summarize_profiled_steps(steps, m);
+  EXPECT_NEAR(m.bucket_copy_time_s.value_or(-1), 0.002, 1e-12);
   EXPECT_EQ(m.repetitions, 3);
   EXPECT_NEAR(m.layers[0].forward_time_s, 0.02, 1e-12);
   EXPECT_NEAR(m.layers[0].forward_spread_s, 0.01, 1e-12);
