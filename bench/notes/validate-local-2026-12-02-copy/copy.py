@@ -13,11 +13,10 @@ by = collections.defaultdict(list)
 for f in sorted(glob.glob(loop + '/profiles/profile-*.json')):
     d = json.load(open(f))
     for c in d['compute']:
-        by[(d['device'], d['precision'])].append((c['micro_batch'], c.get('bucket_copy_time_s', 0)))
+        by[(d['device'], d['precision'])].append(1e3 * c.get('bucket_copy_time_s', 0))
 costs = json.load(open(loop + '/costs.json'))
 print("profiles: mean copy per step, ms (every pass and micro-batch)")
-for k, v in sorted(by.items()):
-    ms = [1e3 * t for _, t in v]
+for k, ms in sorted(by.items()):
     print("  %-12s %-8s n=%2d  min %.2f  median %.2f  max %.2f" % (k[0], k[1], len(ms), min(ms), st.median(ms), max(ms)))
 print("calibrated (costs.json bucket_copy, proportional to the parameters): at %d parameters" % params)
 for dev in costs['devices']:
