@@ -5,8 +5,9 @@
 // largest mean, while the ranks' slowest arrives on average later:
 //     E[max_i (m_i + s_i Z_i)] - max_i m_i  >= 0,    Z_i independent standard normals.
 // Identical ranks: s x E[max of N standard normals] (0.564 s at N = 2, 1.029 s at 4, 1.424 s at
-// 8). Only the step-to-step noise counts here: node-to-node differences are in the calibrated
-// means already (the logs and profiles contain their own stragglers) and in the range.
+// 8). The callers give each rank its step-to-step spread, and with it the spread of its process's
+// speed for the whole run where that was measured (sim/rank_plan.cpp); node-to-node differences
+// are in the calibrated means already and in the range.
 // Pure arithmetic; no SimGrid.
 #pragma once
 

@@ -97,22 +97,39 @@ double step_compute_s(const RankPlan& p, int64_t accumulation) {
 }
 
 // The slowest kind waits, per step, for the expected lateness of the ranks' slowest
-// (costmodel/straggler.h), each kind's spread its device's whole-step spread.
-void add_straggler_wait(RankKinds& kinds, const std::vector<double>& spread_rel,
+// (costmodel/straggler.h): for its step-to-step noise (each kind's spread its device's whole-step
+// spread), and for a rank slow for the whole run (each kind's spread also holds its device's
+// process spread: a run draws each rank's process once, and every step waits for the slowest).
+struct KindSpread {
+  double step_rel = 0;     // the device's whole-step spread
+  double process_rel = 0;  // the part of its launch spread each rank's process draws on its own
+};
+
+void add_straggler_wait(RankKinds& kinds, const std::vector<KindSpread>& spread,
                         int64_t accumulation) {
   std::vector<costmodel::RankGroup> groups(kinds.plans.size());
   for (size_t k = 0; k < kinds.plans.size(); ++k) {
     groups[k].mean_s = step_compute_s(kinds.plans[k], accumulation);
-    groups[k].sigma_s = groups[k].mean_s * spread_rel[k];
     groups[k].ranks = 0;
   }
   for (int k : kinds.kind_of_rank) groups[static_cast<size_t>(k)].ranks++;
-  const double wait = costmodel::expected_straggler_wait_s(groups);
-  if (!(wait > 0)) return;
+  const auto wait_with = [&](bool process) {
+    for (size_t k = 0; k < groups.size(); ++k) {
+      const double rel =
+          process ? std::hypot(spread[k].step_rel, spread[k].process_rel) : spread[k].step_rel;
+      groups[k].sigma_s = groups[k].mean_s * rel;
+    }
+    return costmodel::expected_straggler_wait_s(groups);
+  };
+  const double step_wait = wait_with(false);
+  const double process_wait = std::max(0.0, wait_with(true) - step_wait);
+  if (!(step_wait > 0) && !(process_wait > 0)) return;
   double top = 0;
   for (const auto& g : groups) top = std::max(top, g.mean_s);
   for (size_t k = 0; k < kinds.plans.size(); ++k) {
-    if (groups[k].mean_s == top) kinds.plans[k].straggler_s = wait;
+    if (groups[k].mean_s != top) continue;
+    kinds.plans[k].straggler_s = step_wait;
+    kinds.plans[k].straggler_process_s = process_wait;
   }
 }
 
@@ -123,7 +140,7 @@ RankKinds plan_rank_kinds(const Placement& placement, const costmodel::DeviceCat
                           const costmodel::CostModel& costs,
                           std::map<std::string, costmodel::CostSource>& sources) {
   RankKinds out;
-  std::vector<double> spread_rel;                        // per kind: its device's step spread
+  std::vector<KindSpread> spread;                        // per kind: its device's spreads
   std::map<std::pair<std::string, int64_t>, int> kinds;  // (device, micro-batch) -> kind
   const double params = static_cast<double>(graph.parameters());
   for (size_t r = 0; r < placement.ranks.size(); ++r) {
@@ -166,9 +183,9 @@ RankKinds plan_rank_kinds(const Placement& placement, const costmodel::DeviceCat
     p.memory_bytes = p.memory.at(p.micro_batch);
     p.device_memory_bytes = spec->memory_bytes;
     out.plans.push_back(std::move(p));
-    spread_rel.push_back(c.step_spread_rel);
+    spread.push_back({c.step_spread_rel, c.process_spread_rel});
   }
-  add_straggler_wait(out, spread_rel, config.accumulation);
+  add_straggler_wait(out, spread, config.accumulation);
   return out;
 }
 

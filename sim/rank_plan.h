@@ -71,6 +71,11 @@ struct RankPlan {
   // The expected wait for the slowest rank's step-to-step noise (costmodel/straggler.h), per step,
   // on the ranks of the largest mean compute only: the step ends that much later on average.
   double straggler_s = 0;
+  // What a rank slow for the whole run adds to it where the device's process spread was measured
+  // (DeviceCosts::process_spread_rel: each rank's process draws its own speed for the run): the
+  // expected wait with each rank's spread hypot(step spread, process spread), less straggler_s.
+  // Same ranks, per step; 0 where no process spread was measured.
+  double straggler_process_s = 0;
   // Once, before the epoch's first step: the device's epoch_start_s, or its process start at this
   // micro-batch for the process's first epoch (TrainingConfig::first_epoch).
   double epoch_start_s = 0;

@@ -58,7 +58,7 @@ void check_options(const SimOptions& o) {
 // How much longer the epoch not simulated is than the one simulated (negative: shorter). Only
 // the once-per-epoch start before the first step differs; every rank reaches its first
 // all-reduce after its start plus its first step's work before it (c_k = accumulation x (data +
-// forward + backward) + its straggler wait), and the step ends after the last rank's arrival:
+// forward + backward) + its straggler waits), and the step ends after the last rank's arrival:
 //   shift = max_k(other_start_k + c_k) - max_k(start_k + c_k)
 // Exact when every rank's start moves by the same amount (one device type: the whole simulation
 // moves with it); with mixed devices it takes the first all-reduce as a barrier, which an
@@ -66,7 +66,7 @@ void check_options(const SimOptions& o) {
 double other_epoch_shift_s(const RankKinds& kinds, int64_t accumulation) {
   double simulated = 0, other = 0;
   for (const RankPlan& r : kinds.plans) {
-    const double c = compute_before_sync_s(r, accumulation) + r.straggler_s;
+    const double c = compute_before_sync_s(r, accumulation) + r.straggler_s + r.straggler_process_s;
     simulated = std::max(simulated, r.epoch_start_s + c);
     other = std::max(other, r.other_epoch_start_s + c);
   }

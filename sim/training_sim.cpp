@@ -70,7 +70,10 @@ class RankActor {
         layers("fwd ", plan_.forward_s, 0, static_cast<int>(plan_.forward_s.size()), true);
         const bool sync = communicate && m == in_.accumulation - 1;
         // The ranks' slowest arrives later than the mean by the expected straggler wait.
-        if (sync) sleep("stragglers (step noise)", plan_.straggler_s);
+        if (sync) {
+          sleep("stragglers (step noise)", plan_.straggler_s);
+          sleep("stragglers (a rank's process)", plan_.straggler_process_s);
+        }
         if (!sync) {
           layers("bwd ", plan_.backward_s, 0, static_cast<int>(plan_.backward_s.size()), false);
         } else if (!sh_.stream_actors) {

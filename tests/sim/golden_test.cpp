@@ -144,6 +144,28 @@ TEST(Golden, StepNoiseDelaysTheStepByTheExpectedSlowestAndTheEpochStartsOnce) {
               1e-9 * mixed.step_time_s);
 }
 
+// A rank slow for the whole run: where the device's process spread was measured, each rank's
+// lateness is its process's draw for the run plus the step's, so four identical ranks wait for
+// E[max of 4] x hypot(step spread, process spread); the span "stragglers (a rank's process)"
+// carries what the process adds to the step noise's wait (docs/simulator.md, "A rank slow for the
+// whole run"). One rank waits for nobody; no process spread, no addition.
+TEST(Golden, AProcessSpreadDelaysTheStepByTheSlowestRanksProcess) {
+  const double bw = 1.25e9, lat = 5e-5;
+  auto dev = constant_costs("testgpu", kFwd);
+  dev.step_spread_rel = 0.03;
+  dev.process_spread_rel = 0.04;
+  const double compute = compute_per_step(layer_count());
+  const double comm = ring_time(4, gradient_bytes(), bw, lat);
+  const auto four = run(tiny_cluster(4, 1, bw, lat), ring_config(4), costs_for({dev}));
+  const double e_max_4 = 1.0293753730;
+  EXPECT_NEAR(four.step_time_s, compute + e_max_4 * 0.05 * compute + comm, 1e-9 * four.step_time_s);
+  const auto one = run(tiny_cluster(1, 1, bw, lat), ring_config(1), costs_for({dev}));
+  EXPECT_NEAR(one.step_time_s, compute, 1e-12);
+  dev.process_spread_rel = 0;
+  const auto none = run(tiny_cluster(4, 1, bw, lat), ring_config(4), costs_for({dev}));
+  EXPECT_NEAR(none.step_time_s, compute + e_max_4 * 0.03 * compute + comm, 1e-9 * none.step_time_s);
+}
+
 // One simulation gives both kinds of epoch: the other's start moves the epoch by the difference
 // of the starts (one device type: exactly as simulating it), or with mixed devices by the
 // difference of the latest arrivals at the first all-reduce (docs/simulator.md).
