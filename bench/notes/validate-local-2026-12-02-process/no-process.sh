@@ -5,7 +5,7 @@
 # part either), the loop's own scenarios, runs and machine speeds, then validated: what the one
 # new term moves, on the same runs. Read its point errors; its ranges are not the old model's.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../../.." && pwd); vitsim=$root/build/bin/vitsim loop=$1 out=$2
+loop=$1 out=$2
 mkdir -p "$out"
 /usr/bin/python3 - "$loop/costs.json" "$out/costs-no-process.json" <<'PY'
 import json, sys
@@ -14,11 +14,5 @@ for dev in d['devices']:
     dev.get('uncertainty', {}).pop('process_spread_rel', None)
 json.dump(d, open(sys.argv[2], 'w'), indent=1)
 PY
-preds=()
-for c in emulated-400mbit emulated-100mbit emulated-400mbit-slow; do
-  "$vitsim" simulate "$loop/scenario-$c.json" --costs "$out/costs-no-process.json" \
-    --out "$out/prediction-$c" > /dev/null
-  preds+=("$out/prediction-$c.json")
-done
-"$vitsim" validate --measured "$loop"/runs/*.json --predicted "${preds[@]}" \
-  --machine-speed "$loop/machine-speed.txt" -o "$out/validation.txt"
+bash "$(dirname "$0")"/../validate-local-2026-12-02-copy/repredict.sh "$loop" \
+  "$out/costs-no-process.json" "$out"
