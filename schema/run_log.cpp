@@ -112,7 +112,8 @@ RankStepSummary read_rank(const Node& n, int64_t world_size) {
 
 RunLog read_run_log(const Node& root) {
   root.expect_schema(kRunLogSchema, kRunLogVersion, kPreRegimeVersion);
-  root.expect_keys({"schema", "schema_version", "context", "config", "epochs", "ranks"});
+  root.expect_keys(
+      {"schema", "schema_version", "context", "config", "epochs", "ranks", "rank_means"});
   RunLog log;
   log.context = read_context(root);
   log.config = read_config(root["config"]);
@@ -129,6 +130,25 @@ RunLog read_run_log(const Node& root) {
     log.ranks.push_back(read_rank(r, log.config.world_size));
     if (!seen.insert(log.ranks.back().rank).second) {
       r["rank"].fail("a rank not listed before", r["rank"].describe(), "one summary per rank");
+    }
+  }
+  if (root.has("rank_means")) {
+    const Node& means = root["rank_means"];
+    for (const Node& r : means.items()) {
+      log.rank_means.push_back(read_rank(r, log.config.world_size));
+      const RankStepSummary& m = log.rank_means.back();
+      const size_t k = log.rank_means.size() - 1;
+      if (k >= log.ranks.size() || log.ranks[k].rank != m.rank) {
+        r["rank"].fail(k < log.ranks.size()
+                           ? "rank " + std::to_string(log.ranks[k].rank)
+                           : "no entry (ranks[] has " + std::to_string(log.ranks.size()) + ")",
+                       r["rank"].describe(), "rank_means[] lists the ranks of ranks[], in order");
+      }
+    }
+    if (log.rank_means.size() != log.ranks.size()) {
+      means.fail(std::to_string(log.ranks.size()) + " entries, one per rank of ranks[]",
+                 std::to_string(log.rank_means.size()) + " entries",
+                 "rank_means[] lists the ranks of ranks[], in order");
     }
   }
   return log;
@@ -196,6 +216,10 @@ Json write_run_log_json(const RunLog& log) {
   for (const auto& e : log.epochs) j["epochs"].push_back(write_epoch(e));
   j["ranks"] = Json::array();
   for (const auto& r : log.ranks) j["ranks"].push_back(write_rank(r));
+  if (!log.rank_means.empty()) {
+    j["rank_means"] = Json::array();
+    for (const auto& r : log.rank_means) j["rank_means"].push_back(write_rank(r));
+  }
   return j;
 }
 

@@ -68,7 +68,11 @@ struct RunLog {
   Json context = Json::object();
   RunConfig config;
   std::vector<EpochRecord> epochs;
-  std::vector<RankStepSummary> ranks;
+  std::vector<RankStepSummary> ranks;  // medians per step
+  // The same phases as means per step over the same steps, one per rank of `ranks` (optional:
+  // empty in logs before 2026-12-03). An epoch pays each phase's mean; a skewed phase (a rank's
+  // wait for the last one, 0 in the steps it is last) has a median far below its mean.
+  std::vector<RankStepSummary> rank_means;
 };
 
 RunLog read_run_log(const std::string& path);

@@ -81,7 +81,8 @@ std::vector<double> times_from_last_arrival(const std::vector<double>& starts,
 }
 
 schema::RankStepSummary summarize_steps(int rank, const std::string& host,
-                                        const std::vector<StepTimes>& steps) {
+                                        const std::vector<StepTimes>& steps,
+                                        StepStatistic statistic) {
   std::vector<const StepTimes*> kept;
   for (const auto& s : steps) {
     if (s.step_in_epoch > 0) kept.push_back(&s);
@@ -92,7 +93,7 @@ schema::RankStepSummary summarize_steps(int rank, const std::string& host,
   auto med = [&](double StepTimes::*field) {
     std::vector<double> v;
     for (const auto* s : kept) v.push_back(s->*field);
-    return median(v);
+    return statistic == StepStatistic::kMedian ? median(v) : mean_and_spread(v).mean;
   };
   schema::RankStepSummary r;
   r.rank = rank;

@@ -56,9 +56,14 @@ void estimate_allreduce_waits(std::vector<StepTimes>& steps, const std::vector<d
 std::vector<double> times_from_last_arrival(const std::vector<double>& starts,
                                             const std::vector<double>& ends, int ranks);
 
-// Medians over the steps, the first step of each epoch excluded (unless it is the only one).
+// How summarize_steps reduces each phase over the steps: the run log's `ranks[]` hold medians
+// (robust to one slow step), its `rank_means[]` means (what an epoch pays).
+enum class StepStatistic { kMedian, kMean };
+
+// Each phase over the steps, the first step of each epoch excluded (unless it is the only one).
 schema::RankStepSummary summarize_steps(int rank, const std::string& host,
-                                        const std::vector<StepTimes>& steps);
+                                        const std::vector<StepTimes>& steps,
+                                        StepStatistic statistic = StepStatistic::kMedian);
 
 // One training step timed by `vitsim-train profile`, phase by phase with contiguous timestamps,
 // so the phases add up to the step. Seconds.

@@ -191,9 +191,10 @@ void Trainer::print_allreduce_summary() {
   std::fflush(stdout);
 }
 
-std::vector<schema::RankStepSummary> Trainer::gather_rank_summaries() {
-  // Every rank's medians go to every rank (rank 0 writes them).
-  const schema::RankStepSummary mine = summarize_steps(world_.rank(), world_.host(), steps_);
+std::vector<schema::RankStepSummary> Trainer::gather_rank_summaries(StepStatistic statistic) {
+  // Every rank's medians (or means) go to every rank (rank 0 writes them).
+  const schema::RankStepSummary mine =
+      summarize_steps(world_.rank(), world_.host(), steps_, statistic);
   const std::vector<double> v = {static_cast<double>(mine.steps),
                                  mine.step_time_s,
                                  mine.data_time_s,
@@ -252,7 +253,8 @@ schema::RunConfig Trainer::run_config() const {
 }
 
 void Trainer::write_outputs() {
-  std::vector<schema::RankStepSummary> ranks = gather_rank_summaries();  // collective
+  std::vector<schema::RankStepSummary> ranks = gather_rank_summaries(StepStatistic::kMedian);
+  std::vector<schema::RankStepSummary> means = gather_rank_summaries(StepStatistic::kMean);
   if (!options_.dump_params.empty()) {
     // "{rank}" in the path: every rank writes its own copy (tests compare the ranks' weights).
     std::string path = options_.dump_params;
@@ -268,6 +270,7 @@ void Trainer::write_outputs() {
   log.config = run_config();
   log.epochs = epochs_;
   log.ranks = std::move(ranks);
+  log.rank_means = std::move(means);
   schema::write_run_log(options_.run_log, log);
   std::cout << "vitsim-train: run log written to " << options_.run_log << "\n";
 }

@@ -59,7 +59,8 @@ class Trainer {
   void maybe_checkpoint(bool force);
   CheckpointKey checkpoint_key();  // what a resume must match (ranks, batches, seed, regime)
   void write_outputs();
-  std::vector<schema::RankStepSummary> gather_rank_summaries();  // collective
+  // Collective: every rank calls it, rank 0 keeps the result.
+  std::vector<schema::RankStepSummary> gather_rank_summaries(StepStatistic statistic);
   schema::RunConfig run_config() const;
   // Raw fp32 parameters in registration order; with names: also path.names, one line per
   // parameter: torchvision name and shape (e.g. "conv_proj.weight 192x3x4x4").

@@ -57,6 +57,35 @@ TEST(RunLog, TheBucketCopyIsOptional) {
   EXPECT_NE(e.find("/ranks/0/bucket_copy_time_s"), std::string::npos) << e;
 }
 
+// The means per rank: optional (absent in older logs, not written when empty), read back where
+// written, one per rank of ranks[] in the same order, bad values refused naming the field.
+TEST(RunLog, TheRankMeansAreOptionalAndFollowTheRanks) {
+  RunLog log = read_run_log(testing::example_path("run_log"));
+  EXPECT_TRUE(log.rank_means.empty());
+  EXPECT_FALSE(write_run_log_json(log).contains("rank_means"));
+  log.rank_means = log.ranks;
+  log.rank_means[0].allreduce_wait_time_s = 0.03;
+  Json doc = write_run_log_json(log);
+  const RunLog back = read_run_log(Node(doc, "means.json", ""));
+  ASSERT_EQ(back.rank_means.size(), 1u);
+  EXPECT_EQ(back.rank_means[0].allreduce_wait_time_s, 0.03);
+  EXPECT_EQ(back.ranks[0].allreduce_wait_time_s, 0.02);
+
+  Json bad = doc;
+  bad["rank_means"][0]["step_time_s"] = -1;
+  std::string e = run_log_error(bad);
+  EXPECT_NE(e.find("/rank_means/0/step_time_s"), std::string::npos) << e;
+  bad = doc;
+  bad["rank_means"].push_back(bad["rank_means"][0]);
+  e = run_log_error(bad);
+  EXPECT_NE(e.find("/rank_means/1/rank"), std::string::npos) << e;
+  bad = doc;
+  bad["rank_means"] = Json::array();
+  e = run_log_error(bad);
+  EXPECT_NE(e.find("/rank_means: expected 1 entries, one per rank of ranks[]"), std::string::npos)
+      << e;
+}
+
 TEST(RunLog, BasicRefusals) {
   Json doc = load_example("run_log");
   doc["config"].erase("seed");

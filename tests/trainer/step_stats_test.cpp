@@ -44,6 +44,23 @@ TEST(StepStats, SummaryIsMedianWithoutFirstStepOfEpoch) {
   EXPECT_EQ(s.host, "h");
 }
 
+// The means over the same steps: a wait that is 0 in most steps has a median of 0 and a mean
+// that is what the epoch paid.
+TEST(StepStats, MeansKeepTheSameStepsAndSeeASkewedWait) {
+  std::vector<StepTimes> steps(5);
+  const double wait[] = {0.9, 0.0, 0.0, 0.0, 0.04};
+  for (int i = 0; i < 5; ++i) {
+    steps[i].step_in_epoch = i;
+    steps[i].allreduce_wait_s = wait[i];
+  }
+  const auto median = summarize_steps(0, "h", steps, StepStatistic::kMedian);
+  const auto mean = summarize_steps(0, "h", steps, StepStatistic::kMean);
+  EXPECT_EQ(median.steps, 4);
+  EXPECT_EQ(mean.steps, 4);
+  EXPECT_DOUBLE_EQ(median.allreduce_wait_time_s, 0.0);
+  EXPECT_DOUBLE_EQ(mean.allreduce_wait_time_s, 0.01);  // the first step's 0.9 left out
+}
+
 TEST(StepStats, WaitIsLagBehindSlowestRankCappedByExposedAllreduce) {
   // Rank 0 ready at 1.0, rank 1 at 1.3 (step 0); both at 2.0 (step 1).
   std::vector<StepTimes> steps(2);

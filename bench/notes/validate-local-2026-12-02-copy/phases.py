@@ -6,7 +6,9 @@ the all-reduce), the ranks' work (their mean step less the all-reduce, plus the 
 but the transfer and the wait) against the prediction's compute (every sleep of a rank: data,
 forward, backward, copy, optimizer, overhead, the first step's share), the all-reduce's transfer
 (the all-reduce less the wait for the last rank, as the trainer estimates it, less the copy)
-against the prediction's exposed communication, and the optimizer + data + sync.
+against the prediction's exposed communication, and the optimizer + data + sync. Each rank's
+phases are its means per step where the run log has them (rank_means[], logs since 2026-12-03:
+what the epoch pays), else its medians (ranks[]); the header says which.
 Usage: phases.py LOOP_DIR"""
 import json, glob, csv, sys, statistics as st, collections
 loop = sys.argv[1]
@@ -19,9 +21,11 @@ for f in [g for g in glob.glob(loop + '/prediction-*.csv') if not g.endswith('ra
     for r in csv.DictReader(open(f)):
         predc[r['label']] = r
 rows = collections.defaultdict(list)
+stats = set()
 for f in sorted(glob.glob(loop + '/runs/*.json')):
     d = json.load(open(f)); lab = f.split('/')[-1].rsplit('-r', 1)[0]
-    R = d['ranks']
+    R = d.get('rank_means') or d['ranks']
+    stats.add('means' if d.get('rank_means') else 'medians')
     comp = max(r['forward_time_s'] + r['backward_time_s'] for r in R)
     copy = st.mean(r.get('bucket_copy_time_s', 0) for r in R)
     ar = st.mean(r['allreduce_time_s'] for r in R)
@@ -30,6 +34,7 @@ for f in sorted(glob.glob(loop + '/runs/*.json')):
     oth = st.mean(r['optimizer_time_s'] + r['data_time_s'] + r.get('sync_time_s', 0) for r in R)
     ep = d['epochs'][0]['epoch_time_s']; steps = d['epochs'][0]['steps']
     rows[lab].append((ep, steps, step, comp, copy, ar, arw, oth))
+print("# ranks' phases per step: " + " and ".join(sorted(stats)))
 print("%-20s %6s %6s | %6s %6s | %6s %6s %6s %6s | %6s %6s %6s %5s | %6s"
       % ("label", "ep_m", "ep_p", "stepm", "stepp", "f+b_m", "copy_m", "work_m", "comp_p",
          "xfer_m", "wait_m", "comm_p", "ratio", "rest_m"))

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Per configuration of a validate-local loop: the runs' wait for the last rank at the all-reduce
-(each run's ranks' mean allreduce_wait_time_s, as the trainer estimates it; the median over the
+(each run's ranks' mean allreduce_wait_time_s, as the trainer estimates it, their means per step
+where the log has rank_means[] (since 2026-12-03), else their medians; the median over the
 runs, and the runs' range) against the model's. Where the ranks are alike the model's wait is the
 expected lateness of the slowest rank (costmodel/straggler.h), slept inside each rank's compute:
 E[max of N standard normals] x the device's spread x the rank's step compute, the spread being
@@ -20,9 +21,13 @@ for f in glob.glob(loop + '/prediction-*.ranks.csv'):
     for r in csv.DictReader(open(f)):
         ranks[r['configuration']].append(r)
 waits = collections.defaultdict(list)
+stats = set()
 for f in sorted(glob.glob(loop + '/runs/*.json')):
     d = json.load(open(f)); lab = f.split('/')[-1].rsplit('-r', 1)[0]
-    waits[lab].append(st.mean(r.get('allreduce_wait_time_s', 0) for r in d['ranks']))
+    stats.add('means' if d.get('rank_means') else 'medians')
+    R = d.get('rank_means') or d['ranks']
+    waits[lab].append(st.mean(r.get('allreduce_wait_time_s', 0) for r in R))
+print("# the runs' waits per step: " + " and ".join(sorted(stats)))
 print("%-20s %5s | %8s %13s | %9s  %s"
       % ("label", "ranks", "wait_ms", "runs_ms", "model_ms", "model"))
 for lab in sorted(waits):
