@@ -12,34 +12,12 @@
 #   bench/notes/validate-local-2026-11-29-slowed/slowed-ab.sh OUT ROUNDS
 set -u
 out=$1; rounds=${2:-2}; mkdir -p "$out"; out=$(cd "$out" && pwd)
-source "$(dirname "$0")/common.sh"  # B, M, pass_script
-P="$M --micro-batches 12,24 --warmup 2 --repetitions 20 --optimizer adamw --threads 1"
-T="--optimizer adamw --lr 1e-3 --seed 1 --threads 1 --no-eval --no-progress --overlap off --epochs 1 --mpi-wait poll --precision fp32 --device-id emu-cpu-40"
-[[ -d $out/data ]] || $B/vitsim-train make-dataset --out $out/data --train-images 4096 --test-images 64 --seed 1 > /dev/null
-pass_script $out/p.sh "$P" ds-bf16  # the pass as validate-local's (common.sh)
-cat > $out/filler.sh <<S
-while :; do $B/vitsim-train profile $M --micro-batches 24 --warmup 0 --repetitions 60 --optimizer adamw --threads 1 --precision fp32 --device-id emu-cpu-40 --out \$OUTP/filler.json > /dev/null 2>&1; done
-S
-fillers=()
-stop_fillers() { for p in "${fillers[@]}"; do kill -- -$p 2>/dev/null; done; wait 2>/dev/null; fillers=(); }
-trap stop_fillers EXIT
-start_filler() {  # cpu quota
-  OUTP=$out setsid taskset -c $1 ./scripts/emulate-cluster --mpirun-arg=-x --mpirun-arg=OUTP --hosts 1 --cpu $2 -- bash $out/filler.sh > /dev/null 2>&1 &
-  fillers+=($!)
-  sleep 5
-}
+source "$(dirname "$0")/slowed-runs.sh"  # P, T, start_filler, stop_bg, slowed_round
 for ((round = 1; round <= rounds; round++)); do
   for mode in alone mate; do
     o=$out/$mode-$round; mkdir -p $o
     [[ $mode == mate ]] && start_filler 1 0.2
-    OUTP=$o ./scripts/emulate-cluster --mpirun-arg=-x --mpirun-arg=OUTP --hosts 3 --cpu 0.4 --host-cpu 1=0.2 -- bash $out/p.sh > $o/emu-p.txt 2>&1
-    start_filler 0 0.4   # the 2-rank run's rank 0 is alone on CPU 0 (validate-local's filler)
-    ./scripts/emulate-cluster --hosts 2 --rate 400mbit --cpu 0.4 --host-cpu 1=0.2 -- \
-      $B/vitsim-train train --data $out/data $M $T --micro-batch 24 --data-fraction 0.3515625 --run-log $o/r2.json > $o/r2.txt 2>&1
-    kill -- -${fillers[-1]} 2>/dev/null; wait ${fillers[-1]} 2>/dev/null; unset 'fillers[-1]'
-    ./scripts/emulate-cluster --hosts 4 --rate 400mbit --cpu 0.4 --host-cpu 3=0.2 -- \
-      $B/vitsim-train train --data $out/data $M $T --micro-batch 12 --data-fraction 0.3515625 --run-log $o/r4.json > $o/r4.txt 2>&1
-    stop_fillers
+    slowed_round $o
   done
   python3 - $out $round <<'PY'
 import json, sys, os

@@ -13,22 +13,8 @@
 #   bench/notes/validate-local-2026-12-02-spin/spin-ab.sh OUT ROUNDS
 set -u
 out=$1; rounds=${2:-2}; mkdir -p "$out"; out=$(cd "$out" && pwd)
-source "$(dirname "$0")/../validate-local-2026-11-29-slowed/common.sh"  # B, M, pass_script
-P="$M --micro-batches 12,24 --warmup 2 --repetitions 20 --optimizer adamw --threads 1"
-T="--optimizer adamw --lr 1e-3 --seed 1 --threads 1 --no-eval --no-progress --overlap off --epochs 1 --mpi-wait poll --precision fp32 --device-id emu-cpu-40"
-[[ -d $out/data ]] || $B/vitsim-train make-dataset --out $out/data --train-images 4096 --test-images 64 --seed 1 > /dev/null
-pass_script $out/p.sh "$P" ds-bf16
-cat > $out/filler.sh <<S
-while :; do $B/vitsim-train profile $M --micro-batches 24 --warmup 0 --repetitions 60 --optimizer adamw --threads 1 --precision fp32 --device-id emu-cpu-40 --out \$OUTP/filler.json > /dev/null 2>&1; done
-S
-bg=()
-stop_bg() { for p in "${bg[@]}"; do kill -- -$p 2>/dev/null; done; wait 2>/dev/null; bg=(); }
-trap stop_bg EXIT
-start_filler() {  # cpu quota
-  OUTP=$out setsid taskset -c $1 ./scripts/emulate-cluster --mpirun-arg=-x --mpirun-arg=OUTP --hosts 1 --cpu $2 -- bash $out/filler.sh > /dev/null 2>&1 &
-  bg+=($!)
-  sleep 5
-}
+# P, T, start_filler, stop_bg, slowed_round:
+source "$(dirname "$0")/../validate-local-2026-11-29-slowed/slowed-runs.sh"
 start_spinners() {
   local c
   for c in 0 1; do setsid chrt --idle 0 taskset -c $c bash -c 'while :; do :; done' & bg+=($!); done
@@ -37,14 +23,7 @@ for ((round = 1; round <= rounds; round++)); do
   for mode in base spin; do
     o=$out/$mode-$round; mkdir -p $o
     [[ $mode == spin ]] && start_spinners
-    OUTP=$o ./scripts/emulate-cluster --mpirun-arg=-x --mpirun-arg=OUTP --hosts 3 --cpu 0.4 --host-cpu 1=0.2 -- bash $out/p.sh > $o/emu-p.txt 2>&1
-    start_filler 0 0.4
-    ./scripts/emulate-cluster --hosts 2 --rate 400mbit --cpu 0.4 --host-cpu 1=0.2 -- \
-      $B/vitsim-train train --data $out/data $M $T --micro-batch 24 --data-fraction 0.3515625 --run-log $o/r2.json > $o/r2.txt 2>&1
-    kill -- -${bg[-1]} 2>/dev/null; wait ${bg[-1]} 2>/dev/null; unset 'bg[-1]'
-    ./scripts/emulate-cluster --hosts 4 --rate 400mbit --cpu 0.4 --host-cpu 3=0.2 -- \
-      $B/vitsim-train train --data $out/data $M $T --micro-batch 12 --data-fraction 0.3515625 --run-log $o/r4.json > $o/r4.txt 2>&1
-    stop_bg
+    slowed_round $o
   done
   /usr/bin/python3 - $out $round <<'PY'
 import json, sys, os
