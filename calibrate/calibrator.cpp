@@ -65,6 +65,15 @@ size_t message_sizes(const std::vector<AllreduceSample>& pts) {
   return sizes.size();
 }
 
+// Said after a fit's count of points where some were measured more than once (average_repeats).
+std::string repeats_note(size_t measured, size_t points, double spread_rel) {
+  if (measured == points) return "";
+  return fmt::format(
+      " ({} measurements; a point measured more than once at its mean, the "
+      "repeats at most {:.1f}% apart)",
+      measured, 100 * spread_rel);
+}
+
 // One alpha-beta fit per ring shape of a class measured at two or more shapes, each with two or
 // more message sizes (docs/cost-model.md, section 3, "By ring shape"); `class_latency_s` is the
 // prior where a shape's points cannot determine the latency. A shape left to the class fit is
@@ -75,7 +84,9 @@ std::vector<costmodel::RingLinkCost> fit_rings(
     double class_latency_s, std::vector<std::string>& notes) {
   std::vector<costmodel::RingLinkCost> rings;
   if (shapes.size() < 2) return rings;
-  for (const auto& [shape, pts] : shapes) {
+  for (const auto& [shape, measured] : shapes) {
+    double spread_rel = 0;
+    const std::vector<AllreduceSample> pts = average_repeats(measured, &spread_rel);
     const std::string which = fmt::format("link {}: the ring of {} ranks, {} per node", link_class,
                                           shape.first, shape.second);
     if (message_sizes(pts) < 2) {
@@ -98,9 +109,11 @@ std::vector<costmodel::RingLinkCost> fit_rings(
     r.bandwidth_bytes_per_s = f.bandwidth_bytes_per_s;
     r.uncertainty_rel = f.residual_rel;
     r.derived_from = fmt::format(
-        "alpha-beta fit of the {} point(s) measured at {} ranks, {} per node; {}; residual {:.2f}%",
-        pts.size(), r.ranks, r.ranks_per_node,
-        f.latency_fitted ? "latency fitted" : "latency = the class fit's", 100 * f.residual_rel);
+        "alpha-beta fit of the {} point(s){} measured at {} ranks, {} per node; {}; residual "
+        "{:.2f}%",
+        pts.size(), repeats_note(measured.size(), pts.size(), spread_rel), r.ranks,
+        r.ranks_per_node, f.latency_fitted ? "latency fitted" : "latency = the class fit's",
+        100 * f.residual_rel);
     rings.push_back(r);
   }
   return rings;
@@ -136,7 +149,9 @@ std::vector<costmodel::LinkCost> fit_links(const std::vector<schema::ProfileInpu
     }
   }
   std::vector<costmodel::LinkCost> links;
-  for (const auto& [cls, pts] : samples) {
+  for (const auto& [cls, measured_pts] : samples) {
+    double spread_rel = 0;
+    const std::vector<AllreduceSample> pts = average_repeats(measured_pts, &spread_rel);
     const auto prior = datasheet_latency_s(o.clusters, cls);
     const AlphaBetaFit f = fit_alpha_beta(pts, prior.value_or(0.0));
     costmodel::LinkCost l;
@@ -146,9 +161,9 @@ std::vector<costmodel::LinkCost> fit_links(const std::vector<schema::ProfileInpu
     l.source = measured[cls] ? CostSource::kMeasured : CostSource::kImported;
     l.uncertainty_rel = f.residual_rel;
     l.derived_from = fmt::format(
-        "alpha-beta fit (ring: 2(N-1)/N*M/bw + 2(N-1)*lat) of {} point(s) from [{}]{}; {}; "
+        "alpha-beta fit (ring: 2(N-1)/N*M/bw + 2(N-1)*lat) of {} point(s){} from [{}]{}; {}; "
         "residual {:.2f}%",
-        pts.size(), files[cls],
+        pts.size(), repeats_note(measured_pts.size(), pts.size(), spread_rel), files[cls],
         most_channels[cls] > 1
             ? fmt::format(" (rings over hosts with a NIC per GPU: M / {} channels per NIC)",
                           most_channels[cls])

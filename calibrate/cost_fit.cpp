@@ -207,6 +207,33 @@ double ring_allreduce_time_s(int64_t ranks, double message_bytes, double bandwid
   return costmodel::ring_allreduce_time_s(ranks, message_bytes, bandwidth_bytes_per_s, latency_s);
 }
 
+std::vector<AllreduceSample> average_repeats(const std::vector<AllreduceSample>& samples,
+                                             double* largest_spread_rel) {
+  std::vector<AllreduceSample> out;
+  std::vector<std::vector<double>> times;
+  for (const auto& s : samples) {
+    size_t i = 0;
+    while (i < out.size() && !(out[i].ranks == s.ranks && out[i].message_bytes == s.message_bytes))
+      ++i;
+    if (i == out.size()) {
+      out.push_back(s);
+      times.emplace_back();
+    }
+    times[i].push_back(s.time_s);
+  }
+  double largest = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const auto [lo, hi] = std::minmax_element(times[i].begin(), times[i].end());
+    double sum = 0;
+    for (double t : times[i]) sum += t;
+    out[i].time_s = sum / static_cast<double>(times[i].size());
+    if (times[i].size() > 1 && out[i].time_s > 0)
+      largest = std::max(largest, (*hi - *lo) / out[i].time_s);
+  }
+  if (largest_spread_rel) *largest_spread_rel = largest;
+  return out;
+}
+
 AlphaBetaFit fit_alpha_beta(const std::vector<AllreduceSample>& samples, double prior_latency_s) {
   if (samples.empty()) throw std::invalid_argument("alpha-beta fit: no all-reduce points");
   const size_t n = samples.size();

@@ -64,6 +64,13 @@ struct AlphaBetaFit {
   int points = 0;
 };
 
+// Repeated measurements of one point (the same ranks and message size: a link benchmarked more
+// than once, at different times) as one point at their mean time, in the order the points first
+// appear; `largest_spread_rel` (if given) gets the largest (max - min) / mean among the repeated
+// points (0 where none repeats). A fit weighs each point once, however often it was measured.
+std::vector<AllreduceSample> average_repeats(const std::vector<AllreduceSample>& samples,
+                                             double* largest_spread_rel = nullptr);
+
 // prior_latency_s: used when the points cannot determine the latency (a single point, one
 // message size at one rank count, or a negative fitted latency).
 AlphaBetaFit fit_alpha_beta(const std::vector<AllreduceSample>& samples, double prior_latency_s);

@@ -99,6 +99,29 @@ TEST(AlphaBeta, SinglePointUsesThePriorLatency) {
               1e-12);
 }
 
+// A link benchmarked three times: each (ranks, size) once, at its mean, in first-seen order; the
+// largest spread is that of the most scattered point.
+TEST(AlphaBeta, RepeatedPointsAreOnePointAtTheirMean) {
+  const std::vector<AllreduceSample> rounds = {
+      {2, 2e6, 0.030}, {2, 4e6, 0.070}, {4, 2e6, 0.050},  // round 1
+      {2, 2e6, 0.036}, {2, 4e6, 0.077}, {4, 2e6, 0.050},  // round 2
+      {2, 2e6, 0.033}, {2, 4e6, 0.072}};                  // round 3 (one point missing)
+  double spread = -1;
+  const std::vector<AllreduceSample> m = average_repeats(rounds, &spread);
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[0].ranks, 2);
+  EXPECT_EQ(m[0].message_bytes, 2e6);
+  EXPECT_NEAR(m[0].time_s, 0.033, 1e-12);
+  EXPECT_NEAR(m[1].time_s, 0.073, 1e-12);
+  EXPECT_EQ(m[2].ranks, 4);
+  EXPECT_NEAR(m[2].time_s, 0.050, 1e-12);
+  EXPECT_NEAR(spread, 0.006 / 0.033, 1e-9);  // (0.036 - 0.030) / 0.033, the largest
+
+  double none = -1;
+  EXPECT_EQ(average_repeats({{2, 2e6, 0.03}, {4, 2e6, 0.05}}, &none).size(), 2u);
+  EXPECT_EQ(none, 0.0);
+}
+
 TEST(AlphaBeta, RejectsAPriorLargerThanTheMeasurement) {
   EXPECT_THROW(fit_alpha_beta({{2, 1e6, 1e-4}}, 1e-3), std::invalid_argument);
 }
