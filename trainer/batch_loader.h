@@ -31,7 +31,7 @@ struct BatchLoaderOptions {
   int64_t prefetch = 2;  // batches prepared ahead
   // Page-locked batches (CUDA only): the copy to the device is then an asynchronous DMA at the
   // bus's rate instead of a staged copy the host waits for (23-26 ms for a 224x224 fp32 batch of
-  // 256 on an H100 host, bench/RESULTS.md). The loader's thread pays the pinning.
+  // 256 on an H100 host, docs/history/log.md, 2026-11-24). The loader's thread pays the pinning.
   bool pin_memory = false;
 };
 

@@ -22,7 +22,7 @@ bool bf16_on_cpu(const torch::Tensor& x);
 // runs matmul and then adds the bias in a kernel of its own, a read and a write of the whole output
 // that ATen's linear folds into the GEMM (on an H100, ds-bf16, the ViT's forward took 36.5 ms
 // with it at micro-batch 256 against 24.6 ms for the same operations from Python:
-// bench/RESULTS.md, "GPU, round 4").
+// docs/history/log.md, 2026-11-28).
 torch::Tensor linear(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b);
 
 // torch::matmul(a, b).

@@ -70,7 +70,7 @@ void MpiCommunicator::reduce(const at::Tensor& buffer) {
 // instead). So the ranks first meet in a non-blocking barrier, polled with MPI_Test: a short spin
 // (peers already there: the barrier takes microseconds), then sleeps that double from 20 us to
 // 200 us. The all-reduce then starts with every rank present and only moves data.
-// Measured in bench/RESULTS.md ("Trainer": waiting for peers without spinning).
+// Measured in bench/RESULTS.md ("Trainer on a CPU": under load).
 void MpiCommunicator::wait_for_peers() {
   if (world_.size() < 2) return;
   MPI_Request request;
