@@ -8,7 +8,7 @@
 // Why not each layer alone, at its median (the first version): under a CPU quota a layer shorter
 // than the CFS period runs unthrottled or with a whole throttled gap, by the luck of its phase, so
 // medians of short layers came out up to 60% fast and the sum of the parts did not predict a step
-// (bench/notes/2026-11-validation-history.md, "Why the loop drifted"). Peak memory per
+// (docs/trainer.md, "Profiling"). Peak memory per
 // micro-batch is the process's peak resident set (VmHWM, reset before each size) on CPU, the CUDA
 // allocator's peak on GPU.
 #pragma once

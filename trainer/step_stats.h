@@ -2,8 +2,7 @@
 // copy, forward, backward, exposed all-reduce and optimizer; the DeepSpeed-style log lines built
 // from them; the per-rank medians that go into the run log; the estimate of how much of the
 // exposed all-reduce was waiting for slower peers; and the summary of the profiler's timed
-// training steps (per-layer means; bench/notes/2026-11-validation-history.md, "Why the loop
-// drifted"). No Torch, no MPI.
+// training steps (per-layer means; docs/trainer.md, "Profiling"). No Torch, no MPI.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Profile passes against runs in scripts/validate-local out folders (bench/notes/2026-11-validation-history.md,
-"Why the loop drifted", section 7). Reads only the folders' files; writes nothing.
+"""Profile passes against runs in scripts/validate-local out folders (docs/validation.md, "Draws,
+rounds and passes"). Reads only the folders' files; writes nothing.
 
 Per folder: each profile pass's fw+bw step per micro-batch as a change from the mean of the passes
 (per device and regime), the 1-rank configuration's fw+bw per step in each round against the

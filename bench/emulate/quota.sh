@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The controlled experiments behind bench/notes/2026-11-validation-history.md, "Why the loop
-# drifted, and what fixed it":
+# The controlled experiments behind docs/trainer.md, "Profiling" (a profile keeps the means of
+# phases timed inside whole steps) and docs/validation.md, "Draws, rounds and passes":
 # how a CPU quota (scripts/emulate-cluster --cpu) shapes what a profile measures and what a
 # training step takes. Each experiment prints a table and keeps its raw files under --out.
 #

@@ -24,11 +24,11 @@ The held-out check of the transfer is `vitsim validate --leave-one-gpu-out`.
 With --optimizer-runs RUN_LOG..., each profile's optimizer time (the first build's profiles hold
 that of LibTorch's per-tensor AdamW loop, 9-16 ms on the H100, launch-bound) is replaced by the
 median optimizer time of the given vitsim-train run logs of the same GPU and regime (those of the
-batched MultiTensorAdamW, bench/gpu/h100-2026-11-24/after-012a593/: 3.0 ms in amp-bf16, 5.4 ms
-in ds-bf16); fp32 takes amp-bf16's, whose AdamW moves the same 28 bytes per parameter in fp32
-(docs/cost-model.md, section 12). The profiles so changed are written under --out/profiles/
-with the replacement stated in their context: the shipped profiles are this command's output
-(platforms/profiles/README.md). With --profiles-only the script stops there.
+batched MultiTensorAdamW, data/h100-run-logs/: 3.0 ms in amp-bf16, 5.4 ms in ds-bf16); fp32
+takes amp-bf16's, whose AdamW moves the same 28 bytes per parameter in fp32 (docs/cost-model.md,
+section 12). The profiles so changed are written under --out/profiles/ with the replacement
+stated in their context (the first build's profiles were shipped so; today's are shipped as
+measured: platforms/profiles/README.md). With --profiles-only the script stops there.
 
     python3 bench/gpu/cross_gpu.py --vitsim build/bin/vitsim --out /tmp/cross-gpu
 

@@ -4,10 +4,11 @@
 // measurements; the study's logs are not calibrate's inputs (held out); the H200 is the H100's
 // sibling and fp16 costs what bf16 does where one tensor peak serves both; a measured throughput
 // is the compute-only figure of its source (the P4 row of compute_summary.csv by hand); the
-// shipped profiles are the measured ones (the H100's of 2026-11-26, the H200's of 2026-11-28);
-// bad input exits 2 naming the file.
+// shipped profiles are the measured ones (the H100's of 2026-11-26, the H200's of 2026-11-28,
+// platforms/profiles/README.md); bad input exits 2 naming the file.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -26,7 +27,6 @@ using vitsim::test::read_json_file;
 
 const std::string kRoot = VITSIM_SOURCE_DIR;
 const std::string kScript = kRoot + "/bench/gpu/cross_gpu.py";
-const std::string kRecord = kRoot + "/bench/gpu/h100-2026-11-24";
 
 class CrossGpu : public vitsim::test::BenchScriptTest<CrossGpu> {
  public:
@@ -84,30 +84,56 @@ TEST_F(CrossGpu, EveryCatalogGpuIsPredictedSaysWhatItRestsOnAndMatchesItsMeasure
   }
 }
 
+// FNV-1a (64 bits) of a JSON document's compact dump: a digest of its content, whatever its
+// formatting on disk.
+uint64_t content_digest(const nlohmann::json& doc) {
+  uint64_t h = 14695981039346656037ull;
+  for (const unsigned char c : doc.dump()) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
 // Reads the shipped files only: a plain test, so that it does not run the table's script as the
 // fixture's tests do (~7 s here, ~40 s under the sanitizers).
 TEST(CrossGpuProfiles, ShippedAreTheMeasuredOnes) {
-  // platforms/profiles/README.md: the H100's measurement of 2026-11-26 04:43 UTC and the H200's
-  // of 2026-11-28 17:10 UTC (20 timed steps per micro-batch, the loader on 8 threads, the fused
-  // AdamW kernel) as vitsim-train wrote them, byte for byte in content; no loader wait left in
+  // platforms/profiles/README.md: the H100's measurement of 2026-11-26 04:43 UTC (git a8c4048)
+  // and the H200's of 2026-11-28 17:10 UTC (git c6865f9), 20 timed steps per micro-batch, the
+  // loader on 8 threads, the fused AdamW kernel, as vitsim-train wrote them: each file's content
+  // digest is that of the session's own file (the sessions' raw files are kept on the tag named
+  // in docs/history/log.md), so that nothing in them was replaced or left out; no loader wait in
   // any row (the files before carried 0.1-0.46 s).
   struct Shipped {
     const char* device;
-    const char* session;
+    const char* git_sha;
+    const char* created_day;
     const char* device_name;
     size_t micro_batches;
   };
-  for (const Shipped& s :
-       {Shipped{"h100-sxm", "h100-2026-11-26b/call4", "NVIDIA H100 80GB HBM3", 5},
-        Shipped{"h200-sxm", "h200-2026-11-28", "NVIDIA H200", 9}}) {
+  const std::map<std::string, uint64_t> measured_digest = {
+      {"h100-sxm-vit_b_16-fp32.json", 0xb3909fad71b5ab30ull},
+      {"h100-sxm-vit_b_16-amp-bf16.json", 0xf0cdda5b8bb1b1e7ull},
+      {"h100-sxm-vit_b_16-amp-fp16.json", 0x781aefd269944187ull},
+      {"h100-sxm-vit_b_16-ds-bf16.json", 0xdb9c3071a6404022ull},
+      {"h200-sxm-vit_b_16-fp32.json", 0x4a86d585f41a53ebull},
+      {"h200-sxm-vit_b_16-amp-bf16.json", 0x24390e6eaf90d2b4ull},
+      {"h200-sxm-vit_b_16-amp-fp16.json", 0x61d74dbd747c83adull},
+      {"h200-sxm-vit_b_16-ds-bf16.json", 0xddcd0039a04ff4fbull}};
+  for (const Shipped& s : {Shipped{"h100-sxm", "a8c404838e095c2d5f3c5aadf0247679d0c99cc9",
+                                   "2026-11-26T04:", "NVIDIA H100 80GB HBM3", 5},
+                           Shipped{"h200-sxm", "c6865f9e50b942bb05328a82113931a9021f09eb",
+                                   "2026-11-28T17:", "NVIDIA H200", 9}}) {
     for (const char* regime : {"fp32", "amp-bf16", "amp-fp16", "ds-bf16"}) {
       const std::string name = std::string(s.device) + "-vit_b_16-" + regime + ".json";
-      const auto measured =
-          read_json_file(kRoot + "/bench/gpu/" + s.session + "/gpu-profile/profile-" + name);
       const auto shipped = read_json_file(kRoot + "/platforms/profiles/" + name);
-      EXPECT_EQ(shipped, measured) << name;
+      EXPECT_EQ(content_digest(shipped), measured_digest.at(name)) << name;
+      EXPECT_EQ(shipped.at("source"), "measured") << name;
       EXPECT_EQ(shipped.at("device_name"), s.device_name) << name;
-      EXPECT_EQ(shipped.at("context").at("intra_op_threads"), 8) << name;
+      const auto& context = shipped.at("context");
+      EXPECT_EQ(context.at("git_sha"), s.git_sha) << name;
+      EXPECT_EQ(context.at("created_utc").get<std::string>().rfind(s.created_day, 0), 0u) << name;
+      EXPECT_EQ(context.at("intra_op_threads"), 8) << name;
       ASSERT_EQ(shipped.at("compute").size(), s.micro_batches) << name;
       for (const auto& m : shipped.at("compute")) {
         EXPECT_LT(m.at("data_time_s").get<double>(), 1e-3) << name << " " << m.at("micro_batch");
@@ -127,9 +153,9 @@ TEST(CrossGpuProfiles, BadInputExitsTwoNamingTheFile) {
   EXPECT_NE(missing.output.find("/nonexistent/profile.json"), std::string::npos) << missing.output;
   // A run log of another regime cannot stand for a profile's optimizer.
   const auto other = run("--out " + quoted((dir_ / "bad2").string()) + " --profiles " +
-                         quoted(kRecord + "/profiles-first-build/h100-sxm-vit_b_16-ds-bf16.json") +
+                         quoted(kRoot + "/platforms/profiles/h100-sxm-vit_b_16-ds-bf16.json") +
                          " --optimizer-runs " +
-                         quoted(kRecord + "/after-012a593/train-h100-sxm-amp-bf16-b64.json"));
+                         quoted(kRoot + "/data/h100-run-logs/train-h100-sxm-amp-bf16-b64.json"));
   EXPECT_EQ(other.exit_code, 2) << other.output;
   EXPECT_NE(other.output.find("h100-sxm-vit_b_16-ds-bf16.json"), std::string::npos) << other.output;
   EXPECT_NE(other.output.find("ds-bf16"), std::string::npos) << other.output;

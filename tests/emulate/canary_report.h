@@ -43,7 +43,7 @@ struct SpanReading {
 
 // A CPU in an episode: its median cost of a part in a span this much above its median over the
 // loop. The same bound as the notes' reading of the runs (one CPU's ranks >= 10 % slower than the
-// other's, bench/notes/validate-local-2026-12-01-loops/cpu-episodes.py), so that the two can be
+// other's, docs/validation.md, "The CPU canary"), so that the two can be
 // compared.
 constexpr double kEpisodeRatio = 1.10;
 

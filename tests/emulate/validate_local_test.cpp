@@ -46,7 +46,7 @@ constexpr double kWorstBoundPercent = 30.0;
 // four times in four (two CI loops, two by hand): the slowed rank, beside a 0.4-CPU rank, computed
 // at 1.2-1.5x its profile of the same loop (2-2.5x the morning's runs), the slowed row -30 to
 // -46 %. Loops that passed the same day saw 0.50-0.66
-// (bench/notes/validate-local-2026-11-29-host/). scripts/host-check measures it, the one home of
+// (docs/validation.md, "Limits"). scripts/host-check measures it, the one home of
 // its arithmetic (validate-local records the same line in machine.txt). Below kMinSlowedShare the
 // loop waits for the host, up to kHostProbes checks a minute apart, then runs anyway (and fails
 // where it misses). Three, not more: a degraded host stayed so for hours that day (checks a
