@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "costmodel/collective_op.h"
 #include "costmodel/uncertainty.h"
 
 namespace vitsim::costmodel {
@@ -272,8 +273,8 @@ LinkProvenance resolve_link(const LinkModelInput& in, const CostModel* costs,
 double ring_allreduce_time_s(int64_t ranks, double message_bytes, double bandwidth_bytes_per_s,
                              double latency_s) {
   if (ranks < 2) return 0.0;
-  const double n = static_cast<double>(ranks);
-  return 2.0 * (n - 1.0) / n * message_bytes / bandwidth_bytes_per_s + 2.0 * (n - 1.0) * latency_s;
+  return allreduce_bus_factor(ranks) * message_bytes / bandwidth_bytes_per_s +
+         static_cast<double>(ring_phases(CollectiveOp::kAllReduce, ranks)) * latency_s;
 }
 
 }  // namespace vitsim::costmodel

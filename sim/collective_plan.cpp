@@ -8,6 +8,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "costmodel/collective_op.h"
+
 namespace vitsim::sim {
 namespace {
 
@@ -185,20 +187,22 @@ size_t CollectivePlan::group_of(FlowStage stage, int64_t rank) const {
 // their order of operations is part of the predictions' bits.
 double flow_edge_bytes(FlowStage stage, int64_t group_ranks, int64_t ranks_per_node, double bytes,
                        int64_t ring_channels) {
-  const double n = static_cast<double>(group_ranks), k = static_cast<double>(ranks_per_node);
+  const double k = static_cast<double>(ranks_per_node);
   switch (stage) {
     case FlowStage::kRing:
-      if (ring_channels > 1) return 2 * (n - 1) / n * bytes / static_cast<double>(ring_channels);
-      return 2 * (n - 1) / n * bytes;
+      if (ring_channels > 1)
+        return costmodel::allreduce_bus_factor(group_ranks) * bytes /
+               static_cast<double>(ring_channels);
+      return costmodel::allreduce_bus_factor(group_ranks) * bytes;
     case FlowStage::kTree:
       return bytes / 2;
     case FlowStage::kIntraReduceScatter:
     case FlowStage::kIntraAllGather:
-      return (n - 1) / n * bytes;
+      return costmodel::reduce_scatter_bus_factor(group_ranks) * bytes;
     case FlowStage::kInterRing:
       break;
   }
-  return 2 * (n - 1) / n * bytes / k;
+  return costmodel::allreduce_bus_factor(group_ranks) * bytes / k;
 }
 
 int64_t flow_phases(FlowStage stage, int64_t group_ranks) {
