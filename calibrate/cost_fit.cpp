@@ -8,7 +8,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "costmodel/collective_op.h"
+#include "costmodel/collective_ring.h"
 #include "costmodel/transport_model.h"
 
 namespace vitsim::calibrate {

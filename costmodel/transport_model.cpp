@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "costmodel/collective_op.h"
 #include "costmodel/uncertainty.h"
 
 namespace vitsim::costmodel {
@@ -268,13 +267,6 @@ LinkProvenance resolve_link(const LinkModelInput& in, const CostModel* costs,
   out.transport = in.transport.kind;
   out.uncertainty_rel = link_uncertainty_rel(out.source, out.transport, fit_residual_rel);
   return out;
-}
-
-double ring_allreduce_time_s(int64_t ranks, double message_bytes, double bandwidth_bytes_per_s,
-                             double latency_s) {
-  if (ranks < 2) return 0.0;
-  return allreduce_bus_factor(ranks) * message_bytes / bandwidth_bytes_per_s +
-         static_cast<double>(ring_phases(CollectiveOp::kAllReduce, ranks)) * latency_s;
 }
 
 }  // namespace vitsim::costmodel

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "costmodel/collective_op.h"
+#include "costmodel/collective_ring.h"
 #include "costmodel/statistics.h"
 
 namespace vitsim::present {
