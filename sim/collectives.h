@@ -52,7 +52,6 @@ class Collectives : public AllReduce {
     return groups_[s][plan_.stages[s].group_of[static_cast<size_t>(rank)]];
   }
   simgrid::s4u::Host* host(int64_t rank) const { return hosts_[static_cast<size_t>(rank)]; }
-  int64_t ranks() const { return n_; }
   simgrid::s4u::Mailbox* box(int64_t src, int64_t dst, int tag);
   int* token() { return &token_; }  // what every comm carries (only its size matters)
   // Flow level: this member's edges `outs` flow at once with every other member's, from the moment
