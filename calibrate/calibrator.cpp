@@ -15,7 +15,7 @@
 #include "calibrate/regime_transfer.h"
 #include "calibrate/spread.h"
 #include "calibrate/transfer_entry.h"
-#include "costmodel/collective.h"
+#include "costmodel/collective_ring.h"
 #include "costmodel/statistics.h"
 
 namespace vitsim::calibrate {

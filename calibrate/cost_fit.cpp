@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "costmodel/collective_ring.h"
 #include "costmodel/transport_model.h"
 
 namespace vitsim::calibrate {
@@ -245,9 +246,9 @@ AlphaBetaFit fit_alpha_beta(const std::vector<AllreduceSample>& samples, double 
     if (s.ranks < 2 || !(s.time_s > 0) || !(s.message_bytes > 0)) {
       throw std::invalid_argument("alpha-beta fit: points need >= 2 ranks, bytes and time > 0");
     }
-    const double r = static_cast<double>(s.ranks);
-    A(i, 0) = 2.0 * (r - 1.0) / r * s.message_bytes / s.time_s;
-    A(i, 1) = 2.0 * (r - 1.0) / s.time_s;
+    const costmodel::CollectiveOp all_reduce = costmodel::CollectiveOp::kAllReduce;
+    A(i, 0) = costmodel::bus_factor(all_reduce, s.ranks) * s.message_bytes / s.time_s;
+    A(i, 1) = static_cast<double>(costmodel::ring_phases(all_reduce, s.ranks)) / s.time_s;
   }
   AlphaBetaFit f;
   f.points = static_cast<int>(n);

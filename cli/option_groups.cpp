@@ -9,6 +9,7 @@
 #include "costmodel/dataset.h"
 #include "schema/gpus_io.h"
 #include "schema/transports_io.h"
+#include "sim/collective_registry.h"
 #include "sim/sweep.h"
 
 namespace vitsim::cli {
@@ -64,7 +65,7 @@ RunOptions add_run_options(CLI::App& app, RunArgs& a, Values values) {
                           ->capture_default_str();
   if (!list) micro_batch->check(clikit::positive_count());
   app.add_option("--collective", a.collective,
-                 searched("all-reduce algorithm: ring | tree | hierarchical", values))
+                 searched("all-reduce algorithm: " + sim::collective_help(), values))
       ->capture_default_str();
   app.add_option("--bucket-mb", a.bucket_mb,
                  searched("gradient bucket: closes once it holds >= this, MiB (2^20 bytes, as "

@@ -1,8 +1,6 @@
 // Collective names and the "auto" level (see collective.h).
 #include "costmodel/collective.h"
 
-#include <algorithm>
-
 namespace vitsim::costmodel {
 
 Collective parse_collective(const std::string& text) {
@@ -24,11 +22,6 @@ const char* to_string(CollectiveLevel level) {
 CollectiveLevel resolve_collective_level(CollectiveLevel level, int64_t ranks) {
   if (level != CollectiveLevel::kAuto) return level;
   return ranks > kAutoFlowAboveRanks ? CollectiveLevel::kFlow : CollectiveLevel::kStep;
-}
-
-int64_t ring_channels(int64_t nodes, int64_t fewest_nics_per_node) {
-  if (nodes < 2 || fewest_nics_per_node < 2) return 1;
-  return std::min(fewest_nics_per_node, kMaxRingChannels);
 }
 
 }  // namespace vitsim::costmodel

@@ -1,6 +1,9 @@
-// The all-reduce a configuration uses: algorithm and simulation level, as names parsed once where
-// text comes in (scenario files, command lines), and the rule that resolves level "auto"
-// (docs/simulator.md, "Collectives").
+// The registry of collective algorithms, its pure half: each algorithm's value and name, parsed
+// once where text comes in (scenario files, --collective, its help and the advisor's what-ifs read
+// kCollectiveNames); the simulation level and the rule that resolves "auto" (docs/simulator.md,
+// "Collectives"). The other half, what the simulator runs for each, is sim/collective_registry.cpp.
+// An algorithm's pure rules are its own file here (collective_ring.h, collective_tree.h), the
+// operations it runs collective_op.h.
 #pragma once
 
 #include <cstdint>
@@ -10,9 +13,9 @@
 
 namespace vitsim::costmodel {
 
-// A new collective: a value here and its row in kCollectiveNames (scenario files, --collective,
-// its help and the advisor's what-ifs take it from there); its groups and event count in
-// sim/collective_plan.cpp, its simulation in sim/collectives.{h,cpp} (docs/architecture.md).
+// A new collective: a value here and its row in kCollectiveNames, its entry in
+// sim/collective_registry.cpp, its own files (sim/collective_<name>.cpp, and
+// costmodel/collective_<name>.{h,cpp} for rules other parts use) (docs/architecture.md).
 enum class Collective { kRing, kTree, kHierarchical };
 inline constexpr EnumName<Collective> kCollectiveNames[] = {
     {Collective::kRing, "ring"},
@@ -40,14 +43,5 @@ const char* to_string(CollectiveLevel level);
 inline constexpr int64_t kAutoFlowAboveRanks = 64;
 // kStep or kFlow for a configuration's level and rank count (never kAuto).
 CollectiveLevel resolve_collective_level(CollectiveLevel level, int64_t ranks);
-
-// NCCL's ring channels (docs/simulator.md, "Collectives"): a ring over two or more nodes runs one
-// channel per NIC, each crossing the node boundary through its own NIC and carrying 1/channels
-// of the message, as many as the node with the fewest NICs among its ranks' GPUs has, at most
-// NCCL's MAXCHANNELS (32); on one node, or with one NIC per node, a single ring (1). The
-// simulator builds its rings by it, and calibration reads a measured ring's bus bandwidth as
-// that many NICs' (calibrate/calibrator.cpp).
-inline constexpr int64_t kMaxRingChannels = 32;
-int64_t ring_channels(int64_t nodes, int64_t fewest_nics_per_node);
 
 }  // namespace vitsim::costmodel

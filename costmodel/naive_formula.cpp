@@ -3,6 +3,8 @@
 
 #include <stdexcept>
 
+#include "costmodel/collective_op.h"
+
 namespace vitsim::costmodel {
 
 double naive_step_time_s(double slowest_compute_s, int64_t ranks, double gradient_bytes,
@@ -11,8 +13,8 @@ double naive_step_time_s(double slowest_compute_s, int64_t ranks, double gradien
   if (ranks == 1) return slowest_compute_s;
   if (!(slowest_bandwidth_bytes_per_s > 0))
     throw std::invalid_argument("naive formula: the slowest link's bandwidth must be > 0");
-  const double n = static_cast<double>(ranks);
-  return slowest_compute_s + 2.0 * (n - 1.0) / n * gradient_bytes / slowest_bandwidth_bytes_per_s;
+  return slowest_compute_s +
+         allreduce_bus_factor(ranks) * gradient_bytes / slowest_bandwidth_bytes_per_s;
 }
 
 }  // namespace vitsim::costmodel

@@ -269,11 +269,4 @@ LinkProvenance resolve_link(const LinkModelInput& in, const CostModel* costs,
   return out;
 }
 
-double ring_allreduce_time_s(int64_t ranks, double message_bytes, double bandwidth_bytes_per_s,
-                             double latency_s) {
-  if (ranks < 2) return 0.0;
-  const double n = static_cast<double>(ranks);
-  return 2.0 * (n - 1.0) / n * message_bytes / bandwidth_bytes_per_s + 2.0 * (n - 1.0) * latency_s;
-}
-
 }  // namespace vitsim::costmodel

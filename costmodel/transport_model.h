@@ -132,9 +132,4 @@ LinkProvenance model_link(const LinkModelInput& link, const TransportParameters&
 LinkProvenance resolve_link(const LinkModelInput& link, const CostModel* costs,
                             const TransportParameters* params);
 
-// Ring all-reduce of M bytes over N ranks whose ring edges cross links of (bandwidth, latency):
-//   t = 2(N-1)/N * M / bandwidth + 2(N-1) * latency       (docs/cost-model.md, section 3)
-double ring_allreduce_time_s(int64_t ranks, double message_bytes, double bandwidth_bytes_per_s,
-                             double latency_s);
-
 }  // namespace vitsim::costmodel

@@ -5,6 +5,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "costmodel/collective_op.h"
 #include "costmodel/epoch.h"
 #include "costmodel/physical_bounds.h"
 #include "costmodel/statistics.h"
@@ -326,8 +327,7 @@ schema::AllreducePoint allreduce_point(double message_bytes, double time_s, int6
   p.message_bytes = message_bytes;
   p.time_s = time_s;
   p.algbw_bytes_per_s = message_bytes / time_s;
-  p.busbw_bytes_per_s =
-      p.algbw_bytes_per_s * 2.0 * static_cast<double>(ranks - 1) / static_cast<double>(ranks);
+  p.busbw_bytes_per_s = p.algbw_bytes_per_s * costmodel::allreduce_bus_factor(ranks);
   return p;
 }
 

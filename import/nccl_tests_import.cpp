@@ -5,6 +5,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "costmodel/collective_op.h"
 #include "schema/input_error.h"
 
 namespace vitsim::import {
@@ -29,7 +30,7 @@ int64_t ranks_of(const NcclTestsOutput& o, const NcclImportOptions& opt) {
 // busbw / algbw = 2(n-1)/n for an all-reduce: a check of the rank count and of the collective,
 // on rows whose algbw is large enough for its two printed decimals to tell.
 void check_bus_factor(const NcclTestsOutput& o, int64_t ranks) {
-  const double f = 2.0 * static_cast<double>(ranks - 1) / static_cast<double>(ranks);
+  const double f = costmodel::allreduce_bus_factor(ranks);
   for (const auto& r : o.rows) {
     for (const NcclTestsTiming* t : {&r.out_of_place, &r.in_place}) {
       if (t->algbw_gb_per_s < 1.0) continue;
@@ -55,7 +56,7 @@ schema::AllreduceProfile entry_of(const NcclTestsOutput& o, int64_t ranks,
   if (static_cast<int64_t>(o.hosts.size()) == ranks)
     a.ranks_per_node = schema::fewest_ranks_per_host(o.hosts);
   a.backend = "nccl";
-  const double f = 2.0 * static_cast<double>(ranks - 1) / static_cast<double>(ranks);
+  const double f = costmodel::allreduce_bus_factor(ranks);
   for (const auto& r : o.rows) {
     if (r.size_bytes == 0) continue;  // no bandwidth to learn from
     const NcclTestsTiming& t = opt.in_place ? r.in_place : r.out_of_place;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "costmodel/collective_ring.h"
 #include "costmodel/statistics.h"
 
 namespace vitsim::present {
@@ -67,10 +68,6 @@ costmodel::LinkProvenance model_of(const PublicTransportCase& c,
   return costmodel::model_link(in, p);
 }
 
-double bus_factor(int64_t ranks) {
-  return 2.0 * static_cast<double>(ranks - 1) / static_cast<double>(ranks);
-}
-
 TransportCheckRow check_dataset(const PublicTransportCase& c, const schema::CsvTable& m,
                                 const costmodel::TransportParameters& p, TransportCheckRow row) {
   const costmodel::LinkProvenance model = model_of(c, p);
@@ -82,7 +79,7 @@ TransportCheckRow check_dataset(const PublicTransportCase& c, const schema::CsvT
     row.ranks = m.integer(i, "n_gpus");
     if (bytes < kCheckMinBytes) continue;
     const double t = costmodel::ring_allreduce_time_s(row.ranks, bytes, bw, model.latency_s);
-    const double predicted = bus_factor(row.ranks) * bytes / t;
+    const double predicted = costmodel::allreduce_bus_factor(row.ranks) * bytes / t;
     const double measured = m.positive(i, "ip_busbw_GBps") * 1e9;
     errors.push_back((predicted - measured) / measured);
     if (bytes > row.largest_bytes) {
@@ -215,8 +212,9 @@ TransportCheckRow check_measured_point(const std::string& name,
   row.largest_bytes = message_bytes;
   const double t = costmodel::ring_allreduce_time_s(ranks, message_bytes,
                                                     model.bandwidth_bytes_per_s, model.latency_s);
-  row.measured_busbw_bytes_per_s = bus_factor(ranks) * message_bytes / measured_time_s;
-  row.predicted_busbw_bytes_per_s = bus_factor(ranks) * message_bytes / t;
+  row.measured_busbw_bytes_per_s =
+      costmodel::allreduce_bus_factor(ranks) * message_bytes / measured_time_s;
+  row.predicted_busbw_bytes_per_s = costmodel::allreduce_bus_factor(ranks) * message_bytes / t;
   row.error_at_largest = (t - measured_time_s) / measured_time_s;
   row.median_abs_error = row.worst_abs_error = std::fabs(row.error_at_largest);
   return row;

@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "costmodel/collective_op.h"
 #include "schema/common_io.h"
 #include "schema/json_file.h"
 #include "schema/model_io.h"
@@ -125,7 +126,7 @@ AllreducePoint read_point(const Node& n, int64_t ranks) {
   const double algbw = p.message_bytes / p.time_s;
   check_bandwidth(n["algbw_bytes_per_s"], p.algbw_bytes_per_s, algbw, "message_bytes / time_s");
   check_bandwidth(n["busbw_bytes_per_s"], p.busbw_bytes_per_s,
-                  algbw * 2.0 * static_cast<double>(ranks - 1) / static_cast<double>(ranks),
+                  algbw * costmodel::allreduce_bus_factor(ranks),
                   "algbw * 2(n-1)/n (n = " + std::to_string(ranks) + ")");
   return p;
 }

@@ -25,30 +25,30 @@ void ClassCollectives::allreduce(int64_t rank_class, double bytes) {
     run_stage(s, static_cast<int>(rank_class), bytes);
 }
 
-// The same simulated times as Collectives::ring_flow and tree_flow: the edges start when the last
-// member arrives; a ring ends after its slowest edge plus the extra latency, a tree's members
-// sleep the extra latency after the barrier that follows its slowest edge.
+// The same simulated times as the patterns' rank-by-rank flow level (collective_ring.cpp,
+// collective_tree.cpp): the edges start when the last member arrives; a ring ends after its
+// slowest edge plus the extra latency, a tree's members sleep the extra latency after the barrier
+// that follows its slowest edge (StagePattern::latency_after_barrier).
 void ClassCollectives::run_stage(size_t s, int rank_class, double bytes) {
-  const FlowStage stage = classes_.stages[s];
+  const StageRule& stage = classes_.stages[s];
   const auto gi = static_cast<size_t>(classes_.group_of_class[s][static_cast<size_t>(rank_class)]);
   const ClassGroup& g = classes_.groups[s][gi];
   if (g.group_ranks < 2 || flow_phases(stage, g.group_ranks) < 1) return;
   const sg4::BarrierPtr& barrier = barriers_[s][gi];
   if (barrier) barrier->wait();
   if (rank_class == g.members.front()) {
-    const uint64_t payload = message_payload(flow_edge_bytes(
-        stage, g.group_ranks, classes_.ranks_per_node, bytes, classes_.ring_channels));
+    const uint64_t payload = message_payload(flow_edge_bytes(stage, g.group_ranks, bytes));
     std::vector<sg4::CommPtr> comms;
     for (int f : g.flows) {
       comms.push_back(sg4::Comm::sendto_async(hosts_.flow_src[static_cast<size_t>(f)],
                                               hosts_.flow_dst[static_cast<size_t>(f)], payload));
     }
     sg::wait_all(comms);
-    if (stage != FlowStage::kTree && g.extra_latency_s > 0)
+    if (!stage.pattern->latency_after_barrier && g.extra_latency_s > 0)
       sg4::this_actor::sleep_for(g.extra_latency_s);
   }
   if (barrier) barrier->wait();
-  if (stage == FlowStage::kTree && g.extra_latency_s > 0)
+  if (stage.pattern->latency_after_barrier && g.extra_latency_s > 0)
     sg4::this_actor::sleep_for(g.extra_latency_s);
 }
 

@@ -53,7 +53,7 @@ class KeyIds {
   std::map<std::vector<uint64_t>, uint32_t> ids_;
 };
 
-void add_flows(const PlatformPlan& plan, FlowStage stage, size_t stage_index,
+void add_flows(const PlatformPlan& plan, const StageRule& stage, size_t stage_index,
                const CollectiveGroup& group, uint32_t group_element, Built& b) {
   for (const auto& [src, dst] : flow_edges(stage, group)) {
     FlowRecord f;
@@ -69,34 +69,34 @@ void add_flows(const PlatformPlan& plan, FlowStage stage, size_t stage_index,
   }
 }
 
-void connect(const CollectivePlan& collective, const std::vector<FlowStage>& stages, Built& b);
-void start_colours(const PlatformPlan& plan, const std::vector<FlowStage>& stages,
+void connect(const CollectivePlan& collective, Built& b);
+void start_colours(const PlatformPlan& plan, const CollectivePlan& collective,
                    const std::vector<int>& rank_kind, Built& b);
 
 Built build_graph(const PlatformPlan& plan, const CollectivePlan& collective,
-                  const std::vector<FlowStage>& stages, const std::vector<int>& rank_kind) {
+                  const std::vector<int>& rank_kind) {
   Built b;
   Graph& g = b.graph;
   g.ranks = rank_kind.size();
-  for (size_t s = 0; s < stages.size(); ++s) {
+  for (size_t s = 0; s < collective.stages.size(); ++s) {
     b.stage_first.push_back(b.group_plan.size());
     uint32_t element = static_cast<uint32_t>(g.ranks + b.group_plan.size());
-    for (const CollectiveGroup* grp : collective.groups(stages[s])) {
-      b.group_plan.push_back(grp);
+    for (const CollectiveGroup& grp : collective.stages[s].groups) {
+      b.group_plan.push_back(&grp);
       b.group_stage.push_back(s);
-      add_flows(plan, stages[s], s, *grp, element++, b);
+      add_flows(plan, collective.stages[s].rule, s, grp, element++, b);
     }
   }
   g.groups = b.group_plan.size();
   g.flows = b.flows.size();
   g.links = 2 * plan.links.size();
-  connect(collective, stages, b);
-  start_colours(plan, stages, rank_kind, b);
+  connect(collective, b);
+  start_colours(plan, collective, rank_kind, b);
   return b;
 }
 
 // The relations (rank - group per stage, group - flow, flow - link direction) as CSR.
-void connect(const CollectivePlan& collective, const std::vector<FlowStage>& stages, Built& b) {
+void connect(const CollectivePlan& collective, Built& b) {
   Graph& g = b.graph;
   const size_t group0 = g.ranks, flow0 = group0 + g.groups, link0 = flow0 + g.flows;
   struct Edge {
@@ -104,12 +104,13 @@ void connect(const CollectivePlan& collective, const std::vector<FlowStage>& sta
     uint8_t label;
   };
   std::vector<Edge> edges;
-  size_t count = stages.size() * g.ranks;
+  const size_t stages = collective.stages.size();
+  size_t count = stages * g.ranks;
   for (const FlowRecord& f : b.flows) count += 1 + f.units;
   edges.reserve(count);
-  for (size_t s = 0; s < stages.size(); ++s) {
+  for (size_t s = 0; s < stages; ++s) {
     for (size_t r = 0; r < g.ranks; ++r) {
-      const size_t e = b.stage_first[s] + collective.group_of(stages[s], static_cast<int64_t>(r));
+      const size_t e = b.stage_first[s] + collective.stages[s].group_of[r];
       edges.push_back(
           {static_cast<uint32_t>(r), static_cast<uint32_t>(group0 + e), static_cast<uint8_t>(s)});
     }
@@ -134,7 +135,7 @@ void connect(const CollectivePlan& collective, const std::vector<FlowStage>& sta
 }
 
 // Starting colours (docs/simulator.md, "Classes of ranks").
-void start_colours(const PlatformPlan& plan, const std::vector<FlowStage>& stages,
+void start_colours(const PlatformPlan& plan, const CollectivePlan& collective,
                    const std::vector<int>& rank_kind, Built& b) {
   const Graph& g = b.graph;
   const size_t group0 = g.ranks, flow0 = group0 + g.groups, link0 = flow0 + g.flows;
@@ -143,7 +144,7 @@ void start_colours(const PlatformPlan& plan, const std::vector<FlowStage>& stage
   for (size_t r = 0; r < g.ranks; ++r) b.color[r] = ids({0, static_cast<uint64_t>(rank_kind[r])});
   for (size_t e = 0; e < g.groups; ++e) {
     const CollectiveGroup& grp = *b.group_plan[e];
-    const FlowStage stage = stages[b.group_stage[e]];
+    const StageRule& stage = collective.stages[b.group_stage[e]].rule;
     b.color[group0 + e] =
         ids({1, b.group_stage[e], grp.ranks.size(), bits(flow_extra_latency_s(stage, grp))});
   }
@@ -251,7 +252,7 @@ void quotient_flows(const PlatformPlan& plan, const Built& b, const Cells& cells
     if (done[fc]) continue;
     done[fc] = true;
     const FlowRecord& rec = b.flows[f];
-    cf.stage = out.stages[rec.stage];
+    cf.stage = rec.stage;
     cf.group_ranks = static_cast<int64_t>(b.group_plan[rec.group - g.ranks]->ranks.size());
     cf.simgrid_latency_s = rec.simgrid_latency_s;
     for (size_t i = 0; i < rec.units; ++i) {
@@ -310,8 +311,7 @@ void quotient_groups(const CollectivePlan& collective, const Built& b, const Cel
   }
   for (size_t s = 0; s < out.stages.size(); ++s) {
     for (size_t r = 0; r < g.ranks; ++r) {
-      const size_t e =
-          b.stage_first[s] + collective.group_of(out.stages[s], static_cast<int64_t>(r));
+      const size_t e = b.stage_first[s] + collective.stages[s].group_of[r];
       out.group_of_class[s][static_cast<size_t>(out.class_of_rank[r])] =
           local_id[static_cast<size_t>(cells.group[e])];
     }
@@ -323,10 +323,8 @@ void quotient_groups(const CollectivePlan& collective, const Built& b, const Cel
 RankClasses find_rank_classes(const PlatformPlan& plan, const CollectivePlan& collective,
                               const std::vector<int>& rank_kind) {
   RankClasses out;
-  out.stages = collective.flow_stages();
-  out.ranks_per_node = collective.ranks_per_node;
-  out.ring_channels = collective.world.ring_count();
-  Built b = build_graph(plan, collective, out.stages, rank_kind);
+  for (const CollectiveStage& s : collective.stages) out.stages.push_back(s.rule);
+  Built b = build_graph(plan, collective, rank_kind);
   const Graph& g = b.graph;
   out.refinement_rounds = refine(g, b.color);
   const size_t group0 = g.ranks, flow0 = group0 + g.groups, link0 = flow0 + g.flows;

@@ -28,7 +28,7 @@ struct ClassLink {
 };
 
 struct ClassFlow {
-  FlowStage stage = FlowStage::kRing;
+  size_t stage = 0;                            // its stage (RankClasses::stages)
   int64_t group_ranks = 0;                     // ranks in the flow's group (its bytes)
   double simgrid_latency_s = 0;                // route latency, summed as SimGrid sums it
   std::vector<std::pair<int, int64_t>> links;  // (class link, flows of this class on each)
@@ -45,11 +45,9 @@ struct ClassGroup {
 
 struct RankClasses {
   std::vector<int> class_of_rank;
-  std::vector<int64_t> representative;  // per class: its lowest rank
-  std::vector<int64_t> count;           // per class: its ranks
-  int64_t ranks_per_node = 1;           // hierarchical k (flow_edge_bytes)
-  int64_t ring_channels = 1;            // the ring's channels (flow_edge_bytes)
-  std::vector<FlowStage> stages;
+  std::vector<int64_t> representative;           // per class: its lowest rank
+  std::vector<int64_t> count;                    // per class: its ranks
+  std::vector<StageRule> stages;                 // the collective's, in order
   std::vector<std::vector<ClassGroup>> groups;   // per stage: the classes of groups
   std::vector<std::vector<int>> group_of_class;  // per stage, per rank class: its group class
   std::vector<ClassFlow> flows;

@@ -8,6 +8,7 @@
 #include "process/fork_runner.h"
 #include "schema/rank_groups.h"
 #include "sim/chrome_trace.h"
+#include "sim/collective_registry.h"
 #include "sim/platform_plan.h"
 
 namespace vitsim::sim {
@@ -162,7 +163,7 @@ SimulationResult run_configuration(const SimulationRequest& q) {
   const CollectivePlan collective = plan_collective(in.plan, in.collective);
   SimulationShape shape = base_shape(*q.config, *q.graph, q.collective_level, *q.options);
   shape.ranks_per_node = collective.ranks_per_node;
-  shape.ring_channels = collective.world.ring_count();
+  shape.ring_channels = collective.ring_channels;
   SimulationResult result;
   if (!(can_collapse && q.options->engine != SimEngine::kRanks &&
         collapse(q, collective, in, shape, result)))

@@ -12,6 +12,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "sim/collective_registry.h"
+
 namespace vitsim::sim {
 namespace {
 
@@ -47,7 +49,7 @@ constexpr double kSecondsPerHostPair = 6e-8;
 constexpr int64_t kOtherMappings = 2000;
 
 // Context switches of one all-reduce of one bucket by one simulated rank: the algorithm's own
-// (collective_plan.h) and the stream actor's.
+// (its registry entry, collective_registry.h) and the stream actor's.
 double simcalls_per_allreduce(const SimulationShape& s) {
   const double streams = s.stream_actors ? 2 : 0;  // a semaphore each way
   return streams + allreduce_simcalls_per_rank(s.algorithm, s.flow_level, s.ranks, s.ranks_per_node,

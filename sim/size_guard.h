@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "sim/collective_plan.h"
+#include "costmodel/collective.h"
 
 namespace vitsim::sim {
 
@@ -19,7 +19,7 @@ struct SimulationShape {
   int64_t simulated_ranks = 1;  // actors' ranks: every rank, or one per class of ranks
   int64_t flow_classes = 0;     // class level: classes of flows (hosts and links of its platform)
   int64_t ranks_per_node = 1;
-  int64_t ring_channels = 1;  // the ring's channels (collective_plan.h)
+  int64_t ring_channels = 1;  // the ring's channels (costmodel::ring_channels)
   int64_t layers = 1;
   int64_t buckets = 1;
   int64_t steps = 3;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/class_collectives.h"
+#include "sim/collective_registry.h"
 #include "sim/collectives.h"
 #include "sim/link_bottleneck.h"
 #include "sim/platform_builder.h"

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "costmodel/collective_op.h"
 #include "costmodel/physical_bounds.h"
 #include "trainer/step_stats.h"
 
@@ -127,7 +128,7 @@ schema::AllreduceProfile run_allreduce_bench(const AllreduceBenchOptions& o, Mpi
     p.message_bytes = msg_bytes;
     p.time_s = mean_and_spread(times).mean;  // a training step pays the mean, as nccl-tests times
     p.algbw_bytes_per_s = msg_bytes / p.time_s;
-    p.busbw_bytes_per_s = p.algbw_bytes_per_s * 2.0 * (n - 1) / n;
+    p.busbw_bytes_per_s = p.algbw_bytes_per_s * costmodel::allreduce_bus_factor(n);
     profile.points.push_back(p);
     if (world.rank() == 0) {
       std::printf(" %13.0f %12lld %8s %6s %12.2f %9.3f %9.3f %13.2f\n", msg_bytes,

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "calibrate/calibrator.h"
+#include "costmodel/collective_ring.h"
 #include "costmodel/transport_model.h"
 
 namespace vitsim::calibrate {

@@ -9,13 +9,17 @@ namespace vitsim::costmodel {
 namespace collective_test {
 namespace {
 
-// Every name round-trips: tests/costmodel/enum_names_test.cpp.
+// Every name round-trips: tests/costmodel/enum_names_test.cpp. The error lists every algorithm
+// of the registry (a new one included, without an edit here).
 TEST(Collective, UnknownNamesAreRefused) {
   try {
     parse_collective("butterfly");
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("ring, tree or hierarchical"), std::string::npos);
+    const std::string what = e.what();
+    EXPECT_EQ(what.find("unknown collective 'butterfly' (expected ring, tree"), 0u) << what;
+    for (const auto& named : kCollectiveNames)
+      EXPECT_NE(what.find(named.name), std::string::npos) << named.name;
   }
   EXPECT_THROW(parse_collective_level("Flow"), std::invalid_argument);
 }

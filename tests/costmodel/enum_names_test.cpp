@@ -53,10 +53,10 @@ TEST(EnumNames, EveryTableRoundTrips) {
 
 TEST(EnumNames, UnknownNamesAreRefusedListingTheTable) {
   try {
-    parse_named(kCollectiveNames, "butterfly", "collective");
+    parse_named(kCollectiveLevelNames, "butterfly", "collective level");
     FAIL() << "no exception";
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "unknown collective 'butterfly' (expected ring, tree or hierarchical)");
+    EXPECT_STREQ(e.what(), "unknown collective level 'butterfly' (expected step, flow or auto)");
   }
   EXPECT_STREQ(name_of(kCollectiveNames, static_cast<Collective>(99)), "?");
   EXPECT_EQ(joined(names_of(kOptimizerNames), " | "), "adamw | sgd");

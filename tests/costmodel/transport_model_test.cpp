@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "costmodel/collective_ring.h"
+
 namespace vitsim::costmodel {
 namespace transport_model_test {
 namespace {
@@ -182,12 +184,6 @@ TEST(TransportModel, UnknownPcieGenerationIsRefused) {
   EXPECT_THROW(model_link(in, params()), std::invalid_argument);
   EXPECT_EQ(parse_transport("net-ib"), Transport::kNetIb);
   EXPECT_THROW(parse_transport("rdma"), std::invalid_argument);
-}
-
-TEST(TransportModel, RingTimeIsTheLinkConvention) {
-  EXPECT_DOUBLE_EQ(ring_allreduce_time_s(1, 1e9, 1e9, 1e-3), 0.0);
-  // 4 ranks: 2 * 3/4 * 1e9 / 1e9 + 6 * 1 ms = 1.506 s.
-  EXPECT_DOUBLE_EQ(ring_allreduce_time_s(4, 1e9, 1e9, 1e-3), 1.5 + 6e-3);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <string>
 
+#include "sim/collective_registry.h"
 #include "sim/rank_classes.h"
 #include "sim/simulator.h"
 #include "sim_test_support.h"
@@ -194,7 +195,8 @@ TEST(ClassEngine, TwoClassesContendOnOneLinkThroughTheSolver) {
   EXPECT_EQ(rc.size(), 2u);
   int on_nic = 0;
   for (const ClassFlow& f : rc.flows) {
-    if (f.stage == FlowStage::kInterRing) ++on_nic;
+    // The inter-node stage: the one that all-reduces (the others reduce-scatter and all-gather).
+    if (rc.stages[f.stage].op == costmodel::CollectiveOp::kAllReduce) ++on_nic;
   }
   EXPECT_EQ(on_nic, 2);  // two flow classes, the same NIC classes: they share it
 }

@@ -12,7 +12,7 @@
 #include "process/fork_runner.h"
 #include "schema/cluster.h"
 #include "schema/transports_io.h"
-#include "sim/collective_plan.h"
+#include "sim/collective_registry.h"
 #include "sim/link_provenance.h"
 #include "sim/placement.h"
 #include "sim/platform_builder.h"
@@ -219,9 +219,12 @@ TEST(Platform, RingChannelsUseEveryNicOnceEachWay) {
       with_node_count(schema::read_cluster(kPlatforms + "h200-cluster.json"), 3);
   const auto plan = plan_platform(c, every_gpu(c), nullptr);
   const CollectivePlan ring = plan_collective(plan, costmodel::Collective::kRing);
-  ASSERT_EQ(ring.world.ring_count(), 8);
+  ASSERT_EQ(ring.stages.size(), 1u);
+  const CollectiveStage& world = ring.stages.front();
+  ASSERT_EQ(world.groups.front().ring_count(), 8);
+  EXPECT_EQ(ring.ring_channels, 8);
   std::map<std::pair<int, int>, int> crossings;  // (link, 0 up / 1 down) -> channels
-  for (const auto& order : ring.world.channels) {
+  for (const auto& order : world.groups.front().channels) {
     EXPECT_EQ(std::set<int64_t>(order.begin(), order.end()).size(), 24u);
     for (size_t i = 0; i < order.size(); ++i) {
       const auto r = plan.route(order[i], order[(i + 1) % order.size()]);
@@ -235,18 +238,17 @@ TEST(Platform, RingChannelsUseEveryNicOnceEachWay) {
   EXPECT_EQ(crossings.size(), 2u * 24);  // 24 NICs, each way
   for (const auto& [link, n] : crossings) EXPECT_EQ(n, 1) << plan.links[link.first].name;
   // The flow-level edges are every channel's, each with 1/8 of the ring's bytes.
-  EXPECT_EQ(flow_edges(FlowStage::kRing, ring.world).size(), 8u * 24);
-  EXPECT_DOUBLE_EQ(flow_edge_bytes(FlowStage::kRing, 24, 1, 800.0, ring.world.ring_count()),
-                   2.0 * 23 / 24 * 800 / 8);
+  EXPECT_EQ(flow_edges(world.rule, world.groups.front()).size(), 8u * 24);
+  EXPECT_DOUBLE_EQ(flow_edge_bytes(world.rule, 24, 800.0), 2.0 * 23 / 24 * 800 / 8);
 
   schema::ClusterSpec shared = c;
   shared.nodes[0].nic_per_gpu = false;
   const auto one_nic = plan_platform(shared, every_gpu(shared), nullptr);
-  EXPECT_EQ(plan_collective(one_nic, costmodel::Collective::kRing).world.ring_count(), 1);
+  EXPECT_EQ(plan_collective(one_nic, costmodel::Collective::kRing).ring_channels, 1);
   schema::ClusterSpec one = with_node_count(c, 1);
   const auto one_node = plan_platform(one, every_gpu(one), nullptr);
-  EXPECT_EQ(plan_collective(one_node, costmodel::Collective::kRing).world.ring_count(), 1);
-  EXPECT_EQ(plan_collective(plan, costmodel::Collective::kTree).world.ring_count(), 1);
+  EXPECT_EQ(plan_collective(one_node, costmodel::Collective::kRing).ring_channels, 1);
+  EXPECT_EQ(plan_collective(plan, costmodel::Collective::kTree).ring_channels, 1);
 }
 
 // The class-level simulation gives each flow its route's latency as SimGrid sums it for the

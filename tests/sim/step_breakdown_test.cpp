@@ -92,12 +92,16 @@ TEST(StepBreakdown, SlowNicCarriesTheExposedCommunicationAndIsNamed) {
       << e.advice.front().what_if;
   EXPECT_TRUE(has_what_if(e.advice, "drop host slow"));
   EXPECT_TRUE(has_what_if(e.advice, "give slow a test-nic NIC"));
-  // Those that help first (a shorter epoch, the shortest first), then those that do not.
+  // Those that help first (a shorter epoch, the shortest first), then those that do not; the
+  // slow NIC away, either way, more than halves the epoch (other what-ifs, such as another
+  // collective algorithm, may help a little).
   size_t helps = 0;
   while (helps < e.advice.size() && e.advice[helps].epoch_change_rel < 0) ++helps;
   ASSERT_GE(helps, 2u);
   for (size_t i = 0; i < e.advice.size(); ++i) {
-    if (i < helps) EXPECT_LT(e.advice[i].epoch_change_rel, -0.5) << e.advice[i].what_if;
+    const bool nic_away = e.advice[i].what_if == "drop host slow" ||
+                          e.advice[i].what_if.find("give slow a test-nic NIC") == 0;
+    if (nic_away) EXPECT_LT(e.advice[i].epoch_change_rel, -0.5) << e.advice[i].what_if;
     if (i >= helps) EXPECT_GE(e.advice[i].epoch_change_rel, 0) << e.advice[i].what_if;
     if (i > 0 && i != helps)
       EXPECT_LE(e.advice[i - 1].epoch_change_rel, e.advice[i].epoch_change_rel);

@@ -1,0 +1,207 @@
+// The ring: its pattern (step and flow level, NCCL's channels) and its algorithm's registry entry;
+// see collective_ring.h and docs/simulator.md ("Collectives").
+//   ring  2(N-1) phases of M/N to the next rank (reduce-scatter, then all-gather); on nodes with a
+//         NIC per GPU, C rings at once (NCCL's channels), M/C each
+#include "sim/collective_ring.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
+
+#include "costmodel/collective_ring.h"
+#include "sim/collective_registry.h"
+#include "sim/collectives.h"
+#include "sim/sg_compat.h"
+
+namespace vitsim::sim {
+
+namespace sg4 = simgrid::s4u;
+
+namespace {
+
+constexpr int kRingTag = 0;     // the ring over all ranks
+constexpr int kChannelTag = 8;  // + channel index: the ring's channels
+static_assert(kChannelTag + costmodel::kMaxRingChannels <= kMailboxTags);
+
+// The ring orders of a group: its channels, or its ranks.
+const std::vector<std::vector<int64_t>>& ring_orders(const CollectiveGroup& g,
+                                                     std::vector<std::vector<int64_t>>& one) {
+  if (!g.channels.empty()) return g.channels;
+  one = {g.ranks};
+  return one;
+}
+
+// Edges i -> i+1 of every ring order, channel by channel.
+std::vector<std::pair<int64_t, int64_t>> ring_edges(const CollectiveGroup& g) {
+  const size_t n = g.ranks.size();
+  std::vector<std::pair<int64_t, int64_t>> out;
+  if (n < 2) return out;
+  std::vector<std::vector<int64_t>> one;
+  for (const auto& order : ring_orders(g, one)) {
+    for (size_t i = 0; i < n; ++i) out.emplace_back(order[i], order[(i + 1) % n]);
+  }
+  return out;
+}
+
+int ring_tag(const Collectives& e, size_t s, const CollectiveGroup& g, size_t order) {
+  return g.channels.empty() ? e.stage(s).rule.mailbox_tag : kChannelTag + static_cast<int>(order);
+}
+
+// The mailbox of each edge of each ring order of each group of the stage.
+void ring_prepare(Collectives& e, size_t s) {
+  for (size_t gi = 0; gi < e.stage(s).groups.size(); ++gi) {
+    Collectives::Group& g = e.group(s, gi);
+    const size_t n = g.plan->ranks.size();
+    std::vector<std::vector<int64_t>> one;
+    const auto& all = ring_orders(*g.plan, one);
+    for (size_t c = 0; n > 1 && c < all.size(); ++c) {
+      g.edges.emplace_back();
+      for (size_t i = 0; i < n; ++i)
+        g.edges.back().push_back(
+            {e.box(all[c][i], all[c][(i + 1) % n], ring_tag(e, s, *g.plan, c)), false});
+    }
+  }
+}
+
+// `phases` messages of `chunk_bytes` to the next rank of `order`, each with a receive from the
+// previous one.
+void ring_step(Collectives& e, const std::vector<int64_t>& order, size_t pos, int64_t phases,
+               double chunk_bytes, int tag) {
+  const size_t n = order.size();
+  if (n < 2 || phases < 1) return;
+  const int64_t me = order[pos], next = order[(pos + 1) % n], prev = order[(pos + n - 1) % n];
+  sg4::Mailbox* out = e.box(me, next, tag);
+  sg4::Mailbox* in = e.box(prev, me, tag);
+  for (int64_t p = 0; p < phases; ++p) {
+    int* data = nullptr;
+    sg4::CommPtr send = out->put_async(e.token(), message_payload(chunk_bytes));
+    sg4::CommPtr recv = in->get_async<int>(&data);
+    sg::wait_all({send, recv});
+  }
+}
+
+// The channels, step by step: each in an actor of its own on the rank's host (a rank waiting in
+// one channel must not hold the others back), M/C each.
+void ring_channels_step(Collectives& e, size_t s, int64_t rank, double bytes) {
+  const CollectiveStage& st = e.stage(s);
+  const CollectiveGroup& g = st.groups[st.group_of[static_cast<size_t>(rank)]];
+  const double n = static_cast<double>(g.ranks.size()), c = static_cast<double>(g.channels.size());
+  const int64_t phases = costmodel::ring_phases(st.rule.op, static_cast<int64_t>(g.ranks.size()));
+  std::vector<sg4::ActorPtr> rings;
+  for (size_t i = 0; i < g.channels.size(); ++i) {
+    const size_t pos = g.channel_pos[i][static_cast<size_t>(rank)];
+    rings.push_back(
+        sg4::Actor::create("channel", e.host(rank), [&e, &g, i, pos, phases, bytes, n, c] {
+          ring_step(e, g.channels[i], pos, phases, bytes / n / c,
+                    kChannelTag + static_cast<int>(i));
+        }));
+  }
+  for (auto& a : rings) a->join();
+}
+
+void ring_run_step(Collectives& e, size_t s, int64_t rank, double bytes) {
+  const CollectiveStage& st = e.stage(s);
+  const CollectiveGroup& g = st.groups[st.group_of[static_cast<size_t>(rank)]];
+  if (!g.channels.empty()) return ring_channels_step(e, s, rank, bytes);
+  const int64_t n = static_cast<int64_t>(g.ranks.size());
+  ring_step(e, g.ranks, st.pos_of[static_cast<size_t>(rank)], costmodel::ring_phases(st.rule.op, n),
+            bytes / (static_cast<double>(n) * st.rule.message_parts), st.rule.mailbox_tag);
+}
+
+// Every edge of the member's group flows at once (collectives.h, flow_edges); a member has one
+// outgoing and one incoming edge per ring order, the channels' all flowing at once.
+void ring_run_flow(Collectives& e, size_t s, int64_t rank, double bytes) {
+  const CollectiveStage& st = e.stage(s);
+  Collectives::Group& g = e.group_of(s, rank);
+  const size_t n = g.plan->ranks.size();
+  if (n < 2 || flow_phases(st.rule, static_cast<int64_t>(n)) < 1) return;
+  std::vector<Collectives::Box*> outs, ins;
+  for (size_t c = 0; c < g.edges.size(); ++c) {
+    const size_t pos = g.plan->channels.empty() ? st.pos_of[static_cast<size_t>(rank)]
+                                                : g.plan->channel_pos[c][static_cast<size_t>(rank)];
+    outs.push_back(&g.edges[c][pos]);
+    ins.push_back(&g.edges[c][(pos + n - 1) % n]);
+  }
+  e.flow_edges(g, st.rule, outs, ins,
+               message_payload(flow_edge_bytes(st.rule, static_cast<int64_t>(n), bytes)));
+}
+
+// NCCL's ring channels (costmodel::ring_channels), counted from the NICs of the ranks' GPUs (a
+// NIC per GPU: a node's ranks); none below two. Nodes in the order of their first rank, each
+// node's ranks in rank order, rotated by the channel.
+std::vector<std::vector<int64_t>> channel_orders(const PlatformPlan& plan) {
+  const auto by_node = ranks_by_node(plan);
+  std::vector<const std::vector<int64_t>*> node_order;  // by first rank
+  for (const auto& [node, ranks] : by_node) node_order.push_back(&ranks);
+  std::sort(node_order.begin(), node_order.end(),
+            [](const auto* a, const auto* b) { return a->front() < b->front(); });
+  size_t fewest = SIZE_MAX;
+  for (const auto& [node, ranks] : by_node) {
+    std::set<int> nics;
+    for (int64_t r : ranks) {
+      const auto local = static_cast<size_t>(plan.rank_locals[static_cast<size_t>(r)]);
+      nics.insert(plan.nodes[static_cast<size_t>(node)].nic_links.at(local));
+    }
+    fewest = std::min(fewest, nics.size());
+  }
+  const auto channels = static_cast<size_t>(costmodel::ring_channels(
+      static_cast<int64_t>(node_order.size()), static_cast<int64_t>(fewest)));
+  if (channels < 2) return {};
+  std::vector<std::vector<int64_t>> out(channels);
+  for (size_t c = 0; c < channels; ++c) {
+    for (const auto* ranks : node_order) {
+      for (size_t i = 0; i < ranks->size(); ++i)
+        out[c].push_back((*ranks)[(c + i) % ranks->size()]);
+    }
+  }
+  return out;
+}
+
+// One ring stage of `op` (any operation: collective_op.h) over every rank.
+CollectivePlan plan_ring(const PlatformPlan& plan, costmodel::CollectiveOp op) {
+  std::vector<std::vector<int64_t>> channels = channel_orders(plan);
+  StageRule rule{&kRingPattern, op, 1, kRingTag};
+  if (!channels.empty()) rule.message_parts = static_cast<double>(channels.size());
+  CollectivePlan out;
+  out.stages.push_back(world_stage(plan, rule, std::move(channels)));
+  CollectiveGroup& world = out.stages.back().groups.front();
+  for (const auto& order : world.channels) {
+    world.channel_pos.emplace_back(order.size());
+    for (size_t i = 0; i < order.size(); ++i)
+      world.channel_pos.back()[static_cast<size_t>(order[i])] = i;
+  }
+  out.ring_channels = world.ring_count();
+  return out;
+}
+
+// put, get, wait per phase; with channels an actor per channel (create, run, join). Flow level: a
+// put, a wait and a get per channel, and the barriers.
+double ring_simcalls(const CollectiveSize& s) {
+  const double phases = static_cast<double>(costmodel::ring_phases(s.op, s.ranks));
+  const double c = static_cast<double>(std::max<int64_t>(1, s.ring_channels));
+  if (s.flow_level) return c > 1 ? 4 + 3 * c : 4;
+  return c > 1 ? c * (3 * phases + 3) : 3 * phases;
+}
+
+}  // namespace
+
+const StagePattern kRingPattern{
+    "ring",
+    costmodel::bus_factor,   // edge_share
+    costmodel::ring_phases,  // phases
+    ring_edges,
+    false,  // latency_after_barrier
+    ring_prepare,
+    ring_run_step,
+    ring_run_flow,
+};
+
+extern const CollectiveAlgorithm kRingAlgorithm{
+    costmodel::Collective::kRing,
+    "NCCL's ring: 2(N-1) phases of M/N to the next rank; a channel per NIC across nodes",
+    plan_ring,
+    ring_simcalls,
+};
+
+}  // namespace vitsim::sim

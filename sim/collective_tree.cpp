@@ -1,0 +1,175 @@
+// NCCL's double binary tree, as the simulator runs it: its pattern (step and flow level) and its
+// algorithm's registry entry (docs/simulator.md, "Collectives"; its pure rules:
+// costmodel/collective_tree.h).
+//   tree  two trees, half of M each, reduce then broadcast, pipelined in chunks
+#include "costmodel/collective_tree.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/collective_registry.h"
+#include "sim/collectives.h"
+#include "sim/sg_compat.h"
+
+namespace vitsim::sim {
+
+namespace sg4 = simgrid::s4u;
+
+namespace {
+
+// Mailbox tags, + tree index (0, 1): leaves -> root, root -> leaves.
+constexpr int kTreeReduceTag = 0;
+constexpr int kTreeBroadcastTag = 2;
+// Chunks of the step-level pipeline: each half of the message is cut into chunks of
+// ~kTreeChunkBytes, at most kTreeMaxChunks of them.
+constexpr double kTreeChunkBytes = 512.0 * 1024;
+constexpr int kTreeMaxChunks = 64;
+
+// Position of a rank in tree t (0: in order; 1: mirrored, so that interior nodes of one tree are
+// mostly leaves of the other, as in NCCL's double binary tree).
+size_t tree_pos(size_t pos, size_t n, int t) {
+  return t == 0 ? pos : n - 1 - pos;
+}
+
+double tree_share(costmodel::CollectiveOp /*all-reduce*/, int64_t /*group_ranks*/) {
+  return costmodel::kTreeEdgeShare;
+}
+
+int64_t tree_phases(costmodel::CollectiveOp /*all-reduce*/, int64_t group_ranks) {
+  return costmodel::tree_phases(group_ranks);
+}
+
+// Every tree edge in both directions, in both trees.
+std::vector<std::pair<int64_t, int64_t>> tree_edges(const CollectiveGroup& g) {
+  const std::vector<int64_t>& r = g.ranks;
+  const size_t n = r.size();
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (int t = 0; n > 1 && t < 2; ++t) {
+    for (size_t p = 1; p < n; ++p) {
+      const int64_t child = r[tree_pos(p, n, t)], parent = r[tree_pos((p - 1) / 2, n, t)];
+      out.emplace_back(child, parent);  // reduce
+      out.emplace_back(parent, child);  // broadcast
+    }
+  }
+  return out;
+}
+
+void tree_one(Collectives& e, const CollectiveGroup& g, size_t pos, int t, double half_bytes) {
+  const size_t n = g.ranks.size();
+  const int64_t me = g.ranks[pos];
+  const int chunks = static_cast<int>(
+      std::clamp(std::ceil(half_bytes / kTreeChunkBytes), 1.0, double{kTreeMaxChunks}));
+  const uint64_t chunk = message_payload(half_bytes / chunks);
+  const size_t p = tree_pos(pos, n, t);
+  const int64_t parent = p == 0 ? -1 : g.ranks[tree_pos((p - 1) / 2, n, t)];
+  std::vector<int64_t> children;
+  for (size_t c : {2 * p + 1, 2 * p + 2}) {
+    if (c < n) children.push_back(g.ranks[tree_pos(c, n, t)]);
+  }
+  std::vector<sg4::CommPtr> pending;
+  int* sink[2] = {nullptr, nullptr};
+  for (int k = 0; k < chunks; ++k) {  // reduce: children -> me -> parent
+    std::vector<sg4::CommPtr> gets;
+    for (size_t c = 0; c < children.size(); ++c)
+      gets.push_back(e.box(children[c], me, kTreeReduceTag + t)->get_async<int>(&sink[c]));
+    sg::wait_all(gets);
+    if (parent >= 0)
+      pending.push_back(e.box(me, parent, kTreeReduceTag + t)->put_async(e.token(), chunk));
+  }
+  for (int k = 0; k < chunks; ++k) {  // broadcast: parent -> me -> children
+    if (parent >= 0) e.box(parent, me, kTreeBroadcastTag + t)->get_async<int>(&sink[0])->wait();
+    for (int64_t c : children)
+      pending.push_back(e.box(me, c, kTreeBroadcastTag + t)->put_async(e.token(), chunk));
+  }
+  sg::wait_all(pending);
+}
+
+void tree_run_step(Collectives& e, size_t s, int64_t rank, double bytes) {
+  const CollectiveStage& st = e.stage(s);
+  const CollectiveGroup& g = st.groups[st.group_of[static_cast<size_t>(rank)]];
+  const size_t pos = st.pos_of[static_cast<size_t>(rank)];
+  if (g.ranks.size() < 2) return;
+  // The two trees progress independently (a rank waiting in one must not hold the other back),
+  // so each runs in an actor of its own on the rank's host.
+  std::vector<sg4::ActorPtr> trees;
+  for (int t = 0; t < 2; ++t) {
+    trees.push_back(sg4::Actor::create(
+        "tree", e.host(rank), [&e, &g, pos, t, bytes] { tree_one(e, g, pos, t, bytes / 2); }));
+  }
+  for (auto& a : trees) a->join();
+}
+
+// Unlike the ring's flow level, every member posts its own edges between two barriers, as the
+// predictions were first made: tree edges share links unevenly, and SimGrid's max-min solver
+// settles such ties (to its precision) in an order that depends on when each comm started
+// (docs/simulator.md).
+void tree_run_flow(Collectives& e, size_t s, int64_t rank, double bytes) {
+  const CollectiveStage& st = e.stage(s);
+  Collectives::Group& g = e.group_of(s, rank);
+  const size_t n = g.plan->ranks.size(), pos = st.pos_of[static_cast<size_t>(rank)];
+  if (n < 2) return;
+  const std::vector<int64_t>& ranks = g.plan->ranks;
+  const int64_t me = ranks[pos];
+  const double half = flow_edge_bytes(st.rule, static_cast<int64_t>(n), bytes);
+  g.barrier->wait();
+  std::vector<sg4::CommPtr> comms;
+  std::vector<int*> sink(2 * 3, nullptr);  // per tree: from the parent and two children
+  size_t k = 0;
+  for (int t = 0; t < 2; ++t) {
+    const size_t p = tree_pos(pos, n, t);
+    if (p > 0) {
+      const int64_t parent = ranks[tree_pos((p - 1) / 2, n, t)];
+      comms.push_back(
+          e.box(me, parent, kTreeReduceTag + t)->put_async(e.token(), message_payload(half)));
+      comms.push_back(e.box(parent, me, kTreeBroadcastTag + t)->get_async<int>(&sink[k++]));
+    }
+    for (size_t c : {2 * p + 1, 2 * p + 2}) {
+      if (c >= n) continue;
+      const int64_t child = ranks[tree_pos(c, n, t)];
+      comms.push_back(e.box(child, me, kTreeReduceTag + t)->get_async<int>(&sink[k++]));
+      comms.push_back(
+          e.box(me, child, kTreeBroadcastTag + t)->put_async(e.token(), message_payload(half)));
+    }
+  }
+  sg::wait_all(comms);
+  g.barrier->wait();
+  const double extra = flow_extra_latency_s(st.rule, *g.plan);
+  if (extra > 0) sg4::this_actor::sleep_for(extra);
+}
+
+const StagePattern kTreePattern{
+    "tree",
+    tree_share,   // M/2 each way per edge
+    tree_phases,  // 2 x depth
+    tree_edges,
+    true,           // latency_after_barrier
+    nullptr,        // prepare_flow: the tree's mailboxes are made as they are used
+    tree_run_step,  // an actor per tree, chunks pipelined
+    tree_run_flow,  // every tree edge at once, between two barriers
+};
+
+// NCCL runs its trees for all-reduce only.
+CollectivePlan plan_tree(const PlatformPlan& plan, costmodel::CollectiveOp op) {
+  require_all_reduce(costmodel::Collective::kTree, op);
+  CollectivePlan out;
+  out.stages.push_back(
+      world_stage(plan, {&kTreePattern, costmodel::CollectiveOp::kAllReduce, 1, kTreeReduceTag}));
+  return out;
+}
+
+// Step level: two trees, up to kTreeMaxChunks chunks each, ~8 simcalls per chunk; flow level: the
+// barriers, a put and a get per tree edge, the sleep.
+double tree_simcalls(const CollectiveSize& s) {
+  return s.flow_level ? 12 : 2 * kTreeMaxChunks * 8;
+}
+
+}  // namespace
+
+extern const CollectiveAlgorithm kTreeAlgorithm{
+    costmodel::Collective::kTree,
+    "NCCL's double binary tree: two trees of M/2 each, reduce then broadcast, O(log N) latency",
+    plan_tree,
+    tree_simcalls,
+};
+
+}  // namespace vitsim::sim
