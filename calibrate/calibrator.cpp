@@ -12,6 +12,7 @@
 #include "calibrate/cost_fit.h"
 #include "calibrate/evidence_check.h"
 #include "calibrate/gpu_holdout.h"
+#include "calibrate/host_costs.h"
 #include "calibrate/process_spread.h"
 #include "calibrate/regime_transfer.h"
 #include "calibrate/spread.h"
@@ -202,60 +203,6 @@ std::optional<double> datasheet_latency_s(const std::vector<schema::ClusterSpec>
 
 namespace {
 
-struct HostCosts {
-  costmodel::LinearCost host_to_device, data_wait, step_overhead;
-  double epoch_start_s = 0, process_start_s = 0, process_start_per_sample_s = 0;
-  // Of step_overhead, the local pass over the gradient, per gradient byte of a parameter (the
-  // measurement's seconds over its regime's gradient_bytes_per_parameter): 0 where none measured.
-  double gradient_local_s_per_byte = 0;
-  Regime regime = Regime::kFp32;  // what step_overhead was measured in (a median of hosts: fp32)
-  std::string from;
-  // The measured entries they come from: the step noise of a transfer is theirs too (a host's);
-  // empty for first principles.
-  std::vector<Key> keys;
-};
-
-HostCosts host_of(const DeviceFit& f, const std::string& from) {
-  const DeviceCosts& c = f.costs;
-  HostCosts h;
-  h.host_to_device = c.host_to_device;
-  h.data_wait = c.data_wait;
-  h.step_overhead = c.step_overhead;
-  h.epoch_start_s = c.epoch_start_s;
-  h.process_start_s = c.process_start_s;
-  h.process_start_per_sample_s = c.process_start_per_sample_s;
-  h.gradient_local_s_per_byte =
-      f.gradient_local_s / costmodel::gradient_bytes_per_parameter(c.precision);
-  h.regime = c.precision;
-  h.from = from;
-  return h;
-}
-
-// The other way: `c` takes the host-side costs of `host` and says where they came from. The
-// local pass over the gradient in the step overhead follows c's gradient bytes
-// (docs/calibration.md, "Local gradient work"): half in ds-fp16/ds-bf16 where the host's was
-// measured in fp32.
-void take_host_costs(const HostCosts& host, DeviceCosts& c) {
-  c.host_to_device = host.host_to_device;
-  c.data_wait = host.data_wait;
-  c.step_overhead = host.step_overhead;
-  c.epoch_start_s = host.epoch_start_s;
-  c.process_start_s = host.process_start_s;
-  c.process_start_per_sample_s = host.process_start_per_sample_s;
-  c.derived_from += "; host-side costs from " + host.from;
-  const int bytes_here = costmodel::gradient_bytes_per_parameter(c.precision);
-  const int bytes_there = costmodel::gradient_bytes_per_parameter(host.regime);
-  if (host.gradient_local_s_per_byte > 0 && bytes_here != bytes_there) {
-    const double there_s = host.gradient_local_s_per_byte * bytes_there;
-    const double here_s = host.gradient_local_s_per_byte * bytes_here;
-    c.step_overhead.fixed_s = std::max(0.0, c.step_overhead.fixed_s + here_s - there_s);
-    c.derived_from += fmt::format(
-        " (their local gradient work {:.2f} ms moved to {:.2f} ms: {} B of gradient a parameter, "
-        "not {})",
-        1e3 * there_s, 1e3 * here_s, bytes_here, bytes_there);
-  }
-}
-
 class Pipeline {
  public:
   Pipeline(const std::vector<schema::ProfileInput>& profiles,
@@ -284,9 +231,7 @@ class Pipeline {
 
   std::set<Key> required_pairs();
   DeviceCosts transfer(const Key& key);
-  HostCosts donor(const std::string& device, Regime p);
-  std::optional<Key> host_entry(const std::string& device, Regime p) const;
-  HostCosts median_host(const std::vector<Key>& keys, const std::string& why) const;
+  HostSource hosts() const { return HostSource(measured_, o_.clusters, o_.measured_off_cluster); }
   void set_measured_uncertainty(const Key& key, DeviceCosts& c) const;
   void set_transfer_spreads(DeviceCosts& c, const HostCosts& host) const;
   const TransferContext& transfer_context();
@@ -347,116 +292,6 @@ std::set<Key> Pipeline::required_pairs() {
   }
   for (const auto& [device, p] : o_.required) add(device, costmodel::compute_regime(p), "required");
   return keys;
-}
-
-// The measured entry of `device` whose host-side costs stand for its host: fp32 first (the
-// host's work without a regime's), then `p`, then any; nullopt where none has host costs.
-std::optional<Key> Pipeline::host_entry(const std::string& device, Regime p) const {
-  std::optional<Key> any;
-  for (Regime want : {Regime::kFp32, p}) {
-    auto it = measured_.find({device, want});
-    if (it != measured_.end() && it->second.host_costs_known) return it->first;
-  }
-  for (const auto& [key, fit] : measured_) {
-    if (key.first == device && fit.host_costs_known && !any) any = key;
-  }
-  return any;
-}
-
-namespace {
-
-bool holds(const schema::ClusterSpec& c, const std::string& device) {
-  for (const auto& n : c.nodes) {
-    for (const auto& g : n.gpus) {
-      if (g.device == device) return true;
-    }
-  }
-  return false;
-}
-
-}  // namespace
-
-// Host-side costs of a device that has none of its own (docs/cost-model.md section 5), from a
-// stated source and never from whichever other cluster is calibrated alongside:
-//   1. a measured device of a cluster that holds this one (its nodes: the same hosts and
-//      software), the first in the cluster's node order;
-//   2. the devices that cluster names in host_costs_from (measured on hosts like its nodes), at
-//      their median;
-//   3. first principles: 0 (a loader that keeps up, the step's host work hidden behind the GPU),
-//      said in a note.
-// The host is chosen first and its regime after (host_entry), so two regimes of one device take
-// one host's costs.
-HostCosts Pipeline::donor(const std::string& device, Regime p) {
-  for (const auto& c : o_.clusters) {
-    if (!holds(c, device)) continue;
-    for (const auto& n : c.nodes) {
-      for (const auto& g : n.gpus) {
-        if (g.device == device || o_.measured_off_cluster.count(g.device)) continue;
-        if (const auto key = host_entry(g.device, p)) {
-          HostCosts h =
-              host_of(measured_.at(*key), "measured " + key_name(*key) + " of cluster " + c.name);
-          h.keys = {*key};
-          return h;
-        }
-      }
-    }
-  }
-  for (const auto& c : o_.clusters) {
-    if (!holds(c, device) || c.host_costs_from.empty()) continue;
-    std::vector<Key> keys;
-    for (const auto& d : c.host_costs_from) {
-      if (const auto key = host_entry(d, p)) keys.push_back(*key);
-    }
-    if (keys.empty()) {
-      notes_.push_back(fmt::format(
-          "{}: cluster {} names the hosts of {} for its host-side costs, and none of them is "
-          "measured in this calibration",
-          device, c.name, fmt::join(c.host_costs_from, ", ")));
-      continue;
-    }
-    return median_host(keys, "the hosts cluster " + c.name + " names (" + c.host_costs_why + ")");
-  }
-  notes_.push_back(
-      device +
-      ": no measured host of its own, of its cluster or named by its cluster (host_costs_from): "
-      "its host-side costs are 0 (first principles: a loader that keeps up, the step's host work "
-      "hidden behind the GPU's), so its steps are lower bounds on those");
-  HostCosts out;
-  out.from = "first principles (no measured host of its own, of its cluster or named by it: 0)";
-  return out;
-}
-
-// The median of the host-side costs of `keys`, each figure its own median.
-HostCosts Pipeline::median_host(const std::vector<Key>& keys, const std::string& why) const {
-  std::vector<double> v[6], epoch_start, process_start, process_per_sample, local_per_byte;
-  std::string names;
-  for (const Key& key : keys) {
-    const DeviceFit& fit = measured_.at(key);
-    const auto& c = fit.costs;
-    local_per_byte.push_back(host_of(fit, "").gradient_local_s_per_byte);
-    const costmodel::LinearCost* h[3] = {&c.host_to_device, &c.data_wait, &c.step_overhead};
-    for (int i = 0; i < 3; ++i) {
-      v[2 * i].push_back(h[i]->fixed_s);
-      v[2 * i + 1].push_back(h[i]->per_unit_s);
-    }
-    epoch_start.push_back(c.epoch_start_s);
-    process_start.push_back(c.process_start_s);
-    process_per_sample.push_back(c.process_start_per_sample_s);
-    names += (names.empty() ? "" : ", ") + key_name(key);
-  }
-  HostCosts out;
-  costmodel::LinearCost* h[3] = {&out.host_to_device, &out.data_wait, &out.step_overhead};
-  for (int i = 0; i < 3; ++i) {
-    h[i]->fixed_s = costmodel::median(v[2 * i]);
-    h[i]->per_unit_s = costmodel::median(v[2 * i + 1]);
-  }
-  out.epoch_start_s = costmodel::median(epoch_start);
-  out.process_start_s = costmodel::median(process_start);
-  out.process_start_per_sample_s = costmodel::median(process_per_sample);
-  out.gradient_local_s_per_byte = costmodel::median(local_per_byte);  // regime: fp32 (HostCosts)
-  out.from = why + ": median of measured " + names;
-  out.keys = keys;
-  return out;
 }
 
 // The measured devices some cluster of the calibration holds: the nodes the predictions are of.
@@ -620,14 +455,8 @@ DeviceCosts Pipeline::transfer(const Key& key) {
   const costmodel::MemoryEstimate mem = estimate_memory(c.model, p);
   c.memory_fixed_bytes = mem.fixed_bytes;
   c.memory_per_sample_bytes = mem.per_sample_bytes;
-  // Host-side costs belong to the node: the device's own measured ones (fp32 first), else a donor.
-  HostCosts host;
-  if (const auto own_key = host_entry(spec->id, p)) {
-    host = host_of(measured_.at(*own_key), "measured " + key_name(*own_key));
-    host.keys = {*own_key};
-  } else {
-    host = donor(spec->id, p);
-  }
+  // Host-side costs belong to the node, from a stated source (host_costs.h).
+  const HostCosts host = hosts().of(spec->id, p, notes_);
   take_host_costs(host, c);
   c.derived_from += "; memory first-principles estimate";
   set_transfer_spreads(c, host);
@@ -677,10 +506,7 @@ Calibration calibrate(const std::vector<schema::ProfileInput>& profiles,
   for (auto& [key, fit] : pipe.measured_) {
     DeviceCosts c = fit.costs;
     if (!fit.host_costs_known) {
-      const auto own = pipe.host_entry(key.first, key.second);
-      take_host_costs(own ? host_of(pipe.measured_.at(*own), "measured " + key_name(*own))
-                          : pipe.donor(key.first, key.second),
-                      c);
+      take_host_costs(pipe.hosts().of(key.first, key.second, pipe.notes_), c);
     }
     pipe.set_measured_uncertainty(key, c);
     devices[key] = c;
