@@ -18,6 +18,7 @@ struct GpuHoldoutReport {
   calibrate::GpuHoldout all;
   calibrate::GpuHoldout training;
   double node_spread_rel = 0;
+  std::vector<std::string> notes;  // the evidence check's warnings (evidence_check.h)
 };
 
 GpuHoldoutReport gpu_holdout_check(const schema::Study& study);

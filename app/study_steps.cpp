@@ -171,7 +171,7 @@ Calibration calibrate_study(const schema::Study& study,
   for (const auto& csv : study.tensor_evidence) {
     if (opt.tensor_evidence) break;
     const auto table = schema::CsvTable::read(csv);
-    if (calibrate::is_aitemplate_table(table)) continue;  // forward only: no training row
+    if (!calibrate::is_timm_table(table)) continue;  // AITemplate's, GEMMs: no training row
     opt.tensor_evidence = calibrate::tensor_efficiency_from_timm(table, catalog, study.model);
   }
   // gpu_profiles were measured on hosts no cluster of the study describes (lent GPU machines):

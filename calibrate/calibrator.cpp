@@ -10,10 +10,13 @@
 #include <stdexcept>
 
 #include "calibrate/cost_fit.h"
+#include "calibrate/evidence_check.h"
 #include "calibrate/gpu_holdout.h"
+#include "calibrate/host_costs.h"
 #include "calibrate/process_spread.h"
 #include "calibrate/regime_transfer.h"
 #include "calibrate/spread.h"
+#include "calibrate/sustained_rates.h"
 #include "calibrate/transfer_entry.h"
 #include "costmodel/collective_ring.h"
 #include "costmodel/statistics.h"
@@ -200,57 +203,6 @@ std::optional<double> datasheet_latency_s(const std::vector<schema::ClusterSpec>
 
 namespace {
 
-struct HostCosts {
-  costmodel::LinearCost host_to_device, data_wait, step_overhead;
-  double epoch_start_s = 0, process_start_s = 0, process_start_per_sample_s = 0;
-  // Of step_overhead, the local pass over the gradient, per gradient byte of a parameter (the
-  // measurement's seconds over its regime's gradient_bytes_per_parameter): 0 where none measured.
-  double gradient_local_s_per_byte = 0;
-  Regime regime = Regime::kFp32;  // what step_overhead was measured in (a median of hosts: fp32)
-  std::string from;
-};
-
-HostCosts host_of(const DeviceFit& f, const std::string& from) {
-  const DeviceCosts& c = f.costs;
-  HostCosts h;
-  h.host_to_device = c.host_to_device;
-  h.data_wait = c.data_wait;
-  h.step_overhead = c.step_overhead;
-  h.epoch_start_s = c.epoch_start_s;
-  h.process_start_s = c.process_start_s;
-  h.process_start_per_sample_s = c.process_start_per_sample_s;
-  h.gradient_local_s_per_byte =
-      f.gradient_local_s / costmodel::gradient_bytes_per_parameter(c.precision);
-  h.regime = c.precision;
-  h.from = from;
-  return h;
-}
-
-// The other way: `c` takes the host-side costs of `host` and says where they came from. The
-// local pass over the gradient in the step overhead follows c's gradient bytes
-// (docs/calibration.md, "Local gradient work"): half in ds-fp16/ds-bf16 where the host's was
-// measured in fp32.
-void take_host_costs(const HostCosts& host, DeviceCosts& c) {
-  c.host_to_device = host.host_to_device;
-  c.data_wait = host.data_wait;
-  c.step_overhead = host.step_overhead;
-  c.epoch_start_s = host.epoch_start_s;
-  c.process_start_s = host.process_start_s;
-  c.process_start_per_sample_s = host.process_start_per_sample_s;
-  c.derived_from += "; host-side costs from " + host.from;
-  const int bytes_here = costmodel::gradient_bytes_per_parameter(c.precision);
-  const int bytes_there = costmodel::gradient_bytes_per_parameter(host.regime);
-  if (host.gradient_local_s_per_byte > 0 && bytes_here != bytes_there) {
-    const double there_s = host.gradient_local_s_per_byte * bytes_there;
-    const double here_s = host.gradient_local_s_per_byte * bytes_here;
-    c.step_overhead.fixed_s = std::max(0.0, c.step_overhead.fixed_s + here_s - there_s);
-    c.derived_from += fmt::format(
-        " (their local gradient work {:.2f} ms moved to {:.2f} ms: {} B of gradient a parameter, "
-        "not {})",
-        1e3 * there_s, 1e3 * here_s, bytes_here, bytes_there);
-  }
-}
-
 class Pipeline {
  public:
   Pipeline(const std::vector<schema::ProfileInput>& profiles,
@@ -279,9 +231,9 @@ class Pipeline {
 
   std::set<Key> required_pairs();
   DeviceCosts transfer(const Key& key);
-  HostCosts donor(const std::string& device, Regime p);
+  HostSource hosts() const { return HostSource(measured_, o_.clusters, o_.measured_off_cluster); }
   void set_measured_uncertainty(const Key& key, DeviceCosts& c) const;
-  void set_transfer_spreads(DeviceCosts& c) const;
+  void set_transfer_spreads(DeviceCosts& c, const HostCosts& host) const;
   const TransferContext& transfer_context();
   RegimeTransfer& regime_transfer();
   std::set<std::string> cluster_measured() const;
@@ -342,68 +294,6 @@ std::set<Key> Pipeline::required_pairs() {
   return keys;
 }
 
-HostCosts Pipeline::donor(const std::string& device, Regime p) {
-  for (const auto& c : o_.clusters) {
-    bool has = false;
-    for (const auto& n : c.nodes) {
-      for (const auto& g : n.gpus) has = has || g.device == device;
-    }
-    if (!has) continue;
-    for (Regime want : {p, Regime::kFp32}) {
-      for (const auto& n : c.nodes) {
-        for (const auto& g : n.gpus) {
-          auto it = measured_.find({g.device, want});
-          if (g.device != device && it != measured_.end() && it->second.host_costs_known &&
-              !o_.measured_off_cluster.count(g.device)) {
-            return host_of(it->second, "measured " + key_name(it->first) + " of cluster " + c.name);
-          }
-        }
-      }
-    }
-  }
-  // No measured device shares a cluster: the median of the measured devices that some cluster of
-  // the calibration holds (host-side costs are the nodes' loader and software: a profile taken on
-  // a host no cluster describes, the shipped H100's one-thread profiler loader, says nothing
-  // about them), of every measured device when no cluster holds one.
-  // The epoch's and the process's start with them: the loader's restart and the process's
-  // warm-up are the node's too (until 2026-11-29 this median left both at 0 s).
-  const std::set<std::string> in_clusters = cluster_measured();
-  std::vector<double> v[6], epoch_start, process_start, process_per_sample, local_per_byte;
-  std::string names;
-  for (const auto& [key, fit] : measured_) {
-    if (!fit.host_costs_known) continue;
-    if (!in_clusters.empty() && !in_clusters.count(key.first)) continue;
-    const auto& c = fit.costs;
-    local_per_byte.push_back(host_of(fit, "").gradient_local_s_per_byte);
-    const costmodel::LinearCost* h[3] = {&c.host_to_device, &c.data_wait, &c.step_overhead};
-    for (int i = 0; i < 3; ++i) {
-      v[2 * i].push_back(h[i]->fixed_s);
-      v[2 * i + 1].push_back(h[i]->per_unit_s);
-    }
-    epoch_start.push_back(c.epoch_start_s);
-    process_start.push_back(c.process_start_s);
-    process_per_sample.push_back(c.process_start_per_sample_s);
-    names += (names.empty() ? "" : ", ") + key_name(key);
-  }
-  HostCosts out;
-  if (names.empty()) {
-    notes_.push_back(device + ": no measured host-side costs anywhere, left at 0");
-    out.from = "none measured (0)";
-    return out;
-  }
-  costmodel::LinearCost* h[3] = {&out.host_to_device, &out.data_wait, &out.step_overhead};
-  for (int i = 0; i < 3; ++i) {
-    h[i]->fixed_s = costmodel::median(v[2 * i]);
-    h[i]->per_unit_s = costmodel::median(v[2 * i + 1]);
-  }
-  out.epoch_start_s = costmodel::median(epoch_start);
-  out.process_start_s = costmodel::median(process_start);
-  out.process_start_per_sample_s = costmodel::median(process_per_sample);
-  out.gradient_local_s_per_byte = costmodel::median(local_per_byte);  // regime: fp32 (HostCosts)
-  out.from = "median of measured " + names;
-  return out;
-}
-
 // The measured devices some cluster of the calibration holds: the nodes the predictions are of.
 // What belongs to a node and its software rather than to a GPU's datasheet (host-side costs, step
 // noise) and the regime transfer's rooflines are taken from them; from every measured device
@@ -448,14 +338,19 @@ const TransferContext& Pipeline::transfer_context() {
   c.law = holdout_.law;
   // Without a law (fewer than 3 GPUs): the fit's own RMS miss over its rows, likely too narrow.
   double sum_sq = 0;
+  int steps = 0;
   for (const auto& r : evidence_) {
-    const double e = EvidenceModel(r, *catalog_.find(r.gpu)).total_s(c.fit.params) / r.total_s - 1;
+    if (!is_step(r)) continue;
+    const auto spec = c.fit.rates.apply(*catalog_.find(r.gpu));
+    const double e = EvidenceModel(r, spec).total_s(c.fit.params) / r.total_s - 1;
     sum_sq += e * e;
+    ++steps;
+    if (steps == 1) c.model = r.model;
   }
-  c.fallback_sigma_rel = std::sqrt(sum_sq / static_cast<double>(evidence_.size()));
+  c.fallback_sigma_rel = std::sqrt(sum_sq / static_cast<double>(steps));
   c.tensor_evidence_gpus = gpus_with_evidence(evidence_, catalog_, true);
   c.fp32_evidence_gpus = gpus_with_evidence(evidence_, catalog_, false);
-  c.model = evidence_.front().model;
+  c.evidence = &evidence_;
   for (const auto& [key, fit] : measured_) {
     if (catalog_.find(key.first) && catalog_.find(key.first)->sm_count > 0) {
       c.model = fit.costs.model;
@@ -466,6 +361,12 @@ const TransferContext& Pipeline::transfer_context() {
   notes_.push_back(fmt::format("kernel-class transfer fitted on {} rows of {} GPUs ({}): {}",
                                c.fit.rows, c.fit.fitted_on.size(), fmt::join(c.fit.fitted_on, ", "),
                                params_text(p)));
+  notes_.push_back(fmt::format(
+      "kernel-class transfer: sustained fraction of the datasheet's fp32 peak per architecture "
+      "class (torch.mm throughput, each GPU one vote): {}; of the 16-bit tensor peak: {}; of the "
+      "TF32 peak: {}",
+      c.fit.rates.classes_text(MatrixUnit::kFp32), c.fit.rates.classes_text(MatrixUnit::kTensor16),
+      c.fit.rates.classes_text(MatrixUnit::kTf32)));
   if (c.law.gpus == 0) {
     notes_.push_back(fmt::format(
         "kernel-class transfer: fewer than 3 GPUs with evidence, none can be held out: how far its "
@@ -539,6 +440,12 @@ DeviceCosts Pipeline::transfer(const Key& key) {
   DeviceCosts c;
   if (same) {
     c = RegimeTransfer::same_units_entry(*spec, p, *same);
+  } else if (own && (p == Regime::kTf32 || own->costs.precision == Regime::kTf32)) {
+    // Into or out of tf32: the kernel-class model moves the device's own measurement (the
+    // layer-level roofline was checked between fp32 and 16-bit only: transfer_entry.h).
+    c = own_measurement_moved(*spec, p, measured_costs_.at({spec->id, own->costs.precision}),
+                              transfer_context());
+    kernel_class_regimes_.insert(p);
   } else if (own) {
     c = regime_transfer().entry(*spec, p, *own);
   } else {
@@ -548,36 +455,28 @@ DeviceCosts Pipeline::transfer(const Key& key) {
   const costmodel::MemoryEstimate mem = estimate_memory(c.model, p);
   c.memory_fixed_bytes = mem.fixed_bytes;
   c.memory_per_sample_bytes = mem.per_sample_bytes;
-  // Host-side costs belong to the node: the device's own measured ones (fp32 first), else a donor.
-  auto twin = measured_.end();
-  for (auto it = measured_.begin(); it != measured_.end(); ++it) {
-    if (it->first.first == spec->id && it->second.host_costs_known &&
-        (twin == measured_.end() || it->first.second == Regime::kFp32))
-      twin = it;
-  }
-  const HostCosts host = twin != measured_.end()
-                             ? host_of(twin->second, "measured " + spec->id + " " +
-                                                         costmodel::to_string(twin->first.second))
-                             : donor(spec->id, p);
+  // Host-side costs belong to the node, from a stated source (host_costs.h).
+  const HostCosts host = hosts().of(spec->id, p, notes_);
   take_host_costs(host, c);
   c.derived_from += "; memory first-principles estimate";
-  set_transfer_spreads(c);
+  set_transfer_spreads(c, host);
   return c;
 }
 
 // Node spread and step noise of a transferred entry: the pooled node spread (the device's own
-// when nothing is pooled) and the median step noise of the measured devices the clusters hold
-// (cluster_measured: the shipped H100 profiles' lent VM is no node of a cluster).
-void Pipeline::set_transfer_spreads(DeviceCosts& c) const {
+// when nothing is pooled); the step noise of the host its host-side costs come from (a host's:
+// its loader, its CPU), the median over every measured device's where that host is first
+// principles. Nothing here depends on which other clusters are calibrated alongside.
+void Pipeline::set_transfer_spreads(DeviceCosts& c, const HostCosts& host) const {
   std::optional<double> own;
   for (const auto& [key, s] : spreads_) {
     if (key.first == c.device && s.node_spread_rel) own = s.node_spread_rel;
   }
   const auto [spread, spread_from] = node_spread(own, pooled_.node_rel);
-  const std::set<std::string> nodes = cluster_measured();
   std::vector<double> noise, whole;
   for (const auto& [key, s] : spreads_) {
-    if (!nodes.empty() && !nodes.count(key.first)) continue;
+    const bool of_host = std::find(host.keys.begin(), host.keys.end(), key) != host.keys.end();
+    if (!host.keys.empty() && !of_host) continue;
     noise.push_back(s.step_noise_rel);
     if (s.step_spread_rel) whole.push_back(*s.step_spread_rel);
   }
@@ -585,24 +484,30 @@ void Pipeline::set_transfer_spreads(DeviceCosts& c) const {
   c.step_noise_rel = noise.empty() ? 0.0 : costmodel::median(noise);
   c.step_spread_rel = whole.empty() ? 0.0 : costmodel::median(whole);
   c.launch_spread_rel = launch_spread_or_prior(pooled_);
-  c.uncertainty_from += fmt::format(
-      "; node spread {:.2f} % ({}); launch spread {:.2f} %; step noise: median of the measured "
-      "devices'",
-      100 * spread, spread_from, 100 * c.launch_spread_rel);
+  c.uncertainty_from +=
+      fmt::format("; node spread {:.2f} % ({}); launch spread {:.2f} %; step noise: {}",
+                  100 * spread, spread_from, 100 * c.launch_spread_rel,
+                  host.keys.empty() ? std::string("median of the measured devices'")
+                                    : "its host's (" + host.from + ")");
 }
 
 }  // namespace
 
 Calibration calibrate(const std::vector<schema::ProfileInput>& profiles,
                       const costmodel::DeviceCatalog& catalog, const CalibrateOptions& options) {
+  std::vector<std::string> checked;
+  check_evidence(profiles, options.accept_suspect, checked);
   Pipeline pipe(profiles, catalog, options);
+  pipe.notes_.insert(pipe.notes_.begin(), checked.begin(), checked.end());
   Calibration out;
   out.costs.links = fit_links(profiles, options, pipe.notes_);
   const std::set<Key> required = pipe.required_pairs();
   std::map<Key, DeviceCosts> devices;
   for (auto& [key, fit] : pipe.measured_) {
     DeviceCosts c = fit.costs;
-    if (!fit.host_costs_known) take_host_costs(pipe.donor(key.first, key.second), c);
+    if (!fit.host_costs_known) {
+      take_host_costs(pipe.hosts().of(key.first, key.second, pipe.notes_), c);
+    }
     pipe.set_measured_uncertainty(key, c);
     devices[key] = c;
   }

@@ -11,8 +11,11 @@
 //      tensor-core evidence); else anchored on a same-chip sibling ("sibling") where one was
 //      measured, else by the kernel-class model alone ("transferred") (transfer_entry.h), each
 //      with the measurement and the range it rests on;
-//   5. give devices without host-side costs (transfers, compute-only imports) those of a measured
-//      device of the same cluster (else the median of all measured devices).
+//   0. check the profiles before use (evidence_check.h): superseded ones and ones whose host
+//      phases dwarf their compute are refused, disagreeing ones named;
+//   5. give devices without host-side costs (transfers, compute-only imports) those of their own
+//      measurement, else of a measured device of their cluster, else of the hosts their cluster
+//      names, else first principles (0) (docs/cost-model.md section 5).
 #pragma once
 
 #include <optional>
@@ -47,6 +50,8 @@ struct CalibrateOptions {
   // nothing that belongs to a node (host-side costs, step noise, the regime transfer's
   // rooflines) to other devices, as a measured device no cluster holds lends nothing.
   std::set<std::string> measured_off_cluster;
+  // Use profiles the evidence check refuses (evidence_check.h), each named in a warning.
+  bool accept_suspect = false;
 };
 
 struct Calibration {
@@ -56,8 +61,9 @@ struct Calibration {
   double pooled_node_spread_rel = 0;      // 0 when no device type has two profiles
 };
 
-// Throws schema::InputError for inconsistent profiles and std::invalid_argument for a device a
-// cluster uses that neither gpus.json nor the cluster file describes.
+// Throws schema::InputError for inconsistent profiles, std::invalid_argument for a device a
+// cluster uses that neither gpus.json nor the cluster file describes, and for profiles the
+// evidence check refuses (evidence_check.h) unless options.accept_suspect.
 Calibration calibrate(const std::vector<schema::ProfileInput>& profiles,
                       const costmodel::DeviceCatalog& catalog, const CalibrateOptions& options);
 

@@ -8,6 +8,7 @@
 #include <regex>
 #include <tuple>
 
+#include "calibrate/sustained_rates.h"
 #include "costmodel/gpu_transfer.h"
 #include "costmodel/statistics.h"
 
@@ -16,7 +17,15 @@ namespace vitsim::calibrate {
 using costmodel::Regime;
 
 const char* to_string(EvidenceKind k) {
-  return k == EvidenceKind::kTraining ? "training" : "forward only";
+  switch (k) {
+    case EvidenceKind::kTraining:
+      return "training";
+    case EvidenceKind::kForwardOnly:
+      return "forward only";
+    case EvidenceKind::kGemm:
+      return "GEMM throughput";
+  }
+  return "?";
 }
 
 std::vector<GpuEvidence> evidence_from_profiles(const std::vector<schema::ProfileInput>& profiles,
@@ -208,9 +217,14 @@ bool is_aitemplate_table(const schema::CsvTable& t) {
   return t.has_column("latency_ms");
 }
 
+bool is_timm_table(const schema::CsvTable& t) {
+  return t.has_column("samples_per_sec");
+}
+
 std::vector<GpuEvidence> evidence_from_public_table(const schema::CsvTable& t,
                                                     const costmodel::DeviceCatalog& catalog,
                                                     const costmodel::ViTConfig& model) {
+  if (is_gemm_table(t)) return evidence_from_gemm_table(t, catalog);
   return is_aitemplate_table(t) ? evidence_from_aitemplate(t, catalog, model)
                                 : evidence_from_timm(t, catalog, model);
 }
@@ -220,7 +234,7 @@ std::vector<const costmodel::DeviceSpec*> gpus_with_evidence(
   std::map<std::string, const costmodel::DeviceSpec*> out;
   for (const auto& r : rows) {
     const auto* spec = catalog.find(r.gpu);
-    if (spec && spec->tensor_math(r.regime) == tensor) out[spec->id] = spec;
+    if (spec && is_step(r) && spec->tensor_math(r.regime) == tensor) out[spec->id] = spec;
   }
   std::vector<const costmodel::DeviceSpec*> v;
   for (const auto& [id, spec] : out) v.push_back(spec);

@@ -25,7 +25,10 @@
 
 namespace vitsim::calibrate {
 
-enum class EvidenceKind { kTraining, kForwardOnly };
+// kGemm: one large torch.mm's throughput (sustained_rates.h): kernel-level evidence of a GPU's
+// matrix units, not a step of the model; the fit reads it as the GPU's sustained rate, no row of
+// the fit's objective and none of the leave-one-GPU-out table.
+enum class EvidenceKind { kTraining, kForwardOnly, kGemm };
 const char* to_string(EvidenceKind k);
 
 struct GpuEvidence {
@@ -41,9 +44,15 @@ struct GpuEvidence {
   double optimizer_s = 0;
   double total_s = 0;  // the row's time: forward + backward + optimizer, or the forward alone
   double optimizer_bytes_per_parameter = 0;  // of the optimizer the measurement ran
+  double gemm_flop_per_s = 0;                // kGemm rows: the product's measured rate
   std::string source;       // "profile", "timm training", "timm inference": what a weight splits
   std::string description;  // where exactly it comes from (file, versions)
 };
+
+// A row of a step of the model (training or forward), not a GEMM's throughput.
+inline bool is_step(const GpuEvidence& e) {
+  return e.kind != EvidenceKind::kGemm;
+}
 
 // Rows of every profile group (device, regime) whose device is a GPU of `catalog` (an SM count:
 // emulated CPU devices are no GPU evidence). Profiles measured with PyTorch/LibTorch >= 2 (every
@@ -77,13 +86,16 @@ std::vector<GpuEvidence> evidence_from_aitemplate(const schema::CsvTable& table,
 // Whether `table` is AITemplate's (it has a latency_ms column; timm's tables have
 // samples_per_sec): forward rows only, so no training row for a regime transfer's eta_c.
 bool is_aitemplate_table(const schema::CsvTable& table);
+// Whether `table` is timm's (a samples_per_sec column): the only kind with training rows.
+bool is_timm_table(const schema::CsvTable& table);
 
-// A public table of either kind: AITemplate's or timm's.
+// A public table of any kind: AITemplate's, timm's, or a GEMM throughput table
+// (sustained_rates.h: is_gemm_table).
 std::vector<GpuEvidence> evidence_from_public_table(const schema::CsvTable& table,
                                                     const costmodel::DeviceCatalog& catalog,
                                                     const costmodel::ViTConfig& model);
 
-// The GPUs with a row whose matrix work runs on tensor cores (`tensor`) or on the fp32 units:
+// The GPUs with a step row whose matrix work runs on tensor cores (`tensor`) or on the fp32 units:
 // the nearest measured GPU of a transfer is looked for among those of its own units (an RTX
 // 4090's AMP rows say nothing about its fp32 units). In id order.
 std::vector<const costmodel::DeviceSpec*> gpus_with_evidence(

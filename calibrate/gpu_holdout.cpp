@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "calibrate/sustained_rates.h"
 #include "costmodel/statistics.h"
 #include "costmodel/uncertainty.h"
 
@@ -24,9 +25,20 @@ std::vector<GpuEvidence> without(const std::vector<GpuEvidence>& rows,
   return out;
 }
 
+// Every GPU with a row (GEMM throughput rows included: a sibling's leave with it).
 std::set<std::string> gpus_of(const std::vector<GpuEvidence>& rows) {
   std::set<std::string> out;
   for (const auto& r : rows) out.insert(r.gpu);
+  return out;
+}
+
+// The GPUs with a step row: those held out in turn (a GPU with GEMM throughput rows alone has no
+// step to predict).
+std::set<std::string> step_gpus_of(const std::vector<GpuEvidence>& rows) {
+  std::set<std::string> out;
+  for (const auto& r : rows) {
+    if (is_step(r)) out.insert(r.gpu);
+  }
   return out;
 }
 
@@ -70,9 +82,10 @@ Held hold_out(const std::vector<GpuEvidence>& rows, const std::string& gpu,
   h.gpu.params = fit.params;
   std::map<costmodel::Regime, std::pair<double, int>> per_regime;  // sum of squares, rows
   double sum_sq = 0;
+  const costmodel::DeviceSpec sustained = fit.rates.apply(spec);
   for (const auto& r : rows) {
-    if (r.gpu != gpu) continue;
-    const double p = EvidenceModel(r, spec).total_s(fit.params);
+    if (r.gpu != gpu || !is_step(r)) continue;
+    const double p = EvidenceModel(r, sustained).total_s(fit.params);
     h.predicted.push_back({r, p});
     const double e = (p - r.total_s) / r.total_s;
     sum_sq += e * e;
@@ -94,7 +107,7 @@ Held hold_out(const std::vector<GpuEvidence>& rows, const std::string& gpu,
 // The range law from holding out each GPU of `rows` in turn.
 RangeLaw law_of(const std::vector<GpuEvidence>& rows, const costmodel::DeviceCatalog& catalog) {
   std::vector<std::pair<double, double>> points;
-  const std::set<std::string> gpus = gpus_of(rows);
+  const std::set<std::string> gpus = step_gpus_of(rows);
   if (gpus.size() < 3) return {};
   for (const auto& g : gpus) {
     const Held h = hold_out(rows, g, catalog);
@@ -112,9 +125,9 @@ GpuHoldout leave_one_gpu_out(const std::vector<GpuEvidence>& all,
   out.options = options;
   std::vector<GpuEvidence> rows;
   for (const auto& r : all) {
-    if (!options.training_only || r.kind == EvidenceKind::kTraining) rows.push_back(r);
+    if (!options.training_only || r.kind != EvidenceKind::kForwardOnly) rows.push_back(r);
   }
-  const std::set<std::string> gpus = gpus_of(rows);
+  const std::set<std::string> gpus = step_gpus_of(rows);
   if (gpus.size() < 2) return out;
   const double z = costmodel::normal_quantile(0.9);
   std::vector<std::pair<double, double>> points;
@@ -134,7 +147,12 @@ GpuHoldout leave_one_gpu_out(const std::vector<GpuEvidence>& all,
       const Nearest near = nearest_left(*catalog.find(g), r.regime, rest, catalog);
       row.nearest = near.gpu;
       row.distance = near.distance;
-      row.sigma_rel = nested.gpus > 0 ? nested.sigma_rel(near.distance) : 0;
+      // No GPU of its class left with a step on the same matrix units: the widened range
+      // calibrate attaches to such a transfer (RangeLaw::unevidenced_sigma_rel).
+      row.widened = !class_has_step_evidence(rest, catalog, *catalog.find(g), r.regime);
+      row.sigma_rel = nested.gpus == 0 ? 0
+                      : row.widened    ? nested.unevidenced_sigma_rel(near.distance)
+                                       : nested.sigma_rel(near.distance);
       row.half_width_rel = z * std::hypot(row.sigma_rel, options.node_spread_rel);
       row.inside = nested.gpus > 0 && std::fabs(r.total_s / p - 1) <= row.half_width_rel;
       out.inside += row.inside;
@@ -155,8 +173,9 @@ std::string format_gpu_holdout(const GpuHoldout& h, const std::string& title) {
   s += "| --- | --- | ---: | --- | ---: | ---: | ---: | --- | --- | --- |\n";
   for (const auto& r : h.rows) {
     const GpuEvidence& e = r.evidence;
-    const std::string range =
-        r.sigma_rel > 0 ? fmt::format("+-{:.0f} %", 100 * r.half_width_rel) : "none";
+    const std::string range = r.sigma_rel > 0 ? fmt::format("+-{:.0f} %{}", 100 * r.half_width_rel,
+                                                            r.widened ? " (wide)" : "")
+                                              : "none";
     s += fmt::format(
         "| {} | {} | {} | {} | {:.4f} | {:.4f} | {:+.1f} % | {} ({:.2f}) | {} | {} |\n", e.gpu,
         costmodel::to_string(e.regime), e.micro_batch, e.description, e.total_s, r.predicted_s,
@@ -172,8 +191,10 @@ std::string format_gpu_holdout(const GpuHoldout& h, const std::string& title) {
                      100 * g.rms_error_rel, g.nearest, g.distance, params_text(g.params));
   }
   s += fmt::format(
-      "range law over {} held-out (GPU, regime) groups: sigma = {:.1f} % + {:.1f} % x distance\n",
-      h.law.gpus, 100 * h.law.base_rel, 100 * h.law.per_distance_rel);
+      "range law over {} held-out (GPU, regime) groups: sigma = {:.1f} % + {:.1f} % x distance; "
+      "widest miss {:.1f} % (the sigma of a \"(wide)\" range: no GPU of the held-out GPU's "
+      "architecture class left with a step on the same matrix units)\n",
+      h.law.gpus, 100 * h.law.base_rel, 100 * h.law.per_distance_rel, 100 * h.law.worst_rel);
   return s;
 }
 

@@ -7,7 +7,11 @@
 // takes no part in its own range): with GPU g held out, every other GPU h is held out of the fit
 // without g as well, its RMS error set against its distance to the nearest GPU left, and the
 // range law fitted on those points (transfer_range.h) gives g's sigma at g's distance; the
-// interval is predicted x (1 -+ z(0.9) hypot(sigma, node spread)), node spread as calibrate's.
+// interval is predicted x (1 -+ z(0.9) hypot(sigma, node spread)), node spread as calibrate's;
+// where no GPU of the held-out GPU's architecture class is left with a step measured on the same
+// matrix units, sigma is at least the nested law's widest miss (RangeLaw::unevidenced_sigma_rel),
+// as calibrate widens such a transfer. GEMM throughput rows (kGemm) leave with their GPU and its
+// siblings but are no rows of the table.
 // The law calibrate attaches to transferred costs is the one over all held-out GPUs.
 #pragma once
 
@@ -27,6 +31,7 @@ struct HeldOutRow {
   std::string nearest;   // nearest GPU left in the fit
   double distance = 0;
   double sigma_rel = 0;       // the nested range law at `distance` (0 when it has no law)
+  bool widened = false;       // its class has no step on its matrix units left: the wide sigma
   double half_width_rel = 0;  // z(0.9) x hypot(sigma, node spread)
   bool inside = false;
 };

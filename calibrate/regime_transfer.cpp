@@ -139,7 +139,7 @@ const DeviceFit* RegimeTransfer::twin(const std::string& device) const {
 const DeviceFit* RegimeTransfer::same_units_twin(const costmodel::DeviceSpec& spec,
                                                  Regime p) const {
   const auto half = costmodel::math_type(p);
-  if (half == costmodel::MathType::kFp32) return nullptr;
+  if (half == costmodel::MathType::kFp32 || half == costmodel::MathType::kTf32) return nullptr;
   const Regime other =
       costmodel::is_amp(p)
           ? (half == costmodel::MathType::kFp16 ? Regime::kAmpBf16 : Regime::kAmpFp16)

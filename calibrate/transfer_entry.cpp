@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "calibrate/sustained_rates.h"
 #include "calibrate/transfer_costs.h"
 #include "costmodel/layer_graph.h"
 
@@ -51,8 +52,23 @@ double anchor_distance(const costmodel::DeviceSpec& anchor, Regime anchor_regime
   return std::sqrt(peak * peak + bw * bw + gen * gen);
 }
 
-double model_sigma(const TransferContext& c, double distance) {
-  return c.law.gpus > 0 ? c.law.sigma_rel(distance) : c.fallback_sigma_rel;
+// Whether no GPU of `spec`'s class has a step on the units `regime` runs on: the widened range.
+bool unevidenced(const costmodel::DeviceSpec& spec, Regime regime, const TransferContext& c) {
+  return c.evidence != nullptr && !class_has_step_evidence(*c.evidence, *c.catalog, spec, regime);
+}
+
+double model_sigma(const TransferContext& c, double distance, bool wide) {
+  if (c.law.gpus == 0) return c.fallback_sigma_rel;
+  return wide ? c.law.unevidenced_sigma_rel(distance) : c.law.sigma_rel(distance);
+}
+
+// Why the range is what it is, where it was widened (said in the entry's summary: a warning).
+std::string wide_text(const costmodel::DeviceSpec& spec, Regime regime, const TransferContext& c) {
+  const std::string klass = spec.arch_class.empty() ? "no class" : "class " + spec.arch_class;
+  return fmt::format(
+      "; WIDE: no GPU of {} has a step measured in {} on its {} units, so the range is the widest "
+      "miss of the leave-one-GPU-out check ({:.0f} %)",
+      klass, costmodel::to_string(regime), to_string(unit_of(spec, regime)), 100 * c.law.worst_rel);
 }
 
 std::string law_text(const TransferContext& c) {
@@ -90,13 +106,18 @@ const costmodel::DeviceCosts* transfer_anchor(const costmodel::DeviceSpec& spec,
 
 namespace {
 
+// `anchor` (a same-chip sibling's measurement, or the device's own in another regime) moved to
+// `spec` in `regime` by the kernel-class model's ratio.
 costmodel::DeviceCosts anchored_entry(const costmodel::DeviceSpec& spec, Regime regime,
                                       const costmodel::DeviceCosts& anchor,
                                       const TransferContext& c) {
   const costmodel::DeviceSpec& aspec = *c.catalog->find(anchor.device);
+  const bool own = aspec.id == spec.id;
+  const costmodel::DeviceSpec sustained_anchor = c.fit.rates.apply(aspec);
+  const costmodel::DeviceSpec sustained = c.fit.rates.apply(spec);
   const costmodel::TransferParams& p = c.fit.params;
-  costmodel::DeviceCosts out = anchored_layer_costs(anchor, aspec, spec, regime, p);
-  out.source = costmodel::CostSource::kSibling;
+  costmodel::DeviceCosts out = anchored_layer_costs(anchor, sustained_anchor, sustained, regime, p);
+  out.source = own ? costmodel::CostSource::kTransferred : costmodel::CostSource::kSibling;
   // The optimizer step is memory traffic: the anchor's, scaled by the two regimes' bytes and the
   // two devices' bandwidths (costmodel::optimizer_step_bytes_per_parameter).
   const double scale = costmodel::optimizer_step_bytes_per_parameter(regime) /
@@ -110,35 +131,40 @@ costmodel::DeviceCosts anchored_entry(const costmodel::DeviceSpec& spec, Regime 
   // applies to the moved part only, |ln ratio| of it (at most all of it).
   const int64_t b =
       anchor.micro_batches.empty() ? 64 : anchor.micro_batches[anchor.micro_batches.size() / 2];
-  const double ratio = model_layers_time_s(spec, regime, p, anchor.model, b) /
-                       model_layers_time_s(aspec, anchor.precision, p, anchor.model, b);
+  const double ratio = model_layers_time_s(sustained, regime, p, anchor.model, b) /
+                       model_layers_time_s(sustained_anchor, anchor.precision, p, anchor.model, b);
   const double moved = std::min(1.0, std::fabs(std::log(ratio)));
   const double d = anchor_distance(aspec, anchor.precision, spec, regime);
-  const double sigma = model_sigma(c, d);
+  // Moved onto units no GPU of the class has a step measured on (tf32 anywhere): widened.
+  const bool wide = (own || anchor.precision != regime) && unevidenced(spec, regime, c);
+  const double sigma = model_sigma(c, d, wide);
   out.uncertainty_rel = std::hypot(anchor.uncertainty_rel, moved * sigma);
   const std::string what =
-      fmt::format("sibling of the measured {} {} (same {} chip, {} SMs)", aspec.id,
-                  costmodel::to_string(anchor.precision), spec.chip, spec.sm_count);
+      own ? fmt::format("its own measured {} moved to {}", costmodel::to_string(anchor.precision),
+                        costmodel::to_string(regime))
+          : fmt::format("sibling of the measured {} {} (same {} chip, {} SMs)", aspec.id,
+                        costmodel::to_string(anchor.precision), spec.chip, spec.sm_count);
   out.derived_from = fmt::format(
       "{}: its layer times and optimizer moved by the kernel-class model's ratio (x{:.3f} at "
-      "micro-batch {}; {} GB/s against {} GB/s; model {}; fitted on {})",
+      "micro-batch {}; {} GB/s against {} GB/s; sustained rates: {}; model {}; fitted on {})",
       what, ratio, b, spec.memory_bandwidth_bytes_per_s / 1e9,
-      aspec.memory_bandwidth_bytes_per_s / 1e9, params_text(p), fmt::join(c.fit.fitted_on, ", "));
+      aspec.memory_bandwidth_bytes_per_s / 1e9, c.fit.rates.describe(spec), params_text(p),
+      fmt::join(c.fit.fitted_on, ", "));
   out.uncertainty_from = fmt::format(
       "systematic = hypot(the anchor's {:.2f} %, {:.2f} of the step moved x {:.2f} % at distance "
       "{:.2f} by the {})",
       100 * anchor.uncertainty_rel, moved, 100 * sigma, d, law_text(c));
   out.transfer_summary = fmt::format(
       "{}, moved by the kernel-class model (x{:.2f} at micro-batch {}); uncertainty "
-      "{:.0f} %",
-      what, ratio, b, 100 * out.uncertainty_rel);
+      "{:.0f} %{}",
+      what, ratio, b, 100 * out.uncertainty_rel, wide ? wide_text(spec, regime, c) : "");
   return out;
 }
 
 costmodel::DeviceCosts model_entry(const costmodel::DeviceSpec& spec, Regime regime,
                                    const TransferContext& c) {
   const costmodel::TransferParams& p = c.fit.params;
-  costmodel::DeviceCosts out = model_layer_costs(spec, regime, p, c.model);
+  costmodel::DeviceCosts out = model_layer_costs(c.fit.rates.apply(spec), regime, p, c.model);
   const double params = static_cast<double>(costmodel::build_layer_graph(c.model).parameters());
   out.optimizer.per_unit_s =
       costmodel::optimizer_time_s(params, costmodel::optimizer_step_bytes_per_parameter(regime),
@@ -158,23 +184,25 @@ costmodel::DeviceCosts model_entry(const costmodel::DeviceSpec& spec, Regime reg
   }
   const bool own_rows = others.size() < evidence.size();
   const Nearest near = nearest_gpu(spec, regime, others);
-  const double sigma = model_sigma(c, near.distance);
+  const bool wide = unevidenced(spec, regime, c);
+  const double sigma = model_sigma(c, near.distance, wide);
   out.uncertainty_rel = sigma;
   out.derived_from = fmt::format(
-      "kernel-class model from the {} datasheet ({:.1f} TFLOP/s {}, {:.0f} GB/s, {} SMs): {}; "
-      "fitted on {}",
+      "kernel-class model from the {} datasheet ({:.1f} TFLOP/s {}, {:.0f} GB/s, {} SMs) at its "
+      "sustained rates ({}): {}; fitted on {} (the launch floor: the fit's launch cost, set by "
+      "the rows whose passes are dispatch-bound, on their own hosts)",
       spec.id, spec.matrix_peak_flop_per_s(regime) / 1e12, costmodel::to_string(regime),
-      spec.memory_bandwidth_bytes_per_s / 1e9, spec.sm_count, params_text(p),
-      fmt::join(c.fit.fitted_on, ", "));
+      spec.memory_bandwidth_bytes_per_s / 1e9, spec.sm_count, c.fit.rates.describe(spec),
+      params_text(p), fmt::join(c.fit.fitted_on, ", "));
   out.uncertainty_from = fmt::format(
       "systematic = {:.2f} % at distance {:.2f} to the nearest GPU with evidence ({}) "
       "by the {}",
       100 * sigma, near.distance, near.gpu, law_text(c));
   out.transfer_summary = fmt::format(
       "transferred by the kernel-class model fitted on {} GPUs{}; nearest measured GPU {} "
-      "(distance {:.2f}); uncertainty {:.0f} %",
+      "(distance {:.2f}); uncertainty {:.0f} %{}",
       c.fit.fitted_on.size(), own_rows ? " (its own public benchmark rows among them)" : "",
-      near.gpu, near.distance, 100 * sigma);
+      near.gpu, near.distance, 100 * sigma, wide ? wide_text(spec, regime, c) : "");
   return out;
 }
 
@@ -184,6 +212,12 @@ costmodel::DeviceCosts transferred_entry(const costmodel::DeviceSpec& spec, Regi
                                          const TransferContext& c) {
   const costmodel::DeviceCosts* anchor = transfer_anchor(spec, regime, c);
   return anchor ? anchored_entry(spec, regime, *anchor, c) : model_entry(spec, regime, c);
+}
+
+costmodel::DeviceCosts own_measurement_moved(const costmodel::DeviceSpec& spec, Regime regime,
+                                             const costmodel::DeviceCosts& own,
+                                             const TransferContext& c) {
+  return anchored_entry(spec, regime, own, c);
 }
 
 }  // namespace vitsim::calibrate

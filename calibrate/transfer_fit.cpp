@@ -67,7 +67,7 @@ double logit(double p) {
   return std::log(p / (1 - p));
 }
 
-// Each GPU one vote, split evenly over its sources, then over the source's rows.
+// Each GPU one vote, split evenly over its sources, then over the source's rows (step rows only).
 std::vector<double> row_weights(const std::vector<GpuEvidence>& rows) {
   std::map<std::string, std::map<std::string, int>> count;
   for (const auto& r : rows) count[r.gpu][r.source] += 1;
@@ -126,18 +126,26 @@ std::string params_text(const TransferParams& p) {
       p.tile_overhead_cycles, p.optimizer_efficiency);
 }
 
-TransferFit fit_transfer(const std::vector<GpuEvidence>& rows,
+TransferFit fit_transfer(const std::vector<GpuEvidence>& all,
                          const costmodel::DeviceCatalog& catalog) {
-  if (rows.empty()) throw std::invalid_argument("transfer fit: no GPU evidence");
+  for (const auto& r : all) {
+    if (!catalog.find(r.gpu))
+      throw std::invalid_argument("transfer fit: GPU '" + r.gpu + "' not in the catalog");
+  }
+  const SustainedRates rates(all, catalog);
+  std::vector<GpuEvidence> rows;
+  for (const auto& r : all) {
+    if (is_step(r)) rows.push_back(r);
+  }
+  if (rows.empty()) throw std::invalid_argument("transfer fit: no GPU evidence of a step");
   std::vector<EvidenceModel> models;
   std::set<std::string> gpus;
   for (const auto& r : rows) {
-    const auto* spec = catalog.find(r.gpu);
-    if (!spec) throw std::invalid_argument("transfer fit: GPU '" + r.gpu + "' not in the catalog");
-    models.emplace_back(r, *spec);
+    models.emplace_back(r, rates.apply(*catalog.find(r.gpu)));
     gpus.insert(r.gpu);
   }
   const std::vector<double> w = row_weights(rows);
+  // The optimizer streams memory: datasheet bandwidth, no matrix rate in it.
   const double eta_opt = fit_optimizer_efficiency(rows, catalog);
   auto objective = [&](const std::vector<double>& x) {
     const TransferParams p = params_of(x, eta_opt);
@@ -175,6 +183,7 @@ TransferFit fit_transfer(const std::vector<GpuEvidence>& rows,
   }
   TransferFit fit;
   fit.params = params_of(best.x, eta_opt);
+  fit.rates = rates;
   fit.fitted_on.assign(gpus.begin(), gpus.end());
   fit.rows = static_cast<int>(rows.size());
   fit.objective = best.value;

@@ -14,6 +14,10 @@
 //   - the tiles' fixed cost c_tile (gpu_transfer.h) fitted with them, under a weak prior of the
 //     same kind (kTileOverheadPriorCycles): only GPUs whose SMs multiply fast (the H100, H200,
 //     A100) see it, and without one of them it is the prior.
+// Every GPU runs at its sustained matrix rates (sustained_rates.h: large torch.mm throughput of
+// its own, of its same-chip siblings or of its architecture class, against the datasheet), so
+// the efficiencies are what ViT's GEMMs in eager PyTorch reach of those rates; the kGemm rows
+// set the rates and are no rows of the objective.
 // No efficiency may exceed 1 (they are fitted in logit space).
 #pragma once
 
@@ -21,6 +25,7 @@
 #include <vector>
 
 #include "calibrate/gpu_evidence.h"
+#include "calibrate/sustained_rates.h"
 #include "costmodel/device_spec.h"
 #include "costmodel/gpu_transfer.h"
 
@@ -30,6 +35,8 @@ namespace vitsim::calibrate {
 // eager dispatcher adds a few more per operator (docs/cost-model.md section 4 cites both).
 inline constexpr double kLaunchPriorS = 10e-6;
 inline constexpr double kLaunchPriorSpread = 3.0;  // one sigma: a factor of 3 either way
+// A ten-thousandth of one GPU's vote: a tie-breaker that keeps the cost finite where no row is
+// dispatch-bound, never a pull against rows that measure it (docs/cost-model.md section 4).
 inline constexpr double kLaunchPriorWeight = 1e-4;
 // First-principles tile cost: before its first product a GEMM tile waits one trip to device
 // memory through the operand pipeline (~500-700 cycles on Volta to Hopper, Jia et al.'s
@@ -64,6 +71,7 @@ class EvidenceModel {
 
 struct TransferFit {
   costmodel::TransferParams params;
+  SustainedRates rates;                // from the kGemm rows: the specs the params apply to
   std::vector<std::string> fitted_on;  // GPUs with evidence, in id order
   int rows = 0;
   double objective = 0;
@@ -73,7 +81,7 @@ struct TransferFit {
 // 0.334": the fitted parameters as every report prints them.
 std::string params_text(const costmodel::TransferParams& p);
 
-// Throws std::invalid_argument without rows, or for a row whose GPU the catalog lacks.
+// Throws std::invalid_argument without step rows, or for a row whose GPU the catalog lacks.
 TransferFit fit_transfer(const std::vector<GpuEvidence>& rows,
                          const costmodel::DeviceCatalog& catalog);
 

@@ -1,6 +1,7 @@
 // Distances between GPUs and the range law of transferred costs (see transfer_range.h).
 #include "calibrate/transfer_range.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -60,6 +61,7 @@ RangeLaw fit_range_law(const std::vector<std::pair<double, double>>& points) {
   }
   law.base_rel = a;
   law.per_distance_rel = b;
+  for (const auto& [d, e] : points) law.worst_rel = std::max(law.worst_rel, e);
   return law;
 }
 

@@ -34,7 +34,16 @@ struct RangeLaw {
   double base_rel = 0;
   double per_distance_rel = 0;
   int gpus = 0;  // held-out (GPU, regime) points it was fitted on; 0 = no law (fewer than 2)
+  // The largest RMS error of any held-out (GPU, regime) point: the widest miss the transfer made
+  // on a GPU it had not seen.
+  double worst_rel = 0;
   double sigma_rel(double distance) const { return base_rel + per_distance_rel * distance; }
+  // Where no GPU of the target's architecture class has a step measured on the same matrix units
+  // (docs/uncertainty.md, "Transferred compute"): the law's sigma, at least that widest miss.
+  double unevidenced_sigma_rel(double distance) const {
+    const double s = sigma_rel(distance);
+    return s > worst_rel ? s : worst_rel;
+  }
 };
 
 // points: (distance to the nearest GPU in the fit, RMS relative error) per held-out GPU.

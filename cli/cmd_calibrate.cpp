@@ -67,11 +67,11 @@ int cmd_calibrate(int argc, char** argv) {
       "device/precision the clusters use by the kernel-class transfer (docs/cost-model.md).",
       "vitsim calibrate"};
   std::vector<std::string> inputs, clusters;
-  std::string out, precisions = "fp32,amp-fp16,amp-bf16,ds-fp16,ds-bf16",
+  std::string out, precisions = "fp32,amp-fp16,amp-bf16,ds-fp16,ds-bf16,tf32",
                    gpus_path = schema::default_gpus_path();
   const std::string bench = std::string(VITSIM_SOURCE_DIR) + "/data/public-benchmarks/";
   std::string timm = bench + "timm_train_benchmarks.csv," + bench + "timm_infer_benchmarks.csv," +
-                     bench + "vit_inference_aitemplate_a100.csv";
+                     bench + "vit_inference_aitemplate_a100.csv," + bench + "gemm_throughput.csv";
   app.add_option("profiles", inputs, "profile JSON files (vitsim-train, import-deepspeed)")
       ->required()
       ->check(CLI::ExistingFile);
@@ -82,11 +82,16 @@ int cmd_calibrate(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--gpus", gpus_path, "device catalog")->capture_default_str();
   app.add_option("--tensor-evidence", timm,
-                 "public benchmark CSVs, comma-separated: timm's (training and inference rows) "
-                 "and AITemplate's PyTorch baseline (a latency_ms column): GPU evidence of the "
-                 "kernel-class transfer besides the profiles, and timm's training rows' "
+                 "public benchmark CSVs, comma-separated: timm's (training and inference rows), "
+                 "AITemplate's PyTorch baseline (a latency_ms column) and GEMM throughput tables "
+                 "(dtype and tflops columns: each GPU's sustained matrix rate): GPU evidence of "
+                 "the kernel-class transfer besides the profiles, and timm's training rows' "
                  "tensor-core efficiency for a regime transfer's fp16/bf16 (\"\" = none)")
       ->capture_default_str();
+  bool accept_suspect = false;
+  app.add_flag("--accept-suspect", accept_suspect,
+               "use profiles the evidence check refuses (superseded ones, ones whose host phases "
+               "exceed their compute), each named in a warning (docs/calibration.md)");
   return clikit::run_app(app, argc, argv, [&] {
     clikit::refuse_repeated_files(inputs, "profiles");
     clikit::refuse_repeated_files(clusters, "--clusters");
@@ -94,6 +99,7 @@ int cmd_calibrate(int argc, char** argv) {
     std::vector<schema::ProfileInput> profiles;
     for (const auto& f : inputs) profiles.push_back({f, schema::read_profile(f)});
     calibrate::CalibrateOptions opt;
+    opt.accept_suspect = accept_suspect;
     opt.precisions = clikit::parse_list<costmodel::Regime>(precisions, "precisions",
                                                            costmodel::parse_regime, true);
     for (const auto& f : clusters) opt.clusters.push_back(schema::read_cluster(f));
@@ -107,7 +113,7 @@ int cmd_calibrate(int argc, char** argv) {
       auto rows = calibrate::evidence_from_public_table(table, catalog, *with_model->profile.model);
       opt.public_evidence.insert(opt.public_evidence.end(), rows.begin(), rows.end());
       // The regime transfer's eta_c: the first table with training rows of the model.
-      if (!opt.tensor_evidence && !calibrate::is_aitemplate_table(table))
+      if (!opt.tensor_evidence && calibrate::is_timm_table(table))
         opt.tensor_evidence =
             calibrate::tensor_efficiency_from_timm(table, catalog, *with_model->profile.model);
     }

@@ -97,7 +97,7 @@ int cmd_model(int argc, char** argv) {
                "list the kernels of one training step as eager PyTorch/LibTorch launches them "
                "(the kernel-class transfer's inventory, docs/cost-model.md section 4)");
   app.add_option("--precision", precision,
-                 "with --kernels: fp32, amp-fp16, amp-bf16, ds-fp16, ds-bf16")
+                 "with --kernels: fp32, amp-fp16, amp-bf16, ds-fp16, ds-bf16, tf32")
       ->capture_default_str();
   app.add_option("--micro-batch", micro_batch, "with --kernels: samples per GPU")
       ->capture_default_str();

@@ -14,6 +14,8 @@ double DeviceSpec::matrix_peak_flop_per_s(Regime p) const {
       return fp16_tensor_peak_flop_per_s > 0 ? fp16_tensor_peak_flop_per_s : fp32_peak_flop_per_s;
     case MathType::kBf16:
       return bf16_tensor_peak_flop_per_s;
+    case MathType::kTf32:
+      return tf32_tensor_peak_flop_per_s;
   }
   return 0;
 }
@@ -26,6 +28,8 @@ bool DeviceSpec::tensor_math(Regime p) const {
       return fp16_tensor_peak_flop_per_s > 0;
     case MathType::kBf16:
       return bf16_tensor_peak_flop_per_s > 0;
+    case MathType::kTf32:
+      return tf32_tensor_peak_flop_per_s > 0;
   }
   return false;
 }

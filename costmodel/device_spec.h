@@ -27,15 +27,19 @@ struct DeviceSpec {
   double boost_clock_hz = 0;  // the datasheet's boost clock
   double l2_cache_bytes = 0;  // L2 cache
   int64_t launch_year = 0;    // the product's launch year (generation distance of a transfer)
-  std::string source;         // datasheet / whitepaper the row comes from
+  // Architecture class: die family and market ("datacenter", "geforce", "inference-70w", ...;
+  // docs/cost-model.md section 4, "Architecture classes"): a GPU without kernel-level evidence of
+  // its own takes its class's. "" = none stated.
+  std::string arch_class;
+  std::string source;  // datasheet / whitepaper the row comes from
 
   // Peak FLOP/s for matrix work in this regime's math type: fp32 -> fp32 peak; fp16 -> tensor peak
   // where the device has tensor cores, else the fp32 peak (Pascal: AMP gives no speedup); bf16 ->
-  // bf16 tensor peak (0 where unsupported).
+  // bf16 tensor peak (0 where unsupported); tf32 -> TF32 tensor peak (0 before Ampere: no TF32).
   double matrix_peak_flop_per_s(Regime p) const;
   bool supports(Regime p) const { return matrix_peak_flop_per_s(p) > 0; }
-  // Whether this regime's matrix work runs on tensor cores (fp16/bf16 with a tensor peak), not on
-  // the fp32 units: the two have separate efficiencies in the transfer.
+  // Whether this regime's matrix work runs on tensor cores (fp16/bf16/tf32 with a tensor peak),
+  // not on the fp32 units: the two have separate efficiencies in the transfer.
   bool tensor_math(Regime p) const;
   // Same die and the same compute units enabled (docs/cost-model.md section 4, "Siblings"): H100
   // SXM and H200, the A100 variants. Needs both chips and SM counts known.

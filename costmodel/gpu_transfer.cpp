@@ -55,15 +55,20 @@ KernelWay balanced_gemm(double flop, double bytes, int64_t rows, int64_t cols,
   return w;
 }
 
+Regime attention_regime(Regime regime) {
+  return regime == Regime::kTf32 ? Regime::kFp32 : regime;
+}
+
 PassLoad pass_load(const std::vector<Kernel>& kernels, const DeviceSpec& spec, Regime regime) {
   const double peak = spec.matrix_peak_flop_per_s(regime);
+  const Regime attention = attention_regime(regime);
+  const double attention_peak = spec.matrix_peak_flop_per_s(attention);
   const double bandwidth = spec.memory_bandwidth_bytes_per_s;
-  if (!(peak > 0) || !(bandwidth > 0)) {
+  if (!(peak > 0) || !(attention_peak > 0) || !(bandwidth > 0)) {
     throw std::invalid_argument("device " + spec.id + " has no datasheet peak or bandwidth for " +
                                 to_string(regime));
   }
   PassLoad load;
-  load.tensor = spec.tensor_math(regime);
   const double per_cycle = spec.boost_clock_hz > 0 ? 1.0 / spec.boost_clock_hz : 0.0;
   for (const auto& k : kernels) {
     KernelLoad l;
@@ -71,11 +76,13 @@ PassLoad pass_load(const std::vector<Kernel>& kernels, const DeviceSpec& spec, R
     if (k.cls == KernelClass::kMatrix) {
       const double wave = gemm_wave_factor(k.rows, k.cols, spec.sm_count);
       l.matrix_s = k.flop * wave / peak;
+      l.tensor = spec.tensor_math(regime);
       l.tile_s_per_cycle =
           static_cast<double>(gemm_waves(k.rows, k.cols, spec.sm_count)) * per_cycle;
       if (wave > 1.0) l.balanced = balanced_gemm(k.flop, k.bytes, k.rows, k.cols, spec, peak);
     } else if (k.cls == KernelClass::kAttention) {
-      l.matrix_s = k.flop * wave_factor(k.blocks, spec.sm_count) / peak;
+      l.matrix_s = k.flop * wave_factor(k.blocks, spec.sm_count) / attention_peak;
+      l.tensor = spec.tensor_math(attention);
       l.tile_s_per_cycle = static_cast<double>(waves(k.blocks, spec.sm_count)) * per_cycle;
     }
     load.kernels.push_back(l);
@@ -84,15 +91,16 @@ PassLoad pass_load(const std::vector<Kernel>& kernels, const DeviceSpec& spec, R
 }
 
 PassTime pass_time(const PassLoad& load, const TransferParams& p) {
-  const double eta = load.tensor ? p.tensor_matrix_efficiency : p.fp32_matrix_efficiency;
-  auto way_s = [&](const KernelWay& k) {
+  auto way_s = [&](const KernelWay& k, bool tensor) {
+    const double eta = tensor ? p.tensor_matrix_efficiency : p.fp32_matrix_efficiency;
     const double matrix_s =
         k.matrix_s > 0 ? k.matrix_s / eta + k.tile_s_per_cycle * p.tile_overhead_cycles : 0.0;
     return std::max(matrix_s, k.memory_s / p.memory_efficiency);
   };
   PassTime t;
   for (const auto& k : load.kernels)
-    t.gpu_s += k.balanced ? std::min(way_s(k), way_s(*k.balanced)) : way_s(k);
+    t.gpu_s += k.balanced ? std::min(way_s(k, k.tensor), way_s(*k.balanced, k.tensor))
+                          : way_s(k, k.tensor);
   t.dispatch_s = load.launches() * p.launch_s;
   return t;
 }

@@ -6,8 +6,9 @@
 //   attention  max(FLOP x wave(blocks, SMs) / (eta_mat x peak) + waves x c_tile / clock,
 //                  bytes / (eta_mem x bandwidth))
 //   memory     bytes / (eta_mem x bandwidth)
-// with peak the regime's matrix peak (tensor cores for fp16/bf16 where the datasheet has them,
-// else the fp32 units) and eta_mat that unit's efficiency; c_tile the cycles each wave of output
+// with peak the regime's matrix peak (tensor cores for fp16/bf16/tf32 where the datasheet has
+// them, else the fp32 units; in tf32 the fused attention keeps fp32's kernel: allow_tf32 switches
+// cuBLAS and cuDNN only) and eta_mat that unit's efficiency; c_tile the cycles each wave of output
 // tiles spends outside its multiply-accumulate loop (filling the operand pipeline before the
 // first product, writing the tile after the last), at the datasheet's boost clock: a fixed cost
 // per tile that is small where an SM's matrix units are slow (a GeForce card's 512 FP32-accumulate
@@ -65,6 +66,7 @@ struct KernelWay {
 // balanced way (stream-K): the library is taken to run whichever is faster (pass_time).
 struct KernelLoad : KernelWay {
   std::optional<KernelWay> balanced;
+  bool tensor = false;  // matrix work on tensor cores (tensor_matrix_efficiency applies)
 };
 // Stream-K (Osama et al., PPoPP'23; cuBLAS 12 and CUTLASS 3 on Hopper): the GEMM's multiply-add
 // iterations are divided evenly over the SMs, each SM running a contiguous range that spans whole
@@ -75,10 +77,13 @@ KernelWay balanced_gemm(double flop, double bytes, int64_t rows, int64_t cols,
                         const DeviceSpec& spec, double peak_flop_per_s);
 struct PassLoad {
   std::vector<KernelLoad> kernels;
-  bool tensor = false;  // matrix work on tensor cores (tensor_matrix_efficiency applies)
   double launches() const { return static_cast<double>(kernels.size()); }
 };
 PassLoad pass_load(const std::vector<Kernel>& kernels, const DeviceSpec& spec, Regime regime);
+// The regime whose matrix units the fused attention runs on: tf32's attention is fp32's
+// (PyTorch's scaled_dot_product_attention picks its kernel by dtype; allow_tf32 does not reach
+// it), every other regime's its own.
+Regime attention_regime(Regime regime);
 
 struct PassTime {
   double gpu_s = 0;       // the kernels, one after the other

@@ -2,10 +2,14 @@
 // docs/cost-model.md, section 4, "The kernel inventory").
 //
 // Element sizes (bytes) per regime:
-//   a  GEMM operands and outputs, attention, GELU: 4 in fp32, 2 in every 16-bit regime;
-//   x  the residual stream and LayerNorm (autocast runs layer_norm in fp32): 4 in fp32 and
+//   a  GEMM operands and outputs, attention, GELU: 4 in fp32 and tf32, 2 in every 16-bit regime
+//      (costmodel::activation_element_bytes);
+//   x  the residual stream and LayerNorm (autocast runs layer_norm in fp32): 4 in fp32, tf32 and
 //      amp-*, 2 in ds-* (the whole model is 16-bit);
-//   w  a weight as its GEMM reads it: 4 in fp32, 2 otherwise (autocast's cast copy, ds-*'s own).
+//   w  a weight as its GEMM reads it: 4 in fp32 and tf32, 2 otherwise (autocast's cast copy,
+//      ds-*'s own).
+// tf32 launches fp32's kernels: allow_tf32 changes how cuBLAS and cuDNN multiply, not which
+// kernels run or what they move.
 // Under autocast (amp-*) every linear layer casts its fp32 weight and bias to 16 bits (one kernel
 // each, forward: read 4 + write 2 bytes per parameter) and its fp32 input (LayerNorm's output);
 // backward casts each 16-bit gradient back to fp32 the same way.
@@ -45,9 +49,9 @@ class Pass {
   Pass(const ViTConfig& c, Regime r, int64_t b, bool backward)
       : amp_(is_amp(r)),
         weight_cast_(weight_cast_bytes_per_parameter(r, backward)),
-        a_(r == Regime::kFp32 ? 4.0 : 2.0),
+        a_(activation_element_bytes(r)),
         x_(is_deepspeed(r) ? 2.0 : 4.0),
-        w_(r == Regime::kFp32 ? 4.0 : 2.0),
+        w_(activation_element_bytes(r)),
         b_(b),
         tokens_(b * c.tokens()),
         c_(c) {}

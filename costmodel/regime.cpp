@@ -39,6 +39,8 @@ MathType math_type(Regime r) {
     case Regime::kDsBf16:
     case Regime::kDsBf16AllreduceFp32:
       return MathType::kBf16;
+    case Regime::kTf32:
+      return MathType::kTf32;
   }
   return MathType::kFp32;
 }
@@ -67,7 +69,7 @@ Regime deepspeed_regime(MathType half, bool fp32_allreduce) {
 }
 
 int activation_element_bytes(Regime r) {
-  return r == Regime::kFp32 ? kFp32Bytes : kHalfBytes;
+  return r == Regime::kFp32 || r == Regime::kTf32 ? kFp32Bytes : kHalfBytes;
 }
 
 int gradient_bytes_per_parameter(Regime r) {
@@ -88,6 +90,7 @@ double optimizer_step_bytes_per_parameter(Regime r) {
   constexpr double kAdamW = 7 * kFp32Bytes;  // read w, g, m, v; write w, m, v
   switch (r) {
     case Regime::kFp32:
+    case Regime::kTf32:
     case Regime::kAmpBf16:
       return kAdamW;
     case Regime::kAmpFp16:

@@ -6,7 +6,10 @@
 //   ds-bf16    type, fp32 master weights and optimizer states (FP16_Optimizer / BF16_Optimizer);
 //   ds-fp16-allreduce-fp32, ds-bf16-allreduce-fp32
 //              the same with DeepSpeed's "communication_data_type": "fp32" (or fp32_allreduce):
-//              gradients travel as fp32.
+//              gradients travel as fp32;
+//   tf32       fp32 weights, activations, gradients, all-reduce and optimizer, with the matmuls
+//              (cuBLAS) and convolutions (cuDNN) on TF32 tensor cores: PyTorch's
+//              allow_tf32 / set_float32_matmul_precision("high"); Ampere and later only.
 // Every rule that depends on the regime lives here or in memory.h, once: the bytes on the wire,
 // the matrix datatype, activation bytes, the optimizer step's memory traffic and the autocast
 // weight casts. A bare "fp16"/"bf16" is refused with a hint naming both readings.
@@ -26,10 +29,12 @@ enum class Regime {
   kDsBf16,
   kDsFp16AllreduceFp32,
   kDsBf16AllreduceFp32,
+  kTf32,  // last: the order of the others (and of everything keyed by them) is kept
 };
 
-// The 16-bit datatype the matrix units run in (kFp32 for the fp32 regime).
-enum class MathType { kFp32, kFp16, kBf16 };
+// The datatype the matrix units run in: fp32 on the fp32 units, the 16-bit types or TF32 on
+// tensor cores.
+enum class MathType { kFp32, kFp16, kBf16, kTf32 };
 
 // Every regime's name, in enum order: parser, option help and error hints read it.
 inline constexpr EnumName<Regime> kRegimeNames[] = {
@@ -40,6 +45,7 @@ inline constexpr EnumName<Regime> kRegimeNames[] = {
     {Regime::kDsBf16, "ds-bf16"},
     {Regime::kDsFp16AllreduceFp32, "ds-fp16-allreduce-fp32"},
     {Regime::kDsBf16AllreduceFp32, "ds-bf16-allreduce-fp32"},
+    {Regime::kTf32, "tf32"},
 };
 
 // A name of kRegimeNames; throws std::invalid_argument otherwise. "fp16" and "bf16" alone are
@@ -63,11 +69,12 @@ Regime deepspeed_regime(MathType half, bool fp32_allreduce);
 inline constexpr int kFp32Bytes = 4;
 inline constexpr int kHalfBytes = 2;
 
-// Bytes of one activation element kept for backward and moved by element-wise kernels: 4 for
-// fp32, 2 otherwise.
+// Bytes of one activation element kept for backward and moved by element-wise kernels, and of a
+// GEMM's operands: 4 for fp32 and tf32 (TF32 rounds inside the tensor core; its operands stay
+// fp32 in memory), 2 otherwise.
 int activation_element_bytes(Regime r);
-// Bytes of one parameter's gradient as it travels in the all-reduce: 4 for fp32 and amp-* (fp32
-// gradients), 2 for ds-fp16/ds-bf16, 4 for the allreduce-fp32 variants. The one home of this
+// Bytes of one parameter's gradient as it travels in the all-reduce: 4 for fp32, tf32 and amp-*
+// (fp32 gradients), 2 for ds-fp16/ds-bf16, 4 for the allreduce-fp32 variants. The one home of this
 // rule: layer graph, buckets, memory and the DeepSpeed import all ask here.
 int gradient_bytes_per_parameter(Regime r);
 // Bytes of one parameter's gradient as it sits in param.grad: 4 for fp32 and amp-*, 2 for ds-*.
@@ -76,11 +83,11 @@ int gradient_storage_bytes_per_parameter(Regime r);
 int weight_bytes_per_parameter(Regime r);
 
 // Memory traffic of one AdamW optimizer step per parameter, all its kernels together
-// (docs/cost-model.md, "Optimizer step per regime"): 28 for fp32 and amp-bf16 (AdamW reads weight,
-// gradient and two moments, writes weight and two moments, all fp32), 36 for amp-fp16 (GradScaler
-// unscales the fp32 gradients in place: +8), 42 for ds-fp16 (overflow check reading the fp16
-// gradients +2, fp16->fp32 gradient copy +6, fp32->fp16 weight copy +6), 40 for ds-bf16 (no loss
-// scaling: no overflow check).
+// (docs/cost-model.md, "Optimizer step per regime"): 28 for fp32, tf32 and amp-bf16 (AdamW reads
+// weight, gradient and two moments, writes weight and two moments, all fp32), 36 for amp-fp16
+// (GradScaler unscales the fp32 gradients in place: +8), 42 for ds-fp16 (overflow check reading the
+// fp16 gradients +2, fp16->fp32 gradient copy +6, fp32->fp16 weight copy +6), 40 for ds-bf16 (no
+// loss scaling: no overflow check).
 double optimizer_step_bytes_per_parameter(Regime r);
 // Extra memory traffic per parameter and pass from autocast's weight casts (amp-* only): forward
 // reads each fp32 weight and writes its 16-bit copy (6 B); backward converts the 16-bit weight

@@ -220,7 +220,7 @@ int64_t node_gpu_count(const NodeSpec& node) {
 ClusterSpec read_cluster(const Node& root) {
   expect_cluster_schema(root);
   root.expect_keys({"schema", "schema_version", "context", "name", "description", "devices",
-                    "nodes", "network", "host_sets"});
+                    "nodes", "network", "host_sets", "host_costs_from"});
   if (root.has("context")) read_context(root);
   ClusterSpec c;
   c.file = root.file();
@@ -252,6 +252,13 @@ ClusterSpec read_cluster(const Node& root) {
   }
   c.network = read_network(root["network"]);
   if (auto hs = root.get("host_sets")) read_host_sets(*hs, c, hosts);
+  if (auto h = root.get("host_costs_from")) {
+    h->expect_keys({"devices", "why"});
+    for (const Node& d : (*h)["devices"].items_nonempty()) c.host_costs_from.push_back(d.string());
+    c.host_costs_why = (*h)["why"].string();
+    if (c.host_costs_why.empty())
+      (*h)["why"].fail("why these hosts are like this cluster's nodes", "an empty string");
+  }
   return c;
 }
 
@@ -293,6 +300,8 @@ Json write_cluster_json(const ClusterSpec& c) {
     net["spines"] = c.network.spines;
   }
   doc["network"] = net;
+  if (!c.host_costs_from.empty())
+    doc["host_costs_from"] = {{"devices", c.host_costs_from}, {"why", c.host_costs_why}};
   if (!c.host_sets.empty()) {
     Json sets = Json::object();
     for (const auto& [ranks, names] : c.host_sets) sets[std::to_string(ranks)] = names;

@@ -78,6 +78,12 @@ struct ClusterSpec {
   NetworkSpec network;
   // Default hosts for a rank count, e.g. {"2": ["tesla1", "tesla2"]} (the study's host sets).
   std::map<int64_t, std::vector<std::string>> host_sets;
+  // Where the host-side costs of its devices come from when neither the device nor another device
+  // of this cluster was measured (docs/cost-model.md section 5): devices whose measurements were
+  // taken on hosts and software like this cluster's nodes ("host_costs_from": {"devices": [...],
+  // "why": "..."}). Empty: first principles.
+  std::vector<std::string> host_costs_from;
+  std::string host_costs_why;
   std::string file;  // path it was read from
 };
 

@@ -41,7 +41,7 @@ costmodel::DeviceSpec read_device_spec(const Node& n) {
                  "fp32_peak_flop_per_s", "fp16_tensor_peak_flop_per_s",
                  "bf16_tensor_peak_flop_per_s", "tf32_tensor_peak_flop_per_s",
                  "memory_bandwidth_bytes_per_s", "memory_bytes", "tdp_w", "chip", "sm_count",
-                 "boost_clock_hz", "l2_cache_bytes", "launch_year", "source"});
+                 "boost_clock_hz", "l2_cache_bytes", "launch_year", "arch_class", "source"});
   costmodel::DeviceSpec d;
   d.id = n["id"].string();
   if (!is_valid_id(d.id)) {
@@ -68,6 +68,7 @@ costmodel::DeviceSpec read_device_spec(const Node& n) {
   d.boost_clock_hz = optional_within(n, "boost_clock_hz", costmodel::kClockHz);
   d.l2_cache_bytes = optional_within(n, "l2_cache_bytes", costmodel::kBytesOrZero);
   if (auto v = n.get("launch_year")) d.launch_year = v->count(costmodel::kLaunchYear);
+  d.arch_class = optional_string(n, "arch_class");
   d.source = optional_string(n, "source");
   return d;
 }
@@ -92,6 +93,7 @@ Json write_device_spec(const costmodel::DeviceSpec& d) {
   if (d.boost_clock_hz > 0) j["boost_clock_hz"] = d.boost_clock_hz;
   if (d.l2_cache_bytes > 0) j["l2_cache_bytes"] = d.l2_cache_bytes;
   if (d.launch_year > 0) j["launch_year"] = d.launch_year;
+  if (!d.arch_class.empty()) j["arch_class"] = d.arch_class;
   return j;
 }
 

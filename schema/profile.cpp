@@ -164,7 +164,7 @@ Profile read_profile(const Node& root) {
   // The schema first: a wrong file type should say so, not complain about its keys.
   root.expect_schema(kProfileSchema, kProfileVersion, kPreRegimeVersion);
   root.expect_keys({"schema", "schema_version", "context", "device", "device_name", "source",
-                    "precision", "model", "compute", "allreduce"});
+                    "precision", "model", "compute", "allreduce", "superseded"});
   Profile p;
   p.context = read_context(root);
   p.device = root["device"].string();
@@ -173,6 +173,12 @@ Profile read_profile(const Node& root) {
   p.source = read_named(root["source"], costmodel::kCostSourceNames,
                         {costmodel::CostSource::kMeasured, costmodel::CostSource::kImported});
   p.precision = read_regime(root["precision"]);
+  if (auto s = root.get("superseded")) {
+    p.superseded = s->string();
+    if (p.superseded.empty())
+      s->fail("what replaces this measurement and why", "an empty string",
+              "leave the key out of a current profile");
+  }
   if (auto m = root.get("model")) p.model = read_model(*m);
   const Node compute = root["compute"];
   const auto compute_items = compute.items();
@@ -273,6 +279,7 @@ Json write_profile_json(const Profile& p) {
   for (const auto& m : p.compute) j["compute"].push_back(write_micro_batch(m));
   j["allreduce"] = Json::array();
   for (const auto& a : p.allreduce) j["allreduce"].push_back(write_allreduce(a));
+  if (!p.superseded.empty()) j["superseded"] = p.superseded;
   return j;
 }
 

@@ -112,6 +112,10 @@ struct Profile {
   std::optional<costmodel::ViTConfig> model;  // absent for allreduce-only profiles
   std::vector<MicroBatchProfile> compute;     // one entry per micro-batch
   std::vector<AllreduceProfile> allreduce;
+  // Set (optional key "superseded") when a later measurement replaces this one: what replaces it
+  // and why. Calibration refuses such a profile unless told to accept suspect evidence
+  // (docs/calibration.md, "Evidence checked before use"). Empty: current.
+  std::string superseded;
 };
 
 // A profile with the file it was read from (for provenance, derived_from, and errors).

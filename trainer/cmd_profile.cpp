@@ -36,7 +36,8 @@ int cmd_profile(int argc, char** argv) {
                  "no longer used (every timed repetition is a whole step); accepted for old "
                  "command lines");
   app.add_option("--precision", precision,
-                 "fp32 | amp-bf16 | amp-fp16 | ds-bf16 (bf16 model, fp32 master step)")
+                 "fp32 | tf32 (fp32 with TF32 matmuls; Ampere and later) | amp-bf16 | amp-fp16 | "
+                 "ds-bf16 (bf16 model, fp32 master step)")
       ->capture_default_str();
   app.add_option("--device", o.device, "cpu | cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))
@@ -64,6 +65,11 @@ int cmd_profile(int argc, char** argv) {
       if (full_steps != 0) {
         std::cerr << "vitsim-train profile: --full-steps is no longer used: every one of the "
                      "--repetitions timed repetitions is a whole training step\n";
+      }
+      if (o.precision == costmodel::Regime::kTf32 && o.device != "cuda") {
+        throw std::invalid_argument(
+            "--precision tf32 needs --device cuda (TF32 is a mode of NVIDIA's tensor cores, "
+            "Ampere and later)");
       }
       if (costmodel::math_type(o.precision) == costmodel::MathType::kFp16 && o.device != "cuda") {
         throw std::invalid_argument(

@@ -69,8 +69,9 @@ void add_options(CLI::App& app, TrainCli& t) {
       ->check(CLI::IsMember({"auto", "foreach", "fused"}))
       ->capture_default_str();
   app.add_option("--precision", t.precision,
-                 "fp32 | amp-bf16 | amp-fp16 (autocast) | ds-bf16 | ds-bf16-allreduce-fp32 "
-                 "(bf16 weights and gradients, fp32 master copy; docs/trainer.md)")
+                 "fp32 | tf32 (fp32 with TF32 matmuls; Ampere and later) | amp-bf16 | amp-fp16 "
+                 "(autocast) | ds-bf16 | ds-bf16-allreduce-fp32 (bf16 weights and gradients, fp32 "
+                 "master copy; docs/trainer.md)")
       ->capture_default_str();
   app.add_option("--data-fraction", o.data_fraction, "use the first floor(p*N) training images")
       ->capture_default_str();

@@ -25,6 +25,7 @@
 #include "trainer/multi_tensor_adamw.h"
 #include "trainer/run_context.h"
 #include "trainer/step_stats.h"
+#include "trainer/tf32_switch.h"
 #include "trainer/vit_model.h"
 
 namespace vitsim::trainer {
@@ -48,6 +49,7 @@ class Profiler {
         throw std::invalid_argument("--device cuda: no CUDA device");
       device_ = torch::Device(torch::kCUDA, 0);
     }
+    if (o.precision == costmodel::Regime::kTf32) enable_tf32(o.device);
     torch::manual_seed(o.seed);
     model_ = ViT(o.model);
     model_->to(device_);

@@ -240,6 +240,10 @@ void validate_options(const TrainOptions& o) {
   if (o.backend == "nccl" && o.device != "cuda") fail("--backend nccl needs --device cuda");
   if (o.backend == "mpi" && o.device == "cuda")
     fail("--backend mpi works on CPU tensors: use --backend nccl (or auto) with --device cuda");
+  if (o.precision == costmodel::Regime::kTf32 && o.device != "cuda")
+    fail(
+        "--precision tf32 needs --device cuda (TF32 is a mode of NVIDIA's tensor cores, Ampere "
+        "and later)");
   if (costmodel::math_type(o.precision) == costmodel::MathType::kFp16 && o.device != "cuda")
     fail(
         "--precision amp-fp16/ds-fp16: fp16 needs --device cuda (CPU autocast supports bf16 only)");

@@ -13,6 +13,7 @@
 #include "schema/json_file.h"
 #include "trainer/multi_tensor_adamw.h"
 #include "trainer/run_context.h"
+#include "trainer/tf32_switch.h"
 
 namespace vitsim::trainer {
 namespace {
@@ -58,6 +59,7 @@ Trainer::Trainer(TrainOptions options, MpiWorld& world, std::vector<std::string>
     }
     device_ = torch::Device(torch::kCUDA, world_.local_rank() % torch::cuda::device_count());
   }
+  if (options_.precision == costmodel::Regime::kTf32) enable_tf32(options_.device);
   if (options_.backend == "auto") options_.backend = options_.device == "cuda" ? "nccl" : "mpi";
 
   const CifarFormat format = detect_cifar_format(options_.data_dir);

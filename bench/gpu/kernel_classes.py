@@ -194,7 +194,8 @@ def cmd_compare(a):
     except (OSError, ValueError) as e:
         usage_error(f"--measured {a.measured}: {e}")
     spec = device_spec(a.gpus_json, a.device_id)
-    peak_key = {"fp32": "fp32_peak_flop_per_s", "amp-fp16": "fp16_tensor_peak_flop_per_s",
+    peak_key = {"fp32": "fp32_peak_flop_per_s", "tf32": "tf32_tensor_peak_flop_per_s",
+                "amp-fp16": "fp16_tensor_peak_flop_per_s",
                 "amp-bf16": "bf16_tensor_peak_flop_per_s"}
     print(f"{measured['device_name']}, {measured['torch_version']}; rates against {a.device_id}'s "
           f"datasheet (gpus.json): matrix peak per precision, {spec['memory_bandwidth_bytes_per_s'] / 1e12:.2f} TB/s\n")

@@ -4,8 +4,9 @@
 torchvision's VisionTransformer built with the sizes of a `vitsim model --json` file (for vit_b_16:
 exactly torchvision.models.vit_b_16()), one optimizer step per micro-batch on inputs already on the
 device (random images and labels: the loader is not what is compared), AdamW (lr 1e-4, PyTorch's
-default implementation), cross-entropy in fp32. Per precision (fp32; amp-bf16 and amp-fp16 =
-autocast with fp32 weights, fp16 with a GradScaler) and mode (eager; compile = torch.compile,
+default implementation), cross-entropy in fp32. Per precision (fp32, cuBLAS's matmuls in fp32;
+tf32 = fp32 with torch.backends.cuda.matmul.allow_tf32 and cudnn.allow_tf32 on; amp-bf16 and
+amp-fp16 = autocast with fp32 weights, fp16 with a GradScaler) and mode (eager; compile = torch.compile,
 default options, one compilation per micro-batch, its time reported apart), the median step time of
 the timed steps after the warm-up ones, CUDA events around each step.
 
@@ -32,7 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import matmul_peak  # noqa: E402
 import mfu  # noqa: E402
 
-PRECISIONS = ("fp32", "amp-bf16", "amp-fp16")
+PRECISIONS = ("fp32", "tf32", "amp-bf16", "amp-fp16")
 MODES = ("eager", "compile")
 
 
@@ -83,7 +84,14 @@ def step_fn(torch, model, precision, device):
         scaler = (torch.amp.GradScaler(device.type) if hasattr(torch.amp, "GradScaler")
                   else torch.cuda.amp.GradScaler())
 
+    tf32 = precision == "tf32"
+
     def step(x, y):
+        # The switches are global: set on every step, so that runs of either precision in one
+        # process each get their own (fp32's cuDNN switch is left at PyTorch's default).
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+        if tf32:
+            torch.backends.cudnn.allow_tf32 = True
         opt.zero_grad(set_to_none=True)
         amp = (torch.autocast(device_type=device.type, dtype=dtype) if dtype
                else contextlib.nullcontext())
@@ -216,7 +224,7 @@ def run_all(torch, device, a, model_doc, peaks, started):
             try:
                 r.update(one_run(torch, device, a, model_doc, mode, precision, b))
                 peak = peaks["flop_per_s"][peaks["mfu_dtype"]]
-                own = peaks["flop_per_s"].get({"fp32": "fp32", "amp-bf16": "bf16",
+                own = peaks["flop_per_s"].get({"fp32": "fp32", "tf32": "tf32", "amp-bf16": "bf16",
                                                "amp-fp16": "fp16"}[precision], peak)
                 r.update(status="ok", mfu=mfu.mfu(r["flop_per_step"], r["step_time_s"], peak),
                          mfu_own_peak=mfu.mfu(r["flop_per_step"], r["step_time_s"], own))

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # The measuring stages of scripts/gpu-session (sourced, bash): per-layer profiles, short training
 # runs, and PyTorch's own step time with MFU. Options arrive as GS_* variables; results go to
-# $GS_RES. Precisions are regimes (fp32, amp-bf16, amp-fp16, ds-bf16, ds-fp16).
+# $GS_RES. Precisions are regimes (fp32, tf32, amp-bf16, amp-fp16, ds-bf16, ds-fp16).
 
 # The name this vitsim-train gives REGIME, or nothing when it has no such mode. Trainers that
 # know the regime names take them as they are; older ones call autocast "bf16"/"fp16" and have no
@@ -129,7 +129,7 @@ stage_pytorch() {
   local regime precisions=""
   for regime in ${GS_PRECISIONS//,/ }; do
     case $regime in
-      fp32 | amp-bf16 | amp-fp16) precisions+=${precisions:+,}$regime ;;
+      fp32 | tf32 | amp-bf16 | amp-fp16) precisions+=${precisions:+,}$regime ;;
       *) gs_record "pytorch $regime" skipped 0 "no plain-PyTorch counterpart of $regime here" ;;
     esac
   done
@@ -143,6 +143,37 @@ stage_pytorch() {
     --modes "$GS_MODES" --compile-micro-batches "$GS_COMPILE_MICRO_BATCHES" --steps "$GS_STEPS" \
     --warmup "$GS_WARMUP" --device "$device" --budget-s "$((left > 1 ? left : 1))" \
     --peak-size "$GS_PEAK_SIZE" --out "$r/pytorch-$GS_DEVICE_ID-$GS_MODEL.json"
+}
+
+# TF32 against fp32 on one lent GPU in one command (docs/gpu.md, "TF32"): the sustained rate of
+# one large torch.mm per datatype at the public table's sizes (the largest of them is a row of
+# data/public-benchmarks/gemm_throughput.csv), the training step's kernels per class in fp32 and
+# tf32 (kernel_classes.py: which class TF32 moves), vitsim-train's per-layer profile of both
+# regimes, and a short tf32 training run at micro-batch 64 (its run log).
+stage_tf32() {
+  local r=$GS_RES n failed=0
+  gs_use_bundle || return 1
+  local model_json=${GS_MODEL_JSON:-$GS_BUNDLE/model/$GS_MODEL.json}
+  local device=cuda
+  [[ $GS_REHEARSE == 1 ]] && device=cpu
+  for n in 1024 2048 4096 8192 10240; do
+    GS_TAIL_LINES=3 gs_step "torch.mm n=$n" 10 --log "$r/gemm-$n.log" -- \
+      "$GS_PYTHON" "$GS_REPO/bench/gpu/matmul_peak.py" --device "$device" \
+      --dtypes fp32,tf32,fp16,bf16 --size "$n" --copy-mib 0 --out "$r/gemm-$GS_DEVICE_ID-n$n.json" ||
+      failed=$((failed + 1))
+  done
+  GS_TAIL_LINES=8 gs_step "kernel classes fp32, tf32" 40 --log "$r/kernels.log" -- \
+    "$GS_PYTHON" "$GS_REPO/bench/gpu/kernel_classes.py" measure --model-json "$model_json" \
+    --precisions fp32,tf32 --micro-batches 8,64,256 --device "$device" \
+    --out "$r/kernels-$GS_DEVICE_ID.json" || failed=$((failed + 1))
+  if [[ $GS_REHEARSE == 1 ]]; then
+    gs_record "profile and train tf32" skipped 0 "tf32 needs a GPU with TF32 (vitsim-train refuses it on a CPU)"
+    GS_PRECISIONS=fp32 stage_profile || failed=$((failed + 1))
+  else
+    GS_PRECISIONS=fp32,tf32 stage_profile || failed=$((failed + 1))
+    GS_PRECISIONS=tf32 GS_MICRO_BATCHES=64 stage_train || failed=$((failed + 1))
+  fi
+  ((failed == 0))
 }
 
 # Every stage in turn within one budget, each in its own folder of the one archive.

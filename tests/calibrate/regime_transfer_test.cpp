@@ -271,10 +271,11 @@ TEST_F(RegimeTransferTest, ADeviceMeasuredOffTheClustersNodesMovesNothing) {
 }
 
 // A device without host-side costs of its own (devD: a compute-only profile, like the P4's
-// summary) that shares no cluster with a measured device takes the host-side costs' median over
-// the measured devices the clusters hold: the epoch's and the process's start with them (the
-// medians of devA's and devC's), not 0 s.
-TEST_F(RegimeTransferTest, ADeviceWithoutAClusterPeerTakesTheMedianStarts) {
+// summary) that shares no cluster with a measured device takes those of the hosts its cluster
+// names (host_costs_from: devA's and devC's, at their median): the epoch's and the process's
+// start with them, not 0 s. Without a name, first principles: 0, and a note says so; another
+// cluster calibrated alongside lends nothing (docs/cost-model.md section 5).
+TEST_F(RegimeTransferTest, ADeviceWithoutAClusterPeerTakesTheHostsItsClusterNames) {
   const double restart[] = {0.2, 0.4}, start[] = {1.0, 3.0};
   for (size_t i = 0; i < profiles_.size(); ++i) {
     for (auto& m : profiles_[i].profile.compute) {
@@ -285,14 +286,32 @@ TEST_F(RegimeTransferTest, ADeviceWithoutAClusterPeerTakesTheMedianStarts) {
   schema::ProfileInput compute_only = synthetic_profile(catalog_.devices[2], 4);
   for (auto& m : compute_only.profile.compute) m.step_overhead_time_s = 0;
   profiles_.push_back(compute_only);
-  options_.clusters.push_back(cluster_of({"devD"}));
+  schema::ClusterSpec own = cluster_of({"devD"});
+  options_.clusters.push_back(own);
   options_.precisions = {Regime::kFp32};
-  const Calibration cal = calibrate(profiles_, catalog_, options_);
+  Calibration cal = calibrate(profiles_, catalog_, options_);
   const auto* d = cal.costs.find("devD", Regime::kFp32);
+  ASSERT_NE(d, nullptr);
+  EXPECT_DOUBLE_EQ(d->epoch_start_s, 0);
+  EXPECT_DOUBLE_EQ(d->process_start_s, 0);
+  EXPECT_DOUBLE_EQ(d->step_overhead.at(16), 0);
+  EXPECT_NE(d->derived_from.find("host-side costs from first principles"), std::string::npos)
+      << d->derived_from;
+  bool noted = false;
+  for (const auto& n : cal.notes) noted = noted || n.rfind("devD: no measured host", 0) == 0;
+  EXPECT_TRUE(noted);
+  own.host_costs_from = {"devA", "devC"};
+  own.host_costs_why = "the same software on the same CPUs";
+  options_.clusters.back() = own;
+  cal = calibrate(profiles_, catalog_, options_);
+  d = cal.costs.find("devD", Regime::kFp32);
   ASSERT_NE(d, nullptr);
   EXPECT_DOUBLE_EQ(d->epoch_start_s, 0.3);
   EXPECT_DOUBLE_EQ(d->process_start_s, 2.0);
-  EXPECT_NE(d->derived_from.find("host-side costs from median of measured"), std::string::npos)
+  EXPECT_NE(d->derived_from.find("host-side costs from the hosts cluster synthetic names (the "
+                                 "same software on the same CPUs): median of measured devA/fp32, "
+                                 "devC/fp32"),
+            std::string::npos)
       << d->derived_from;
 }
 

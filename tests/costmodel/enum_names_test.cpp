@@ -64,7 +64,7 @@ TEST(EnumNames, UnknownNamesAreRefusedListingTheTable) {
   EXPECT_EQ(spoken_list({"a", "b", "c"}), "a, b or c");
   EXPECT_EQ(regime_names(),
             "fp32, amp-fp16, amp-bf16, ds-fp16, ds-bf16, ds-fp16-allreduce-fp32, "
-            "ds-bf16-allreduce-fp32");
+            "ds-bf16-allreduce-fp32, tf32");
   // kNone is no name a user writes.
   EXPECT_STREQ(to_string(Transport::kNone), "none");
   EXPECT_THROW(parse_transport("none"), std::invalid_argument);

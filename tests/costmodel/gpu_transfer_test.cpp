@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 namespace vitsim::costmodel {
 namespace gpu_transfer_test {
 namespace {
@@ -51,6 +53,30 @@ TEST(GpuTransfer, PassTimeIsTheKernelsOrTheirLaunches) {
   // The same tensor peak for fp16 and bf16 gives the same time.
   EXPECT_EQ(pass_time(pass_load({gemm, ew}, d, Regime::kAmpFp16), p).gpu_s,
             pass_time(pass_load({gemm, ew}, d, Regime::kAmpBf16), p).gpu_s);
+}
+
+// tf32: the GEMMs on the TF32 tensor peak at the tensor efficiency; the fused attention keeps
+// fp32's kernel (allow_tf32 switches cuBLAS and cuDNN, not scaled_dot_product_attention); a GPU
+// without TF32 does not support the regime.
+TEST(GpuTransfer, Tf32RunsTheGemmsOnTensorCoresAndTheAttentionAsFp32) {
+  TransferParams p;
+  p.fp32_matrix_efficiency = 0.5;
+  p.tensor_matrix_efficiency = 0.8;
+  p.memory_efficiency = 1.0;
+  DeviceSpec d = gpu(132);
+  d.tf32_tensor_peak_flop_per_s = 50e12;
+  Kernel gemm{KernelClass::kMatrix, "g", 8e9, 1e3, 128, 128};
+  Kernel attention{KernelClass::kAttention, "a", 8e9, 1e3, 0, 0, 100};
+  // GEMM: 8e9 / (0.8 x 50e12) = 0.2 ms; attention as fp32: 8e9 / (0.5 x 10e12) = 1.6 ms.
+  EXPECT_NEAR(pass_time(pass_load({gemm}, d, Regime::kTf32), p).gpu_s, 0.2e-3, 1e-12);
+  EXPECT_NEAR(pass_time(pass_load({attention}, d, Regime::kTf32), p).gpu_s, 1.6e-3, 1e-12);
+  EXPECT_EQ(pass_time(pass_load({attention}, d, Regime::kTf32), p).gpu_s,
+            pass_time(pass_load({attention}, d, Regime::kFp32), p).gpu_s);
+  EXPECT_EQ(attention_regime(Regime::kTf32), Regime::kFp32);
+  EXPECT_EQ(attention_regime(Regime::kAmpBf16), Regime::kAmpBf16);
+  d.tf32_tensor_peak_flop_per_s = 0;  // a T4, a V100: no TF32
+  EXPECT_FALSE(d.supports(Regime::kTf32));
+  EXPECT_THROW(pass_load({gemm}, d, Regime::kTf32), std::invalid_argument);
 }
 
 TEST(GpuTransfer, EachWaveOfTilesPaysItsFixedCyclesAtTheBoostClock) {

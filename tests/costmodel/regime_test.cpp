@@ -100,6 +100,29 @@ TEST(Regime, OptimizerTrafficAndWeightCastsByHand) {
   EXPECT_EQ(weight_cast_bytes_per_parameter(Regime::kFp32, true), 0);
 }
 
+// tf32 is fp32 everywhere but in the matrix units: fp32 weights, activations, gradients on the
+// wire and in memory, the fp32 AdamW step; its GEMMs in TF32.
+TEST(Regime, Tf32IsFp32ButForItsMatmuls) {
+  EXPECT_EQ(parse_regime("tf32"), Regime::kTf32);
+  EXPECT_EQ(math_type(Regime::kTf32), MathType::kTf32);
+  EXPECT_EQ(compute_regime(Regime::kTf32), Regime::kTf32);
+  EXPECT_FALSE(is_amp(Regime::kTf32));
+  EXPECT_FALSE(is_deepspeed(Regime::kTf32));
+  const LayerGraph g = tiny();
+  EXPECT_EQ(g.gradient_bytes(Regime::kTf32), g.gradient_bytes(Regime::kFp32));
+  EXPECT_EQ(activation_element_bytes(Regime::kTf32), 4);
+  EXPECT_EQ(weight_bytes_per_parameter(Regime::kTf32), 4);
+  EXPECT_EQ(gradient_storage_bytes_per_parameter(Regime::kTf32), 4);
+  EXPECT_EQ(optimizer_step_bytes_per_parameter(Regime::kTf32), 28);
+  EXPECT_EQ(weight_cast_bytes_per_parameter(Regime::kTf32, false), 0);
+  EXPECT_EQ(parameter_bytes(Regime::kTf32, Optimizer::kAdamW).total(),
+            parameter_bytes(Regime::kFp32, Optimizer::kAdamW).total());
+  const MemoryEstimate fp32 = first_principles_memory(g, Regime::kFp32, Optimizer::kAdamW);
+  const MemoryEstimate tf32 = first_principles_memory(g, Regime::kTf32, Optimizer::kAdamW);
+  EXPECT_DOUBLE_EQ(tf32.fixed_bytes, fp32.fixed_bytes);
+  EXPECT_DOUBLE_EQ(tf32.per_sample_bytes, fp32.per_sample_bytes);
+}
+
 TEST(Regime, ComputeAndMathTypes) {
   EXPECT_EQ(compute_regime(Regime::kDsFp16AllreduceFp32), Regime::kDsFp16);
   EXPECT_EQ(compute_regime(Regime::kAmpBf16), Regime::kAmpBf16);

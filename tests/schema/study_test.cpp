@@ -29,16 +29,17 @@ TEST(Study, ReferenceStudyReads) {
   EXPECT_EQ(s.logs[0].prefix, "tesla_");
   EXPECT_EQ(s.logs[0].device, "rtx3070");
   EXPECT_EQ(s.logs[1].link_class, "vector-t4-shm");
-  EXPECT_EQ(s.precisions.size(), 5u);
+  EXPECT_EQ(s.precisions.size(), 6u);  // the five of the study, and tf32
   // The study ran DeepSpeed: its tables' "fp16" is DeepSpeed's fp16 mode.
   EXPECT_EQ(s.precision_names.at("fp16"), costmodel::Regime::kDsFp16);
   // Paths are resolved against the study's folder.
   EXPECT_EQ(s.gpus, std::string(VITSIM_SOURCE_DIR) + "/platforms/gpus.json");
   EXPECT_EQ(s.log_folder, std::string(VITSIM_SOURCE_DIR) + "/data/vit-deepspeed-study/logs");
   // The GPU evidence of the kernel-class transfer: timm's two tables, AITemplate's A100 rows,
-  // the H100 and H200 profiles (measured costs too); no evidence-only profiles since the H200's
-  // were re-measured (2026-11-28, platforms/profiles/README.md).
-  ASSERT_EQ(s.tensor_evidence.size(), 3u);
+  // the torch.mm throughput table (sustained matrix rates), the H100 and H200 profiles (measured
+  // costs too); no evidence-only profiles since the H200's were re-measured (2026-11-28,
+  // platforms/profiles/README.md).
+  ASSERT_EQ(s.tensor_evidence.size(), 4u);
   EXPECT_EQ(s.tensor_evidence[1],
             std::string(VITSIM_SOURCE_DIR) + "/data/public-benchmarks/timm_infer_benchmarks.csv");
   EXPECT_EQ(s.gpu_profiles,
@@ -59,7 +60,7 @@ TEST(Study, BadFilesNameThePlace) {
                 .find("/logs/1/prefix: expected a prefix no other rule has"),
             std::string::npos);
   EXPECT_NE(
-      error_with("\"ds-bf16\"]", "\"fp32\"]").find("/precisions/4: expected each precision once"),
+      error_with("\"tf32\"]", "\"fp32\"]").find("/precisions/5: expected each precision once"),
       std::string::npos);
   EXPECT_NE(error_with("\"train_images\"", "\"train_image\"").find("train_image"),
             std::string::npos);

@@ -64,12 +64,13 @@ TEST_F(GpuSession, UsageErrorsNameTheProblemAndExit2) {
   };
   const Case cases[] = {
       {"",
-       "gpu-session: no stage given (one of: probe, build, test, profile, train, pytorch, all)"},
+       "gpu-session: no stage given (one of: probe, build, test, profile, train, pytorch, tf32, "
+       "all)"},
       {"bake", "gpu-session: unknown stage 'bake'"},
       {"train --micro-batches 16,x", "gpu-session: --micro-batches: 'x' is not a positive integer"},
       {"train --micro-batches 0", "'0' is not a positive integer"},
       {"profile --precisions fp32,bf16",
-       "--precisions: unknown 'bf16', expected one of: fp32, amp-bf16, amp-fp16, ds-bf16, "
+       "--precisions: unknown 'bf16', expected one of: fp32, tf32, amp-bf16, amp-fp16, ds-bf16, "
        "ds-fp16 (hint: autocast is amp-bf16, DeepSpeed-style ds-bf16)"},
       {"pytorch --modes eager,jit", "--modes: unknown 'jit', expected one of: eager, compile"},
       {"train --steps", "gpu-session: --steps needs a value"},
@@ -99,7 +100,7 @@ TEST_F(GpuSession, HelpListsEveryStageAndOption) {
   const auto r = session("--help");
   EXPECT_EQ(r.exit_code, 0);
   for (const char* word :
-       {"probe", "build", "test", "profile", "train", "pytorch", "all", "--micro-batches",
+       {"probe", "build", "test", "profile", "train", "pytorch", "tf32", "all", "--micro-batches",
         "--precisions", "--steps", "--rehearse", "--budget-s", "Exit codes"}) {
     EXPECT_NE(r.output.find(word), std::string::npos) << word;
   }
@@ -107,7 +108,7 @@ TEST_F(GpuSession, HelpListsEveryStageAndOption) {
 
 TEST_F(GpuSession, StagesThatNeedAGpuSaySoAndExit3) {
   if (has_gpu()) GTEST_SKIP() << "this machine has nvidia-smi: the no-GPU path cannot be checked";
-  for (const std::string stage : {"build", "test", "profile", "train", "pytorch", "all"}) {
+  for (const std::string stage : {"build", "test", "profile", "train", "pytorch", "tf32", "all"}) {
     fs::remove_all(out_);
     const auto r =
         session(stage + " --out " + quoted(out_.string()) + " --build-dir " + quoted(build_dir()));
