@@ -1,6 +1,6 @@
 // vitsim sweep: simulate every combination of GPU counts, micro-batches, collectives, bucket sizes
 // and overlap on one cluster, or subsets of its hosts and device types; print them (table with a
-// units row, cost per epoch) and the best for a goal (sim/sweep_goal.h) with why its step takes
+// units row, cost per epoch) and the best for a goal (plan/sweep_goal.h) with why its step takes
 // what it takes. The configurations run in parallel (--jobs), or in slices on several machines
 // (--shard) whose files --merge turns into the single-machine result (docs/sweeps.md).
 #include <fmt/format.h>
@@ -20,6 +20,11 @@
 #include "clikit/suggest.h"
 #include "costmodel/buckets.h"
 #include "costmodel/layer_graph.h"
+#include "plan/subset_search.h"
+#include "plan/sweep.h"
+#include "plan/sweep_goal.h"
+#include "plan/sweep_jobs.h"
+#include "plan/sweep_shards.h"
 #include "present/answers_text.h"
 #include "present/prediction_table.h"
 #include "present/run_cost.h"
@@ -32,11 +37,6 @@
 #include "schema/transports_io.h"
 #include "sim/provenance.h"
 #include "sim/rank_plan.h"
-#include "sim/subset_search.h"
-#include "sim/sweep.h"
-#include "sim/sweep_goal.h"
-#include "sim/sweep_jobs.h"
-#include "sim/sweep_shards.h"
 
 namespace vitsim::cli {
 namespace {
@@ -88,9 +88,9 @@ void add_options(CLI::App& app, SweepArgs& a, CostArgs& cost, clikit::ModelOptio
   add_cost_options(app, cost);
 }
 
-sim::SweepSpec to_spec(const SweepArgs& a, const CostArgs& cost) {
+plan::SweepSpec to_spec(const SweepArgs& a, const CostArgs& cost) {
   const RunValues v = parse_run_options(a.run);
-  sim::SweepSpec spec;
+  plan::SweepSpec spec;
   spec.base = v.base;
   spec.gpus = v.gpus;
   if (spec.gpus.empty()) throw std::invalid_argument("--gpus needs at least one value");
@@ -98,14 +98,14 @@ sim::SweepSpec to_spec(const SweepArgs& a, const CostArgs& cost) {
   spec.collectives = v.collectives;
   spec.bucket_bytes = v.bucket_bytes;
   spec.overlaps = v.overlaps;
-  spec.goal = clikit::parse_option(a.goal.goal, "goal", sim::parse_sweep_goal);
+  spec.goal = clikit::parse_option(a.goal.goal, "goal", plan::parse_sweep_goal);
   spec.limits = parse_goal_limits(a.goal, cost.epochs);
   return spec;
 }
 
 // Overlap on and off give the same rows when one bucket holds the whole gradient: the all-reduce
 // cannot start before the backward ends. Says so, with the bucket to try.
-void overlap_note(const sim::SweepSpec& spec, const costmodel::ViTConfig& model) {
+void overlap_note(const plan::SweepSpec& spec, const costmodel::ViTConfig& model) {
   if (spec.overlaps.size() < 2) return;
   const double gradient_bytes =
       static_cast<double>(costmodel::build_layer_graph(model).gradient_bytes(spec.base.precision));
@@ -119,7 +119,7 @@ void overlap_note(const sim::SweepSpec& spec, const costmodel::ViTConfig& model)
   }
 }
 
-void print_sweep(const sim::SweepResult& r, const sim::SweepSpec& spec,
+void print_sweep(const plan::SweepResult& r, const plan::SweepSpec& spec,
                  const costmodel::ViTConfig& model) {
   const auto& all = r.predictions.configurations;
   std::cout << present::prediction_table(all);
@@ -138,7 +138,7 @@ void write_outputs(const SweepArgs& a, const schema::PredictionFile& predictions
 
 // A sweep with no best configuration answers nothing: exit 2, saying why (the skipped and the
 // notes were printed above).
-int nothing_found(const sim::SweepResult& r) {
+int nothing_found(const plan::SweepResult& r) {
   size_t asked = 0;  // simulated and asked for (not a baseline the sweep added)
   for (size_t i = 0; i < r.predictions.configurations.size(); ++i)
     asked += i >= r.requested.size() || r.requested[i] ? 1 : 0;
@@ -199,16 +199,16 @@ int merge(const SweepArgs& a, const clikit::ModelOptions& model_options,
           const std::vector<std::string>& args) {
   std::vector<schema::ShardFile> shards;
   for (const std::string& path : a.merge) shards.push_back(schema::read_shard(path));
-  const std::vector<schema::SweepEntry> entries = sim::merge_shards(shards, a.merge);
-  sim::SweepSpec spec;  // the goal and limits only: the shards hold what the sweep simulated
-  spec.goal = sim::parse_sweep_goal(shards.front().shard.goal);
+  const std::vector<schema::SweepEntry> entries = plan::merge_shards(shards, a.merge);
+  plan::SweepSpec spec;  // the goal and limits only: the shards hold what the sweep simulated
+  spec.goal = plan::parse_sweep_goal(shards.front().shard.goal);
   // A run's epochs are the shards' (their costs carry them).
   int64_t epochs = 1;
   for (const auto& e : entries)
     if (e.prediction && e.prediction->cost) epochs = e.prediction->cost->epochs;
   // The shards simulate, the merge picks: the limits on the pick are the merge's options.
   spec.limits = parse_goal_limits(a.goal, epochs);
-  sim::SweepResult r = sim::assemble_sweep(entries, spec.goal, spec.limits);
+  plan::SweepResult r = plan::assemble_sweep(entries, spec.goal, spec.limits);
   r.predictions.context = schema::make_context("vitsim", args);
   // The model the shards simulated (the digest, equal for all, covers it): validate checks it.
   const schema::Json& first = shards.front().context;
@@ -220,11 +220,11 @@ int merge(const SweepArgs& a, const clikit::ModelOptions& model_options,
   return r.pick.best < 0 ? nothing_found(r) : 0;
 }
 
-sim::SweepResult search(const SweepArgs& a, const sim::SweepSpec& spec,
-                        const schema::ClusterSpec& cluster, const costmodel::DeviceCatalog& catalog,
-                        const costmodel::ViTConfig& vit, const costmodel::CostModel& costs,
-                        const sim::SimOptions& options, const CostArgs& cost,
-                        const std::vector<std::string>& searched);
+plan::SweepResult search(const SweepArgs& a, const plan::SweepSpec& spec,
+                         const schema::ClusterSpec& cluster,
+                         const costmodel::DeviceCatalog& catalog, const costmodel::ViTConfig& vit,
+                         const costmodel::CostModel& costs, const sim::SimOptions& options,
+                         const CostArgs& cost, const std::vector<std::string>& searched);
 
 // What a shard's configurations are simulated with (not owned).
 struct ShardInputs {
@@ -236,8 +236,8 @@ struct ShardInputs {
   const std::vector<std::string>& searched;  // --devices, parsed
 };
 
-int shard(const SweepArgs& a, const sim::SweepSpec& spec, const ShardInputs& in,
-          const CostArgs& cost, const std::vector<sim::SweepItem>& items,
+int shard(const SweepArgs& a, const plan::SweepSpec& spec, const ShardInputs& in,
+          const CostArgs& cost, const std::vector<plan::SweepItem>& items,
           const std::vector<std::string>& args);
 
 int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& model_options,
@@ -245,7 +245,7 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
   if (a.input.cluster.empty())
     throw std::invalid_argument("--cluster is required (unless --merge)");
   if (a.input.costs.empty()) throw std::invalid_argument("--costs is required (unless --merge)");
-  sim::SweepSpec spec = to_spec(a, cost);
+  plan::SweepSpec spec = to_spec(a, cost);
   const schema::ClusterSpec cluster = schema::read_cluster(a.input.cluster);
   const costmodel::DeviceCatalog catalog = schema::read_gpus(a.input.gpus_json);
   const schema::CostModelFile costs = schema::read_cost_model(a.input.costs);
@@ -257,10 +257,10 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
   const std::vector<std::string> searched = clikit::parse_list<std::string>(
       a.devices, "devices", [](auto& d) { return d; }, true);
   check_price_devices(cost, cluster, searched);
-  const std::vector<sim::SweepItem> items = sim::sweep_items(spec);
-  spec.jobs = a.jobs > 0 ? a.jobs : sim::default_sweep_jobs(items, model, options);
+  const std::vector<plan::SweepItem> items = plan::sweep_items(spec);
+  spec.jobs = a.jobs > 0 ? a.jobs : plan::default_sweep_jobs(items, model, options);
   if (a.shard.empty()) {
-    sim::SweepResult r;
+    plan::SweepResult r;
     int interrupted_by = 0;
     {
       clikit::ProgressLine line(
@@ -271,7 +271,7 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
       spec.stop_requested = [&] { return stop.requested(); };
       const bool subsets = !a.hosts_from.empty() || !a.devices.empty();
       r = subsets ? search(a, spec, cluster, catalog, model, costs.costs, options, cost, searched)
-                  : sim::run_sweep(spec, cluster, catalog, model, costs.costs, options);
+                  : plan::run_sweep(spec, cluster, catalog, model, costs.costs, options);
       interrupted_by = r.interrupted ? stop.signal() : 0;
     }
     r.predictions.context =
@@ -280,8 +280,8 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
     attach_costs(r.predictions.configurations, cost, sim::merged_catalog(catalog, cluster),
                  priced_devices(searched, cluster), "vitsim sweep");
     // Cost goals need the costs just attached: pick again with them.
-    r.pick = sim::pick_best(r.predictions.configurations, r.requested, spec.goal, spec.limits);
-    r.predictions.selection = sim::to_selection(spec.goal, spec.limits);
+    r.pick = plan::pick_best(r.predictions.configurations, r.requested, spec.goal, spec.limits);
+    r.predictions.selection = plan::to_selection(spec.goal, spec.limits);
     print_sweep(r, spec, model);
     for (const auto& w : sim::unmeasured_warnings(r.predictions.configurations))
       std::cerr << "vitsim sweep: warning: " << w << "\n";
@@ -303,24 +303,24 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
 
 // --shard I/N: simulates the slice and writes the shard file, only when the slice is whole (a
 // partial shard cannot merge): interrupted, it writes nothing and exits 128 + the signal.
-int shard(const SweepArgs& a, const sim::SweepSpec& spec, const ShardInputs& in,
-          const CostArgs& cost, const std::vector<sim::SweepItem>& items,
+int shard(const SweepArgs& a, const plan::SweepSpec& spec, const ShardInputs& in,
+          const CostArgs& cost, const std::vector<plan::SweepItem>& items,
           const std::vector<std::string>& args) {
   const std::string path = !a.json_path.empty() ? a.json_path : a.out_prefix + ".json";
   if (a.json_path.empty() && a.out_prefix.empty())
     throw std::invalid_argument("--shard needs --json FILE (the shard file to merge)");
-  const sim::ShardSlice slice =
-      sim::parse_shard(a.shard, [](const char* n) { return std::getenv(n); });
+  const plan::ShardSlice slice =
+      plan::parse_shard(a.shard, [](const char* n) { return std::getenv(n); });
   schema::ShardFile shard;
   shard.shard = {slice.index,
                  slice.count,
                  static_cast<int64_t>(items.size()),
-                 sim::sweep_digest(items, spec.goal, in.model, in.options, cost_row_options(cost),
-                                   {a.input.cluster, a.input.costs, a.input.gpus_json,
-                                    a.input.transports, cost.prices}),
-                 sim::to_string(spec.goal),
+                 plan::sweep_digest(items, spec.goal, in.model, in.options, cost_row_options(cost),
+                                    {a.input.cluster, a.input.costs, a.input.gpus_json,
+                                     a.input.transports, cost.prices}),
+                 plan::to_string(spec.goal),
                  ""};  // the contents digest: written by write_shard
-  const std::vector<int64_t> indices = sim::shard_indices(shard.shard.total_configurations, slice);
+  const std::vector<int64_t> indices = plan::shard_indices(shard.shard.total_configurations, slice);
   bool interrupted = false;
   int signal = 0;
   {
@@ -328,11 +328,11 @@ int shard(const SweepArgs& a, const sim::SweepSpec& spec, const ShardInputs& in,
         "vitsim sweep", "configurations",
         clikit::parse_option(a.progress, "progress", clikit::parse_progress_mode));
     clikit::StopOnSignal stop;
-    sim::SweepContext context(in.cluster, in.catalog, in.model, in.costs, in.options);
+    plan::SweepContext context(in.cluster, in.catalog, in.model, in.costs, in.options);
     context.progress = [&](size_t done, size_t total) { line.update(done, total); };
     context.stop_requested = [&] { return stop.requested(); };
     context.interrupted = &interrupted;
-    shard.entries = sim::simulate_sweep_items(items, indices, context, spec.jobs);
+    shard.entries = plan::simulate_sweep_items(items, indices, context, spec.jobs);
     signal = interrupted ? stop.signal() : 0;
   }
   if (interrupted) {
@@ -359,7 +359,7 @@ int shard(const SweepArgs& a, const sim::SweepSpec& spec, const ShardInputs& in,
 
 // Every combination of the other lists (micro-batch, collective, bucket, overlap), each subset
 // simulated with each; labelled as the sweep labels its rows when there is more than one.
-std::vector<schema::TrainingConfig> subset_variants(const sim::SweepSpec& spec) {
+std::vector<schema::TrainingConfig> subset_variants(const plan::SweepSpec& spec) {
   std::vector<schema::TrainingConfig> out;
   for (int64_t b : spec.micro_batches)
     for (costmodel::Collective coll : spec.collectives)
@@ -378,13 +378,13 @@ std::vector<schema::TrainingConfig> subset_variants(const sim::SweepSpec& spec) 
   return out;
 }
 
-// --hosts-from / --devices: the subset and device search (sim/subset_search.h).
-sim::SweepResult search(const SweepArgs& a, const sim::SweepSpec& spec,
-                        const schema::ClusterSpec& cluster, const costmodel::DeviceCatalog& catalog,
-                        const costmodel::ViTConfig& vit, const costmodel::CostModel& costs,
-                        const sim::SimOptions& options, const CostArgs& cost,
-                        const std::vector<std::string>& searched) {
-  sim::SubsetSearch s;
+// --hosts-from / --devices: the subset and device search (plan/subset_search.h).
+plan::SweepResult search(const SweepArgs& a, const plan::SweepSpec& spec,
+                         const schema::ClusterSpec& cluster,
+                         const costmodel::DeviceCatalog& catalog, const costmodel::ViTConfig& vit,
+                         const costmodel::CostModel& costs, const sim::SimOptions& options,
+                         const CostArgs& cost, const std::vector<std::string>& searched) {
+  plan::SubsetSearch s;
   if (a.hosts_from != "all")
     s.hosts =
         clikit::parse_list<std::string>(a.hosts_from, "hosts-from", [](auto& h) { return h; });
@@ -409,12 +409,12 @@ sim::SweepResult search(const SweepArgs& a, const sim::SweepSpec& spec,
   auto attach = [&](schema::ConfigPrediction& p) {
     p.cost = present::run_cost(p, prices, devices, cost_options);
   };
-  sim::SubsetResult found = sim::search_subsets(s, cluster, catalog, vit, costs, options, attach);
+  plan::SubsetResult found = plan::search_subsets(s, cluster, catalog, vit, costs, options, attach);
   std::cout << (found.greedy ? fmt::format("greedy search (more than {} host subsets)\n",
-                                           sim::kMaxExhaustiveSubsets)
+                                           plan::kMaxExhaustiveSubsets)
                              : fmt::format("exhaustive search: {} host subset(s) per device\n",
                                            found.combinations));
-  sim::SweepResult r;
+  plan::SweepResult r;
   r.predictions = std::move(found.predictions);
   r.requested = found.requested;
   r.skipped = found.skipped;

@@ -7,9 +7,9 @@
 #include "clikit/run_app.h"
 #include "costmodel/buckets.h"
 #include "costmodel/dataset.h"
+#include "plan/sweep.h"
 #include "schema/gpus_io.h"
 #include "schema/transports_io.h"
-#include "sim/sweep.h"
 
 namespace vitsim::cli {
 namespace {
@@ -158,7 +158,7 @@ costmodel::ViTConfig resolve_model(const RunArgs& a, const clikit::ModelOptions&
 }
 
 void add_goal_options(CLI::App& app, GoalArgs& a, Values values) {
-  a.max_global_batch = sim::kDefaultMaxGlobalBatch;
+  a.max_global_batch = plan::kDefaultMaxGlobalBatch;
   if (values == Values::kList) {
     app.add_option("--goal", a.goal,
                    "fastest-epoch | best-efficiency | cheapest-epoch | best-throughput-per-dollar")
@@ -238,8 +238,8 @@ schema::PerEpochOrRun parse_budget(const std::string& text) {
   return {v, per_run};
 }
 
-sim::GoalLimits parse_goal_limits(const GoalArgs& a, int64_t epochs) {
-  sim::GoalLimits l;
+plan::GoalLimits parse_goal_limits(const GoalArgs& a, int64_t epochs) {
+  plan::GoalLimits l;
   l.min_speedup = a.min_speedup;
   l.max_global_batch = a.max_global_batch;
   l.epochs = epochs;

@@ -13,9 +13,9 @@
 
 #include "clikit/model_options.h"
 #include "costmodel/collective.h"
+#include "plan/sweep_goal.h"
 #include "schema/prediction.h"
 #include "schema/scenario.h"
-#include "sim/sweep_goal.h"
 
 namespace vitsim::cli {
 
@@ -97,7 +97,7 @@ void add_goal_options(CLI::App& app, GoalArgs& a, Values values);
 
 // The limits (`epochs`: the run's, --epochs); std::invalid_argument naming the option for a
 // deadline or budget that does not parse.
-sim::GoalLimits parse_goal_limits(const GoalArgs& a, int64_t epochs);
+plan::GoalLimits parse_goal_limits(const GoalArgs& a, int64_t epochs);
 
 // "300", "300s", "5min", "2h", "1.5d" (a bare number is seconds) with an optional "/epoch" or
 // "/run" (default: per run of --epochs epochs): the deadline.

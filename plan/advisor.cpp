@@ -1,5 +1,5 @@
 // The simulated what-ifs; see advisor.h.
-#include "sim/advisor.h"
+#include "plan/advisor.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,10 +7,10 @@
 #include <stdexcept>
 
 #include "costmodel/buckets.h"
+#include "plan/sweep_goal.h"
 #include "schema/input_error.h"
-#include "sim/sweep_goal.h"
 
-namespace vitsim::sim {
+namespace vitsim::plan {
 namespace {
 
 // One what-if before it is simulated: the changed cluster and configuration.
@@ -162,14 +162,14 @@ std::vector<Candidate> candidates(const AdviceRequest& q) {
 
 std::vector<schema::WhatIf> advise(const AdviceRequest& q, size_t keep) {
   if (q.base->out_of_memory || q.base->ranks.empty() || !(q.base->epoch_time_s > 0)) return {};
-  SimOptions options = *q.options;
+  sim::SimOptions options = *q.options;
   options.trace_path.clear();  // the base run's trace stays the only one
   std::vector<schema::WhatIf> tried;
   std::vector<schema::ConfigPrediction> predictions;
   for (const Candidate& c : candidates(q)) {
     schema::ConfigPrediction p;
     try {
-      p = predict(c.cluster, *q.catalog, *q.model, c.config, *q.costs, options);
+      p = sim::predict(c.cluster, *q.catalog, *q.model, c.config, *q.costs, options);
     } catch (const std::invalid_argument&) {
       continue;  // does not apply here (e.g. hierarchical on one GPU per node)
     } catch (const schema::InputError&) {
@@ -197,4 +197,4 @@ std::vector<schema::WhatIf> advise(const AdviceRequest& q, size_t keep) {
   return helps;
 }
 
-}  // namespace vitsim::sim
+}  // namespace vitsim::plan

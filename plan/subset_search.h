@@ -16,13 +16,13 @@
 #include "costmodel/cost_model.h"
 #include "costmodel/device_spec.h"
 #include "costmodel/vit_config.h"
+#include "plan/sweep.h"
+#include "plan/sweep_goal.h"
 #include "schema/cluster.h"
 #include "schema/prediction.h"
 #include "sim/simulator.h"
-#include "sim/sweep.h"
-#include "sim/sweep_goal.h"
 
-namespace vitsim::sim {
+namespace vitsim::plan {
 
 inline constexpr int64_t kMaxExhaustiveSubsets = 10000;
 
@@ -65,7 +65,7 @@ struct SubsetResult {
 SubsetResult search_subsets(const SubsetSearch& search, const schema::ClusterSpec& cluster,
                             const costmodel::DeviceCatalog& catalog,
                             const costmodel::ViTConfig& model, const costmodel::CostModel& costs,
-                            const SimOptions& options,
+                            const sim::SimOptions& options,
                             const std::function<void(schema::ConfigPrediction&)>& attach_cost = {});
 
-}  // namespace vitsim::sim
+}  // namespace vitsim::plan

@@ -1,5 +1,5 @@
 // Host-subset and device search; see subset_search.h.
-#include "sim/subset_search.h"
+#include "plan/subset_search.h"
 
 #include <fmt/format.h>
 
@@ -12,10 +12,10 @@
 #include "schema/input_error.h"
 #include "sim/placement.h"
 
-namespace vitsim::sim {
+namespace vitsim::plan {
 namespace {
 
-std::string class_key(const NodeInstance& n) {
+std::string class_key(const sim::NodeInstance& n) {
   std::string devices;
   for (const auto& d : n.gpu_devices) devices += (devices.empty() ? "" : "+") + d;
   const schema::NodeSpec& s = *n.spec;
@@ -82,7 +82,7 @@ struct Evaluator {
   const costmodel::DeviceCatalog& catalog;
   const costmodel::ViTConfig& model;
   const costmodel::CostModel& costs;
-  const SimOptions& options;
+  const sim::SimOptions& options;
   const std::function<void(schema::ConfigPrediction&)>& attach_cost;
   SubsetResult& out;
 
@@ -90,7 +90,7 @@ struct Evaluator {
   int run(const std::vector<int64_t>& counts) {
     const schema::TrainingConfig c = config_for(s, classes, counts, gpus_of, device);
     try {
-      schema::ConfigPrediction p = predict(cluster, catalog, model, c, costs, options);
+      schema::ConfigPrediction p = sim::predict(cluster, catalog, model, c, costs, options);
       if (attach_cost) attach_cost(p);
       out.predictions.configurations.push_back(std::move(p));
       out.requested.push_back(true);
@@ -155,8 +155,8 @@ struct Evaluator {
 
 std::vector<HostClass> host_classes(const schema::ClusterSpec& cluster,
                                     const std::vector<std::string>& hosts) {
-  const std::vector<NodeInstance> nodes = expand_nodes(cluster);
-  std::map<std::string, const NodeInstance*> by_name;
+  const std::vector<sim::NodeInstance> nodes = sim::expand_nodes(cluster);
+  std::map<std::string, const sim::NodeInstance*> by_name;
   for (const auto& n : nodes) by_name[n.host] = &n;
   std::vector<std::string> wanted = hosts;
   if (wanted.empty()) {
@@ -193,13 +193,13 @@ schema::ClusterSpec with_device(const schema::ClusterSpec& cluster, const std::s
 SubsetResult search_subsets(const SubsetSearch& s, const schema::ClusterSpec& cluster,
                             const costmodel::DeviceCatalog& catalog,
                             const costmodel::ViTConfig& model, const costmodel::CostModel& costs,
-                            const SimOptions& options,
+                            const sim::SimOptions& options,
                             const std::function<void(schema::ConfigPrediction&)>& attach_cost) {
   SubsetResult out;
   out.predictions.scenario = "subset-search";
   const std::vector<HostClass> classes = host_classes(cluster, s.hosts);
   std::map<std::string, int64_t> gpus_of;
-  for (const auto& n : expand_nodes(cluster))
+  for (const auto& n : sim::expand_nodes(cluster))
     gpus_of[n.host] = static_cast<int64_t>(n.gpu_devices.size());
   out.combinations = 1;
   for (const auto& c : classes) {
@@ -208,7 +208,7 @@ SubsetResult search_subsets(const SubsetSearch& s, const schema::ClusterSpec& cl
   }
   out.combinations -= 1;  // not the empty subset
   out.greedy = out.combinations >= s.max_exhaustive;
-  SimOptions one = options;
+  sim::SimOptions one = options;
   one.trace_path.clear();
   const std::vector<std::string> devices =
       s.devices.empty() ? std::vector<std::string>{""} : s.devices;
@@ -230,4 +230,4 @@ SubsetResult search_subsets(const SubsetSearch& s, const schema::ClusterSpec& cl
   return out;
 }
 
-}  // namespace vitsim::sim
+}  // namespace vitsim::plan

@@ -1,20 +1,20 @@
-// Host-subset search (sim/subset_search.h) on a tiny cluster whose best subset is known: two
+// Host-subset search (plan/subset_search.h) on a tiny cluster whose best subset is known: two
 // interchangeable fast nodes and one behind a slow NIC. Synthetic constant costs
 // (sim_test_support.h).
-#include "sim/subset_search.h"
+#include "plan/subset_search.h"
 
 #include <gtest/gtest.h>
 
 #include "sim_test_support.h"
 
-namespace vitsim::sim {
+namespace vitsim::plan {
 namespace subset_search_test {
 namespace {
 
-using test::constant_costs;
-using test::ring_config;
-using test::tiny_cluster;
-using test::tiny_model;
+using sim::test::constant_costs;
+using sim::test::ring_config;
+using sim::test::tiny_cluster;
+using sim::test::tiny_model;
 
 schema::ClusterSpec two_fast_one_slow() {
   auto cl = tiny_cluster(2, 1, 1.25e9, 5e-5);  // n0, n1
@@ -35,7 +35,7 @@ costmodel::CostModel costs() {
 
 SubsetResult run(const SubsetSearch& s) {
   return search_subsets(s, two_fast_one_slow(), costmodel::DeviceCatalog{}, tiny_model(), costs(),
-                        SimOptions{});
+                        sim::SimOptions{});
 }
 
 TEST(SubsetSearch, IdenticalHostsFormOneClass) {
@@ -75,4 +75,4 @@ TEST(SubsetSearch, GreedyDropsTheSlowHostFirstAndStops) {
 
 }  // namespace
 }  // namespace subset_search_test
-}  // namespace vitsim::sim
+}  // namespace vitsim::plan

@@ -1,7 +1,7 @@
 // Parallel sweep jobs: two and three jobs give the entries one job gives, in configuration order
 // (predictions equal to the last bit, skipped configurations with the same reason), and the
 // default job count is at least 1 and at most the cores.
-#include "sim/sweep_jobs.h"
+#include "plan/sweep_jobs.h"
 
 #include <gtest/gtest.h>
 
@@ -9,27 +9,27 @@
 
 #include "sim_test_support.h"
 
-namespace vitsim::sim {
+namespace vitsim::plan {
 namespace sweep_jobs_test {
 namespace {
 
-using test::constant_costs;
-using test::tiny_cluster;
-using test::tiny_model;
+using sim::test::constant_costs;
+using sim::test::tiny_cluster;
+using sim::test::tiny_model;
 
 struct Fixture {
   schema::ClusterSpec cluster = tiny_cluster(3, 2, 1.25e9, 2e-5);
   costmodel::DeviceCatalog catalog;
   costmodel::ViTConfig model = tiny_model();
   costmodel::CostModel costs;
-  SimOptions options;
+  sim::SimOptions options;
   Fixture() { costs.devices.push_back(constant_costs("testgpu", 1e-3)); }
   SweepContext context() const { return SweepContext(cluster, catalog, model, costs, options); }
 };
 
 SweepSpec spec() {
   SweepSpec s;
-  s.base = test::ring_config(1);
+  s.base = sim::test::ring_config(1);
   s.gpus = {2, 4, 5, 6};  // hierarchical on 5 GPUs over 3 nodes of 2: unequal nodes, skipped
   s.micro_batches = {4, 8};
   s.collectives = {costmodel::Collective::kRing, costmodel::Collective::kHierarchical};
@@ -84,4 +84,4 @@ TEST(SweepJobs, DefaultIsBetweenOneAndTheCores) {
 
 }  // namespace
 }  // namespace sweep_jobs_test
-}  // namespace vitsim::sim
+}  // namespace vitsim::plan

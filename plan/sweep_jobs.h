@@ -13,15 +13,15 @@
 #include <functional>
 #include <vector>
 
-#include "sim/sweep.h"
+#include "plan/sweep.h"
 
-namespace vitsim::sim {
+namespace vitsim::plan {
 
 // What every configuration of a sweep shares (not owned).
 struct SweepContext {
   SweepContext(const schema::ClusterSpec& cluster_spec, const costmodel::DeviceCatalog& devices,
                const costmodel::ViTConfig& vit, const costmodel::CostModel& cost_model,
-               const SimOptions& sim_options)
+               const sim::SimOptions& sim_options)
       : cluster(&cluster_spec),
         catalog(&devices),
         model(&vit),
@@ -31,7 +31,7 @@ struct SweepContext {
   const costmodel::DeviceCatalog* catalog = nullptr;
   const costmodel::ViTConfig* model = nullptr;
   const costmodel::CostModel* costs = nullptr;
-  const SimOptions* options = nullptr;
+  const sim::SimOptions* options = nullptr;
   // Called after each finished configuration (done, total), e.g. a progress line; may be empty.
   std::function<void(size_t, size_t)> progress;
   // Asked before each configuration (one job): true stops the sweep with what it finished. With
@@ -52,6 +52,6 @@ std::vector<schema::SweepEntry> simulate_sweep_items(const std::vector<SweepItem
 // that many of the largest configuration's simulations fit in the memory the size guard allows
 // (sim/size_guard.h); at least 1.
 int default_sweep_jobs(const std::vector<SweepItem>& items, const costmodel::ViTConfig& model,
-                       const SimOptions& options);
+                       const sim::SimOptions& options);
 
-}  // namespace vitsim::sim
+}  // namespace vitsim::plan

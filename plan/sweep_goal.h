@@ -21,7 +21,7 @@
 #include "costmodel/sweep_goal_names.h"
 #include "schema/prediction.h"
 
-namespace vitsim::sim {
+namespace vitsim::plan {
 
 // What "best" means: the goals and their names (costmodel/sweep_goal_names.h).
 using costmodel::parse_sweep_goal;
@@ -90,4 +90,4 @@ std::vector<int> pareto_front(const std::vector<schema::ConfigPrediction>& predi
 // "deadline 300 s per epoch", "budget $50 per run of 10 epochs"; empty without either.
 std::string constraints_text(const GoalLimits& limits);
 
-}  // namespace vitsim::sim
+}  // namespace vitsim::plan

@@ -1,7 +1,7 @@
 // Sweeps: every combination of GPU counts, micro-batches, collectives, bucket sizes and overlap
 // on one cluster, simulated as one scenario, and the best configuration for a goal. A sweep is a
 // list of configurations in a fixed order (sweep_items), each simulated on its own (in parallel
-// with --jobs, sim/sweep_jobs.h; or in slices on several machines, sim/sweep_shards.h), and one
+// with --jobs, plan/sweep_jobs.h; or in slices on several machines, plan/sweep_shards.h), and one
 // assembly of their results (assemble_sweep) wherever they were simulated: speed-ups and the best
 // configuration are computed on the whole set, so the output does not depend on how it was run.
 #pragma once
@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "costmodel/buckets.h"
+#include "plan/sweep_goal.h"
 #include "schema/sweep_shard_io.h"
 #include "sim/simulator.h"
-#include "sim/sweep_goal.h"
 
-namespace vitsim::sim {
+namespace vitsim::plan {
 
 struct SweepSpec {
   schema::TrainingConfig base;  // everything not swept (precision, images, placement...)
@@ -31,7 +31,7 @@ struct SweepSpec {
   std::function<void(size_t, size_t)> progress;
   // Asked before each configuration; true stops the sweep with what it finished (an interrupt).
   std::function<bool()> stop_requested;
-  // Configurations simulated at once, each in its own child process (sim/sweep_jobs.h); 1: one
+  // Configurations simulated at once, each in its own child process (plan/sweep_jobs.h); 1: one
   // after the other in this process. The output is the same for any value.
   int jobs = 1;
 };
@@ -62,7 +62,7 @@ schema::SweepEntry simulate_sweep_item(const SweepItem& item, int64_t index,
                                        const costmodel::DeviceCatalog& catalog,
                                        const costmodel::ViTConfig& model,
                                        const costmodel::CostModel& costs,
-                                       const SimOptions& options);
+                                       const sim::SimOptions& options);
 
 // The sweep's result from one entry per configuration in configuration order: predictions in that
 // order, skipped requested configurations listed, speed-ups applied, the best for `goal` chosen.
@@ -73,6 +73,6 @@ SweepResult assemble_sweep(const std::vector<schema::SweepEntry>& entries, Sweep
 // listed in `skipped`, not fatal. Efficiency needs 1-GPU runs: added when `gpus` lacks 1.
 SweepResult run_sweep(const SweepSpec& spec, const schema::ClusterSpec& cluster,
                       const costmodel::DeviceCatalog& catalog, const costmodel::ViTConfig& model,
-                      const costmodel::CostModel& costs, const SimOptions& options);
+                      const costmodel::CostModel& costs, const sim::SimOptions& options);
 
-}  // namespace vitsim::sim
+}  // namespace vitsim::plan

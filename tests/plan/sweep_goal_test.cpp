@@ -1,10 +1,10 @@
-// Picking the best swept configuration (sim/sweep_goal.h) on hand-made predictions: the goals,
+// Picking the best swept configuration (plan/sweep_goal.h) on hand-made predictions: the goals,
 // the fall-back when none meets a goal (and why), and global batches above the limit flagged.
-#include "sim/sweep_goal.h"
+#include "plan/sweep_goal.h"
 
 #include <gtest/gtest.h>
 
-namespace vitsim::sim {
+namespace vitsim::plan {
 namespace sweep_goal_test {
 namespace {
 
@@ -133,4 +133,4 @@ TEST(SweepGoal, WeakScalingComparesPerImage) {
 
 }  // namespace
 }  // namespace sweep_goal_test
-}  // namespace vitsim::sim
+}  // namespace vitsim::plan

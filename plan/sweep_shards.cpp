@@ -1,5 +1,5 @@
 // Shards of a sweep; see sweep_shards.h.
-#include "sim/sweep_shards.h"
+#include "plan/sweep_shards.h"
 
 #include <fstream>
 #include <map>
@@ -9,7 +9,7 @@
 #include "schema/input_error.h"
 #include "schema/model_io.h"
 
-namespace vitsim::sim {
+namespace vitsim::plan {
 namespace {
 
 int64_t parse_count(const std::string& text, const std::string& what) {
@@ -76,7 +76,7 @@ std::vector<int64_t> shard_indices(int64_t total, const ShardSlice& slice) {
 }
 
 std::string sweep_digest(const std::vector<SweepItem>& items, SweepGoal goal,
-                         const costmodel::ViTConfig& model, const SimOptions& options,
+                         const costmodel::ViTConfig& model, const sim::SimOptions& options,
                          const schema::Json& row_options,
                          const std::vector<std::string>& input_paths) {
   schema::Json j = {{"goal", to_string(goal)}, {"model", schema::write_model(model)}};
@@ -144,4 +144,4 @@ std::vector<schema::SweepEntry> merge_shards(const std::vector<schema::ShardFile
   return entries;
 }
 
-}  // namespace vitsim::sim
+}  // namespace vitsim::plan

@@ -1,7 +1,7 @@
 // Shards of a sweep: --shard parses I/N and the Slurm array variables (injected environment),
 // slices are round-robin and cover every configuration once, the digest follows the inputs, and
 // merging puts entries back in configuration order or refuses shards that are not one sweep.
-#include "sim/sweep_shards.h"
+#include "plan/sweep_shards.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include "error_of.h"  // tests/support/
 #include "sim_test_support.h"
 
-namespace vitsim::sim {
+namespace vitsim::plan {
 namespace sweep_shards_test {
 namespace {
 
@@ -60,11 +60,11 @@ TEST(SweepShards, SlicesAreRoundRobinAndCoverEveryConfigurationOnce) {
 
 TEST(SweepShards, DigestFollowsTheInputs) {
   SweepSpec spec;
-  spec.base = test::ring_config(1);
+  spec.base = sim::test::ring_config(1);
   spec.gpus = {1, 2};
-  const auto model = test::tiny_model();
+  const auto model = sim::test::tiny_model();
   const schema::Json costs = {{"price", {{"t4", 0.35}}}, {"epochs", 1}};
-  auto digest = [&](const SweepSpec& s, SweepGoal goal, const SimOptions& o,
+  auto digest = [&](const SweepSpec& s, SweepGoal goal, const sim::SimOptions& o,
                     const schema::Json& row) {
     return sweep_digest(sweep_items(s), goal, model, o, row, {});
   };
@@ -73,10 +73,10 @@ TEST(SweepShards, DigestFollowsTheInputs) {
   spec.micro_batches = {32};
   EXPECT_NE(d, digest(spec, spec.goal, {}, costs));
   spec.micro_batches = {16};
-  SimOptions steps;
+  sim::SimOptions steps;
   steps.simulated_steps = 4;
   EXPECT_NE(d, digest(spec, spec.goal, steps, costs));
-  SimOptions force;
+  sim::SimOptions force;
   force.force = true;
   EXPECT_NE(d, digest(spec, spec.goal, force, costs)) << "--force changes which rows run";
   EXPECT_NE(d, digest(spec, SweepGoal::kBestEfficiency, {}, costs));
@@ -121,4 +121,4 @@ TEST(SweepShards, MergePutsEntriesInOrderOrNamesTheBadFile) {
 
 }  // namespace
 }  // namespace sweep_shards_test
-}  // namespace vitsim::sim
+}  // namespace vitsim::plan

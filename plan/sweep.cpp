@@ -1,15 +1,15 @@
 // Sweeps; see sweep.h.
-#include "sim/sweep.h"
+#include "plan/sweep.h"
 
 #include <fmt/format.h>
 
 #include <stdexcept>
 
 #include "costmodel/buckets.h"
-#include "sim/sweep_goal.h"
-#include "sim/sweep_jobs.h"
+#include "plan/sweep_goal.h"
+#include "plan/sweep_jobs.h"
 
-namespace vitsim::sim {
+namespace vitsim::plan {
 std::vector<SweepItem> sweep_items(const SweepSpec& spec) {
   std::vector<SweepItem> items;
   for (int64_t b : spec.micro_batches) {
@@ -56,15 +56,15 @@ schema::SweepEntry simulate_sweep_item(const SweepItem& item, int64_t index,
                                        const costmodel::DeviceCatalog& catalog,
                                        const costmodel::ViTConfig& model,
                                        const costmodel::CostModel& costs,
-                                       const SimOptions& options) {
+                                       const sim::SimOptions& options) {
   schema::SweepEntry e;
   e.configuration = index;
   e.requested = item.requested;
-  SimOptions one = options;  // each configuration: no trace, no argv
+  sim::SimOptions one = options;  // each configuration: no trace, no argv
   one.trace_path.clear();
   one.argv.clear();
   try {
-    e.prediction = predict(cluster, catalog, model, item.config, costs, one);
+    e.prediction = sim::predict(cluster, catalog, model, item.config, costs, one);
   } catch (const std::invalid_argument& err) {
     e.skipped = item.config.label + ": " + err.what();
   }
@@ -86,7 +86,7 @@ SweepResult assemble_sweep(const std::vector<schema::SweepEntry>& entries, Sweep
       out.skipped.push_back(e.skipped);
     }
   }
-  apply_speedups(all);
+  sim::apply_speedups(all);
   out.requested = requested;
   out.pick = pick_best(all, requested, goal, limits);
   out.predictions.selection = to_selection(goal, limits);
@@ -95,7 +95,7 @@ SweepResult assemble_sweep(const std::vector<schema::SweepEntry>& entries, Sweep
 
 SweepResult run_sweep(const SweepSpec& spec, const schema::ClusterSpec& cluster,
                       const costmodel::DeviceCatalog& catalog, const costmodel::ViTConfig& model,
-                      const costmodel::CostModel& costs, const SimOptions& options) {
+                      const costmodel::CostModel& costs, const sim::SimOptions& options) {
   const std::vector<SweepItem> items = sweep_items(spec);
   std::vector<int64_t> all(items.size());
   for (size_t i = 0; i < items.size(); ++i) all[i] = static_cast<int64_t>(i);
@@ -111,4 +111,4 @@ SweepResult run_sweep(const SweepSpec& spec, const schema::ClusterSpec& cluster,
   return out;
 }
 
-}  // namespace vitsim::sim
+}  // namespace vitsim::plan

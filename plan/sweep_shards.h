@@ -2,7 +2,7 @@
 // docs/sweeps.md). Shard I of N simulates the configurations k with k % N == I (round-robin, so
 // that slices of a sweep ordered by GPU count balance) and writes them with the sweep's digest;
 // the merge checks that the shards are the N slices of one sweep, each once, and hands their
-// entries, in configuration order, to the one assembly (sim/sweep.h): the merged output equals
+// entries, in configuration order, to the one assembly (plan/sweep.h): the merged output equals
 // the single-machine run's.
 #pragma once
 
@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "plan/sweep.h"
 #include "schema/sweep_shard_io.h"
-#include "sim/sweep.h"
 
-namespace vitsim::sim {
+namespace vitsim::plan {
 
 struct ShardSlice {
   int64_t index = 0;  // 0 <= index < count
@@ -37,7 +37,7 @@ std::vector<int64_t> shard_indices(int64_t total, const ShardSlice& slice);
 // prices). An option that changes a row and is not covered would let shards of two different
 // sweeps merge into a result no single run gives.
 std::string sweep_digest(const std::vector<SweepItem>& items, SweepGoal goal,
-                         const costmodel::ViTConfig& model, const SimOptions& options,
+                         const costmodel::ViTConfig& model, const sim::SimOptions& options,
                          const schema::Json& row_options,
                          const std::vector<std::string>& input_paths);
 
@@ -47,4 +47,4 @@ std::string sweep_digest(const std::vector<SweepItem>& items, SweepGoal goal,
 std::vector<schema::SweepEntry> merge_shards(const std::vector<schema::ShardFile>& shards,
                                              const std::vector<std::string>& paths);
 
-}  // namespace vitsim::sim
+}  // namespace vitsim::plan

@@ -1,5 +1,5 @@
 // Choosing the best configuration; see sweep_goal.h.
-#include "sim/sweep_goal.h"
+#include "plan/sweep_goal.h"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 
 #include "costmodel/epoch.h"
 
-namespace vitsim::sim {
+namespace vitsim::plan {
 namespace {
 
 // Why a candidate cannot be the goal's best, by kind (the notes count each kind once).
@@ -297,4 +297,4 @@ std::string constraints_text(const GoalLimits& limits) {
   return out;
 }
 
-}  // namespace vitsim::sim
+}  // namespace vitsim::plan

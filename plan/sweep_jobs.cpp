@@ -1,5 +1,5 @@
 // Parallel sweep jobs: the children of process/fork_runner.h, collected in order; see sweep_jobs.h.
-#include "sim/sweep_jobs.h"
+#include "plan/sweep_jobs.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,7 @@
 #include "sim/simulation_run.h"
 #include "sim/size_guard.h"
 
-namespace vitsim::sim {
+namespace vitsim::plan {
 namespace {
 
 schema::SweepEntry decode(const process::ChildOutcome& outcome) {
@@ -69,7 +69,7 @@ std::vector<schema::SweepEntry> simulate_sweep_items(const std::vector<SweepItem
 }
 
 int default_sweep_jobs(const std::vector<SweepItem>& items, const costmodel::ViTConfig& model,
-                       const SimOptions& options) {
+                       const sim::SimOptions& options) {
   const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   const costmodel::LayerGraph graph = costmodel::build_layer_graph(model);
   double largest_bytes = 0;
@@ -77,16 +77,17 @@ int default_sweep_jobs(const std::vector<SweepItem>& items, const costmodel::ViT
     try {
       const auto level =
           costmodel::resolve_collective_level(item.config.collective_level, item.config.gpus);
-      const SimulationShape shape = configuration_shape(item.config, graph, level, options);
-      largest_bytes = std::max(largest_bytes, estimate_simulation(shape).memory_bytes);
+      const sim::SimulationShape shape =
+          sim::configuration_shape(item.config, graph, level, options);
+      largest_bytes = std::max(largest_bytes, sim::estimate_simulation(shape).memory_bytes);
     } catch (const std::exception&) {
       // A configuration that cannot be estimated cannot run either: its job is refused quickly.
     }
   }
-  const double allowed_bytes = kMemoryShare * this_machine().available_memory_bytes;
+  const double allowed_bytes = sim::kMemoryShare * sim::this_machine().available_memory_bytes;
   if (largest_bytes <= 0) return cores;
   const double fit = std::floor(allowed_bytes / largest_bytes);
   return std::max(1, std::min(cores, static_cast<int>(std::min(fit, 1e6))));
 }
 
-}  // namespace vitsim::sim
+}  // namespace vitsim::plan

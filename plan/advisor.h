@@ -18,7 +18,7 @@
 #include "schema/prediction.h"
 #include "sim/simulator.h"
 
-namespace vitsim::sim {
+namespace vitsim::plan {
 
 // The bucket the overlap what-if uses: PyTorch DDP's default (costmodel/buckets.h), small enough
 // that buckets close during the backward.
@@ -30,14 +30,14 @@ struct AdviceRequest {
   const costmodel::ViTConfig* model = nullptr;
   const schema::TrainingConfig* config = nullptr;
   const costmodel::CostModel* costs = nullptr;
-  const SimOptions* options = nullptr;
+  const sim::SimOptions* options = nullptr;
   const schema::ConfigPrediction* base = nullptr;  // the prediction of `config`, with breakdown
 };
 
-// Every candidate simulated, in the order of the goal "fastest" (sim/sweep_goal.h rank_for_goal,
+// Every candidate simulated, in the order of the goal "fastest" (plan/sweep_goal.h rank_for_goal,
 // the one that chooses for every command): first up to `keep` that shorten the epoch (those that
 // help, epoch_change_rel < 0), then every one that does not (slower, or no change), so that a
 // reader sees what was tried and what it would cost.
 std::vector<schema::WhatIf> advise(const AdviceRequest& request, size_t keep = 3);
 
-}  // namespace vitsim::sim
+}  // namespace vitsim::plan
