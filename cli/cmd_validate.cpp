@@ -5,15 +5,11 @@
 // docs/uncertainty.md). Predictions: simulate/reproduce files or `predict --json` output; with
 // --simulate, rows nobody predicted are simulated on the study's clusters with --costs; with
 // --like RUN_LOG, the configuration each run log records is predicted on its cluster
-// (app/run_like.h) and compared, in one command. It reports: exit 0, unless
+// (validate/run_like.h) and compared, in one command. It reports: exit 0, unless
 // --max-median-error-pct is given and exceeded (exit 1).
 #include <iostream>
 
-#include "app/fidelity.h"
-#include "app/gpu_holdout_check.h"
 #include "app/reproduce.h"
-#include "app/run_like.h"
-#include "app/simulate_measured.h"
 #include "cli/commands.h"
 #include "clikit/list_options.h"
 #include "clikit/run_app.h"
@@ -26,6 +22,10 @@
 #include "schema/study.h"
 #include "schema/transports_io.h"
 #include "sim/provenance.h"
+#include "validate/fidelity.h"
+#include "validate/gpu_holdout_check.h"
+#include "validate/run_like.h"
+#include "validate/simulate_measured.h"
 
 namespace vitsim::cli {
 
@@ -60,7 +60,8 @@ int cmd_validate(int argc, char** argv) {
       "simulate every measured configuration no --predicted file predicts (needs --costs)");
   app.add_option("--costs", costs_path, "cost model for --simulate and --like (vitsim calibrate)")
       ->check(CLI::ExistingFile);
-  app::LikeOptions like{"", "", schema::default_gpus_path(), schema::default_transports_path()};
+  validate::LikeOptions like{"", "", schema::default_gpus_path(),
+                             schema::default_transports_path()};
   auto* like_opt =
       app.add_option("--like", like_logs,
                      "vitsim-train run logs: predict the configuration each records (hosts, "
@@ -93,14 +94,14 @@ int cmd_validate(int argc, char** argv) {
   return clikit::run_app(app, argc, argv, [&] {
     if (leave_one_out) {
       const std::string text =
-          app::format_fidelity(app::fidelity_check(schema::read_study(study_path), {}));
+          validate::format_fidelity(validate::fidelity_check(schema::read_study(study_path), {}));
       std::cout << text;
       if (!out.empty()) schema::write_output(out, text);
       return 0;
     }
     if (leave_one_gpu_out) {
-      const std::string text =
-          app::format_gpu_holdout_report(app::gpu_holdout_check(schema::read_study(study_path)));
+      const std::string text = validate::format_gpu_holdout_report(
+          validate::gpu_holdout_check(schema::read_study(study_path)));
       std::cout << text;
       if (!out.empty()) schema::write_output(out, text);
       return 0;
@@ -116,13 +117,13 @@ int cmd_validate(int argc, char** argv) {
       if (!measured_files.empty() || !predicted_files.empty())
         throw std::invalid_argument("--like predicts its runs: give no --measured or --predicted");
       like.costs_path = costs_path;
-      const app::LikeResult r = app::predict_like(like_logs, like);
+      const validate::LikeResult r = validate::predict_like(like_logs, like);
       for (const auto& n : r.notes) std::cerr << "vitsim validate: note: " << n << "\n";
       for (const auto& w : sim::unmeasured_warnings(r.predicted.prediction.configurations))
         std::cerr << "vitsim validate: warning: " << w << "\n";
       measured = r.measured;
       predicted.push_back(r.predicted);
-      head = app::like_text(r);
+      head = validate::like_text(r);
     }
     if (measured_files.empty() && like_logs.empty())
       throw std::invalid_argument(
@@ -143,7 +144,7 @@ int cmd_validate(int argc, char** argv) {
       const schema::Study study = schema::read_study(study_path);
       sim::SimOptions options;
       if (!study.transports.empty()) options.transports = schema::read_transports(study.transports);
-      predicted.push_back(app::simulate_measured(
+      predicted.push_back(validate::simulate_measured(
           measured, predicted, study, schema::read_cost_model(costs_path).costs, options));
       for (const auto& w : sim::unmeasured_warnings(predicted.back().prediction.configurations))
         std::cerr << "vitsim validate: warning: " << w << "\n";

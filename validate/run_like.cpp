@@ -1,5 +1,5 @@
 // A run log's configuration predicted on its cluster; see run_like.h.
-#include "app/run_like.h"
+#include "validate/run_like.h"
 
 #include <fmt/format.h>
 
@@ -15,7 +15,7 @@
 #include "schema/model_io.h"
 #include "schema/transports_io.h"
 
-namespace vitsim::app {
+namespace vitsim::validate {
 
 namespace fs = std::filesystem;
 
@@ -200,4 +200,4 @@ std::string like_text(const LikeResult& result) {
   return out;
 }
 
-}  // namespace vitsim::app
+}  // namespace vitsim::validate

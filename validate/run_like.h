@@ -14,7 +14,7 @@
 #include "schema/run_log.h"
 #include "sim/simulator.h"
 
-namespace vitsim::app {
+namespace vitsim::validate {
 
 // The configuration the run log's `config` describes (collective: ring, what NCCL and Open MPI
 // use for gradients of this size; the data fraction and images as recorded).
@@ -50,4 +50,4 @@ LikeResult predict_like(const std::vector<std::string>& run_logs, const LikeOpti
 // measured against predicted, part by part; what validate prints above its table.
 std::string like_text(const LikeResult& result);
 
-}  // namespace vitsim::app
+}  // namespace vitsim::validate

@@ -1,10 +1,10 @@
-// The fidelity check (app/fidelity.h) on the reference study: every shipped log is predicted from a
-// calibration without it, every development row is predicted, the held-out public nccl-tests rows
-// are compared, each with the naive formula beside the simulator where it applies; and one table
-// lists the error per class; the recorded emulated-cluster runs are re-simulated, one row per
+// The fidelity check (validate/fidelity.h) on the reference study: every shipped log is predicted
+// from a calibration without it, every development row is predicted, the held-out public nccl-tests
+// rows are compared, each with the naive formula beside the simulator where it applies; and one
+// table lists the error per class; the recorded emulated-cluster runs are re-simulated, one row per
 // configuration, and a missing or corrupt record is refused naming the file. A log left out
 // leaves nothing of itself in the others' profiles (the 1-rank logs' local gradient work).
-#include "app/fidelity.h"
+#include "validate/fidelity.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -18,15 +18,15 @@
 #include <vector>
 
 #include "app/reproduce.h"
-#include "app/simulate_measured.h"
 #include "app/study_steps.h"
 #include "present/measured_runs.h"
 #include "schema/gpus_io.h"
 #include "schema/input_error.h"
 #include "schema/study.h"
 #include "schema/transports_io.h"
+#include "validate/simulate_measured.h"
 
-namespace vitsim::app {
+namespace vitsim::validate {
 namespace fidelity_test {
 namespace {
 
@@ -42,7 +42,7 @@ size_t recorded_configurations(const std::string& folder) {
 }
 
 TEST(Fidelity, EveryLogDevelopmentRowAndHeldOutDatasetHasARow) {
-  const schema::Study study = schema::read_study(kReferenceStudy);
+  const schema::Study study = schema::read_study(app::kReferenceStudy);
   const FidelityResult r = fidelity_check(study, {});
   int loo = 0, dev = 0, nccl = 0, emulated = 0;
   for (const auto& row : r.rows) {
@@ -76,43 +76,45 @@ struct RecordCopy {
   fs::path dir = fs::temp_directory_path() / ("vitsim-emulated-" + std::to_string(::getpid()));
   RecordCopy() {
     fs::remove_all(dir);
-    fs::copy(schema::read_study(kReferenceStudy).emulated_runs, dir, fs::copy_options::recursive);
+    fs::copy(schema::read_study(app::kReferenceStudy).emulated_runs, dir,
+             fs::copy_options::recursive);
   }
   ~RecordCopy() { fs::remove_all(dir); }
 };
 
 std::vector<FidelityRow> check(const std::string& folder) {
-  const schema::Study study = schema::read_study(kReferenceStudy);
+  const schema::Study study = schema::read_study(app::kReferenceStudy);
   sim::SimOptions options;
   options.transports = schema::read_transports(study.transports);
   return emulated_check(folder, schema::read_gpus(study.gpus), options);
 }
 
 TEST(Fidelity, ALeftOutOneRankLogLendsItsLocalGradientWorkToNoProfile) {
-  const schema::Study study = schema::read_study(kReferenceStudy);
+  const schema::Study study = schema::read_study(app::kReferenceStudy);
   const auto catalog = schema::read_gpus(study.gpus);
-  const auto moved = [](const Imported& imp, const std::string& stem) {
+  const auto moved = [](const app::Imported& imp, const std::string& stem) {
     for (const auto& [cluster, s] : imp.logs) {
       if (fs::path(s.file).stem() == stem) return s.local_gradient_work_moved_s;
     }
     ADD_FAILURE() << stem << " not imported";
     return std::optional<double>();
   };
-  const Imported all = import_study(study, catalog, "", {});
+  const app::Imported all = app::import_study(study, catalog, "", {});
   // The 1-GPU RTX 3070 log's bwd_allreduce (3.76 ms, DeepSpeed's local gradient work) leaves the
   // 2-GPU log's all-reduce point for its step overhead; the T4's likewise (6.50 ms).
   ASSERT_TRUE(moved(all, "tesla_rtx3070_2gpu_10gbe_b16_fp32"));
   EXPECT_NEAR(*moved(all, "tesla_rtx3070_2gpu_10gbe_b16_fp32"), 0.00376, 5e-5);
   ASSERT_TRUE(moved(all, "vector_t4_2gpu_intranode_b64_fp32"));
   EXPECT_NEAR(*moved(all, "vector_t4_2gpu_intranode_b64_fp32"), 0.00650, 5e-5);
-  const Imported without = import_study(study, catalog, "", {}, "tesla_rtx3070_1gpu_b16_fp32");
+  const app::Imported without =
+      app::import_study(study, catalog, "", {}, "tesla_rtx3070_1gpu_b16_fp32");
   EXPECT_EQ(without.logs.size(), all.logs.size() - 1);
   EXPECT_FALSE(moved(without, "tesla_rtx3070_2gpu_10gbe_b16_fp32"));
   EXPECT_TRUE(moved(without, "vector_t4_2gpu_intranode_b64_fp32"));
 }
 
 TEST(FidelityEmulated, OneRowPerRecordedConfigurationWithFiniteErrors) {
-  const std::string folder = schema::read_study(kReferenceStudy).emulated_runs;
+  const std::string folder = schema::read_study(app::kReferenceStudy).emulated_runs;
   const std::vector<FidelityRow> rows = check(folder);
   ASSERT_EQ(rows.size(), recorded_configurations(folder));
   for (const auto& r : rows) {
@@ -214,4 +216,4 @@ TEST(SimulateMeasured, PlacementDecidesTheHosts) {
 
 }  // namespace
 }  // namespace fidelity_test
-}  // namespace vitsim::app
+}  // namespace vitsim::validate

@@ -1,5 +1,5 @@
 // The leave-one-GPU-out check over a study's GPU evidence (see gpu_holdout_check.h).
-#include "app/gpu_holdout_check.h"
+#include "validate/gpu_holdout_check.h"
 
 #include <fmt/format.h>
 
@@ -11,15 +11,15 @@
 #include "calibrate/spread.h"
 #include "schema/gpus_io.h"
 
-namespace vitsim::app {
+namespace vitsim::validate {
 
 GpuHoldoutReport gpu_holdout_check(const schema::Study& study) {
   const costmodel::DeviceCatalog catalog = schema::read_gpus(study.gpus);
-  std::vector<schema::ProfileInput> profiles = import_study(study, catalog, "", {}).profiles;
-  for (auto& p : gpu_profiles(study)) profiles.push_back(std::move(p));
+  std::vector<schema::ProfileInput> profiles = app::import_study(study, catalog, "", {}).profiles;
+  for (auto& p : app::gpu_profiles(study)) profiles.push_back(std::move(p));
   GpuHoldoutReport r;
   r.evidence = calibrate::evidence_from_profiles(profiles, catalog);
-  const auto public_rows = public_gpu_evidence(study, catalog);
+  const auto public_rows = app::public_gpu_evidence(study, catalog);
   r.evidence.insert(r.evidence.end(), public_rows.begin(), public_rows.end());
   // The node spread calibrate pools over device types with two profiles of one micro-batch.
   std::map<std::pair<std::string, costmodel::Regime>, std::vector<const schema::ProfileInput*>>
@@ -66,4 +66,4 @@ std::string format_gpu_holdout_report(const GpuHoldoutReport& r) {
   return s;
 }
 
-}  // namespace vitsim::app
+}  // namespace vitsim::validate

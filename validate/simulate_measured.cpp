@@ -1,5 +1,5 @@
 // Simulating measured rows without a prediction; see simulate_measured.h.
-#include "app/simulate_measured.h"
+#include "validate/simulate_measured.h"
 
 #include <filesystem>
 #include <set>
@@ -9,7 +9,7 @@
 #include "schema/input_error.h"
 #include "schema/model_io.h"
 
-namespace vitsim::app {
+namespace vitsim::validate {
 
 namespace fs = std::filesystem;
 
@@ -66,4 +66,4 @@ present::NamedPrediction simulate_measured(const std::vector<present::MeasuredRu
   return out;
 }
 
-}  // namespace vitsim::app
+}  // namespace vitsim::validate

@@ -13,7 +13,7 @@
 #include "schema/study.h"
 #include "sim/simulator.h"
 
-namespace vitsim::app {
+namespace vitsim::validate {
 
 // The configuration a measured run describes on `cluster` (placement rules above).
 schema::TrainingConfig config_of(const present::MeasuredRun& run,
@@ -29,4 +29,4 @@ present::NamedPrediction simulate_measured(const std::vector<present::MeasuredRu
                                            const costmodel::CostModel& costs,
                                            const sim::SimOptions& options);
 
-}  // namespace vitsim::app
+}  // namespace vitsim::validate

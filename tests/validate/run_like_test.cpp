@@ -1,10 +1,10 @@
-// validate --like's configuration (app/run_like.h, config_like): everything a run log records
+// validate --like's configuration (validate/run_like.h, config_like): everything a run log records
 // that the simulation depends on is carried over as recorded; the collective is the ring.
-#include "app/run_like.h"
+#include "validate/run_like.h"
 
 #include <gtest/gtest.h>
 
-namespace vitsim::app {
+namespace vitsim::validate {
 namespace run_like_test {
 namespace {
 
@@ -37,4 +37,4 @@ TEST(RunLike, TheConfigurationIsTheRunLogsAsRecorded) {
 
 }  // namespace
 }  // namespace run_like_test
-}  // namespace vitsim::app
+}  // namespace vitsim::validate

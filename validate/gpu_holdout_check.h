@@ -11,7 +11,7 @@
 #include "calibrate/gpu_holdout.h"
 #include "schema/study.h"
 
-namespace vitsim::app {
+namespace vitsim::validate {
 
 struct GpuHoldoutReport {
   std::vector<calibrate::GpuEvidence> evidence;
@@ -25,4 +25,4 @@ GpuHoldoutReport gpu_holdout_check(const schema::Study& study);
 // The evidence per GPU, then both tables (Markdown), as docs/gpu-transfer.md shows them.
 std::string format_gpu_holdout_report(const GpuHoldoutReport& report);
 
-}  // namespace vitsim::app
+}  // namespace vitsim::validate

@@ -1,5 +1,5 @@
 // The fidelity check; see fidelity.h and docs/validation.md ("The fidelity check").
-#include "app/fidelity.h"
+#include "validate/fidelity.h"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,6 @@
 #include <map>
 #include <system_error>
 
-#include "app/simulate_measured.h"
 #include "app/study_steps.h"
 #include "costmodel/naive_formula.h"
 #include "costmodel/statistics.h"
@@ -23,8 +22,9 @@
 #include "schema/json_file.h"
 #include "schema/model_io.h"
 #include "schema/transports_io.h"
+#include "validate/simulate_measured.h"
 
-namespace vitsim::app {
+namespace vitsim::validate {
 namespace {
 
 namespace fs = std::filesystem;
@@ -74,7 +74,7 @@ present::MeasuredRun run_of(const import::LogSummary& s, const schema::StudyLogR
   return m;
 }
 
-schema::ClusterSpec cluster_named(const Inputs& in, const std::string& name) {
+schema::ClusterSpec cluster_named(const app::Inputs& in, const std::string& name) {
   for (const auto& c : in.clusters) {
     if (c.name == name) return c;
   }
@@ -82,7 +82,7 @@ schema::ClusterSpec cluster_named(const Inputs& in, const std::string& name) {
 }
 
 void leave_one_out(const schema::Study& study, const costmodel::DeviceCatalog& catalog,
-                   const Imported& imp, const Inputs& in, const sim::SimOptions& options,
+                   const app::Imported& imp, const app::Inputs& in, const sim::SimOptions& options,
                    std::vector<FidelityRow>& rows) {
   for (size_t i = 0; i < imp.logs.size(); ++i) {
     const import::LogSummary& s = imp.logs[i].second;
@@ -100,10 +100,10 @@ void leave_one_out(const schema::Study& study, const costmodel::DeviceCatalog& c
     // The others imported again as if the study had not shipped this log: a 1-rank log's local
     // gradient work would otherwise reach the multi-rank profiles of its device.
     const std::vector<schema::ProfileInput> rest =
-        import_study(study, catalog, "", {}, std::filesystem::path(s.file).stem().string())
+        app::import_study(study, catalog, "", {}, std::filesystem::path(s.file).stem().string())
             .profiles;
     try {
-      const calibrate::Calibration cal = calibrate_study(study, rest, in, catalog);
+      const calibrate::Calibration cal = app::calibrate_study(study, rest, in, catalog);
       const schema::ConfigPrediction p =
           sim::predict(cluster, catalog, study.model, config_of(run, cluster), cal.costs, options);
       row.simulated = p.step_time_s;
@@ -116,9 +116,9 @@ void leave_one_out(const schema::Study& study, const costmodel::DeviceCatalog& c
 }
 
 void development(const schema::Study& study, const costmodel::DeviceCatalog& catalog,
-                 const Imported& imp, const Inputs& in, const sim::SimOptions& options,
+                 const app::Imported& imp, const app::Inputs& in, const sim::SimOptions& options,
                  std::vector<FidelityRow>& rows) {
-  const calibrate::Calibration cal = calibrate_study(study, imp.profiles, in, catalog);
+  const calibrate::Calibration cal = app::calibrate_study(study, imp.profiles, in, catalog);
   for (const auto& run : present::measured_from_csv(schema::CsvTable::read(study.development_set),
                                                     study.precision_names)) {
     const schema::ClusterSpec cluster = cluster_named(in, run.key.cluster);
@@ -152,7 +152,7 @@ std::vector<std::string> json_files(const fs::path& dir, const std::string& pref
     throw schema::InputError(dir.string() +
                              ": no such folder (hint: a recorded scripts/validate-local run; "
                              "docs/formats/validate-local-recorded.md)");
-  std::vector<std::string> out = sorted_files(dir.string(), ".json", prefix);
+  std::vector<std::string> out = app::sorted_files(dir.string(), ".json", prefix);
   if (out.empty())
     throw schema::InputError(
         dir.string() + ": no " + prefix + "*.json file (hint: " +
@@ -269,8 +269,8 @@ FidelityResult fidelity_check(const schema::Study& study, const sim::SimOptions&
   const std::vector<FidelityRow> emulated_rows =
       study.emulated_runs.empty() ? std::vector<FidelityRow>{}
                                   : emulated_check(study.emulated_runs, catalog, options);
-  const Imported imp = import_study(study, catalog, "", {});
-  const Inputs in = load_inputs(study);
+  const app::Imported imp = app::import_study(study, catalog, "", {});
+  const app::Inputs in = app::load_inputs(study);
   FidelityResult r;
   leave_one_out(study, catalog, imp, in, options, r.rows);
   development(study, catalog, imp, in, options, r.rows);
@@ -320,4 +320,4 @@ std::string format_fidelity(const FidelityResult& r) {
   return s;
 }
 
-}  // namespace vitsim::app
+}  // namespace vitsim::validate

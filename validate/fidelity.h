@@ -17,7 +17,7 @@
 #include "schema/study.h"
 #include "sim/simulator.h"
 
-namespace vitsim::app {
+namespace vitsim::validate {
 
 struct FidelityRow {
   std::string check;  // "leave-one-out", "development", "nccl-tests", "emulated"
@@ -56,4 +56,4 @@ std::vector<FidelityRow> emulated_check(const std::string& folder,
 
 std::string format_fidelity(const FidelityResult& result);
 
-}  // namespace vitsim::app
+}  // namespace vitsim::validate
