@@ -7,7 +7,9 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <utility>
 
+#include "costmodel/buckets.h"
 #include "costmodel/speedup.h"
 #include "schema/input_error.h"
 #include "sim/placement.h"
@@ -228,6 +230,45 @@ SubsetResult search_subsets(const SubsetSearch& s, const schema::ClusterSpec& cl
   }
   speedups_against_fastest_single(out.predictions.configurations);
   return out;
+}
+
+std::vector<schema::TrainingConfig> subset_variants(const SweepSpec& spec) {
+  std::vector<schema::TrainingConfig> out;
+  for (int64_t b : spec.micro_batches)
+    for (costmodel::Collective coll : spec.collectives)
+      for (double bucket : spec.bucket_bytes)
+        for (bool ov : spec.overlaps) {
+          schema::TrainingConfig c = spec.base;
+          c.micro_batch = b;
+          c.collective = coll;
+          c.bucket_bytes = bucket;
+          c.overlap = ov;
+          c.label = fmt::format("mb{} {} {:g}MiB {}", b, costmodel::to_string(coll),
+                                bucket / costmodel::kMiB, ov ? "overlap" : "no-overlap");
+          out.push_back(c);
+        }
+  if (out.size() == 1) out.front().label.clear();
+  return out;
+}
+
+SubsetSearch subset_search_of(const SweepSpec& spec, const std::vector<std::string>& hosts,
+                              const std::vector<std::string>& devices) {
+  SubsetSearch s;
+  s.hosts = hosts;
+  s.devices = devices;
+  s.base = spec.base;
+  s.variants = subset_variants(spec);
+  s.goal = spec.goal;
+  s.limits = spec.limits;
+  return s;
+}
+
+SweepResult as_sweep_result(SubsetResult found) {
+  SweepResult r;
+  r.predictions = std::move(found.predictions);
+  r.requested = std::move(found.requested);
+  r.skipped = std::move(found.skipped);
+  return r;
 }
 
 }  // namespace vitsim::plan

@@ -68,4 +68,19 @@ SubsetResult search_subsets(const SubsetSearch& search, const schema::ClusterSpe
                             const sim::SimOptions& options,
                             const std::function<void(schema::ConfigPrediction&)>& attach_cost = {});
 
+// The settings a sweep searches every subset with (SubsetSearch::variants): every combination of
+// its other lists (micro-batch, collective, bucket, overlap), each a copy of spec.base labelled as
+// the sweep labels its rows ("mb16 ring 500MiB no-overlap"); one combination is left unlabelled.
+std::vector<schema::TrainingConfig> subset_variants(const SweepSpec& spec);
+
+// The search a sweep asks for (`vitsim sweep --hosts-from/--devices`): the subsets of `hosts`
+// (empty: every host) with each of `devices` (empty: the cluster's own GPUs), each simulated with
+// every subset_variants of `spec`, for its goal and limits.
+SubsetSearch subset_search_of(const SweepSpec& spec, const std::vector<std::string>& hosts,
+                              const std::vector<std::string>& devices);
+
+// A search's candidates as a sweep's result (every candidate requested; what was skipped). The
+// pick is left to choose_best, once the costs are attached.
+SweepResult as_sweep_result(SubsetResult found);
+
 }  // namespace vitsim::plan

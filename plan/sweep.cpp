@@ -6,10 +6,12 @@
 #include <stdexcept>
 
 #include "costmodel/buckets.h"
+#include "costmodel/layer_graph.h"
 #include "plan/sweep_goal.h"
 #include "plan/sweep_jobs.h"
 
 namespace vitsim::plan {
+
 std::vector<SweepItem> sweep_items(const SweepSpec& spec) {
   std::vector<SweepItem> items;
   for (int64_t b : spec.micro_batches) {
@@ -88,8 +90,29 @@ SweepResult assemble_sweep(const std::vector<schema::SweepEntry>& entries, Sweep
   }
   sim::apply_speedups(all);
   out.requested = requested;
-  out.pick = pick_best(all, requested, goal, limits);
-  out.predictions.selection = to_selection(goal, limits);
+  choose_best(out, goal, limits);
+  return out;
+}
+
+void choose_best(SweepResult& result, SweepGoal goal, const GoalLimits& limits) {
+  result.pick = pick_best(result.predictions.configurations, result.requested, goal, limits);
+  result.predictions.selection = to_selection(goal, limits);
+}
+
+std::vector<std::string> sweep_notes(const SweepSpec& spec, const costmodel::ViTConfig& model) {
+  std::vector<std::string> out;
+  if (spec.overlaps.size() < 2) return out;
+  const double gradient_bytes =
+      static_cast<double>(costmodel::build_layer_graph(model).gradient_bytes(spec.base.precision));
+  for (double bucket : spec.bucket_bytes) {
+    if (bucket < gradient_bytes) continue;
+    out.push_back(fmt::format(
+        "one {:g} MiB bucket holds the whole {:.0f} MiB gradient: overlap cannot start before the "
+        "backward ends, so overlap on and off rows of that bucket are the same (try --bucket-mb "
+        "{:g})",
+        bucket / costmodel::kMiB, gradient_bytes / costmodel::kMiB,
+        costmodel::kDdpBucketBytes / costmodel::kMiB));
+  }
   return out;
 }
 

@@ -69,6 +69,16 @@ schema::SweepEntry simulate_sweep_item(const SweepItem& item, int64_t index,
 SweepResult assemble_sweep(const std::vector<schema::SweepEntry>& entries, SweepGoal goal,
                            const GoalLimits& limits = {});
 
+// The best for `goal` under `limits` (pick_best over the requested predictions), recorded in the
+// prediction file's selection. assemble_sweep calls it; a caller that attaches costs afterwards
+// calls it again (the cost goals and budgets need them).
+void choose_best(SweepResult& result, SweepGoal goal, const GoalLimits& limits);
+
+// What a reader of the sweep's rows should know that the rows do not say: overlap on and off give
+// the same rows where one bucket holds the whole gradient (the all-reduce cannot start before the
+// backward ends), with the bucket to try. One line each, without "note: ".
+std::vector<std::string> sweep_notes(const SweepSpec& spec, const costmodel::ViTConfig& model);
+
 // Combinations that cannot be placed or simulated (e.g. hierarchical with unequal nodes) are
 // listed in `skipped`, not fatal. Efficiency needs 1-GPU runs: added when `gpus` lacks 1.
 SweepResult run_sweep(const SweepSpec& spec, const schema::ClusterSpec& cluster,

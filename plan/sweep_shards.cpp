@@ -144,4 +144,32 @@ std::vector<schema::SweepEntry> merge_shards(const std::vector<schema::ShardFile
   return entries;
 }
 
+ShardRun run_shard(const std::vector<SweepItem>& items, const ShardSlice& slice, SweepGoal goal,
+                   const std::string& digest, SweepContext context, int jobs) {
+  ShardRun run;
+  run.file.shard = {slice.index,     slice.count, static_cast<int64_t>(items.size()), digest,
+                    to_string(goal), ""};  // the contents digest: written by write_shard
+  const std::vector<int64_t> indices = shard_indices(run.file.shard.total_configurations, slice);
+  run.configurations = indices.size();
+  context.interrupted = &run.interrupted;
+  run.file.entries = simulate_sweep_items(items, indices, context, jobs);
+  return run;
+}
+
+MergedSweep merge_sweep(const std::vector<schema::ShardFile>& shards,
+                        const std::vector<std::string>& paths, GoalLimits limits) {
+  const std::vector<schema::SweepEntry> entries = merge_shards(shards, paths);
+  MergedSweep m;
+  m.goal = parse_sweep_goal(shards.front().shard.goal);
+  // A run's epochs are the shards' (their costs carry them); the merge picks with them.
+  limits.epochs = 1;
+  for (const auto& e : entries)
+    if (e.prediction && e.prediction->cost) limits.epochs = e.prediction->cost->epochs;
+  m.limits = limits;
+  m.result = assemble_sweep(entries, m.goal, m.limits);
+  const schema::Json& first = shards.front().context;
+  if (first.is_object() && first.contains("model")) m.model = first["model"];
+  return m;
+}
+
 }  // namespace vitsim::plan

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "plan/sweep.h"
+#include "plan/sweep_jobs.h"
 #include "schema/sweep_shard_io.h"
 
 namespace vitsim::plan {
@@ -46,5 +47,31 @@ std::string sweep_digest(const std::vector<SweepItem>& items, SweepGoal goal,
 // none missing. schema::InputError naming the file and the field otherwise.
 std::vector<schema::SweepEntry> merge_shards(const std::vector<schema::ShardFile>& shards,
                                              const std::vector<std::string>& paths);
+
+// Shard `slice` of a sweep (`vitsim sweep --shard I/N`): its configurations (shard_indices)
+// simulated, `jobs` at once, with `context`'s inputs, progress and stop, under `digest`
+// (sweep_digest) and the goal. The caller adds the context and each prediction's cost (costs
+// travel in the shard, so that the merged result is the single run's, cost goals included).
+struct ShardRun {
+  schema::ShardFile file;
+  size_t configurations = 0;  // in the slice
+  bool interrupted = false;   // stopped early: `file` holds what finished and merges with nothing
+};
+ShardRun run_shard(const std::vector<SweepItem>& items, const ShardSlice& slice, SweepGoal goal,
+                   const std::string& digest, SweepContext context, int jobs);
+
+// `vitsim sweep --merge`: the shards' entries (merge_shards checks that they are one sweep's)
+// assembled into the single-machine result, for the shards' goal and `limits` held to the run's
+// epochs that the shards' costs carry.
+struct MergedSweep {
+  SweepResult result;
+  SweepGoal goal = SweepGoal::kFastestEpoch;
+  GoalLimits limits;
+  // The model the shards simulated (the first shard's context "model"; the digest, equal for all,
+  // covers it); null when the shard records none.
+  schema::Json model;
+};
+MergedSweep merge_sweep(const std::vector<schema::ShardFile>& shards,
+                        const std::vector<std::string>& paths, GoalLimits limits);
 
 }  // namespace vitsim::plan
