@@ -10,7 +10,6 @@
 #include <utility>
 
 #include "costmodel/buckets.h"
-#include "costmodel/speedup.h"
 #include "schema/input_error.h"
 #include "sim/placement.h"
 
@@ -50,9 +49,9 @@ schema::TrainingConfig config_for(const SubsetSearch& s, const std::vector<HostC
 }
 
 // Speed-up and efficiency against the fastest 1-GPU candidate (the best one of these GPUs does
-// alone), through the rule's one home (costmodel::speedups takes the first 1-GPU run it is
-// given: that candidate goes first). Mixed devices make "the" 1-GPU baseline ambiguous; the
-// fastest is the one a user would compare against.
+// alone), through the rule's one home (sim::apply_speedups, costmodel::speedups: the first 1-GPU
+// run in the order given is the baseline, so that candidate goes first). Mixed devices make "the"
+// 1-GPU baseline ambiguous; the fastest is the one a user would compare against.
 void speedups_against_fastest_single(std::vector<schema::ConfigPrediction>& all) {
   std::vector<size_t> order(all.size());
   for (size_t i = 0; i < all.size(); ++i) order[i] = i;
@@ -62,17 +61,7 @@ void speedups_against_fastest_single(std::vector<schema::ConfigPrediction>& all)
     if (a1 != b1) return a1;
     return a1 && all[a].throughput_images_per_s > all[b].throughput_images_per_s;
   });
-  std::vector<costmodel::ThroughputRun> runs;
-  for (size_t i : order) {
-    const auto& p = all[i];
-    runs.push_back({p.config.gpus, p.config.precision, p.config.micro_batch, p.config.accumulation,
-                    p.out_of_memory ? 0.0 : p.throughput_images_per_s});
-  }
-  const std::vector<costmodel::Speedup> s = costmodel::speedups(runs);
-  for (size_t k = 0; k < order.size(); ++k) {
-    all[order[k]].speedup = s[k].speedup;
-    all[order[k]].parallel_efficiency = s[k].parallel_efficiency;
-  }
+  sim::apply_speedups(all, order);
 }
 
 struct Evaluator {
