@@ -7,6 +7,7 @@
 #include "clikit/run_app.h"
 #include "costmodel/buckets.h"
 #include "costmodel/dataset.h"
+#include "costmodel/regime.h"
 #include "plan/sweep.h"
 #include "schema/gpus_io.h"
 #include "schema/transports_io.h"
@@ -77,8 +78,8 @@ RunOptions add_run_options(CLI::App& app, RunArgs& a, Values values) {
   app.add_option("--collective-level", a.level, "step | flow | auto (flow above 64 ranks)")
       ->capture_default_str();
   app.add_option("--precision", a.precision,
-                 "precision regime: fp32 | amp-fp16 | amp-bf16 | ds-fp16 | ds-bf16 | "
-                 "ds-fp16-allreduce-fp32 | ds-bf16-allreduce-fp32")
+                 "precision regime: " +
+                     costmodel::joined(costmodel::names_of(costmodel::kRegimeNames), " | "))
       ->capture_default_str();
   app.add_option("--accumulation", a.accumulation, "micro-steps per optimizer step")
       ->capture_default_str()
