@@ -1,6 +1,8 @@
 // The option groups of predict, advise and sweep; see option_groups.h.
 #include "cli/option_groups.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 
 #include "clikit/list_options.h"
@@ -67,6 +69,7 @@ RunOptions add_run_options(CLI::App& app, RunArgs& a, Values values) {
   app.add_option("--collective", a.collective,
                  searched("all-reduce algorithm: ring | tree | hierarchical", values))
       ->capture_default_str();
+  a.bucket_mb = fmt::format("{:g}", costmodel::kDefaultBucketBytes / costmodel::kMiB);
   app.add_option("--bucket-mb", a.bucket_mb,
                  searched("gradient bucket: closes once it holds >= this, MiB (2^20 bytes, as "
                           "PyTorch DDP's bucket_cap_mb and vitsim-train --bucket-mb)",

@@ -37,7 +37,8 @@ void add_input_options(CLI::App& app, InputArgs& a, bool required);
 struct RunArgs {
   std::optional<int64_t> nodes, gpus_per_node;
   std::string gpus;  // kOne: empty = the --hosts count, else 1; kList: default "1,2,4,8"
-  std::string micro_batch = "16", collective = "ring", bucket_mb = "500", overlap = "off";
+  std::string micro_batch = "16", collective = "ring", overlap = "off";
+  std::string bucket_mb;  // set by add_run_options: costmodel::kDefaultBucketBytes in MiB
   std::string precision = "fp32", level = "auto", optimizer = "adamw", epoch = "later";
   int64_t accumulation = 1;
   std::optional<int64_t> images;  // default: the --dataset's, else 50000

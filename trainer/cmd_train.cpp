@@ -19,7 +19,7 @@ struct TrainCli {
   TrainOptions o;
   clikit::ModelOptions model;
   std::string config, precision = "fp32", overlap = "auto", optimizer = "adamw";
-  double bucket_mb = 25.0;
+  double bucket_mb = costmodel::kDdpBucketBytes / costmodel::kMiB;  // DDP's bucket_cap_mb
 };
 
 // Config values fill in what the command line did not set.
