@@ -13,6 +13,7 @@
 
 #include "app/reproduce.h"
 #include "cli/commands.h"
+#include "cli/file_options.h"
 #include "clikit/list_options.h"
 #include "clikit/run_app.h"
 #include "schema/gpus_io.h"
@@ -57,8 +58,7 @@ void add_options(CLI::App& app, ValidateArgs& a) {
   auto* sim_flag = app.add_flag(
       "--simulate", a.simulate,
       "simulate every measured configuration no --predicted file predicts (needs --costs)");
-  app.add_option("--costs", a.costs_path, "cost model for --simulate and --like (vitsim calibrate)")
-      ->check(CLI::ExistingFile);
+  add_costs_option(app, a.costs_path, "for --simulate and --like");
   auto* like_opt =
       app.add_option("--like", a.like_logs,
                      "vitsim-train run logs: predict the configuration each records (hosts, "

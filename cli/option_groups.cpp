@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "cli/file_options.h"
 #include "clikit/list_options.h"
 #include "clikit/run_app.h"
 #include "costmodel/buckets.h"
@@ -25,19 +26,16 @@ std::string searched(const std::string& help, Values values) {
 }  // namespace
 
 void add_input_options(CLI::App& app, InputArgs& a, bool required) {
-  a.gpus_json = schema::default_gpus_path();
   a.transports = schema::default_transports_path();
   auto* cluster = app.add_option("--cluster", a.cluster,
                                  required ? "cluster file (platforms/*.json)"
                                           : "cluster file (platforms/*.json; not with --merge)");
-  auto* costs = app.add_option("--costs", a.costs,
-                               required ? "cost model (vitsim calibrate)"
-                                        : "cost model (vitsim calibrate; not with --merge)");
+  auto* costs = add_costs_option(app, a.costs, required ? "" : "not with --merge");
+  cluster->check(CLI::ExistingFile);
   for (CLI::Option* o : {cluster, costs}) {
-    o->check(CLI::ExistingFile);
     if (required) o->required();
   }
-  app.add_option("--gpus-json", a.gpus_json, "device catalog")->capture_default_str();
+  add_gpus_json_option(app, a.gpus_json);
   app.add_option("--transports", a.transports,
                  "transport model parameters, for link classes the costs did not measure")
       ->capture_default_str();
