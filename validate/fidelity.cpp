@@ -58,7 +58,7 @@ double naive_step_s(const schema::ConfigPrediction& p, const costmodel::CostMode
 
 // The log's configuration as a measured run: placement from the link class it names (a class of
 // a node's intra-node fabric: intra-node).
-present::MeasuredRun run_of(const import::LogSummary& s, const schema::StudyLogRule& rule,
+present::MeasuredRun run_of(const import::ImportedLog& s, const schema::StudyLogRule& rule,
                             const schema::ClusterSpec& cluster, costmodel::Regime precision) {
   present::MeasuredRun m;
   m.key.cluster = rule.cluster;
@@ -85,7 +85,7 @@ void leave_one_out(const schema::Study& study, const costmodel::DeviceCatalog& c
                    const app::Imported& imp, const app::Inputs& in, const sim::SimOptions& options,
                    std::vector<FidelityRow>& rows) {
   for (size_t i = 0; i < imp.logs.size(); ++i) {
-    const import::LogSummary& s = imp.logs[i].second;
+    const import::ImportedLog& s = imp.logs[i].second;
     const schema::ClusterSpec cluster = cluster_named(in, imp.logs[i].first);
     const present::MeasuredRun run =
         run_of(s, *imp.rules[i], cluster, imp.profiles[i].profile.precision);
@@ -93,7 +93,7 @@ void leave_one_out(const schema::Study& study, const costmodel::DeviceCatalog& c
                     present::run_class(run.key),
                     std::filesystem::path(s.file).filename().string(),
                     "s/step",
-                    s.step_interval_mean_s,  // the simulated step is an expectation
+                    s.step_s,  // the simulated step is an expectation (a mean)
                     0,
                     std::nullopt,
                     ""};

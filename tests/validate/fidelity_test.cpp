@@ -93,8 +93,10 @@ TEST(Fidelity, ALeftOutOneRankLogLendsItsLocalGradientWorkToNoProfile) {
   const schema::Study study = schema::read_study(app::kReferenceStudy);
   const auto catalog = schema::read_gpus(study.gpus);
   const auto moved = [](const app::Imported& imp, const std::string& stem) {
-    for (const auto& [cluster, s] : imp.logs) {
-      if (fs::path(s.file).stem() == stem) return s.local_gradient_work_moved_s;
+    for (const auto& [cluster, s] : imp.logs) {  // the DeepSpeed format's own record
+      if (fs::path(s.file).stem() != stem) continue;
+      const auto& moved = s.summary.at("local_gradient_work_moved_s");
+      return moved.is_null() ? std::optional<double>() : moved.get<double>();
     }
     ADD_FAILURE() << stem << " not imported";
     return std::optional<double>();
