@@ -20,7 +20,7 @@ std::vector<LaunchPair> launch_pairs(const Imported& imported,
         continue;
       }
       out.push_back({cluster, s.world_size, s.micro_batch,
-                     std::filesystem::path(s.file).filename().string(), s.step_interval_mean_s,
+                     std::filesystem::path(s.file).filename().string(), s.step_s,
                      m.epoch_time_s / static_cast<double>(m.steps_per_epoch)});
     }
   }

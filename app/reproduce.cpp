@@ -12,7 +12,6 @@
 #include "app/launch_pairs.h"
 #include "app/study_steps.h"
 #include "calibrate/calibrator.h"
-#include "import/deepspeed_import.h"
 #include "present/report.h"
 #include "present/run_cost.h"
 #include "schema/cost_model_io.h"
@@ -61,8 +60,7 @@ std::vector<std::string> variation_notes(const Imported& imp, const std::vector<
         pairs.size(), 100 * pooled_launch_spread(pairs)));
   }
   std::map<std::string, std::vector<double>> compute;
-  for (const auto& [cluster, s] : imp.logs)
-    compute[cluster].push_back(s.forward_s + s.backward_inner_s);
+  for (const auto& [cluster, s] : imp.logs) compute[cluster].push_back(s.compute_s);
   for (const auto& [cluster, v] : compute) {
     if (v.size() < 2) continue;
     const auto [lo, hi] = std::minmax_element(v.begin(), v.end());

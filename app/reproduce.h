@@ -1,15 +1,16 @@
 // `vitsim reproduce`: the README's main job, end to end, for a study described by a study file
 // (schema/study.h, docs/formats/study.md; the reference study is
 // data/vit-deepspeed-study/study.json):
-//   1. import the study's DeepSpeed logs (each matched to its cluster, GPU and link by the file's
-//      rules) and its compute summaries;
+//   1. import the study's logs in its log format (import/log_format.h; the reference study's are
+//      DeepSpeed's), each matched to its cluster, GPU and link by the file's rules, and its
+//      compute summaries;
 //   2. calibrate every device and precision the study's clusters and scenarios use;
 //   3. simulate every scenario of the study's scenario folder;
 //   4. validate against the study's development set (compared, never fitted);
 //   5. write the report.
 // Outputs in DIR: profiles/*.json, costs.json, predictions/*.json, predictions.csv,
-// validation.txt, report.html (+ figures/). This layer (app/) sits above sim/ and calibrate/: it is
-// the only library that uses both.
+// validation.txt, report.html (+ figures/). This layer (app/) sits above import/, sim/, plan/,
+// calibrate/ and present/ and chains them; validate/ reuses its study steps (study_steps.h).
 #pragma once
 
 #include <functional>

@@ -8,9 +8,10 @@
 #include <system_error>
 
 #include "calibrate/gpu_evidence.h"
-#include "costmodel/statistics.h"
-#include "import/deepspeed_log.h"
+#include "costmodel/enum_names.h"
+#include "import/deepspeed_import.h"
 #include "schema/csv_table.h"
+#include "schema/input_error.h"
 #include "schema/json_file.h"
 #include "schema/profile.h"
 
@@ -35,13 +36,21 @@ const schema::StudyLogRule* rule_of(const schema::Study& study, const std::strin
 // A profile written to DIR/NAME.json with the import's context, or kept in memory (dir "": named
 // after its source).
 schema::ProfileInput write_imported(const std::string& dir, const std::vector<std::string>& argv,
-                                    const std::string& name, ImportResult& r,
+                                    const std::string& name, schema::Profile& profile,
                                     const schema::Json& extra) {
-  r.profile.context = schema::make_context("vitsim reproduce", argv, extra);
-  if (dir.empty()) return {name, r.profile};
+  profile.context = schema::make_context("vitsim reproduce", argv, extra);
+  if (dir.empty()) return {name, profile};
   const std::string file = dir + "/" + name + ".json";
-  schema::write_profile(file, r.profile);
-  return {file, r.profile};
+  schema::write_profile(file, profile);
+  return {file, profile};
+}
+
+// The study's log format from the registry.
+const LogFormat& log_format_of(const schema::Study& study) {
+  if (const LogFormat* f = find_log_format(study.log_format)) return *f;
+  throw schema::InputError::at(study.file, "/log_format", "a log format of the registry",
+                               "\"" + study.log_format + "\"",
+                               "known: " + costmodel::spoken_list(log_format_names()));
 }
 
 }  // namespace
@@ -63,46 +72,41 @@ std::vector<std::string> sorted_files(const std::string& dir, const std::string&
 Imported import_study(const schema::Study& study, const costmodel::DeviceCatalog& catalog,
                       const std::string& profile_dir, const std::vector<std::string>& argv,
                       const std::string& leave_out) {
+  const LogFormat& format = log_format_of(study);
   if (!profile_dir.empty()) fs::create_directories(profile_dir);
   Imported out;
+  LogImportOptions options;
+  options.model = study.model;
+  options.train_images = study.train_images;
+  options.precision_names = study.precision_names;
+  std::vector<LogToImport> logs;
+  std::vector<std::string> names;
+  for (const auto& path : sorted_files(study.log_folder, format.extension())) {
+    const std::string name = fs::path(path).stem().string();
+    const schema::StudyLogRule* rule = rule_of(study, name);
+    if (!rule || name == leave_out) continue;
+    logs.push_back({path, rule->device, rule->link_class});
+    names.push_back(name);
+    out.rules.push_back(rule);
+  }
+  std::vector<ImportedLog> imported = format.import_logs(logs, catalog, options);
+  for (size_t i = 0; i < imported.size(); ++i) {
+    ImportedLog& l = imported[i];
+    out.profiles.push_back(
+        write_imported(profile_dir, argv, names[i], l.profile,
+                       {{"imported_from", logs[i].path}, {"import", l.summary}}));
+    out.logs.push_back({out.rules[i]->cluster, std::move(l)});
+  }
+  // The study's compute summaries: tables of compute_summary.csv's columns (deepspeed_import.h).
   ImportOptions base;
   base.model = study.model;
   base.train_images = study.train_images;
   base.precision_names = study.precision_names;
-  struct RuledLog {
-    std::string path, name;
-    const schema::StudyLogRule* rule;
-    DeepSpeedLog log;
-    ImportOptions options;
-  };
-  std::vector<RuledLog> logs;
-  // DeepSpeed's local gradient work per (device, precision), from the 1-rank logs.
-  std::map<std::pair<std::string, costmodel::Regime>, std::vector<double>> local;
-  for (const auto& path : sorted_files(study.log_folder, ".log")) {
-    const std::string name = fs::path(path).stem().string();
-    const schema::StudyLogRule* rule = rule_of(study, name);
-    if (!rule || name == leave_out) continue;
-    ImportOptions opt = base;
-    opt.gpu = rule->device;
-    opt.link_class = rule->link_class;
-    logs.push_back({path, name, rule, parse_deepspeed_log(path), opt});
-    if (const auto l = import::local_gradient_work_s(logs.back().log, opt))
-      local[{rule->device, import::regime_of_log(logs.back().log, opt)}].push_back(*l);
-  }
-  for (auto& [path, name, rule, log, opt] : logs) {
-    const auto it = local.find({rule->device, import::regime_of_log(log, opt)});
-    if (it != local.end()) opt.local_gradient_work_s = costmodel::mean(it->second);
-    ImportResult r = import_deepspeed({log}, catalog, opt);
-    out.profiles.push_back(write_imported(
-        profile_dir, argv, name, r, {{"imported_from", path}, {"import", to_json(r.logs[0])}}));
-    out.logs.push_back({rule->cluster, r.logs[0]});
-    out.rules.push_back(rule);
-  }
   for (const auto& csv : study.compute_summaries) {
     ImportResult r = import_compute_summary(schema::CsvTable::read(csv), catalog, base);
     const std::string stem = fs::path(csv).stem().string();
-    out.profiles.push_back(write_imported(profile_dir, argv, r.profile.device + "_" + stem, r,
-                                          {{"imported_from", csv}}));
+    out.profiles.push_back(write_imported(profile_dir, argv, r.profile.device + "_" + stem,
+                                          r.profile, {{"imported_from", csv}}));
   }
   return out;
 }

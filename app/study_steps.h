@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "calibrate/calibrator.h"
-#include "import/deepspeed_import.h"
+#include "import/log_format.h"
 #include "schema/scenario.h"
 #include "schema/study.h"
 
@@ -21,15 +21,15 @@ std::vector<std::string> sorted_files(const std::string& dir, const std::string&
 struct Imported {
   // The logs' profiles first (profiles[i] is logs[i]'s), then the compute summaries'.
   std::vector<schema::ProfileInput> profiles;
-  std::vector<std::pair<std::string, import::LogSummary>> logs;  // cluster, summary
-  std::vector<const schema::StudyLogRule*> rules;                // per log
+  std::vector<std::pair<std::string, import::ImportedLog>> logs;  // cluster, what it measured
+  std::vector<const schema::StudyLogRule*> rules;                 // per log
 };
 
-// profile_dir: where each profile is written (NAME.json), "" = kept in memory only. Each log is
-// imported on its own (calibrate sees the spread between nodes), its multi-rank ones with the
-// local gradient work the study's 1-rank logs of the same device and precision measure
-// (import::local_gradient_work_s; one vote per log). leave_out: a log's stem to import as if the
-// study had not shipped it (the leave-one-out check: nothing of it reaches the other profiles).
+// profile_dir: where each profile is written (NAME.json), "" = kept in memory only. The logs of
+// the study's log folder that a rule matches, imported by the study's log format
+// (import/log_format.h; schema::InputError at the study file's /log_format for a name the
+// registry lacks). leave_out: a log's stem to import as if the study had not shipped it (the
+// leave-one-out check: nothing of it reaches the other profiles).
 Imported import_study(const schema::Study& study, const costmodel::DeviceCatalog& catalog,
                       const std::string& profile_dir, const std::vector<std::string>& argv,
                       const std::string& leave_out = "");

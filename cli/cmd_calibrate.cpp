@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "clikit/list_options.h"
 #include "clikit/run_app.h"
+#include "costmodel/regime.h"
 #include "schema/cluster.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
@@ -67,8 +68,11 @@ int cmd_calibrate(int argc, char** argv) {
       "device/precision the clusters use by the kernel-class transfer (docs/cost-model.md).",
       "vitsim calibrate"};
   std::vector<std::string> inputs, clusters;
-  std::string out, precisions = "fp32,amp-fp16,amp-bf16,ds-fp16,ds-bf16,tf32",
-                   gpus_path = schema::default_gpus_path();
+  // Every regime a cost model is keyed by (the allreduce-fp32 variants compute as their base).
+  std::string out,
+      gpus_path = schema::default_gpus_path(),
+      precisions = costmodel::joined(
+          costmodel::names_of(costmodel::kRegimeNames, costmodel::is_compute_regime), ",");
   const std::string bench = std::string(VITSIM_SOURCE_DIR) + "/data/public-benchmarks/";
   std::string timm = bench + "timm_train_benchmarks.csv," + bench + "timm_infer_benchmarks.csv," +
                      bench + "vit_inference_aitemplate_a100.csv," + bench + "gemm_throughput.csv";

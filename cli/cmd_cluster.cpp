@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/file_options.h"
 #include "clikit/list_options.h"
 #include "clikit/run_app.h"
 #include "import/cluster_init.h"
@@ -65,7 +66,7 @@ int cmd_cluster(int argc, char** argv) {
   app.require_subcommand(1);
   auto* init = app.add_subcommand("init", "write a cluster file from profiles and stated hosts");
   std::vector<std::string> host_texts, profile_paths;
-  std::string hosts_file, out, transport = "socket", gpus_path = schema::default_gpus_path();
+  std::string hosts_file, out, transport = "socket", gpus_path;
   import::ClusterInitOptions opt;
   init->add_option("--name", opt.name, "cluster name (link classes are <name>-<nic>)")->required();
   init->add_option("--host", host_texts,
@@ -86,7 +87,7 @@ int cmd_cluster(int argc, char** argv) {
       ->capture_default_str();
   init->add_option("--intra", opt.intra_kind, "hosts with 2+ GPUs: pcie-host | pcie-p2p | nvlink")
       ->capture_default_str();
-  init->add_option("--gpus-json", gpus_path, "device catalog")->capture_default_str();
+  add_gpus_json_option(*init, gpus_path);
   init->add_option("-o,--output", out, "cluster file to write")->required();
   const std::vector<std::string> args(argv, argv + argc);
   return clikit::run_app(app, argc, argv, [&] {

@@ -10,6 +10,7 @@
 #include "clikit/list_options.h"
 #include "clikit/model_options.h"
 #include "clikit/run_app.h"
+#include "costmodel/regime.h"
 #include "import/deepspeed_import.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
@@ -62,9 +63,8 @@ int cmd_import_deepspeed(int argc, char** argv) {
                  "device id or name (gpus.json or a cluster's own device); "
                  "required when the log names no GPU");
   clikit::add_model_options(app, model, clikit::PresetOption::kRequired);
-  app.add_option(
-      "--precision", precision,
-      "regime (fp32, amp-fp16, amp-bf16, ds-fp16, ds-bf16, ...), when the log does not echo it");
+  app.add_option("--precision", precision,
+                 "regime (" + costmodel::regime_names() + "), when the log does not echo it");
   app.add_option("--link-class", opt.link_class,
                  "link class the ranks of a multi-rank log talked over (e.g. tesla-10gbe)");
   app.add_option("--data-fraction", fraction,

@@ -10,6 +10,7 @@
 #include "clikit/model_options.h"
 #include "clikit/run_app.h"
 #include "costmodel/layer_graph.h"
+#include "costmodel/regime.h"
 #include "schema/model_io.h"
 
 namespace vitsim::cli {
@@ -96,8 +97,11 @@ int cmd_model(int argc, char** argv) {
   app.add_flag("--kernels", kernels,
                "list the kernels of one training step as eager PyTorch/LibTorch launches them "
                "(the kernel-class transfer's inventory, docs/cost-model.md section 4)");
-  app.add_option("--precision", precision,
-                 "with --kernels: fp32, amp-fp16, amp-bf16, ds-fp16, ds-bf16, tf32")
+  app.add_option(
+         "--precision", precision,
+         "with --kernels: " +
+             costmodel::joined(
+                 costmodel::names_of(costmodel::kRegimeNames, costmodel::is_compute_regime), ", "))
       ->capture_default_str();
   app.add_option("--micro-batch", micro_batch, "with --kernels: samples per GPU")
       ->capture_default_str();

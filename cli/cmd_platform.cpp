@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/file_options.h"
 #include "clikit/run_app.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
@@ -47,7 +48,7 @@ int cmd_platform(int argc, char** argv) {
       "Check a cluster file and print its nodes, GPUs and links; --export-xml writes the "
       "equivalent SimGrid XML platform (every node, one host per GPU).",
       "vitsim platform"};
-  std::string cluster_path, xml, costs_path, gpus_json = schema::default_gpus_path();
+  std::string cluster_path, xml, costs_path, gpus_json;
   std::string transports_path = schema::default_transports_path();
   std::optional<int64_t> nodes;
   app.add_option("cluster", cluster_path, "cluster file (platforms/*.json)")
@@ -55,11 +56,10 @@ int cmd_platform(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   app.add_option("--export-xml", xml, "write the SimGrid XML platform to FILE");
   app.add_option("--nodes", nodes, "node count of the cluster's node template");
-  app.add_option("--costs", costs_path,
-                 "cost model whose measured link costs replace the modelled figures");
+  add_costs_option(app, costs_path, "its measured link costs replace the modelled figures");
   app.add_option("--transports", transports_path, "transport model parameters")
       ->capture_default_str();
-  app.add_option("--gpus-json", gpus_json, "device catalog")->capture_default_str();
+  add_gpus_json_option(app, gpus_json);
   return clikit::run_app(app, argc, argv, [&] {
     schema::ClusterSpec cluster = schema::read_cluster(cluster_path);
     sim::check_cluster_devices(cluster, schema::read_gpus(gpus_json));

@@ -2,7 +2,7 @@
 // (with a units row) and the per-rank split, or with --json one JSON object
 // (docs/formats/prediction.md, "vitsim predict --json"). With --explain (and as `vitsim advise`)
 // also why the step takes what it takes and the simulated what-ifs that would help most
-// (sim/step_breakdown.h, sim/advisor.h).
+// (sim/step_breakdown.h, plan/advisor.h).
 #include <iostream>
 
 #include "cli/commands.h"
@@ -11,6 +11,8 @@
 #include "clikit/list_options.h"
 #include "clikit/model_options.h"
 #include "clikit/run_app.h"
+#include "plan/advisor.h"
+#include "plan/sweep_goal.h"
 #include "present/answers_text.h"
 #include "present/prediction_table.h"
 #include "present/run_cost.h"
@@ -19,11 +21,9 @@
 #include "schema/json_file.h"
 #include "schema/model_io.h"
 #include "schema/transports_io.h"
-#include "sim/advisor.h"
 #include "sim/provenance.h"
 #include "sim/rank_plan.h"
 #include "sim/simulator.h"
-#include "sim/sweep_goal.h"
 
 namespace vitsim::cli {
 namespace {
@@ -122,13 +122,13 @@ int run_predict(int argc, char** argv, bool advise) {
     options.argv = args;
     options.transports = schema::read_transports(a.input.transports);
     const schema::TrainingConfig config = to_config(a);
-    const sim::GoalLimits limits = parse_goal_limits(a.goal, cost.epochs);
+    const plan::GoalLimits limits = parse_goal_limits(a.goal, cost.epochs);
     options.engine = sim::parse_engine(a.engine);
     const costmodel::ViTConfig vit = resolve_model(a.run, model);
     schema::ConfigPrediction p = sim::predict(cluster, catalog, vit, config, costs.costs, options);
     if (a.explain) {
-      sim::AdviceRequest q{&cluster, &catalog, &vit, &config, &costs.costs, &options, &p};
-      p.advice = sim::advise(q, static_cast<size_t>(a.what_ifs));
+      plan::AdviceRequest q{&cluster, &catalog, &vit, &config, &costs.costs, &options, &p};
+      p.advice = plan::advise(q, static_cast<size_t>(a.what_ifs));
     }
     std::vector<schema::ConfigPrediction> one = {p};
     attach_costs(one, cost, sim::merged_catalog(catalog, cluster), present::devices_of(cluster),
@@ -142,7 +142,7 @@ int run_predict(int argc, char** argv, bool advise) {
       schema::PredictionFile file;
       file.context = schema::make_context("vitsim", args, {{"model", schema::write_model(vit)}});
       file.scenario = "predict";
-      file.selection = sim::to_selection(sim::SweepGoal::kFastestEpoch, limits);
+      file.selection = plan::to_selection(plan::SweepGoal::kFastestEpoch, limits);
       file.configurations.push_back(p);
       const std::string flags = present::limits_text(p, limits);
       if (!flags.empty()) std::cerr << tool << ": " << flags;

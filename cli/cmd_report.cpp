@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/file_options.h"
 #include "clikit/list_options.h"
 #include "clikit/run_app.h"
 #include "present/report.h"
@@ -25,8 +26,7 @@ int cmd_report(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   app.add_option("--measured", measured, "run logs or CSVs (dev_epoch_times.csv columns)")
       ->check(CLI::ExistingFile);
-  app.add_option("--costs", costs, "cost model JSON (vitsim calibrate), for the cost-source table")
-      ->check(CLI::ExistingFile);
+  add_costs_option(app, costs, "for the cost-source table");
   std::string study_path;
   app.add_option("--study", study_path,
                  "study.json whose precision_names map the CSVs' precision column (e.g. the "

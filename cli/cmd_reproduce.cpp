@@ -6,6 +6,7 @@
 
 #include "app/reproduce.h"
 #include "cli/commands.h"
+#include "cli/file_options.h"
 #include "clikit/run_app.h"
 
 namespace vitsim::cli {
@@ -22,7 +23,7 @@ int cmd_reproduce(int argc, char** argv) {
   app.add_option("--study", opt.study_path, "study file (docs/formats/study.md)")
       ->check(CLI::ExistingFile)
       ->capture_default_str();
-  app.add_option("--gpus-json", opt.gpus_path, "device catalog (default: the study's)");
+  add_gpus_json_option(app, opt.gpus_path, "the study's");
   app.add_option("--steps", opt.sim.simulated_steps, "steps simulated per configuration")
       ->capture_default_str();
   return clikit::run_app(app, argc, argv, [&] {

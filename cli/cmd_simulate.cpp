@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/cost_options.h"
+#include "cli/file_options.h"
 #include "clikit/list_options.h"
 #include "clikit/progress.h"
 #include "clikit/run_app.h"
@@ -29,7 +30,7 @@ int cmd_simulate(int argc, char** argv) {
       "into compute, exposed communication and idle waiting per rank, throughput, speedup and "
       "parallel efficiency against the scenario's 1-GPU configuration, memory fit.",
       "vitsim simulate"};
-  std::string scenario_path, costs_path, out_prefix, trace, gpus_json = schema::default_gpus_path();
+  std::string scenario_path, costs_path, out_prefix, trace, gpus_json;
   std::string transports = schema::default_transports_path();
   std::string network_model = "CM02";
   bool crosstraffic = false;
@@ -38,14 +39,12 @@ int cmd_simulate(int argc, char** argv) {
   app.add_option("scenario", scenario_path, "scenario file (scenarios/*.json)")
       ->required()
       ->check(CLI::ExistingFile);
-  app.add_option("--costs", costs_path, "cost model (vitsim calibrate)")
-      ->required()
-      ->check(CLI::ExistingFile);
+  add_costs_option(app, costs_path)->required();
   app.add_option("--out", out_prefix,
                  "write PREFIX.json (predictions), PREFIX.csv (per configuration) and "
                  "PREFIX.ranks.csv (per rank)");
   app.add_option("--trace", trace, "write the simulated timelines as a Chrome trace (JSON)");
-  app.add_option("--gpus-json", gpus_json, "device catalog")->capture_default_str();
+  add_gpus_json_option(app, gpus_json);
   app.add_option("--transports", transports,
                  "transport model parameters, for link classes the costs did not measure")
       ->capture_default_str();

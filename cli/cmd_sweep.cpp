@@ -1,6 +1,6 @@
 // vitsim sweep: simulate every combination of GPU counts, micro-batches, collectives, bucket sizes
 // and overlap on one cluster, or subsets of its hosts and device types; print them (table with a
-// units row, cost per epoch) and the best for a goal (sim/sweep_goal.h) with why its step takes
+// units row, cost per epoch) and the best for a goal (plan/sweep_goal.h) with why its step takes
 // what it takes. The configurations run in parallel (--jobs), or in slices on several machines
 // (--shard) whose files --merge turns into the single-machine result (docs/sweeps.md).
 #include <fmt/format.h>
@@ -18,8 +18,11 @@
 #include "clikit/progress.h"
 #include "clikit/run_app.h"
 #include "clikit/suggest.h"
-#include "costmodel/buckets.h"
-#include "costmodel/layer_graph.h"
+#include "plan/subset_search.h"
+#include "plan/sweep.h"
+#include "plan/sweep_goal.h"
+#include "plan/sweep_jobs.h"
+#include "plan/sweep_shards.h"
 #include "present/answers_text.h"
 #include "present/prediction_table.h"
 #include "present/run_cost.h"
@@ -32,11 +35,6 @@
 #include "schema/transports_io.h"
 #include "sim/provenance.h"
 #include "sim/rank_plan.h"
-#include "sim/subset_search.h"
-#include "sim/sweep.h"
-#include "sim/sweep_goal.h"
-#include "sim/sweep_jobs.h"
-#include "sim/sweep_shards.h"
 
 namespace vitsim::cli {
 namespace {
@@ -88,9 +86,9 @@ void add_options(CLI::App& app, SweepArgs& a, CostArgs& cost, clikit::ModelOptio
   add_cost_options(app, cost);
 }
 
-sim::SweepSpec to_spec(const SweepArgs& a, const CostArgs& cost) {
+plan::SweepSpec to_spec(const SweepArgs& a, const CostArgs& cost) {
   const RunValues v = parse_run_options(a.run);
-  sim::SweepSpec spec;
+  plan::SweepSpec spec;
   spec.base = v.base;
   spec.gpus = v.gpus;
   if (spec.gpus.empty()) throw std::invalid_argument("--gpus needs at least one value");
@@ -98,47 +96,32 @@ sim::SweepSpec to_spec(const SweepArgs& a, const CostArgs& cost) {
   spec.collectives = v.collectives;
   spec.bucket_bytes = v.bucket_bytes;
   spec.overlaps = v.overlaps;
-  spec.goal = clikit::parse_option(a.goal.goal, "goal", sim::parse_sweep_goal);
+  spec.goal = clikit::parse_option(a.goal.goal, "goal", plan::parse_sweep_goal);
   spec.limits = parse_goal_limits(a.goal, cost.epochs);
   return spec;
 }
 
-// Overlap on and off give the same rows when one bucket holds the whole gradient: the all-reduce
-// cannot start before the backward ends. Says so, with the bucket to try.
-void overlap_note(const sim::SweepSpec& spec, const costmodel::ViTConfig& model) {
-  if (spec.overlaps.size() < 2) return;
-  const double gradient_bytes =
-      static_cast<double>(costmodel::build_layer_graph(model).gradient_bytes(spec.base.precision));
-  for (double bucket : spec.bucket_bytes) {
-    if (bucket < gradient_bytes) continue;
-    std::cout << fmt::format(
-        "note: one {:g} MiB bucket holds the whole {:.0f} MiB gradient: overlap cannot start "
-        "before the backward ends, so overlap on and off rows of that bucket are the same (try "
-        "--bucket-mb 25)\n",
-        bucket / costmodel::kMiB, gradient_bytes / costmodel::kMiB);
-  }
-}
-
-void print_sweep(const sim::SweepResult& r, const sim::SweepSpec& spec,
-                 const costmodel::ViTConfig& model) {
+// The table, what was skipped, the notes, the best and the Pareto front; the warnings on
+// unmeasured parts; the files (--out, --json).
+void print_and_write(const SweepArgs& a, const plan::SweepResult& r, const plan::SweepSpec& spec,
+                     const costmodel::ViTConfig& model) {
   const auto& all = r.predictions.configurations;
   std::cout << present::prediction_table(all);
   for (const auto& s : r.skipped) std::cerr << "vitsim sweep: skipped " << s << "\n";
   std::cout << "\n";
-  overlap_note(spec, model);
+  for (const auto& n : plan::sweep_notes(spec, model)) std::cout << "note: " << n << "\n";
   for (const auto& n : r.pick.notes) std::cout << "note: " << n << "\n";
   std::cout << present::best_text(all, r.pick, spec.goal);
   const std::string front = present::pareto_text(all, r.requested, spec.limits);
   if (!front.empty()) std::cout << "\n" << front;
-}
-
-void write_outputs(const SweepArgs& a, const schema::PredictionFile& predictions) {
-  schema::write_prediction_outputs(a.out_prefix, a.json_path, predictions);
+  for (const auto& w : sim::unmeasured_warnings(all))
+    std::cerr << "vitsim sweep: warning: " << w << "\n";
+  schema::write_prediction_outputs(a.out_prefix, a.json_path, r.predictions);
 }
 
 // A sweep with no best configuration answers nothing: exit 2, saying why (the skipped and the
 // notes were printed above).
-int nothing_found(const sim::SweepResult& r) {
+int nothing_found(const plan::SweepResult& r) {
   size_t asked = 0;  // simulated and asked for (not a baseline the sweep added)
   for (size_t i = 0; i < r.predictions.configurations.size(); ++i)
     asked += i >= r.requested.size() || r.requested[i] ? 1 : 0;
@@ -199,32 +182,24 @@ int merge(const SweepArgs& a, const clikit::ModelOptions& model_options,
           const std::vector<std::string>& args) {
   std::vector<schema::ShardFile> shards;
   for (const std::string& path : a.merge) shards.push_back(schema::read_shard(path));
-  const std::vector<schema::SweepEntry> entries = sim::merge_shards(shards, a.merge);
-  sim::SweepSpec spec;  // the goal and limits only: the shards hold what the sweep simulated
-  spec.goal = sim::parse_sweep_goal(shards.front().shard.goal);
-  // A run's epochs are the shards' (their costs carry them).
-  int64_t epochs = 1;
-  for (const auto& e : entries)
-    if (e.prediction && e.prediction->cost) epochs = e.prediction->cost->epochs;
-  // The shards simulate, the merge picks: the limits on the pick are the merge's options.
-  spec.limits = parse_goal_limits(a.goal, epochs);
-  sim::SweepResult r = sim::assemble_sweep(entries, spec.goal, spec.limits);
-  r.predictions.context = schema::make_context("vitsim", args);
-  // The model the shards simulated (the digest, equal for all, covers it): validate checks it.
-  const schema::Json& first = shards.front().context;
-  if (first.is_object() && first.contains("model")) r.predictions.context["model"] = first["model"];
-  print_sweep(r, spec, model_options.resolve());
-  for (const auto& w : sim::unmeasured_warnings(r.predictions.configurations))
-    std::cerr << "vitsim sweep: warning: " << w << "\n";
-  write_outputs(a, r.predictions);
-  return r.pick.best < 0 ? nothing_found(r) : 0;
+  // The shards simulate, the merge picks: the limits on the pick are the merge's options (the
+  // run's epochs: the shards').
+  plan::MergedSweep m = plan::merge_sweep(shards, a.merge, parse_goal_limits(a.goal, 1));
+  m.result.predictions.context = schema::make_context("vitsim", args);
+  // The model the shards simulated: validate checks it.
+  if (!m.model.is_null()) m.result.predictions.context["model"] = m.model;
+  plan::SweepSpec spec;  // the goal and limits only: the shards hold what the sweep simulated
+  spec.goal = m.goal;
+  spec.limits = m.limits;
+  print_and_write(a, m.result, spec, model_options.resolve());
+  return m.result.pick.best < 0 ? nothing_found(m.result) : 0;
 }
 
-sim::SweepResult search(const SweepArgs& a, const sim::SweepSpec& spec,
-                        const schema::ClusterSpec& cluster, const costmodel::DeviceCatalog& catalog,
-                        const costmodel::ViTConfig& vit, const costmodel::CostModel& costs,
-                        const sim::SimOptions& options, const CostArgs& cost,
-                        const std::vector<std::string>& searched);
+plan::SweepResult search(const SweepArgs& a, const plan::SweepSpec& spec,
+                         const schema::ClusterSpec& cluster,
+                         const costmodel::DeviceCatalog& catalog, const costmodel::ViTConfig& vit,
+                         const costmodel::CostModel& costs, const sim::SimOptions& options,
+                         const CostArgs& cost, const std::vector<std::string>& searched);
 
 // What a shard's configurations are simulated with (not owned).
 struct ShardInputs {
@@ -236,8 +211,8 @@ struct ShardInputs {
   const std::vector<std::string>& searched;  // --devices, parsed
 };
 
-int shard(const SweepArgs& a, const sim::SweepSpec& spec, const ShardInputs& in,
-          const CostArgs& cost, const std::vector<sim::SweepItem>& items,
+int shard(const SweepArgs& a, const plan::SweepSpec& spec, const ShardInputs& in,
+          const CostArgs& cost, const std::vector<plan::SweepItem>& items,
           const std::vector<std::string>& args);
 
 int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& model_options,
@@ -245,7 +220,7 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
   if (a.input.cluster.empty())
     throw std::invalid_argument("--cluster is required (unless --merge)");
   if (a.input.costs.empty()) throw std::invalid_argument("--costs is required (unless --merge)");
-  sim::SweepSpec spec = to_spec(a, cost);
+  plan::SweepSpec spec = to_spec(a, cost);
   const schema::ClusterSpec cluster = schema::read_cluster(a.input.cluster);
   const costmodel::DeviceCatalog catalog = schema::read_gpus(a.input.gpus_json);
   const schema::CostModelFile costs = schema::read_cost_model(a.input.costs);
@@ -257,10 +232,10 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
   const std::vector<std::string> searched = clikit::parse_list<std::string>(
       a.devices, "devices", [](auto& d) { return d; }, true);
   check_price_devices(cost, cluster, searched);
-  const std::vector<sim::SweepItem> items = sim::sweep_items(spec);
-  spec.jobs = a.jobs > 0 ? a.jobs : sim::default_sweep_jobs(items, model, options);
+  const std::vector<plan::SweepItem> items = plan::sweep_items(spec);
+  spec.jobs = a.jobs > 0 ? a.jobs : plan::default_sweep_jobs(items, model, options);
   if (a.shard.empty()) {
-    sim::SweepResult r;
+    plan::SweepResult r;
     int interrupted_by = 0;
     {
       clikit::ProgressLine line(
@@ -271,7 +246,7 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
       spec.stop_requested = [&] { return stop.requested(); };
       const bool subsets = !a.hosts_from.empty() || !a.devices.empty();
       r = subsets ? search(a, spec, cluster, catalog, model, costs.costs, options, cost, searched)
-                  : sim::run_sweep(spec, cluster, catalog, model, costs.costs, options);
+                  : plan::run_sweep(spec, cluster, catalog, model, costs.costs, options);
       interrupted_by = r.interrupted ? stop.signal() : 0;
     }
     r.predictions.context =
@@ -280,12 +255,8 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
     attach_costs(r.predictions.configurations, cost, sim::merged_catalog(catalog, cluster),
                  priced_devices(searched, cluster), "vitsim sweep");
     // Cost goals need the costs just attached: pick again with them.
-    r.pick = sim::pick_best(r.predictions.configurations, r.requested, spec.goal, spec.limits);
-    r.predictions.selection = sim::to_selection(spec.goal, spec.limits);
-    print_sweep(r, spec, model);
-    for (const auto& w : sim::unmeasured_warnings(r.predictions.configurations))
-      std::cerr << "vitsim sweep: warning: " << w << "\n";
-    write_outputs(a, r.predictions);
+    plan::choose_best(r, spec.goal, spec.limits);
+    print_and_write(a, r, spec, model);
     if (r.interrupted) {
       std::cerr << "vitsim sweep: interrupted (signal " << interrupted_by << ") after "
                 << r.predictions.configurations.size() << " of " << r.total << " configurations; "
@@ -303,41 +274,34 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
 
 // --shard I/N: simulates the slice and writes the shard file, only when the slice is whole (a
 // partial shard cannot merge): interrupted, it writes nothing and exits 128 + the signal.
-int shard(const SweepArgs& a, const sim::SweepSpec& spec, const ShardInputs& in,
-          const CostArgs& cost, const std::vector<sim::SweepItem>& items,
+int shard(const SweepArgs& a, const plan::SweepSpec& spec, const ShardInputs& in,
+          const CostArgs& cost, const std::vector<plan::SweepItem>& items,
           const std::vector<std::string>& args) {
   const std::string path = !a.json_path.empty() ? a.json_path : a.out_prefix + ".json";
   if (a.json_path.empty() && a.out_prefix.empty())
     throw std::invalid_argument("--shard needs --json FILE (the shard file to merge)");
-  const sim::ShardSlice slice =
-      sim::parse_shard(a.shard, [](const char* n) { return std::getenv(n); });
-  schema::ShardFile shard;
-  shard.shard = {slice.index,
-                 slice.count,
-                 static_cast<int64_t>(items.size()),
-                 sim::sweep_digest(items, spec.goal, in.model, in.options, cost_row_options(cost),
-                                   {a.input.cluster, a.input.costs, a.input.gpus_json,
-                                    a.input.transports, cost.prices}),
-                 sim::to_string(spec.goal),
-                 ""};  // the contents digest: written by write_shard
-  const std::vector<int64_t> indices = sim::shard_indices(shard.shard.total_configurations, slice);
-  bool interrupted = false;
+  const plan::ShardSlice slice =
+      plan::parse_shard(a.shard, [](const char* n) { return std::getenv(n); });
+  const std::string digest = plan::sweep_digest(
+      items, spec.goal, in.model, in.options, cost_row_options(cost),
+      {a.input.cluster, a.input.costs, a.input.gpus_json, a.input.transports, cost.prices});
+  plan::ShardRun run;
   int signal = 0;
   {
     clikit::ProgressLine line(
         "vitsim sweep", "configurations",
         clikit::parse_option(a.progress, "progress", clikit::parse_progress_mode));
     clikit::StopOnSignal stop;
-    sim::SweepContext context(in.cluster, in.catalog, in.model, in.costs, in.options);
+    plan::SweepContext context(in.cluster, in.catalog, in.model, in.costs, in.options);
     context.progress = [&](size_t done, size_t total) { line.update(done, total); };
     context.stop_requested = [&] { return stop.requested(); };
-    context.interrupted = &interrupted;
-    shard.entries = sim::simulate_sweep_items(items, indices, context, spec.jobs);
-    signal = interrupted ? stop.signal() : 0;
+    run = plan::run_shard(items, slice, spec.goal, digest, context, spec.jobs);
+    signal = run.interrupted ? stop.signal() : 0;
   }
-  if (interrupted) {
+  schema::ShardFile& shard = run.file;
+  if (run.interrupted) {
     std::cerr << "vitsim sweep: interrupted (signal " << signal << ") after "
-              << shard.entries.size() << " of " << indices.size() << " configurations of shard "
+              << shard.entries.size() << " of " << run.configurations << " configurations of shard "
               << slice.index << "/" << slice.count << "; " << path
               << " not written (a shard merges only whole: run it again)\n";
     return 128 + signal;  // as a shell reports a process ended by that signal
@@ -357,51 +321,26 @@ int shard(const SweepArgs& a, const sim::SweepSpec& spec, const ShardInputs& in,
   return 0;
 }
 
-// Every combination of the other lists (micro-batch, collective, bucket, overlap), each subset
-// simulated with each; labelled as the sweep labels its rows when there is more than one.
-std::vector<schema::TrainingConfig> subset_variants(const sim::SweepSpec& spec) {
-  std::vector<schema::TrainingConfig> out;
-  for (int64_t b : spec.micro_batches)
-    for (costmodel::Collective coll : spec.collectives)
-      for (double bucket : spec.bucket_bytes)
-        for (bool ov : spec.overlaps) {
-          schema::TrainingConfig c = spec.base;
-          c.micro_batch = b;
-          c.collective = coll;
-          c.bucket_bytes = bucket;
-          c.overlap = ov;
-          c.label = fmt::format("mb{} {} {:g}MiB {}", b, costmodel::to_string(coll),
-                                bucket / costmodel::kMiB, ov ? "overlap" : "no-overlap");
-          out.push_back(c);
-        }
-  if (out.size() == 1) out.front().label.clear();
-  return out;
-}
-
-// --hosts-from / --devices: the subset and device search (sim/subset_search.h).
-sim::SweepResult search(const SweepArgs& a, const sim::SweepSpec& spec,
-                        const schema::ClusterSpec& cluster, const costmodel::DeviceCatalog& catalog,
-                        const costmodel::ViTConfig& vit, const costmodel::CostModel& costs,
-                        const sim::SimOptions& options, const CostArgs& cost,
-                        const std::vector<std::string>& searched) {
-  sim::SubsetSearch s;
-  if (a.hosts_from != "all")
-    s.hosts =
-        clikit::parse_list<std::string>(a.hosts_from, "hosts-from", [](auto& h) { return h; });
-  s.devices = searched;
+// --hosts-from / --devices: the subset and device search (plan/subset_search.h).
+plan::SweepResult search(const SweepArgs& a, const plan::SweepSpec& spec,
+                         const schema::ClusterSpec& cluster,
+                         const costmodel::DeviceCatalog& catalog, const costmodel::ViTConfig& vit,
+                         const costmodel::CostModel& costs, const sim::SimOptions& options,
+                         const CostArgs& cost, const std::vector<std::string>& searched) {
+  const std::vector<std::string> hosts =
+      a.hosts_from == "all"
+          ? std::vector<std::string>{}
+          : clikit::parse_list<std::string>(a.hosts_from, "hosts-from", [](auto& h) { return h; });
   const costmodel::DeviceCatalog devices = sim::merged_catalog(catalog, cluster);
   std::vector<std::string> names;  // "A100" names four ids: only an id is exact
   for (const auto& d : devices.devices) names.push_back(d.name);
   const std::vector<std::string> ids = devices.ids();
-  for (const std::string& d : s.devices) {  // an id nobody has would only skip every subset
+  for (const std::string& d : searched) {  // an id nobody has would only skip every subset
     if (std::find(ids.begin(), ids.end(), d) == ids.end())
       throw std::invalid_argument(
           clikit::unknown_name("devices", "device", "the catalog", d, ids, names));
   }
-  s.base = spec.base;
-  s.variants = subset_variants(spec);
-  s.goal = spec.goal;
-  s.limits = spec.limits;
+  const plan::SubsetSearch s = plan::subset_search_of(spec, hosts, searched);
   // Quietly here: attach_costs, after the search, warns once per missing price.
   const schema::PriceTable prices = schema::read_prices(cost.prices);
   present::CostOptions cost_options = to_cost_options(cost);
@@ -409,16 +348,12 @@ sim::SweepResult search(const SweepArgs& a, const sim::SweepSpec& spec,
   auto attach = [&](schema::ConfigPrediction& p) {
     p.cost = present::run_cost(p, prices, devices, cost_options);
   };
-  sim::SubsetResult found = sim::search_subsets(s, cluster, catalog, vit, costs, options, attach);
+  plan::SubsetResult found = plan::search_subsets(s, cluster, catalog, vit, costs, options, attach);
   std::cout << (found.greedy ? fmt::format("greedy search (more than {} host subsets)\n",
-                                           sim::kMaxExhaustiveSubsets)
+                                           plan::kMaxExhaustiveSubsets)
                              : fmt::format("exhaustive search: {} host subset(s) per device\n",
                                            found.combinations));
-  sim::SweepResult r;
-  r.predictions = std::move(found.predictions);
-  r.requested = found.requested;
-  r.skipped = found.skipped;
-  return r;
+  return plan::as_sweep_result(std::move(found));
 }
 
 }  // namespace

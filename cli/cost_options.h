@@ -36,7 +36,7 @@ std::map<std::string, double> parse_price_overrides(const std::string& text);
 void check_price_devices(const CostArgs& a, const schema::ClusterSpec& cluster,
                          const std::vector<std::string>& searched = {});
 
-// The cost options as they change a prediction's row (sweep shards' digest, sim/sweep_shards.h):
+// The cost options as they change a prediction's row (sweep shards' digest, plan/sweep_shards.h):
 // --price (parsed), --cost-mode, --epochs, --kwh-price, --amortisation-years. The price table's
 // bytes are covered as an input file.
 schema::Json cost_row_options(const CostArgs& a);

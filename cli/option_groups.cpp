@@ -1,17 +1,20 @@
 // The option groups of predict, advise and sweep; see option_groups.h.
 #include "cli/option_groups.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 
+#include "cli/file_options.h"
 #include "clikit/list_options.h"
 #include "clikit/run_app.h"
 #include "costmodel/buckets.h"
 #include "costmodel/dataset.h"
 #include "costmodel/regime.h"
+#include "plan/sweep.h"
 #include "schema/gpus_io.h"
 #include "schema/transports_io.h"
 #include "sim/collective_registry.h"
-#include "sim/sweep.h"
 
 namespace vitsim::cli {
 namespace {
@@ -24,19 +27,16 @@ std::string searched(const std::string& help, Values values) {
 }  // namespace
 
 void add_input_options(CLI::App& app, InputArgs& a, bool required) {
-  a.gpus_json = schema::default_gpus_path();
   a.transports = schema::default_transports_path();
   auto* cluster = app.add_option("--cluster", a.cluster,
                                  required ? "cluster file (platforms/*.json)"
                                           : "cluster file (platforms/*.json; not with --merge)");
-  auto* costs = app.add_option("--costs", a.costs,
-                               required ? "cost model (vitsim calibrate)"
-                                        : "cost model (vitsim calibrate; not with --merge)");
+  auto* costs = add_costs_option(app, a.costs, required ? "" : "not with --merge");
+  cluster->check(CLI::ExistingFile);
   for (CLI::Option* o : {cluster, costs}) {
-    o->check(CLI::ExistingFile);
     if (required) o->required();
   }
-  app.add_option("--gpus-json", a.gpus_json, "device catalog")->capture_default_str();
+  add_gpus_json_option(app, a.gpus_json);
   app.add_option("--transports", a.transports,
                  "transport model parameters, for link classes the costs did not measure")
       ->capture_default_str();
@@ -68,6 +68,7 @@ RunOptions add_run_options(CLI::App& app, RunArgs& a, Values values) {
   app.add_option("--collective", a.collective,
                  searched("all-reduce algorithm: " + sim::collective_help(), values))
       ->capture_default_str();
+  a.bucket_mb = fmt::format("{:g}", costmodel::kDefaultBucketBytes / costmodel::kMiB);
   app.add_option("--bucket-mb", a.bucket_mb,
                  searched("gradient bucket: closes once it holds >= this, MiB (2^20 bytes, as "
                           "PyTorch DDP's bucket_cap_mb and vitsim-train --bucket-mb)",
@@ -160,7 +161,7 @@ costmodel::ViTConfig resolve_model(const RunArgs& a, const clikit::ModelOptions&
 }
 
 void add_goal_options(CLI::App& app, GoalArgs& a, Values values) {
-  a.max_global_batch = sim::kDefaultMaxGlobalBatch;
+  a.max_global_batch = plan::kDefaultMaxGlobalBatch;
   if (values == Values::kList) {
     app.add_option("--goal", a.goal,
                    "fastest-epoch | best-efficiency | cheapest-epoch | best-throughput-per-dollar")
@@ -240,8 +241,8 @@ schema::PerEpochOrRun parse_budget(const std::string& text) {
   return {v, per_run};
 }
 
-sim::GoalLimits parse_goal_limits(const GoalArgs& a, int64_t epochs) {
-  sim::GoalLimits l;
+plan::GoalLimits parse_goal_limits(const GoalArgs& a, int64_t epochs) {
+  plan::GoalLimits l;
   l.min_speedup = a.min_speedup;
   l.max_global_batch = a.max_global_batch;
   l.epochs = epochs;

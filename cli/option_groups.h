@@ -13,9 +13,9 @@
 
 #include "clikit/model_options.h"
 #include "costmodel/collective.h"
+#include "plan/sweep_goal.h"
 #include "schema/prediction.h"
 #include "schema/scenario.h"
-#include "sim/sweep_goal.h"
 
 namespace vitsim::cli {
 
@@ -37,7 +37,8 @@ void add_input_options(CLI::App& app, InputArgs& a, bool required);
 struct RunArgs {
   std::optional<int64_t> nodes, gpus_per_node;
   std::string gpus;  // kOne: empty = the --hosts count, else 1; kList: default "1,2,4,8"
-  std::string micro_batch = "16", collective = "ring", bucket_mb = "500", overlap = "off";
+  std::string micro_batch = "16", collective = "ring", overlap = "off";
+  std::string bucket_mb;  // set by add_run_options: costmodel::kDefaultBucketBytes in MiB
   std::string precision = "fp32", level = "auto", optimizer = "adamw", epoch = "later";
   int64_t accumulation = 1;
   std::optional<int64_t> images;  // default: the --dataset's, else 50000
@@ -97,7 +98,7 @@ void add_goal_options(CLI::App& app, GoalArgs& a, Values values);
 
 // The limits (`epochs`: the run's, --epochs); std::invalid_argument naming the option for a
 // deadline or budget that does not parse.
-sim::GoalLimits parse_goal_limits(const GoalArgs& a, int64_t epochs);
+plan::GoalLimits parse_goal_limits(const GoalArgs& a, int64_t epochs);
 
 // "300", "300s", "5min", "2h", "1.5d" (a bare number is seconds) with an optional "/epoch" or
 // "/run" (default: per run of --epochs epochs): the deadline.

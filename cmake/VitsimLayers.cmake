@@ -4,19 +4,22 @@
 # folders and nothing else. A file that includes a layer it may not see fails to compile with
 # "No such file or directory"; tests/layers checks that it does.
 #
-#   costmodel <- schema <- {import, calibrate};  schema <- process <- sim
-#   {sim, calibrate} <- present <- app <- cli;  import <- app
+#   costmodel <- schema <- {import, calibrate};  schema <- process <- sim <- plan
+#   {plan, calibrate} <- present <- app <- validate <- cli;  import <- app
 #   schema <- clikit <- {cli, trainer};  schema <- trainer
 set(VITSIM_LAYER_costmodel costmodel)
 set(VITSIM_LAYER_schema costmodel schema)
 set(VITSIM_LAYER_process costmodel schema process)
 set(VITSIM_LAYER_import costmodel schema import)
 set(VITSIM_LAYER_sim costmodel schema process sim)
+set(VITSIM_LAYER_plan costmodel schema process sim plan)
 set(VITSIM_LAYER_calibrate costmodel schema calibrate)
-set(VITSIM_LAYER_present costmodel schema process sim calibrate present)
-set(VITSIM_LAYER_app costmodel schema process import sim calibrate present app)
+set(VITSIM_LAYER_present costmodel schema process sim plan calibrate present)
+set(VITSIM_LAYER_app costmodel schema process import sim plan calibrate present app)
+set(VITSIM_LAYER_validate costmodel schema process import sim plan calibrate present app validate)
 set(VITSIM_LAYER_clikit costmodel schema clikit)
-set(VITSIM_LAYER_cli costmodel schema process import sim calibrate present app clikit cli)
+set(VITSIM_LAYER_cli
+    costmodel schema process import sim plan calibrate present app validate clikit cli)
 set(VITSIM_LAYER_trainer costmodel schema clikit trainer)
 
 # The include root of `layer`: build/layers/<layer>/<folder> -> <source>/<folder> for each

@@ -35,6 +35,17 @@ std::vector<std::string> names_of(const EnumName<E> (&names)[N]) {
   return out;
 }
 
+// The names of the values for which `keep(value)` holds, in the table's order (an option that
+// takes some of an enum's values lists them from the table too).
+template <typename E, size_t N, typename Keep>
+std::vector<std::string> names_of(const EnumName<E> (&names)[N], Keep keep) {
+  std::vector<std::string> out;
+  for (const auto& n : names) {
+    if (keep(n.value)) out.push_back(n.name);
+  }
+  return out;
+}
+
 // Names joined for a sentence: "a, b or c" (an error's "expected ...").
 inline std::string spoken_list(const std::vector<std::string>& names) {
   std::string s;

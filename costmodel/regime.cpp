@@ -60,6 +60,10 @@ Regime compute_regime(Regime r) {
   return r;
 }
 
+bool is_compute_regime(Regime r) {
+  return compute_regime(r) == r;
+}
+
 Regime deepspeed_regime(MathType half, bool fp32_allreduce) {
   if (half == MathType::kFp16)
     return fp32_allreduce ? Regime::kDsFp16AllreduceFp32 : Regime::kDsFp16;

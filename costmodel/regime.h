@@ -61,6 +61,8 @@ bool is_amp(Regime r);        // amp-*: autocast over fp32 weights
 // The regime whose compute costs apply: the allreduce-fp32 variants compute exactly as their
 // base DeepSpeed regime (only the wire differs). Cost models are keyed by compute_regime.
 Regime compute_regime(Regime r);
+// True when compute_regime(r) == r: a regime a profile measures and a cost model is keyed by.
+bool is_compute_regime(Regime r);
 // The DeepSpeed regime of a half type with or without fp32 communication.
 Regime deepspeed_regime(MathType half, bool fp32_allreduce);
 

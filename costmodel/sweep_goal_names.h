@@ -1,6 +1,6 @@
 // What a sweep optimises, by name: the goals `vitsim sweep --goal` takes, its shard files record
 // (schema/sweep_shard_io.h) and its help lists, from one table. How a goal picks its best row is
-// sim/sweep_goal.h; what each goal means is docs/simulator.md, "Sweep goals".
+// plan/sweep_goal.h; what each goal means is docs/simulator.md, "Sweep goals".
 #pragma once
 
 #include <string>

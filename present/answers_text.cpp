@@ -103,16 +103,16 @@ void cost_text(const schema::RunCost& c, std::ostream& os) {
 
 // The deadline and budget `p` misses, each with its figures ("" when it meets both); the
 // global-batch limit is the flag's, said apart.
-std::string missed(const schema::ConfigPrediction& p, const sim::GoalLimits& limits) {
+std::string missed(const schema::ConfigPrediction& p, const plan::GoalLimits& limits) {
   std::string out;
   for (bool deadline : {true, false}) {
-    sim::GoalLimits one;
+    plan::GoalLimits one;
     one.max_global_batch = std::numeric_limits<int64_t>::max();
     one.epochs = limits.epochs;
     (deadline ? one.deadline_s : one.budget_usd) = deadline ? limits.deadline_s : limits.budget_usd;
     if (!one.deadline_s && !one.budget_usd) continue;
-    std::vector<sim::Rejected> why;
-    sim::rank_for_goal({p}, {true}, sim::SweepGoal::kFastestEpoch, one, &why);
+    std::vector<plan::Rejected> why;
+    plan::rank_for_goal({p}, {true}, plan::SweepGoal::kFastestEpoch, one, &why);
     for (const auto& w : why) out += (out.empty() ? "" : "; ") + w.why;
   }
   return out;
@@ -137,9 +137,9 @@ std::string answers_text(const schema::ConfigPrediction& p, bool full) {
   return os.str();
 }
 
-std::string best_text(const std::vector<schema::ConfigPrediction>& all, const sim::BestPick& pick,
-                      sim::SweepGoal goal) {
-  std::string out = fmt::format("goal {}: {}\n", sim::to_string(goal), pick.meaning);
+std::string best_text(const std::vector<schema::ConfigPrediction>& all, const plan::BestPick& pick,
+                      plan::SweepGoal goal) {
+  std::string out = fmt::format("goal {}: {}\n", plan::to_string(goal), pick.meaning);
   if (pick.best < 0) {
     bool ran = false;
     for (const auto& p : all) ran = ran || !p.out_of_memory;
@@ -150,17 +150,17 @@ std::string best_text(const std::vector<schema::ConfigPrediction>& all, const si
   out += fmt::format(
       "best ({}): {}{}: epoch {:.1f} s, step {:.4f} s, {:.1f} images/s, speed-up {}, efficiency "
       "{}, global batch {}\n",
-      sim::to_string(goal), pick.fallback ? "none meets it; the fastest instead: " : "",
+      plan::to_string(goal), pick.fallback ? "none meets it; the fastest instead: " : "",
       b.config.label, b.epoch_time_s, b.step_time_s, b.throughput_images_per_s,
       b.speedup > 0 ? fmt::format("{:.2f}", b.speedup) : "-",
       b.parallel_efficiency > 0 ? fmt::format("{:.0f} %", 100 * b.parallel_efficiency) : "-",
-      sim::global_batch(b));
+      plan::global_batch(b));
   return out + answers_text(b);
 }
 
 std::string pareto_text(const std::vector<schema::ConfigPrediction>& all,
-                        const std::vector<bool>& requested, const sim::GoalLimits& limits) {
-  const std::vector<int> front = sim::pareto_front(all, requested, limits);
+                        const std::vector<bool>& requested, const plan::GoalLimits& limits) {
+  const std::vector<int> front = plan::pareto_front(all, requested, limits);
   if (front.empty()) return "";
   const auto& first = *all[static_cast<size_t>(front.front())].cost;
   const bool constrained = limits.deadline_s || limits.budget_usd;
@@ -168,7 +168,7 @@ std::string pareto_text(const std::vector<schema::ConfigPrediction>& all,
       "Time and cost, Pareto front (no other configuration is both faster and cheaper; {} "
       "prices, a run of {} epoch(s){}):\n",
       first.mode, first.epochs,
-      sim::compares_per_image(all, requested) ? "; compared per image: the epochs differ" : "");
+      plan::compares_per_image(all, requested) ? "; compared per image: the epochs differ" : "");
   const char* row = "{:<40} {:>6} {:>10} {:>9} {:>10} {:>10}  {}\n";
   out += fmt::format(row, "configuration", "gpus", "epoch", "run", "cost", "cost",
                      constrained ? "meets deadline and budget" : "");
@@ -185,15 +185,15 @@ std::string pareto_text(const std::vector<schema::ConfigPrediction>& all,
   return out;
 }
 
-std::string limits_text(const schema::ConfigPrediction& p, const sim::GoalLimits& limits) {
+std::string limits_text(const schema::ConfigPrediction& p, const plan::GoalLimits& limits) {
   if (p.out_of_memory) return "";
   std::string out;
   const std::string batch =
-      costmodel::global_batch_warning(sim::global_batch(p), limits.max_global_batch);
+      costmodel::global_batch_warning(plan::global_batch(p), limits.max_global_batch);
   if (!batch.empty()) out += "Flagged: " + batch + "\n";
   if (!limits.deadline_s && !limits.budget_usd) return out;
   const std::string why = missed(p, limits);
-  return out + "Goal (" + sim::constraints_text(limits) +
+  return out + "Goal (" + plan::constraints_text(limits) +
          "): " + (why.empty() ? "met" : "not met: " + why) + "\n";
 }
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "plan/sweep_goal.h"
 #include "schema/prediction.h"
-#include "sim/sweep_goal.h"
 
 namespace vitsim::present {
 
@@ -21,16 +21,16 @@ std::string answers_text(const schema::ConfigPrediction& prediction, bool full =
 // The best configuration for a goal, as `vitsim sweep` prints it: what the goal compared, the
 // best row's figures and answers, or why none is recommended.
 std::string best_text(const std::vector<schema::ConfigPrediction>& predictions,
-                      const sim::BestPick& pick, sim::SweepGoal goal);
+                      const plan::BestPick& pick, plan::SweepGoal goal);
 
-// The time-cost Pareto front (sim/sweep_goal.h) as a table with a units row: time and cost per
+// The time-cost Pareto front (plan/sweep_goal.h) as a table with a units row: time and cost per
 // epoch and per run, which rows meet the deadline and budget. Empty when fewer than one row has a
 // cost.
 std::string pareto_text(const std::vector<schema::ConfigPrediction>& predictions,
-                        const std::vector<bool>& requested, const sim::GoalLimits& limits);
+                        const std::vector<bool>& requested, const plan::GoalLimits& limits);
 
 // What one configuration is held to (predict, advise): its global batch against the limit, and
 // whether it meets the deadline and the budget. Empty when there is nothing to say.
-std::string limits_text(const schema::ConfigPrediction& prediction, const sim::GoalLimits& limits);
+std::string limits_text(const schema::ConfigPrediction& prediction, const plan::GoalLimits& limits);
 
 }  // namespace vitsim::present

@@ -4,8 +4,9 @@
 // Outputs never appear half-written: a script names each output through a variable (e.g.
 // `set output vitsim_png`) that it defaults to the final name, so that `gnuplot NAME.gp` run by
 // hand still works; run_gnuplot sets the variables to temporary names and renames the files into
-// place once gnuplot has succeeded. gnuplot dies with vitsim (PR_SET_PDEATHSIG), and no helper
-// file is left next to the script.
+// place once gnuplot has succeeded. gnuplot runs as a child of the one process runner
+// (process/fork_runner.h: it dies with vitsim, and SIGINT/SIGTERM take it with them), and no
+// helper file is left next to the script.
 #pragma once
 
 #include <string>

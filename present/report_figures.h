@@ -5,7 +5,7 @@
 //   - breakdown: where each rank's step time goes (compute, exposed communication, idle waiting
 //     for slower ranks) in the scenario's largest configuration;
 //   - time against cost (time_cost_figure.h): every priced configuration, the Pareto front the
-//     sweep prints (sim::pareto_front), the deadline and budget of the file's selection.
+//     sweep prints (plan::pareto_front), the deadline and budget of the file's selection.
 // Speedup and efficiency are throughput ratios against the 1-GPU baseline (costmodel::speedups:
 // the prediction's own figures; for measured runs the same rule on their epochs' throughput), so
 // strong and weak scaling read the same way and the figures say what the tables say.

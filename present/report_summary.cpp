@@ -9,9 +9,9 @@
 #include <set>
 
 #include "costmodel/statistics.h"
+#include "plan/sweep_goal.h"
 #include "present/report.h"
 #include "schema/input_error.h"
-#include "sim/sweep_goal.h"
 
 namespace vitsim::present {
 
@@ -122,11 +122,11 @@ std::string asks(const schema::PredictionFile& p) {
 }
 
 // A file's best configuration for the goal and limits it records (its `selection`; the defaults
-// without one), chosen by the one function every command calls (sim::pick_best); when that is a
+// without one), chosen by the one function every command calls (plan::pick_best); when that is a
 // single GPU, also the best of 2 or more GPUs, which is what a what-if compares.
 struct Best {
-  sim::SweepGoal goal = sim::SweepGoal::kFastestEpoch;
-  sim::BestPick pick;
+  plan::SweepGoal goal = plan::SweepGoal::kFastestEpoch;
+  plan::BestPick pick;
   const schema::ConfigPrediction* best = nullptr;
   const schema::ConfigPrediction* of_several = nullptr;
 };
@@ -136,19 +136,19 @@ Best best_of(const NamedPrediction& f) {
   const schema::Selection selection = f.prediction.selection.value_or(schema::Selection{});
   Best b;
   try {
-    b.goal = sim::parse_sweep_goal(selection.goal);
+    b.goal = plan::parse_sweep_goal(selection.goal);
   } catch (const std::invalid_argument& e) {
     throw schema::InputError(f.file + ": /selection/goal: " + e.what());
   }
-  const sim::GoalLimits limits = sim::limits_of(selection);
+  const plan::GoalLimits limits = plan::limits_of(selection);
   std::vector<bool> requested;
   for (const auto& c : all) requested.push_back(!c.added_baseline);
-  b.pick = sim::pick_best(all, requested, b.goal, limits);
+  b.pick = plan::pick_best(all, requested, b.goal, limits);
   if (b.pick.best < 0) return b;
   b.best = &all[static_cast<size_t>(b.pick.best)];
   if (b.best->config.gpus > 1) return b;
   for (size_t i = 0; i < all.size(); ++i) requested[i] = requested[i] && all[i].config.gpus > 1;
-  const sim::BestPick several = sim::pick_best(all, requested, b.goal, limits);
+  const plan::BestPick several = plan::pick_best(all, requested, b.goal, limits);
   if (several.best >= 0 && !several.fallback)
     b.of_several = &all[static_cast<size_t>(several.best)];
   return b;
@@ -158,7 +158,7 @@ std::string best_cell(const Best& b) {
   if (!b.best) return "none fits and runs";
   std::string h = "<b>" + html_escape(b.best->config.label) + "</b>";
   if (b.pick.fallback) h += " (none meets the goal: the fastest)";
-  h += "<br><small>" + html_escape(std::string(sim::to_string(b.goal)) + ": " + b.pick.meaning) +
+  h += "<br><small>" + html_escape(std::string(plan::to_string(b.goal)) + ": " + b.pick.meaning) +
        "</small>";
   for (const auto& n : b.pick.notes) h += "<br><small>" + html_escape(n) + "</small>";
   if (b.of_several)

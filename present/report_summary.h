@@ -1,6 +1,6 @@
 // The report's first screen (report.h): a summary table a reader takes in within a minute (per
 // scenario: study or what-if, what it asks or changes, its best configuration for the goal its
-// file records, chosen by the one function every command calls (sim::pick_best: the answer
+// file records, chosen by the one function every command calls (plan::pick_best: the answer
 // `vitsim sweep` gave, "fastest" per image under weak scaling, the global-batch limit applied),
 // what bounds that configuration's step, its error against measured runs), one line on what is
 // measured and what is modelled, and the order of the page: the study's experiments (scenarios with

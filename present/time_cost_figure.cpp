@@ -6,9 +6,9 @@
 #include <algorithm>
 
 #include "costmodel/global_batch.h"
+#include "plan/sweep_goal.h"
 #include "present/gnuplot.h"
 #include "schema/json_file.h"
-#include "sim/sweep_goal.h"
 
 namespace vitsim::present {
 namespace {
@@ -28,9 +28,9 @@ std::string one_price_mode(const schema::PredictionFile& pred) {
 }
 
 // Time and cost of a configuration as the time-cost figure draws them: per epoch, or per 1000
-// images when the epochs differ (sim::compares_per_image).
+// images when the epochs differ (plan::compares_per_image).
 std::pair<double, double> time_and_cost(const schema::ConfigPrediction& c, bool per_image) {
-  if (per_image) return {1e3 * sim::seconds_per_image(c), 1e3 * sim::usd_per_image(c)};
+  if (per_image) return {1e3 * plan::seconds_per_image(c), 1e3 * plan::usd_per_image(c)};
   return {c.epoch_time_s, c.cost->epoch_usd};
 }
 
@@ -38,7 +38,7 @@ std::pair<double, double> time_and_cost(const schema::ConfigPrediction& c, bool 
 // limit, 1 those above it (flagged: never on the front), 2 the front with labels. True when a
 // configuration is flagged.
 bool write_pareto_data(const schema::PredictionFile& pred, const std::vector<bool>& requested,
-                       const sim::GoalLimits& limits, bool per_image, const std::string& path) {
+                       const plan::GoalLimits& limits, bool per_image, const std::string& path) {
   const auto& all = pred.configurations;
   std::string block[2];
   for (size_t i = 0; i < all.size(); ++i) {
@@ -53,7 +53,7 @@ bool write_pareto_data(const schema::PredictionFile& pred, const std::vector<boo
   std::string text = "# priced, within the global-batch limit: time cost\n" + block[0] +
                      "\n\n# priced, above the limit (flagged): time cost\n" + block[1] +
                      "\n\n# the Pareto front: time cost label\n";
-  for (int i : sim::pareto_front(all, requested, limits)) {
+  for (int i : plan::pareto_front(all, requested, limits)) {
     const auto& c = all[static_cast<size_t>(i)];
     std::string label = c.config.label;
     label.erase(std::remove(label.begin(), label.end(), '"'), label.end());
@@ -67,7 +67,7 @@ bool write_pareto_data(const schema::PredictionFile& pred, const std::vector<boo
 }  // namespace
 
 // Time against cost: every priced configuration (grey; those above the global-batch limit open),
-// the Pareto front (sim::pareto_front, the one the sweep prints) as a labelled line, and the
+// the Pareto front (plan::pareto_front, the one the sweep prints) as a labelled line, and the
 // deadline and budget the file's selection records as dashed lines.
 std::optional<Figure> draw_time_cost(const schema::PredictionFile& pred, const std::string& dir,
                                      const std::string& stem) {
@@ -75,14 +75,14 @@ std::optional<Figure> draw_time_cost(const schema::PredictionFile& pred, const s
   if (mode.empty()) return std::nullopt;
   std::vector<bool> requested;
   for (const auto& c : pred.configurations) requested.push_back(!c.added_baseline);
-  const sim::GoalLimits limits = sim::limits_of(pred.selection.value_or(schema::Selection{}));
-  if (sim::pareto_front(pred.configurations, requested, limits).empty()) return std::nullopt;
-  const bool per_image = sim::compares_per_image(pred.configurations, requested);
+  const plan::GoalLimits limits = plan::limits_of(pred.selection.value_or(schema::Selection{}));
+  if (plan::pareto_front(pred.configurations, requested, limits).empty()) return std::nullopt;
+  const bool per_image = plan::compares_per_image(pred.configurations, requested);
   const std::string data_name = stem + "-pareto.dat";
   const bool flagged = write_pareto_data(pred, requested, limits, per_image, dir + "/" + data_name);
   // A bound per run drawn as its share of one epoch (value / epochs): a line on per-epoch axes
   // cannot hold each configuration's first epoch (costmodel::run_time_s); which configurations
-  // meet the bound is the goal's (sim::rank_for_goal), not the line's.
+  // meet the bound is the goal's (plan::rank_for_goal), not the line's.
   const double per = static_cast<double>(limits.epochs);
   std::string setup =
       fmt::format("set xlabel {}\nset ylabel {}\nset logscale x\n",

@@ -1,8 +1,8 @@
 // The report's figure of time against cost (report_figures.h): every configuration priced in one
-// mode, the time-cost Pareto front the sweep prints (sim::pareto_front: none of the others is
+// mode, the time-cost Pareto front the sweep prints (plan::pareto_front: none of the others is
 // both faster and cheaper), those above the global-batch limit apart, and the deadline and budget
 // the prediction file's selection records as dashed lines. Per image when the epochs differ
-// (sim::compares_per_image), as the goal compares them.
+// (plan::compares_per_image), as the goal compares them.
 #pragma once
 
 #include <optional>

@@ -92,14 +92,22 @@ void write_all(int fd, const std::string& s) {
   }
 }
 
-// The child's side: never returns.
-[[noreturn]] void child_main(int fd, pid_t parent, const sigset_t& mask,
-                             const std::function<std::string()>& work) {
+// What runs in a child after the runner's set-up, writing to the pipe `fd`; never returns.
+using ChildBody = std::function<void(int fd)>;
+
+// The child's side: the set-up every child gets, then its body.
+[[noreturn]] void child_main(int fd, pid_t parent, const sigset_t& mask, const ChildBody& body) {
   ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(1);  // the parent died before prctl: nobody would kill us
   for (int sig : kCaught) ::signal(sig, SIG_DFL);
   ::sigprocmask(SIG_SETMASK, &mask, nullptr);
+  body(fd);
+  ::_exit(1);  // a body returns only by mistake
+}
+
+// A work child's body: its stdout to stderr, its result or error (by class) into the pipe.
+[[noreturn]] void work_body(int fd, const std::function<std::string()>& work) {
   ::dup2(STDERR_FILENO, STDOUT_FILENO);
   std::string out;
   try {
@@ -118,7 +126,18 @@ void write_all(int fd, const std::string& s) {
   ::_exit(0);
 }
 
-Child start(size_t index, const std::function<std::string(size_t)>& work, const sigset_t& mask) {
+// A program child's body: in `work_dir`, stdout discarded, stderr into the pipe, then exec. Only
+// system calls: `argv` was prepared before the fork.
+[[noreturn]] void exec_body(int fd, const std::string& work_dir, char* const* argv) {
+  if (!work_dir.empty() && ::chdir(work_dir.c_str()) != 0) ::_exit(126);
+  const int null_fd = ::open("/dev/null", O_WRONLY);
+  if (null_fd >= 0) ::dup2(null_fd, STDOUT_FILENO);
+  ::dup2(fd, STDERR_FILENO);  // the copy keeps no close-on-exec: the program writes to the pipe
+  ::execvp(argv[0], argv);
+  ::_exit(127);
+}
+
+Child start(size_t index, const ChildBody& body, const sigset_t& mask) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0)
     throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
@@ -129,7 +148,7 @@ Child start(size_t index, const std::function<std::string(size_t)>& work, const 
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::close(fds[0]);
-    child_main(fds[1], parent, mask, [&work, index] { return work(index); });
+    child_main(fds[1], parent, mask, body);
   }
   const int fork_errno = errno;
   ::close(fds[1]);
@@ -187,6 +206,44 @@ bool read_some(Child& c) {
   return true;
 }
 
+// Every run: children body(i) for i in [0, count), at most `parallel` at once, each one's pipe
+// read to its end, then reaped and handed to done(i, text, wait status), which says whether it
+// failed (no more start after a failure when `stop_after_failure`). Returns the signal that
+// stopped the run (passed on to the caller's handler first), 0 when none came.
+int run_loop(size_t count, size_t parallel, bool stop_after_failure,
+             const std::function<ChildBody(size_t)>& body,
+             const std::function<bool(size_t, const std::string&, int)>& done) {
+  if (parallel < 1) throw std::invalid_argument("run_children: parallel must be >= 1");
+  SignalScope signals;
+  std::vector<Child> running;
+  size_t next = 0;
+  bool failed = false;
+  try {
+    while (true) {
+      while (!failed && signals.signal() == 0 && next < count && running.size() < parallel) {
+        running.push_back(start(next, body(next), signals.unblocked()));
+        ++next;
+      }
+      if (running.empty() || signals.signal() != 0) break;
+      std::vector<pollfd> fds;
+      for (const Child& c : running) fds.push_back({c.fd, POLLIN, 0});
+      if (::ppoll(fds.data(), fds.size(), nullptr, &signals.unblocked()) < 0) continue;  // EINTR
+      for (size_t i = fds.size(); i-- > 0;) {
+        if (fds[i].revents == 0 || !read_some(running[i])) continue;
+        const Child c = running[i];
+        running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
+        const bool child_failed = done(c.index, c.text, reap(c.pid));
+        failed = failed || (stop_after_failure && child_failed);
+      }
+    }
+  } catch (...) {
+    kill_all(running);
+    throw;
+  }
+  kill_all(running);  // only after a signal are some still running
+  return signals.pass_on();
+}
+
 }  // namespace
 
 std::string ChildOutcome::take() const {
@@ -204,37 +261,20 @@ std::string ChildOutcome::take() const {
 
 RunResult run_children(size_t count, const std::function<std::string(size_t)>& work,
                        const RunOptions& o) {
-  if (o.parallel < 1) throw std::invalid_argument("run_children: parallel must be >= 1");
   RunResult r;
   r.outcomes.resize(count);
-  SignalScope signals;
-  std::vector<Child> running;
-  size_t next = 0, done = 0;
-  bool failed = false;
-  try {
-    while (true) {
-      while (!failed && signals.signal() == 0 && next < count && running.size() < o.parallel)
-        running.push_back(start(next++, work, signals.unblocked()));
-      if (running.empty() || signals.signal() != 0) break;
-      std::vector<pollfd> fds;
-      for (const Child& c : running) fds.push_back({c.fd, POLLIN, 0});
-      if (::ppoll(fds.data(), fds.size(), nullptr, &signals.unblocked()) < 0) continue;  // EINTR
-      for (size_t i = fds.size(); i-- > 0;) {
-        if (fds[i].revents == 0 || !read_some(running[i])) continue;
-        Child& c = running[i];
-        const ChildOutcome outcome = decode(c.text, reap(c.pid), o.what);
-        failed = failed || (o.stop_after_failure && !outcome.ok());
-        r.outcomes[c.index] = outcome;
-        running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
-        if (o.finished) o.finished(++done);
-      }
-    }
-  } catch (...) {
-    kill_all(running);
-    throw;
-  }
-  kill_all(running);  // only after a signal are some still running
-  r.signal = signals.pass_on();
+  size_t finished = 0;
+  r.signal = run_loop(
+      count, o.parallel, o.stop_after_failure,
+      [&work](size_t i) -> ChildBody {
+        return [&work, i](int fd) { work_body(fd, [&work, i] { return work(i); }); };
+      },
+      [&](size_t i, const std::string& text, int status) {
+        const ChildOutcome outcome = decode(text, status, o.what);
+        r.outcomes[i] = outcome;
+        if (o.finished) o.finished(++finished);
+        return !outcome.ok();
+      });
   return r;
 }
 
@@ -248,6 +288,28 @@ std::string run_in_child(const std::function<std::string()>& work, const std::st
       1, [&work](size_t) { return work(); }, o);
   if (r.signal != 0) throw Interrupted(r.signal);
   return r.outcomes.front()->take();
+}
+
+ProgramResult run_program(const ProgramCall& call) {
+  if (call.argv.empty()) throw std::invalid_argument("run_program: no program to run");
+  std::vector<std::string> args = call.argv;  // execvp's argv, made before the fork
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  ProgramResult out;
+  const int sig = run_loop(
+      1, 1, false,
+      [&](size_t) -> ChildBody {
+        return [&](int fd) { exec_body(fd, call.work_dir, argv.data()); };
+      },
+      [&](size_t, const std::string& text, int status) {
+        out.stderr_text = text;
+        if (WIFEXITED(status)) out.exit_code = WEXITSTATUS(status);
+        if (WIFSIGNALED(status)) out.signal = WTERMSIG(status);
+        return !out.ok();
+      });
+  if (sig != 0) throw Interrupted(sig);
+  return out;
 }
 
 }  // namespace vitsim::process

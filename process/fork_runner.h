@@ -1,5 +1,6 @@
-// The one process runner of vitsim (issue 24): every piece of work that runs in a forked child
-// goes through here, so that signals, status decoding and cleanup live in one place.
+// The one process runner of vitsim (issue 24): every piece of work that runs in a forked child,
+// and every external program vitsim starts (gnuplot for the report's figures: run_program), goes
+// through here, so that signals, status decoding and cleanup live in one place.
 //
 // Why children: SimGrid 3.32 cannot create an s4u::Engine twice in one process, yet predict,
 // simulate and sweep run many simulations from one vitsim process; and a sweep runs several
@@ -10,7 +11,8 @@
 // Every child: leads its own process group (killed as one, its own children included); dies with
 // its parent (PR_SET_PDEATHSIG, checked against a parent that died before it was set); takes the
 // default actions for SIGINT and SIGTERM back; writes its stdout to stderr (vitsim's stdout holds
-// only its own output). Runners nest: a sweep job's simulation is a child of the job.
+// only its own output; a program's stdout is discarded). Runners nest: a sweep job's simulation
+// is a child of the job.
 //
 // Signals: while children run, SIGINT and SIGTERM (unless ignored when the run starts) are caught
 // by the parent, which kills every running child's process group (SIGKILL: the work is a pure
@@ -74,5 +76,22 @@ class Interrupted : public std::runtime_error {
 // (a signal, an exit without a result) a std::runtime_error naming it; Interrupted as above.
 std::string run_in_child(const std::function<std::string()>& work,
                          const std::string& what = "the simulation process");
+
+// A program run as a child of the runner (gnuplot for the report's figures): its own process
+// group, dies with vitsim, SIGINT and SIGTERM as above (Interrupted when the caller's handler
+// does not end the process). Its stdout is discarded, its stderr collected.
+struct ProgramCall {
+  std::vector<std::string> argv;  // argv[0] is looked up on PATH (execvp); not empty
+  std::string work_dir;           // the program's working directory ("" = this process's)
+};
+struct ProgramResult {
+  int exit_code = -1;  // its exit status; -1 when a signal ended it
+  int signal = 0;      // the signal that ended it, 0 when it exited
+  std::string stderr_text;
+  bool ok() const { return exit_code == 0; }
+};
+// Exit 127 when the program cannot be started, 126 when work_dir cannot be entered (the shell's
+// codes); std::invalid_argument for an empty argv.
+ProgramResult run_program(const ProgramCall& call);
 
 }  // namespace vitsim::process

@@ -111,7 +111,7 @@ struct ConfigPrediction {
   std::vector<WhatIf> advice;  // empty: no what-ifs simulated
   std::optional<RunCost> cost;
   // A 1-GPU baseline a sweep added for the speed-ups, not asked for: never a candidate for its best
-  // (sim/sweep_goal.h).
+  // (plan/sweep_goal.h).
   bool added_baseline = false;
   // Without a cost (and not out of memory): why, e.g. "no cloud price for device p4 in
   // platforms/prices.json (hint: --price p4=USD_PER_GPU_HOUR)". Empty otherwise.
@@ -124,7 +124,7 @@ struct PerEpochOrRun {
   bool per_run = false;  // false: per epoch
 };
 
-// How the file's best configuration is chosen (sim/sweep_goal.h, docs/simulator.md "Sweep
+// How the file's best configuration is chosen (plan/sweep_goal.h, docs/simulator.md "Sweep
 // goals"), written by the command that chose it so that `vitsim report` and the CSVs choose and
 // flag the same way. A file without it is read with the defaults.
 struct Selection {

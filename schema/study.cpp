@@ -90,6 +90,7 @@ Study read_study(const Node& root) {
                     "title",
                     "model",
                     "train_images",
+                    "log_format",
                     "log_folder",
                     "logs",
                     "compute_summaries",
@@ -119,6 +120,7 @@ Study read_study(const Node& root) {
                        "a log must match one rule");
     }
   }
+  if (auto f = root.get("log_format")) s.log_format = non_empty(*f, "a log format name");
   read_paths(root, s);
   std::set<costmodel::Regime> seen;
   for (const Node& p : root["precisions"].items_nonempty()) {

@@ -1,5 +1,6 @@
-// Study (schema "vitsim.study", version 1; docs/formats/study.md): what `vitsim reproduce` needs to
-// know about a published study that is data, not code: which log is which cluster, GPU and link,
+// Study (schema "vitsim.study", version 2; docs/formats/study.md): what `vitsim reproduce` needs to
+// know about a published study that is data, not code: the format of its logs (a name of
+// import/log_format.h's registry), which log is which cluster, GPU and link,
 // the model it trained, where its compute summaries, development set, clusters and scenarios are,
 // the precisions to calibrate, the report's title and notes. data/vit-deepspeed-study/study.json
 // describes the reference study. Paths in the file are relative to the file's folder; the reader
@@ -34,7 +35,8 @@ struct Study {
   std::string title;  // the report's title
   costmodel::ViTConfig model;
   int64_t train_images = 0;                    // training images before the data fraction
-  std::string log_folder;                      // DeepSpeed logs (*.log), resolved
+  std::string log_format = "deepspeed";        // the format of its logs (import/log_format.h)
+  std::string log_folder;                      // the logs (the format's extension), resolved
   std::vector<StudyLogRule> logs;              // a log matching none is not imported
   std::vector<std::string> compute_summaries;  // compute_summary.csv-style tables, resolved
   std::string development_set;                 // measured epoch times (CSV), compared, never fitted

@@ -4,7 +4,7 @@
 // `configurations` are the slice's simulated configurations, plus a `shard` block: which slice of
 // which sweep (the digest of its inputs) and, per configuration of the slice, whether it was
 // simulated or skipped and why. The same entry form carries a configuration's result from a
-// `--jobs` child to the parent (sim/sweep_jobs.h). Entries keep every rank (no cap): the merged
+// `--jobs` child to the parent (plan/sweep_jobs.h). Entries keep every rank (no cap): the merged
 // CSV lists them all, as the single-machine run does.
 #pragma once
 
@@ -21,7 +21,7 @@ namespace vitsim::schema {
 
 // One configuration of a sweep and what became of it.
 struct SweepEntry {
-  int64_t configuration = 0;  // index in the sweep's configuration list (sim/sweep.h)
+  int64_t configuration = 0;  // index in the sweep's configuration list (plan/sweep.h)
   bool requested = true;      // false: a 1-GPU baseline the sweep added for the speed-ups
   std::optional<ConfigPrediction> prediction;  // absent: not simulated (see `skipped`)
   std::string skipped;                         // "label: reason" when not simulated
@@ -32,7 +32,7 @@ struct ShardInfo {
   int64_t index = 0;
   int64_t count = 1;
   int64_t total_configurations = 0;  // of the whole sweep
-  std::string sweep_digest;          // of the sweep's inputs and options (sim/sweep_shards.h)
+  std::string sweep_digest;          // of the sweep's inputs and options (plan/sweep_shards.h)
   std::string goal;                  // "fastest-epoch" | "best-efficiency" | "cheapest-epoch" |
                                      // "best-throughput-per-dollar"
   // Of the shard's own contents (shard_contents_digest): set by read_shard, computed by the writer.

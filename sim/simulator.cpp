@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "costmodel/epoch.h"
+#include "costmodel/global_batch.h"
 #include "costmodel/speedup.h"
 #include "process/fork_runner.h"
 #include "schema/json_file.h"
@@ -86,7 +87,7 @@ void fill_timings(const SimulationResult& run, schema::ConfigPrediction& out) {
     step = std::max(step, duration.back());
     first = std::max(first, rec.step_end_s[0]);
   }
-  double images_per_step = 0;
+  std::vector<int64_t> micro_batches;
   for (size_t r = 0; r < out.ranks.size(); ++r) {
     const size_t a = run.actor_of_rank.empty() ? r : static_cast<size_t>(run.actor_of_rank[r]);
     const double blocked = std::max(0.0, duration[a] - compute[a]);
@@ -94,9 +95,10 @@ void fill_timings(const SimulationResult& run, schema::ConfigPrediction& out) {
     rp.compute_time_s = compute[a];
     rp.idle_time_s = std::min(blocked, max_compute - compute[a]);
     rp.exposed_comm_time_s = blocked - rp.idle_time_s;
-    images_per_step += static_cast<double>(rp.micro_batch);
+    micro_batches.push_back(rp.micro_batch);
   }
-  images_per_step *= static_cast<double>(out.config.accumulation);
+  const double images_per_step =
+      static_cast<double>(costmodel::global_batch(micro_batches, out.config.accumulation));
   out.step_time_s = step;
   out.compute_time_s = max_compute;
   out.exposed_comm_time_s = out.ranks.front().exposed_comm_time_s;
@@ -202,17 +204,23 @@ SimEngine parse_engine(const std::string& name) {
   throw std::invalid_argument("unknown engine '" + name + "' (expected auto, ranks or classes)");
 }
 
-void apply_speedups(std::vector<schema::ConfigPrediction>& predictions) {
+void apply_speedups(std::vector<schema::ConfigPrediction>& predictions,
+                    const std::vector<size_t>& order) {
+  std::vector<size_t> in_order = order;
+  if (in_order.empty()) {
+    for (size_t i = 0; i < predictions.size(); ++i) in_order.push_back(i);
+  }
   std::vector<costmodel::ThroughputRun> runs;
-  for (const auto& p : predictions) {
+  for (size_t i : in_order) {
+    const schema::ConfigPrediction& p = predictions.at(i);
     runs.push_back({p.config.gpus, p.config.precision, p.config.micro_batch, p.config.accumulation,
                     p.out_of_memory ? 0.0 : p.throughput_images_per_s});
   }
   const std::vector<costmodel::Speedup> s = costmodel::speedups(runs);
-  for (size_t i = 0; i < predictions.size(); ++i) {
-    if (!(s[i].speedup > 0)) continue;  // no baseline: leave the prediction's own figures
-    predictions[i].speedup = s[i].speedup;
-    predictions[i].parallel_efficiency = s[i].parallel_efficiency;
+  for (size_t k = 0; k < in_order.size(); ++k) {
+    if (!(s[k].speedup > 0)) continue;  // no baseline: leave the prediction's own figures
+    predictions[in_order[k]].speedup = s[k].speedup;
+    predictions[in_order[k]].parallel_efficiency = s[k].parallel_efficiency;
   }
 }
 

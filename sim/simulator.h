@@ -63,8 +63,11 @@ schema::ConfigPrediction predict(const schema::ClusterSpec& cluster,
                                  const costmodel::CostModel& costs, const SimOptions& options);
 
 // Sets speedup and parallel_efficiency of every prediction that has a 1-GPU baseline among them
-// (costmodel::speedups: same precision, micro-batch and accumulation); the others keep theirs.
-void apply_speedups(std::vector<schema::ConfigPrediction>& predictions);
+// (costmodel::speedups: same precision, micro-batch and accumulation; the first such baseline in
+// `order`, indices into `predictions`, by default their own order); the others keep theirs. The
+// one place a prediction becomes the rule's input.
+void apply_speedups(std::vector<schema::ConfigPrediction>& predictions,
+                    const std::vector<size_t>& order = {});
 
 // Every configuration of a scenario, with speedup and parallel efficiency against the scenario's
 // 1-GPU configuration (when it has one).

@@ -4,6 +4,7 @@
 #include "clikit/list_options.h"
 #include "clikit/model_options.h"
 #include "clikit/run_app.h"
+#include "costmodel/regime.h"
 #include "schema/profile.h"
 #include "trainer/commands.h"
 #include "trainer/layer_profiler.h"
@@ -35,9 +36,12 @@ int cmd_profile(int argc, char** argv) {
   app.add_option("--full-steps", full_steps,
                  "no longer used (every timed repetition is a whole step); accepted for old "
                  "command lines");
+  const auto profiled = [](costmodel::Regime r) {
+    return trainer_runs(r) && costmodel::is_compute_regime(r);
+  };
   app.add_option("--precision", precision,
-                 "fp32 | tf32 (fp32 with TF32 matmuls; Ampere and later) | amp-bf16 | amp-fp16 | "
-                 "ds-bf16 (bf16 model, fp32 master step)")
+                 costmodel::joined(costmodel::names_of(costmodel::kRegimeNames, profiled), " | ") +
+                     " (tf32: fp32 with TF32 matmuls, Ampere and later; ds-*: bf16 model, fp32 master step)")
       ->capture_default_str();
   app.add_option("--device", o.device, "cpu | cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))
@@ -75,8 +79,7 @@ int cmd_profile(int argc, char** argv) {
         throw std::invalid_argument(
             "--precision amp-fp16 needs --device cuda (CPU autocast: bf16)");
       }
-      if (costmodel::is_deepspeed(o.precision) &&
-          costmodel::math_type(o.precision) == costmodel::MathType::kFp16) {
+      if (!trainer_runs(o.precision)) {
         throw std::invalid_argument(std::string("--precision ") +
                                     costmodel::to_string(o.precision) +
                                     ": the profiler runs fp32, amp-bf16, amp-fp16 or ds-bf16 "

@@ -6,6 +6,7 @@
 #include "clikit/model_options.h"
 #include "clikit/run_app.h"
 #include "costmodel/buckets.h"
+#include "costmodel/regime.h"
 #include "trainer/commands.h"
 #include "trainer/mpi_wait.h"
 #include "trainer/torch_errors.h"
@@ -18,7 +19,7 @@ struct TrainCli {
   TrainOptions o;
   clikit::ModelOptions model;
   std::string config, precision = "fp32", overlap = "auto", optimizer = "adamw";
-  double bucket_mb = 25.0;
+  double bucket_mb = costmodel::kDdpBucketBytes / costmodel::kMiB;  // DDP's bucket_cap_mb
 };
 
 // Config values fill in what the command line did not set.
@@ -68,10 +69,11 @@ void add_options(CLI::App& app, TrainCli& t) {
                  "kernel, LibTorch 2.1+ on CUDA), auto (fused on a GPU where available)")
       ->check(CLI::IsMember({"auto", "foreach", "fused"}))
       ->capture_default_str();
-  app.add_option("--precision", t.precision,
-                 "fp32 | tf32 (fp32 with TF32 matmuls; Ampere and later) | amp-bf16 | amp-fp16 "
-                 "(autocast) | ds-bf16 | ds-bf16-allreduce-fp32 (bf16 weights and gradients, fp32 "
-                 "master copy; docs/trainer.md)")
+  app.add_option(
+         "--precision", t.precision,
+         costmodel::joined(costmodel::names_of(costmodel::kRegimeNames, trainer_runs), " | ") +
+             " (tf32: fp32 with TF32 matmuls, Ampere and later; amp-*: autocast; ds-*: bf16 weights and gradients, fp32 master copy; "
+             "docs/trainer.md)")
       ->capture_default_str();
   app.add_option("--data-fraction", o.data_fraction, "use the first floor(p*N) training images")
       ->capture_default_str();

@@ -163,6 +163,11 @@ void resolve_batch(TrainOptions& o, int64_t world, const std::string& source, bo
   }
 }
 
+bool trainer_runs(costmodel::Regime regime) {
+  return !(costmodel::is_deepspeed(regime) &&
+           costmodel::math_type(regime) == costmodel::MathType::kFp16);
+}
+
 void validate_threads(int64_t threads) {
   // More threads than CPUs only oversubscribe them (notes: 1.25-3x slower); 100,000 hung in the
   // thread pool's start.
@@ -247,8 +252,7 @@ void validate_options(const TrainOptions& o) {
   if (costmodel::math_type(o.precision) == costmodel::MathType::kFp16 && o.device != "cuda")
     fail(
         "--precision amp-fp16/ds-fp16: fp16 needs --device cuda (CPU autocast supports bf16 only)");
-  if (costmodel::is_deepspeed(o.precision) &&
-      costmodel::math_type(o.precision) == costmodel::MathType::kFp16)
+  if (!trainer_runs(o.precision))
     fail(std::string("--precision ") + costmodel::to_string(o.precision) +
          ": vitsim-train implements the DeepSpeed-style regime in bf16 only (ds-fp16 needs "
          "DeepSpeed's dynamic loss scaler on fp16 weights, not implemented); use ds-bf16, "

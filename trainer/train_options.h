@@ -109,4 +109,9 @@ void validate_options(const TrainOptions& options);
 // --threads: 1 .. this machine's CPUs (std::invalid_argument otherwise); also for `profile`.
 void validate_threads(int64_t threads);
 
+// The regimes vitsim-train runs: all but the DeepSpeed-style fp16 ones (they need DeepSpeed's
+// dynamic loss scaler on fp16 weights, not implemented); `train` and `profile` check it and list
+// them in their help (fp16 needs a GPU besides: validate_options).
+bool trainer_runs(costmodel::Regime regime);
+
 }  // namespace vitsim::trainer

@@ -20,10 +20,13 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "read_text.h"    // tests/support/
 #include "run_command.h"  // tests/support/
 
 namespace fault_injection_test {
 namespace {
+
+using vitsim::test::read_text;  // tests/support/read_text.h
 
 namespace fs = std::filesystem;
 
@@ -32,18 +35,11 @@ const std::string kSrc = VITSIM_SOURCE_DIR;
 const std::string kCosts = kSrc + "/tests/sim/fixtures/costs.json";
 const std::string kTesla = kSrc + "/platforms/tesla.json";
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // Every regular file under `dir`, path relative to it -> contents.
 std::map<std::string, std::string> snapshot(const fs::path& dir) {
   std::map<std::string, std::string> files;
   for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file()) files[fs::relative(e.path(), dir).string()] = slurp(e.path());
+    if (e.is_regular_file()) files[fs::relative(e.path(), dir).string()] = read_text(e.path());
   return files;
 }
 
@@ -86,8 +82,9 @@ class FaultInjection : public ::testing::Test {
                 0);
     }
     nlohmann::json prediction =
-        nlohmann::json::parse(slurp(kSrc + "/tests/schema/examples/prediction.json"));
-    nlohmann::json run = nlohmann::json::parse(slurp(kSrc + "/tests/schema/examples/run_log.json"));
+        nlohmann::json::parse(read_text(kSrc + "/tests/schema/examples/prediction.json"));
+    nlohmann::json run =
+        nlohmann::json::parse(read_text(kSrc + "/tests/schema/examples/run_log.json"));
     run["config"]["cluster"] = "example";
     run["config"]["data_fraction"] = 1.0;
     prediction["context"]["model"] = run["config"]["model"];
@@ -98,13 +95,14 @@ class FaultInjection : public ::testing::Test {
   // The reference study with absolute paths and one scenario (tesla-strong): `reproduce` whole.
   static std::string one_scenario_study() {
     const std::string dir = kSrc + "/data/vit-deepspeed-study/";
-    nlohmann::json study = nlohmann::json::parse(slurp(dir + "study.json"));
+    nlohmann::json study = nlohmann::json::parse(read_text(dir + "study.json"));
     for (const char* k :
          {"log_folder", "development_set", "gpus", "transports", "cluster_folder", "emulated_runs"})
       study[k] = dir + study[k].get<std::string>();
     for (const char* k : {"compute_summaries", "tensor_evidence", "gpu_profiles"})
       for (auto& f : study[k]) f = dir + f.get<std::string>();
-    nlohmann::json scenario = nlohmann::json::parse(slurp(kSrc + "/scenarios/tesla-strong.json"));
+    nlohmann::json scenario =
+        nlohmann::json::parse(read_text(kSrc + "/scenarios/tesla-strong.json"));
     scenario["cluster"] = kTesla;  // was relative to the scenario's folder
     fs::create_directories(root_ / "inputs" / "scenarios");
     std::ofstream(root_ / "inputs" / "scenarios" / "tesla-strong.json") << scenario.dump(2);

@@ -16,10 +16,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "read_text.h"    // tests/support/
 #include "run_command.h"  // tests/support/
 
 namespace hardening_test {
 namespace {
+
+using vitsim::test::read_text;  // tests/support/read_text.h
 
 namespace fs = std::filesystem;
 using Result = vitsim::test::CommandResult;
@@ -31,13 +34,6 @@ const std::string kTesla = kSrc + "/platforms/tesla.json";
 
 Result vitsim(const std::string& args) {
   return vitsim::test::run_command(kVitsim + " " + args);
-}
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 class Hardening : public ::testing::Test {
@@ -77,7 +73,7 @@ TEST_F(Hardening, OutputsToDevicesAreWrittenStraightAndLinksFollowed) {
   r = vitsim(init_to(path("link.json")));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(fs::is_symlink(path("link.json")));
-  EXPECT_NE(slurp(path("real.json")).find("\"vitsim.cluster\""), std::string::npos);
+  EXPECT_NE(read_text(path("real.json")).find("\"vitsim.cluster\""), std::string::npos);
 }
 
 TEST_F(Hardening, APrefixsFilesLandTogetherOrNotAtAll) {

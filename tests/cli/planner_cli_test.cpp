@@ -9,10 +9,13 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "read_text.h"    // tests/support/
 #include "run_command.h"  // tests/support/
 
 namespace planner_cli_test {
 namespace {
+
+using vitsim::test::read_text;  // tests/support/read_text.h
 
 const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
 const std::string kSrc = VITSIM_SOURCE_DIR;
@@ -39,13 +42,6 @@ std::string line_of(const std::string& text, const std::string& prefix) {
   return "";
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::string tmp(const std::string& name) {
   return ::testing::TempDir() + "/planner_cli_" + name;
 }
@@ -66,14 +62,14 @@ TEST(PlannerCli, GlobalBatchIsCheckedByOneRuleInPredictSweepAndTheCsv) {
   EXPECT_TRUE(has(r.output, "8x mb64 ring 500MiB no-overlap: global batch 512 is above 256"))
       << r.output;
   EXPECT_FALSE(has(line_of(r.output, "best ("), "8x mb64")) << r.output;
-  const std::string csv = slurp(tmp("batch.csv"));
+  const std::string csv = read_text(tmp("batch.csv"));
   EXPECT_TRUE(has(csv, "global_batch,above_max_global_batch")) << csv;
   EXPECT_TRUE(has(csv, "8x mb64 ring 500MiB no-overlap,8,intra-node,64,1,512,true,")) << csv;
   EXPECT_TRUE(has(csv, "4x mb64 ring 500MiB no-overlap,4,intra-node,64,1,256,false,")) << csv;
   // One row per configuration, with its p10-p90; the ranks in their own file.
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 4 + 2);  // header, 4 + 2 baselines
   EXPECT_TRUE(has(csv, "epoch_p10_s,epoch_p90_s")) << csv;
-  const std::string ranks = slurp(tmp("batch.ranks.csv"));
+  const std::string ranks = read_text(tmp("batch.ranks.csv"));
   EXPECT_EQ(std::count(ranks.begin(), ranks.end(), '\n'), 1 + 4 + 8 + 4 + 8 + 1 + 1);
 }
 
@@ -91,7 +87,7 @@ TEST(PlannerCli, ReportSummaryGivesTheSweepsAnswer) {
   EXPECT_EQ(label, "8x mb32 ring 500MiB no-overlap") << best;
   r = run("report --predicted " + tmp("rep.json") + " --out " + tmp("rep_html"), true);
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const std::string html = slurp(tmp("rep_html/report.html"));
+  const std::string html = read_text(tmp("rep_html/report.html"));
   const std::string summary = html.substr(html.find("<h2 id=summary>"));
   EXPECT_TRUE(has(summary.substr(0, summary.find("</table>")), "<b>" + label + "</b>")) << summary;
   EXPECT_TRUE(has(summary, "cheapest-epoch: the cheapest epoch")) << summary;
@@ -137,7 +133,7 @@ TEST(PlannerCli, OneCostColumnHasOnePriceModeAndSaysWhyACostIsMissing) {
   EXPECT_TRUE(has(r.output, "cost (owned)")) << r.output;
   EXPECT_TRUE(has(r.output, "cost -: no owned price for device p4")) << r.output;
   EXPECT_FALSE(has(r.output, "cost (mixed)")) << r.output;
-  const std::string csv = slurp(tmp("mode.csv"));
+  const std::string csv = read_text(tmp("mode.csv"));
   EXPECT_TRUE(has(csv, ",owned,")) << csv;
   EXPECT_FALSE(has(csv, ",cloud,")) << csv;
   EXPECT_TRUE(has(csv, "no owned price for device p4")) << csv;
@@ -199,12 +195,12 @@ TEST(PlannerCli, AdviseListsOnlyWhatHelpsAsHelp) {
 TEST(PlannerCli, DatasetsByNameSetImagesAndClasses) {
   Result r = run("sweep" + kVector + " --gpus 2 --dataset imagenet-1k --json " + tmp("ds.json"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  auto j = nlohmann::json::parse(slurp(tmp("ds.json")));
+  auto j = nlohmann::json::parse(read_text(tmp("ds.json")));
   EXPECT_EQ(j["configurations"][0]["config"]["images"], 1281167);
   EXPECT_EQ(j["context"]["model"]["classes"], 1000);
   r = run("sweep" + kVector + " --gpus 2 --dataset cifar100 --json " + tmp("ds.json"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  j = nlohmann::json::parse(slurp(tmp("ds.json")));
+  j = nlohmann::json::parse(read_text(tmp("ds.json")));
   EXPECT_EQ(j["configurations"][0]["config"]["images"], 50000);
   EXPECT_EQ(j["context"]["model"]["classes"], 100);
   for (const std::string bad : {"--dataset imagenet", "--dataset cifar10 --images 1000",

@@ -20,10 +20,13 @@
 #include <sstream>
 #include <thread>
 
+#include "read_text.h"    // tests/support/
 #include "run_command.h"  // tests/support/
 
 namespace sweep_recipes_test {
 namespace {
+
+using vitsim::test::read_text;  // tests/support/read_text.h
 
 namespace fs = std::filesystem;
 using vitsim::test::CommandResult;
@@ -33,22 +36,15 @@ std::string q(const std::string& word) {  // vitsim::test::quoted (ADL would fin
 const std::string kSrc = VITSIM_SOURCE_DIR;
 const std::string kBin = std::string(VITSIM_BINARY_DIR) + "/bin";
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::string without_context(const std::string& path) {
-  nlohmann::json j = nlohmann::json::parse(slurp(path));
+  nlohmann::json j = nlohmann::json::parse(read_text(path));
   j.erase("context");
   return j.dump(2);
 }
 
 // The ```sh block of docs/sweeps.md that holds `needle`, with its "# ->" comments.
 std::string doc_block(const std::string& needle) {
-  std::istringstream in(slurp(kSrc + "/docs/sweeps.md"));
+  std::istringstream in(read_text(kSrc + "/docs/sweeps.md"));
   std::string line, block;
   bool inside = false;
   while (std::getline(in, line)) {
@@ -122,7 +118,7 @@ class SweepRecipes : public ::testing::Test {
   }
 
   void expect_equals_whole(const std::string& prefix) {
-    EXPECT_EQ(slurp(dir_ + "/" + prefix + ".csv"), slurp(dir_ + "/whole.csv"));
+    EXPECT_EQ(read_text(dir_ + "/" + prefix + ".csv"), read_text(dir_ + "/whole.csv"));
     EXPECT_EQ(without_context(dir_ + "/" + prefix + ".json"),
               without_context(dir_ + "/whole.json"));
   }
@@ -219,7 +215,7 @@ TEST_F(SlurmRecipe, ArrayAndDependentMergeEqualOneRun) {
   std::string logs;
   for (const auto& e : fs::directory_iterator(dir_)) {
     if (e.path().extension() == ".log" || e.path().extension() == ".out")
-      logs += "--- " + e.path().filename().string() + "\n" + slurp(e.path().string());
+      logs += "--- " + e.path().filename().string() + "\n" + read_text(e.path().string());
   }
   ASSERT_TRUE(done) << "the jobs did not finish (in 120 s):\n"
                     << run("squeue").output << job.output << logs

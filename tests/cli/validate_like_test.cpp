@@ -16,11 +16,14 @@
 #include <sstream>
 
 #include "mpi_consent.h"  // tests/support/
+#include "read_text.h"    // tests/support/
 #include "run_command.h"  // tests/support/
 
 #ifdef VITSIM_TRAIN_BUILT
 namespace validate_like_test {
 namespace {
+
+using vitsim::test::read_text;  // tests/support/read_text.h
 
 namespace fs = std::filesystem;
 using vitsim::test::CommandResult;
@@ -30,13 +33,6 @@ std::string q(const std::string& word) {  // vitsim::test::quoted (ADL would fin
 const std::string kBin = std::string(VITSIM_BINARY_DIR) + "/bin/";
 const std::string kModel =
     " --model vit_ti_16 --image-size 32 --patch-size 4 --depth 2 --classes 10";
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 const std::string kDir = std::string(VITSIM_BINARY_DIR) + "/tests/cli/validate-like";
 
@@ -90,7 +86,7 @@ void one_command_predicts_and_compares() {
   EXPECT_NE(r.output.find("compute, slowest rank"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("exposed all-reduce + waiting, rank 0"), std::string::npos) << r.output;
   // The measured epoch of the row is the run log's.
-  const auto log = nlohmann::json::parse(slurp(kDir + "/run.json"));
+  const auto log = nlohmann::json::parse(read_text(kDir + "/run.json"));
   const double epoch_s = log["epochs"][0]["epoch_time_s"].get<double>();
   const size_t row = r.output.find("\nhere ");
   ASSERT_NE(row, std::string::npos) << r.output;
@@ -100,7 +96,8 @@ void one_command_predicts_and_compares() {
             std::string::npos)
       << "measured " << epoch_s << " s not in the row:\n"
       << r.output;
-  EXPECT_NE(slurp(kDir + "/table.txt").find("matched configurations:       1"), std::string::npos);
+  EXPECT_NE(read_text(kDir + "/table.txt").find("matched configurations:       1"),
+            std::string::npos);
 }
 
 void repeats_make_one_row_of_two_runs() {
@@ -125,7 +122,7 @@ void what_cannot_be_predicted_exits_two() {
   EXPECT_NE(r.output.find("run.json: /config/cluster"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("give --cluster FILE"), std::string::npos) << r.output;
   // A device the cluster's hosts do not have.
-  auto log = nlohmann::json::parse(slurp(kDir + "/run.json"));
+  auto log = nlohmann::json::parse(read_text(kDir + "/run.json"));
   log["config"]["device"] = "rtx3070";
   std::ofstream(kDir + "/run-gpu.json") << log.dump(2);
   r = vitsim("validate --like run-gpu.json --cluster here.json --costs costs.json");

@@ -65,6 +65,9 @@ TEST(EnumNames, UnknownNamesAreRefusedListingTheTable) {
   EXPECT_EQ(regime_names(),
             "fp32, amp-fp16, amp-bf16, ds-fp16, ds-bf16, ds-fp16-allreduce-fp32, "
             "ds-bf16-allreduce-fp32, tf32");
+  // Some of the values, in the table's order: the regimes a cost model is keyed by.
+  EXPECT_EQ(joined(names_of(kRegimeNames, is_compute_regime), ","),
+            "fp32,amp-fp16,amp-bf16,ds-fp16,ds-bf16,tf32");
   // kNone is no name a user writes.
   EXPECT_STREQ(to_string(Transport::kNone), "none");
   EXPECT_THROW(parse_transport("none"), std::invalid_argument);

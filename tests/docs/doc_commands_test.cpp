@@ -20,22 +20,18 @@
 
 #include "doc_blocks.h"
 #include "mpi_consent.h"  // tests/support/
+#include "read_text.h"    // tests/support/
 #include "run_command.h"  // tests/support/
 
 namespace vitsim::doc_test {
 namespace doc_commands_test {
 namespace {
 
+using vitsim::test::read_text;  // tests/support/read_text.h
+
 namespace fs = std::filesystem;
 const std::string kSrc = VITSIM_SOURCE_DIR;
 const std::string kBin = std::string(VITSIM_BINARY_DIR) + "/bin";
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::string tail(const std::string& text, size_t n = 4000) {
   return text.size() <= n ? text : "..." + text.substr(text.size() - n);
@@ -99,7 +95,7 @@ TEST_F(DocCommands, EveryCommandOfTheDocsRuns) {
   std::string skipped;
   std::map<std::string, std::string> seen;  // command (build/bin/ dropped) -> where it ran
   for (const std::string& file : doc_files()) {
-    for (const DocCommand& c : extract_commands(file, slurp(kSrc + "/" + file))) {
+    for (const DocCommand& c : extract_commands(file, read_text(kSrc + "/" + file))) {
       const std::string where = c.file + ":" + std::to_string(c.line);
       const Plan plan = plan_for(c.text);
       // The same command on another page (docs/trainer.md repeats README's): run once.

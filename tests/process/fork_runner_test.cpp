@@ -3,7 +3,8 @@
 // exit 2; anything else: exit 1); a child that dies or exits without a result is named with its
 // signal or status; after a failure no new child starts; runners nest (a sweep job's simulation);
 // SIGINT/SIGTERM while children run kills them all, reaches the caller's handler and is reported;
-// an ignored signal stays ignored. Each child is a fork of this test (milliseconds).
+// an ignored signal stays ignored. Each child is a fork of this test (milliseconds). A program
+// (run_program) runs in its working directory with its exit status, signal and stderr reported.
 #include "process/fork_runner.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <thread>
 
 #include "schema/input_error.h"
@@ -147,6 +149,27 @@ TEST(ForkRunner, AnIgnoredSignalStaysIgnored) {
   });
   EXPECT_EQ(out, "finished");
   ::sigaction(SIGTERM, &before, nullptr);
+}
+
+TEST(RunProgram, ItsStatusSignalAndStderrComeBackFromItsWorkingDirectory) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("vitsim_run_program_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const ProgramResult r = run_program(
+      {{"sh", "-c", "echo to-stdout; echo to-stderr >&2; pwd -P >&2; exit 3"}, dir.string()});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.signal, 0);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.stderr_text, "to-stderr\n" + fs::canonical(dir).string() + "\n");  // stdout dropped
+  EXPECT_TRUE(run_program({{"sh", "-c", "exit 0"}, ""}).ok());
+  const ProgramResult killed = run_program({{"sh", "-c", "kill -9 $$"}, ""});
+  EXPECT_EQ(killed.exit_code, -1);
+  EXPECT_EQ(killed.signal, SIGKILL);
+  EXPECT_EQ(run_program({{"vitsim-no-such-program"}, ""}).exit_code, 127);
+  EXPECT_EQ(run_program({{"sh", "-c", "exit 0"}, (dir / "missing").string()}).exit_code, 126);
+  EXPECT_THROW(run_program({{}, ""}), std::invalid_argument);
+  fs::remove_all(dir);
 }
 
 }  // namespace

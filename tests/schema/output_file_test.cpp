@@ -18,18 +18,15 @@
 #include <fstream>
 #include <sstream>
 
+#include "read_text.h"  // tests/support/
+
 namespace vitsim::schema {
 namespace output_file_test {
 namespace {
 
-namespace fs = std::filesystem;
+using vitsim::test::read_text;  // tests/support/read_text.h
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+namespace fs = std::filesystem;
 
 void put(const fs::path& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
@@ -69,12 +66,12 @@ TEST_F(OutputFile, ReplacesARegularFileWholeAndKeepsItsPermissions) {
   put(p, "old");
   ::chmod(p.c_str(), 0640);
   write_output(p, "new");
-  EXPECT_EQ(slurp(p), "new");
+  EXPECT_EQ(read_text(p), "new");
   struct stat st {};
   ASSERT_EQ(::stat(p.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0640u);
   write_output(dir_ / "fresh.csv", "a,b\n");
-  EXPECT_EQ(slurp(dir_ / "fresh.csv"), "a,b\n");
+  EXPECT_EQ(read_text(dir_ / "fresh.csv"), "a,b\n");
   expect_only({"out.json", "fresh.csv"});
 }
 
@@ -86,11 +83,11 @@ TEST_F(OutputFile, FollowsLinksAndReplacesTheTarget) {
   write_output(dir_ / "link2.json", "new");
   EXPECT_TRUE(fs::is_symlink(dir_ / "link.json"));
   EXPECT_TRUE(fs::is_symlink(dir_ / "link2.json"));
-  EXPECT_EQ(slurp(dir_ / "real" / "target.json"), "new");
+  EXPECT_EQ(read_text(dir_ / "real" / "target.json"), "new");
   fs::create_symlink(dir_ / "real" / "later.json", dir_ / "dangling.json");
   write_output(dir_ / "dangling.json", "made");
   EXPECT_TRUE(fs::is_symlink(dir_ / "dangling.json"));
-  EXPECT_EQ(slurp(dir_ / "real" / "later.json"), "made");
+  EXPECT_EQ(read_text(dir_ / "real" / "later.json"), "made");
 }
 
 TEST_F(OutputFile, WritesStraightToADeviceAndFailsWhenItIsFull) {
@@ -126,7 +123,7 @@ TEST_F(OutputFile, AGroupLandsTogetherOrNotAtAll) {
   broken.add(dir_ / "p.json", "new json");
   broken.add(dir_ / "missing-folder" / "p.csv", "new csv");  // cannot be written
   EXPECT_THROW(broken.commit(), std::runtime_error);
-  EXPECT_EQ(slurp(dir_ / "p.json"), "old json") << "the group's first file landed alone";
+  EXPECT_EQ(read_text(dir_ / "p.json"), "old json") << "the group's first file landed alone";
   OutputGroup fresh;
   fresh.add(dir_ / "q.json", "q");
   fresh.add(dir_ / "sub-missing" / "q.csv", "q");
@@ -151,13 +148,13 @@ TEST_F(OutputFile, EveryInjectedFaultLeavesThePreviousFiles) {
     } catch (const std::runtime_error& e) {
       ++failures;
       EXPECT_NE(std::string(e.what()).find("Input/output error"), std::string::npos) << e.what();
-      EXPECT_EQ(slurp(a), "old a") << "fault " << k;
-      EXPECT_EQ(slurp(b), "old b") << "fault " << k;
+      EXPECT_EQ(read_text(a), "old a") << "fault " << k;
+      EXPECT_EQ(read_text(b), "old b") << "fault " << k;
       expect_only({"p.json", "p.csv"});
       continue;
     }
-    EXPECT_EQ(slurp(a), "new a");
-    EXPECT_EQ(slurp(b), "new b");
+    EXPECT_EQ(read_text(a), "new a");
+    EXPECT_EQ(read_text(b), "new b");
     break;
   }
   EXPECT_EQ(failures, 6) << "a write, an fsync and a rename per file";
@@ -165,7 +162,7 @@ TEST_F(OutputFile, EveryInjectedFaultLeavesThePreviousFiles) {
     put(a, "old a");
     ::setenv("VITSIM_FAULT_INJECT", std::to_string(fault_points_counted() + k).c_str(), 1);
     EXPECT_THROW(write_output(a, "new a"), std::runtime_error) << "fault " << k;
-    EXPECT_EQ(slurp(a), "old a") << "fault " << k;
+    EXPECT_EQ(read_text(a), "old a") << "fault " << k;
   }
   expect_only({"p.json", "p.csv"});
 }

@@ -35,6 +35,7 @@ TEST(Study, ReferenceStudyReads) {
   // Paths are resolved against the study's folder.
   EXPECT_EQ(s.gpus, std::string(VITSIM_SOURCE_DIR) + "/platforms/gpus.json");
   EXPECT_EQ(s.log_folder, std::string(VITSIM_SOURCE_DIR) + "/data/vit-deepspeed-study/logs");
+  EXPECT_EQ(s.log_format, "deepspeed");  // the default: the file names no format
   // The GPU evidence of the kernel-class transfer: timm's two tables, AITemplate's A100 rows,
   // the torch.mm throughput table (sustained matrix rates), the H100 and H200 profiles (measured
   // costs too); no evidence-only profiles since the H200's were re-measured (2026-11-28,
@@ -50,6 +51,18 @@ TEST(Study, ReferenceStudyReads) {
 TEST(Study, PageExampleIsTheReferenceStudy) {
   const Json page = testing::doc_example("study.md");
   EXPECT_EQ(page, Json::parse(testing::read_text(kStudy)));
+}
+
+TEST(Study, TheLogFormatIsReadAsNamed) {
+  const std::string with = "\"log_format\": \"megatron\", \"log_folder\": \"logs\"";
+  std::string s = testing::read_text(kStudy);
+  s.replace(s.find("\"log_folder\": \"logs\""), std::string("\"log_folder\": \"logs\"").size(),
+            with);
+  // The reader keeps the name; the study job looks it up in the registry (tests/app).
+  EXPECT_EQ(read_study(Node::parse_text(s, kStudy)).log_format, "megatron");
+  EXPECT_NE(error_with("\"log_folder\": \"logs\"", "\"log_format\": \"\", \"log_folder\": \"logs\"")
+                .find("/log_format: expected a log format name, got"),
+            std::string::npos);
 }
 
 TEST(Study, BadFilesNameThePlace) {

@@ -101,6 +101,30 @@ inline schema::TrainingConfig ring_config(int gpus) {
   return t;
 }
 
+// Two nodes n0, n1 of one `testgpu` each behind a NIC of `fast_nic` bytes/s, plus node "slow"
+// with one GPU of `device` behind a NIC of `odd_nic` bytes/s (class "slow-nic"): a cluster whose
+// bottleneck is known (the step breakdown and the advisor's what-ifs name "slow").
+inline schema::ClusterSpec with_odd_node(double fast_nic, double odd_nic,
+                                         const std::string& device) {
+  auto cl = tiny_cluster(2, 1, fast_nic, 5e-5);
+  schema::NodeSpec odd = cl.nodes[0];
+  odd.name = "slow";
+  odd.is_template = false;
+  odd.count = 1;
+  odd.gpus = {{device, 1}};
+  odd.nic = {odd_nic, 5e-5, "slow-nic"};
+  cl.nodes.push_back(odd);
+  if (device != "testgpu") cl.devices.push_back(test_device(device));
+  return cl;
+}
+
+// A ring over n0, n1 and slow (with_odd_node), one rank each.
+inline schema::TrainingConfig three_hosts() {
+  auto t = ring_config(3);
+  t.hosts = {"n0", "n1", "slow"};
+  return t;
+}
+
 inline double gradient_bytes() {
   return static_cast<double>(
       costmodel::build_layer_graph(tiny_model()).gradient_bytes(costmodel::Regime::kFp32));

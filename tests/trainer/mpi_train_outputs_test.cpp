@@ -13,6 +13,7 @@
 #include <map>
 
 #include "mpi_train_harness.h"
+#include "read_text.h"  // tests/support/
 #include "schema/digest.h"
 
 namespace mpi_train_outputs_test {
@@ -84,15 +85,12 @@ namespace {
 
 // --- Outputs that are devices, and fault injection on every write of vitsim-train -----------
 
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using vitsim::test::read_text;  // tests/support/read_text.h
 
 std::map<std::string, std::string> snapshot(const fs::path& dir) {
   std::map<std::string, std::string> files;
   for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file()) files[fs::relative(e.path(), dir).string()] = read_all(e.path());
+    if (e.is_regular_file()) files[fs::relative(e.path(), dir).string()] = read_text(e.path());
   return files;
 }
 
@@ -157,7 +155,7 @@ TEST_F(MpiCheckpoint, EveryWriterCompletesOrLeavesThePreviousFiles) {
       const std::string line = "export VITSIM_FAULT_INJECT=" + inject + "; cd " + out.string() +
                                " && " + w.line + " > " + out.string() + ".txt 2>&1";
       const int status = std::system(line.c_str());
-      return std::make_pair(status, read_all(out.string() + ".txt"));
+      return std::make_pair(status, read_text(out.string() + ".txt"));
     };
     fs::remove_all(out);
     fs::create_directories(out);

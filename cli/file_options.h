@@ -1,0 +1,21 @@
+// The input files several subcommands name, each option declared here once: one spelling, one
+// help text, one check (an existing file), one default. A subcommand says only what it reads
+// the file for.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace vitsim::cli {
+
+// --costs FILE: a cost model (vitsim calibrate), "cost model (vitsim calibrate; USE)". The caller
+// adds ->required() where it must be given.
+CLI::Option* add_costs_option(CLI::App& app, std::string& path, const std::string& use = "");
+
+// --gpus-json FILE: the device catalog. Without `default_note`, `path` is set to the shipped
+// catalog (schema::default_gpus_path), shown as the default; with it, `path` keeps its value and
+// the help names the default in words (e.g. "the study's").
+CLI::Option* add_gpus_json_option(CLI::App& app, std::string& path,
+                                  const std::string& default_note = "");
+
+}  // namespace vitsim::cli

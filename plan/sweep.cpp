@@ -1,0 +1,137 @@
+// Sweeps; see sweep.h.
+#include "plan/sweep.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "costmodel/buckets.h"
+#include "costmodel/layer_graph.h"
+#include "plan/sweep_goal.h"
+#include "plan/sweep_jobs.h"
+
+namespace vitsim::plan {
+
+std::vector<SweepItem> sweep_items(const SweepSpec& spec) {
+  std::vector<SweepItem> items;
+  for (int64_t b : spec.micro_batches) {
+    bool has_one = false;
+    for (int64_t g : spec.gpus) has_one = has_one || g == 1;
+    for (int64_t g : spec.gpus) {
+      // One GPU: collective, bucket and overlap do not matter; simulate it once.
+      const bool one = g == 1;
+      const std::vector<costmodel::Collective> colls =
+          one ? std::vector<costmodel::Collective>{spec.collectives.front()} : spec.collectives;
+      const std::vector<double> buckets =
+          one ? std::vector<double>{spec.bucket_bytes.front()} : spec.bucket_bytes;
+      const std::vector<bool> overlaps =
+          one ? std::vector<bool>{spec.overlaps.front()} : spec.overlaps;
+      for (costmodel::Collective coll : colls) {
+        for (double bucket : buckets) {
+          for (bool ov : overlaps) {
+            schema::TrainingConfig c = spec.base;
+            c.gpus = g;
+            c.micro_batch = b;
+            c.collective = coll;
+            c.bucket_bytes = bucket;
+            c.overlap = ov;
+            c.label = fmt::format("{}x mb{} {} {:g}MiB {}", g, b, costmodel::to_string(coll),
+                                  bucket / costmodel::kMiB, ov ? "overlap" : "no-overlap");
+            items.push_back({c, true});
+          }
+        }
+      }
+    }
+    if (!has_one) {
+      schema::TrainingConfig c = spec.base;
+      c.gpus = 1;
+      c.micro_batch = b;
+      c.label = fmt::format("1x mb{} (baseline)", b);
+      items.push_back({c, false});
+    }
+  }
+  return items;
+}
+
+schema::SweepEntry simulate_sweep_item(const SweepItem& item, int64_t index,
+                                       const schema::ClusterSpec& cluster,
+                                       const costmodel::DeviceCatalog& catalog,
+                                       const costmodel::ViTConfig& model,
+                                       const costmodel::CostModel& costs,
+                                       const sim::SimOptions& options) {
+  schema::SweepEntry e;
+  e.configuration = index;
+  e.requested = item.requested;
+  sim::SimOptions one = options;  // each configuration: no trace, no argv
+  one.trace_path.clear();
+  one.argv.clear();
+  try {
+    e.prediction = sim::predict(cluster, catalog, model, item.config, costs, one);
+  } catch (const std::invalid_argument& err) {
+    e.skipped = item.config.label + ": " + err.what();
+  }
+  return e;
+}
+
+SweepResult assemble_sweep(const std::vector<schema::SweepEntry>& entries, SweepGoal goal,
+                           const GoalLimits& limits) {
+  SweepResult out;
+  out.predictions.scenario = "sweep";
+  std::vector<schema::ConfigPrediction>& all = out.predictions.configurations;
+  std::vector<bool> requested;
+  for (const schema::SweepEntry& e : entries) {
+    if (e.prediction) {
+      all.push_back(*e.prediction);
+      all.back().added_baseline = !e.requested;
+      requested.push_back(e.requested);
+    } else if (e.requested) {
+      out.skipped.push_back(e.skipped);
+    }
+  }
+  sim::apply_speedups(all);
+  out.requested = requested;
+  choose_best(out, goal, limits);
+  return out;
+}
+
+void choose_best(SweepResult& result, SweepGoal goal, const GoalLimits& limits) {
+  result.pick = pick_best(result.predictions.configurations, result.requested, goal, limits);
+  result.predictions.selection = to_selection(goal, limits);
+}
+
+std::vector<std::string> sweep_notes(const SweepSpec& spec, const costmodel::ViTConfig& model) {
+  std::vector<std::string> out;
+  if (spec.overlaps.size() < 2) return out;
+  const double gradient_bytes =
+      static_cast<double>(costmodel::build_layer_graph(model).gradient_bytes(spec.base.precision));
+  for (double bucket : spec.bucket_bytes) {
+    if (bucket < gradient_bytes) continue;
+    out.push_back(fmt::format(
+        "one {:g} MiB bucket holds the whole {:.0f} MiB gradient: overlap cannot start before the "
+        "backward ends, so overlap on and off rows of that bucket are the same (try --bucket-mb "
+        "{:g})",
+        bucket / costmodel::kMiB, gradient_bytes / costmodel::kMiB,
+        costmodel::kDdpBucketBytes / costmodel::kMiB));
+  }
+  return out;
+}
+
+SweepResult run_sweep(const SweepSpec& spec, const schema::ClusterSpec& cluster,
+                      const costmodel::DeviceCatalog& catalog, const costmodel::ViTConfig& model,
+                      const costmodel::CostModel& costs, const sim::SimOptions& options) {
+  const std::vector<SweepItem> items = sweep_items(spec);
+  std::vector<int64_t> all(items.size());
+  for (size_t i = 0; i < items.size(); ++i) all[i] = static_cast<int64_t>(i);
+  bool interrupted = false;
+  SweepContext context(cluster, catalog, model, costs, options);
+  context.progress = spec.progress;
+  context.stop_requested = spec.stop_requested;
+  context.interrupted = &interrupted;
+  SweepResult out =
+      assemble_sweep(simulate_sweep_items(items, all, context, spec.jobs), spec.goal, spec.limits);
+  out.interrupted = interrupted;
+  out.total = items.size();
+  return out;
+}
+
+}  // namespace vitsim::plan
