@@ -41,7 +41,8 @@ int cmd_profile(int argc, char** argv) {
   };
   app.add_option("--precision", precision,
                  costmodel::joined(costmodel::names_of(costmodel::kRegimeNames, profiled), " | ") +
-                     " (tf32: fp32 with TF32 matmuls, Ampere and later; ds-*: bf16 model, fp32 master step)")
+                     " (tf32: fp32 with TF32 matmuls, Ampere and later; ds-*: bf16 model, fp32 "
+                     "master step)")
       ->capture_default_str();
   app.add_option("--device", o.device, "cpu | cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))

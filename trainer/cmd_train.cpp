@@ -72,7 +72,8 @@ void add_options(CLI::App& app, TrainCli& t) {
   app.add_option(
          "--precision", t.precision,
          costmodel::joined(costmodel::names_of(costmodel::kRegimeNames, trainer_runs), " | ") +
-             " (tf32: fp32 with TF32 matmuls, Ampere and later; amp-*: autocast; ds-*: bf16 weights and gradients, fp32 master copy; "
+             " (tf32: fp32 with TF32 matmuls, Ampere and later; amp-*: autocast; ds-*: bf16 "
+             "weights and gradients, fp32 master copy; "
              "docs/trainer.md)")
       ->capture_default_str();
   app.add_option("--data-fraction", o.data_fraction, "use the first floor(p*N) training images")
