@@ -36,11 +36,14 @@ const schema::StudyLogRule* rule_of(const schema::Study& study, const std::strin
 // after its source).
 schema::ProfileInput write_imported(const std::string& dir, const std::vector<std::string>& argv,
                                     const std::string& name, ImportResult& r,
-                                    const schema::Json& extra) {
+                                    const schema::Json& extra, schema::OutputGroup* outputs) {
   r.profile.context = schema::make_context("vitsim reproduce", argv, extra);
   if (dir.empty()) return {name, r.profile};
   const std::string file = dir + "/" + name + ".json";
-  schema::write_profile(file, r.profile);
+  if (outputs != nullptr)
+    schema::add_json(*outputs, file, schema::write_profile_json(r.profile));
+  else
+    schema::write_profile(file, r.profile);
   return {file, r.profile};
 }
 
@@ -62,7 +65,7 @@ std::vector<std::string> sorted_files(const std::string& dir, const std::string&
 
 Imported import_study(const schema::Study& study, const costmodel::DeviceCatalog& catalog,
                       const std::string& profile_dir, const std::vector<std::string>& argv,
-                      const std::string& leave_out) {
+                      const std::string& leave_out, schema::OutputGroup* outputs) {
   if (!profile_dir.empty()) fs::create_directories(profile_dir);
   Imported out;
   ImportOptions base;
@@ -93,8 +96,9 @@ Imported import_study(const schema::Study& study, const costmodel::DeviceCatalog
     const auto it = local.find({rule->device, import::regime_of_log(log, opt)});
     if (it != local.end()) opt.local_gradient_work_s = costmodel::mean(it->second);
     ImportResult r = import_deepspeed({log}, catalog, opt);
-    out.profiles.push_back(write_imported(
-        profile_dir, argv, name, r, {{"imported_from", path}, {"import", to_json(r.logs[0])}}));
+    out.profiles.push_back(write_imported(profile_dir, argv, name, r,
+                                          {{"imported_from", path}, {"import", to_json(r.logs[0])}},
+                                          outputs));
     out.logs.push_back({rule->cluster, r.logs[0]});
     out.rules.push_back(rule);
   }
@@ -102,7 +106,7 @@ Imported import_study(const schema::Study& study, const costmodel::DeviceCatalog
     ImportResult r = import_compute_summary(schema::CsvTable::read(csv), catalog, base);
     const std::string stem = fs::path(csv).stem().string();
     out.profiles.push_back(write_imported(profile_dir, argv, r.profile.device + "_" + stem, r,
-                                          {{"imported_from", csv}}));
+                                          {{"imported_from", csv}}, outputs));
   }
   return out;
 }

@@ -9,6 +9,7 @@
 
 #include "calibrate/calibrator.h"
 #include "import/deepspeed_import.h"
+#include "schema/output_file.h"
 #include "schema/scenario.h"
 #include "schema/study.h"
 
@@ -25,14 +26,15 @@ struct Imported {
   std::vector<const schema::StudyLogRule*> rules;                // per log
 };
 
-// profile_dir: where each profile is written (NAME.json), "" = kept in memory only. Each log is
+// profile_dir: where each profile is written (NAME.json), "" = kept in memory only; with
+// `outputs`, added to that group instead (it lands when the caller commits the group). Each log is
 // imported on its own (calibrate sees the spread between nodes), its multi-rank ones with the
 // local gradient work the study's 1-rank logs of the same device and precision measure
 // (import::local_gradient_work_s; one vote per log). leave_out: a log's stem to import as if the
 // study had not shipped it (the leave-one-out check: nothing of it reaches the other profiles).
 Imported import_study(const schema::Study& study, const costmodel::DeviceCatalog& catalog,
                       const std::string& profile_dir, const std::vector<std::string>& argv,
-                      const std::string& leave_out = "");
+                      const std::string& leave_out = "", schema::OutputGroup* outputs = nullptr);
 
 // What the study simulates: its clusters, its scenarios and each scenario's cluster.
 struct Inputs {
