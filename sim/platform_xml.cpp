@@ -131,17 +131,23 @@ std::string xml_escape(const std::string& text) {
 }
 
 uint64_t platform_xml_elements(const PlatformPlan& plan) {
-  uint64_t n = 8 + plan.links.size();  // the head, zones and backplanes besides
+  // One element a line: the head and foot (declaration, doctype, comment, platform and network
+  // zone, each open and close: 7), every link, and per node its zone (2), hosts, router, a route
+  // each way to the gateway and one per ordered pair of its GPUs.
+  uint64_t n = 7 + plan.links.size();
   std::map<int64_t, uint64_t> per_leaf;
   for (const auto& node : plan.nodes) {
     const uint64_t g = node.gpu_hosts.size();
-    // hosts, router, zone; a route each way to the gateway; one per ordered pair of GPUs
     n = saturating_add(n, saturating_add(3 + 3 * g, saturating_add(pairs(g), pairs(g))));
     ++per_leaf[node.leaf];
   }
+  // A star: its backplane and a zoneRoute per pair of nodes.
   if (plan.topology != schema::Topology::kFatTree)
-    return saturating_add(n, pairs(plan.nodes.size()));
-  for (const auto& [leaf, nodes] : per_leaf) n = saturating_add(n, pairs(nodes + 1) + 4);
+    return saturating_add(n + 1, pairs(plan.nodes.size()));
+  // A fat-tree: per leaf its zone (2), the switch's zone (3), a backplane and a zoneRoute per pair
+  // of its nodes and switch; between the leaves a zoneRoute per pair.
+  for (const auto& [leaf, nodes] : per_leaf)
+    n = saturating_add(n, saturating_add(6, pairs(nodes + 1)));
   return saturating_add(n, pairs(per_leaf.size()));
 }
 
