@@ -76,7 +76,8 @@ std::vector<std::string> variation_notes(const Imported& imp, const std::vector<
 std::vector<NamedPrediction> simulate_all(const ReproduceOptions& o, const schema::Study& described,
                                           const Inputs& study,
                                           const costmodel::DeviceCatalog& catalog,
-                                          const costmodel::CostModel& costs) {
+                                          const costmodel::CostModel& costs,
+                                          schema::OutputGroup& outputs) {
   std::vector<NamedPrediction> preds;
   fs::create_directories(o.out_dir + "/predictions");
   // Link classes the study did not measure are modelled (docs/transport-model.md).
@@ -97,7 +98,7 @@ std::vector<NamedPrediction> simulate_all(const ReproduceOptions& o, const schem
         {{"scenario_file", study.scenarios[i].file},
          {"model", schema::write_model(study.scenarios[i].model)}});  // validate checks it
     const std::string file = o.out_dir + "/predictions/" + study.scenarios[i].name + ".json";
-    schema::write_prediction(file, p);
+    schema::add_json(outputs, file, schema::write_prediction_json(p));
     preds.push_back({file, p});
   }
   return preds;
@@ -110,7 +111,8 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 // Stage 4: validation.txt and the variation notes.
 void write_validation(const ReproduceOptions& o, const schema::Study& study, const Imported& imp,
                       const std::vector<NamedPrediction>& preds,
-                      const std::vector<MeasuredRun>& dev, ReproduceResult& r) {
+                      const std::vector<MeasuredRun>& dev, ReproduceResult& r,
+                      schema::OutputGroup& outputs) {
   r.validation = validate(dev, preds);
   r.notes = variation_notes(imp, dev);
   std::string text =
@@ -120,14 +122,15 @@ void write_validation(const ReproduceOptions& o, const schema::Study& study, con
       format_validation(r.validation) + "\n";
   for (const auto& n : r.notes) text += n + "\n";
   r.validation_txt = o.out_dir + "/validation.txt";
-  schema::write_output(r.validation_txt, text);
+  outputs.add(r.validation_txt, text);
 }
 
 // Stage 5: the report, with the study's title and notes first.
 std::string write_study_report(const ReproduceOptions& o, const schema::Study& study,
                                const std::vector<NamedPrediction>& preds,
                                const std::vector<MeasuredRun>& dev,
-                               const costmodel::CostModel& costs, const ReproduceResult& r) {
+                               const costmodel::CostModel& costs, const ReproduceResult& r,
+                               schema::OutputGroup& outputs) {
   ReportInputs in;
   in.title = study.title;
   in.predictions = preds;
@@ -135,7 +138,27 @@ std::string write_study_report(const ReproduceOptions& o, const schema::Study& s
   in.costs = costs;
   in.notes = study.report_notes;
   for (const auto& n : r.notes) in.notes.push_back(n);
-  return write_report(in, o.out_dir).html_path;
+  return add_report(in, o.out_dir, outputs).html_path;
+}
+
+// Every file the study names, for the rule of outputs (schema/output_rule.h): `reproduce --out`
+// a folder of the study's must not replace one of them.
+std::vector<schema::NamedPath> study_files(const schema::Study& study, const std::string& gpus) {
+  std::vector<schema::NamedPath> in = {{"--study", study.file},
+                                       {"the study's development_set", study.development_set},
+                                       {"--gpus-json or the study's gpus", gpus},
+                                       {"the study's transports", study.transports}};
+  for (const auto& f : sorted_files(study.log_folder, ".log"))
+    in.push_back({"the study's logs", f});
+  for (const auto& f : study.compute_summaries) in.push_back({"the study's compute_summaries", f});
+  for (const auto& f : study.tensor_evidence) in.push_back({"the study's tensor_evidence", f});
+  for (const auto& f : study.gpu_profiles) in.push_back({"the study's gpu_profiles", f});
+  for (const auto& f : study.evidence_profiles) in.push_back({"the study's evidence_profiles", f});
+  for (const auto& f : sorted_files(study.cluster_folder, ".json"))
+    in.push_back({"the study's clusters", f});
+  for (const auto& f : sorted_files(study.scenario_folder, ".json"))
+    in.push_back({"the study's scenarios", f});
+  return in;
 }
 
 int count_transferred(const costmodel::CostModel& costs) {
@@ -148,11 +171,18 @@ int count_transferred(const costmodel::CostModel& costs) {
 
 ReproduceResult reproduce(const ReproduceOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
-  fs::create_directories(o.out_dir);
   const schema::Study study = schema::read_study(o.study_path);
-  const auto catalog = schema::read_gpus(o.gpus_path.empty() ? study.gpus : o.gpus_path);
+  const std::string gpus = o.gpus_path.empty() ? study.gpus : o.gpus_path;
+  // The whole output set lands at the end or not at all: no profile, figure or table without
+  // the rest of the job's results (schema/output_file.h).
+  schema::OutputGroup outputs(study_files(study, gpus), {{"--out", o.out_dir + "/costs.json"},
+                                                         {"--out", o.out_dir + "/predictions.csv"},
+                                                         {"--out", o.out_dir + "/validation.txt"},
+                                                         {"--out", o.out_dir + "/report.html"}});
+  fs::create_directories(o.out_dir);
+  const auto catalog = schema::read_gpus(gpus);
   ReproduceResult r;
-  const Imported imp = import_study(study, catalog, o.out_dir + "/profiles", o.argv);
+  const Imported imp = import_study(study, catalog, o.out_dir + "/profiles", o.argv, "", &outputs);
   o.progress(
       fmt::format("[1/5] import: {} profiles from the study's logs and compute summary "
                   "({:.1f} s)",
@@ -160,15 +190,17 @@ ReproduceResult reproduce(const ReproduceOptions& o) {
   const Inputs inputs = load_inputs(study);
   const Calibration cal = calibrate_study(study, imp.profiles, inputs, catalog);
   r.costs_path = o.out_dir + "/costs.json";
-  schema::write_cost_model(
-      r.costs_path,
-      {schema::make_context("vitsim reproduce", o.argv, {{"notes", cal.notes}}), cal.costs});
+  schema::add_json(
+      outputs, r.costs_path,
+      schema::write_cost_model_json(
+          {schema::make_context("vitsim reproduce", o.argv, {{"notes", cal.notes}}), cal.costs}));
   o.progress(
       fmt::format("[2/5] calibrate: {} device/precision costs ({} transferred), {} link "
                   "classes -> {} ({:.1f} s)",
                   cal.costs.devices.size(), count_transferred(cal.costs), cal.costs.links.size(),
                   r.costs_path, seconds_since(t0)));
-  const std::vector<NamedPrediction> preds = simulate_all(o, study, inputs, catalog, cal.costs);
+  const std::vector<NamedPrediction> preds =
+      simulate_all(o, study, inputs, catalog, cal.costs, outputs);
   std::vector<schema::PredictionFile> files;
   std::vector<schema::ConfigPrediction> all;
   for (const auto& p : preds) {
@@ -176,20 +208,22 @@ ReproduceResult reproduce(const ReproduceOptions& o) {
     files.push_back(p.prediction);
     all.insert(all.end(), p.prediction.configurations.begin(), p.prediction.configurations.end());
   }
-  r.warnings = sim::unmeasured_warnings(all);
+  r.warnings = cal.warnings;  // contradicting repeats (calibrate/repeat_check.h)
+  for (const auto& w : sim::unmeasured_warnings(all)) r.warnings.push_back(w);
   r.predictions_csv = o.out_dir + "/predictions.csv";
-  schema::write_output(r.predictions_csv, schema::configurations_csv(files));
+  outputs.add(r.predictions_csv, schema::configurations_csv(files));
   o.progress(fmt::format("[3/5] simulate: {} scenarios -> {} ({:.1f} s)", preds.size(),
                          r.predictions_csv, seconds_since(t0)));
   const std::vector<MeasuredRun> dev =
       measured_from_csv(schema::CsvTable::read(study.development_set), study.precision_names);
-  write_validation(o, study, imp, preds, dev, r);
+  write_validation(o, study, imp, preds, dev, r, outputs);
   o.progress(fmt::format(
       "[4/5] validate: median |error| {:.2f} %, worst {:.2f} %, Spearman {:.3f} "
       "over {} configurations -> {} ({:.1f} s)",
       r.validation.median_abs_error_pct, r.validation.worst_abs_error_pct, r.validation.spearman,
       r.validation.rows.size(), r.validation_txt, seconds_since(t0)));
-  r.report_html = write_study_report(o, study, preds, dev, cal.costs, r);
+  r.report_html = write_study_report(o, study, preds, dev, cal.costs, r, outputs);
+  outputs.commit();
   o.progress(fmt::format("[5/5] report: {} ({:.1f} s)", r.report_html, seconds_since(t0)));
   return r;
 }

@@ -37,11 +37,14 @@ const schema::StudyLogRule* rule_of(const schema::Study& study, const std::strin
 // after its source).
 schema::ProfileInput write_imported(const std::string& dir, const std::vector<std::string>& argv,
                                     const std::string& name, schema::Profile& profile,
-                                    const schema::Json& extra) {
+                                    const schema::Json& extra, schema::OutputGroup* outputs) {
   profile.context = schema::make_context("vitsim reproduce", argv, extra);
   if (dir.empty()) return {name, profile};
   const std::string file = dir + "/" + name + ".json";
-  schema::write_profile(file, profile);
+  if (outputs != nullptr)
+    schema::add_json(*outputs, file, schema::write_profile_json(profile));
+  else
+    schema::write_profile(file, profile);
   return {file, profile};
 }
 
@@ -71,7 +74,7 @@ std::vector<std::string> sorted_files(const std::string& dir, const std::string&
 
 Imported import_study(const schema::Study& study, const costmodel::DeviceCatalog& catalog,
                       const std::string& profile_dir, const std::vector<std::string>& argv,
-                      const std::string& leave_out) {
+                      const std::string& leave_out, schema::OutputGroup* outputs) {
   const LogFormat& format = log_format_of(study);
   if (!profile_dir.empty()) fs::create_directories(profile_dir);
   Imported out;
@@ -92,9 +95,9 @@ Imported import_study(const schema::Study& study, const costmodel::DeviceCatalog
   std::vector<ImportedLog> imported = format.import_logs(logs, catalog, options);
   for (size_t i = 0; i < imported.size(); ++i) {
     ImportedLog& l = imported[i];
-    out.profiles.push_back(
-        write_imported(profile_dir, argv, names[i], l.profile,
-                       {{"imported_from", logs[i].path}, {"import", l.summary}}));
+    out.profiles.push_back(write_imported(profile_dir, argv, names[i], l.profile,
+                                          {{"imported_from", logs[i].path}, {"import", l.summary}},
+                                          outputs));
     out.logs.push_back({out.rules[i]->cluster, std::move(l)});
   }
   // The study's compute summaries: tables of compute_summary.csv's columns (deepspeed_import.h).
@@ -106,7 +109,7 @@ Imported import_study(const schema::Study& study, const costmodel::DeviceCatalog
     ImportResult r = import_compute_summary(schema::CsvTable::read(csv), catalog, base);
     const std::string stem = fs::path(csv).stem().string();
     out.profiles.push_back(write_imported(profile_dir, argv, r.profile.device + "_" + stem,
-                                          r.profile, {{"imported_from", csv}}));
+                                          r.profile, {{"imported_from", csv}}, outputs));
   }
   return out;
 }

@@ -9,6 +9,7 @@
 
 #include "calibrate/calibrator.h"
 #include "import/log_format.h"
+#include "schema/output_file.h"
 #include "schema/scenario.h"
 #include "schema/study.h"
 
@@ -29,10 +30,11 @@ struct Imported {
 // the study's log folder that a rule matches, imported by the study's log format
 // (import/log_format.h; schema::InputError at the study file's /log_format for a name the
 // registry lacks). leave_out: a log's stem to import as if the study had not shipped it (the
-// leave-one-out check: nothing of it reaches the other profiles).
+// leave-one-out check: nothing of it reaches the other profiles). With `outputs`, each profile
+// is added to that group instead of written (it lands when the caller commits the group).
 Imported import_study(const schema::Study& study, const costmodel::DeviceCatalog& catalog,
                       const std::string& profile_dir, const std::vector<std::string>& argv,
-                      const std::string& leave_out = "");
+                      const std::string& leave_out = "", schema::OutputGroup* outputs = nullptr);
 
 // What the study simulates: its clusters, its scenarios and each scenario's cluster.
 struct Inputs {

@@ -15,6 +15,7 @@
 #include "calibrate/host_costs.h"
 #include "calibrate/process_spread.h"
 #include "calibrate/regime_transfer.h"
+#include "calibrate/repeat_check.h"
 #include "calibrate/spread.h"
 #include "calibrate/sustained_rates.h"
 #include "calibrate/transfer_entry.h"
@@ -124,8 +125,10 @@ std::vector<costmodel::RingLinkCost> fit_rings(
 
 std::vector<costmodel::LinkCost> fit_links(const std::vector<schema::ProfileInput>& profiles,
                                            const CalibrateOptions& o,
-                                           std::vector<std::string>& notes) {
+                                           std::vector<std::string>& notes,
+                                           std::vector<std::string>& warnings) {
   std::map<std::string, std::vector<AllreduceSample>> samples;
+  std::map<std::string, std::vector<SourcedSample>> sourced;  // the same, with their files
   // The same points by ring shape (ranks, ranks per node) within each class.
   std::map<std::string, std::map<std::pair<int64_t, int64_t>, std::vector<AllreduceSample>>>
       by_ring;
@@ -144,6 +147,7 @@ std::vector<costmodel::LinkCost> fit_links(const std::vector<schema::ProfileInpu
       for (const auto& p : a.points) {
         const AllreduceSample x{a.ranks, p.message_bytes / static_cast<double>(channels), p.time_s};
         samples[a.link_class].push_back(x);
+        sourced[a.link_class].push_back({x, a.ranks_per_node, in.file});
         by_ring[a.link_class][{a.ranks, a.ranks_per_node}].push_back(x);
       }
       std::string& f = files[a.link_class];
@@ -153,6 +157,7 @@ std::vector<costmodel::LinkCost> fit_links(const std::vector<schema::ProfileInpu
   }
   std::vector<costmodel::LinkCost> links;
   for (const auto& [cls, measured_pts] : samples) {
+    for (auto& w : check_repeats(cls, sourced[cls])) warnings.push_back(std::move(w));
     double spread_rel = 0;
     const std::vector<AllreduceSample> pts = average_repeats(measured_pts, &spread_rel);
     const auto prior = datasheet_latency_s(o.clusters, cls);
@@ -500,7 +505,7 @@ Calibration calibrate(const std::vector<schema::ProfileInput>& profiles,
   Pipeline pipe(profiles, catalog, options);
   pipe.notes_.insert(pipe.notes_.begin(), checked.begin(), checked.end());
   Calibration out;
-  out.costs.links = fit_links(profiles, options, pipe.notes_);
+  out.costs.links = fit_links(profiles, options, pipe.notes_, out.warnings);
   const std::set<Key> required = pipe.required_pairs();
   std::map<Key, DeviceCosts> devices;
   for (auto& [key, fit] : pipe.measured_) {

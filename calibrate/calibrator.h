@@ -57,6 +57,8 @@ struct CalibrateOptions {
 struct Calibration {
   costmodel::CostModel costs;
   std::vector<std::string> notes;  // transfers, assumptions, skipped pairs: for stderr/context
+  // Measurements that contradict each other but were used (calibrate/repeat_check.h): stderr.
+  std::vector<std::string> warnings;
   std::vector<GpuEvidence> gpu_evidence;  // what the transfer was fitted on
   double pooled_node_spread_rel = 0;      // 0 when no device type has two profiles
 };

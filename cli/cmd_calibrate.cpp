@@ -99,6 +99,12 @@ int cmd_calibrate(int argc, char** argv) {
   return clikit::run_app(app, argc, argv, [&] {
     clikit::refuse_repeated_files(inputs, "profiles");
     clikit::refuse_repeated_files(clusters, "--clusters");
+    std::vector<schema::NamedPath> read = schema::named_paths("profiles", inputs);
+    for (const auto& f : clusters) read.push_back({"--clusters", f});
+    for (const auto& f : clikit::split_list(timm, "tensor-evidence"))
+      read.push_back({"--tensor-evidence", f});
+    read.push_back({"--gpus", gpus_path});
+    schema::OutputGroup written(read, {{"-o", out}});
     const auto catalog = schema::read_gpus(gpus_path);
     std::vector<schema::ProfileInput> profiles;
     for (const auto& f : inputs) profiles.push_back({f, schema::read_profile(f)});
@@ -123,12 +129,17 @@ int cmd_calibrate(int argc, char** argv) {
     }
     const calibrate::Calibration cal = calibrate::calibrate(profiles, catalog, opt);
     for (const auto& n : cal.notes) std::cerr << "vitsim calibrate: note: " << n << "\n";
+    for (const auto& w : cal.warnings) std::cerr << "vitsim calibrate: warning: " << w << "\n";
     schema::CostModelFile file;
     file.costs = cal.costs;
     file.context =
         schema::make_context("vitsim calibrate", std::vector<std::string>(argv, argv + argc),
-                             {{"profiles", inputs}, {"clusters", clusters}, {"notes", cal.notes}});
-    schema::write_cost_model(out, file);
+                             {{"profiles", inputs},
+                              {"clusters", clusters},
+                              {"notes", cal.notes},
+                              {"warnings", cal.warnings}});
+    schema::add_json(written, out, schema::write_cost_model_json(file));
+    written.commit();
     print_costs(cal.costs);
     std::cout << "\nwrote " << out << " (" << cal.costs.devices.size()
               << " device/precision costs, " << cal.costs.links.size() << " link classes)\n";

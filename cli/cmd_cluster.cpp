@@ -14,6 +14,7 @@
 #include "clikit/list_options.h"
 #include "clikit/run_app.h"
 #include "import/cluster_init.h"
+#include "import/hosts_file.h"
 #include "schema/gpus_io.h"
 #include "schema/input_error.h"
 #include "schema/json_file.h"
@@ -27,32 +28,6 @@ std::string slurp(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-// A hosts file: one statement per line as --host takes it; '#' starts a comment. A control byte
-// (an escape sequence, a NUL) is refused naming its line, shown escaped: host statements are
-// printable text, and the line is echoed in messages and tables.
-std::vector<std::string> read_hosts_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw schema::InputError(path + ": cannot read the hosts file");
-  std::vector<std::string> out;
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    for (const char c : line) {
-      const auto b = static_cast<unsigned char>(c);
-      if ((b < 0x20 && c != '\t' && c != '\r') || b == 0x7f) {
-        throw schema::InputError(path + ": line " + std::to_string(number) +
-                                 ": expected a host statement (printable text), got '" +
-                                 clikit::escape_control_bytes(line) +
-                                 "' (hint: remove the control bytes)");
-      }
-    }
-    line = line.substr(0, line.find('#'));
-    const auto a = line.find_first_not_of(" \t\r");
-    if (a == std::string::npos) continue;
-    out.push_back(line.substr(a, line.find_last_not_of(" \t\r") - a + 1));
-  }
-  return out;
 }
 
 }  // namespace
@@ -92,8 +67,12 @@ int cmd_cluster(int argc, char** argv) {
   const std::vector<std::string> args(argv, argv + argc);
   return clikit::run_app(app, argc, argv, [&] {
     clikit::refuse_repeated_files(profile_paths, "--profiles");
+    std::vector<schema::NamedPath> read = schema::named_paths("--profiles", profile_paths);
+    read.push_back({"--hosts-file", hosts_file});
+    read.push_back({"--gpus-json", gpus_path});
+    schema::OutputGroup written(read, {{"-o", out}});
     if (!hosts_file.empty())
-      for (const auto& h : read_hosts_file(hosts_file)) host_texts.push_back(h);
+      for (const auto& h : import::read_hosts_file(hosts_file)) host_texts.push_back(h);
     for (const auto& h : host_texts) opt.hosts.push_back(import::parse_host_statement(h));
     opt.nic_transport = costmodel::parse_transport(transport);
     if (opt.nic_transport != costmodel::Transport::kSocket &&
@@ -118,7 +97,8 @@ int cmd_cluster(int argc, char** argv) {
     schema::Json doc = schema::write_cluster_json(result.cluster);
     doc["context"] =
         schema::make_context("vitsim cluster init", args, {{"profiles", profile_paths}});
-    schema::write_json_output(out, doc);
+    schema::add_json(written, out, doc);
+    written.commit();
     int64_t gpus = 0;
     for (const auto& n : result.cluster.nodes) gpus += n.gpus.front().count;
     std::cout << fmt::format(

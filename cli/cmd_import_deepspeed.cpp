@@ -74,6 +74,9 @@ int cmd_import_deepspeed(int argc, char** argv) {
   app.add_option("--gpus", gpus_path, "device catalog")->capture_default_str();
   return clikit::run_app(app, argc, argv, [&] {
     clikit::refuse_repeated_files(inputs, "inputs");
+    std::vector<schema::NamedPath> read = schema::named_paths("inputs", inputs);
+    read.push_back({"--gpus", gpus_path});
+    schema::OutputGroup written(read, {{"-o", out}});
     opt.model = model.resolve();  // required here: logs do not name the model
     if (!precision.empty()) opt.precision = costmodel::parse_regime(precision);
     opt.data_fraction = fraction;
@@ -100,7 +103,8 @@ int cmd_import_deepspeed(int argc, char** argv) {
       std::cerr << "vitsim import-deepspeed: note: device '" << r.profile.device << "' is not in "
                 << gpus_path << ": kept as a cluster-declared device id\n";
     }
-    schema::write_profile(out, r.profile);
+    schema::add_json(written, out, schema::write_profile_json(r.profile));
+    written.commit();
     std::cout << fmt::format("wrote {} ({} {}, {} micro-batch(es), {} all-reduce point(s))\n", out,
                              r.profile.device, costmodel::to_string(r.profile.precision),
                              r.profile.compute.size(), r.profile.allreduce.size());

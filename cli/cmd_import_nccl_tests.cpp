@@ -60,6 +60,9 @@ int cmd_import_nccl_tests(int argc, char** argv) {
   app.add_option("--gpus", gpus_path, "device catalog")->capture_default_str();
   return clikit::run_app(app, argc, argv, [&] {
     clikit::refuse_repeated_files(inputs, "inputs");
+    std::vector<schema::NamedPath> read = schema::named_paths("inputs", inputs);
+    read.push_back({"--gpus", gpus_path});
+    schema::OutputGroup written(read, {{"-o", out}});
     if (columns != "in-place" && columns != "out-of-place")
       throw std::invalid_argument("--columns must be in-place or out-of-place, not '" + columns +
                                   "'");
@@ -86,7 +89,8 @@ int cmd_import_nccl_tests(int argc, char** argv) {
         {{"imported_from", inputs},
          {"nccl_tests", found},
          {"procedure", "docs/calibration.md#importing-nccl-tests-output"}});
-    schema::write_profile(out, r.profile);
+    schema::add_json(written, out, schema::write_profile_json(r.profile));
+    written.commit();
     std::cout << fmt::format("wrote {} ({} all-reduce entr{} over {})\n", out,
                              r.profile.allreduce.size(),
                              r.profile.allreduce.size() == 1 ? "y" : "ies", opt.link_class);

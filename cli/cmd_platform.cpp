@@ -61,6 +61,11 @@ int cmd_platform(int argc, char** argv) {
       ->capture_default_str();
   add_gpus_json_option(app, gpus_json);
   return clikit::run_app(app, argc, argv, [&] {
+    schema::OutputGroup written({{"cluster", cluster_path},
+                                 {"--costs", costs_path},
+                                 {"--transports", transports_path},
+                                 {"--gpus-json", gpus_json}},
+                                {{"--export-xml", xml}});
     schema::ClusterSpec cluster = schema::read_cluster(cluster_path);
     sim::check_cluster_devices(cluster, schema::read_gpus(gpus_json));
     if (nodes) cluster = sim::with_node_count(cluster, *nodes);
@@ -71,6 +76,14 @@ int cmd_platform(int argc, char** argv) {
     const auto transports = schema::read_transports(transports_path);
     const sim::PlatformPlan plan =
         sim::plan_platform(cluster, all, &costs.costs, /*all_nodes=*/true, &transports);
+    std::string document;  // built before anything is printed: a refusal comes first
+    if (!xml.empty()) {
+      try {
+        document = sim::platform_xml(plan);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument("--export-xml " + xml + ": " + e.what());
+      }
+    }
     int64_t gpus = 0;
     for (const auto& n : plan.nodes) gpus += static_cast<int64_t>(n.gpu_hosts.size());
     std::cout << fmt::format("{}: {} node(s), {} GPU(s), {} link(s), topology {}\n", cluster.name,
@@ -95,7 +108,8 @@ int cmd_platform(int argc, char** argv) {
                                p.model, p.derived_from);
     }
     if (!xml.empty()) {
-      schema::write_output(xml, sim::platform_xml(plan));
+      written.add(xml, document);
+      written.commit();
       std::cerr << "vitsim platform: wrote " << xml << "\n";
     }
     return 0;

@@ -89,6 +89,7 @@ schema::TrainingConfig to_config(const PredictArgs& a) {
   c.collective = single_value(v.collectives, "collective");
   c.bucket_bytes = single_value(v.bucket_bytes, "bucket-mb");
   c.label = "predict";
+  check_epoch_holds_a_batch(c);
   return c;
 }
 
@@ -109,6 +110,7 @@ int run_predict(int argc, char** argv, bool advise) {
   add_options(app, a, cost, model);
   const std::vector<std::string> args(argv, argv + argc);
   return clikit::run_app(app, argc, argv, [&] {
+    schema::OutputGroup written(input_files(a.input, cost.prices), {{"--trace", a.trace}});
     const schema::ClusterSpec cluster = schema::read_cluster(a.input.cluster);
     const costmodel::DeviceCatalog catalog = schema::read_gpus(a.input.gpus_json);
     const schema::CostModelFile costs = schema::read_cost_model(a.input.costs);
@@ -119,6 +121,7 @@ int run_predict(int argc, char** argv, bool advise) {
     options.simulated_steps = a.run.steps;
     options.force = a.run.force;
     options.trace_path = a.trace;
+    options.outputs = &written;
     options.argv = args;
     options.transports = schema::read_transports(a.input.transports);
     const schema::TrainingConfig config = to_config(a);
@@ -151,6 +154,7 @@ int run_predict(int argc, char** argv, bool advise) {
       std::cout << present::prediction_table({p}) << "\n" << present::rank_table(p);
       std::cout << "\n" << present::answers_text(p, a.explain) << present::limits_text(p, limits);
     }
+    written.commit();
     if (!a.trace.empty())
       std::cerr << "vitsim predict: wrote the Chrome trace to " << a.trace
                 << " (open it in ui.perfetto.dev or chrome://tracing)\n";

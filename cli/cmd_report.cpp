@@ -38,6 +38,12 @@ int cmd_report(int argc, char** argv) {
   return clikit::run_app(app, argc, argv, [&] {
     clikit::refuse_repeated_files(predicted, "--predicted");
     clikit::refuse_repeated_files(measured, "--measured");
+    std::vector<schema::NamedPath> read = schema::named_paths("--predicted", predicted);
+    for (const auto& f : measured) read.push_back({"--measured", f});
+    read.push_back({"--costs", costs});
+    read.push_back({"--study", study_path});
+    // The page is declared; its figures (out/figures/*) are checked when the group commits.
+    schema::OutputGroup written(read, {{"--out", out + "/report.html"}});
     const schema::RegimeAliases aliases = study_path.empty()
                                               ? schema::RegimeAliases{}
                                               : schema::read_study(study_path).precision_names;
@@ -49,7 +55,8 @@ int cmd_report(int argc, char** argv) {
       for (auto& m : present::read_measured(f, aliases)) in.measured.push_back(m);
     }
     if (!costs.empty()) in.costs = schema::read_cost_model(costs).costs;
-    const auto r = present::write_report(in, out);
+    const auto r = present::add_report(in, out, written);
+    written.commit();
     std::cout << "wrote " << r.html_path << " (" << r.figure_files.size() / 2
               << " figures, PNG + SVG in " << out << "/figures)\n";
     return 0;

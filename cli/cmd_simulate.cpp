@@ -64,9 +64,19 @@ int cmd_simulate(int argc, char** argv) {
   add_cost_options(app, cost);
   const std::vector<std::string> args(argv, argv + argc);
   return clikit::run_app(app, argc, argv, [&] {
+    const std::vector<schema::NamedPath> read = {{"scenario", scenario_path},
+                                                 {"--costs", costs_path},
+                                                 {"--gpus-json", gpus_json},
+                                                 {"--transports", transports},
+                                                 {"--prices", cost.prices}};
+    std::vector<schema::NamedPath> outputs =
+        schema::named_paths("--out", schema::prediction_output_paths(out_prefix));
+    outputs.push_back({"--trace", trace});
+    schema::OutputGroup written(read, outputs);
     const schema::Scenario scenario = schema::read_scenario(scenario_path);
-    const schema::ClusterSpec cluster =
-        schema::read_cluster(schema::scenario_cluster_path(scenario));
+    const std::string cluster_path = schema::scenario_cluster_path(scenario);
+    written.add_input({"the scenario's cluster", cluster_path});
+    const schema::ClusterSpec cluster = schema::read_cluster(cluster_path);
     const costmodel::DeviceCatalog catalog = schema::read_gpus(gpus_json);
     const schema::CostModelFile costs = schema::read_cost_model(costs_path);
     check_price_devices(cost, schema::apply_overrides(scenario, cluster));
@@ -76,6 +86,7 @@ int cmd_simulate(int argc, char** argv) {
     options.simulated_steps = steps;
     options.force = force;
     options.trace_path = trace;
+    options.outputs = &written;
     options.argv = args;
     options.transports = schema::read_transports(transports);
     std::cerr << "vitsim simulate: " << scenario.name << ": " << scenario.configurations.size()
@@ -104,8 +115,9 @@ int cmd_simulate(int argc, char** argv) {
     for (const auto& c : p.configurations) {
       if (c.breakdown) std::cout << c.config.label << ": " << c.breakdown->bottleneck << "\n";
     }
+    schema::add_prediction_outputs(written, out_prefix, "", p);
+    written.commit();
     if (!out_prefix.empty()) {
-      schema::write_prediction_outputs(out_prefix, "", p);
       std::cerr << "vitsim simulate: wrote " << out_prefix << ".json, " << out_prefix
                 << ".csv (per configuration) and " << out_prefix << ".ranks.csv (per rank)\n";
     }

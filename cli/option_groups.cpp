@@ -10,6 +10,7 @@
 #include "clikit/run_app.h"
 #include "costmodel/buckets.h"
 #include "costmodel/dataset.h"
+#include "costmodel/epoch.h"
 #include "costmodel/regime.h"
 #include "plan/sweep.h"
 #include "schema/gpus_io.h"
@@ -40,6 +41,14 @@ void add_input_options(CLI::App& app, InputArgs& a, bool required) {
   app.add_option("--transports", a.transports,
                  "transport model parameters, for link classes the costs did not measure")
       ->capture_default_str();
+}
+
+std::vector<schema::NamedPath> input_files(const InputArgs& a, const std::string& prices) {
+  return {{"--cluster", a.cluster},
+          {"--costs", a.costs},
+          {"--gpus-json", a.gpus_json},
+          {"--transports", a.transports},
+          {"--prices", prices}};
 }
 
 RunOptions add_run_options(CLI::App& app, RunArgs& a, Values values) {
@@ -146,6 +155,17 @@ RunValues parse_run_options(const RunArgs& a) {
   c.data_fraction = a.data_fraction;
   c.first_epoch = a.epoch == "first";
   return v;
+}
+
+void check_epoch_holds_a_batch(const schema::TrainingConfig& c) {
+  const int64_t batch = schema::global_batch(c);
+  const std::string shortfall = costmodel::epoch_batch_shortfall(c.data_fraction, c.images, batch);
+  if (shortfall.empty()) return;
+  throw std::invalid_argument("--data-fraction " + fmt::format("{:g}", c.data_fraction) +
+                              " with --images " + std::to_string(c.images) +
+                              ": expected an epoch of at least one global batch (micro-batch " +
+                              "x ranks x accumulation = " + std::to_string(batch) + "), got " +
+                              shortfall + " (hint: a larger --data-fraction or --images)");
 }
 
 costmodel::ViTConfig resolve_model(const RunArgs& a, const clikit::ModelOptions& model) {

@@ -14,6 +14,7 @@
 #include "clikit/model_options.h"
 #include "costmodel/collective.h"
 #include "plan/sweep_goal.h"
+#include "schema/output_rule.h"
 #include "schema/prediction.h"
 #include "schema/scenario.h"
 
@@ -30,6 +31,10 @@ struct InputArgs {
 // `required`: --cluster and --costs must be given (predict); sweep checks them itself (not with
 // --merge).
 void add_input_options(CLI::App& app, InputArgs& a, bool required);
+
+// The files a simulation reads, named by their options, and the price table (`prices`, the cost
+// options' --prices): the inputs a command declares to its outputs (schema/output_rule.h).
+std::vector<schema::NamedPath> input_files(const InputArgs& a, const std::string& prices);
 
 // The training configuration and how it is simulated. The searched options (gpus, micro_batch,
 // collective, bucket_mb, overlap) hold the option's text: one value, or with Values::kList a
@@ -70,6 +75,11 @@ struct RunValues {
 // std::invalid_argument naming the option for a value that does not parse, or for --images
 // given with --dataset.
 RunValues parse_run_options(const RunArgs& a);
+
+// std::invalid_argument naming --data-fraction (and --images) when the configuration's epoch
+// holds fewer images than one global batch (costmodel::epoch_batch_shortfall): predict checks
+// its configuration, sweep each of its configurations.
+void check_epoch_holds_a_batch(const schema::TrainingConfig& config);
 
 // The model of `model` with the classes of the --dataset (std::invalid_argument when --classes
 // says otherwise).

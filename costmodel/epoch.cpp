@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 namespace vitsim::costmodel {
@@ -44,6 +45,16 @@ int64_t steps_per_epoch(double data_fraction, int64_t images,
   if (accumulation < 1) throw std::invalid_argument("steps per epoch: accumulation must be >= 1");
   return ceil_div(micro_steps_per_epoch(images_used(data_fraction, images), micro_batches),
                   accumulation);
+}
+
+std::string epoch_batch_shortfall(double data_fraction, int64_t images, int64_t global_batch) {
+  const int64_t used = images_used(data_fraction, images);
+  if (used >= global_batch) return "";
+  char fraction[32];
+  std::snprintf(fraction, sizeof fraction, "%.6g", data_fraction);
+  return std::string(fraction) + " x " + std::to_string(images) + " images leave " +
+         std::to_string(used) + " image" + (used == 1 ? "" : "s") +
+         ", fewer than one global batch of " + std::to_string(global_batch);
 }
 
 bool last_micro_step_is_partial(int64_t used, int64_t ranks, int64_t micro_batch) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace vitsim::costmodel {
@@ -29,6 +30,13 @@ int64_t micro_steps_per_epoch(int64_t used, const std::vector<int64_t>& micro_ba
 // rank (all >= 1); `accumulation` >= 1. Throws std::invalid_argument otherwise.
 int64_t steps_per_epoch(double data_fraction, int64_t images,
                         const std::vector<int64_t>& micro_batches, int64_t accumulation);
+
+// An epoch must hold at least one global batch (micro-batch x ranks x accumulation): with fewer
+// images no optimizer step is whole, and a fraction that leaves none (1e-300 x 50000) would give
+// an epoch of 0 steps and 0 s. "" when `data_fraction` of `images` holds `global_batch` images;
+// else why not, for an error message ("1e-300 x 50000 images leave 0 images, fewer than one
+// global batch of 64").
+std::string epoch_batch_shortfall(double data_fraction, int64_t images, int64_t global_batch);
 
 // True when the last micro-step of an epoch with equal micro-batches holds fewer samples than
 // the others (samples_per_rank is not a multiple of the micro-batch).

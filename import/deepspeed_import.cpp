@@ -1,6 +1,8 @@
 // DeepSpeed log and compute-summary import (see deepspeed_import.h, docs/calibration.md).
 #include "import/deepspeed_import.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <stdexcept>
@@ -220,6 +222,14 @@ LogSummary summarize_log(const DeepSpeedLog& log, const ImportOptions& o) {
   s.world_size = *log.world_size;
   if (log.run_directory) {
     s.data_fraction = log.run_directory->data_fraction;
+    // --data-fraction is for logs without a run directory: one that says otherwise is not
+    // ignored in silence.
+    if (o.data_fraction && *o.data_fraction != s.data_fraction)
+      throw InputError::at(
+          log.file, "run directory",
+          "the data fraction --data-fraction gives (" + fmt::format("{:g}", *o.data_fraction) + ")",
+          fmt::format("p{:g}", s.data_fraction),
+          "leave --data-fraction out: the log's run directory names it");
   } else if (o.data_fraction) {
     s.data_fraction = *o.data_fraction;
   } else {
@@ -236,12 +246,16 @@ LogSummary summarize_log(const DeepSpeedLog& log, const ImportOptions& o) {
   s.steps_per_epoch = costmodel::steps_per_epoch(
       s.data_fraction, o.train_images,
       std::vector<int64_t>(static_cast<size_t>(s.world_size), s.micro_batch), 1);
-  if (s.steps_per_epoch < 1) {  // epoch boundaries below divide by it
-    throw InputError::at(log.file, "data fraction",
-                         "a data fraction that keeps at least one of the " +
+  // An epoch holds one global batch at least (costmodel::epoch_batch_shortfall); epoch
+  // boundaries below divide by the steps.
+  const std::string shortfall = costmodel::epoch_batch_shortfall(s.data_fraction, o.train_images,
+                                                                 s.world_size * s.micro_batch);
+  if (!shortfall.empty()) {
+    throw InputError::at(log.file, log.run_directory ? "run directory" : "--data-fraction",
+                         "a data fraction that keeps one global batch (world size x "
+                         "micro-batch) of the " +
                              std::to_string(o.train_images) + " training images",
-                         std::to_string(s.data_fraction),
-                         "check the run directory's p, --data-fraction and --train-images");
+                         shortfall, "check the run directory's p, --data-fraction and --images");
   }
   s.step_lines = static_cast<int64_t>(log.steps.size());
   const bool partial_last =

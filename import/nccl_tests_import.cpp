@@ -11,8 +11,17 @@
 namespace vitsim::import {
 namespace {
 
-// The rank count of one output: rank lines and --ranks must agree when both are there.
+// The rank count of one output: rank lines and --ranks must agree when both are there. Under
+// --ranks N every rank line names a rank below N (each once, the parser checked): nccl-tests may
+// truncate a long list, never name a rank the run did not have.
 int64_t ranks_of(const NcclTestsOutput& o, const NcclImportOptions& opt) {
+  for (size_t i = 0; opt.ranks && i < o.rank_ids.size(); ++i) {
+    if (o.rank_ids[i] < *opt.ranks) continue;
+    throw schema::InputError(
+        o.file + ":" + std::to_string(o.rank_lines[i]) + ": expected a rank below " +
+        std::to_string(*opt.ranks) + " (--ranks " + std::to_string(*opt.ranks) + "), got rank " +
+        std::to_string(o.rank_ids[i]) + " (hint: a rank line was edited, or --ranks is wrong)");
+  }
   const int64_t listed = o.ranks_from_rank_lines();
   if (opt.ranks && listed > 0 && *opt.ranks != listed) {
     throw schema::InputError(o.file + ": expected " + std::to_string(*opt.ranks) +

@@ -222,6 +222,7 @@ void Parser::rank_line(const std::vector<std::string>& w, int64_t n) {
   }
   for (size_t i = first; i < w.size(); ++i) name += (name.empty() ? "" : " ") + w[i];
   out_.rank_ids.push_back(*id);
+  out_.rank_lines.push_back(n);
   out_.hosts.push_back(w[on + 1]);
   out_.devices.push_back(name);
 }

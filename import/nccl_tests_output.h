@@ -44,7 +44,8 @@ struct NcclTestsOutput {
   std::string file;
   std::string collective;            // "" when the output does not say
   std::string version_line;          // "# nccl-tests version ..." when printed
-  std::vector<int64_t> rank_ids;     // from the rank lines, in order
+  std::vector<int64_t> rank_ids;     // from the rank lines, in order (each once)
+  std::vector<int64_t> rank_lines;   // the line of each
   std::vector<std::string> hosts;    // per rank line
   std::vector<std::string> devices;  // GPU name per rank line
   std::optional<double> avg_busbw_gb_per_s;

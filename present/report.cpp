@@ -73,13 +73,6 @@ std::string base64_encode(const std::string& in) {
 
 namespace {
 
-std::string read_binary(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // Fits a 1280 px window (tests/calibrate/report_test.cpp renders it there): the page takes the
 // window's width up to 1240 px, cells are tight, and the long "inputs" cells wrap anywhere.
 const char* kStyle =
@@ -277,10 +270,12 @@ std::string slug(const std::string& s, size_t index) {
 
 }  // namespace
 
-ReportResult write_report(const ReportInputs& in, const std::string& out_dir) {
+ReportResult add_report(const ReportInputs& in, const std::string& out_dir,
+                        schema::OutputGroup& group) {
   ReportResult r;
   const std::string fig_dir = out_dir + "/figures";
   fs::create_directories(fig_dir);
+  const FigureSink sink{&group, fig_dir, out_dir};
   if (!in.measured.empty()) r.validation = validate(in.measured, in.predictions);
   const std::vector<size_t> order = report_order(in.predictions, r.validation);
   std::vector<std::string> anchors;
@@ -309,8 +304,8 @@ ReportResult write_report(const ReportInputs& in, const std::string& out_dir) {
     sections += fmt::format("<h3 id=\"{}\">{}</h3>\n<p><small>{}</small></p>\n", anchors[i],
                             html_escape(p.scenario), html_escape(in.predictions[i].file));
     sections += prediction_table(p);
-    for (const Figure& f : draw_scenario_figures(p, in.measured, fig_dir, anchors[i])) {
-      const std::string png = read_binary(fig_dir + "/" + f.png);
+    for (const Figure& f : draw_scenario_figures(p, in.measured, sink, anchors[i])) {
+      const std::string& png = f.png_bytes;
       sections += fmt::format(
           "<figure><img alt=\"{0}\" src=\"data:image/png;base64,{1}\"><figcaption>{0} "
           "(<a href=\"figures/{2}\">SVG</a>, <a href=\"figures/{3}\">PNG</a>)</figcaption>"
@@ -337,7 +332,14 @@ ReportResult write_report(const ReportInputs& in, const std::string& out_dir) {
       "</head><body>\n{}<p><small>vitsim {} ({})</small></p></body></html>\n",
       html_escape(in.title), kStyle, body, build_info::version(), build_info::git_sha());
   r.html_path = out_dir + "/report.html";
-  schema::write_output(r.html_path, html);
+  group.add(r.html_path, html);
+  return r;
+}
+
+ReportResult write_report(const ReportInputs& in, const std::string& out_dir) {
+  schema::OutputGroup group;
+  ReportResult r = add_report(in, out_dir, group);
+  group.commit();
   return r;
 }
 

@@ -11,6 +11,7 @@
 #include "costmodel/cost_model.h"
 #include "present/measured_runs.h"
 #include "present/validation.h"
+#include "schema/output_file.h"
 
 namespace vitsim::present {
 
@@ -28,7 +29,13 @@ struct ReportResult {
   ValidationResult validation;
 };
 
-// Writes out_dir/report.html and out_dir/figures/*. Throws std::runtime_error if gnuplot fails.
+// Adds out_dir/report.html and out_dir/figures/* to `group`, the page last, so that a reader who
+// finds the page finds its figures (schema/output_file.h: they land when the group commits, or
+// not at all). Makes out_dir and out_dir/figures (folders only); gnuplot draws in a private
+// folder inside out_dir (present/gnuplot.h). Throws std::runtime_error if gnuplot fails.
+ReportResult add_report(const ReportInputs& inputs, const std::string& out_dir,
+                        schema::OutputGroup& group);
+// add_report into a group of its own, committed.
 ReportResult write_report(const ReportInputs& inputs, const std::string& out_dir);
 
 std::string html_escape(const std::string& text);

@@ -117,10 +117,10 @@ std::optional<double> value(const Point& p, Quantity q) {
   return q == Quantity::kSpeedup ? p.speedup : p.speedup / p.gpus;
 }
 
-// Writes one data block per series (predicted, then measured), returns the plot clauses.
-std::string write_data(const std::vector<Series>& series, Quantity q, const std::string& path,
-                       const std::string& data_name) {
-  std::string data, plot;
+// One data block per series (predicted, then measured) into `data`; returns the plot clauses.
+std::string series_data(const std::vector<Series>& series, Quantity q, const std::string& data_name,
+                        std::string& data) {
+  std::string plot;
   int block = 0;
   for (size_t i = 0; i < series.size(); ++i) {
     const int color = static_cast<int>(i % 8) + 1;
@@ -149,11 +149,10 @@ std::string write_data(const std::vector<Series>& series, Quantity q, const std:
                           gnuplot_quote(series[i].title + (meas ? " (measured)" : " (predicted)")));
     }
   }
-  schema::write_output(path, data);
   return plot;
 }
 
-std::optional<Figure> draw_breakdown(const schema::PredictionFile& pred, const std::string& dir,
+std::optional<Figure> draw_breakdown(const schema::PredictionFile& pred, const FigureSink& sink,
                                      const std::string& stem) {
   // Identical ranks (schema/rank_groups.h) share one bar: 1024 ranks of four kinds are four bars.
   const schema::ConfigPrediction* big = nullptr;
@@ -167,32 +166,36 @@ std::optional<Figure> draw_breakdown(const schema::PredictionFile& pred, const s
     groups = std::move(g);
   }
   if (!big) return std::nullopt;
-  std::string data = "# ranks compute_ms exposed_comm_ms idle_ms\n";
-  for (const auto& g : groups) {
-    const auto& r = g.first;
-    const std::string who = g.count() == 1 ? fmt::format("r{} {}", r.rank, r.host)
-                                           : fmt::format("{} ranks: {}", g.count(),
-                                                         schema::format_rank_ranges(g.ranks, 2));
-    data += fmt::format("\"{} {}\" {:.4f} {:.4f} {:.4f}\n", who, r.device, r.compute_time_s * 1e3,
+  // The bars' names (hosts, devices) are x tics of the script, quoted by gnuplot_quote: a data
+  // file cannot hold a '"' (gnuplot.h), and a host named so would lose its bar.
+  std::string data = "# bar compute_ms exposed_comm_ms idle_ms (bar N: the script's N-th x tic)\n";
+  std::string tics;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const auto& r = groups[i].first;
+    const std::string who = groups[i].count() == 1
+                                ? fmt::format("r{} {}", r.rank, r.host)
+                                : fmt::format("{} ranks: {}", groups[i].count(),
+                                              schema::format_rank_ranges(groups[i].ranks, 2));
+    data += fmt::format("{} {:.4f} {:.4f} {:.4f}\n", i, r.compute_time_s * 1e3,
                         r.exposed_comm_time_s * 1e3, r.idle_time_s * 1e3);
+    tics += fmt::format("{}{} {}", i ? ", " : "", gnuplot_quote(who + " " + r.device), i);
   }
   const std::string data_name = stem + "-breakdown.dat";
-  schema::write_output(dir + "/" + data_name, data);
   const std::string q = gnuplot_quote(data_name);
   const std::string setup =
       "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.85 border "
       "-1\n"
-      "set boxwidth 0.7\nset ylabel 'time per step (ms)'\nset xtics rotate by -30\nset yrange "
-      "[0:*]";
+      "set boxwidth 0.7\nset ylabel 'time per step (ms)'\nset xtics rotate by -30\nset xtics (" +
+      tics + ")\nset yrange [0:*]";
   const std::string plot = fmt::format(
-      "plot {} using 2:xtic(1) title 'compute' lc rgb '#4c72b0', '' using 3 title 'exposed "
+      "plot {} using 2 title 'compute' lc rgb '#4c72b0', '' using 3 title 'exposed "
       "communication' lc rgb '#dd8452', '' using 4 title 'idle (waiting for slower ranks)' lc rgb "
       "'#8c8c8c'",
       q);
   const std::string title = fmt::format(
       "{}: per-rank step breakdown, {}", pred.scenario,
       big->config.label.empty() ? fmt::format("{} GPUs", big->config.gpus) : big->config.label);
-  return draw_figure(dir, stem + "-breakdown", title, setup, plot);
+  return draw_figure(sink, stem + "-breakdown", title, setup, plot, {{data_name, data}});
 }
 
 // A log2 axis ticked at the values drawn (GPU counts, micro-batches), tight around them: powers of
@@ -210,7 +213,7 @@ std::string log2_axis(const std::set<double>& values) {
 // Throughput against micro-batch, one line per setting of everything else (GPUs, placement,
 // precision...), when a scenario varies the micro-batch: a batch sweep read against GPUs would
 // be a cloud of one-point series.
-std::optional<Figure> draw_micro_batch(const schema::PredictionFile& pred, const std::string& dir,
+std::optional<Figure> draw_micro_batch(const schema::PredictionFile& pred, const FigureSink& sink,
                                        const std::string& stem) {
   std::map<std::string, std::map<int64_t, double>> lines;  // title -> micro-batch -> images/s
   std::vector<std::string> order;
@@ -237,15 +240,14 @@ std::optional<Figure> draw_micro_batch(const schema::PredictionFile& pred, const
                     block, block % 8 + 1, gnuplot_quote(k));
     ++block;
   }
-  schema::write_output(dir + "/" + stem + "-microbatch.dat", data);
   std::set<double> batches;
   for (const auto& [k, pts] : lines)
     for (const auto& [b, t] : pts) batches.insert(static_cast<double>(b));
-  return draw_figure(dir, stem + "-microbatch",
+  return draw_figure(sink, stem + "-microbatch",
                      fmt::format("{}: throughput against micro-batch", pred.scenario),
                      "set xlabel 'micro-batch per GPU'\nset ylabel 'images/s'\nset yrange [0:*]\n" +
                          log2_axis(batches),
-                     plot);
+                     plot, {{stem + "-microbatch.dat", data}});
 }
 
 }  // namespace
@@ -263,23 +265,31 @@ std::string terminals(const std::string& plot) {
 
 }  // namespace
 
-Figure draw_figure(const std::string& dir, const std::string& name, const std::string& title,
-                   const std::string& setup, const std::string& plot) {
-  Figure f{title, name + ".png", name + ".svg"};
-  const std::vector<GnuplotOutput> outputs = {{"vitsim_png", f.png}, {"vitsim_svg", f.svg}};
-  const std::string script =
+Figure draw_figure(const FigureSink& sink, const std::string& name, const std::string& title,
+                   const std::string& setup, const std::string& plot,
+                   const std::vector<FigureData>& data) {
+  Figure f{title, name + ".png", name + ".svg", ""};
+  GnuplotRun run;
+  run.script_name = name + ".gp";
+  run.outputs = {{"vitsim_png", f.png}, {"vitsim_svg", f.svg}};
+  run.script =
       fmt::format("# gnuplot {}.gp (in this folder) draws {} and {}\n{}", name, f.png, f.svg,
-                  gnuplot_output_defaults(outputs)) +
-      fmt::format("set title {}\nset grid\nset key below\n{}\n", gnuplot_quote(title), setup);
-  const std::string path = dir + "/" + name + ".gp";
-  schema::write_output(path, script + terminals(plot));
-  run_gnuplot(path, dir, outputs);
+                  gnuplot_output_defaults(run.outputs)) +
+      fmt::format("set title {}\nset grid\nset key below\n{}\n", gnuplot_quote(title), setup) +
+      terminals(plot);
+  run.data = data;
+  const std::vector<std::string> drawn = run_gnuplot(run, sink.work_dir);
+  for (const auto& [file, bytes] : data) sink.group->add(sink.dir + "/" + file, bytes);
+  sink.group->add(sink.dir + "/" + run.script_name, run.script);
+  sink.group->add(sink.dir + "/" + f.png, drawn[0]);
+  sink.group->add(sink.dir + "/" + f.svg, drawn[1]);
+  f.png_bytes = drawn[0];
   return f;
 }
 
 std::vector<Figure> draw_scenario_figures(const schema::PredictionFile& pred,
                                           const std::vector<MeasuredRun>& measured,
-                                          const std::string& dir, const std::string& stem) {
+                                          const FigureSink& sink, const std::string& stem) {
   std::vector<Figure> figures;
   const std::vector<Series> series = build_series(pred, measured);
   // The ideal is drawn with the curves (dashed grey): linear speedup, efficiency 1.
@@ -298,19 +308,23 @@ std::vector<Figure> draw_scenario_figures(const schema::PredictionFile& pred,
   for (const auto& [q, name, ylabel, extra, ideal] : kinds) {
     if (!curves) break;
     const std::string data_name = stem + "-" + name + ".dat";
-    std::string plot = write_data(series, q, dir + "/" + data_name, data_name);
-    if (plot.empty()) continue;  // e.g. no 1-GPU point for a speedup
+    std::string data;
+    std::string plot = series_data(series, q, data_name, data);
+    if (plot.empty()) {  // e.g. no 1-GPU point for a speedup: the data file alone, as it is
+      sink.group->add(sink.dir + "/" + data_name, data);
+      continue;
+    }
     if (!ideal.empty()) plot += ", \\\n     " + ideal + " title 'ideal' lc rgb '#888888' dt 2 lw 1";
     // GPU counts double from one configuration to the next: a log2 axis spaces them evenly.
     const std::string setup = fmt::format("set xlabel 'GPUs'\nset ylabel {}\n{}\n{}",
                                           gnuplot_quote(ylabel), log2_axis(gpus), extra);
-    figures.push_back(draw_figure(dir, stem + "-" + name,
+    figures.push_back(draw_figure(sink, stem + "-" + name,
                                   fmt::format("{}: {} against GPUs", pred.scenario, ylabel), setup,
-                                  plot));
+                                  plot, {{data_name, data}}));
   }
-  if (auto m = draw_micro_batch(pred, dir, stem)) figures.push_back(*m);
-  if (auto b = draw_breakdown(pred, dir, stem)) figures.push_back(*b);
-  if (auto p = draw_time_cost(pred, dir, stem)) figures.push_back(*p);
+  if (auto m = draw_micro_batch(pred, sink, stem)) figures.push_back(*m);
+  if (auto b = draw_breakdown(pred, sink, stem)) figures.push_back(*b);
+  if (auto p = draw_time_cost(pred, sink, stem)) figures.push_back(*p);
   return figures;
 }
 

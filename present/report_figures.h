@@ -12,28 +12,46 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "present/measured_runs.h"
+#include "schema/output_file.h"
 #include "schema/prediction.h"
 
 namespace vitsim::present {
 
-struct Figure {
-  std::string title;
-  std::string png;  // file name inside the output folder
-  std::string svg;
+// Where a report's figures go: every file of a figure (data, script, PNG, SVG) is added to
+// `group` in `dir` (the report's figures folder), to land with the page it belongs to or not at
+// all (schema/output_file.h); gnuplot draws in a private folder inside `work_dir`, a folder that
+// exists (present/gnuplot.h).
+struct FigureSink {
+  schema::OutputGroup* group = nullptr;
+  std::string dir;
+  std::string work_dir;
 };
 
-// Writes NAME.gp into `dir`: `title`, then `setup`, then `plot`, drawn to NAME.png and NAME.svg
-// (pngcairo and svg, 900 x 540), and runs gnuplot (std::runtime_error when it fails).
-Figure draw_figure(const std::string& dir, const std::string& name, const std::string& title,
-                   const std::string& setup, const std::string& plot);
+struct Figure {
+  std::string title;
+  std::string png;  // file name inside the figures folder
+  std::string svg;
+  std::string png_bytes;  // the PNG, for the page to embed
+};
 
-// Figures of one prediction file, written into out_dir (data, script, PNG, SVG), file names
-// prefixed by `stem`. Throws std::runtime_error when gnuplot fails or is missing.
+// A data file of a figure: its name and bytes.
+using FigureData = std::pair<std::string, std::string>;
+
+// NAME.gp: `title`, then `setup`, then `plot`, drawn from `data` to NAME.png and NAME.svg
+// (pngcairo and svg, 900 x 540) by gnuplot (std::runtime_error when it fails); the data, the
+// script and the drawings are added to the sink's group.
+Figure draw_figure(const FigureSink& sink, const std::string& name, const std::string& title,
+                   const std::string& setup, const std::string& plot,
+                   const std::vector<FigureData>& data);
+
+// Figures of one prediction file (data, script, PNG, SVG; file names prefixed by `stem`), added
+// to the sink's group. Throws std::runtime_error when gnuplot fails or is missing.
 std::vector<Figure> draw_scenario_figures(const schema::PredictionFile& prediction,
                                           const std::vector<MeasuredRun>& measured,
-                                          const std::string& out_dir, const std::string& stem);
+                                          const FigureSink& sink, const std::string& stem);
 
 }  // namespace vitsim::present

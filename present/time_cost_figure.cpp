@@ -34,11 +34,13 @@ std::pair<double, double> time_and_cost(const schema::ConfigPrediction& c, bool 
   return {c.epoch_time_s, c.cost->epoch_usd};
 }
 
-// The time-cost figure's data file; blocks: 0 the priced configurations within the global-batch
-// limit, 1 those above it (flagged: never on the front), 2 the front with labels. True when a
-// configuration is flagged.
-bool write_pareto_data(const schema::PredictionFile& pred, const std::vector<bool>& requested,
-                       const plan::GoalLimits& limits, bool per_image, const std::string& path) {
+// The time-cost figure's data file (`text`); blocks: 0 the priced configurations within the
+// global-batch limit, 1 those above it (flagged: never on the front), 2 the front. The front's
+// labels go to `labels` as `set label` lines of the script, quoted by gnuplot_quote: a data file
+// cannot hold a '"' (gnuplot.h). True when a configuration is flagged.
+bool pareto_data(const schema::PredictionFile& pred, const std::vector<bool>& requested,
+                 const plan::GoalLimits& limits, bool per_image, std::string& text,
+                 std::string& labels) {
   const auto& all = pred.configurations;
   std::string block[2];
   for (size_t i = 0; i < all.size(); ++i) {
@@ -50,17 +52,18 @@ bool write_pareto_data(const schema::PredictionFile& pred, const std::vector<boo
   }
   const bool any_flagged = !block[1].empty();
   if (!any_flagged) block[1] = "NaN NaN\n";  // an empty block would end the file's blocks
-  std::string text = "# priced, within the global-batch limit: time cost\n" + block[0] +
-                     "\n\n# priced, above the limit (flagged): time cost\n" + block[1] +
-                     "\n\n# the Pareto front: time cost label\n";
+  text = "# priced, within the global-batch limit: time cost\n" + block[0] +
+         "\n\n# priced, above the limit (flagged): time cost\n" + block[1] +
+         "\n\n# the Pareto front: time cost (labels: the script's set label lines)\n";
   for (int i : plan::pareto_front(all, requested, limits)) {
     const auto& c = all[static_cast<size_t>(i)];
-    std::string label = c.config.label;
-    label.erase(std::remove(label.begin(), label.end(), '"'), label.end());
     const auto [t, usd] = time_and_cost(c, per_image);
-    text += fmt::format("{:.6g} {:.6g} \"{}\"\n", t, usd, label);
+    text += fmt::format("{:.6g} {:.6g}\n", t, usd);
+    labels += fmt::format(
+        "set label {} at first {:.6g}, first {:.6g} left offset char 0.6,0.6 "
+        "font ',8' front\n",
+        gnuplot_quote(c.config.label), t, usd);
   }
-  schema::write_output(path, text);
   return any_flagged;
 }
 
@@ -69,7 +72,7 @@ bool write_pareto_data(const schema::PredictionFile& pred, const std::vector<boo
 // Time against cost: every priced configuration (grey; those above the global-batch limit open),
 // the Pareto front (plan::pareto_front, the one the sweep prints) as a labelled line, and the
 // deadline and budget the file's selection records as dashed lines.
-std::optional<Figure> draw_time_cost(const schema::PredictionFile& pred, const std::string& dir,
+std::optional<Figure> draw_time_cost(const schema::PredictionFile& pred, const FigureSink& sink,
                                      const std::string& stem) {
   const std::string mode = one_price_mode(pred);
   if (mode.empty()) return std::nullopt;
@@ -79,7 +82,8 @@ std::optional<Figure> draw_time_cost(const schema::PredictionFile& pred, const s
   if (plan::pareto_front(pred.configurations, requested, limits).empty()) return std::nullopt;
   const bool per_image = plan::compares_per_image(pred.configurations, requested);
   const std::string data_name = stem + "-pareto.dat";
-  const bool flagged = write_pareto_data(pred, requested, limits, per_image, dir + "/" + data_name);
+  std::string data, labels;
+  const bool flagged = pareto_data(pred, requested, limits, per_image, data, labels);
   // A bound per run drawn as its share of one epoch (value / epochs): a line on per-epoch axes
   // cannot hold each configuration's first epoch (costmodel::run_time_s); which configurations
   // meet the bound is the goal's (plan::rank_for_goal), not the line's.
@@ -88,7 +92,8 @@ std::optional<Figure> draw_time_cost(const schema::PredictionFile& pred, const s
       fmt::format("set xlabel {}\nset ylabel {}\nset logscale x\n",
                   gnuplot_quote(per_image ? "epoch time per 1000 images (s)" : "epoch time (s)"),
                   gnuplot_quote(fmt::format("$ per {} ({} prices)",
-                                            per_image ? "1000 images" : "epoch", mode)));
+                                            per_image ? "1000 images" : "epoch", mode))) +
+      labels;
   if (limits.deadline_s && !per_image)
     setup += fmt::format("set arrow from {0:.6g}, graph 0 to {0:.6g}, graph 1 nohead dt 2\n",
                          limits.deadline_s->value / (limits.deadline_s->per_run ? per : 1));
@@ -108,11 +113,10 @@ std::optional<Figure> draw_time_cost(const schema::PredictionFile& pred, const s
   const std::string plot = fmt::format(
       "plot {0} index 0 using 1:2 with points pt 7 ps 1 lc rgb '#999999' title 'configurations', "
       "\\\n     {1}{0} index 2 using 1:2 with linespoints pt 7 ps 1.3 lw 2 lc rgb '#c03030' "
-      "title 'Pareto front (none is both faster and cheaper)', \\\n     {0} index 2 using 1:2:3 "
-      "with labels left offset char 0.6,0.6 font ',8' notitle",
+      "title 'Pareto front (none is both faster and cheaper)'",
       q, open_marks);
-  return draw_figure(dir, stem + "-pareto", fmt::format("{}: time against cost", pred.scenario),
-                     setup, plot);
+  return draw_figure(sink, stem + "-pareto", fmt::format("{}: time against cost", pred.scenario),
+                     setup, plot, {{data_name, data}});
 }
 
 }  // namespace vitsim::present

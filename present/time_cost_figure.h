@@ -13,9 +13,9 @@
 
 namespace vitsim::present {
 
-// The figure (data, script, PNG and SVG in `dir`, names prefixed by `stem`); nullopt when fewer
-// than two configurations are priced, or in different modes, or none is on the front.
+// The figure (data, script, PNG and SVG added to the sink, names prefixed by `stem`); nullopt
+// when fewer than two configurations are priced, or in different modes, or none is on the front.
 std::optional<Figure> draw_time_cost(const schema::PredictionFile& prediction,
-                                     const std::string& dir, const std::string& stem);
+                                     const FigureSink& sink, const std::string& stem);
 
 }  // namespace vitsim::present

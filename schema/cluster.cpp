@@ -180,12 +180,19 @@ void read_host_sets(const Node& n, ClusterSpec& c, const std::set<std::string>& 
     try {
       size_t used = 0;
       ranks = std::stoll(it.key(), &used);
-      if (used != it.key().size() || !costmodel::bound_violation(costmodel::kRanks, ranks).empty())
+      // Canonical digits only: "02", " 2" and "+2" would be a second key for one rank count, and
+      // the later one would replace the earlier without a word.
+      if (used != it.key().size() || it.key() != std::to_string(ranks) ||
+          !costmodel::bound_violation(costmodel::kRanks, ranks).empty())
         throw std::invalid_argument("not a count");
     } catch (const std::exception&) {  // std::stoll's invalid_argument and out_of_range too
-      set.fail(std::string("a key that is ") + costmodel::kRanks.what, "key \"" + it.key() + "\"",
+      set.fail(std::string("a key that is ") + costmodel::kRanks.what +
+                   ", written in plain digits (\"2\", not \"02\" or \" 2\")",
+               "key \"" + it.key() + "\"",
                "host_sets map a rank count to its hosts, e.g. \"2\": [\"a\", \"b\"]");
     }
+    if (c.host_sets.count(ranks))
+      set.fail("one entry per rank count", "a second entry for " + std::to_string(ranks));
     std::vector<std::string> names;
     for (const Node& h : set.items_nonempty()) {
       names.push_back(h.string());

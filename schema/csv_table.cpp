@@ -1,6 +1,7 @@
 // CSV reading and writing (see csv_table.h).
 #include "schema/csv_table.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -62,10 +63,17 @@ CsvTable CsvTable::parse(const std::string& text, const std::string& file) {
   t.file_ = file;
   std::istringstream in(text);
   std::string line;
-  size_t line_no = 0;
+  size_t line_no = 0, cells = 0;
   while (std::getline(in, line)) {
     ++line_no;
     if (line.empty() || line == "\r") continue;
+    // Counted before splitting: the commas bound the line's cells.
+    cells += static_cast<size_t>(std::count(line.begin(), line.end(), ',')) + 1;
+    if (cells > kCsvMaxCells) {
+      throw InputError::at(file, "line " + std::to_string(line_no),
+                           "a table of at most " + std::to_string(kCsvMaxCells) + " cells", "more",
+                           "is this a table of measurements?");
+    }
     auto fields = split_csv_record(line);
     if (t.header_.empty()) {
       t.header_ = fields;

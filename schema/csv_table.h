@@ -10,6 +10,11 @@
 
 namespace vitsim::schema {
 
+// Cells a table may hold: a cell costs its text plus some 40 bytes of bookkeeping, so a 1 GiB file
+// of one-character cells would need tens of GB. The largest table vitsim reads (timm's inference
+// benchmarks) holds about 60,000; ten million is far past any table of measurements.
+inline constexpr size_t kCsvMaxCells = 10000000;
+
 class CsvTable {
  public:
   // Throws schema::InputError for a missing file, an empty file or a row with the wrong number of

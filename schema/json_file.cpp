@@ -68,6 +68,10 @@ void write_json_output(const std::string& path, const nlohmann::json& doc) {
   write_output(path, json_text(path, doc));
 }
 
+void add_json(OutputGroup& group, const std::string& path, const nlohmann::json& doc) {
+  group.add(path, json_text(path, doc));
+}
+
 nlohmann::json make_context(const std::string& tool, const std::vector<std::string>& argv,
                             const nlohmann::json& extra) {
   nlohmann::json c = {{"tool", tool},

@@ -18,6 +18,8 @@ std::string json_text(const std::string& path, const nlohmann::json& doc);
 // json_text written by write_output (output_file.h): temporary file and rename for a regular
 // file, straight to a device; nothing is written when json_text throws.
 void write_json_output(const std::string& path, const nlohmann::json& doc);
+// json_text added to a group (output_file.h): written when the group commits.
+void add_json(OutputGroup& group, const std::string& path, const nlohmann::json& doc);
 
 // {"tool", "tool_version", "git_sha", "argv": [...]} plus `extra` (device, library versions...).
 // No host or time, so that simulated outputs are byte-identical for the same inputs; measurement

@@ -13,6 +13,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
+
+#include "schema/temp_cleanup.h"
 
 namespace vitsim::schema {
 namespace {
@@ -142,14 +145,22 @@ void write_straight(const Target& t, const std::string& bytes) {
   if (::close(fd) != 0) fail(t.path, "cannot write", errno);
 }
 
-// The temporary copy of a regular (or new) file, written and on disk; returns its path.
-std::string stage(const Target& t, const std::string& bytes) {
+// A temporary copy of a regular (or new) file, written and on disk, removed by a signal until it
+// is renamed into place or unlinked.
+struct Staged {
+  std::string path;
+  TempRegistration registration;
+};
+
+Staged stage(const Target& t, const std::string& bytes) {
   static std::atomic<long> sequence{0};
-  std::string tmp;
+  Staged staged;
   int fd = -1;
   for (int attempt = 0; fd < 0; ++attempt) {
-    tmp = t.path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(sequence++);
-    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    staged.path = t.path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(sequence++);
+    const SignalsHeld held;  // registered as soon as it exists
+    fd = ::open(staged.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0) staged.registration = TempRegistration::file(staged.path);
     if (fd < 0 && (errno != EEXIST || attempt > 100)) fail(t.path, "cannot write", errno);
   }
   try {
@@ -160,22 +171,31 @@ std::string stage(const Target& t, const std::string& bytes) {
     if (counted_fsync(fd, t.path) != 0) fail(t.path, "cannot flush to disk (fsync)", errno);
   } catch (...) {
     ::close(fd);
-    ::unlink(tmp.c_str());
+    ::unlink(staged.path.c_str());
     throw;
   }
   if (::close(fd) != 0) {
     const int err = errno;
-    ::unlink(tmp.c_str());
+    ::unlink(staged.path.c_str());
     fail(t.path, "cannot write", err);
   }
-  return tmp;
+  return staged;
 }
 
-void rename_into_place(const std::string& tmp, const Target& t) {
-  if (counted_rename(tmp, t.path) != 0) {
+void rename_into_place(Staged& tmp, const Target& t) {
+  const SignalsHeld held;
+  if (counted_rename(tmp.path, t.path) != 0) {
     const int err = errno;
-    ::unlink(tmp.c_str());
+    ::unlink(tmp.path.c_str());
     fail(t.path, "cannot rename the temporary file onto it", err);
+  }
+}
+
+void remove_all(std::vector<Staged>& staged) {
+  for (Staged& s : staged) {
+    if (!s.path.empty()) ::unlink(s.path.c_str());
+    s.path.clear();
+    s.registration.release();
   }
 }
 
@@ -184,51 +204,34 @@ void remove_all(const std::vector<std::string>& paths) {
     if (!p.empty()) ::unlink(p.c_str());
 }
 
-}  // namespace
-
-void write_output(const std::string& path, const std::string& bytes) {
-  const Target t = resolve(path);
-  if (t.kind == Kind::kOther) return write_straight(t, bytes);
-  rename_into_place(stage(t, bytes), t);
-}
-
-void OutputGroup::add(const std::string& path, const std::string& bytes) {
-  members_.push_back({path, bytes});
-}
-
-void OutputGroup::commit() {
-  std::vector<Target> targets;
-  for (const Member& m : members_) targets.push_back(resolve(m.path));
-  const size_t n = targets.size();
-  std::vector<std::string> temps(n), backups(n);
-  try {
-    for (size_t i = 0; i < n; ++i)
-      if (targets[i].kind != Kind::kOther) temps[i] = stage(targets[i], members_[i].bytes);
-    for (size_t i = 0; i < n; ++i)
-      if (targets[i].kind == Kind::kOther) write_straight(targets[i], members_[i].bytes);
-    // A hard link keeps each previous file that a later failure must put back.
-    for (size_t i = 0; i < n; ++i) {
-      if (targets[i].kind != Kind::kRegular) continue;
-      backups[i] = temps[i] + ".previous";
-      if (::link(targets[i].path.c_str(), backups[i].c_str()) != 0) {
-        const int err = errno;
-        backups[i].clear();
-        fail(targets[i].path, "cannot keep the previous file to restore on failure (link)", err);
-      }
+// A hard link keeps each previous regular file that a failed rename must put back.
+std::vector<std::string> keep_previous(const std::vector<Target>& targets,
+                                       const std::vector<Staged>& temps) {
+  std::vector<std::string> backups(targets.size());
+  for (size_t i = 0; i < targets.size(); ++i) {
+    if (targets[i].kind != Kind::kRegular) continue;
+    backups[i] = temps[i].path + ".previous";
+    if (::link(targets[i].path.c_str(), backups[i].c_str()) != 0) {
+      const int err = errno;
+      backups[i].clear();
+      remove_all(backups);
+      fail(targets[i].path, "cannot keep the previous file to restore on failure (link)", err);
     }
-  } catch (...) {
-    remove_all(temps);
-    remove_all(backups);
-    throw;
   }
-  for (size_t i = 0; i < n; ++i) {
-    if (temps[i].empty()) continue;
-    if (counted_rename(temps[i], targets[i].path) == 0) {
-      temps[i].clear();
+  return backups;
+}
+
+// Renames every staged file into place; on a failure, puts back what the earlier renames
+// replaced (never injected: it restores) and throws.
+void rename_group(const std::vector<Target>& targets, std::vector<Staged>& temps,
+                  std::vector<std::string>& backups) {
+  for (size_t i = 0; i < targets.size(); ++i) {
+    if (temps[i].path.empty()) continue;
+    if (counted_rename(temps[i].path, targets[i].path) == 0) {
+      temps[i].path.clear();
       continue;
     }
     const int err = errno;
-    // Put back what the earlier renames replaced (never injected: it restores).
     for (size_t j = 0; j < i; ++j) {
       if (targets[j].kind == Kind::kOther) continue;
       if (backups[j].empty()) {
@@ -244,29 +247,66 @@ void OutputGroup::commit() {
          "were put back",
          err);
   }
-  remove_all(backups);
-  members_.clear();
 }
 
-void move_output(const std::string& from, const std::string& to) {
-  const Target t = resolve(to);
-  if (t.kind != Kind::kOther) {
-    if (counted_rename(from, t.path) != 0) {
-      const int err = errno;
-      ::unlink(from.c_str());
-      fail(t.path, "cannot rename " + from + " onto it", err);
-    }
-    return;
+}  // namespace
+
+void write_output(const std::string& path, const std::string& bytes) {
+  const Target t = resolve(path);
+  if (t.kind == Kind::kOther) return write_straight(t, bytes);
+  Staged tmp = stage(t, bytes);
+  rename_into_place(tmp, t);
+}
+
+OutputGroup::OutputGroup(std::vector<NamedPath> inputs, std::vector<NamedPath> outputs)
+    : inputs_(std::move(inputs)), declared_(std::move(outputs)) {
+  check_outputs(inputs_, declared_);
+}
+
+void OutputGroup::add_input(const NamedPath& input) {
+  check_outputs({input}, declared_);
+  inputs_.push_back(input);
+}
+
+void OutputGroup::add(const std::string& path, const std::string& bytes) {
+  members_.push_back({path, bytes});
+}
+
+void OutputGroup::commit() {
+  std::vector<NamedPath> named;
+  for (const Member& m : members_) {
+    std::string option;
+    for (const NamedPath& d : declared_)
+      if (d.path == m.path) option = d.option;
+    named.push_back({option, m.path});
   }
-  std::string bytes;
-  if (FILE* in = std::fopen(from.c_str(), "rb")) {
-    char buf[65536];
-    size_t got = 0;
-    while ((got = std::fread(buf, 1, sizeof buf, in)) > 0) bytes.append(buf, got);
-    std::fclose(in);
+  check_outputs(inputs_, named);
+  std::vector<Target> targets;
+  for (const Member& m : members_) targets.push_back(resolve(m.path));
+  const size_t n = targets.size();
+  std::vector<Staged> temps(n);
+  try {
+    for (size_t i = 0; i < n; ++i)
+      if (targets[i].kind != Kind::kOther) temps[i] = stage(targets[i], members_[i].bytes);
+    for (size_t i = 0; i < n; ++i)
+      if (targets[i].kind == Kind::kOther) write_straight(targets[i], members_[i].bytes);
+  } catch (...) {
+    remove_all(temps);
+    throw;
   }
-  ::unlink(from.c_str());
-  write_straight(t, bytes);
+  // From here to the end the group lands whole or not at all: a signal waits.
+  const SignalsHeld held;
+  std::vector<std::string> backups;
+  try {
+    backups = keep_previous(targets, temps);
+  } catch (...) {
+    remove_all(temps);
+    throw;
+  }
+  rename_group(targets, temps, backups);
+  remove_all(backups);
+  remove_all(temps);  // the registrations (every file is in place)
+  members_.clear();
 }
 
 long fault_points_counted() {

@@ -206,9 +206,13 @@ std::string ranks_csv(const PredictionFile& file) {
   return out;
 }
 
-void write_prediction_outputs(const std::string& prefix, const std::string& json_path,
-                              const PredictionFile& predictions) {
-  OutputGroup group;
+std::vector<std::string> prediction_output_paths(const std::string& prefix) {
+  if (prefix.empty()) return {};
+  return {prefix + ".json", prefix + ".csv", prefix + ".ranks.csv"};
+}
+
+void add_prediction_outputs(OutputGroup& group, const std::string& prefix,
+                            const std::string& json_path, const PredictionFile& predictions) {
   auto add_json = [&](const std::string& path) {
     group.add(path, json_text(path, write_prediction_json(predictions)));
   };
@@ -218,6 +222,12 @@ void write_prediction_outputs(const std::string& prefix, const std::string& json
     group.add(prefix + ".csv", configurations_csv({predictions}));
     group.add(prefix + ".ranks.csv", ranks_csv(predictions));
   }
+}
+
+void write_prediction_outputs(const std::string& prefix, const std::string& json_path,
+                              const PredictionFile& predictions) {
+  OutputGroup group;
+  add_prediction_outputs(group, prefix, json_path, predictions);
   group.commit();
 }
 

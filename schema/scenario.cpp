@@ -8,6 +8,7 @@
 
 #include <filesystem>
 
+#include "costmodel/epoch.h"
 #include "costmodel/global_batch.h"
 #include "schema/common_io.h"
 #include "schema/model_io.h"
@@ -70,10 +71,11 @@ void read_training_keys(const Node& n, TrainingConfig& c) {
 
 // Checks that need several keys; `n` is where the configuration came from.
 void check_config(const Node& n, const TrainingConfig& c) {
-  if (c.data_fraction * static_cast<double>(c.images) < 1) {
-    n.fail("data_fraction x images >= 1 (an epoch of at least one image)",
-           std::to_string(c.data_fraction) + " x " + std::to_string(c.images),
-           "an epoch of no image predicts nothing");
+  const std::string shortfall =
+      costmodel::epoch_batch_shortfall(c.data_fraction, c.images, global_batch(c));
+  if (!shortfall.empty()) {
+    n.fail("data_fraction x images >= one global batch (micro-batch x ranks x accumulation)",
+           shortfall, "an epoch without one whole step predicts nothing");
   }
   if (!c.hosts.empty() && static_cast<int64_t>(c.hosts.size()) != c.gpus) {
     n.fail("\"hosts\" with one entry per rank (" + std::to_string(c.gpus) + ")",

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "costmodel/sweep_goal_names.h"
+#include "schema/build_info.h"
 #include "schema/common_io.h"
 #include "schema/json_file.h"
 
@@ -116,6 +117,27 @@ Json write_shard_json(const ShardFile& f) {
 
 void write_shard(const std::string& path, const ShardFile& shard) {
   write_json_output(path, write_shard_json(shard));
+}
+
+void check_shard_writer(const ShardFile& shard, const std::string& path) {
+  const std::string hint =
+      "a shard's rows are the model of the vitsim that simulated them: run every shard of a sweep "
+      "with one build (vitsim --version), or merge with the build that wrote them";
+  auto field = [&](const char* key) {
+    const auto it = shard.context.find(key);
+    return it != shard.context.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  const std::string version = field("tool_version"), sha = field("git_sha");
+  if (version != build_info::version())
+    Node(shard.context, path, "/context/tool_version")
+        .fail(std::string("a shard written by vitsim ") + build_info::version() +
+                  " (tool_version, this build's)",
+              version.empty() ? "none" : "\"" + version + "\"", hint);
+  const std::string mine = build_info::git_sha();
+  if (mine != "unknown" && sha != mine)
+    Node(shard.context, path, "/context/git_sha")
+        .fail("a shard written by commit " + mine + " (git_sha, this build's)",
+              sha.empty() ? "none" : "\"" + sha + "\"", hint);
 }
 
 ShardFile read_shard(const std::string& path) {

@@ -59,6 +59,13 @@ void write_shard(const std::string& path, const ShardFile& shard);
 ShardFile read_shard(const std::string& path);
 ShardFile read_shard(const Node& root);
 
+// Refuses (InputError naming `path` and /context/tool_version or /context/git_sha) a shard that
+// another vitsim wrote: its rows are that build's model, and the sweep digest covers the inputs
+// and options, not the code. The build is this one's version and commit (schema/build_info.h);
+// a build outside a git tree ("unknown") is held to the version alone. `vitsim sweep --merge`
+// calls it for every shard before merging.
+void check_shard_writer(const ShardFile& shard, const std::string& path);
+
 // digest_text of a shard document's canonical text (keys sorted, no spaces, every number as a
 // double) without its free-form "context" and without /shard/contents_digest: every
 // configuration, rank and entry it holds.

@@ -3,28 +3,36 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 namespace vitsim::sim {
 namespace {
 
+using X = std::string;  // an attribute value, escaped
+X x(const std::string& name) {
+  return xml_escape(name);
+}
+
 std::string link_xml(const PlanLink& l, const std::string& indent) {
   return fmt::format(
       "{}<link id=\"{}\" bandwidth=\"{}Bps\" latency=\"{}s\" sharing_policy=\"SPLITDUPLEX\"/>\n",
-      indent, l.name, l.bandwidth_bytes_per_s, l.latency_s);
+      indent, x(l.name), l.bandwidth_bytes_per_s, l.latency_s);
 }
 
 std::string ctn(const PlatformPlan& plan, int link, const char* dir) {
   return fmt::format("<link_ctn id=\"{}\" direction=\"{}\"/>",
-                     plan.links[static_cast<size_t>(link)].name, dir);
+                     x(plan.links[static_cast<size_t>(link)].name), dir);
 }
 
 std::string node_xml(const PlatformPlan& plan, const PlanNode& n, const std::string& in) {
-  std::string s = fmt::format("{}<zone id=\"{}\" routing=\"Full\">\n", in, n.host);
+  std::string s = fmt::format("{}<zone id=\"{}\" routing=\"Full\">\n", in, x(n.host));
   const std::string in2 = in + "  ";
-  for (const auto& h : n.gpu_hosts) s += fmt::format("{}<host id=\"{}\" speed=\"1Gf\"/>\n", in2, h);
-  s += fmt::format("{}<router id=\"{}.gw\"/>\n", in2, n.host);
+  for (const auto& h : n.gpu_hosts)
+    s += fmt::format("{}<host id=\"{}\" speed=\"1Gf\"/>\n", in2, x(h));
+  s += fmt::format("{}<router id=\"{}\"/>\n", in2, x(n.host + ".gw"));
   std::set<int> done;
   for (size_t k = 0; k < n.gpu_hosts.size(); ++k) {
     for (int l : {n.port_links[k], n.nic_links[k]}) {
@@ -32,8 +40,8 @@ std::string node_xml(const PlatformPlan& plan, const PlanNode& n, const std::str
     }
   }
   auto route = [&](const std::string& a, const std::string& b, const std::string& links) {
-    s += fmt::format("{}<route src=\"{}\" dst=\"{}\" symmetrical=\"NO\">{}</route>\n", in2, a, b,
-                     links);
+    s += fmt::format("{}<route src=\"{}\" dst=\"{}\" symmetrical=\"NO\">{}</route>\n", in2, x(a),
+                     x(b), links);
   };
   for (size_t a = 0; a < n.gpu_hosts.size(); ++a) {
     route(n.gpu_hosts[a], n.host + ".gw", ctn(plan, n.nic_links[a], "UP"));
@@ -57,15 +65,101 @@ std::string zone_routes(const std::vector<std::pair<std::string, std::string>>& 
       s += fmt::format(
           "{}<zoneRoute src=\"{}\" dst=\"{}\" gw_src=\"{}\" gw_dst=\"{}\" "
           "symmetrical=\"YES\">{}</zoneRoute>\n",
-          in, zones[a].first, zones[b].first, zones[a].second, zones[b].second, links(a, b));
+          in, x(zones[a].first), x(zones[b].first), x(zones[a].second), x(zones[b].second),
+          links(a, b));
     }
   }
   return s;
 }
 
+uint64_t saturating_add(uint64_t a, uint64_t b) {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+// n(n-1)/2 pairs, saturating.
+uint64_t pairs(uint64_t n) {
+  if (n < 2) return 0;
+  const uint64_t a = n % 2 == 0 ? n / 2 : n, b = n % 2 == 0 ? n - 1 : (n - 1) / 2;
+  return a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
 }  // namespace
 
+std::string xml_escape(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      case '\t':
+        out += "&#9;";
+        break;
+      case '\n':
+        out += "&#10;";
+        break;
+      case '\r':
+        out += "&#13;";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          std::string shown;
+          for (const char d : text)
+            shown += static_cast<unsigned char>(d) < 0x20
+                         ? fmt::format("\\x{:02x}", static_cast<int>(d))
+                         : std::string(1, d);
+          throw std::invalid_argument("the name '" + shown +
+                                      "' holds a control byte, which XML 1.0 cannot hold (hint: "
+                                      "rename it in the cluster file)");
+        }
+        out += c;
+    }
+  }
+  return out;
+}
+
+uint64_t platform_xml_elements(const PlatformPlan& plan) {
+  // One element a line: the head and foot (declaration, doctype, comment, platform and network
+  // zone, each open and close: 7), every link, and per node its zone (2), hosts, router, a route
+  // each way to the gateway and one per ordered pair of its GPUs.
+  uint64_t n = 7 + plan.links.size();
+  std::map<int64_t, uint64_t> per_leaf;
+  for (const auto& node : plan.nodes) {
+    const uint64_t g = node.gpu_hosts.size();
+    n = saturating_add(n, saturating_add(3 + 3 * g, saturating_add(pairs(g), pairs(g))));
+    ++per_leaf[node.leaf];
+  }
+  // A star: its backplane and a zoneRoute per pair of nodes.
+  if (plan.topology != schema::Topology::kFatTree)
+    return saturating_add(n + 1, pairs(plan.nodes.size()));
+  // A fat-tree: per leaf its zone (2), the switch's zone (3), a backplane and a zoneRoute per pair
+  // of its nodes and switch; between the leaves a zoneRoute per pair.
+  for (const auto& [leaf, nodes] : per_leaf)
+    n = saturating_add(n, saturating_add(6, pairs(nodes + 1)));
+  return saturating_add(n, pairs(per_leaf.size()));
+}
+
 std::string platform_xml(const PlatformPlan& plan) {
+  const uint64_t elements = platform_xml_elements(plan);
+  if (elements > kMaxPlatformXmlElements) {
+    throw std::invalid_argument(fmt::format(
+        "the SimGrid XML of {} node(s) would hold {} elements (Full routing: a route per pair of "
+        "nodes and per pair of GPUs in a node), above the {} it writes (about 0.8 GB) (hint: "
+        "export fewer --nodes; vitsim simulates the cluster itself without the XML)",
+        plan.nodes.size(), elements, kMaxPlatformXmlElements));
+  }
   std::string s =
       "<?xml version='1.0'?>\n"
       "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
@@ -73,19 +167,19 @@ std::string platform_xml(const PlatformPlan& plan) {
       "<!-- Written by vitsim platform (option export-xml): the platform vitsim builds with "
       "SimGrid's C++ API. -->\n"
       "<platform version=\"4.1\">\n";
-  s += fmt::format("  <zone id=\"{}.network\" routing=\"Full\">\n", plan.name);
+  s += fmt::format("  <zone id=\"{}\" routing=\"Full\">\n", x(plan.name + ".network"));
   // Full routing refuses empty routes, where the C++ star has none: such routes cross a FATPIPE
   // "xml-only.*.backplane" link instead, of zero latency and a bandwidth no flow can reach, so
   // that times are the same.
   auto backplane = [&](const std::string& zone, const std::string& in) {
     return fmt::format(
-        "{}<link id=\"xml-only.{}.backplane\" bandwidth=\"1e18Bps\" latency=\"0s\" "
+        "{}<link id=\"{}\" bandwidth=\"1e18Bps\" latency=\"0s\" "
         "sharing_policy=\"FATPIPE\"/>\n",
-        in, zone);
+        in, x("xml-only." + zone + ".backplane"));
   };
   auto through = [](const std::string& zone) {
     return [zone](size_t, size_t) {
-      return fmt::format("<link_ctn id=\"xml-only.{}.backplane\"/>", zone);
+      return fmt::format("<link_ctn id=\"{}\"/>", x("xml-only." + zone + ".backplane"));
     };
   };
   if (plan.topology != schema::Topology::kFatTree) {

@@ -191,8 +191,10 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
 }
 
 void write_trace(const ChromeTrace& trace, const SimOptions& options) {
-  schema::write_json_output(options.trace_path,
-                            trace.document(schema::make_context("vitsim", options.argv)));
+  const auto doc = trace.document(schema::make_context("vitsim", options.argv));
+  if (options.outputs != nullptr)
+    return schema::add_json(*options.outputs, options.trace_path, doc);
+  schema::write_json_output(options.trace_path, doc);
 }
 
 }  // namespace

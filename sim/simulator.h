@@ -14,6 +14,7 @@
 #include "costmodel/transport_model.h"
 #include "costmodel/vit_config.h"
 #include "schema/cluster.h"
+#include "schema/output_file.h"
 #include "schema/prediction.h"
 #include "schema/scenario.h"
 
@@ -31,7 +32,10 @@ struct SimOptions {
   bool crosstraffic = false;           // SimGrid network/crosstraffic
   int simulated_steps = 3;             // steps simulated per configuration; the epoch extrapolates
   std::string trace_path;              // Chrome trace JSON of the simulated timeline ("" = none)
-  std::vector<std::string> argv;       // command line, recorded in the trace's context
+  // Where the trace goes: nullptr = written at once; else added to the command's group of
+  // outputs, which lands whole when the command commits it (schema/output_file.h).
+  schema::OutputGroup* outputs = nullptr;
+  std::vector<std::string> argv;  // command line, recorded in the trace's context
   // Parameters of the transport model for link classes nobody measured (schema/transports_io.h);
   // without them such links keep the cluster file's figures as given ("datasheet").
   std::optional<costmodel::TransportParameters> transports;

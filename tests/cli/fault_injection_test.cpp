@@ -4,7 +4,10 @@
 // point N with VITSIM_FAULT_INJECT=N (the N-th call fails with EIO). Before each run every output
 // holds a "previous" version. A run that met the fault must exit non-zero with a message naming
 // the failure, leave no temporary file, and leave each output either previous or exactly the
-// reference (never half of it); the files of one prefix are all previous or all new. Every point
+// reference (never half of it); the files of one prefix are all previous or all new, and so are
+// all the files of `report` (the page and its figures) and of `reproduce` (profiles, costs,
+// predictions, tables, report: issue 68, class 3, a full disk must leave no figure or profile
+// without the result it belongs to). Every point
 // of every command is run, but for `reproduce` (of a one-scenario study: every 8th point and the
 // last, which reach each of its steps: import, calibrate, simulate, validate, report; the other
 // commands run those writers over every point). The counts are printed (bench/RESULTS.md). Not in
@@ -52,6 +55,7 @@ struct Command {
   std::string line;  // run in the output folder (OUT below); inputs are absolute
   std::vector<std::vector<std::string>> groups;  // outputs that land together
   int every = 1;                                 // run every `every`-th point, and the last
+  bool whole = false;  // every file it writes lands together (a group of all of them)
 };
 
 struct Covered {
@@ -171,6 +175,12 @@ class FaultInjection : public ::testing::Test {
     }
     for (const auto& [name, text] : reference)
       EXPECT_TRUE(after.count(name) > 0) << at << name << " is gone";
+    if (c.whole) {
+      int fresh = 0;
+      for (const auto& [name, text] : after) fresh += text != previous(name);
+      EXPECT_TRUE(fresh == 0 || fresh == static_cast<int>(reference.size()))
+          << at << fresh << " of its " << reference.size() << " files landed";
+    }
     for (const auto& group : c.groups) {
       int fresh = 0;
       for (const auto& name : group) fresh += after.count(name) && after.at(name) != previous(name);
@@ -210,8 +220,16 @@ TEST_F(FaultInjection, EveryCommandThatWritesCompletesOrLeavesThePreviousFiles) 
       {"validate", kVitsim + " validate --measured " + input("run.json") + " --predicted " +
                        input("prediction.json") + " -o validation.txt"},
       {"platform", kVitsim + " platform " + kTesla + " --export-xml tesla.xml"},
-      {"report", kVitsim + " report --predicted " + input("prediction.json") + " --out r"},
-      {"reproduce", kVitsim + " reproduce --study " + one_scenario_study() + " --out r", {}, 8},
+      {"report",
+       kVitsim + " report --predicted " + input("prediction.json") + " --out r",
+       {},
+       1,
+       true},
+      {"reproduce",
+       kVitsim + " reproduce --study " + one_scenario_study() + " --out r",
+       {},
+       8,
+       true},
   };
   int points = 0, run = 0;
   for (const Command& c : commands) {

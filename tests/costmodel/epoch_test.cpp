@@ -51,6 +51,16 @@ TEST(Epoch, PartialLastMicroStep) {
   EXPECT_EQ(samples_per_rank(16667, 3), 5556);             // DistributedSampler pads
 }
 
+// Issue 68, class 11: an epoch holds one global batch at least, or the rule says why not.
+TEST(Epoch, AnEpochShorterThanOneGlobalBatchIsSaidWhy) {
+  EXPECT_EQ(epoch_batch_shortfall(1e-300, 50000, 64),
+            "1e-300 x 50000 images leave 0 images, fewer than one global batch of 64");
+  EXPECT_EQ(epoch_batch_shortfall(0.0001, 50000, 64),
+            "0.0001 x 50000 images leave 5 images, fewer than one global batch of 64");
+  EXPECT_EQ(epoch_batch_shortfall(0.00128, 50000, 64), "");  // exactly one batch
+  EXPECT_EQ(epoch_batch_shortfall(1.0, 50000, 64), "");
+}
+
 TEST(Epoch, RefusesImpossibleShapes) {
   EXPECT_THROW(micro_steps_per_epoch(100, {}), std::invalid_argument);
   EXPECT_THROW(micro_steps_per_epoch(100, {16, 0}), std::invalid_argument);

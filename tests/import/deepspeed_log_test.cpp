@@ -94,11 +94,13 @@ TEST(DeepSpeedLogHardening, RunFolderWithNoDataIsRefused) {
                    "\"/runs/1_GPU/p0_b16_e10\""),
             std::string::npos)
       << e;
-  // A fraction that keeps no image of --train-images: refused before the epoch arithmetic.
+  // A fraction that keeps no image of --train-images (fewer than one global batch): refused before
+  // the epoch arithmetic.
   const auto log = parse_deepspeed_log_text(log_text("world_size = 1", "/r/p0.00001_b16_e1"), "l");
-  EXPECT_NE(error_of([&] {
-              summarize_log(log, options());
-            }).find("expected a data fraction that keeps at least one of the 50000"),
+  EXPECT_NE(error_of([&] { summarize_log(log, options()); })
+                .find("expected a data fraction that keeps one global batch (world size x "
+                      "micro-batch) of the 50000 training images, got 1e-05 x 50000 images leave 0 "
+                      "images"),
             std::string::npos);
 }
 

@@ -109,6 +109,35 @@ TEST(NcclTestsImport, RankCountComesFromRankLinesOrRanksAndMustAgree) {
   EXPECT_NE(e.find("out.txt:2: expected busbw = algbw x 2(n-1)/n"), std::string::npos) << e;
 }
 
+// Issue 68, class 10: the rank lines name each rank once; under --ranks N every one is below N,
+// and without --ranks they must be 0 .. N-1 (a list nccl-tests truncated needs --ranks).
+TEST(NcclTestsImport, RankLinesAreRanksOfTheRunEachOnce) {
+  const std::string head = "# Collective test starting: all_reduce_perf\n";
+  auto rank = [](int id) {
+    return "#  Rank " + std::to_string(id) + " Group  0 Pid   41 on  h device  0 [0x00] Tesla T4\n";
+  };
+  const std::string table =
+      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     "
+      "time   algbw   busbw  #wrong\n" +
+      kRow;
+  NcclImportOptions four;
+  four.ranks = 4;
+  const std::string skipped = head + rank(0) + rank(5) + rank(2) + rank(3) + table;
+  std::string e = error_of(skipped, four);
+  EXPECT_NE(e.find("out.txt:3: expected a rank below 4 (--ranks 4), got rank 5"), std::string::npos)
+      << e;
+  e = error_of(skipped);
+  EXPECT_NE(e.find("expected the rank count, got incomplete \"#  Rank\" lines"), std::string::npos)
+      << e;
+  e = vitsim::test::error_of<schema::InputError>(
+      [&] { parse_text(head + rank(0) + rank(0) + table); });
+  EXPECT_NE(e.find("each rank listed once"), std::string::npos) << e;
+  NcclImportOptions two;
+  two.ranks = 2;
+  EXPECT_EQ(error_of(head + rank(1) + rank(0) + table, two), "");  // any order
+  EXPECT_EQ(error_of(head + rank(1) + rank(0) + table), "");
+}
+
 TEST(NcclTestsImport, MalformedRowsNameTheLine) {
   // Shifted columns (time and algbw swapped).
   std::string e = error_of(output(

@@ -83,6 +83,18 @@ TEST(Cluster, MalformedFilesNameThePlace) {
       << error_of(doc.dump());
 }
 
+// Issue 68, class 10: a rank count is one key, written in plain digits; "02", " 2" and "+2" would
+// each be a second entry for 2 ranks, the later replacing the earlier without a word.
+TEST(Cluster, HostSetKeysArePlainDigits) {
+  for (const std::string key : {"02", " 2", "+2", "2.0", "2 "}) {
+    const std::string e =
+        error_of(with("\"2\":[\"node0\",\"node1\"]", "\"" + key + "\":[\"node0\",\"node1\"]"));
+    EXPECT_NE(e.find("/host_sets/" + key + ": expected a key that is"), std::string::npos) << e;
+    EXPECT_NE(e.find("written in plain digits"), std::string::npos) << e;
+  }
+  EXPECT_EQ(error_of(with("\"2\":[\"node0\",\"node1\"]", "\"2\":[\"node1\",\"node0\"]")), "");
+}
+
 TEST(Cluster, TransportsAreRead) {
   const std::string dir = std::string(VITSIM_SOURCE_DIR) + "/platforms/";
   const ClusterSpec tesla = read_cluster(dir + "tesla.json");

@@ -32,6 +32,26 @@ TEST(Csv, ReaderTakesBackWhatTheWriterWrote) {
             (std::vector<std::string>{"a", "b,\"c\"", "d"}));
 }
 
+// Issue 68, class 6: cells are counted before they are made: a table of one-character cells that
+// would need gigabytes of bookkeeping is refused naming the line.
+TEST(Csv, ATableOverItsCellBoundIsRefusedBeforeItIsSplit) {
+  std::string row(2 * 1000 - 1, ',');
+  for (size_t i = 0; i < row.size(); i += 2) row[i] = 'x';  // 1000 cells a row
+  row += "\n";
+  std::string text;
+  text.reserve(row.size() * (kCsvMaxCells / 1000 + 1));
+  for (size_t rows = 0; rows <= kCsvMaxCells / 1000; ++rows) text += row;  // the header first
+  try {
+    CsvTable::parse(text, "big.csv");
+    FAIL() << "a table over the bound was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("big.csv: line 10001: expected a table of at most "
+                                         "10000000 cells"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Csv, MalformedTablesNameFileAndPlace) {
   const std::string short_row =
       testing::error_of([] { CsvTable::parse("a,b\n1,2\n3\n", "t.csv"); });

@@ -88,7 +88,8 @@ TEST(PhysicalBounds, ScenarioCountsAndAnEpochOfNoImage) {
       << e;
   e = error_with("scenario", "\"gpus\":1,", "\"gpus\":1,\"images\":10,\"data_fraction\":0.01,",
                  scenario);
-  EXPECT_NE(e.find("/configurations/0: expected data_fraction x images >= 1"), std::string::npos)
+  EXPECT_NE(e.find("/configurations/0: expected data_fraction x images >= one global batch"),
+            std::string::npos)
       << e;
   e = error_with("scenario", "\"micro_batch\":16", "\"micro_batch\":16,\"bucket_bytes\":1e300",
                  scenario);

@@ -7,6 +7,9 @@
 
 #include <limits>
 
+#include "error_of.h"  // tests/support/
+#include "schema/build_info.h"
+#include "schema/json_file.h"
 #include "schema_test_util.h"
 
 namespace vitsim::schema {
@@ -137,6 +140,29 @@ TEST(SweepShardIo, AnEditedShardIsRefusedByItsContentsDigest) {
   Json doc = load_example("sweep-shard");
   doc["context"]["note"] = "a note added later";
   EXPECT_EQ(read_error(doc, [](const Node& n) { read_shard(n); }), "");
+}
+
+// Issue 68, class 10: a shard another build wrote is refused, naming the field.
+TEST(SweepShardIo, AShardOfAnotherVitsimIsRefused) {
+  ShardFile f = read_shard(testing::example_path("sweep-shard"));
+  auto refusal = [&] {
+    return vitsim::test::error_of<InputError>([&] { check_shard_writer(f, "s.json"); });
+  };
+  f.context = make_context("vitsim", {"vitsim", "sweep"});  // this build's
+  EXPECT_EQ(refusal(), "");
+  f.context["tool_version"] = "0.0.9";
+  EXPECT_NE(refusal().find("s.json: /context/tool_version: expected a shard written by vitsim "),
+            std::string::npos)
+      << refusal();
+  f.context = make_context("vitsim", {"vitsim", "sweep"});
+  if (std::string(build_info::git_sha()) != "unknown") {
+    f.context["git_sha"] = "0123456789ab";
+    EXPECT_NE(refusal().find("/context/git_sha: expected a shard written by commit "),
+              std::string::npos)
+        << refusal();
+  }
+  f.context = Json::object();  // a hand-made shard says nothing of its writer
+  EXPECT_NE(refusal().find("got none"), std::string::npos) << refusal();
 }
 
 TEST(SweepShardIo, DigestIsStable) {
