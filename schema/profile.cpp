@@ -111,11 +111,13 @@ void check_bandwidth(const Node& n, double stated, double expected, const std::s
   if (std::fabs(stated - expected) > kBandwidthRelTolerance * expected) {
     std::ostringstream os;
     os << formula << " = " << expected;
-    n.fail(os.str(), n.describe(), "algbw = message_bytes / time_s; busbw = algbw * 2(n-1)/n");
+    n.fail(os.str(), n.describe(),
+           "algbw = message_bytes / time_s; busbw = algbw * 2(n-1)/n (all-reduce), * (n-1)/n "
+           "(reduce-scatter, all-gather)");
   }
 }
 
-AllreducePoint read_point(const Node& n, int64_t ranks) {
+AllreducePoint read_point(const Node& n, int64_t ranks, MeasuredCollective collective) {
   n.expect_keys({"message_bytes", "time_s", "algbw_bytes_per_s", "busbw_bytes_per_s"});
   AllreducePoint p;
   p.message_bytes = n["message_bytes"].within(costmodel::kBytes);
@@ -125,12 +127,15 @@ AllreducePoint read_point(const Node& n, int64_t ranks) {
   const double algbw = p.message_bytes / p.time_s;
   check_bandwidth(n["algbw_bytes_per_s"], p.algbw_bytes_per_s, algbw, "message_bytes / time_s");
   check_bandwidth(n["busbw_bytes_per_s"], p.busbw_bytes_per_s,
-                  algbw * 2.0 * static_cast<double>(ranks - 1) / static_cast<double>(ranks),
-                  "algbw * 2(n-1)/n (n = " + std::to_string(ranks) + ")");
+                  algbw * busbw_factor(collective, ranks),
+                  std::string(collective == MeasuredCollective::kAllreduce ? "algbw * 2(n-1)/n"
+                                                                           : "algbw * (n-1)/n") +
+                      " (n = " + std::to_string(ranks) + ")");
   return p;
 }
 
-AllreduceProfile read_allreduce(const Node& n) {
+AllreduceProfile read_allreduce(const Node& n,
+                                MeasuredCollective collective = MeasuredCollective::kAllreduce) {
   n.expect_keys({"link_class", "ranks", "ranks_per_node", "backend", "points"});
   AllreduceProfile a;
   a.link_class = n["link_class"].string();
@@ -145,7 +150,7 @@ AllreduceProfile read_allreduce(const Node& n) {
   }
   a.backend = n["backend"].one_of({"mpi", "nccl", "deepspeed-nccl"});
   for (const Node& p : n["points"].items_nonempty()) {
-    a.points.push_back(read_point(p, a.ranks));
+    a.points.push_back(read_point(p, a.ranks, collective));
     if (a.points.size() > 1 &&
         !(a.points.back().message_bytes > a.points[a.points.size() - 2].message_bytes)) {
       std::ostringstream os;
@@ -163,7 +168,7 @@ Profile read_profile(const Node& root) {
   // The schema first: a wrong file type should say so, not complain about its keys.
   root.expect_schema(kProfileSchema, kProfileVersion, kPreRegimeVersion);
   root.expect_keys({"schema", "schema_version", "context", "device", "device_name", "source",
-                    "precision", "model", "compute", "allreduce"});
+                    "precision", "model", "compute", "allreduce", "reduce_scatter", "all_gather"});
   Profile p;
   p.context = read_context(root);
   p.device = root["device"].string();
@@ -193,8 +198,17 @@ Profile read_profile(const Node& root) {
     }
   }
   for (const Node& a : root["allreduce"].items()) p.allreduce.push_back(read_allreduce(a));
-  if (p.compute.empty() && p.allreduce.empty()) {
-    root["compute"].fail("at least one compute or allreduce entry", "both empty",
+  if (auto list = root.get("reduce_scatter")) {
+    for (const Node& a : list->items())
+      p.reduce_scatter.push_back(read_allreduce(a, MeasuredCollective::kReduceScatter));
+  }
+  if (auto list = root.get("all_gather")) {
+    for (const Node& a : list->items())
+      p.all_gather.push_back(read_allreduce(a, MeasuredCollective::kAllgather));
+  }
+  if (p.compute.empty() && p.allreduce.empty() && p.reduce_scatter.empty() &&
+      p.all_gather.empty()) {
+    root["compute"].fail("at least one compute or collective entry", "none",
                          "a profile with no measurement is of no use to calibrate");
   }
   return p;
@@ -253,6 +267,12 @@ Json write_allreduce(const AllreduceProfile& a) {
 
 }  // namespace
 
+double busbw_factor(MeasuredCollective collective, int64_t ranks) {
+  const double n = static_cast<double>(ranks);
+  const double per_link = (n - 1) / n;  // a ring: each link carries (n-1)/n of the buffer
+  return collective == MeasuredCollective::kAllreduce ? 2 * per_link : per_link;
+}
+
 int64_t fewest_ranks_per_host(const std::vector<std::string>& host_of_rank) {
   std::map<std::string, int64_t> per_host;
   for (const std::string& h : host_of_rank) ++per_host[h];
@@ -272,6 +292,8 @@ Json write_profile_json(const Profile& p) {
   for (const auto& m : p.compute) j["compute"].push_back(write_micro_batch(m));
   j["allreduce"] = Json::array();
   for (const auto& a : p.allreduce) j["allreduce"].push_back(write_allreduce(a));
+  for (const auto& a : p.reduce_scatter) j["reduce_scatter"].push_back(write_allreduce(a));
+  for (const auto& a : p.all_gather) j["all_gather"].push_back(write_allreduce(a));
   return j;
 }
 

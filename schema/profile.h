@@ -78,12 +78,24 @@ struct MicroBatchProfile {
   std::optional<double> process_start_time_s;
 };
 
+// One point of a collective's benchmark. For an all-reduce message_bytes is the buffer each rank
+// sums; for a reduce-scatter or an all-gather it is the whole buffer of n blocks (nccl-tests'
+// "size" of both: the input of a reduce-scatter, the output of an all-gather).
 struct AllreducePoint {
   double message_bytes = 0;
   double time_s = 0;             // median
   double algbw_bytes_per_s = 0;  // message_bytes / time_s
-  double busbw_bytes_per_s = 0;  // algbw * 2(n-1)/n (nccl-tests' definition)
+  double busbw_bytes_per_s = 0;  // algbw * busbw_factor (nccl-tests' definition)
 };
+
+// The collectives a profile holds measurements of.
+enum class MeasuredCollective { kAllreduce, kReduceScatter, kAllgather };
+
+// nccl-tests' bus bandwidth factor (its PERFORMANCE.md): what each link of a ring carries per
+// byte of message_bytes: 2(n-1)/n for an all-reduce, (n-1)/n for a reduce-scatter and an
+// all-gather. A local helper of the profile format, to be routed through costmodel's ring bus
+// factor (the collective registry's) where that lands.
+double busbw_factor(MeasuredCollective collective, int64_t ranks);
 
 struct AllreduceProfile {
   std::string link_class;  // what the ranks talked over, matching cluster files' link_class
@@ -112,6 +124,10 @@ struct Profile {
   std::optional<costmodel::ViTConfig> model;  // absent for allreduce-only profiles
   std::vector<MicroBatchProfile> compute;     // one entry per micro-batch
   std::vector<AllreduceProfile> allreduce;
+  // Reduce-scatter and all-gather benchmarks (ZeRO's collectives; optional keys, written where
+  // not empty): the same entries, busbw with their own factor (busbw_factor).
+  std::vector<AllreduceProfile> reduce_scatter;
+  std::vector<AllreduceProfile> all_gather;
 };
 
 // A profile with the file it was read from (for provenance, derived_from, and errors).
