@@ -127,6 +127,8 @@ RankStepSummary read_rank(const Node& n, int64_t world_size) {
                   "a part of the step cannot take longer than the step");
     }
   }
+  if (n.has("peak_memory_bytes"))
+    r.peak_memory_bytes = n["peak_memory_bytes"].within(costmodel::kBytesOrZero);
   return r;
 }
 

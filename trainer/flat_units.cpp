@@ -61,14 +61,17 @@ void FlatUnits::gather_gradients(size_t u, torch::Tensor& into, double scale) co
   torch::NoGradGuard no_grad;
   const FlatUnit& f = units_.at(u);
   for (size_t i = 0; i < f.params.size(); ++i) {
-    torch::Tensor slot = into.narrow(0, f.offsets[i], f.params[i].numel());
+    // The slot in the parameter's shape: a gradient with other strides (autograd may leave a
+    // transposed one) is read as it is, never copied to a flat temporary first.
+    torch::Tensor slot =
+        into.narrow(0, f.offsets[i], f.params[i].numel()).view(f.params[i].sizes());
     const torch::Tensor& g = f.params[i].grad();
     if (!g.defined()) {
       slot.zero_();
     } else if (slot.scalar_type() == g.scalar_type()) {
-      torch::mul_out(slot, g.reshape({-1}), scale);
+      torch::mul_out(slot, g, scale);
     } else {
-      slot.copy_(g.reshape({-1}));  // widened exactly first (a bf16 gradient on an fp32 wire)
+      slot.copy_(g);  // widened exactly first (a bf16 gradient on an fp32 wire)
       slot.mul_(scale);
     }
   }

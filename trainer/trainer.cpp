@@ -278,6 +278,7 @@ void Trainer::write_outputs() {
     const auto weights = weights_to_write();  // collective under ZeRO
     if (at != std::string::npos || world_.rank() == 0) write_params(path, false, weights);
   }
+  if (world_.rank() == 0 && !ranks.empty()) print_memory_check(ranks.front());
   if (options_.run_log.empty() || world_.rank() != 0) return;
   schema::RunLog log;
   log.context = trainer_context(argv_, {{"device", options_.device_id},

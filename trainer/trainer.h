@@ -56,6 +56,7 @@ class Trainer {
   bool update_loss_scale(bool finite);
   void resume_sharded();
   void save_sharded_checkpoint(const TrainPosition& position);
+  void print_memory_check(const schema::RankStepSummary& rank0);
   // Collective: the fp32 weights --dump-params writes, named as the model's parameters.
   std::vector<std::pair<std::string, torch::Tensor>> weights_to_write();
   StepOutcome train_epoch(int64_t epoch, int64_t first_micro_step);

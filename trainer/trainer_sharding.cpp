@@ -3,8 +3,10 @@
 // blocks, clipping and fp16 loss scaling across ranks, sharded checkpoints, and the gathered
 // weights that --dump-params writes.
 #include <cmath>
+#include <cstdio>
 #include <iostream>
 
+#include "costmodel/memory.h"
 #include "trainer/multi_tensor_adamw.h"
 #include "trainer/trainer.h"
 
@@ -117,6 +119,30 @@ void Trainer::save_sharded_checkpoint(const TrainPosition& position) {
     std::cerr << "vitsim-train: checkpoint " << step_dir << " (" << world_.size()
               << " rank files)\n";
   }
+}
+
+// The measured peak beside the memory model's for this run (costmodel::sharded_memory,
+// docs/sharding.md "Memory"), on rank 0's evidence; bench/trainer/sharded_memory.py collects it.
+void Trainer::print_memory_check(const schema::RankStepSummary& rank0) {
+  if (!rank0.peak_memory_bytes) return;
+  costmodel::ShardingPlan plan;
+  plan.zero_stage = static_cast<int>(options_.zero_stage);
+  plan.ranks = world_.size();
+  plan.activation_checkpointing = options_.activation_checkpointing;
+  plan.overlap = options_.overlap;
+  // On a CPU the loader's prefetched batches are tensors in the same memory as the step's.
+  plan.batches_in_memory = device_.is_cpu() ? BatchLoaderOptions().prefetch + 1 : 1;
+  const auto* adamw = dynamic_cast<const MultiTensorAdamW*>(optimizer_.get());
+  plan.fused_optimizer = adamw != nullptr && adamw->fused_kernel();
+  const costmodel::ShardedMemory m = costmodel::sharded_memory(
+      costmodel::build_layer_graph(options_.model), options_.precision, options_.optimizer, plan,
+      static_cast<double>(options_.micro_batch));
+  const double measured = *rank0.peak_memory_bytes;
+  std::printf(
+      "vitsim-train: peak tensor memory of rank 0: measured %.0f bytes (median over steps), "
+      "modelled %.0f bytes (%+.1f %%, at the %s)\n",
+      measured, m.peak_bytes, 100.0 * (m.peak_bytes - measured) / measured, m.peak_phase.c_str());
+  std::fflush(stdout);
 }
 
 std::vector<std::pair<std::string, torch::Tensor>> Trainer::weights_to_write() {

@@ -152,6 +152,7 @@ void ZeroEngine::pre_backward(size_t u) {
 void ZeroEngine::prepare_backward() {
   if (options_.stage < 2) return;
   armed_ = true;
+  last_started_ = kNone;
   for (size_t u = 0; u < flat_->size(); ++u) {
     state_[u].pending = static_cast<int64_t>(flat_->unit(u).params.size());
     state_[u].reduced = false;
@@ -164,6 +165,14 @@ void ZeroEngine::on_gradient_accumulated(size_t u) {
 }
 
 void ZeroEngine::start_reduce_scatter(size_t u) {
+  if (options_.overlap) {
+    // At most two in flight, the one started last and this one: the buffers stay bounded (two
+    // units'), as DeepSpeed's double-buffered reduce buckets (docs/sharding.md, "Memory").
+    for (size_t v = 0; v < state_.size(); ++v) {
+      if (v != last_started_ && state_[v].rs >= 0) complete_reduce_scatter(v);
+    }
+  }
+  last_started_ = u;
   UnitState& st = state_[u];
   FlatUnit& f = flat_->unit(u);
   const auto wire = f.flat.options().dtype(options_.wire_dtype);

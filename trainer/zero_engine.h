@@ -14,8 +14,8 @@
 // The rank's blocks of the fp32 master weights are what the optimizer steps (`shards()`): for
 // fp32 and amp-* at stages 1-2 views of the model's own flat buffers, otherwise fp32 tensors of
 // their own (ds-*: the model is bf16; stage 3: the model's buffers come and go). With overlap the
-// reduce-scatters run while the backward goes on and are waited for in finish_backward();
-// without, each is waited for in its hook (DeepSpeed's overlap_comm: false).
+// reduce-scatters run while the backward goes on, at most two at a time, the rest waited for in
+// finish_backward(); without, each is waited for in its hook (DeepSpeed's overlap_comm: false).
 #pragma once
 
 #include <torch/torch.h>
@@ -112,6 +112,8 @@ class ZeroEngine : public UnitHooks {
   std::vector<UnitState> state_;
   std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;  // kept: hooks live on them
   bool armed_ = false;
+  static constexpr size_t kNone = static_cast<size_t>(-1);
+  size_t last_started_ = kNone;  // the unit whose reduce-scatter started last
   ZeroTimes times_;
 };
 

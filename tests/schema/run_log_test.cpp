@@ -73,7 +73,9 @@ TEST(RunLog, ShardingKeysAreOptionalAndHeldToTheirBounds) {
   doc["ranks"][0]["reduce_scatter_time_s"] = 0.04;
   doc["ranks"][0]["unit_free_time_s"] = 0.001;
   doc["ranks"][0]["recompute_time_s"] = 0.1;
+  doc["ranks"][0]["peak_memory_bytes"] = 4.5e7;
   log = read_run_log(Node(doc, "r.json", ""));
+  EXPECT_DOUBLE_EQ(*log.ranks[0].peak_memory_bytes, 4.5e7);
   EXPECT_EQ(log.config.zero_stage, 3);
   EXPECT_TRUE(log.config.activation_checkpointing);
   EXPECT_DOUBLE_EQ(log.ranks[0].allgather_time_s, 0.05);
@@ -93,6 +95,9 @@ TEST(RunLog, ShardingKeysAreOptionalAndHeldToTheirBounds) {
       << run_log_error(doc);
   doc["ranks"][0]["recompute_time_s"] = -0.1;
   EXPECT_NE(run_log_error(doc).find("/ranks/0/recompute_time_s"), std::string::npos);
+  doc["ranks"][0]["recompute_time_s"] = 0.1;
+  doc["ranks"][0]["peak_memory_bytes"] = -1;
+  EXPECT_NE(run_log_error(doc).find("/ranks/0/peak_memory_bytes"), std::string::npos);
 }
 
 TEST(RunLog, TheRankMeansAreOptionalAndFollowTheRanks) {

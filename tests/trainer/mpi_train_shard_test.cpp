@@ -90,6 +90,19 @@ class MpiShard : public MpiTrain {
     }
     EXPECT_LE(std::sqrt(diff / norm), rtol);
   }
+  // The trainer's measured peak tensor memory against costmodel::sharded_memory: within 10 %
+  // (docs/sharding.md, "Memory"); returns the measured bytes (-1 without the line).
+  static double expect_memory_model_within_ten_percent(const std::string& output) {
+    const std::regex line(R"(measured (\d+) bytes .*modelled (\d+) bytes)");
+    std::smatch m;
+    if (!std::regex_search(output, m, line)) {
+      ADD_FAILURE() << "no memory line in\n" << output;
+      return -1;
+    }
+    const double measured = std::stod(m[1]), modelled = std::stod(m[2]);
+    EXPECT_NEAR(modelled, measured, 0.10 * measured) << m[0];
+    return measured;
+  }
   // "vitsim-train: <what>: N bytes per optimizer step"
   static int64_t bytes_per_step(const std::string& output, const std::string& what) {
     const std::regex line("vitsim-train: " + what + R"(: (\d+) bytes per optimizer step)");
@@ -151,12 +164,14 @@ TEST_F(MpiShard, ActivationCheckpointingFollowsThePlainBackward) {
 }
 
 // DeepSpeed's accumulation at stages 2-3: a reduce-scatter at every micro-step, the averaged
-// blocks summed in fp32; clipping by the norm summed over the ranks' blocks.
-TEST_F(MpiShard, AccumulationAndClippingFollowStageZero) {
+// blocks summed in fp32; clipping by the norm summed over the ranks' blocks; overlap.
+TEST_F(MpiShard, AccumulationClippingAndOverlapFollowStageZero) {
   const std::string acc = std::string(kAdamW) + " --accumulation 2";
   expect_as_stage_zero(2, acc, " --zero-stage 2", "acc-s2");
   const std::string clip = std::string(kAdamW) + " --gradient-clipping 0.05";
   expect_as_stage_zero(2, clip, " --zero-stage 3", "clip-s3");
+  // Reduce-scatters overlapped with the backward (at most two in flight) sum the same.
+  expect_as_stage_zero(2, kAdamW, " --zero-stage 3 --overlap on", "overlap-s3");
   // SGD with momentum: its state is sharded the same way.
   expect_as_stage_zero(2, " --micro-batch 4 --optimizer sgd --lr 0.05 --max-steps 3 --seed 7",
                        " --zero-stage 1", "sgd-s1");
@@ -219,7 +234,8 @@ TEST_F(MpiShard, ShardedCheckpointsResumeAndRefuseAnotherRankCount) {
   EXPECT_NE(r.output.find("resume with --zero-stage 2"), std::string::npos) << r.output;
 }
 
-// The run log names the stage and checkpointing and carries the phases they add.
+// The run log names the stage and checkpointing and carries the phases they add and the step's
+// peak tensor memory, which the memory model predicts within 10 %.
 TEST_F(MpiShard, RunLogCarriesTheShardedPhases) {
   const std::string log = dir_ + "/shard-run.json";
   const Result r =
@@ -227,6 +243,9 @@ TEST_F(MpiShard, RunLogCarriesTheShardedPhases) {
             180, "", kModel);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto parsed = vitsim::schema::read_run_log(log);
+  const double measured = expect_memory_model_within_ten_percent(r.output);
+  ASSERT_TRUE(parsed.ranks[0].peak_memory_bytes.has_value());
+  EXPECT_DOUBLE_EQ(*parsed.ranks[0].peak_memory_bytes, measured);
   EXPECT_EQ(parsed.config.zero_stage, 3);
   EXPECT_TRUE(parsed.config.activation_checkpointing);
   for (const auto& rank : parsed.ranks) {
@@ -237,9 +256,10 @@ TEST_F(MpiShard, RunLogCarriesTheShardedPhases) {
     EXPECT_LT(rank.recompute_time_s, rank.backward_time_s);
   }
   const std::string log2 = dir_ + "/shard-run2.json";
-  ASSERT_EQ(train(2, std::string(kAdamW) + " --zero-stage 2 --run-log " + log2, 180, "", kModel)
-                .exit_code,
-            0);
+  const Result r2 =
+      train(2, std::string(kAdamW) + " --zero-stage 2 --run-log " + log2, 180, "", kModel);
+  ASSERT_EQ(r2.exit_code, 0) << r2.output;
+  expect_memory_model_within_ten_percent(r2.output);
   const auto two = vitsim::schema::read_run_log(log2);
   EXPECT_EQ(two.config.zero_stage, 2);
   EXPECT_FALSE(two.config.activation_checkpointing);
