@@ -44,7 +44,8 @@ MicroBatchProfile read_micro_batch(const Node& n, const costmodel::LayerGraph& g
                  "host_to_device_time_s", "data_time_s", "step_overhead_time_s",
                  "peak_memory_bytes", "step_spread_s", "epoch_start_time_s", "process_start_time_s",
                  "optimizer_after_wait_time_s", "optimizer_wait_s", "data_after_wait_time_s",
-                 "gradient_local_time_s", "bucket_copy_time_s"});
+                 "gradient_local_time_s", "bucket_copy_time_s", "recompute_time_s",
+                 "unit_gather_time_s", "unit_free_time_s"});
   MicroBatchProfile m;
   m.micro_batch = n["micro_batch"].count(costmodel::kMicroBatch);
   m.repetitions = n["repetitions"].count(costmodel::kRepetitions);
@@ -73,6 +74,9 @@ MicroBatchProfile read_micro_batch(const Node& n, const costmodel::LayerGraph& g
     }
   }
   if (auto p = n.get("bucket_copy_time_s")) m.bucket_copy_time_s = p->within(costmodel::kDurationS);
+  if (auto p = n.get("recompute_time_s")) m.recompute_time_s = p->within(costmodel::kDurationS);
+  if (auto p = n.get("unit_gather_time_s")) m.unit_gather_time_s = p->within(costmodel::kDurationS);
+  if (auto p = n.get("unit_free_time_s")) m.unit_free_time_s = p->within(costmodel::kDurationS);
   if (auto p = n.get("peak_memory_bytes")) m.peak_memory_bytes = p->within(costmodel::kBytesOrZero);
   if (auto p = n.get("step_spread_s")) m.step_spread_s = p->within(costmodel::kDurationS);
   const auto after_wait = n.get("optimizer_after_wait_time_s");
@@ -239,6 +243,9 @@ Json write_micro_batch(const MicroBatchProfile& m) {
             {"step_overhead_time_s", m.step_overhead_time_s}};
   if (m.gradient_local_time_s) j["gradient_local_time_s"] = *m.gradient_local_time_s;
   if (m.bucket_copy_time_s) j["bucket_copy_time_s"] = *m.bucket_copy_time_s;
+  if (m.recompute_time_s) j["recompute_time_s"] = *m.recompute_time_s;
+  if (m.unit_gather_time_s) j["unit_gather_time_s"] = *m.unit_gather_time_s;
+  if (m.unit_free_time_s) j["unit_free_time_s"] = *m.unit_free_time_s;
   if (m.peak_memory_bytes) j["peak_memory_bytes"] = *m.peak_memory_bytes;
   if (m.step_spread_s) j["step_spread_s"] = *m.step_spread_s;
   if (m.epoch_start_time_s) j["epoch_start_time_s"] = *m.epoch_start_time_s;

@@ -60,6 +60,13 @@ struct MicroBatchProfile {
   // Absent where not measured (imported logs: DeepSpeed's pass runs at every world size and is
   // gradient_local_time_s; older profiles).
   std::optional<double> bucket_copy_time_s;
+  // Sharding and checkpointing (docs/sharding.md, "What is measured"), outside the step, absent
+  // where not measured: the recomputation of every checkpointed block in one step's backward
+  // (--activation-checkpointing), and one transformer block's gather (its flat buffer allocated,
+  // the rank's block copied in: an all-gather of one rank) and free (ZeRO stage 3).
+  std::optional<double> recompute_time_s;
+  std::optional<double> unit_gather_time_s;
+  std::optional<double> unit_free_time_s;
   std::optional<double> peak_memory_bytes;  // absent where it was not measured
   // Interquartile range of the whole step's time over the timed steps (forward, backward,
   // optimizer and the rest together): its step-to-step noise as measured, not a sum of the

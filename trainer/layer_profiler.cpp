@@ -25,6 +25,7 @@
 #include "trainer/multi_tensor_adamw.h"
 #include "trainer/run_context.h"
 #include "trainer/step_stats.h"
+#include "trainer/unit_profile.h"
 #include "trainer/vit_model.h"
 
 namespace vitsim::trainer {
@@ -300,7 +301,22 @@ schema::MicroBatchProfile Profiler::profile(int64_t b) {
     m.optimizer_wait_s = kOptimizerWaitS;
     if (n > 1) m.data_after_wait_time_s = data_sum_s / static_cast<double>(n - 1);
   }
+  // Sharding and checkpointing, after the peak memory's steps: checkpointed steps on the same
+  // loader, and a block's gather and free (unit_profile.h).
   if (cpu_peak) m.peak_memory_bytes = peak_rss_bytes();
+  loader.start_epoch(order, b, 3);
+  m.recompute_time_s = time_recompute(
+      model_,
+      [&] {
+        std::optional<Batch> next = loader.next();
+        if (!next) throw std::logic_error("profile: the loader ran out of batches");
+        return std::make_pair(next->images.to(device_).to(model_dtype()), next->labels.to(device_));
+      },
+      std::min<int64_t>(o_.repetitions, steps), [this](bool on) { set_autocast(on); });
+  const UnitGatherTimes gather =
+      time_unit_gather_free(model_, std::max<int64_t>(o_.repetitions, 5));
+  m.unit_gather_time_s = gather.gather_s;
+  m.unit_free_time_s = gather.free_s;
 #ifdef VITSIM_HAVE_CUDA
   if (device_.is_cuda()) {
     m.peak_memory_bytes = static_cast<double>(
@@ -330,6 +346,11 @@ void print_table(const schema::MicroBatchProfile& m) {
   if (m.peak_memory_bytes) std::printf(", peak memory %.1f MiB", *m.peak_memory_bytes / 1048576.0);
   if (m.bucket_copy_time_s)
     std::printf(", bucket copy at 2+ ranks %.3f ms", *m.bucket_copy_time_s * 1e3);
+  if (m.recompute_time_s && m.unit_gather_time_s && m.unit_free_time_s)
+    std::printf(
+        ", checkpointed blocks' recomputation %.3f ms, a block's gather %.3f ms and free "
+        "%.3f ms at one rank",
+        *m.recompute_time_s * 1e3, *m.unit_gather_time_s * 1e3, *m.unit_free_time_s * 1e3);
   if (m.optimizer_after_wait_time_s && m.optimizer_wait_s) {
     std::printf(", optimizer after a %.0f-ms idle wait %.3f ms", *m.optimizer_wait_s * 1e3,
                 *m.optimizer_after_wait_time_s * 1e3);

@@ -333,6 +333,20 @@ TEST(Profile, ReduceScatterAndAllGatherEntriesRoundTripWithTheirOwnBusFactor) {
                    .contains("reduce_scatter"));
 }
 
+TEST(Profile, TheRecomputationAndAUnitsGatherRoundTripWhereMeasured) {
+  Json doc = load_example("profile");
+  EXPECT_FALSE(read_profile(Node(doc, "p.json", "")).compute[0].recompute_time_s.has_value());
+  doc["compute"][0]["recompute_time_s"] = 0.004;
+  doc["compute"][0]["unit_gather_time_s"] = 0.0002;
+  doc["compute"][0]["unit_free_time_s"] = 1e-6;
+  const Profile p = read_profile(Node(doc, "p.json", ""));
+  EXPECT_DOUBLE_EQ(*p.compute[0].recompute_time_s, 0.004);
+  EXPECT_DOUBLE_EQ(*p.compute[0].unit_free_time_s, 1e-6);
+  EXPECT_EQ(write_profile_json(p)["compute"][0]["unit_gather_time_s"], 0.0002);
+  doc["compute"][0]["unit_gather_time_s"] = -1;
+  EXPECT_NE(profile_error(doc).find("/compute/0/unit_gather_time_s"), std::string::npos);
+}
+
 TEST(Profile, TheLocalGradientWorkIsOptionalAndAPartOfTheStepOverhead) {
   Json doc = load_example("profile");
   EXPECT_FALSE(read_profile(Node(doc, "p.json", "")).compute[0].gradient_local_time_s);
