@@ -60,11 +60,12 @@ MemoryEstimate first_principles_memory(const LayerGraph& graph, Regime precision
 double optimizer_memory_shift_bytes(const LayerGraph& graph, Optimizer from, Optimizer to);
 
 // --- ZeRO's accounting of model states (Rajbhandari et al., "ZeRO: Memory Optimizations Toward
-// Training Trillion Parameter Models", SC20, section 5.1 and Figure 1): per parameter of one rank,
-// the weights and gradients the forward and backward use (2 + 2 bytes under mixed precision) and
-// K bytes of optimizer state (K = 12 for mixed-precision Adam: fp32 master weights, momentum and
-// variance), stage 1 dividing K by the ranks N, stage 2 the gradients too, stage 3 everything:
-// 16, 4 + 12/N, 2 + 14/N, 16/N bytes. Activations, buffers and fragmentation are not model states.
+// Training Trillion Parameter Models", SC20, sections 3.1 and 5, Figure 1): per parameter of one
+// rank, the weights and gradients the forward and backward use (2 + 2 bytes under mixed
+// precision) and K bytes of optimizer state (K = 12 for mixed-precision Adam: fp32 master weights,
+// momentum and variance), stage 1 dividing K by the ranks N, stage 2 the gradients too, stage 3
+// everything: 16, 4 + 12/N, 2 + 14/N, 16/N bytes. Activations, buffers and fragmentation are not
+// model states.
 struct ModelStateBytes {
   double weights = 0;
   double gradients = 0;
