@@ -11,9 +11,7 @@
 #include "trainer/checkpoint.h"
 
 #include <ATen/CPUGeneratorImpl.h>
-#include <dirent.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
@@ -25,6 +23,7 @@
 #include "schema/input_error.h"
 #include "schema/output_file.h"
 #include "schema/text_file.h"
+#include "trainer/checkpoint_folder.h"
 #include "trainer/train_options.h"
 
 namespace vitsim::trainer {
@@ -126,32 +125,6 @@ void check_key(const std::string& path, nlohmann::json saved, const CheckpointKe
   }
 }
 
-bool is_dir(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-std::vector<std::string> list_dir(const std::string& dir);
-
-// A checkpoint file, or a sharded checkpoint's step folder, from what --resume names: a file, a
-// checkpoint folder (its "latest"), or a step folder itself.
-std::string resolve(const std::string& path) {
-  if (!is_dir(path)) return path;
-  std::ifstream in(path + "/latest");
-  if (!in) {
-    for (const std::string& name : list_dir(path)) {
-      if (name.rfind("rank", 0) == 0) return path;  // a sharded step's folder
-    }
-  }
-  std::string name;
-  if (!in || !std::getline(in, name) || name.empty()) {
-    throw schema::InputError::at(path, "latest", "a checkpoint folder with a 'latest' file",
-                                 "no readable 'latest'",
-                                 "pass a checkpoint file, or the folder given to --checkpoint-dir");
-  }
-  return path + "/" + name;
-}
-
 // The next line of `text` from `at` (without its newline); `at` moves past it.
 std::string next_line(const std::string& text, size_t& at) {
   const size_t end = text.find('\n', at);
@@ -194,56 +167,6 @@ std::pair<nlohmann::json, std::string> read_checked(const std::string& path) {
     refuse("key", "one line of JSON", "'" + key_line + "'", e.what());
   }
   return {key, body.substr(after_key)};
-}
-
-// The names in a folder (without . and ..), sorted.
-std::vector<std::string> list_dir(const std::string& dir) {
-  std::vector<std::string> names;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (const dirent* e = ::readdir(d)) {
-      const std::string name = e->d_name;
-      if (name != "." && name != "..") names.push_back(name);
-    }
-    ::closedir(d);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-// The step of "checkpoint-step<N><tail>", or -1 for another name.
-int64_t step_of(const std::string& name, const std::string& tail) {
-  const std::string head = "checkpoint-step";
-  if (name.size() <= head.size() + tail.size() || name.compare(0, head.size(), head) != 0 ||
-      name.compare(name.size() - tail.size(), tail.size(), tail) != 0)
-    return -1;
-  const std::string digits = name.substr(head.size(), name.size() - head.size() - tail.size());
-  if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 18) return -1;
-  return std::stoll(digits);
-}
-
-// Removes the checkpoints of steps below `step` beyond the newest `keep` (counting `step`): files
-// checkpoint-step<N>.pt, and sharded ones, folders checkpoint-step<N>/ with their rank files.
-void prune(const std::string& dir, int64_t step, int64_t keep) {
-  if (keep <= 0) return;
-  std::vector<std::pair<int64_t, std::string>> older;
-  for (const std::string& name : list_dir(dir)) {
-    const int64_t file = step_of(name, ".pt");
-    const int64_t folder = is_dir(dir + "/" + name) ? step_of(name + "/", "/") : -1;
-    const int64_t n = file >= 0 ? file : folder;
-    if (n >= 0 && n < step) older.emplace_back(n, name);
-  }
-  std::sort(older.rbegin(), older.rend());
-  for (size_t i = static_cast<size_t>(keep - 1); i < older.size(); ++i) {
-    const std::string old = dir + "/" + older[i].second;
-    if (is_dir(old)) {
-      for (const std::string& part : list_dir(old)) {
-        if (part.rfind("rank", 0) == 0) ::unlink((old + "/" + part).c_str());
-      }
-      ::rmdir(old.c_str());
-    } else {
-      ::unlink(old.c_str());
-    }
-  }
 }
 
 }  // namespace
@@ -303,54 +226,47 @@ void write_checkpoint_file(const std::string& path, const NamedTensors& tensors,
   schema::write_output(path, text);
 }
 
-std::string step_name(int64_t global_step) {
-  return "checkpoint-step" + std::to_string(global_step);
-}
-
-std::string part_name(int64_t rank, int64_t ranks) {
-  return "rank" + std::to_string(rank) + "-of-" + std::to_string(ranks) + ".pt";
-}
-
 }  // namespace
 
 std::string save_checkpoint(const std::string& dir, torch::nn::Module& model,
                             torch::optim::Optimizer& optimizer, const TrainPosition& p,
                             const CheckpointKey& key, int64_t keep) {
   ::mkdir(dir.c_str(), 0755);
-  const std::string name = step_name(p.global_step) + ".pt";
+  const std::string name = checkpoint_step_name(p.global_step) + ".pt";
   const std::string path = dir + "/" + name;
   write_checkpoint_file(path, named_parameters(model), optimizer, p, key);
   schema::write_output(dir + "/latest", name + "\n");
-  prune(dir, p.global_step, keep);
+  prune_checkpoints(dir, p.global_step, keep);
   return path;
 }
 
 std::string save_sharded_part(const std::string& dir, const NamedTensors& blocks,
                               torch::optim::Optimizer& optimizer, const TrainPosition& p,
                               const CheckpointKey& key, int64_t ranks) {
-  const std::string step_dir = dir + "/" + step_name(p.global_step);
+  const std::string step_dir = dir + "/" + checkpoint_step_name(p.global_step);
   ::mkdir(dir.c_str(), 0755);
   ::mkdir(step_dir.c_str(), 0755);  // every rank tries; the first makes it
-  write_checkpoint_file(step_dir + "/" + part_name(key.rank, ranks), blocks, optimizer, p, key);
+  write_checkpoint_file(step_dir + "/" + sharded_part_name(key.rank, ranks), blocks, optimizer, p,
+                        key);
   return step_dir;
 }
 
 void commit_sharded(const std::string& dir, int64_t global_step, int64_t keep) {
-  schema::write_output(dir + "/latest", step_name(global_step) + "\n");
-  prune(dir, global_step, keep);
+  schema::write_output(dir + "/latest", checkpoint_step_name(global_step) + "\n");
+  prune_checkpoints(dir, global_step, keep);
 }
 
 std::string sharded_part_path(const std::string& where, int64_t rank, int64_t ranks) {
-  const std::string path = resolve(where);
-  if (!is_dir(path)) {
+  const std::string path = resolve_checkpoint(where);
+  if (!is_directory(path)) {
     throw schema::InputError::at(
         path, "", "a sharded checkpoint (a folder of one file per rank: --zero-stage 1, 2 or 3)",
         "a whole-model checkpoint file",
         "resume it with --zero-stage 0, as it was written, or start without --resume");
   }
-  const std::string want = part_name(rank, ranks);
+  const std::string want = sharded_part_name(rank, ranks);
   std::string found;  // the rank files there, to say which rank count wrote them
-  for (const std::string& name : list_dir(path)) {
+  for (const std::string& name : list_directory(path)) {
     if (name == want) return path + "/" + name;
     if (name.rfind("rank", 0) == 0) found += (found.empty() ? "" : ", ") + name;
   }
@@ -368,8 +284,8 @@ std::string sharded_part_path(const std::string& where, int64_t rank, int64_t ra
 
 TrainPosition load_checkpoint(const std::string& where, torch::nn::Module& model,
                               torch::optim::Optimizer& optimizer, const CheckpointKey& key) {
-  const std::string path = resolve(where);
-  if (is_dir(path)) {
+  const std::string path = resolve_checkpoint(where);
+  if (is_directory(path)) {
     throw schema::InputError::at(
         path, "", "a whole-model checkpoint file (--zero-stage 0)",
         "a sharded checkpoint (a folder of one file per rank)",
