@@ -133,6 +133,8 @@ class Profiler {
       offset += n;
     }
   }
+  void sharding_costs(BatchLoader& loader, const std::vector<int64_t>& order, int64_t b,
+                      int64_t steps, schema::MicroBatchProfile& m);
   // One timed step; `wait_before_optimizer_s` > 0 sleeps that long, untimed, before the optimizer.
   ProfiledStep step(BatchLoader& loader, double wait_before_optimizer_s = 0);
   bool cold_ = true;  // the next profile() is the process's first
@@ -301,9 +303,22 @@ schema::MicroBatchProfile Profiler::profile(int64_t b) {
     m.optimizer_wait_s = kOptimizerWaitS;
     if (n > 1) m.data_after_wait_time_s = data_sum_s / static_cast<double>(n - 1);
   }
-  // Sharding and checkpointing, after the peak memory's steps: checkpointed steps on the same
-  // loader, and a block's gather and free (unit_profile.h).
   if (cpu_peak) m.peak_memory_bytes = peak_rss_bytes();
+#ifdef VITSIM_HAVE_CUDA
+  if (device_.is_cuda()) {
+    m.peak_memory_bytes = static_cast<double>(
+        c10::cuda::CUDACachingAllocator::getDeviceStats(device_.index()).allocated_bytes[0].peak);
+  }
+#endif
+  if (o_.sharding_costs)
+    sharding_costs(loader, order, b, std::min<int64_t>(o_.repetitions, steps), m);
+  return m;
+}
+
+// Sharding and checkpointing, after the peak memory's steps (unit_profile.h): checkpointed steps
+// on the same loader, and a block's gather and free.
+void Profiler::sharding_costs(BatchLoader& loader, const std::vector<int64_t>& order, int64_t b,
+                              int64_t steps, schema::MicroBatchProfile& m) {
   loader.start_epoch(order, b, 3);
   m.recompute_time_s = time_recompute(
       model_,
@@ -312,18 +327,11 @@ schema::MicroBatchProfile Profiler::profile(int64_t b) {
         if (!next) throw std::logic_error("profile: the loader ran out of batches");
         return std::make_pair(next->images.to(device_).to(model_dtype()), next->labels.to(device_));
       },
-      std::min<int64_t>(o_.repetitions, steps), [this](bool on) { set_autocast(on); });
+      steps, [this](bool on) { set_autocast(on); });
   const UnitGatherTimes gather =
       time_unit_gather_free(model_, std::max<int64_t>(o_.repetitions, 5));
   m.unit_gather_time_s = gather.gather_s;
   m.unit_free_time_s = gather.free_s;
-#ifdef VITSIM_HAVE_CUDA
-  if (device_.is_cuda()) {
-    m.peak_memory_bytes = static_cast<double>(
-        c10::cuda::CUDACachingAllocator::getDeviceStats(device_.index()).allocated_bytes[0].peak);
-  }
-#endif
-  return m;
 }
 
 void print_table(const schema::MicroBatchProfile& m) {

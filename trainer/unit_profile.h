@@ -1,9 +1,9 @@
-// What `vitsim-train profile` measures of sharding and checkpointing on one rank (docs/sharding.md,
-// "What is measured"): the recomputation of the checkpointed blocks in a step's backward, and the
-// local part of gathering and freeing one transformer block's parameters (ZeRO stage 3: its flat
-// buffer allocated and this rank's block copied in, an all-gather of one rank; the transfer
-// between ranks is bench-allreduce --collective all-gather's). Each as the trainer runs it
-// (unit_forward.h, flat_units.h).
+// What `vitsim-train profile --sharding-costs` measures of sharding and checkpointing on one rank
+// (docs/sharding.md, "What is measured"): the recomputation of the checkpointed blocks in a
+// step's backward, and the local part of gathering and freeing one transformer block's
+// parameters (ZeRO stage 3: its flat buffer allocated and this rank's block copied in, an
+// all-gather of one rank; the transfer between ranks is bench-allreduce --collective
+// all-gather's). Each as the trainer runs it (unit_forward.h, flat_units.h).
 #pragma once
 
 #include <torch/torch.h>

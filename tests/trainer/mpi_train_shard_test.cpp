@@ -272,8 +272,9 @@ TEST_F(MpiShard, RunLogCarriesTheShardedPhases) {
 // (about their forward: the same operations, with grad) and a block's gather and free.
 TEST_F(MpiShard, ProfileTimesTheRecomputationAndAUnitsGather) {
   const std::string out = dir_ + "/shard-profile.json";
-  const Result r = run(std::string(VITSIM_TRAIN_EXE) + " profile" + kModel +
-                       " --micro-batches 4 --repetitions 3 --warmup 1 --out " + out);
+  const Result r =
+      run(std::string(VITSIM_TRAIN_EXE) + " profile" + kModel +
+          " --micro-batches 4 --repetitions 3 --warmup 1 --sharding-costs --out " + out);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto p = vitsim::schema::read_profile(out);
   ASSERT_EQ(p.compute.size(), 1u);
