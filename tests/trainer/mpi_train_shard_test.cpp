@@ -268,28 +268,28 @@ TEST_F(MpiShard, RunLogCarriesTheShardedPhases) {
   EXPECT_EQ(two.ranks[0].recompute_time_s, 0);
 }
 
-// The profile times what checkpointing and stage 3 add on one rank: the blocks' recomputation
-// (about their forward: the same operations, with grad) and a block's gather and free.
+// The profile times what checkpointing and stage 3 add on one rank, with --sharding-costs only:
+// the blocks' recomputation and a block's gather and free (their sizes are benchmarks' business,
+// docs/sharding.md; here: there, and taking time).
 TEST_F(MpiShard, ProfileTimesTheRecomputationAndAUnitsGather) {
   const std::string out = dir_ + "/shard-profile.json";
-  const Result r =
-      run(std::string(VITSIM_TRAIN_EXE) + " profile" + kModel +
-          " --micro-batches 4 --repetitions 3 --warmup 1 --sharding-costs --out " + out);
+  const std::string cmd = std::string(VITSIM_TRAIN_EXE) + " profile" + kModel +
+                          " --micro-batches 4 --repetitions 3 --warmup 1 --out " + out;
+  Result r = run(cmd + " --sharding-costs");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const auto p = vitsim::schema::read_profile(out);
+  auto p = vitsim::schema::read_profile(out);
   ASSERT_EQ(p.compute.size(), 1u);
   const auto& m = p.compute[0];
   ASSERT_TRUE(m.recompute_time_s && m.unit_gather_time_s && m.unit_free_time_s);
-  double blocks_forward_s = 0, step_s = m.optimizer_time_s;
-  for (const auto& l : m.layers) {
-    if (l.name.rfind("blocks.", 0) == 0) blocks_forward_s += l.forward_time_s;
-    step_s += l.forward_time_s + l.backward_time_s;
-  }
-  EXPECT_GT(*m.recompute_time_s, 0.2 * blocks_forward_s);
-  EXPECT_LT(*m.recompute_time_s, step_s);
+  EXPECT_GT(*m.recompute_time_s, 0);
   EXPECT_GT(*m.unit_gather_time_s, 0);
   EXPECT_GE(*m.unit_free_time_s, 0);
   EXPECT_NE(r.output.find("checkpointed blocks' recomputation"), std::string::npos) << r.output;
+  r = run(cmd);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  p = vitsim::schema::read_profile(out);
+  EXPECT_FALSE(p.compute[0].recompute_time_s.has_value());
+  EXPECT_FALSE(p.compute[0].unit_gather_time_s.has_value());
 }
 
 TEST_F(MpiShard, BadStagesAreRefused) {
