@@ -37,13 +37,16 @@ int cmd_import_nccl_tests(int argc, char** argv) {
   CLI::App app{
       "Import the stdout of nccl-tests' all_reduce_perf (one run per file) into a profile of "
       "all-reduce points for one link class; vitsim calibrate then fits that class's bandwidth "
-      "and latency from it (docs/calibration.md).",
+      "and latency from it (docs/calibration.md). reduce_scatter_perf and all_gather_perf "
+      "outputs become the profile's reduce-scatter and all-gather points (docs/sharding.md).",
       "vitsim import-nccl-tests"};
   std::vector<std::string> inputs;
   std::string out, gpus_path = schema::default_gpus_path(), columns = "in-place";
   import::NcclImportOptions opt;
   std::optional<int64_t> ranks;
-  app.add_option("inputs", inputs, "all_reduce_perf output files (one run each)")
+  app.add_option("inputs", inputs,
+                 "all_reduce_perf (reduce_scatter_perf, all_gather_perf) output files (one run "
+                 "each)")
       ->required()
       ->check(CLI::ExistingFile);
   app.add_option("-o,--output", out, "profile JSON to write")->required();
@@ -91,9 +94,10 @@ int cmd_import_nccl_tests(int argc, char** argv) {
          {"procedure", "docs/calibration.md#importing-nccl-tests-output"}});
     schema::add_json(written, out, schema::write_profile_json(r.profile));
     written.commit();
-    std::cout << fmt::format("wrote {} ({} all-reduce entr{} over {})\n", out,
-                             r.profile.allreduce.size(),
-                             r.profile.allreduce.size() == 1 ? "y" : "ies", opt.link_class);
+    std::cout << fmt::format(
+        "wrote {} ({} all-reduce, {} reduce-scatter, {} all-gather entr{} over {})\n", out,
+        r.profile.allreduce.size(), r.profile.reduce_scatter.size(), r.profile.all_gather.size(),
+        outputs.size() == 1 ? "y" : "ies", opt.link_class);
     return 0;
   });
 }

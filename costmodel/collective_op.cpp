@@ -28,10 +28,12 @@ int64_t one_pass_ring_phases(int64_t ranks) {
 }
 
 constexpr CollectiveOpRule kCollectiveOps[] = {
-    {CollectiveOp::kAllReduce, "all_reduce", allreduce_bus_factor, allreduce_ring_phases},
-    {CollectiveOp::kReduceScatter, "reduce_scatter", reduce_scatter_bus_factor,
+    {CollectiveOp::kAllReduce, "all_reduce", "all-reduce", allreduce_bus_factor,
+     allreduce_ring_phases},
+    {CollectiveOp::kReduceScatter, "reduce_scatter", "reduce-scatter", reduce_scatter_bus_factor,
      one_pass_ring_phases},
-    {CollectiveOp::kAllGather, "all_gather", reduce_scatter_bus_factor, one_pass_ring_phases},
+    {CollectiveOp::kAllGather, "all_gather", "all-gather", reduce_scatter_bus_factor,
+     one_pass_ring_phases},
 };
 
 }  // namespace
@@ -46,6 +48,19 @@ const CollectiveOpRule& rule_of(CollectiveOp op) {
 
 const char* to_string(CollectiveOp op) {
   return rule_of(op).name;
+}
+
+const char* label_of(CollectiveOp op) {
+  return rule_of(op).label;
+}
+
+CollectiveOp parse_collective_op(const std::string& label) {
+  std::string known;
+  for (const auto& rule : kCollectiveOps) {
+    if (label == rule.label) return rule.op;
+    known += std::string(known.empty() ? "" : ", ") + rule.label;
+  }
+  throw std::invalid_argument("expected one of " + known + ", got '" + label + "'");
 }
 
 double bus_factor(CollectiveOp op, int64_t ranks) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace vitsim::costmodel {
 
@@ -24,6 +25,7 @@ double reduce_scatter_bus_factor(int64_t ranks);
 struct CollectiveOpRule {
   CollectiveOp op;
   const char* name;                       // nccl-tests' name (all_reduce_perf: "all_reduce")
+  const char* label;                      // what a user types and reads: "all-reduce"
   double (*bus_factor)(int64_t ranks);    // busbw / algbw
   int64_t (*ring_phases)(int64_t ranks);  // messages of M/N each rank sends around a ring
 };
@@ -31,6 +33,10 @@ struct CollectiveOpRule {
 // The row of `op`; std::logic_error when kCollectiveOps lacks one.
 const CollectiveOpRule& rule_of(CollectiveOp op);
 const char* to_string(CollectiveOp op);
+// "all-reduce", "reduce-scatter", "all-gather": options (bench-allreduce --collective) and
+// messages; parse_collective_op throws std::invalid_argument naming the labels for another text.
+const char* label_of(CollectiveOp op);
+CollectiveOp parse_collective_op(const std::string& label);
 double bus_factor(CollectiveOp op, int64_t ranks);
 int64_t ring_phases(CollectiveOp op, int64_t ranks);
 

@@ -36,21 +36,36 @@ int64_t ranks_of(const NcclTestsOutput& o, const NcclImportOptions& opt) {
       " (hint: give --ranks N, the number of GPUs all_reduce_perf ran on)");
 }
 
-// busbw / algbw = 2(n-1)/n for an all-reduce: a check of the rank count and of the collective,
-// on rows whose algbw is large enough for its two printed decimals to tell.
+costmodel::CollectiveOp collective_of(const NcclTestsOutput& o) {
+  if (o.collective == "reduce_scatter_perf") return costmodel::CollectiveOp::kReduceScatter;
+  if (o.collective == "all_gather_perf") return costmodel::CollectiveOp::kAllGather;
+  return costmodel::CollectiveOp::kAllReduce;  // said so, or not said (older outputs)
+}
+
+// busbw / algbw = 2(n-1)/n for an all-reduce, (n-1)/n for a reduce-scatter or an all-gather
+// (schema::busbw_factor): a check of the rank count and of the collective, on rows whose algbw is
+// large enough for its two printed decimals to tell. A reduce-scatter's or all-gather's rows
+// imply the rank count themselves (size / count): it must be n too.
 void check_bus_factor(const NcclTestsOutput& o, int64_t ranks) {
-  const double f = costmodel::allreduce_bus_factor(ranks);
+  const costmodel::CollectiveOp c = collective_of(o);
+  if (c != costmodel::CollectiveOp::kAllReduce && o.blocks > 0 && o.blocks != ranks) {
+    throw schema::InputError(o.file + ": expected rows of " + std::to_string(ranks) +
+                             " ranks (size = count x element size x ranks), got " +
+                             std::to_string(o.blocks) + " (hint: give --ranks N, or leave it out)");
+  }
+  const double f = costmodel::bus_factor(c, ranks);
   for (const auto& r : o.rows) {
     for (const NcclTestsTiming* t : {&r.out_of_place, &r.in_place}) {
       if (t->algbw_gb_per_s < 1.0) continue;
       if (std::fabs(t->busbw_gb_per_s - t->algbw_gb_per_s * f) > 0.02 + 0.005 * t->busbw_gb_per_s) {
         const double ratio = t->busbw_gb_per_s / t->algbw_gb_per_s;
         throw schema::InputError(
-            o.file + ":" + std::to_string(r.line) +
-            ": expected busbw = algbw x 2(n-1)/n = " + std::to_string(t->algbw_gb_per_s * f) +
-            " GB/s for n = " + std::to_string(ranks) + ", got " +
-            std::to_string(t->busbw_gb_per_s) + " (busbw/algbw " + std::to_string(ratio) +
-            ") (hint: the rank count is wrong, or this is not an " + "all-reduce; give --ranks N)");
+            o.file + ":" + std::to_string(r.line) + ": expected busbw = algbw x " +
+            (c == costmodel::CollectiveOp::kAllReduce ? "2(n-1)/n = " : "(n-1)/n = ") +
+            std::to_string(t->algbw_gb_per_s * f) + " GB/s for n = " + std::to_string(ranks) +
+            ", got " + std::to_string(t->busbw_gb_per_s) + " (busbw/algbw " +
+            std::to_string(ratio) + ") (hint: the rank count is wrong, or this is not an " +
+            costmodel::label_of(c) + "; give --ranks N)");
       }
     }
   }
@@ -65,7 +80,7 @@ schema::AllreduceProfile entry_of(const NcclTestsOutput& o, int64_t ranks,
   if (static_cast<int64_t>(o.hosts.size()) == ranks)
     a.ranks_per_node = schema::fewest_ranks_per_host(o.hosts);
   a.backend = "nccl";
-  const double f = costmodel::allreduce_bus_factor(ranks);
+  const double f = costmodel::bus_factor(collective_of(o), ranks);
   for (const auto& r : o.rows) {
     if (r.size_bytes == 0) continue;  // no bandwidth to learn from
     const NcclTestsTiming& t = opt.in_place ? r.in_place : r.out_of_place;
@@ -79,6 +94,7 @@ schema::AllreduceProfile entry_of(const NcclTestsOutput& o, int64_t ranks,
   if (a.points.empty())
     throw schema::InputError(o.file + ": expected rows of nonzero size, got only size 0");
   s.file = o.file;
+  s.collective = costmodel::label_of(collective_of(o));
   s.ranks = ranks;
   s.points = static_cast<int64_t>(a.points.size());
   s.skipped_lines = o.skipped_lines;
@@ -120,20 +136,24 @@ NcclImportResult import_nccl_tests(const std::vector<NcclTestsOutput>& outputs,
   r.profile.source = costmodel::CostSource::kImported;
   r.profile.precision = costmodel::Regime::kFp32;  // unused by all-reduce-only profiles
   set_device(outputs, catalog, opt, r.profile);
-  std::set<int64_t> seen;
+  std::set<std::pair<int, int64_t>> seen;  // (collective, ranks)
   for (const auto& o : outputs) {
     const int64_t ranks = ranks_of(o, opt);
     if (ranks < 2) throw schema::InputError(o.file + ": expected >= 2 ranks, got 1");
     check_bus_factor(o, ranks);
-    if (!seen.insert(ranks).second) {
-      throw schema::InputError(o.file +
-                               ": expected one output per rank count, got a second one "
-                               "of " +
+    const costmodel::CollectiveOp c = collective_of(o);
+    if (!seen.insert({static_cast<int>(c), ranks}).second) {
+      throw schema::InputError(o.file + ": expected one " + costmodel::label_of(c) +
+                               " output per rank count, got a second one of " +
                                std::to_string(ranks) +
                                " ranks (hint: import them separately, or keep the better run)");
     }
     NcclImportSummary s;
-    r.profile.allreduce.push_back(entry_of(o, ranks, opt, s));
+    schema::AllreduceProfile entry = entry_of(o, ranks, opt, s);
+    (c == costmodel::CollectiveOp::kReduceScatter ? r.profile.reduce_scatter
+     : c == costmodel::CollectiveOp::kAllGather   ? r.profile.all_gather
+                                                  : r.profile.allreduce)
+        .push_back(std::move(entry));
     r.summaries.push_back(s);
   }
   return r;

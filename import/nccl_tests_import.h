@@ -4,6 +4,9 @@
 // "Importing nccl-tests output"). Per output one all-reduce entry: the rank count from the rank
 // lines or --ranks (they must agree, and busbw/algbw must equal 2(n-1)/n), one point per nonzero
 // size with the in-place time (frameworks all-reduce gradients in place) or the out-of-place one.
+// reduce_scatter_perf and all_gather_perf outputs (ZeRO's collectives, docs/sharding.md) become
+// reduce_scatter and all_gather entries the same way, busbw/algbw = (n-1)/n, their rows' rank count
+// (size / count) the same n.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +29,7 @@ struct NcclImportOptions {
 
 struct NcclImportSummary {
   std::string file;
+  std::string collective;  // "all-reduce", "reduce-scatter", "all-gather"
   int64_t ranks = 0;
   int64_t points = 0;
   int64_t skipped_lines = 0;

@@ -139,7 +139,13 @@ std::optional<int64_t> type_bytes(const std::string& type) {
 struct Layout {
   bool known = false;  // a header line was seen
   bool has_root = true;
+  bool has_redop = true;  // an older all_gather_perf prints none
 };
+
+// The tests whose tables vitsim reads (docs/formats/nccl-tests.md).
+bool readable_collective(const std::string& c) {
+  return c == "all_reduce_perf" || c == "reduce_scatter_perf" || c == "all_gather_perf";
+}
 
 class Parser {
  public:
@@ -151,6 +157,7 @@ class Parser {
   void comment(const std::vector<std::string>& t, int64_t n);
   void rank_line(const std::vector<std::string>& t, int64_t n);
   void row(const std::vector<std::string>& t, int64_t n);
+  void check_size(const NcclTestsRow& r, int64_t n);
   NcclTestsTiming timing(const std::vector<std::string>& t, size_t at, int64_t size, int64_t n);
   double number(const std::string& token, int64_t n, const std::string& what);
 
@@ -180,9 +187,10 @@ void Parser::comment(const std::vector<std::string>& t, int64_t n) {
   if (w.empty()) return;
   if (w.size() >= 4 && w[0] == "Collective" && w[1] == "test" && w[2] == "starting:") {
     out_.collective = w[3];
-    if (out_.collective != "all_reduce_perf") {
-      fail_at(out_.file, n, "all_reduce_perf output", "a " + out_.collective + " run",
-              "vitsim imports all-reduce measurements only");
+    if (!readable_collective(out_.collective)) {
+      fail_at(out_.file, n, "all_reduce_perf, reduce_scatter_perf or all_gather_perf output",
+              "a " + out_.collective + " run",
+              "vitsim imports the collectives of data parallelism and ZeRO only");
     }
   } else if (w[0] == "Rank") {
     rank_line(w, n);
@@ -198,7 +206,13 @@ void Parser::comment(const std::vector<std::string>& t, int64_t n) {
     }
     layout_.known = true;
     layout_.has_root = false;
-    for (const auto& s : w) layout_.has_root = layout_.has_root || s == "root";
+    layout_.has_redop = false;
+    for (const auto& s : w) {
+      layout_.has_root = layout_.has_root || s == "root";
+      layout_.has_redop = layout_.has_redop || s == "redop";
+    }
+    // Only all_gather_perf (before 2.13) prints no reduction column.
+    if (!layout_.has_redop && out_.collective.empty()) out_.collective = "all_gather_perf";
   }
 }
 
@@ -253,12 +267,14 @@ NcclTestsTiming Parser::timing(const std::vector<std::string>& t, size_t at, int
 
 void Parser::row(const std::vector<std::string>& t, int64_t n) {
   bool root = layout_.has_root;
+  const bool redop = !layout_.known || layout_.has_redop;
   if (!layout_.known) root = t.size() >= 13 && as_integer(t[4]).has_value();
-  const size_t need = root ? 13 : 12;
+  const size_t at = 3 + (redop ? 1 : 0) + (root ? 1 : 0);  // the out-of-place time
+  const size_t need = at + 8;
   if (t.size() < need) {
     fail_at(out_.file, n,
-            std::to_string(need) + " fields (size count type redop " + (root ? "root " : "") +
-                "time algbw busbw #wrong time algbw busbw #wrong)",
+            std::to_string(need) + " fields (size count type " + (redop ? "redop " : "") +
+                (root ? "root " : "") + "time algbw busbw #wrong time algbw busbw #wrong)",
             std::to_string(t.size()) + " fields");
   }
   NcclTestsRow r;
@@ -269,23 +285,17 @@ void Parser::row(const std::vector<std::string>& t, int64_t n) {
   r.size_bytes = *size;
   r.count = *count;
   r.type = t[2];
-  r.redop = t[3];
-  if (r.redop == "none")
+  r.redop = redop ? t[3] : "none";
+  if (r.redop == "none" && out_.collective != "all_gather_perf")
     fail_at(out_.file, n, "a reduction (sum, prod, max, min, avg)", "none",
-            "this is not all_reduce_perf output");
-  const auto bytes = type_bytes(r.type);
-  if (bytes && r.count * *bytes != r.size_bytes) {
-    fail_at(out_.file, n,
-            "size = count x " + std::to_string(*bytes) + " bytes (" + r.type +
-                ") = " + std::to_string(r.count * *bytes),
-            std::to_string(r.size_bytes), "the columns do not belong together");
-  }
+            "all_gather_perf output needs its \"# Collective test starting\" line; another "
+            "collective is not read");
+  check_size(r, n);
   if (!out_.rows.empty() && r.size_bytes <= out_.rows.back().size_bytes) {
     fail_at(out_.file, n,
             "a size above the previous row's " + std::to_string(out_.rows.back().size_bytes),
             std::to_string(r.size_bytes), "concatenated outputs? import one run per file");
   }
-  const size_t at = root ? 5 : 4;
   if (r.size_bytes > 0) {
     r.out_of_place = timing(t, at, r.size_bytes, n);
     r.in_place = timing(t, at + 4, r.size_bytes, n);
@@ -293,12 +303,43 @@ void Parser::row(const std::vector<std::string>& t, int64_t n) {
   out_.rows.push_back(r);
 }
 
+// All-reduce: size = count x element size. Reduce-scatter and all-gather print one rank's count
+// beside the whole buffer's size: size = count x element size x ranks, the same ranks each row.
+void Parser::check_size(const NcclTestsRow& r, int64_t n) {
+  const auto bytes = type_bytes(r.type);
+  if (!bytes) return;
+  const int64_t one = r.count * *bytes;
+  const bool blocks =
+      out_.collective == "reduce_scatter_perf" || out_.collective == "all_gather_perf";
+  if (!blocks || one == 0) {
+    if (one != r.size_bytes) {
+      fail_at(out_.file, n,
+              "size = count x " + std::to_string(*bytes) + " bytes (" + r.type +
+                  ") = " + std::to_string(one),
+              std::to_string(r.size_bytes), "the columns do not belong together");
+    }
+    if (!blocks) out_.blocks = 1;
+    return;
+  }
+  const int64_t ranks = r.size_bytes / one;
+  if (ranks < 1 || ranks * one != r.size_bytes || (out_.blocks > 0 && ranks != out_.blocks)) {
+    fail_at(out_.file, n,
+            "size = count x " + std::to_string(*bytes) + " bytes (" + r.type + ") x ranks" +
+                (out_.blocks > 0 ? " = " + std::to_string(one * out_.blocks) : ""),
+            std::to_string(r.size_bytes),
+            "the columns do not belong together (a reduce-scatter's and an all-gather's count "
+            "is one rank's)");
+  }
+  out_.blocks = ranks;
+}
+
 NcclTestsOutput Parser::finish() {
   if (out_.rows.empty()) {
     throw schema::InputError(out_.file +
                              ": expected nccl-tests all_reduce_perf result rows (\"size count "
                              "type redop root time algbw busbw #wrong ...\"), got none (hint: "
-                             "paste the whole stdout of all_reduce_perf)");
+                             "paste the whole stdout of all_reduce_perf, reduce_scatter_perf or "
+                             "all_gather_perf)");
   }
   return out_;
 }

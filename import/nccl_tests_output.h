@@ -1,10 +1,13 @@
-// The project's one parser of nccl-tests output: the stdout of `all_reduce_perf` as users paste it
-// (docs/formats/nccl-tests.md). What it reads:
-//   - "# Collective test starting: all_reduce_perf" (newer versions), to refuse another test;
+// The project's one parser of nccl-tests output: the stdout of `all_reduce_perf`,
+// `reduce_scatter_perf` or `all_gather_perf` as users paste it (docs/formats/nccl-tests.md). What
+// it reads:
+//   - "# Collective test starting: all_reduce_perf" (newer versions), which of the three it is (to
+//     refuse another test);
 //   - "#  Rank  0 Group  0 Pid 1234 on host device  0 [0000:07:00] NVIDIA H100 80GB HBM3" (and
 //     the older form without "Group"): the ranks, their hosts and GPU names;
 //   - the table header "#  size  count  type  redop  [root]  time  algbw  busbw  #wrong  time
-//     algbw  busbw  #wrong", which fixes the columns (older versions have no root column);
+//     algbw  busbw  #wrong", which fixes the columns (older versions have no root column, and an
+//     older all_gather_perf no redop column either);
 //   - result rows: size and count integers, type, redop, [root], then out-of-place and in-place
 //     time (us), algbw and busbw (GB/s) and #wrong (or "N/A");
 //   - "# Avg bus bandwidth    : 12.34".
@@ -42,7 +45,11 @@ struct NcclTestsRow {
 
 struct NcclTestsOutput {
   std::string file;
-  std::string collective;            // "" when the output does not say
+  std::string collective;  // "" when the output does not say (read as all_reduce_perf)
+  // reduce_scatter_perf and all_gather_perf print one rank's element count beside the whole
+  // buffer's size: size / (count x element size), the rank count the rows imply (1 otherwise,
+  // and 0 when no row says).
+  int64_t blocks = 0;
   std::string version_line;          // "# nccl-tests version ..." when printed
   std::vector<int64_t> rank_ids;     // from the rank lines, in order (each once)
   std::vector<int64_t> rank_lines;   // the line of each

@@ -45,7 +45,8 @@ MicroBatchProfile read_micro_batch(const Node& n, const costmodel::LayerGraph& g
                  "host_to_device_time_s", "data_time_s", "step_overhead_time_s",
                  "peak_memory_bytes", "step_spread_s", "epoch_start_time_s", "process_start_time_s",
                  "optimizer_after_wait_time_s", "optimizer_wait_s", "data_after_wait_time_s",
-                 "gradient_local_time_s", "bucket_copy_time_s"});
+                 "gradient_local_time_s", "bucket_copy_time_s", "recompute_time_s",
+                 "unit_gather_time_s", "unit_free_time_s"});
   MicroBatchProfile m;
   m.micro_batch = n["micro_batch"].count(costmodel::kMicroBatch);
   m.repetitions = n["repetitions"].count(costmodel::kRepetitions);
@@ -74,6 +75,9 @@ MicroBatchProfile read_micro_batch(const Node& n, const costmodel::LayerGraph& g
     }
   }
   if (auto p = n.get("bucket_copy_time_s")) m.bucket_copy_time_s = p->within(costmodel::kDurationS);
+  if (auto p = n.get("recompute_time_s")) m.recompute_time_s = p->within(costmodel::kDurationS);
+  if (auto p = n.get("unit_gather_time_s")) m.unit_gather_time_s = p->within(costmodel::kDurationS);
+  if (auto p = n.get("unit_free_time_s")) m.unit_free_time_s = p->within(costmodel::kDurationS);
   if (auto p = n.get("peak_memory_bytes")) m.peak_memory_bytes = p->within(costmodel::kBytesOrZero);
   if (auto p = n.get("step_spread_s")) m.step_spread_s = p->within(costmodel::kDurationS);
   const auto after_wait = n.get("optimizer_after_wait_time_s");
@@ -112,11 +116,13 @@ void check_bandwidth(const Node& n, double stated, double expected, const std::s
   if (std::fabs(stated - expected) > kBandwidthRelTolerance * expected) {
     std::ostringstream os;
     os << formula << " = " << expected;
-    n.fail(os.str(), n.describe(), "algbw = message_bytes / time_s; busbw = algbw * 2(n-1)/n");
+    n.fail(os.str(), n.describe(),
+           "algbw = message_bytes / time_s; busbw = algbw * 2(n-1)/n (all-reduce), * (n-1)/n "
+           "(reduce-scatter, all-gather)");
   }
 }
 
-AllreducePoint read_point(const Node& n, int64_t ranks) {
+AllreducePoint read_point(const Node& n, int64_t ranks, costmodel::CollectiveOp collective) {
   n.expect_keys({"message_bytes", "time_s", "algbw_bytes_per_s", "busbw_bytes_per_s"});
   AllreducePoint p;
   p.message_bytes = n["message_bytes"].within(costmodel::kBytes);
@@ -125,13 +131,16 @@ AllreducePoint read_point(const Node& n, int64_t ranks) {
   p.busbw_bytes_per_s = n["busbw_bytes_per_s"].within(costmodel::kMeasuredBandwidthBytesPerS);
   const double algbw = p.message_bytes / p.time_s;
   check_bandwidth(n["algbw_bytes_per_s"], p.algbw_bytes_per_s, algbw, "message_bytes / time_s");
-  check_bandwidth(n["busbw_bytes_per_s"], p.busbw_bytes_per_s,
-                  algbw * costmodel::allreduce_bus_factor(ranks),
-                  "algbw * 2(n-1)/n (n = " + std::to_string(ranks) + ")");
+  check_bandwidth(
+      n["busbw_bytes_per_s"], p.busbw_bytes_per_s, algbw * costmodel::bus_factor(collective, ranks),
+      std::string(collective == costmodel::CollectiveOp::kAllReduce ? "algbw * 2(n-1)/n"
+                                                                    : "algbw * (n-1)/n") +
+          " (n = " + std::to_string(ranks) + ")");
   return p;
 }
 
-AllreduceProfile read_allreduce(const Node& n) {
+AllreduceProfile read_allreduce(
+    const Node& n, costmodel::CollectiveOp collective = costmodel::CollectiveOp::kAllReduce) {
   n.expect_keys({"link_class", "ranks", "ranks_per_node", "backend", "points"});
   AllreduceProfile a;
   a.link_class = n["link_class"].string();
@@ -146,7 +155,7 @@ AllreduceProfile read_allreduce(const Node& n) {
   }
   a.backend = n["backend"].one_of({"mpi", "nccl", "deepspeed-nccl"});
   for (const Node& p : n["points"].items_nonempty()) {
-    a.points.push_back(read_point(p, a.ranks));
+    a.points.push_back(read_point(p, a.ranks, collective));
     if (a.points.size() > 1 &&
         !(a.points.back().message_bytes > a.points[a.points.size() - 2].message_bytes)) {
       std::ostringstream os;
@@ -164,7 +173,8 @@ Profile read_profile(const Node& root) {
   // The schema first: a wrong file type should say so, not complain about its keys.
   root.expect_schema(kProfileSchema, kProfileVersion, kPreRegimeVersion);
   root.expect_keys({"schema", "schema_version", "context", "device", "device_name", "source",
-                    "precision", "model", "compute", "allreduce", "superseded"});
+                    "precision", "model", "compute", "allreduce", "reduce_scatter", "all_gather",
+                    "superseded"});
   Profile p;
   p.context = read_context(root);
   p.device = root["device"].string();
@@ -200,8 +210,17 @@ Profile read_profile(const Node& root) {
     }
   }
   for (const Node& a : root["allreduce"].items()) p.allreduce.push_back(read_allreduce(a));
-  if (p.compute.empty() && p.allreduce.empty()) {
-    root["compute"].fail("at least one compute or allreduce entry", "both empty",
+  if (auto list = root.get("reduce_scatter")) {
+    for (const Node& a : list->items())
+      p.reduce_scatter.push_back(read_allreduce(a, costmodel::CollectiveOp::kReduceScatter));
+  }
+  if (auto list = root.get("all_gather")) {
+    for (const Node& a : list->items())
+      p.all_gather.push_back(read_allreduce(a, costmodel::CollectiveOp::kAllGather));
+  }
+  if (p.compute.empty() && p.allreduce.empty() && p.reduce_scatter.empty() &&
+      p.all_gather.empty()) {
+    root["compute"].fail("at least one compute or collective entry", "none",
                          "a profile with no measurement is of no use to calibrate");
   }
   return p;
@@ -232,6 +251,9 @@ Json write_micro_batch(const MicroBatchProfile& m) {
             {"step_overhead_time_s", m.step_overhead_time_s}};
   if (m.gradient_local_time_s) j["gradient_local_time_s"] = *m.gradient_local_time_s;
   if (m.bucket_copy_time_s) j["bucket_copy_time_s"] = *m.bucket_copy_time_s;
+  if (m.recompute_time_s) j["recompute_time_s"] = *m.recompute_time_s;
+  if (m.unit_gather_time_s) j["unit_gather_time_s"] = *m.unit_gather_time_s;
+  if (m.unit_free_time_s) j["unit_free_time_s"] = *m.unit_free_time_s;
   if (m.peak_memory_bytes) j["peak_memory_bytes"] = *m.peak_memory_bytes;
   if (m.step_spread_s) j["step_spread_s"] = *m.step_spread_s;
   if (m.epoch_start_time_s) j["epoch_start_time_s"] = *m.epoch_start_time_s;
@@ -280,6 +302,8 @@ Json write_profile_json(const Profile& p) {
   j["allreduce"] = Json::array();
   for (const auto& a : p.allreduce) j["allreduce"].push_back(write_allreduce(a));
   if (!p.superseded.empty()) j["superseded"] = p.superseded;
+  for (const auto& a : p.reduce_scatter) j["reduce_scatter"].push_back(write_allreduce(a));
+  for (const auto& a : p.all_gather) j["all_gather"].push_back(write_allreduce(a));
   return j;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/collective_op.h"
 #include "costmodel/cost_model.h"
 #include "costmodel/layer_graph.h"
 #include "costmodel/regime.h"
@@ -60,6 +61,13 @@ struct MicroBatchProfile {
   // Absent where not measured (imported logs: DeepSpeed's pass runs at every world size and is
   // gradient_local_time_s; older profiles).
   std::optional<double> bucket_copy_time_s;
+  // Sharding and checkpointing (docs/sharding.md, "What is measured"), outside the step, absent
+  // where not measured: the recomputation of every checkpointed block in one step's backward
+  // (--activation-checkpointing), and one transformer block's gather (its flat buffer allocated,
+  // the rank's block copied in: an all-gather of one rank) and free (ZeRO stage 3).
+  std::optional<double> recompute_time_s;
+  std::optional<double> unit_gather_time_s;
+  std::optional<double> unit_free_time_s;
   std::optional<double> peak_memory_bytes;  // absent where it was not measured
   // Interquartile range of the whole step's time over the timed steps (forward, backward,
   // optimizer and the rest together): its step-to-step noise as measured, not a sum of the
@@ -78,11 +86,14 @@ struct MicroBatchProfile {
   std::optional<double> process_start_time_s;
 };
 
+// One point of a collective's benchmark. For an all-reduce message_bytes is the buffer each rank
+// sums; for a reduce-scatter or an all-gather it is the whole buffer of n blocks (nccl-tests'
+// "size" of both: the input of a reduce-scatter, the output of an all-gather).
 struct AllreducePoint {
   double message_bytes = 0;
   double time_s = 0;             // median
   double algbw_bytes_per_s = 0;  // message_bytes / time_s
-  double busbw_bytes_per_s = 0;  // algbw * 2(n-1)/n (nccl-tests' definition)
+  double busbw_bytes_per_s = 0;  // algbw * busbw_factor (nccl-tests' definition)
 };
 
 struct AllreduceProfile {
@@ -116,6 +127,10 @@ struct Profile {
   // and why. Calibration refuses such a profile unless told to accept suspect evidence
   // (docs/calibration.md, "Evidence checked before use"). Empty: current.
   std::string superseded;
+  // Reduce-scatter and all-gather benchmarks (ZeRO's collectives; optional keys, written where
+  // not empty): the same entries, busbw with their own factor (busbw_factor).
+  std::vector<AllreduceProfile> reduce_scatter;
+  std::vector<AllreduceProfile> all_gather;
 };
 
 // A profile with the file it was read from (for provenance, derived_from, and errors).

@@ -34,9 +34,11 @@ void read_run_shape(const Node& n, RunConfig& c) {
 }
 
 RunConfig read_config(const Node& n) {
-  n.expect_keys({"model", "precision", "cluster", "hosts", "device", "world_size", "micro_batch",
-                 "accumulation", "global_batch", "data_fraction", "train_images", "optimizer",
-                 "learning_rate", "bucket_bytes", "overlap", "backend", "seed", "dataset"});
+  n.expect_keys({"model",         "precision",     "cluster",      "hosts",
+                 "device",        "world_size",    "micro_batch",  "accumulation",
+                 "global_batch",  "data_fraction", "train_images", "optimizer",
+                 "learning_rate", "bucket_bytes",  "overlap",      "backend",
+                 "seed",          "dataset",       "zero_stage",   "activation_checkpointing"});
   RunConfig c;
   c.model = read_model(n["model"]);
   c.precision = read_regime(n["precision"]);
@@ -57,6 +59,13 @@ RunConfig read_config(const Node& n) {
   c.backend = n["backend"].one_of({"mpi", "nccl"});
   c.seed = n["seed"].integer_at_least(0);
   c.dataset = n["dataset"].one_of({"cifar10", "cifar100"});
+  if (auto z = n.get("zero_stage")) {
+    c.zero_stage = z->integer();
+    if (c.zero_stage < 0 || c.zero_stage > 3)
+      z->fail("a ZeRO stage 0, 1, 2 or 3", z->describe(),
+              "1 shards optimizer states, 2 also gradients, 3 also parameters");
+  }
+  if (auto a = n.get("activation_checkpointing")) c.activation_checkpointing = a->boolean();
   return c;
 }
 
@@ -78,7 +87,8 @@ EpochRecord read_epoch(const Node& n) {
 RankStepSummary read_rank(const Node& n, int64_t world_size) {
   n.expect_keys({"rank", "host", "steps", "step_time_s", "data_time_s", "host_to_device_time_s",
                  "forward_time_s", "backward_time_s", "allreduce_time_s", "allreduce_wait_time_s",
-                 "optimizer_time_s", "sync_time_s", "bucket_copy_time_s"});
+                 "optimizer_time_s", "sync_time_s", "bucket_copy_time_s", "reduce_scatter_time_s",
+                 "allgather_time_s", "unit_free_time_s", "recompute_time_s", "peak_memory_bytes"});
   RankStepSummary r;
   r.rank = n["rank"].integer_at_least(0);
   if (r.rank >= world_size) {
@@ -105,6 +115,20 @@ RankStepSummary read_rank(const Node& n, int64_t world_size) {
   if (n.has("sync_time_s")) r.sync_time_s = n["sync_time_s"].within(costmodel::kDurationS);
   if (n.has("bucket_copy_time_s"))
     r.bucket_copy_time_s = n["bucket_copy_time_s"].within(costmodel::kDurationS);
+  // Each a part of the step: none can exceed it.
+  for (auto [key, field] : {std::pair{"reduce_scatter_time_s", &r.reduce_scatter_time_s},
+                            std::pair{"allgather_time_s", &r.allgather_time_s},
+                            std::pair{"unit_free_time_s", &r.unit_free_time_s},
+                            std::pair{"recompute_time_s", &r.recompute_time_s}}) {
+    if (!n.has(key)) continue;
+    *field = n[key].within(costmodel::kDurationS);
+    if (*field > r.step_time_s * (1 + 1e-9)) {
+      n[key].fail("at most step_time_s (" + n["step_time_s"].json().dump() + ")", n[key].describe(),
+                  "a part of the step cannot take longer than the step");
+    }
+  }
+  if (n.has("peak_memory_bytes"))
+    r.peak_memory_bytes = n["peak_memory_bytes"].within(costmodel::kBytesOrZero);
   return r;
 }
 
@@ -161,24 +185,27 @@ RunLog read_run_log(const std::string& path) {
 namespace {
 
 Json write_config(const RunConfig& c) {
-  return {{"model", write_model(c.model)},
-          {"precision", costmodel::to_string(c.precision)},
-          {"cluster", c.cluster},
-          {"hosts", c.hosts},
-          {"device", c.device},
-          {"world_size", c.world_size},
-          {"micro_batch", c.micro_batch},
-          {"accumulation", c.accumulation},
-          {"global_batch", c.global_batch},
-          {"data_fraction", c.data_fraction},
-          {"train_images", c.train_images},
-          {"optimizer", costmodel::to_string(c.optimizer)},
-          {"learning_rate", c.learning_rate},
-          {"bucket_bytes", c.bucket_bytes},
-          {"overlap", c.overlap},
-          {"backend", c.backend},
-          {"seed", c.seed},
-          {"dataset", c.dataset}};
+  Json j = {{"model", write_model(c.model)},
+            {"precision", costmodel::to_string(c.precision)},
+            {"cluster", c.cluster},
+            {"hosts", c.hosts},
+            {"device", c.device},
+            {"world_size", c.world_size},
+            {"micro_batch", c.micro_batch},
+            {"accumulation", c.accumulation},
+            {"global_batch", c.global_batch},
+            {"data_fraction", c.data_fraction},
+            {"train_images", c.train_images},
+            {"optimizer", costmodel::to_string(c.optimizer)},
+            {"learning_rate", c.learning_rate},
+            {"bucket_bytes", c.bucket_bytes},
+            {"overlap", c.overlap},
+            {"backend", c.backend},
+            {"seed", c.seed},
+            {"dataset", c.dataset}};
+  if (c.zero_stage > 0) j["zero_stage"] = c.zero_stage;
+  if (c.activation_checkpointing) j["activation_checkpointing"] = true;
+  return j;
 }
 
 Json write_epoch(const EpochRecord& e) {
@@ -204,6 +231,11 @@ Json write_rank(const RankStepSummary& r) {
             {"optimizer_time_s", r.optimizer_time_s},
             {"sync_time_s", r.sync_time_s}};
   if (r.bucket_copy_time_s > 0) j["bucket_copy_time_s"] = r.bucket_copy_time_s;
+  if (r.reduce_scatter_time_s > 0) j["reduce_scatter_time_s"] = r.reduce_scatter_time_s;
+  if (r.allgather_time_s > 0) j["allgather_time_s"] = r.allgather_time_s;
+  if (r.unit_free_time_s > 0) j["unit_free_time_s"] = r.unit_free_time_s;
+  if (r.recompute_time_s > 0) j["recompute_time_s"] = r.recompute_time_s;
+  if (r.peak_memory_bytes) j["peak_memory_bytes"] = *r.peak_memory_bytes;
   return j;
 }
 

@@ -2,6 +2,7 @@
 // vitsim-train, as measured. Read by `vitsim validate` and `vitsim report`.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct RunConfig {
   std::string backend;  // "mpi" | "nccl"
   int64_t seed = 0;
   std::string dataset;  // "cifar10" | "cifar100"
+  // Sharding (docs/sharding.md); optional keys, absent = 0 / false (logs before them).
+  int64_t zero_stage = 0;                 // DeepSpeed ZeRO stage 0-3
+  bool activation_checkpointing = false;  // blocks recomputed in the backward
 };
 
 struct EpochRecord {
@@ -62,6 +66,18 @@ struct RankStepSummary {
   // Copying the gradients into the all-reduce buckets (2+ ranks; inside allreduce_time_s with
   // overlap off, backward_time_s with overlap on): optional, absent = 0 (older logs, 1 rank)
   double bucket_copy_time_s = 0;
+  // ZeRO and activation checkpointing (optional, absent = 0; written where above 0), each a part
+  // of the phases above (docs/formats/run-log.md): waiting for the gradients' reduce-scatters
+  // (stages 2-3), for the parameters' all-gathers (stages 1-3), freeing gathered units (stage 3),
+  // recomputing checkpointed blocks.
+  double reduce_scatter_time_s = 0;
+  double allgather_time_s = 0;
+  double unit_free_time_s = 0;
+  double recompute_time_s = 0;
+  // The step's peak of live tensor bytes on the rank's device (optional, absent = not measured):
+  // the CUDA caching allocator's allocated peak, or vitsim-train's counting CPU allocator
+  // (docs/sharding.md, "What is measured").
+  std::optional<double> peak_memory_bytes;
 };
 
 struct RunLog {

@@ -41,6 +41,35 @@ double parse_bytes(const std::string& text) {
 
 namespace {
 
+// The buffers of one collective of `count` elements in all (n blocks of count / n for a
+// reduce-scatter or an all-gather), and how to start it.
+struct BenchBuffers {
+  at::Tensor send, recv;  // the all-reduce: send only, in place
+  Communicator::Handle start(Communicator& comm, costmodel::CollectiveOp c) const {
+    switch (c) {
+      case costmodel::CollectiveOp::kReduceScatter:
+        return comm.start_reduce_scatter(send, recv);
+      case costmodel::CollectiveOp::kAllGather:
+        return comm.start_allgather(send, recv);
+      default:
+        return comm.start_allreduce(send);
+    }
+  }
+};
+
+BenchBuffers make_buffers(costmodel::CollectiveOp c, int64_t count, int ranks,
+                          const at::TensorOptions& options) {
+  const int64_t block = count / ranks;
+  switch (c) {
+    case costmodel::CollectiveOp::kReduceScatter:
+      return {at::ones({count}, options), at::empty({block}, options)};
+    case costmodel::CollectiveOp::kAllGather:
+      return {at::ones({block}, options), at::empty({count}, options)};
+    default:
+      return {at::ones({count}, options), at::Tensor()};
+  }
+}
+
 // The CPU busy for `seconds` of wall time (under a CPU quota it spends the quota as compute does).
 void compute_for(double seconds) {
   const double end_s = MpiWorld::now_s() + seconds;
@@ -87,18 +116,21 @@ schema::AllreduceProfile run_allreduce_bench(const AllreduceBenchOptions& o, Mpi
   const double clock_offset_s = world.estimate_clock_offset_s();
   if (world.rank() == 0) {
     std::printf(
-        "# vitsim-train bench-allreduce: %d ranks, backend %s, link class %s, %.3f s of "
+        "# vitsim-train bench-allreduce: %s, %d ranks, backend %s, link class %s, %.3f s of "
         "compute before each\n",
-        n, comm.backend(), profile.link_class.c_str(), o.compute_before_s);
+        costmodel::label_of(o.collective), n, comm.backend(), profile.link_class.c_str(),
+        o.compute_before_s);
     std::printf("#%13s %12s %8s %6s %12s %9s %9s %13s\n", "size", "count", "type", "redop", "time",
                 "algbw", "busbw", "from barrier");
     std::printf("#%13s %12s %8s %6s %12s %9s %9s %13s\n", "(B)", "(elements)", "", "", "(us)",
                 "(GB/s)", "(GB/s)", "(us)");
   }
+  // Reduce-scatter and all-gather: whole buffers of n equal blocks (count a multiple of n).
+  const int64_t granule = o.collective == costmodel::CollectiveOp::kAllReduce ? 1 : n;
   for (double bytes = o.min_bytes; bytes <= o.max_bytes * (1 + 1e-9); bytes *= 2) {
-    const int64_t count = std::max<int64_t>(1, static_cast<int64_t>(bytes / 4));
+    const int64_t count = std::max<int64_t>(1, static_cast<int64_t>(bytes / 4) / granule) * granule;
     const double msg_bytes = static_cast<double>(count) * 4;
-    auto buffer = at::ones({count}, options);
+    const BenchBuffers buffers = make_buffers(o.collective, count, n, options);
     const int64_t iters =
         std::clamp<int64_t>(static_cast<int64_t>(o.bytes_per_size / msg_bytes), 3, o.iterations);
     std::vector<double> starts, ends, own_s;
@@ -107,7 +139,7 @@ schema::AllreduceProfile run_allreduce_bench(const AllreduceBenchOptions& o, Mpi
       comm.synchronize();
       if (o.compute_before_s > 0) compute_for(o.compute_before_s);
       const double t0 = MpiWorld::now_s();
-      comm.wait(comm.start_allreduce(buffer));
+      comm.wait(buffers.start(comm, o.collective));
       comm.synchronize();
       if (i >= o.warmup) {
         const double t1 = MpiWorld::now_s();
@@ -128,12 +160,14 @@ schema::AllreduceProfile run_allreduce_bench(const AllreduceBenchOptions& o, Mpi
     p.message_bytes = msg_bytes;
     p.time_s = mean_and_spread(times).mean;  // a training step pays the mean, as nccl-tests times
     p.algbw_bytes_per_s = msg_bytes / p.time_s;
-    p.busbw_bytes_per_s = p.algbw_bytes_per_s * costmodel::allreduce_bus_factor(n);
+    p.busbw_bytes_per_s = p.algbw_bytes_per_s * costmodel::bus_factor(o.collective, n);
     profile.points.push_back(p);
     if (world.rank() == 0) {
       std::printf(" %13.0f %12lld %8s %6s %12.2f %9.3f %9.3f %13.2f\n", msg_bytes,
-                  static_cast<long long>(count), "float", "sum", p.time_s * 1e6,
-                  p.algbw_bytes_per_s / 1e9, p.busbw_bytes_per_s / 1e9, from_barrier_s * 1e6);
+                  static_cast<long long>(count), "float",
+                  o.collective == costmodel::CollectiveOp::kAllGather ? "none" : "sum",
+                  p.time_s * 1e6, p.algbw_bytes_per_s / 1e9, p.busbw_bytes_per_s / 1e9,
+                  from_barrier_s * 1e6);
       std::fflush(stdout);
     }
   }

@@ -1,9 +1,12 @@
-// `vitsim-train bench-allreduce`: all-reduce time over message sizes, reported like nccl-tests
-// (size, count, time, algbw, busbw; busbw = algbw x 2(n-1)/n, the per-link figure of a ring, see
-// docs/trainer.md). Each size: warm-up, then timed iterations, each started after a barrier (and
-// the compute before it, if asked) and timed from the last rank's start until the last rank has the
-// sum (on rank 0's clock: times_from_last_arrival); the mean is reported (what an epoch of
-// all-reduces pays, and what nccl-tests reports: its time is a timed loop's over its iterations).
+// `vitsim-train bench-allreduce`: all-reduce (or, with --collective, reduce-scatter or all-gather:
+// ZeRO's collectives) time over message sizes, reported like nccl-tests (size, count, time, algbw,
+// busbw; busbw = algbw x 2(n-1)/n for the all-reduce, x (n-1)/n for the other two, the per-link
+// figure of a ring, see docs/trainer.md; the size of a reduce-scatter or an all-gather is the
+// whole buffer of n blocks, as nccl-tests counts it). Each size: warm-up, then timed iterations,
+// each started after a barrier (and the compute before it, if asked) and timed from the last rank's
+// start until the last rank has the sum (on rank 0's clock: times_from_last_arrival); the mean is
+// reported (what an epoch of all-reduces pays, and what nccl-tests reports: its time is a timed
+// loop's over its iterations).
 #pragma once
 
 #include <cstdint>
@@ -27,11 +30,13 @@ struct AllreduceBenchOptions {
   // does to them (a token bucket refilling, TCP restarting its window) is in the time. 0 = back
   // to back, as nccl-tests.
   double compute_before_s = 0;
+  costmodel::CollectiveOp collective = costmodel::CollectiveOp::kAllReduce;
 };
 
 // "4K", "16M", "512M", "1G" (binary multiples, like nccl-tests), or plain bytes.
 double parse_bytes(const std::string& text);  // throws std::invalid_argument
 
+// The collective of `options` over message sizes; fills the entry the profile keeps for it.
 schema::AllreduceProfile run_allreduce_bench(const AllreduceBenchOptions& options, MpiWorld& world,
                                              Communicator& comm, const std::string& device);
 

@@ -44,6 +44,17 @@ inline std::optional<at::ScalarType> cpu_autocast_dtype() {
 #endif
 }
 
+// The dtype CUDA autocast casts to on this thread, or nothing when it is off.
+inline std::optional<at::ScalarType> cuda_autocast_dtype() {
+#ifdef VITSIM_AUTOCAST_TAKES_DEVICE_TYPE
+  if (!at::autocast::is_autocast_enabled(c10::DeviceType::CUDA)) return std::nullopt;
+  return at::autocast::get_autocast_dtype(c10::DeviceType::CUDA);
+#else
+  if (!at::autocast::is_enabled()) return std::nullopt;
+  return at::autocast::get_autocast_gpu_dtype();
+#endif
+}
+
 // Autocast off for CPU and CUDA, and the casts it cached dropped.
 inline void autocast_off() {
 #ifdef VITSIM_AUTOCAST_TAKES_DEVICE_TYPE

@@ -11,9 +11,7 @@
 #include "trainer/checkpoint.h"
 
 #include <ATen/CPUGeneratorImpl.h>
-#include <dirent.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
@@ -25,6 +23,7 @@
 #include "schema/input_error.h"
 #include "schema/output_file.h"
 #include "schema/text_file.h"
+#include "trainer/checkpoint_folder.h"
 #include "trainer/train_options.h"
 
 namespace vitsim::trainer {
@@ -46,21 +45,24 @@ nlohmann::json key_json(const CheckpointKey& k) {
     optimizer["beta2"] = k.beta2;
     optimizer["eps"] = k.adam_eps;
   }
-  return {{"world_size", k.world_size},
-          {"micro_batch", k.micro_batch},
-          {"accumulation", k.accumulation},
-          {"seed", k.seed},
-          {"precision", costmodel::to_string(k.precision)},
-          {"model",
-           {{"image_size", m.image_size},
-            {"patch_size", m.patch_size},
-            {"channels", m.channels},
-            {"width", m.width},
-            {"depth", m.depth},
-            {"heads", m.heads},
-            {"mlp_ratio", m.mlp_ratio},
-            {"classes", m.classes}}},
-          {"optimizer", optimizer}};
+  nlohmann::json key = {{"world_size", k.world_size},
+                        {"micro_batch", k.micro_batch},
+                        {"accumulation", k.accumulation},
+                        {"seed", k.seed},
+                        {"zero_stage", k.zero_stage},
+                        {"precision", costmodel::to_string(k.precision)},
+                        {"model",
+                         {{"image_size", m.image_size},
+                          {"patch_size", m.patch_size},
+                          {"channels", m.channels},
+                          {"width", m.width},
+                          {"depth", m.depth},
+                          {"heads", m.heads},
+                          {"mlp_ratio", m.mlp_ratio},
+                          {"classes", m.classes}}},
+                        {"optimizer", optimizer}};
+  if (k.rank >= 0) key["rank"] = k.rank;  // a sharded checkpoint's file: whose blocks it holds
+  return key;
 }
 
 // Each key field, what sets it, and how to resume with the saved value ({} stands for it), in the
@@ -88,7 +90,9 @@ constexpr KeyField kKeyFields[] = {
     {"/optimizer/beta2", "beta2 (--config)", "a --config whose optimizer.params.betas[1] is {}"},
     {"/optimizer/eps", "eps (--config)", "a --config whose optimizer.params.eps is {}"},
     {"/precision", "--precision", "--precision {}"},
+    {"/zero_stage", "--zero-stage", "--zero-stage {}"},
     {"/world_size", "rank count (mpirun -np)", "mpirun -np {}"},
+    {"/rank", "rank", "each rank's own file (rank<r>-of-<ranks>.pt), as written: rank {}"},
     {"/micro_batch", "--micro-batch", "--micro-batch {}"},
     {"/accumulation", "--accumulation", "--accumulation {}"},
     {"/seed", "--seed", "--seed {}"},
@@ -99,8 +103,10 @@ std::string shown(const nlohmann::json& v) {
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
-void check_key(const std::string& path, const nlohmann::json& saved, const CheckpointKey& key) {
+void check_key(const std::string& path, nlohmann::json saved, const CheckpointKey& key) {
   const nlohmann::json want = key_json(key);
+  // Written before sharding existed: plain data parallelism.
+  if (saved.is_object() && !saved.contains("zero_stage")) saved["zero_stage"] = 0;
   for (const KeyField& f : kKeyFields) {
     const nlohmann::json::json_pointer p(f.pointer);
     const nlohmann::json a = want.contains(p) ? want.at(p) : nlohmann::json();
@@ -117,23 +123,6 @@ void check_key(const std::string& path, const nlohmann::json& saved, const Check
     throw schema::InputError::at(path, "/key", "the key of this run (" + want.dump() + ")",
                                  saved.dump(), "resume with the settings it was written with");
   }
-}
-
-bool is_dir(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-std::string resolve(const std::string& path) {
-  if (!is_dir(path)) return path;
-  std::ifstream in(path + "/latest");
-  std::string name;
-  if (!in || !std::getline(in, name) || name.empty()) {
-    throw schema::InputError::at(path, "latest", "a checkpoint folder with a 'latest' file",
-                                 "no readable 'latest'",
-                                 "pass a checkpoint file, or the folder given to --checkpoint-dir");
-  }
-  return path + "/" + name;
 }
 
 // The next line of `text` from `at` (without its newline); `at` moves past it.
@@ -180,32 +169,6 @@ std::pair<nlohmann::json, std::string> read_checked(const std::string& path) {
   return {key, body.substr(after_key)};
 }
 
-// Removes checkpoint-step<N>.pt for N below `step`, beyond the newest `keep` (counting `step`).
-void prune(const std::string& dir, int64_t step, int64_t keep) {
-  if (keep <= 0) return;
-  std::vector<int64_t> older;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (const dirent* e = ::readdir(d)) {
-      const std::string name = e->d_name;
-      const std::string head = "checkpoint-step", tail = ".pt";
-      if (name.size() <= head.size() + tail.size() || name.compare(0, head.size(), head) != 0 ||
-          name.compare(name.size() - tail.size(), tail.size(), tail) != 0)
-        continue;
-      const std::string digits = name.substr(head.size(), name.size() - head.size() - tail.size());
-      if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 18)
-        continue;
-      const int64_t n = std::stoll(digits);
-      if (n < step) older.push_back(n);
-    }
-    ::closedir(d);
-  }
-  std::sort(older.rbegin(), older.rend());
-  for (size_t i = static_cast<size_t>(keep - 1); i < older.size(); ++i) {
-    const std::string old = dir + "/checkpoint-step" + std::to_string(older[i]) + ".pt";
-    ::unlink(old.c_str());
-  }
-}
-
 }  // namespace
 
 CheckpointKey checkpoint_key(const TrainOptions& o, int64_t world_size) {
@@ -223,16 +186,25 @@ CheckpointKey checkpoint_key(const TrainOptions& o, int64_t world_size) {
   k.beta1 = o.beta1;
   k.beta2 = o.beta2;
   k.adam_eps = o.adam_eps;
+  k.zero_stage = o.zero_stage;
   return k;
 }
 
-std::string save_checkpoint(const std::string& dir, torch::nn::Module& model,
-                            torch::optim::Optimizer& optimizer, const TrainPosition& p,
-                            const CheckpointKey& key, int64_t keep) {
-  ::mkdir(dir.c_str(), 0755);
+namespace {
+
+NamedTensors named_parameters(torch::nn::Module& model) {
+  NamedTensors out;
+  for (const auto& item : model.named_parameters()) out.emplace_back(item.key(), item.value());
+  return out;
+}
+
+// One checkpoint file: head, digest, key, archive (format 3).
+void write_checkpoint_file(const std::string& path, const NamedTensors& tensors,
+                           torch::optim::Optimizer& optimizer, const TrainPosition& p,
+                           const CheckpointKey& key) {
   torch::serialize::OutputArchive archive;
   torch::serialize::OutputArchive model_archive, optimizer_archive;
-  for (const auto& item : model.named_parameters()) model_archive.write(item.key(), item.value());
+  for (const auto& [name, tensor] : tensors) model_archive.write(name, tensor);
   archive.write("model", model_archive);
   optimizer.save(optimizer_archive);
   archive.write("optimizer", optimizer_archive);
@@ -251,17 +223,80 @@ std::string save_checkpoint(const std::string& dir, torch::nn::Module& model,
   const std::string body = key_json(key).dump() + "\n" + zip.str();
   const std::string text = std::string(kMagic) + "\nformat " + std::to_string(kFormatVersion) +
                            "\n" + schema::digest_text(body) + "\n" + body;
-  const std::string name = "checkpoint-step" + std::to_string(p.global_step) + ".pt";
-  const std::string path = dir + "/" + name;
   schema::write_output(path, text);
+}
+
+}  // namespace
+
+std::string save_checkpoint(const std::string& dir, torch::nn::Module& model,
+                            torch::optim::Optimizer& optimizer, const TrainPosition& p,
+                            const CheckpointKey& key, int64_t keep) {
+  ::mkdir(dir.c_str(), 0755);
+  const std::string name = checkpoint_step_name(p.global_step) + ".pt";
+  const std::string path = dir + "/" + name;
+  write_checkpoint_file(path, named_parameters(model), optimizer, p, key);
   schema::write_output(dir + "/latest", name + "\n");
-  prune(dir, p.global_step, keep);
+  prune_checkpoints(dir, p.global_step, keep);
   return path;
+}
+
+std::string save_sharded_part(const std::string& dir, const NamedTensors& blocks,
+                              torch::optim::Optimizer& optimizer, const TrainPosition& p,
+                              const CheckpointKey& key, int64_t ranks) {
+  const std::string step_dir = dir + "/" + checkpoint_step_name(p.global_step);
+  ::mkdir(dir.c_str(), 0755);
+  ::mkdir(step_dir.c_str(), 0755);  // every rank tries; the first makes it
+  write_checkpoint_file(step_dir + "/" + sharded_part_name(key.rank, ranks), blocks, optimizer, p,
+                        key);
+  return step_dir;
+}
+
+void commit_sharded(const std::string& dir, int64_t global_step, int64_t keep) {
+  schema::write_output(dir + "/latest", checkpoint_step_name(global_step) + "\n");
+  prune_checkpoints(dir, global_step, keep);
+}
+
+std::string sharded_part_path(const std::string& where, int64_t rank, int64_t ranks) {
+  const std::string path = resolve_checkpoint(where);
+  if (!is_directory(path)) {
+    throw schema::InputError::at(
+        path, "", "a sharded checkpoint (a folder of one file per rank: --zero-stage 1, 2 or 3)",
+        "a whole-model checkpoint file",
+        "resume it with --zero-stage 0, as it was written, or start without --resume");
+  }
+  const std::string want = sharded_part_name(rank, ranks);
+  std::string found;  // the rank files there, to say which rank count wrote them
+  for (const std::string& name : list_directory(path)) {
+    if (name == want) return path + "/" + name;
+    if (name.rfind("rank", 0) == 0) found += (found.empty() ? "" : ", ") + name;
+  }
+  const size_t of = found.find("-of-");
+  const std::string written_by =
+      of == std::string::npos ? "?" : found.substr(of + 4, found.find(".pt", of) - of - 4);
+  throw schema::InputError::at(
+      path, want,
+      "the part of rank " + std::to_string(rank) + " of " + std::to_string(ranks) +
+          " (a checkpoint of this run's rank count)",
+      found.empty() ? "no rank files" : found,
+      "a sharded checkpoint resumes under the rank count that wrote it: mpirun -np " + written_by +
+          " (resharding to another count is not built)");
 }
 
 TrainPosition load_checkpoint(const std::string& where, torch::nn::Module& model,
                               torch::optim::Optimizer& optimizer, const CheckpointKey& key) {
-  const std::string path = resolve(where);
+  const std::string path = resolve_checkpoint(where);
+  if (is_directory(path)) {
+    throw schema::InputError::at(
+        path, "", "a whole-model checkpoint file (--zero-stage 0)",
+        "a sharded checkpoint (a folder of one file per rank)",
+        "resume with the --zero-stage it was written with (its files' key names it), or start "
+        "without --resume");
+  }
+  return load_checkpoint(path, named_parameters(model), optimizer, key);
+}
+
+TrainPosition load_checkpoint(const std::string& path, const NamedTensors& tensors,
+                              torch::optim::Optimizer& optimizer, const CheckpointKey& key) {
   const auto [saved_key, zip] = read_checked(path);
   check_key(path, saved_key, key);
   torch::serialize::InputArchive archive;
@@ -275,10 +310,10 @@ TrainPosition load_checkpoint(const std::string& where, torch::nn::Module& model
   archive.read("model", model_archive);
   {
     torch::NoGradGuard no_grad;
-    for (auto& item : model.named_parameters()) {
+    for (const auto& [name, target] : tensors) {
       torch::Tensor t;
-      model_archive.read(item.key(), t);
-      item.value().copy_(t);
+      model_archive.read(name, t);
+      target.copy_(t);
     }
   }
   archive.read("optimizer", optimizer_archive);

@@ -3,11 +3,15 @@
 // 0 (all ranks hold the same parameters and optimizer state) through the one writer
 // (schema/output_file.h), then a "latest" file naming the newest; the oldest are removed so that
 // the folder keeps the last `keep` (docs/trainer.md, "Checkpoints"; format in
-// docs/formats/checkpoint.md). Resuming with the same seed, ranks, batch sizes, model and
-// optimizer continues on the bit-identical trajectory on CPU: the data order and augmentation are
-// functions of (seed, epoch, image), so nothing else has to be saved. A checkpoint records all of
-// these (the whole architecture, the optimizer and its settings) and a checksum of its contents:
-// another run's checkpoint, or one with a flipped bit, is refused before anything is loaded.
+// docs/formats/checkpoint.md). Under ZeRO stages 1-3 every rank writes its own blocks of the
+// master weights and its own optimizer states, one file per rank in a folder per step
+// (D/checkpoint-step<N>/rank<r>-of-<ranks>.pt, each a checkpoint file of the same format), and
+// resumes from its own; another rank count is refused (docs/sharding.md, "Checkpoints"). Resuming
+// with the same seed, ranks, batch sizes, model and optimizer continues on the bit-identical
+// trajectory on CPU: the data order and augmentation are functions of (seed, epoch, image), so
+// nothing else has to be saved. A checkpoint records all of these (the whole architecture, the
+// optimizer and its settings) and a checksum of its contents: another run's checkpoint, or one with
+// a flipped bit, is refused before anything is loaded.
 #pragma once
 
 #include <torch/torch.h>
@@ -44,7 +48,14 @@ struct CheckpointKey {
   // --lr would be dropped), and another optimizer's state makes it assert.
   costmodel::Optimizer optimizer = costmodel::Optimizer::kAdamW;
   double learning_rate = 0, weight_decay = 0, momentum = 0, beta1 = 0, beta2 = 0, adam_eps = 0;
+  // ZeRO stage (absent from checkpoints written before it: 0); the rank whose blocks a sharded
+  // checkpoint file holds (-1: the whole model, stage 0).
+  int64_t zero_stage = 0;
+  int64_t rank = -1;
 };
+
+// Named tensors a checkpoint's "model" part holds (parameters, or a rank's master blocks).
+using NamedTensors = std::vector<std::pair<std::string, torch::Tensor>>;
 
 // The key of a run of `options` on `world_size` ranks (the model with its classes from the data).
 CheckpointKey checkpoint_key(const TrainOptions& options, int64_t world_size);
@@ -61,5 +72,20 @@ std::string save_checkpoint(const std::string& dir, torch::nn::Module& model,
 // InputError naming the field and the option to change.
 TrainPosition load_checkpoint(const std::string& path, torch::nn::Module& model,
                               torch::optim::Optimizer& optimizer, const CheckpointKey& key);
+// The same for named tensors (a rank's blocks), each loaded in place.
+TrainPosition load_checkpoint(const std::string& path, const NamedTensors& tensors,
+                              torch::optim::Optimizer& optimizer, const CheckpointKey& key);
+
+// Sharded checkpoints (ZeRO stages 1-3), in two steps so that "latest" names a step only when
+// every rank has written its file: every rank writes its part (returns the step's folder), the
+// ranks meet (the caller's barrier), then one rank commits (writes "latest", prunes old steps).
+std::string save_sharded_part(const std::string& dir, const NamedTensors& blocks,
+                              torch::optim::Optimizer& optimizer, const TrainPosition& position,
+                              const CheckpointKey& key, int64_t ranks);
+void commit_sharded(const std::string& dir, int64_t global_step, int64_t keep);
+// The file of rank `rank` of `ranks` in a sharded checkpoint given as a checkpoint folder (its
+// "latest") or a step's folder. A whole-model checkpoint, or one written by another rank count, is
+// refused with an InputError that says which rank count (and --zero-stage) resumes it.
+std::string sharded_part_path(const std::string& path, int64_t rank, int64_t ranks);
 
 }  // namespace vitsim::trainer

@@ -1,4 +1,5 @@
-// vitsim-train bench-allreduce: all-reduce time over message sizes (nccl-tests style) -> profile.
+// vitsim-train bench-allreduce: all-reduce (reduce-scatter, all-gather) time over message sizes
+// (nccl-tests style) -> profile.
 #include <iostream>
 
 #include "clikit/run_app.h"
@@ -12,10 +13,13 @@
 namespace vitsim::trainer {
 
 int cmd_bench_allreduce(int argc, char** argv) {
-  CLI::App app("Times the all-reduce across message sizes (run under mpirun -np N >= 2).", argv[0]);
+  CLI::App app(
+      "Times the all-reduce (or --collective reduce-scatter | all-gather) across message sizes "
+      "(run under mpirun -np N >= 2).",
+      argv[0]);
   AllreduceBenchOptions o;
   std::string min_bytes = "4K", max_bytes = "512M", out, device = "cpu", backend = "auto",
-              device_id;
+              device_id, collective = "all-reduce";
   MpiWait mpi_wait = MpiWait::kSpin;
   double timeout_s = 60;
   app.add_option("--min-bytes", min_bytes, "smallest message (K, M, G = binary)")
@@ -24,6 +28,11 @@ int cmd_bench_allreduce(int argc, char** argv) {
   app.add_option("--out", out, "profile JSON to write (rank 0)");
   app.add_option("--warmup", o.warmup, "untimed iterations per size")->capture_default_str();
   app.add_option("--iterations", o.iterations, "timed iterations per size (max)")
+      ->capture_default_str();
+  app.add_option("--collective", collective,
+                 "all-reduce | reduce-scatter | all-gather (ZeRO's; size = the whole buffer of n "
+                 "blocks, busbw = algbw x (n-1)/n, as nccl-tests)")
+      ->check(CLI::IsMember({"all-reduce", "reduce-scatter", "all-gather"}))
       ->capture_default_str();
   app.add_option("--link-class", o.link_class,
                  "link class recorded (default: host-shm on one host, network otherwise)");
@@ -47,6 +56,7 @@ int cmd_bench_allreduce(int argc, char** argv) {
     return without_torch_backtrace([&] {
       o.min_bytes = parse_bytes(min_bytes);
       o.max_bytes = parse_bytes(max_bytes);
+      o.collective = costmodel::parse_collective_op(collective);
       if (o.iterations < 1 || o.iterations > 1000000 || o.warmup < 0 || o.warmup > 1000000) {
         throw std::invalid_argument("--iterations must be in 1..1000000, --warmup in 0..1000000");
       }
@@ -63,7 +73,17 @@ int cmd_bench_allreduce(int argc, char** argv) {
       configure_threads(1);
       auto comm = make_communicator(backend, world, mpi_wait);
       schema::Profile p;
-      p.allreduce.push_back(run_allreduce_bench(o, world, *comm, device));
+      schema::AllreduceProfile measured = run_allreduce_bench(o, world, *comm, device);
+      switch (o.collective) {
+        case costmodel::CollectiveOp::kReduceScatter:
+          p.reduce_scatter.push_back(std::move(measured));
+          break;
+        case costmodel::CollectiveOp::kAllGather:
+          p.all_gather.push_back(std::move(measured));
+          break;
+        default:
+          p.allreduce.push_back(std::move(measured));
+      }
       if (world.rank() == 0 && !out.empty()) {
         p.device = device_id.empty() ? device : device_id;
         p.device_name = device_name(device);

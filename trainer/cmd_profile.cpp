@@ -53,6 +53,9 @@ int cmd_profile(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--threads", o.threads, "intra-op threads")->capture_default_str();
   app.add_option("--seed", o.seed, "random seed")->capture_default_str();
+  app.add_flag("--sharding-costs", o.sharding_costs,
+               "also time the checkpointed blocks' recomputation and a block's gather and free "
+               "(ZeRO stage 3) per micro-batch, in a few more steps (docs/sharding.md)");
   std::vector<std::string> args(argv, argv + argc);
   args[0] = "vitsim-train";
   args.insert(args.begin() + 1, "profile");

@@ -8,6 +8,7 @@
 #include "costmodel/buckets.h"
 #include "costmodel/regime.h"
 #include "trainer/commands.h"
+#include "trainer/memory_meter.h"
 #include "trainer/mpi_wait.h"
 #include "trainer/torch_errors.h"
 #include "trainer/trainer.h"
@@ -18,7 +19,7 @@ namespace {
 struct TrainCli {
   TrainOptions o;
   clikit::ModelOptions model;
-  std::string config, precision = "fp32", overlap = "auto", optimizer = "adamw";
+  std::string config, precision = "fp32", overlap = "auto", optimizer = "adamw", zero_stage = "0";
   double bucket_mb = costmodel::kDdpBucketBytes / costmodel::kMiB;  // DDP's bucket_cap_mb
 };
 
@@ -41,6 +42,8 @@ void apply_config(const DeepSpeedConfig& c, TrainOptions& o, const CLI::App& app
   if (c.wall_clock_breakdown && unset("--wall-clock-breakdown"))
     o.wall_clock_breakdown = *c.wall_clock_breakdown;
   if (c.steps_per_print && unset("--steps-per-print")) o.steps_per_print = *c.steps_per_print;
+  if (c.zero_stage && unset("--zero-stage")) o.zero_stage = *c.zero_stage;
+  if (c.overlap && unset("--overlap")) o.overlap = *c.overlap;
 }
 
 void add_options(CLI::App& app, TrainCli& t) {
@@ -89,6 +92,13 @@ void add_options(CLI::App& app, TrainCli& t) {
                  "cuda, off on CPU (where the reduction competes with backward for the core)")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
+  app.add_option("--zero-stage", t.zero_stage,
+                 "ZeRO stage (docs/sharding.md): 0 plain data parallelism, 1 optimizer states "
+                 "sharded, 2 also gradients (reduce-scatter), 3 also parameters (gathered per "
+                 "block); or FSDP's NO_SHARD, SHARD_GRAD_OP, FULL_SHARD")
+      ->capture_default_str();
+  app.add_flag("--activation-checkpointing", o.activation_checkpointing,
+               "keep only each block's input in the forward, recompute the block in the backward");
   app.add_option("--seed", o.seed, "random seed")->capture_default_str();
   app.add_option("--threads", o.threads, "intra-op threads per rank")->capture_default_str();
   app.add_option("--device", o.device, "cpu | cuda")->capture_default_str();
@@ -139,6 +149,7 @@ int cmd_train(int argc, char** argv) {
       o.optimizer = clikit::parse_option(t.optimizer, "optimizer", costmodel::parse_optimizer);
       o.bucket_bytes = t.bucket_mb * costmodel::kMiB;
       o.overlap = t.overlap == "on" || (t.overlap == "auto" && o.device == "cuda");
+      o.zero_stage = parse_zero_stage(t.zero_stage);
       std::string batch_source = "command line";
       bool micro_given = app.count("--micro-batch") > 0;
       bool accumulation_given = app.count("--accumulation") > 0;
@@ -156,6 +167,7 @@ int cmd_train(int argc, char** argv) {
       }
       if (o.device_id.empty()) o.device_id = o.device;
       validate_options(o);
+      install_tensor_memory_counter();  // before the first tensor (memory_meter.h)
       MpiWorld world(nullptr, nullptr);
       world.start_watchdog(o.collective_timeout_s);
       resolve_batch(o, world.size(), batch_source, micro_given, accumulation_given);

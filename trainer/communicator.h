@@ -1,10 +1,12 @@
-// How gradients are summed across ranks. Two implementations: MpiCommunicator (MPI_Allreduce on
-// a communication thread, CPU tensors; works everywhere) and NcclCommunicator (ncclAllReduce on
-// CUDA tensors; built only with a CUDA LibTorch and NCCL). The gradient reducer and
-// bench-allreduce talk only to this.
+// How gradients and parameters move across ranks: all-reduce (data parallelism), reduce-scatter
+// (ZeRO stages 2-3: each rank receives the sum of its shard) and all-gather (ZeRO stages 1-3:
+// every rank receives every rank's shard). Two implementations: MpiCommunicator (MPI on a
+// communication thread, CPU tensors; works everywhere) and NcclCommunicator (NCCL on CUDA tensors;
+// built only with a CUDA LibTorch and NCCL). The gradient reducer, the ZeRO engine
+// (zero_engine.h) and bench-allreduce talk only to this.
 //
-// Collective order: every rank must start the same all-reduces in the same order (MPI and NCCL
-// both match collectives by order, not by name).
+// Collective order: every rank must start the same collectives in the same order (MPI and NCCL
+// both match collectives by order, not by name). Handles of all three kinds share one sequence.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -34,7 +36,15 @@ class Communicator {
   // Lets pending all-reduces advance without blocking (MPI's non-blocking collectives only move
   // when the library is called); cheap, called from the backward hooks.
   virtual void progress() = 0;
-  // Blocks until the all-reduce is done (guarded by the watchdog).
+  // Starts the sum of every rank's `send` (contiguous, fp32 or bf16, size() x recv.numel()
+  // elements) of which this rank receives block rank() in `recv` (recv.numel() elements, same
+  // dtype, not overlapping send). Both stay alive and untouched until wait() returns.
+  virtual Handle start_reduce_scatter(const at::Tensor& send, const at::Tensor& recv) = 0;
+  // Starts gathering every rank's `send` (contiguous, fp32 or bf16) into `recv` (size() x
+  // send.numel() elements, same dtype), rank r's block at r x send.numel(). `send` may be this
+  // rank's own block of `recv` (in place, as ZeRO's flat parameters are).
+  virtual Handle start_allgather(const at::Tensor& send, const at::Tensor& recv) = 0;
+  // Blocks until the collective is done (guarded by the watchdog).
   virtual void wait(Handle handle) = 0;
   // Sends rank root's tensor to every rank, in place (initial parameters).
   virtual void broadcast(const at::Tensor& tensor, int root) = 0;
@@ -45,14 +55,29 @@ class Communicator {
   // to MPI_Allreduce / ncclAllReduce): what the gradients put on the wire, counted where they
   // leave, so tests and the trainer's summary can check the regime's bytes per parameter.
   int64_t allreduce_bytes() const { return allreduce_bytes_.load(); }
+  // The same for reduce-scatters and all-gathers, counting the whole buffer of size() blocks
+  // (nccl-tests' "size" of both collectives).
+  int64_t reduce_scatter_bytes() const { return reduce_scatter_bytes_.load(); }
+  int64_t allgather_bytes() const { return allgather_bytes_.load(); }
 
  protected:
   void count_allreduce(const at::Tensor& buffer) {
     allreduce_bytes_ += buffer.numel() * static_cast<int64_t>(buffer.element_size());
   }
+  void count_reduce_scatter(const at::Tensor& whole) {
+    reduce_scatter_bytes_ += whole.numel() * static_cast<int64_t>(whole.element_size());
+  }
+  void count_allgather(const at::Tensor& whole) {
+    allgather_bytes_ += whole.numel() * static_cast<int64_t>(whole.element_size());
+  }
+  // Throws std::invalid_argument unless `send` and `recv` fit a reduce-scatter (all-gather:
+  // `gather`) over `ranks` ranks: same dtype, the whole buffer ranks x the block.
+  static void check_block_shapes(const at::Tensor& send, const at::Tensor& recv, int ranks,
+                                 bool gather);
 
  private:
-  std::atomic<int64_t> allreduce_bytes_{0};  // the MPI communicator counts on its thread
+  // the MPI communicator counts on its thread
+  std::atomic<int64_t> allreduce_bytes_{0}, reduce_scatter_bytes_{0}, allgather_bytes_{0};
 };
 
 // backend "mpi" or "nccl"; device "cpu" or "cuda". Throws std::invalid_argument for a backend

@@ -26,6 +26,7 @@
 #include "trainer/run_context.h"
 #include "trainer/step_stats.h"
 #include "trainer/tf32_switch.h"
+#include "trainer/unit_profile.h"
 #include "trainer/vit_model.h"
 
 namespace vitsim::trainer {
@@ -134,6 +135,8 @@ class Profiler {
       offset += n;
     }
   }
+  void sharding_costs(BatchLoader& loader, const std::vector<int64_t>& order, int64_t b,
+                      int64_t steps, schema::MicroBatchProfile& m);
   // One timed step; `wait_before_optimizer_s` > 0 sleeps that long, untimed, before the optimizer.
   ProfiledStep step(BatchLoader& loader, double wait_before_optimizer_s = 0);
   bool cold_ = true;  // the next profile() is the process's first
@@ -309,7 +312,28 @@ schema::MicroBatchProfile Profiler::profile(int64_t b) {
         c10::cuda::CUDACachingAllocator::getDeviceStats(device_.index()).allocated_bytes[0].peak);
   }
 #endif
+  if (o_.sharding_costs)
+    sharding_costs(loader, order, b, std::min<int64_t>(o_.repetitions, steps), m);
   return m;
+}
+
+// Sharding and checkpointing, after the peak memory's steps (unit_profile.h): checkpointed steps
+// on the same loader, and a block's gather and free.
+void Profiler::sharding_costs(BatchLoader& loader, const std::vector<int64_t>& order, int64_t b,
+                              int64_t steps, schema::MicroBatchProfile& m) {
+  loader.start_epoch(order, b, 3);
+  m.recompute_time_s = time_recompute(
+      model_,
+      [&] {
+        std::optional<Batch> next = loader.next();
+        if (!next) throw std::logic_error("profile: the loader ran out of batches");
+        return std::make_pair(next->images.to(device_).to(model_dtype()), next->labels.to(device_));
+      },
+      steps, [this](bool on) { set_autocast(on); });
+  const UnitGatherTimes gather =
+      time_unit_gather_free(model_, std::max<int64_t>(o_.repetitions, 5));
+  m.unit_gather_time_s = gather.gather_s;
+  m.unit_free_time_s = gather.free_s;
 }
 
 void print_table(const schema::MicroBatchProfile& m) {
@@ -332,6 +356,11 @@ void print_table(const schema::MicroBatchProfile& m) {
   if (m.peak_memory_bytes) std::printf(", peak memory %.1f MiB", *m.peak_memory_bytes / 1048576.0);
   if (m.bucket_copy_time_s)
     std::printf(", bucket copy at 2+ ranks %.3f ms", *m.bucket_copy_time_s * 1e3);
+  if (m.recompute_time_s && m.unit_gather_time_s && m.unit_free_time_s)
+    std::printf(
+        ", checkpointed blocks' recomputation %.3f ms, a block's gather %.3f ms and free "
+        "%.3f ms at one rank",
+        *m.recompute_time_s * 1e3, *m.unit_gather_time_s * 1e3, *m.unit_free_time_s * 1e3);
   if (m.optimizer_after_wait_time_s && m.optimizer_wait_s) {
     std::printf(", optimizer after a %.0f-ms idle wait %.3f ms", *m.optimizer_wait_s * 1e3,
                 *m.optimizer_after_wait_time_s * 1e3);

@@ -36,6 +36,9 @@ struct ProfileOptions {
   int64_t threads = 1;
   uint64_t seed = 0;
   bool verbose = true;  // table on stdout
+  // Also time the checkpointed blocks' recomputation and a block's gather and free (ZeRO stage 3)
+  // per micro-batch (unit_profile.h), outside the profiled steps: a few more steps each.
+  bool sharding_costs = false;
 };
 
 schema::Profile run_profile(const ProfileOptions& options, const std::vector<std::string>& argv);

@@ -44,6 +44,19 @@ MpiCommunicator::~MpiCommunicator() {
   MPI_Op_free(&bf16_sum_);
 }
 
+void Communicator::check_block_shapes(const at::Tensor& send, const at::Tensor& recv, int ranks,
+                                      bool gather) {
+  const at::Tensor& block = gather ? send : recv;
+  const at::Tensor& whole = gather ? recv : send;
+  if (send.scalar_type() != recv.scalar_type() || whole.numel() != block.numel() * ranks) {
+    throw std::invalid_argument(
+        std::string(gather ? "all-gather" : "reduce-scatter") + ": expected one dtype and a " +
+        "whole buffer of " + std::to_string(ranks) + " x the block, got send " + send.toString() +
+        " [" + std::to_string(send.numel()) + "] and recv " + recv.toString() + " [" +
+        std::to_string(recv.numel()) + "]");
+  }
+}
+
 // fp32 buffers use MPI's own sum; bf16 buffers (ds-bf16) travel as 2-byte MPI_UINT16_T elements
 // summed by the custom op of bf16_sum.h, since Open MPI 4.1 has no bf16 datatype.
 void MpiCommunicator::reduce(const at::Tensor& buffer) {
@@ -61,6 +74,45 @@ void MpiCommunicator::reduce(const at::Tensor& buffer) {
   MPI_Request request;
   VITSIM_MPI_CHECK(
       MPI_Iallreduce(MPI_IN_PLACE, buffer.data_ptr(), count, type, op, world_.comm(), &request));
+  poll_until_done(request);
+}
+
+// ZeRO stages 2-3: each rank's block of the sum, in the same wire types as the all-reduce.
+void MpiCommunicator::reduce_scatter(const at::Tensor& send, const at::Tensor& recv) {
+  wait_for_peers();
+  const bool bf16 = send.scalar_type() == at::kBFloat16;
+  count_reduce_scatter(send);
+  const int count = static_cast<int>(recv.numel());
+  const MPI_Datatype type = bf16 ? MPI_UINT16_T : MPI_FLOAT;
+  const MPI_Op op = bf16 ? bf16_sum_ : MPI_SUM;
+  if (wait_ == MpiWait::kSpin) {
+    VITSIM_MPI_CHECK(
+        MPI_Reduce_scatter_block(send.data_ptr(), recv.data_ptr(), count, type, op, world_.comm()));
+    return;
+  }
+  MPI_Request request;
+  VITSIM_MPI_CHECK(MPI_Ireduce_scatter_block(send.data_ptr(), recv.data_ptr(), count, type, op,
+                                             world_.comm(), &request));
+  poll_until_done(request);
+}
+
+// ZeRO stages 1-3: every rank's block. A send buffer that is this rank's own block of recv (the
+// flat parameters of stages 1-2) goes as MPI_IN_PLACE: MPI forbids overlapping buffers otherwise.
+void MpiCommunicator::allgather(const at::Tensor& send, const at::Tensor& recv) {
+  wait_for_peers();
+  count_allgather(recv);
+  const int count = static_cast<int>(send.numel());
+  const MPI_Datatype type = send.scalar_type() == at::kBFloat16 ? MPI_UINT16_T : MPI_FLOAT;
+  const char* own = static_cast<const char*>(recv.data_ptr()) +
+                    static_cast<int64_t>(world_.rank()) * send.numel() * send.element_size();
+  const void* from = send.data_ptr() == own ? MPI_IN_PLACE : send.data_ptr();
+  if (wait_ == MpiWait::kSpin) {
+    VITSIM_MPI_CHECK(MPI_Allgather(from, count, type, recv.data_ptr(), count, type, world_.comm()));
+    return;
+  }
+  MPI_Request request;
+  VITSIM_MPI_CHECK(
+      MPI_Iallgather(from, count, type, recv.data_ptr(), count, type, world_.comm(), &request));
   poll_until_done(request);
 }
 
@@ -99,7 +151,7 @@ void MpiCommunicator::loop() {
     if (stop_) return;
     Job job = queue_.front();  // stays queued while reduced: wait() sees it pending
     lock.unlock();
-    reduce(job.buffer);
+    run(job);
     lock.lock();
     queue_.pop_front();
     done_.insert(job.handle);
@@ -107,17 +159,48 @@ void MpiCommunicator::loop() {
   }
 }
 
+void MpiCommunicator::run(const Job& job) {
+  switch (job.kind) {
+    case Kind::kAllreduce:
+      return reduce(job.buffer);
+    case Kind::kReduceScatter:
+      return reduce_scatter(job.buffer, job.recv);
+    case Kind::kAllgather:
+      return allgather(job.buffer, job.recv);
+  }
+}
+
+Communicator::Handle MpiCommunicator::enqueue(Job job) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  job.handle = next_++;
+  queue_.push_back(std::move(job));
+  cv_.notify_all();
+  return queue_.back().handle;
+}
+
 Communicator::Handle MpiCommunicator::start_allreduce(const at::Tensor& buffer) {
   check_buffer(buffer);
-  std::lock_guard<std::mutex> lock(mutex_);
-  const Handle h = next_++;
-  queue_.push_back({h, buffer});
-  cv_.notify_all();
-  return h;
+  return enqueue({0, Kind::kAllreduce, buffer, {}});
+}
+
+Communicator::Handle MpiCommunicator::start_reduce_scatter(const at::Tensor& send,
+                                                           const at::Tensor& recv) {
+  check_buffer(send);
+  check_buffer(recv);
+  check_block_shapes(send, recv, world_.size(), /*gather=*/false);
+  return enqueue({0, Kind::kReduceScatter, send, recv});
+}
+
+Communicator::Handle MpiCommunicator::start_allgather(const at::Tensor& send,
+                                                      const at::Tensor& recv) {
+  check_buffer(send);
+  check_buffer(recv);
+  check_block_shapes(send, recv, world_.size(), /*gather=*/true);
+  return enqueue({0, Kind::kAllgather, send, recv});
 }
 
 void MpiCommunicator::wait(Handle handle) {
-  WatchdogScope guard(world_.watchdog(), "MPI_Allreduce of a gradient bucket");
+  WatchdogScope guard(world_.watchdog(), "an MPI collective (gradient bucket or parameter shard)");
   std::unique_lock<std::mutex> lock(mutex_);
   if (!thread_.joinable()) {
     // No communication thread: reduce everything up to this handle here, in order.
@@ -125,7 +208,7 @@ void MpiCommunicator::wait(Handle handle) {
       if (queue_.empty()) throw std::logic_error("MpiCommunicator::wait: unknown handle");
       Job job = queue_.front();
       queue_.pop_front();
-      reduce(job.buffer);
+      run(job);
       done_.insert(job.handle);
     }
   }

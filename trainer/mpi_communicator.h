@@ -1,11 +1,14 @@
-// Communicator over MPI: an all-reduce (sum; fp32, or bf16 through the custom op of bf16_sum.h)
-// on contiguous CPU tensors, run in order by a communication thread, so that buckets are reduced
-// while backward goes on (like gloo's and NCCL's background work). Before each all-reduce the
+// Communicator over MPI: all-reduce and reduce-scatter (sum; fp32, or bf16 through the custom op of
+// bf16_sum.h) and all-gather on contiguous CPU tensors, run in order by a communication thread, so
+// that buckets are reduced while backward goes on (like gloo's and NCCL's background work). Before
+// each collective the
 // ranks meet in a barrier polled with sleeps, so a rank that arrives early does not spin on a
 // core its peers need (mpi_communicator.cpp). How the all-reduce itself waits (mpi_wait.h):
-// - MpiWait::kSpin (default): the blocking MPI_Allreduce, Open MPI's tuned algorithms, which
-//   busy-poll the core until the last byte arrives;
-// - MpiWait::kPoll: MPI_Iallreduce, tested with sleeps as the barrier is. Open MPI 4.1 runs it
+// - MpiWait::kSpin (default): the blocking MPI_Allreduce (MPI_Reduce_scatter_block,
+//   MPI_Allgather), Open MPI's tuned algorithms, which busy-poll the core until the last byte
+//   arrives;
+// - MpiWait::kPoll: MPI_Iallreduce (MPI_Ireduce_scatter_block, MPI_Iallgather), tested with sleeps
+//   as the barrier is. Open MPI 4.1 runs it
 //   through libnbc, which progresses only inside MPI calls: measured 5x slower than the blocking
 //   call for messages >= 4 MB on fast links (docs/trainer.md), the same on the emulated
 //   100-400 Mbit links, where it leaves an emulated host's CPU quota to its compute.
@@ -36,17 +39,26 @@ class MpiCommunicator : public Communicator {
   int rank() const override { return world_.rank(); }
   int size() const override { return world_.size(); }
   Handle start_allreduce(const at::Tensor& buffer) override;
+  Handle start_reduce_scatter(const at::Tensor& send, const at::Tensor& recv) override;
+  Handle start_allgather(const at::Tensor& send, const at::Tensor& recv) override;
   void progress() override {}
   void wait(Handle handle) override;
   void broadcast(const at::Tensor& tensor, int root) override;
 
  private:
+  enum class Kind { kAllreduce, kReduceScatter, kAllgather };
   struct Job {
     Handle handle;
-    at::Tensor buffer;
+    Kind kind;
+    at::Tensor buffer;  // all-reduce: in place; reduce-scatter and all-gather: the send buffer
+    at::Tensor recv;    // reduce-scatter and all-gather only
   };
+  Handle enqueue(Job job);
   void loop();
+  void run(const Job& job);
   void reduce(const at::Tensor& buffer);
+  void reduce_scatter(const at::Tensor& send, const at::Tensor& recv);
+  void allgather(const at::Tensor& send, const at::Tensor& recv);
   void wait_for_peers();
   void poll_until_done(MPI_Request& request);  // MPI_Test, a short spin, then sleeps
 

@@ -61,33 +61,70 @@ void NcclCommunicator::check_tensor(const at::Tensor& tensor, const char* what) 
       tensor.device().index() != core_->device()) {
     throw std::invalid_argument(
         std::string("NcclCommunicator::") + what +
-        ": expected a contiguous fp32 (all-reduce: or bf16) tensor on cuda:" +
+        ": expected a contiguous fp32 (collectives but broadcast: or bf16) tensor on cuda:" +
         std::to_string(core_->device()) + ", got " + tensor.toString() + " on " +
         tensor.device().str());
   }
 }
 
-Communicator::Handle NcclCommunicator::start_allreduce(const at::Tensor& buffer) {
-  check_tensor(buffer, "start_allreduce");
-  c10::cuda::CUDAGuard guard(buffer.device());
-  // The all-reduce must start after the compute stream has produced the buffer.
+template <typename Collective>
+Communicator::Handle NcclCommunicator::enqueue(const at::Tensor& a, const at::Tensor& b,
+                                               Collective&& collective) {
+  c10::cuda::CUDAGuard guard(a.device());
+  // The collective must start after the compute stream has produced the buffers.
   at::cuda::CUDAEvent ready;
   ready.record(c10::cuda::getCurrentCUDAStream());
   ready.block(stream_);
-  void* data = buffer.data_ptr();
-  // NCCL sums bf16 natively (ncclBfloat16, NCCL >= 2.10): the ds-bf16 wire.
-  const ncclDataType_t type = buffer.scalar_type() == at::kBFloat16 ? ncclBfloat16 : ncclFloat32;
-  count_allreduce(buffer);
-  or_abort([&] {
-    core_->all_reduce_sum(data, data, static_cast<size_t>(buffer.numel()), type, stream_.stream());
-  });
-  // The caching allocator must not hand the buffer out again before NCCL is done with it.
-  c10::cuda::CUDACachingAllocator::recordStream(buffer.storage().data_ptr(), stream_);
+  or_abort([&] { collective(stream_.stream()); });
+  // The caching allocator must not hand the buffers out again before NCCL is done with them.
+  c10::cuda::CUDACachingAllocator::recordStream(a.storage().data_ptr(), stream_);
+  if (b.defined()) c10::cuda::CUDACachingAllocator::recordStream(b.storage().data_ptr(), stream_);
   auto done = std::make_unique<at::cuda::CUDAEvent>();
   done->record(stream_);
   const Handle h = next_++;
   pending_.emplace(h, std::move(done));
   return h;
+}
+
+namespace {
+// NCCL sums and moves bf16 natively (ncclBfloat16, NCCL >= 2.10): the ds-bf16 wire.
+ncclDataType_t nccl_type(const at::Tensor& t) {
+  return t.scalar_type() == at::kBFloat16 ? ncclBfloat16 : ncclFloat32;
+}
+}  // namespace
+
+Communicator::Handle NcclCommunicator::start_allreduce(const at::Tensor& buffer) {
+  check_tensor(buffer, "start_allreduce");
+  count_allreduce(buffer);
+  void* data = buffer.data_ptr();
+  return enqueue(buffer, at::Tensor(), [&](cudaStream_t stream) {
+    core_->all_reduce_sum(data, data, static_cast<size_t>(buffer.numel()), nccl_type(buffer),
+                          stream);
+  });
+}
+
+Communicator::Handle NcclCommunicator::start_reduce_scatter(const at::Tensor& send,
+                                                            const at::Tensor& recv) {
+  check_tensor(send, "start_reduce_scatter");
+  check_tensor(recv, "start_reduce_scatter");
+  check_block_shapes(send, recv, size(), /*gather=*/false);
+  count_reduce_scatter(send);
+  return enqueue(send, recv, [&](cudaStream_t stream) {
+    core_->reduce_scatter_sum(send.data_ptr(), recv.data_ptr(), static_cast<size_t>(recv.numel()),
+                              nccl_type(send), stream);
+  });
+}
+
+Communicator::Handle NcclCommunicator::start_allgather(const at::Tensor& send,
+                                                       const at::Tensor& recv) {
+  check_tensor(send, "start_allgather");
+  check_tensor(recv, "start_allgather");
+  check_block_shapes(send, recv, size(), /*gather=*/true);
+  count_allgather(recv);
+  return enqueue(send, recv, [&](cudaStream_t stream) {
+    core_->all_gather(send.data_ptr(), recv.data_ptr(), static_cast<size_t>(send.numel()),
+                      nccl_type(send), stream);
+  });
 }
 
 void NcclCommunicator::wait(Handle handle) {
@@ -96,7 +133,7 @@ void NcclCommunicator::wait(Handle handle) {
   {
     // Poll rather than block in cudaEventSynchronize, so the watchdog can end a job whose peer
     // died (NCCL would wait forever).
-    WatchdogScope guard(world_.watchdog(), "ncclAllReduce of a gradient bucket");
+    WatchdogScope guard(world_.watchdog(), "an NCCL collective (gradient bucket or shard)");
     while (!it->second->query()) std::this_thread::sleep_for(std::chrono::microseconds(20));
   }
   // Later compute-stream work (the optimizer) reads the reduced buffer.

@@ -32,6 +32,8 @@ class NcclCommunicator : public Communicator {
   int rank() const override { return world_.rank(); }
   int size() const override { return world_.size(); }
   Handle start_allreduce(const at::Tensor& buffer) override;
+  Handle start_reduce_scatter(const at::Tensor& send, const at::Tensor& recv) override;
+  Handle start_allgather(const at::Tensor& send, const at::Tensor& recv) override;
   void progress() override {}  // NCCL kernels progress on their own
   void wait(Handle handle) override;
   void broadcast(const at::Tensor& tensor, int root) override;
@@ -39,6 +41,11 @@ class NcclCommunicator : public Communicator {
 
  private:
   void check_tensor(const at::Tensor& tensor, const char* what) const;
+  // Orders the communication stream after the compute stream's work so far (the buffers are
+  // ready), enqueues `collective` on it, keeps the buffers from the caching allocator until it is
+  // done, and returns its handle.
+  template <typename Collective>
+  Handle enqueue(const at::Tensor& a, const at::Tensor& b, Collective&& collective);
 
   MpiWorld& world_;
   std::unique_ptr<NcclCore> core_;

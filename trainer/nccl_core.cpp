@@ -134,6 +134,20 @@ void NcclCore::all_reduce_sum(const void* send, void* recv, size_t count, ncclDa
   all_reduce(send, recv, count, type, ncclSum, stream);
 }
 
+void NcclCore::reduce_scatter_sum(const void* send, void* recv, size_t recv_count,
+                                  ncclDataType_t type, cudaStream_t stream) {
+  if (recv_count == 0) return;
+  VITSIM_CUDA_CHECK(cudaSetDevice(device_));
+  VITSIM_NCCL_CHECK(ncclReduceScatter(send, recv, recv_count, type, ncclSum, comm_, stream));
+}
+
+void NcclCore::all_gather(const void* send, void* recv, size_t send_count, ncclDataType_t type,
+                          cudaStream_t stream) {
+  if (send_count == 0) return;
+  VITSIM_CUDA_CHECK(cudaSetDevice(device_));
+  VITSIM_NCCL_CHECK(ncclAllGather(send, recv, send_count, type, comm_, stream));
+}
+
 void NcclCore::broadcast(const void* send, void* recv, size_t count, ncclDataType_t type, int root,
                          cudaStream_t stream) {
   if (count == 0) return;

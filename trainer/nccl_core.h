@@ -1,10 +1,11 @@
 // The Torch-free core of vitsim-train's NCCL path: raw device pointers, element counts and types,
 // cudaStream_t. It bootstraps an NCCL communicator (rank 0's ncclUniqueId sent over MPI with
 // MPI_Bcast of its bytes, then ncclCommInitRank), enqueues all-reduces (sum, average) and
-// broadcasts on a caller's stream, picks a rank's GPU from its local rank, and times device work
-// with CUDA events. NcclCommunicator (nccl_communicator.h) is the Torch glue around it; the logic
-// lives here so that it compiles, and is tested, wherever the CUDA toolkit and NCCL are installed,
-// with or without a CUDA LibTorch (library vitsim_nccl_core, VITSIM_HAVE_NCCL_CORE).
+// broadcasts, reduce-scatters and all-gathers (ZeRO stages 1-3) on a caller's stream, picks a
+// rank's GPU from its local rank, and times device work with CUDA events. NcclCommunicator
+// (nccl_communicator.h) is the Torch glue around it; the logic lives here so that it compiles, and
+// is tested, wherever the CUDA toolkit and NCCL are installed, with or without a CUDA LibTorch
+// (library vitsim_nccl_core, VITSIM_HAVE_NCCL_CORE).
 //
 // Not here: stream/allocator bookkeeping of tensors (the glue's job) and any synchronisation with
 // a compute stream (callers order their streams with events).
@@ -92,6 +93,14 @@ class NcclCore {
   // Enqueue on `stream`; send == recv is an in-place operation. `count` is in elements of `type`.
   void all_reduce_sum(const void* send, void* recv, size_t count, ncclDataType_t type,
                       cudaStream_t stream);
+  // recv (recv_count elements) receives this rank's block of the sum of every rank's send
+  // (size() x recv_count elements). In place when recv is send + rank() x recv_count.
+  void reduce_scatter_sum(const void* send, void* recv, size_t recv_count, ncclDataType_t type,
+                          cudaStream_t stream);
+  // recv (size() x send_count elements) receives rank r's send at r x send_count. In place when
+  // send is recv + rank() x send_count.
+  void all_gather(const void* send, void* recv, size_t send_count, ncclDataType_t type,
+                  cudaStream_t stream);
   // recv on every rank receives root's send (send is read on root only).
   void broadcast(const void* send, void* recv, size_t count, ncclDataType_t type, int root,
                  cudaStream_t stream);

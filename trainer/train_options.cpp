@@ -17,7 +17,6 @@ namespace {
 // DeepSpeed keys that a config may carry but that do not change a data-parallel fp32/AMP run of
 // vitsim-train (or that we report instead of honouring).
 const char* const kIgnoredKeys[] = {"scheduler",
-                                    "zero_optimization",
                                     "zero_allow_untested_optimizer",
                                     "prescale_gradients",
                                     "gradient_predivide_factor",
@@ -54,6 +53,47 @@ void read_optimizer(const schema::Node& node, DeepSpeedConfig& c) {
   }
 }
 
+// zero_optimization keys that tune DeepSpeed's own buffers and leave the stage's arithmetic as
+// vitsim-train runs it (docs/sharding.md): accepted and listed; offloading is refused.
+const char* const kIgnoredZeroKeys[] = {"contiguous_gradients",
+                                        "reduce_scatter",
+                                        "reduce_bucket_size",
+                                        "allgather_partitions",
+                                        "allgather_bucket_size",
+                                        "round_robin_gradients",
+                                        "sub_group_size",
+                                        "stage3_prefetch_bucket_size",
+                                        "stage3_param_persistence_threshold",
+                                        "stage3_max_live_parameters",
+                                        "stage3_max_reuse_distance",
+                                        "stage3_gather_16bit_weights_on_model_save",
+                                        "elastic_checkpoint",
+                                        "load_from_fp32_weights",
+                                        "ignore_unused_parameters"};
+
+void read_zero(const schema::Node& z, DeepSpeedConfig& c, std::string& ignored) {
+  std::vector<std::string> allowed = {"stage", "overlap_comm", "offload_optimizer", "offload_param",
+                                      "cpu_offload"};
+  for (const char* k : kIgnoredZeroKeys) allowed.push_back(k);
+  z.expect_keys(allowed);
+  if (auto v = z.get("stage")) {
+    c.zero_stage = v->integer();
+    if (*c.zero_stage < 0 || *c.zero_stage > 3)
+      v->fail("a ZeRO stage 0, 1, 2 or 3", v->describe(),
+              "1 shards optimizer states, 2 also gradients, 3 also parameters");
+  }
+  if (auto v = z.get("overlap_comm")) c.overlap = v->boolean();
+  for (const char* k : {"offload_optimizer", "offload_param", "cpu_offload"}) {
+    if (z.has(k)) {
+      z[k].fail("no offloading (vitsim-train keeps every state on the device)", z[k].describe(),
+                "remove " + std::string(k));
+    }
+  }
+  for (const char* k : kIgnoredZeroKeys) {
+    if (z.has(k)) ignored += (ignored.empty() ? "" : ", ") + std::string("zero_optimization.") + k;
+  }
+}
+
 bool read_enabled(const schema::Node& node) {
   // fp16 blocks carry loss-scaling knobs; we use dynamic loss scaling with DeepSpeed's defaults.
   node.expect_keys({"enabled", "loss_scale", "initial_scale_power", "loss_scale_window",
@@ -78,7 +118,8 @@ DeepSpeedConfig read_deepspeed_config(const schema::Node& root, std::string* ign
                                       "bf16",
                                       "wall_clock_breakdown",
                                       "steps_per_print",
-                                      "gradient_clipping"};
+                                      "gradient_clipping",
+                                      "zero_optimization"};
   for (const char* k : kIgnoredKeys) allowed.push_back(k);
   root.expect_keys(allowed);
   DeepSpeedConfig c;
@@ -103,20 +144,33 @@ DeepSpeedConfig read_deepspeed_config(const schema::Node& root, std::string* ign
   if (auto v = root.get("fp32_allreduce")) fp32_comm = fp32_comm || v->boolean();
   if (fp16) c.precision = costmodel::deepspeed_regime(costmodel::MathType::kFp16, fp32_comm);
   if (bf16) c.precision = costmodel::deepspeed_regime(costmodel::MathType::kBf16, fp32_comm);
-  if (root.has("zero_optimization")) {
-    const schema::Node z = root["zero_optimization"];
-    if (z.has("stage") && z["stage"].integer() != 0) {
-      z["stage"].fail("stage 0 (vitsim-train is plain data parallelism)", z["stage"].describe(),
-                      "remove zero_optimization or set stage 0");
-    }
+  std::string skipped;
+  for (const char* k : kIgnoredKeys) {
+    if (root.has(k)) skipped += (skipped.empty() ? "" : ", ") + std::string(k);
   }
-  if (ignored) {
-    ignored->clear();
-    for (const char* k : kIgnoredKeys) {
-      if (root.has(k)) *ignored += (ignored->empty() ? "" : ", ") + std::string(k);
-    }
-  }
+  if (root.has("zero_optimization")) read_zero(root["zero_optimization"], c, skipped);
+  if (ignored) *ignored = skipped;
   return c;
+}
+
+int64_t parse_zero_stage(const std::string& text) {
+  static const std::pair<const char*, int64_t> kNames[] = {{"0", 0},
+                                                           {"1", 1},
+                                                           {"2", 2},
+                                                           {"3", 3},
+                                                           {"NO_SHARD", 0},
+                                                           {"no_shard", 0},
+                                                           {"SHARD_GRAD_OP", 2},
+                                                           {"shard_grad_op", 2},
+                                                           {"FULL_SHARD", 3},
+                                                           {"full_shard", 3}};
+  for (const auto& [name, stage] : kNames) {
+    if (text == name) return stage;
+  }
+  throw std::invalid_argument(
+      "--zero-stage: expected 0, 1, 2, 3 (DeepSpeed's zero_optimization.stage) or FSDP's "
+      "NO_SHARD, SHARD_GRAD_OP, FULL_SHARD, got '" +
+      text + "' (FSDP's HYBRID_SHARD is not built: one sharding group only)");
 }
 
 void resolve_batch(TrainOptions& o, int64_t world, const std::string& source, bool micro_given,
@@ -258,6 +312,7 @@ void validate_options(const TrainOptions& o) {
          "DeepSpeed's dynamic loss scaler on fp16 weights, not implemented); use ds-bf16, "
          "amp-fp16 or fp32 (a DeepSpeed config's fp16 block selects ds-fp16: pass --precision to "
          "override)");
+  if (o.zero_stage < 0 || o.zero_stage > 3) fail("--zero-stage must be 0, 1, 2 or 3");
   if (!o.debug_fault.empty() && o.debug_fault != "kill" && o.debug_fault != "hang")
     fail("--debug-fault must be kill or hang");
 }

@@ -49,9 +49,14 @@ struct TrainOptions {
   // --- gradient all-reduce
   double bucket_bytes = costmodel::kDdpBucketBytes;  // closes a bucket (assign_buckets);
                                                      // DDP's bucket_cap_mb=25
-  bool overlap = false;              // all-reduce buckets while backward runs (CLI: auto =
-                                     // on for cuda, off on CPU, see docs/trainer.md)
-  double collective_timeout_s = 60;  // abort the job when an all-reduce takes longer
+  bool overlap = false;  // all-reduce buckets while backward runs (CLI: auto =
+                         // on for cuda, off on CPU, see docs/trainer.md); stages
+                         // 2-3: reduce-scatter units without blocking the backward
+  // --- sharding (docs/sharding.md)
+  int64_t zero_stage = 0;  // DeepSpeed ZeRO: 0 plain data parallelism, 1 optimizer states
+                           // sharded, 2 also gradients, 3 also parameters (FSDP FULL_SHARD)
+  bool activation_checkpointing = false;  // recompute each block's forward in its backward
+  double collective_timeout_s = 60;       // abort the job when an all-reduce takes longer
   // --- output
   std::string run_log;                // run-log JSON path; "" = none
   std::string cluster;                // cluster name recorded in the run log
@@ -85,12 +90,19 @@ struct DeepSpeedConfig {
   std::optional<double> gradient_clipping;
   std::optional<costmodel::Regime> precision;
   std::optional<bool> wall_clock_breakdown;
+  std::optional<int64_t> zero_stage;  // zero_optimization.stage
+  std::optional<bool> overlap;        // zero_optimization.overlap_comm
 };
+
+// --zero-stage: 0, 1, 2, 3, or FSDP's ShardingStrategy names NO_SHARD (0), SHARD_GRAD_OP (2),
+// FULL_SHARD (3), in upper or lower case; std::invalid_argument otherwise, naming the values.
+int64_t parse_zero_stage(const std::string& text);
 
 // Reads train_batch_size, train_micro_batch_size_per_gpu, gradient_accumulation_steps,
 // optimizer {type, params}, fp16/bf16 {enabled}, wall_clock_breakdown, steps_per_print,
-// gradient_clipping. DeepSpeed keys vitsim-train does not use (scheduler, zero_optimization with
-// stage 0, ...) are accepted and listed in `ignored`; anything else is an InputError.
+// gradient_clipping, zero_optimization {stage 0-3, overlap_comm; its other keys are listed in
+// `ignored`}. DeepSpeed keys vitsim-train does not use (scheduler, activation_checkpointing's
+// settings, ...) are accepted and listed in `ignored`; anything else is an InputError.
 // Duplicate keys are refused like in every vitsim file (schema/strict_json.h).
 DeepSpeedConfig read_deepspeed_config(const std::string& path, std::string* ignored = nullptr);
 DeepSpeedConfig read_deepspeed_config(const schema::Node& root, std::string* ignored = nullptr);

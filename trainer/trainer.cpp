@@ -85,8 +85,9 @@ Trainer::Trainer(TrainOptions options, MpiWorld& world, std::vector<std::string>
   build_model_and_optimizer();
   if (costmodel::math_type(options_.precision) == costmodel::MathType::kFp16) loss_scale_ = 65536.0;
   clock_offset_s_ = world_.estimate_clock_offset_s();
-  if (!options_.dump_init_params.empty() && world_.rank() == 0) {
-    write_params(options_.dump_init_params, true);
+  if (!options_.dump_init_params.empty()) {
+    const auto weights = weights_to_write();  // collective under ZeRO
+    if (world_.rank() == 0) write_params(options_.dump_init_params, true, weights);
   }
 }
 
@@ -104,43 +105,30 @@ void Trainer::build_model_and_optimizer() {
   }
   if (costmodel::is_deepspeed(options_.precision)) {
     // DeepSpeed-style: the fp32 model becomes the master copy; forward/backward run on a bf16
-    // copy (same architecture, weights set from the master by MasterWeights).
+    // copy (same architecture, weights set from the master by MasterWeights; under ZeRO the
+    // master copy is the rank's blocks, build_sharding).
     master_model_ = model_;
     model_ = ViT(options_.model);
     model_->to(device_, torch::kBFloat16);
     model_->train();
-    master_ = std::make_unique<MasterWeights>(master_model_->parameters(), model_->parameters());
+    if (options_.zero_stage == 0)
+      master_ = std::make_unique<MasterWeights>(master_model_->parameters(), model_->parameters());
   }
   parameters_ = model_->parameters();
-  const std::vector<torch::Tensor> stepped = weights()->parameters();
-  if (options_.optimizer == costmodel::Optimizer::kSgd) {
-    optimizer_ = std::make_unique<torch::optim::SGD>(
-        stepped, torch::optim::SGDOptions(options_.learning_rate)
-                     .momentum(options_.momentum)
-                     .weight_decay(options_.weight_decay));
-  } else {
-    // LibTorch's AdamW, its operations batched over the parameters (multi_tensor_adamw.h).
-    auto adamw = std::make_unique<MultiTensorAdamW>(
-        stepped, torch::optim::AdamWOptions(options_.learning_rate)
-                     .betas({options_.beta1, options_.beta2})
-                     .eps(options_.adam_eps)
-                     .weight_decay(options_.weight_decay));
-    try {
-      adamw->use_fused_kernel(
-          options_.adamw_kernel == "fused" ||
-          (options_.adamw_kernel == "auto" && MultiTensorAdamW::fused_by_default(device_)));
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument("--adamw-kernel fused: " + std::string(e.what()));
-    }
-    optimizer_ = std::move(adamw);
-  }
+  build_sharding();
+  make_optimizer(zero_ ? zero_->shards() : weights()->parameters());
   optimizer_->zero_grad();
-  GradientReducerOptions ro;
-  ro.bucket_bytes = options_.bucket_bytes;
-  ro.overlap = options_.overlap;
-  ro.wire_dtype = wire_dtype(options_.precision);
-  reducer_ = std::make_unique<GradientReducer>(parameters_, *comm_, ro);
-  if (!options_.resume.empty()) {
+  if (options_.zero_stage < 2) {
+    // Stages 0-1 all-reduce the gradients; stages 2-3 reduce-scatter them unit by unit.
+    GradientReducerOptions ro;
+    ro.bucket_bytes = options_.bucket_bytes;
+    ro.overlap = options_.overlap;
+    ro.wire_dtype = wire_dtype(options_.precision);
+    reducer_ = std::make_unique<GradientReducer>(parameters_, *comm_, ro);
+  }
+  if (!options_.resume.empty() && zero_) {
+    resume_sharded();
+  } else if (!options_.resume.empty()) {
     position_ = load_checkpoint(options_.resume, *weights(), *optimizer_, checkpoint_key());
     if (master_) master_->refresh_model();
     epoch_totals_ = {position_.epoch_loss_sum, position_.epoch_correct, position_.epoch_samples};
@@ -159,9 +147,13 @@ int Trainer::run() {
               << options_.micro_batch << " x accumulation " << options_.accumulation
               << " = global batch " << options_.global_batch(world_.size()) << ", "
               << sampler_->images() << " images, " << sampler_->micro_steps(options_.micro_batch)
-              << " micro-steps per epoch, " << reducer_->buckets() << " gradient bucket(s), "
-              << "overlap " << (options_.overlap ? "on" : "off") << ", " << comm_->backend() << ", "
-              << costmodel::to_string(options_.precision) << adamw_note(*optimizer_) << "\n";
+              << " micro-steps per epoch, "
+              << (reducer_ ? std::to_string(reducer_->buckets()) + " gradient bucket(s)"
+                           : std::to_string(model_->units()) + " reduce-scattered units")
+              << ", overlap " << (options_.overlap ? "on" : "off") << ", " << comm_->backend()
+              << ", " << costmodel::to_string(options_.precision) << adamw_note(*optimizer_)
+              << ", ZeRO stage " << options_.zero_stage
+              << (options_.activation_checkpointing ? ", activation checkpointing" : "") << "\n";
   }
   int code = 0;
   for (int64_t epoch = position_.epoch; epoch < options_.epochs; ++epoch) {
@@ -174,22 +166,33 @@ int Trainer::run() {
     }
     if (options_.max_steps > 0 && position_.global_step >= options_.max_steps) break;
   }
+  print_allreduce_summary();  // before write_outputs: its --dump-params gathers are no step's
   write_outputs();
-  print_allreduce_summary();
   return code;
 }
 
 // What the gradients put on the wire per optimizer step, counted by the communicator where the
-// buffers leave (tests check 2 bytes per parameter for ds-bf16, 4 otherwise).
+// buffers leave (tests check 2 bytes per parameter for ds-bf16, 4 otherwise), and under ZeRO the
+// reduce-scatters' and all-gathers' whole buffers (docs/sharding.md, "Traffic").
 void Trainer::print_allreduce_summary() {
   if (world_.rank() != 0 || world_.size() < 2 || steps_.empty()) return;
   const int64_t params = count_parameters(*model_);
-  const int64_t per_step = comm_->allreduce_bytes() / static_cast<int64_t>(steps_.size());
-  std::printf(
-      "vitsim-train: gradient all-reduce: %lld bytes per optimizer step, %s (%lld parameters x "
-      "%.2f bytes)\n",
-      static_cast<long long>(per_step), c10::toString(wire_dtype(options_.precision)),
-      static_cast<long long>(params), static_cast<double>(per_step) / static_cast<double>(params));
+  const auto steps = static_cast<int64_t>(steps_.size());
+  const auto line = [&](const char* what, int64_t bytes, const char* dtype) {
+    const int64_t per_step = bytes / steps;
+    std::printf(
+        "vitsim-train: %s: %lld bytes per optimizer step, %s (%lld parameters x %.2f "
+        "bytes)\n",
+        what, static_cast<long long>(per_step), dtype, static_cast<long long>(params),
+        static_cast<double>(per_step) / static_cast<double>(params));
+  };
+  const char* wire = c10::toString(wire_dtype(options_.precision));
+  if (options_.zero_stage < 2) line("gradient all-reduce", comm_->allreduce_bytes(), wire);
+  if (options_.zero_stage >= 2)
+    line("gradient reduce-scatter", comm_->reduce_scatter_bytes(), wire);
+  if (options_.zero_stage >= 1)
+    line("parameter all-gather", comm_->allgather_bytes(),
+         c10::toString(parameters_.front().scalar_type()));
   std::fflush(stdout);
 }
 
@@ -207,7 +210,12 @@ std::vector<schema::RankStepSummary> Trainer::gather_rank_summaries(StepStatisti
                                  mine.allreduce_wait_time_s,
                                  mine.optimizer_time_s,
                                  mine.sync_time_s,
-                                 mine.bucket_copy_time_s};
+                                 mine.bucket_copy_time_s,
+                                 mine.reduce_scatter_time_s,
+                                 mine.allgather_time_s,
+                                 mine.unit_free_time_s,
+                                 mine.recompute_time_s,
+                                 mine.peak_memory_bytes.value_or(-1)};
   const std::vector<double> all = world_.allgather(v);
   std::vector<schema::RankStepSummary> out;
   for (int r = 0; r < world_.size(); ++r) {
@@ -226,6 +234,11 @@ std::vector<schema::RankStepSummary> Trainer::gather_rank_summaries(StepStatisti
     s.optimizer_time_s = x[8];
     s.sync_time_s = x[9];
     s.bucket_copy_time_s = x[10];
+    s.reduce_scatter_time_s = x[11];
+    s.allgather_time_s = x[12];
+    s.unit_free_time_s = x[13];
+    s.recompute_time_s = x[14];
+    if (x[15] >= 0) s.peak_memory_bytes = x[15];
     out.push_back(s);
   }
   return out;
@@ -251,6 +264,8 @@ schema::RunConfig Trainer::run_config() const {
   c.backend = comm_->backend();
   c.seed = static_cast<int64_t>(options_.seed);
   c.dataset = to_string(train_images_.format);
+  c.zero_stage = options_.zero_stage;
+  c.activation_checkpointing = options_.activation_checkpointing;
   return c;
 }
 
@@ -262,8 +277,10 @@ void Trainer::write_outputs() {
     std::string path = options_.dump_params;
     const size_t at = path.find("{rank}");
     if (at != std::string::npos) path.replace(at, 6, std::to_string(world_.rank()));
-    if (at != std::string::npos || world_.rank() == 0) write_params(path, false);
+    const auto weights = weights_to_write();  // collective under ZeRO
+    if (at != std::string::npos || world_.rank() == 0) write_params(path, false, weights);
   }
+  if (world_.rank() == 0 && !ranks.empty()) print_memory_check(ranks.front());
   if (options_.run_log.empty() || world_.rank() != 0) return;
   schema::RunLog log;
   log.context = trainer_context(argv_, {{"device", options_.device_id},
@@ -277,12 +294,13 @@ void Trainer::write_outputs() {
   std::cout << "vitsim-train: run log written to " << options_.run_log << "\n";
 }
 
-void Trainer::write_params(const std::string& path, bool with_names) {
+void Trainer::write_params(const std::string& path, bool with_names,
+                           const std::vector<std::pair<std::string, torch::Tensor>>& weights) {
   std::string bytes, names;
-  for (const auto& item : weights()->named_parameters()) {
-    auto c = item.value().detach().to(torch::kCPU).contiguous();
+  for (const auto& [name, value] : weights) {
+    auto c = value.detach().to(torch::kCPU).contiguous();
     bytes.append(reinterpret_cast<const char*>(c.data_ptr<float>()), c.numel() * sizeof(float));
-    names += torchvision_name(item.key()) + " ";
+    names += torchvision_name(name) + " ";
     for (int64_t d = 0; d < c.dim(); ++d) names += (d ? "x" : "") + std::to_string(c.size(d));
     names += "\n";
   }
@@ -299,12 +317,16 @@ void Trainer::maybe_checkpoint(bool force) {
   const bool due =
       options_.checkpoint_every > 0 && position_.global_step % options_.checkpoint_every == 0;
   if (!due && !force) return;
+  TrainPosition p = position_;
+  p.epoch_loss_sum = epoch_totals_.loss_sum;
+  p.epoch_correct = epoch_totals_.correct;
+  p.epoch_samples = epoch_totals_.samples;
+  p.epoch_elapsed_s = MpiWorld::now_s() - epoch_started_s_;
+  if (zero_) {
+    save_sharded_checkpoint(p);  // every rank its own blocks
+    return;
+  }
   if (world_.rank() == 0) {
-    TrainPosition p = position_;
-    p.epoch_loss_sum = epoch_totals_.loss_sum;
-    p.epoch_correct = epoch_totals_.correct;
-    p.epoch_samples = epoch_totals_.samples;
-    p.epoch_elapsed_s = MpiWorld::now_s() - epoch_started_s_;
     const std::string path = save_checkpoint(options_.checkpoint_dir, *weights(), *optimizer_, p,
                                              checkpoint_key(), options_.keep_checkpoints);
     std::cerr << "vitsim-train: checkpoint " << path << "\n";

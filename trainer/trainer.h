@@ -22,7 +22,9 @@
 #include "trainer/mpi_world.h"
 #include "trainer/step_stats.h"
 #include "trainer/train_options.h"
+#include "trainer/unit_forward.h"
 #include "trainer/vit_model.h"
+#include "trainer/zero_engine.h"
 
 namespace vitsim::trainer {
 
@@ -45,6 +47,18 @@ class Trainer {
   };
 
   void build_model_and_optimizer();
+  // trainer_sharding.cpp: ZeRO stages 1-3 and the forward's units (unit_forward.h, zero_engine.h)
+  void build_sharding();  // after the model (and ds-*: its fp32 master model) exists
+  void make_optimizer(const std::vector<torch::Tensor>& stepped);
+  void sharded_optimizer_step(bool fp16);  // unscale, clip over all ranks, step; in zero_->step
+  // fp16: the dynamic loss scale after a step whose gradients were (all ranks) finite or not;
+  // returns whether the step is taken.
+  bool update_loss_scale(bool finite);
+  void resume_sharded();
+  void save_sharded_checkpoint(const TrainPosition& position);
+  void print_memory_check(const schema::RankStepSummary& rank0);
+  // Collective: the fp32 weights --dump-params writes, named as the model's parameters.
+  std::vector<std::pair<std::string, torch::Tensor>> weights_to_write();
   StepOutcome train_epoch(int64_t epoch, int64_t first_micro_step);
   // One optimizer step: the micro-steps of the window, their gradient all-reduce, the ranks'
   // agreement (agree_on_step, added to `totals`), then the optimizer step (skipped on NaN).
@@ -64,7 +78,8 @@ class Trainer {
   schema::RunConfig run_config() const;
   // Raw fp32 parameters in registration order; with names: also path.names, one line per
   // parameter: torchvision name and shape (e.g. "conv_proj.weight 192x3x4x4").
-  void write_params(const std::string& path, bool with_names);
+  void write_params(const std::string& path, bool with_names,
+                    const std::vector<std::pair<std::string, torch::Tensor>>& weights);
   void sync_device();
   // The module whose weights the optimizer steps, checkpoints hold and dumps write: the fp32
   // master copy in the DeepSpeed-style regimes, the model itself otherwise.
@@ -85,7 +100,9 @@ class Trainer {
   std::vector<torch::Tensor> parameters_;  // model_'s
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::unique_ptr<Communicator> comm_;
-  std::unique_ptr<GradientReducer> reducer_;
+  std::unique_ptr<GradientReducer> reducer_;  // stages 0-1: the gradients' all-reduce
+  std::unique_ptr<ZeroEngine> zero_;          // stages 1-3
+  std::unique_ptr<UnitForward> forward_;      // the forward unit by unit (checkpointing, stage 3)
   TrainPosition position_;
   EpochTotals epoch_totals_;  // all ranks, the epoch in progress
   double epoch_started_s_ = 0;

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "trainer/autocast_compat.h"
+#include "trainer/memory_meter.h"
 #include "trainer/trainer.h"
 
 namespace vitsim::trainer {
@@ -108,6 +109,8 @@ StepTimes Trainer::train_window(int64_t window, EpochTotals& totals, StepOutcome
   StepTimes t;
   EpochTotals local;
   t.micro_steps = window;
+  const int memory_device = device_.is_cuda() ? device_.index() : -1;
+  reset_peak_tensor_bytes(memory_device);
   const double t_start = now();
   for (int64_t i = 0; i < window; ++i) {
     double t0 = now();
@@ -127,6 +130,14 @@ StepTimes Trainer::train_window(int64_t window, EpochTotals& totals, StepOutcome
   t.sync_s = now() - t_agree;
   if (outcome != StepOutcome::kNan) optimizer_step(t);  // a NaN step stops the run unapplied
   t.step_s = now() - t_start;
+  t.recompute_s = forward_->take_recompute_s();
+  t.peak_memory_bytes = peak_tensor_bytes(memory_device).value_or(-1);
+  if (zero_) {
+    const ZeroTimes z = zero_->take_times();
+    t.reduce_scatter_s = z.reduce_scatter_s;
+    t.allgather_s = z.allgather_s;
+    t.unit_free_s = z.unit_free_s;
+  }
   return t;
 }
 
@@ -139,17 +150,18 @@ void Trainer::run_micro_step(const Batch& batch, bool last, double loss_scale, S
   double t1 = now();
   t.host_to_device_s += t1 - t0;
 
-  reducer_->prepare(last);
+  if (reducer_) reducer_->prepare(last);
+  if (zero_) zero_->prepare_backward();
   torch::Tensor logits, loss;
   {
     // amp-*: autocast over the fp32 model. ds-*: the model is bf16 itself, so is its input.
     const bool amp = costmodel::is_amp(options_.precision);
-    if (master_) images = images.to(torch::kBFloat16);
+    if (costmodel::is_deepspeed(options_.precision)) images = images.to(torch::kBFloat16);
     const auto dtype = costmodel::math_type(options_.precision) == costmodel::MathType::kBf16
                            ? at::kBFloat16
                            : at::kHalf;
     if (amp) autocast_on(device_.type(), dtype);
-    logits = model_->forward(images);
+    logits = forward_->forward(images);
     loss = torch::nn::functional::cross_entropy(logits.to(torch::kFloat), labels);
     autocast_off();
   }
@@ -161,8 +173,17 @@ void Trainer::run_micro_step(const Batch& batch, bool last, double loss_scale, S
   sync_device();
   double t3 = now();
   t.backward_s += t3 - t2;
-  if (last) {
+  if (zero_ && !reducer_) {
+    // Stages 2-3: every micro-step reduce-scatters its units (DeepSpeed's accumulation); what is
+    // still under way after the backward is the exposed part.
+    zero_->finish_backward();
+    sync_device();
+    t.allreduce_s += now() - t3;
+    if (last) t.gradients_ready_s = t3 + clock_offset_s_;
+  } else if (last) {
     reducer_->finish();
+    // Stage 1: this rank's block of the averaged gradients, the optimizer's input.
+    if (zero_) zero_->load_gradients([&](size_t i) { return reducer_->averaged_gradient(i); });
     sync_device();
     t.allreduce_s += now() - t3;
     t.bucket_copy_s += reducer_->bucket_copy_s();
@@ -177,22 +198,24 @@ void Trainer::run_micro_step(const Batch& batch, bool last, double loss_scale, S
 void Trainer::optimizer_step(StepTimes& t) {
   const double t0 = now();
   torch::NoGradGuard no_grad;
+  const bool fp16 = costmodel::math_type(options_.precision) == costmodel::MathType::kFp16;
+  if (zero_) {
+    // ZeRO: the step on this rank's blocks, then (stages 1-2) the all-gather of the weights.
+    zero_->step([&](const std::vector<torch::Tensor>&) { sharded_optimizer_step(fp16); });
+    for (auto& p : parameters_) p.mutable_grad() = torch::Tensor();  // stage 1's bucket views
+    sync_device();
+    t.optimizer_s += now() - t0;
+    return;
+  }
   bool skip = false;
-  if (costmodel::math_type(options_.precision) == costmodel::MathType::kFp16) {
-    // Dynamic loss scaling (DeepSpeed's defaults: start 2^16, halve on overflow, double after
-    // 1000 clean steps). Gradients are identical on all ranks, so all ranks decide alike.
+  if (fp16) {
+    // Gradients are identical on all ranks, so all ranks decide alike.
     bool finite = true;
     for (auto& p : parameters_) {
       p.mutable_grad().div_(loss_scale_);
       finite = finite && torch::isfinite(p.grad()).all().item<bool>();
     }
-    if (!finite) {
-      loss_scale_ = std::max(1.0, loss_scale_ / 2);
-      good_steps_ = 0;
-      skip = true;
-    } else if (++good_steps_ % 1000 == 0) {
-      loss_scale_ *= 2;
-    }
+    skip = !update_loss_scale(finite);
   }
   const auto clip_and_step = [&](const std::vector<torch::Tensor>& weights) {
     if (skip) return;
@@ -239,11 +262,20 @@ double Trainer::evaluate() {
   const int64_t batch = std::max<int64_t>(options_.micro_batch, 64);
   std::vector<int64_t> mine;
   for (int64_t i = world_.rank(); i < n; i += world_.size()) mine.push_back(i);
-  for (size_t start = 0; start < mine.size(); start += batch) {
-    std::vector<int64_t> part(mine.begin() + start,
-                              mine.begin() + std::min(mine.size(), start + batch));
+  // Every rank runs as many forwards as the rank with the most images (ZeRO stage 3 gathers the
+  // units in each, a collective): one with fewer repeats its first batch, uncounted.
+  const int64_t most = (n + world_.size() - 1) / world_.size();
+  const int64_t forwards = (most + batch - 1) / batch;
+  for (int64_t k = 0; k < forwards; ++k) {
+    const size_t start = static_cast<size_t>(k * batch);
+    const bool counted = start < mine.size();
+    const size_t from = counted ? start : 0;
+    std::vector<int64_t> part(mine.begin() + std::min(mine.size(), from),
+                              mine.begin() + std::min(mine.size(), from + batch));
+    if (part.empty()) part = {0};  // fewer test images than ranks: image 0, uncounted
     Batch b = make_batch(test_images_, part, lo, 0);
-    auto logits = model_->forward(b.images.to(device_).to(parameters_.front().scalar_type()));
+    auto logits = forward_->forward(b.images.to(device_).to(parameters_.front().scalar_type()));
+    if (!counted) continue;
     counts[0] += logits.argmax(1).to(torch::kCPU).eq(b.labels).sum().item<double>();
     counts[1] += static_cast<double>(part.size());
   }

@@ -113,14 +113,33 @@ ViTImpl::ViTImpl(const costmodel::ViTConfig& c) : config(c) {
 }
 
 torch::Tensor ViTImpl::forward(const torch::Tensor& images) {
-  auto x = patch_embed->forward(images);
-  for (const auto& m : *blocks) {
-    auto block = m->as<EncoderBlockImpl>();
-    x = block->attention->forward(x);
-    x = block->mlp->forward(x);
+  torch::Tensor x = images;
+  for (size_t u = 0; u < units(); ++u) x = forward_unit(u, x);
+  return x;
+}
+
+std::string ViTImpl::unit_name(size_t u) const {
+  if (u == 0) return "patch_embed";
+  if (is_block_unit(u)) return "blocks." + std::to_string(u - 1);
+  return "norm+head";
+}
+
+torch::Tensor ViTImpl::forward_unit(size_t u, const torch::Tensor& x) {
+  if (u == 0) return patch_embed->forward(x);  // (B, C, H, W) -> (B, S, D)
+  if (is_block_unit(u)) {
+    auto block = (*blocks)[u - 1]->as<EncoderBlockImpl>();
+    return block->mlp->forward(block->attention->forward(x));  // (B, S, D)
   }
-  x = norm->forward(x);
-  return gemm::linear(x.select(1, 0), head->weight, head->bias);  // class token -> (B, classes)
+  // class token -> (B, classes)
+  return gemm::linear(norm->forward(x).select(1, 0), head->weight, head->bias);
+}
+
+std::vector<torch::Tensor> ViTImpl::unit_parameters(size_t u) {
+  if (u == 0) return patch_embed->parameters();
+  if (is_block_unit(u)) return (*blocks)[u - 1]->parameters();
+  std::vector<torch::Tensor> p = norm->parameters();
+  for (const auto& t : head->parameters()) p.push_back(t);
+  return p;
 }
 
 std::vector<std::string> ViTImpl::layer_names() const {

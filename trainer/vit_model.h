@@ -75,6 +75,16 @@ struct ViTImpl : torch::nn::Module {
   torch::Tensor forward_layer(size_t i, const torch::Tensor& x);
   std::vector<torch::Tensor> layer_parameters(size_t i);
 
+  // The sharding units (ZeRO stage 3 and FSDP wrap one module each; docs/sharding.md): unit 0 the
+  // patch embedding, 1..depth the encoder blocks, depth + 1 the final norm with the head.
+  // forward() is exactly forward_unit(0..units()-1) in sequence, and the units' parameters,
+  // concatenated in unit order, are parameters() in order.
+  size_t units() const { return static_cast<size_t>(config.depth) + 2; }
+  std::string unit_name(size_t u) const;
+  torch::Tensor forward_unit(size_t u, const torch::Tensor& x);
+  std::vector<torch::Tensor> unit_parameters(size_t u);
+  bool is_block_unit(size_t u) const { return u >= 1 && u <= static_cast<size_t>(config.depth); }
+
   costmodel::ViTConfig config;
   PatchEmbed patch_embed{nullptr};
   torch::nn::ModuleList blocks{nullptr};

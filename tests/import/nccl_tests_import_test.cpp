@@ -165,12 +165,95 @@ TEST(NcclTestsImport, MalformedRowsNameTheLine) {
   e = error_of(output(
       "     1048576        262144     float    none      -1    279.5    3.75    3.75       0    "
       "280.2    3.74    3.74       0\n"));
-  EXPECT_NE(e.find("not all_reduce_perf output"), std::string::npos) << e;
+  EXPECT_NE(e.find("another collective is not read"), std::string::npos) << e;
+}
+
+// ZeRO's collectives: reduce_scatter_perf and all_gather_perf print one rank's count beside the
+// whole buffer's size and busbw = algbw x (n-1)/n; they become the profile's reduce_scatter and
+// all_gather entries (docs/formats/nccl-tests.md). Rows: 1 and 2 MiB on 2 ranks, timings
+// consistent.
+const std::string kRsHead =
+    "# Collective test starting: reduce_scatter_perf\n"
+    "#  Rank  0 Group  0 Pid   4100 on      host0 device  0 [0000:3b:00] Tesla T4\n"
+    "#  Rank  1 Group  0 Pid   4101 on      host0 device  1 [0000:3c:00] Tesla T4\n"
+    "#       size         count      type   redop    root     time   algbw   busbw  #wrong     "
+    "time   algbw   busbw  #wrong\n";
+const std::string kRsRows =
+    "     1048576        131072     float     sum      -1    150.0    6.99    3.50       0    "
+    "151.0    6.94    3.47       0\n"
+    "     2097152        262144     float     sum      -1    280.0    7.49    3.74       0    "
+    "281.0    7.46    3.73       0\n";
+// An older all_gather_perf: no collective line, no redop and no root column, "error" for #wrong.
+const std::string kOldAllGather =
+    "#  Rank  0 Pid   4100 on      host0 device  0 [0x3b] Tesla T4\n"
+    "#  Rank  1 Pid   4101 on      host1 device  0 [0x3b] Tesla T4\n"
+    "#       size         count      type     time   algbw   busbw  error     time   algbw   "
+    "busbw  error\n"
+    "     1048576        131072     float    150.0    6.99    3.50  0e+00    151.0    6.94    "
+    "3.47  0e+00\n"
+    "     2097152        262144     float    280.0    7.49    3.74  0e+00    281.0    7.46    "
+    "3.73  0e+00\n";
+
+TEST(NcclTestsImport, ReduceScatterAndAllGatherOutputs) {
+  NcclImportOptions opt;
+  opt.link_class = "test-link";
+  const NcclTestsOutput rs = parse_text(kRsHead + kRsRows);
+  EXPECT_EQ(rs.collective, "reduce_scatter_perf");
+  EXPECT_EQ(rs.blocks, 2);
+  const NcclTestsOutput ag = parse_text(kOldAllGather);
+  EXPECT_EQ(ag.collective, "all_gather_perf");  // the table without redop says so
+  const NcclImportResult r = import_nccl_tests({rs, ag}, costmodel::DeviceCatalog{}, opt);
+  EXPECT_TRUE(r.profile.allreduce.empty());
+  ASSERT_EQ(r.profile.reduce_scatter.size(), 1u);
+  ASSERT_EQ(r.profile.all_gather.size(), 1u);
+  const schema::AllreducePoint& p = r.profile.reduce_scatter[0].points[1];
+  EXPECT_DOUBLE_EQ(p.message_bytes, 2097152);  // the whole buffer, as nccl-tests' size
+  EXPECT_DOUBLE_EQ(p.time_s, 281e-6);          // in place
+  EXPECT_DOUBLE_EQ(p.busbw_bytes_per_s, p.algbw_bytes_per_s / 2);
+  EXPECT_EQ(r.profile.all_gather[0].ranks, 2);
+  EXPECT_EQ(r.summaries[1].collective, "all-gather");
+  // The profile's own reader takes them back (its busbw check is (n-1)/n for both).
+  const schema::Json j = schema::write_profile_json(r.profile);
+  EXPECT_EQ(schema::read_profile(schema::Node(j, "p.json", "")).all_gather.size(), 1u);
+}
+
+TEST(NcclTestsImport, ReduceScatterAndAllGatherRefusals) {
+  // The all-reduce's bus factor in a reduce-scatter's table: not (n-1)/n.
+  std::string rows = kRsRows;
+  rows.replace(rows.find("3.50"), 4, "6.99");
+  std::string e = error_of(kRsHead + rows);
+  EXPECT_NE(e.find("out.txt:5: expected busbw = algbw x (n-1)/n = 3.495"), std::string::npos) << e;
+  // size = count x 4 bytes x ranks, the same ranks on every row.
+  rows = kRsRows;
+  rows.replace(rows.find("262144"), 6, "174763");
+  e = error_of(kRsHead + rows);
+  EXPECT_NE(
+      e.find("out.txt:6: expected size = count x 4 bytes (float) x ranks = 1398104, got 2097152"),
+      std::string::npos)
+      << e;
+  // Rows of 2 ranks, rank lines (or --ranks) of another count.
+  NcclImportOptions three;
+  three.ranks = 3;
+  e = vitsim::test::error_of<schema::InputError>([&] {
+    NcclImportOptions opt = three;
+    opt.link_class = "x";
+    const std::string no_rank_lines =
+        kRsHead.substr(0, kRsHead.find('\n') + 1) + kRsHead.substr(kRsHead.rfind("#       size"));
+    import_nccl_tests({parse_text(no_rank_lines + kRsRows)}, costmodel::DeviceCatalog{}, opt);
+  });
+  EXPECT_NE(e.find("out.txt: expected rows of 3 ranks"), std::string::npos) << e;
+  // "none" is an all-gather's: without its collective line, another collective.
+  e = error_of(output(
+      "     1048576        131072     float    none      -1    150.0    6.99    3.50       0    "
+      "151.0    6.94    3.47       0\n"));
+  EXPECT_NE(e.find("expected a reduction (sum, prod, max, min, avg), got none"), std::string::npos)
+      << e;
 }
 
 TEST(NcclTestsImport, WrongFilesAreRefused) {
-  std::string e = error_of("# Collective test starting: all_gather_perf\n" + output(kRow));
-  EXPECT_NE(e.find("out.txt:1: expected all_reduce_perf output, got a all_gather_perf run"),
+  std::string e = error_of("# Collective test starting: broadcast_perf\n" + output(kRow));
+  EXPECT_NE(e.find("out.txt:1: expected all_reduce_perf, reduce_scatter_perf or all_gather_perf "
+                   "output, got a broadcast_perf run"),
             std::string::npos)
       << e;
   e = error_of("hello\nworld\n");

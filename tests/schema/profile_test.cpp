@@ -300,6 +300,53 @@ TEST(Profile, RanksPerNodeIsOptionalAndAtMostTheRanks) {
   EXPECT_NE(profile_error(doc).find("/allreduce/0/ranks_per_node: expected"), std::string::npos);
 }
 
+// ZeRO's collectives (bench-allreduce --collective): optional lists of the all-reduce's entries,
+// busbw with nccl-tests' factor of each, (n-1)/n, which the reader holds them to.
+TEST(Profile, ReduceScatterAndAllGatherEntriesRoundTripWithTheirOwnBusFactor) {
+  Json doc = load_example("profile");
+  Json entry = doc["allreduce"][0];
+  entry["ranks"] = 4;
+  for (auto& point : entry["points"])  // algbw x 3/4 for n = 4
+    point["busbw_bytes_per_s"] = point["algbw_bytes_per_s"].get<double>() * 3 / 4;
+  doc["reduce_scatter"] = Json::array({entry});
+  doc["all_gather"] = Json::array({entry});
+  const Profile p = read_profile(Node(doc, "p.json", ""));
+  ASSERT_EQ(p.reduce_scatter.size(), 1u);
+  ASSERT_EQ(p.all_gather.size(), 1u);
+  EXPECT_EQ(p.all_gather[0].ranks, 4);
+  const Json written = write_profile_json(p);
+  EXPECT_EQ(written["all_gather"][0]["ranks"], 4);
+  EXPECT_DOUBLE_EQ(written["reduce_scatter"][0]["points"][1]["busbw_bytes_per_s"].get<double>(),
+                   9.375e7);
+  EXPECT_EQ(write_profile_json(read_profile(Node(written, "again.json", ""))), written);
+  EXPECT_DOUBLE_EQ(costmodel::bus_factor(costmodel::CollectiveOp::kAllReduce, 4), 1.5);
+  EXPECT_DOUBLE_EQ(costmodel::bus_factor(costmodel::CollectiveOp::kReduceScatter, 4), 0.75);
+  EXPECT_DOUBLE_EQ(costmodel::bus_factor(costmodel::CollectiveOp::kAllGather, 2), 0.5);
+  // The all-reduce's factor on a reduce-scatter is refused, naming the formula.
+  doc["reduce_scatter"][0]["points"][0]["busbw_bytes_per_s"] = 1.5e8;
+  EXPECT_NE(profile_error(doc).find("/reduce_scatter/0/points/0/busbw_bytes_per_s: expected algbw "
+                                    "* (n-1)/n (n = 4) = 7.5e+07"),
+            std::string::npos)
+      << profile_error(doc);
+  // Without them the file is as before (no empty lists written).
+  EXPECT_FALSE(write_profile_json(read_profile(testing::example_path("profile")))
+                   .contains("reduce_scatter"));
+}
+
+TEST(Profile, TheRecomputationAndAUnitsGatherRoundTripWhereMeasured) {
+  Json doc = load_example("profile");
+  EXPECT_FALSE(read_profile(Node(doc, "p.json", "")).compute[0].recompute_time_s.has_value());
+  doc["compute"][0]["recompute_time_s"] = 0.004;
+  doc["compute"][0]["unit_gather_time_s"] = 0.0002;
+  doc["compute"][0]["unit_free_time_s"] = 1e-6;
+  const Profile p = read_profile(Node(doc, "p.json", ""));
+  EXPECT_DOUBLE_EQ(*p.compute[0].recompute_time_s, 0.004);
+  EXPECT_DOUBLE_EQ(*p.compute[0].unit_free_time_s, 1e-6);
+  EXPECT_EQ(write_profile_json(p)["compute"][0]["unit_gather_time_s"], 0.0002);
+  doc["compute"][0]["unit_gather_time_s"] = -1;
+  EXPECT_NE(profile_error(doc).find("/compute/0/unit_gather_time_s"), std::string::npos);
+}
+
 TEST(Profile, TheLocalGradientWorkIsOptionalAndAPartOfTheStepOverhead) {
   Json doc = load_example("profile");
   EXPECT_FALSE(read_profile(Node(doc, "p.json", "")).compute[0].gradient_local_time_s);
@@ -355,7 +402,7 @@ TEST(Profile, CrossFieldChecks) {
   doc = load_example("profile");
   doc["compute"] = Json::array();
   doc["allreduce"] = Json::array();
-  EXPECT_NE(profile_error(doc).find("/compute: expected at least one compute or allreduce entry"),
+  EXPECT_NE(profile_error(doc).find("/compute: expected at least one compute or collective entry"),
             std::string::npos);
   doc = load_example("profile");
   doc["compute"].push_back(doc["compute"][0]);

@@ -59,6 +59,47 @@ TEST(RunLog, TheBucketCopyIsOptional) {
 
 // The means per rank: optional (absent in older logs, not written when empty), read back where
 // written, one per rank of ranks[] in the same order, bad values refused naming the field.
+// ZeRO and activation checkpointing (docs/sharding.md): the stage and the flag in the config, the
+// phases they add per rank; all optional (absent: stage 0, off, 0 s), each phase within the step.
+TEST(RunLog, ShardingKeysAreOptionalAndHeldToTheirBounds) {
+  Json doc = load_example("run_log");
+  RunLog log = read_run_log(Node(doc, "r.json", ""));
+  EXPECT_EQ(log.config.zero_stage, 0);
+  EXPECT_FALSE(log.config.activation_checkpointing);
+  EXPECT_FALSE(write_run_log_json(log)["config"].contains("zero_stage"));
+  doc["config"]["zero_stage"] = 3;
+  doc["config"]["activation_checkpointing"] = true;
+  doc["ranks"][0]["allgather_time_s"] = 0.05;
+  doc["ranks"][0]["reduce_scatter_time_s"] = 0.04;
+  doc["ranks"][0]["unit_free_time_s"] = 0.001;
+  doc["ranks"][0]["recompute_time_s"] = 0.1;
+  doc["ranks"][0]["peak_memory_bytes"] = 4.5e7;
+  log = read_run_log(Node(doc, "r.json", ""));
+  EXPECT_DOUBLE_EQ(*log.ranks[0].peak_memory_bytes, 4.5e7);
+  EXPECT_EQ(log.config.zero_stage, 3);
+  EXPECT_TRUE(log.config.activation_checkpointing);
+  EXPECT_DOUBLE_EQ(log.ranks[0].allgather_time_s, 0.05);
+  EXPECT_DOUBLE_EQ(log.ranks[0].recompute_time_s, 0.1);
+  const Json written = write_run_log_json(log);
+  EXPECT_EQ(written["ranks"], doc["ranks"]);
+  EXPECT_EQ(written["config"]["zero_stage"], 3);
+  EXPECT_EQ(written["config"]["activation_checkpointing"], true);
+  doc["config"]["zero_stage"] = 4;
+  EXPECT_NE(run_log_error(doc).find("/config/zero_stage: expected a ZeRO stage 0, 1, 2 or 3"),
+            std::string::npos)
+      << run_log_error(doc);
+  doc["config"]["zero_stage"] = 2;
+  doc["ranks"][0]["recompute_time_s"] = 0.6;  // the step takes 0.52 s
+  EXPECT_NE(run_log_error(doc).find("/ranks/0/recompute_time_s: expected at most step_time_s"),
+            std::string::npos)
+      << run_log_error(doc);
+  doc["ranks"][0]["recompute_time_s"] = -0.1;
+  EXPECT_NE(run_log_error(doc).find("/ranks/0/recompute_time_s"), std::string::npos);
+  doc["ranks"][0]["recompute_time_s"] = 0.1;
+  doc["ranks"][0]["peak_memory_bytes"] = -1;
+  EXPECT_NE(run_log_error(doc).find("/ranks/0/peak_memory_bytes"), std::string::npos);
+}
+
 TEST(RunLog, TheRankMeansAreOptionalAndFollowTheRanks) {
   RunLog log = read_run_log(testing::example_path("run_log"));
   EXPECT_TRUE(log.rank_means.empty());

@@ -1,6 +1,7 @@
 // The 2-rank half of nccl_core_test: started by the test under `mpirun -np 2`, one GPU per rank
 // (chosen from the local rank). Each rank fills a buffer with rank-dependent values, then checks
-// an NCCL sum, average and broadcast against the values computed on the host. Exits 0 when every
+// an NCCL sum, broadcast, reduce-scatter and all-gather (in place and not, as ZeRO's flat
+// parameters use them) against the values computed on the host. Exits 0 when every
 // rank agrees, 1 (with the first mismatch on stderr) otherwise; a CUDA/NCCL/MPI failure prints
 // the call and file:line.
 #include <mpi.h>
@@ -66,6 +67,24 @@ int run() {
   VITSIM_CUDA_CHECK(cudaStreamSynchronize(stream));
   VITSIM_CUDA_CHECK(cudaMemcpy(got.data(), a, n * sizeof(float), cudaMemcpyDeviceToHost));
   bad |= check("broadcast", got, root1, rank);
+  // Reduce-scatter: rank r receives block r of the sum; all-gather puts every block back.
+  const size_t block = n / static_cast<size_t>(size);
+  const size_t whole = block * static_cast<size_t>(size);
+  VITSIM_CUDA_CHECK(cudaMemcpy(a, host.data(), whole * sizeof(float), cudaMemcpyHostToDevice));
+  core.reduce_scatter_sum(a, b, block, ncclFloat32, stream);
+  VITSIM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<float> mine(block),
+      want_block(sum.begin() + rank * block, sum.begin() + (rank + 1) * block);
+  VITSIM_CUDA_CHECK(cudaMemcpy(mine.data(), b, block * sizeof(float), cudaMemcpyDeviceToHost));
+  bad |= check("reduce-scatter", mine, want_block, rank);
+  // In place: this rank's block already at its offset of the whole buffer.
+  VITSIM_CUDA_CHECK(
+      cudaMemcpy(a + rank * block, b, block * sizeof(float), cudaMemcpyDeviceToDevice));
+  core.all_gather(a + rank * block, a, block, ncclFloat32, stream);
+  VITSIM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<float> gathered(whole), want_whole(sum.begin(), sum.begin() + whole);
+  VITSIM_CUDA_CHECK(cudaMemcpy(gathered.data(), a, whole * sizeof(float), cudaMemcpyDeviceToHost));
+  bad |= check("all-gather", gathered, want_whole, rank);
   cudaFree(a);
   cudaFree(b);
   cudaStreamDestroy(stream);

@@ -1,5 +1,6 @@
 // Tests of the Torch-free NCCL core (trainer/nccl_core.h) on a real device: a 1-rank all-reduce
-// (in-place sum of fp32 and bf16, as the trainer's buckets) and broadcast in this process, and a
+// (in-place sum of fp32 and bf16, as the trainer's buckets), broadcast, reduce-scatter and
+// all-gather in this process, and a
 // 2-rank job under mpirun (nccl_core_mpi_check). Without a CUDA device (no driver, no GPU) every
 // test that needs one skips with "no CUDA device: ..."; the binary itself must load without
 // libcuda.
@@ -141,6 +142,20 @@ TEST(NcclCore, OneRankAllReduceAndBroadcastOnDevice) {
   VITSIM_CUDA_CHECK(cudaStreamSynchronize(stream));
   EXPECT_TRUE(same_elements(dst.to_host(), input)) << "broadcast";
   EXPECT_THROW(core.broadcast(fp32.get(), dst.get(), n, ncclFloat32, 1, stream), NcclError);
+
+  // ZeRO's collectives at one rank: the reduce-scatter's one block is the input (bf16 too), the
+  // all-gather's whole buffer the one block, out of place and in place.
+  DeviceArray<float> block(std::vector<float>(n, 0.0f));
+  core.reduce_scatter_sum(fp32.get(), block.get(), n, ncclFloat32, stream);
+  DeviceArray<uint16_t> block_bf16(std::vector<uint16_t>(n, 0));
+  core.reduce_scatter_sum(bf16.get(), block_bf16.get(), n, ncclBfloat16, stream);
+  DeviceArray<float> whole(std::vector<float>(n, 0.0f));
+  core.all_gather(block.get(), whole.get(), n, ncclFloat32, stream);
+  core.all_gather(whole.get(), whole.get(), n, ncclFloat32, stream);
+  VITSIM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  EXPECT_TRUE(same_elements(block.to_host(), input)) << "reduce-scatter";
+  EXPECT_TRUE(same_elements(block_bf16.to_host(), input_bf16)) << "bf16 reduce-scatter";
+  EXPECT_TRUE(same_elements(whole.to_host(), input)) << "all-gather";
   VITSIM_CUDA_CHECK(cudaStreamDestroy(stream));
 }
 

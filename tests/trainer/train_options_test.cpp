@@ -44,7 +44,8 @@ TEST(DeepSpeedConfig, ReadsTheKeysDeepSpeedUsers) {
   EXPECT_DOUBLE_EQ(*c.beta2, 0.95);
   EXPECT_EQ(*c.precision, costmodel::Regime::kDsBf16);
   EXPECT_TRUE(*c.wall_clock_breakdown);
-  EXPECT_EQ(ignored, "scheduler, zero_optimization");
+  EXPECT_EQ(ignored, "scheduler");
+  EXPECT_EQ(*c.zero_stage, 0);
 }
 
 // The fp16/bf16 blocks are DeepSpeed's own mixed precision (ds-*); communication_data_type
@@ -82,14 +83,51 @@ TEST(ValidateOptions, AcceptsDsBf16AndRefusesDsFp16) {
   EXPECT_NE(e.find("use ds-bf16"), std::string::npos) << e;
 }
 
-TEST(DeepSpeedConfig, UnknownKeyAndZeroStageAreRefused) {
+TEST(DeepSpeedConfig, UnknownKeyIsRefused) {
   const std::string e1 =
       error_of([] { read_deepspeed_config(write_config("unk", R"({"train_batch_sise": 8})")); });
   EXPECT_NE(e1.find("train_batch_sise"), std::string::npos) << e1;
-  const std::string e2 = error_of([] {
-    read_deepspeed_config(write_config("zero", R"({"zero_optimization": {"stage": 2}})"));
+}
+
+// zero_optimization: its stage (0-3) and overlap_comm are read, the keys that tune DeepSpeed's own
+// buffers are listed as ignored, offloading and a stage beyond 3 are refused, naming the key.
+TEST(DeepSpeedConfig, ZeroOptimizationStageAndOverlapAreRead) {
+  std::string ignored;
+  const DeepSpeedConfig c = read_deepspeed_config(
+      write_config("zero", R"({"zero_optimization": {"stage": 2, "overlap_comm": true,
+                                "reduce_bucket_size": 5e8, "contiguous_gradients": true}})"),
+      &ignored);
+  EXPECT_EQ(*c.zero_stage, 2);
+  EXPECT_TRUE(*c.overlap);
+  EXPECT_EQ(ignored,
+            "zero_optimization.contiguous_gradients, zero_optimization.reduce_bucket_size");
+  const std::string e4 = error_of([] {
+    read_deepspeed_config(write_config("zero4", R"({"zero_optimization": {"stage": 4}})"));
   });
-  EXPECT_NE(e2.find("/zero_optimization/stage: expected stage 0"), std::string::npos) << e2;
+  EXPECT_NE(e4.find("/zero_optimization/stage: expected a ZeRO stage 0, 1, 2 or 3, got number 4"),
+            std::string::npos)
+      << e4;
+  const std::string off = error_of([] {
+    read_deepspeed_config(write_config(
+        "offload", R"({"zero_optimization": {"stage": 3, "offload_param": {"device": "cpu"}}})"));
+  });
+  EXPECT_NE(off.find("/zero_optimization/offload_param: expected no offloading"), std::string::npos)
+      << off;
+  const std::string unk = error_of([] {
+    read_deepspeed_config(write_config("zerounk", R"({"zero_optimization": {"stag": 1}})"));
+  });
+  EXPECT_NE(unk.find("stag"), std::string::npos) << unk;
+}
+
+TEST(ZeroStage, NumbersAndFsdpNames) {
+  EXPECT_EQ(parse_zero_stage("0"), 0);
+  EXPECT_EQ(parse_zero_stage("3"), 3);
+  EXPECT_EQ(parse_zero_stage("SHARD_GRAD_OP"), 2);
+  EXPECT_EQ(parse_zero_stage("full_shard"), 3);
+  EXPECT_EQ(parse_zero_stage("NO_SHARD"), 0);
+  const std::string e = error_of([] { parse_zero_stage("HYBRID_SHARD"); });
+  EXPECT_NE(e.find("--zero-stage: expected 0, 1, 2, 3"), std::string::npos) << e;
+  EXPECT_NE(error_of([] { parse_zero_stage("4"); }), "");
 }
 
 TEST(ResolveBatch, InconsistentBatchIsAClearError) {

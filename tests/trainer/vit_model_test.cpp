@@ -66,6 +66,33 @@ TEST(VitModel, EachLayerOwnsItsLayerGraphParameters) {
   EXPECT_TRUE(torch::equal(y, model->forward(images)));
 }
 
+// The sharding units (ZeRO stage 3's gather units): their parameters, in unit order, are the
+// model's in registration order (the same tensors), and running them in sequence is forward().
+TEST(VitModel, UnitsPartitionTheParametersAndComposeTheForward) {
+  auto c = tiny();
+  c.depth = 2;
+  ViT model(c);
+  ASSERT_EQ(model->units(), 4u);
+  EXPECT_EQ(model->unit_name(0), "patch_embed");
+  EXPECT_EQ(model->unit_name(2), "blocks.1");
+  EXPECT_EQ(model->unit_name(3), "norm+head");
+  EXPECT_FALSE(model->is_block_unit(0));
+  EXPECT_TRUE(model->is_block_unit(2));
+  std::vector<torch::Tensor> in_units;
+  for (size_t u = 0; u < model->units(); ++u) {
+    for (const auto& p : model->unit_parameters(u)) in_units.push_back(p);
+  }
+  const auto all = model->parameters();
+  ASSERT_EQ(in_units.size(), all.size());
+  for (size_t i = 0; i < all.size(); ++i)
+    EXPECT_TRUE(in_units[i].is_same(all[i])) << "parameter " << i;
+  torch::manual_seed(2);
+  const auto images = torch::randn({2, 3, 16, 16});
+  auto y = images;
+  for (size_t u = 0; u < model->units(); ++u) y = model->forward_unit(u, y);
+  EXPECT_TRUE(torch::equal(y, model->forward(images)));
+}
+
 TEST(VitModel, TorchvisionNames) {
   EXPECT_EQ(torchvision_name("patch_embed.pos_embedding"), "encoder.pos_embedding");
   EXPECT_EQ(torchvision_name("blocks.11.attention.in_proj_weight"),
