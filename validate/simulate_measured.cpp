@@ -8,6 +8,7 @@
 #include "schema/gpus_io.h"
 #include "schema/input_error.h"
 #include "schema/model_io.h"
+#include "schema/safe_name.h"
 
 namespace vitsim::validate {
 
@@ -48,6 +49,9 @@ present::NamedPrediction simulate_measured(const std::vector<present::MeasuredRu
   out.prediction.context = {{"model", schema::write_model(study.model)}};
   for (const auto& run : measured) {
     if (!have.insert(run.key).second) continue;
+    // A name, never a path: "../../x" would load a file outside the study's cluster folder.
+    schema::check_safe_name(run.key.cluster, run.source,
+                            run.run_name.empty() ? "column cluster" : "/config/cluster");
     const std::string path = study.cluster_folder + "/" + run.key.cluster + ".json";
     std::error_code ec;  // a name too long for a path is no file either (exit 2, not a throw)
     if (!fs::exists(path, ec)) {
