@@ -19,7 +19,7 @@
 namespace vitsim::process {
 namespace {
 
-constexpr int kCaught[] = {SIGINT, SIGTERM};
+constexpr int kCaught[] = {SIGINT, SIGTERM, SIGHUP};
 
 volatile sig_atomic_t g_signal = 0;  // the signal received while children ran, 0 when none
 
@@ -27,9 +27,10 @@ extern "C" void note_signal(int sig) {
   g_signal = sig;
 }
 
-// While alive: SIGINT and SIGTERM noted instead of acted on (unless ignored when it started) and
-// blocked except inside wait(), so that one arriving between a check and ppoll() is not missed.
-// pass_on() puts the previous actions and mask back and raises the noted signal for them.
+// While alive: SIGINT, SIGTERM and SIGHUP noted instead of acted on (unless ignored when it
+// started) and blocked except inside wait(), so that one arriving between a check and ppoll() is
+// not missed. pass_on() puts the previous actions and mask back and raises the noted signal for
+// them.
 class SignalScope {
  public:
   SignalScope() {

@@ -10,15 +10,15 @@
 //
 // Every child: leads its own process group (killed as one, its own children included); dies with
 // its parent (PR_SET_PDEATHSIG, checked against a parent that died before it was set); takes the
-// default actions for SIGINT and SIGTERM back; writes its stdout to stderr (vitsim's stdout holds
-// only its own output; a program's stdout is discarded). Runners nest: a sweep job's simulation
-// is a child of the job.
+// default actions for SIGINT, SIGTERM and SIGHUP back; writes its stdout to stderr (vitsim's stdout
+// holds only its own output; a program's stdout is discarded). Runners nest: a sweep job's
+// simulation is a child of the job.
 //
-// Signals: while children run, SIGINT and SIGTERM (unless ignored when the run starts) are caught
-// by the parent, which kills every running child's process group (SIGKILL: the work is a pure
-// computation, nothing to save), reaps them, puts the previous signal actions back and then passes
-// the signal on to them: by default the process ends by that signal; a caller's handler (e.g.
-// clikit::StopOnSignal) sees it, and the runner reports the interruption (Interrupted, or
+// Signals: while children run, SIGINT, SIGTERM and SIGHUP (unless ignored when the run starts) are
+// caught by the parent, which kills every running child's process group (SIGKILL: the work is a
+// pure computation, nothing to save), reaps them, puts the previous signal actions back and then
+// passes the signal on to them: by default the process ends by that signal; a caller's handler
+// (e.g. clikit::StopOnSignal) sees it, and the runner reports the interruption (Interrupted, or
 // RunResult::signal). The pipes are read with ppoll() and the signals blocked outside it: no
 // signal is missed between a check and a wait.
 #pragma once
@@ -54,7 +54,8 @@ struct RunOptions {
 
 struct RunResult {
   std::vector<std::optional<ChildOutcome>> outcomes;  // by index; empty: not started or killed
-  int signal = 0;  // SIGINT or SIGTERM that stopped the run (after the caller's handler ran)
+  int signal =
+      0;  // SIGINT, SIGTERM or SIGHUP that stopped the run (after the caller's handler ran)
 };
 
 // work(i) for i in [0, count), each in its own child, at most options.parallel at once.
@@ -78,8 +79,8 @@ std::string run_in_child(const std::function<std::string()>& work,
                          const std::string& what = "the simulation process");
 
 // A program run as a child of the runner (gnuplot for the report's figures): its own process
-// group, dies with vitsim, SIGINT and SIGTERM as above (Interrupted when the caller's handler
-// does not end the process). Its stdout is discarded, its stderr collected.
+// group, dies with vitsim, SIGINT, SIGTERM and SIGHUP as above (Interrupted when the caller's
+// handler does not end the process). Its stdout is discarded, its stderr collected.
 struct ProgramCall {
   std::vector<std::string> argv;  // argv[0] is looked up on PATH (execvp); not empty
   std::string work_dir;           // the program's working directory ("" = this process's)
