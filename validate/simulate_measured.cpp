@@ -23,6 +23,11 @@ schema::TrainingConfig config_of(const present::MeasuredRun& run,
   c.precision = run.key.precision;
   c.data_fraction = run.key.data_fraction();
   c.images = run.images;
+  // What the run says of the rest is simulated as it ran (present/run_match.h compares them).
+  if (run.accumulation) c.accumulation = *run.accumulation;
+  if (run.optimizer) c.optimizer = *run.optimizer;
+  if (run.overlap) c.overlap = *run.overlap;
+  if (run.bucket_bytes) c.bucket_bytes = *run.bucket_bytes;
   c.placement = run.key.placement;
   if (run.key.placement == "intra-node") {
     c.gpus_per_node = run.key.gpus;
