@@ -14,11 +14,14 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <vector>
 
+#include "costmodel/physical_bounds.h"
 #include "schema/digest.h"
 #include "schema/input_error.h"
 #include "schema/output_file.h"
@@ -198,10 +201,9 @@ NamedTensors named_parameters(torch::nn::Module& model) {
   return out;
 }
 
-// One checkpoint file: head, digest, key, archive (format 3).
-void write_checkpoint_file(const std::string& path, const NamedTensors& tensors,
-                           torch::optim::Optimizer& optimizer, const TrainPosition& p,
-                           const CheckpointKey& key) {
+// One checkpoint file's bytes: head, digest, key, archive (format 3).
+std::string checkpoint_bytes(const NamedTensors& tensors, torch::optim::Optimizer& optimizer,
+                             const TrainPosition& p, const CheckpointKey& key) {
   torch::serialize::OutputArchive archive;
   torch::serialize::OutputArchive model_archive, optimizer_archive;
   for (const auto& [name, tensor] : tensors) model_archive.write(name, tensor);
@@ -221,38 +223,47 @@ void write_checkpoint_file(const std::string& path, const NamedTensors& tensors,
   std::ostringstream zip;
   archive.save_to(zip);
   const std::string body = key_json(key).dump() + "\n" + zip.str();
-  const std::string text = std::string(kMagic) + "\nformat " + std::to_string(kFormatVersion) +
-                           "\n" + schema::digest_text(body) + "\n" + body;
-  schema::write_output(path, text);
+  return std::string(kMagic) + "\nformat " + std::to_string(kFormatVersion) + "\n" +
+         schema::digest_text(body) + "\n" + body;
 }
 
 }  // namespace
 
 std::string save_checkpoint(const std::string& dir, torch::nn::Module& model,
                             torch::optim::Optimizer& optimizer, const TrainPosition& p,
-                            const CheckpointKey& key, int64_t keep) {
+                            const CheckpointKey& key, int64_t keep,
+                            const std::vector<schema::NamedPath>& inputs) {
   ::mkdir(dir.c_str(), 0755);
   const std::string name = checkpoint_step_name(p.global_step) + ".pt";
   const std::string path = dir + "/" + name;
-  write_checkpoint_file(path, named_parameters(model), optimizer, p, key);
-  schema::write_output(dir + "/latest", name + "\n");
+  schema::OutputGroup written(inputs,
+                              {{"--checkpoint-dir", path}, {"--checkpoint-dir", dir + "/latest"}});
+  written.add(path, checkpoint_bytes(named_parameters(model), optimizer, p, key));
+  written.add(dir + "/latest", name + "\n");  // last: it names the file above
+  written.commit();
   prune_checkpoints(dir, p.global_step, keep);
   return path;
 }
 
 std::string save_sharded_part(const std::string& dir, const NamedTensors& blocks,
                               torch::optim::Optimizer& optimizer, const TrainPosition& p,
-                              const CheckpointKey& key, int64_t ranks) {
+                              const CheckpointKey& key, int64_t ranks,
+                              const std::vector<schema::NamedPath>& inputs) {
   const std::string step_dir = dir + "/" + checkpoint_step_name(p.global_step);
   ::mkdir(dir.c_str(), 0755);
   ::mkdir(step_dir.c_str(), 0755);  // every rank tries; the first makes it
-  write_checkpoint_file(step_dir + "/" + sharded_part_name(key.rank, ranks), blocks, optimizer, p,
-                        key);
+  const std::string path = step_dir + "/" + sharded_part_name(key.rank, ranks);
+  schema::OutputGroup written(inputs, {{"--checkpoint-dir", path}});
+  written.add(path, checkpoint_bytes(blocks, optimizer, p, key));
+  written.commit();
   return step_dir;
 }
 
-void commit_sharded(const std::string& dir, int64_t global_step, int64_t keep) {
-  schema::write_output(dir + "/latest", checkpoint_step_name(global_step) + "\n");
+void commit_sharded(const std::string& dir, int64_t global_step, int64_t keep,
+                    const std::vector<schema::NamedPath>& inputs) {
+  schema::OutputGroup written(inputs, {{"--checkpoint-dir", dir + "/latest"}});
+  written.add(dir + "/latest", checkpoint_step_name(global_step) + "\n");
+  written.commit();
   prune_checkpoints(dir, global_step, keep);
 }
 
@@ -282,8 +293,71 @@ std::string sharded_part_path(const std::string& where, int64_t rank, int64_t ra
           " (resharding to another count is not built)");
 }
 
+namespace {
+
+std::string number_text(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
+std::string shape_text(torch::IntArrayRef shape) {
+  std::string out;
+  for (int64_t d : shape) out += (out.empty() ? "" : "x") + std::to_string(d);
+  return out.empty() ? "()" : out;
+}
+
+}  // namespace
+
+void check_position(const std::string& path, const TrainPosition& p, const ResumeBounds& b) {
+  auto refuse = [&](const char* field, const std::string& expected, const std::string& got,
+                    const std::string& hint) {
+    throw schema::InputError::at(path, std::string("/position/") + field, expected, got, hint);
+  };
+  const std::string other = "a position this run does not reach: resume from another checkpoint";
+  if (p.epoch < 0 || p.epoch >= b.epochs)
+    refuse("epoch",
+           "an epoch 0.." + std::to_string(b.epochs - 1) + " (--epochs " +
+               std::to_string(b.epochs) + ")",
+           std::to_string(p.epoch),
+           p.epoch >= b.epochs
+               ? "resume with --epochs " + std::to_string(p.epoch + 1) + " or more to train past it"
+               : other);
+  const int64_t last = b.micro_steps_per_epoch;
+  if (p.micro_step < 0 || p.micro_step > last)
+    refuse("micro_step", "micro-steps done in the epoch: 0.." + std::to_string(last),
+           std::to_string(p.micro_step), other);
+  if (p.micro_step % b.accumulation != 0 && p.micro_step != last)
+    refuse("micro_step",
+           "the end of an optimizer step (a multiple of --accumulation " +
+               std::to_string(b.accumulation) + ", or the epoch's " + std::to_string(last) + ")",
+           std::to_string(p.micro_step), other);
+  const int64_t steps_in_epoch = (p.micro_step + b.accumulation - 1) / b.accumulation;
+  if (p.global_step < steps_in_epoch || p.global_step > costmodel::kRepetitions.max)
+    refuse("global_step",
+           "optimizer steps done in all: " + std::to_string(steps_in_epoch) +
+               " (this epoch's) .. " + std::to_string(costmodel::kRepetitions.max),
+           std::to_string(p.global_step), other);
+  const double seen =
+      static_cast<double>(p.micro_step) * static_cast<double>(b.samples_per_micro_step);
+  auto within = [&](const char* field, double v, double hi, const std::string& what) {
+    if (!(std::isfinite(v) && v >= 0 && v <= hi)) refuse(field, what, number_text(v), other);
+  };
+  within("epoch_samples", p.epoch_samples, seen,
+         "images of the epoch so far: 0 .. " + number_text(seen) + " (" +
+             std::to_string(p.micro_step) + " micro-steps of " +
+             std::to_string(b.samples_per_micro_step) + ")");
+  within("epoch_correct", p.epoch_correct, p.epoch_samples,
+         "correct predictions: 0 .. " + number_text(p.epoch_samples) + " (epoch_samples)");
+  within("epoch_loss_sum", p.epoch_loss_sum, std::numeric_limits<double>::max(),
+         "a sum of losses >= 0");
+  within("epoch_elapsed_s", p.epoch_elapsed_s, costmodel::kDurationS.max,
+         costmodel::kDurationS.what);
+}
+
 TrainPosition load_checkpoint(const std::string& where, torch::nn::Module& model,
-                              torch::optim::Optimizer& optimizer, const CheckpointKey& key) {
+                              torch::optim::Optimizer& optimizer, const CheckpointKey& key,
+                              const ResumeBounds& bounds) {
   const std::string path = resolve_checkpoint(where);
   if (is_directory(path)) {
     throw schema::InputError::at(
@@ -292,41 +366,33 @@ TrainPosition load_checkpoint(const std::string& where, torch::nn::Module& model
         "resume with the --zero-stage it was written with (its files' key names it), or start "
         "without --resume");
   }
-  return load_checkpoint(path, named_parameters(model), optimizer, key);
+  return load_checkpoint(path, named_parameters(model), optimizer, key, bounds);
 }
 
-TrainPosition load_checkpoint(const std::string& path, const NamedTensors& tensors,
-                              torch::optim::Optimizer& optimizer, const CheckpointKey& key) {
-  const auto [saved_key, zip] = read_checked(path);
-  check_key(path, saved_key, key);
-  torch::serialize::InputArchive archive;
-  try {
-    archive.load_from(zip.data(), zip.size());
-  } catch (const c10::Error& e) {
-    throw schema::InputError::at(path, "", "a vitsim-train checkpoint", "an unreadable archive",
-                                 e.what_without_backtrace());
-  }
-  torch::serialize::InputArchive model_archive, optimizer_archive;
-  archive.read("model", model_archive);
-  {
-    torch::NoGradGuard no_grad;
-    for (const auto& [name, target] : tensors) {
-      torch::Tensor t;
-      model_archive.read(name, t);
-      target.copy_(t);
-    }
-  }
-  archive.read("optimizer", optimizer_archive);
-  optimizer.load(optimizer_archive);
-  torch::Tensor rng, pi, pf;
-  archive.read("rng_state", rng);
-  {
-    auto gen = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(gen.mutex());
-    gen.set_state(rng);
-  }
-  archive.read("position_i64", pi);
-  archive.read("position_f64", pf);
+namespace {
+
+// A tensor of the archive, read and checked against the shape and type the run expects.
+torch::Tensor read_tensor(const std::string& path, torch::serialize::InputArchive& archive,
+                          const std::string& name, const std::string& pointer,
+                          torch::IntArrayRef shape, torch::ScalarType type) {
+  torch::Tensor t;
+  if (!archive.try_read(name, t))
+    throw schema::InputError::at(path, pointer, "a tensor " + name, "none",
+                                 "not a checkpoint of this vitsim-train: start without --resume");
+  if (t.sizes() != shape || t.scalar_type() != type)
+    throw schema::InputError::at(
+        path, pointer,
+        std::string("a ") + c10::toString(type) + " tensor of shape " + shape_text(shape),
+        std::string(c10::toString(t.scalar_type())) + " of shape " + shape_text(t.sizes()),
+        "a checkpoint of another run: resume from one this run wrote");
+  return t;
+}
+
+TrainPosition read_position(const std::string& path, torch::serialize::InputArchive& archive) {
+  const torch::Tensor pi =
+      read_tensor(path, archive, "position_i64", "/position", {3}, torch::kLong);
+  const torch::Tensor pf =
+      read_tensor(path, archive, "position_f64", "/position", {4}, torch::kDouble);
   TrainPosition p;
   auto i = pi.accessor<int64_t, 1>();
   auto f = pf.accessor<double, 1>();
@@ -338,6 +404,53 @@ TrainPosition load_checkpoint(const std::string& path, const NamedTensors& tenso
   p.epoch_samples = f[2];
   p.epoch_elapsed_s = f[3];
   return p;
+}
+
+TrainPosition load_archive(const std::string& path, const std::string& zip,
+                           const NamedTensors& tensors, torch::optim::Optimizer& optimizer,
+                           const ResumeBounds& bounds) {
+  torch::serialize::InputArchive archive;
+  archive.load_from(zip.data(), zip.size());
+  // The position first: nothing is loaded from a checkpoint whose position is out of bounds.
+  const TrainPosition p = read_position(path, archive);
+  check_position(path, p, bounds);
+  torch::serialize::InputArchive model_archive, optimizer_archive;
+  archive.read("model", model_archive);
+  std::vector<torch::Tensor> values;
+  for (const auto& [name, target] : tensors)
+    values.push_back(read_tensor(path, model_archive, name, "/model/" + name, target.sizes(),
+                                 target.scalar_type()));
+  {
+    torch::NoGradGuard no_grad;
+    for (size_t k = 0; k < tensors.size(); ++k) tensors[k].second.copy_(values[k]);
+  }
+  archive.read("optimizer", optimizer_archive);
+  optimizer.load(optimizer_archive);
+  torch::Tensor rng;
+  archive.read("rng_state", rng);
+  {
+    auto gen = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    gen.set_state(rng);
+  }
+  return p;
+}
+
+}  // namespace
+
+TrainPosition load_checkpoint(const std::string& path, const NamedTensors& tensors,
+                              torch::optim::Optimizer& optimizer, const CheckpointKey& key,
+                              const ResumeBounds& bounds) {
+  const auto [saved_key, zip] = read_checked(path);
+  check_key(path, saved_key, key);
+  try {
+    return load_archive(path, zip, tensors, optimizer, bounds);
+  } catch (const c10::Error& e) {
+    // What the checks above do not name (an archive whose parts do not load): still the file's.
+    throw schema::InputError::at(path, "", "a vitsim-train checkpoint this run can load",
+                                 "an archive LibTorch cannot read",
+                                 std::string(e.what_without_backtrace()).substr(0, 300));
+  }
 }
 
 }  // namespace vitsim::trainer

@@ -21,6 +21,7 @@
 #include "costmodel/optimizer.h"
 #include "costmodel/regime.h"
 #include "costmodel/vit_config.h"
+#include "schema/output_rule.h"
 
 namespace vitsim::trainer {
 
@@ -54,35 +55,60 @@ struct CheckpointKey {
   int64_t rank = -1;
 };
 
+// Where a resumed run may stand: the position a checkpoint records must be one this run reaches
+// (docs/formats/checkpoint.md, "Position"). The checksum is public: an edited position with its
+// checksum recomputed is refused by these bounds, naming the field, before anything uses it (a
+// negative micro-step read labels out of bounds).
+struct ResumeBounds {
+  int64_t epochs = 1;                  // the run's --epochs: the checkpoint's epoch is below it
+  int64_t micro_steps_per_epoch = 1;   // of each rank, at this micro-batch (the sampler's)
+  int64_t accumulation = 1;            // micro-steps per optimizer step
+  int64_t samples_per_micro_step = 1;  // all ranks: micro-batch x ranks
+};
+
 // Named tensors a checkpoint's "model" part holds (parameters, or a rank's master blocks).
 using NamedTensors = std::vector<std::pair<std::string, torch::Tensor>>;
 
 // The key of a run of `options` on `world_size` ranks (the model with its classes from the data).
 CheckpointKey checkpoint_key(const TrainOptions& options, int64_t world_size);
 
-// Writes <dir>/checkpoint-step<global_step>.pt and <dir>/latest; then removes the checkpoints of
-// earlier steps beyond the newest `keep` (0: keep every one; later steps, another run's, are left
-// alone). Returns the path.
+// Writes <dir>/checkpoint-step<global_step>.pt and <dir>/latest as one group (output_file.h: both
+// or neither, `latest` renamed last), declared with the run's `inputs` (--resume among them: a
+// checkpoint never replaces the one it resumed from); then removes the checkpoints of earlier
+// steps beyond the newest `keep` (0: keep every one; later steps, another run's, are left alone).
+// Returns the path.
 std::string save_checkpoint(const std::string& dir, torch::nn::Module& model,
                             torch::optim::Optimizer& optimizer, const TrainPosition& position,
-                            const CheckpointKey& key, int64_t keep);
+                            const CheckpointKey& key, int64_t keep,
+                            const std::vector<schema::NamedPath>& inputs);
 // `path` is a checkpoint file or a folder with a "latest" file. Checks the file's checksum and
-// key, then loads into model and optimizer (which must have been built the same way) and returns
-// the position. A damaged file, or a checkpoint of another configuration, is refused with an
-// InputError naming the field and the option to change.
+// key, every tensor's shape and the position against `bounds`, then loads into model and
+// optimizer (which must have been built the same way) and returns the position. A damaged file,
+// a checkpoint of another configuration or a position this run cannot reach is refused with an
+// InputError naming the file, the field and the option to change; never a LibTorch error.
 TrainPosition load_checkpoint(const std::string& path, torch::nn::Module& model,
-                              torch::optim::Optimizer& optimizer, const CheckpointKey& key);
+                              torch::optim::Optimizer& optimizer, const CheckpointKey& key,
+                              const ResumeBounds& bounds);
 // The same for named tensors (a rank's blocks), each loaded in place.
 TrainPosition load_checkpoint(const std::string& path, const NamedTensors& tensors,
-                              torch::optim::Optimizer& optimizer, const CheckpointKey& key);
+                              torch::optim::Optimizer& optimizer, const CheckpointKey& key,
+                              const ResumeBounds& bounds);
+
+// InputError naming `path` and /position/<field> when `position` is not one a run of `bounds`
+// reaches (negative, past the run's epochs or its epoch's micro-steps, not at an optimizer step's
+// boundary, running sums that are not numbers or exceed what the epoch saw).
+void check_position(const std::string& path, const TrainPosition& position,
+                    const ResumeBounds& bounds);
 
 // Sharded checkpoints (ZeRO stages 1-3), in two steps so that "latest" names a step only when
 // every rank has written its file: every rank writes its part (returns the step's folder), the
 // ranks meet (the caller's barrier), then one rank commits (writes "latest", prunes old steps).
 std::string save_sharded_part(const std::string& dir, const NamedTensors& blocks,
                               torch::optim::Optimizer& optimizer, const TrainPosition& position,
-                              const CheckpointKey& key, int64_t ranks);
-void commit_sharded(const std::string& dir, int64_t global_step, int64_t keep);
+                              const CheckpointKey& key, int64_t ranks,
+                              const std::vector<schema::NamedPath>& inputs);
+void commit_sharded(const std::string& dir, int64_t global_step, int64_t keep,
+                    const std::vector<schema::NamedPath>& inputs);
 // The file of rank `rank` of `ranks` in a sharded checkpoint given as a checkpoint folder (its
 // "latest") or a step's folder. A whole-model checkpoint, or one written by another rank count, is
 // refused with an InputError that says which rank count (and --zero-stage) resumes it.

@@ -168,6 +168,7 @@ int cmd_train(int argc, char** argv) {
         }
       }
       if (o.device_id.empty()) o.device_id = o.device;
+      o.config = t.config;
       validate_options(o);
       install_tensor_memory_counter();  // before the first tensor (memory_meter.h)
       MpiWorld world(nullptr, nullptr);
