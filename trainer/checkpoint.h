@@ -22,20 +22,11 @@
 #include "costmodel/regime.h"
 #include "costmodel/vit_config.h"
 #include "schema/output_rule.h"
+#include "trainer/checkpoint_position.h"
 
 namespace vitsim::trainer {
 
 struct TrainOptions;
-
-struct TrainPosition {
-  int64_t epoch = 0;          // epoch in progress (0-based)
-  int64_t micro_step = 0;     // micro-steps of that epoch already done
-  int64_t global_step = 0;    // optimizer steps done in all
-  double epoch_loss_sum = 0;  // running sums of the epoch in progress (all ranks)
-  double epoch_correct = 0;
-  double epoch_samples = 0;
-  double epoch_elapsed_s = 0;  // training time of the epoch so far
-};
 
 // What must match between the run that wrote a checkpoint and the one resuming from it.
 struct CheckpointKey {
@@ -53,17 +44,6 @@ struct CheckpointKey {
   // checkpoint file holds (-1: the whole model, stage 0).
   int64_t zero_stage = 0;
   int64_t rank = -1;
-};
-
-// Where a resumed run may stand: the position a checkpoint records must be one this run reaches
-// (docs/formats/checkpoint.md, "Position"). The checksum is public: an edited position with its
-// checksum recomputed is refused by these bounds, naming the field, before anything uses it (a
-// negative micro-step read labels out of bounds).
-struct ResumeBounds {
-  int64_t epochs = 1;                  // the run's --epochs: the checkpoint's epoch is below it
-  int64_t micro_steps_per_epoch = 1;   // of each rank, at this micro-batch (the sampler's)
-  int64_t accumulation = 1;            // micro-steps per optimizer step
-  int64_t samples_per_micro_step = 1;  // all ranks: micro-batch x ranks
 };
 
 // Named tensors a checkpoint's "model" part holds (parameters, or a rank's master blocks).
@@ -93,12 +73,6 @@ TrainPosition load_checkpoint(const std::string& path, torch::nn::Module& model,
 TrainPosition load_checkpoint(const std::string& path, const NamedTensors& tensors,
                               torch::optim::Optimizer& optimizer, const CheckpointKey& key,
                               const ResumeBounds& bounds);
-
-// InputError naming `path` and /position/<field> when `position` is not one a run of `bounds`
-// reaches (negative, past the run's epochs or its epoch's micro-steps, not at an optimizer step's
-// boundary, running sums that are not numbers or exceed what the epoch saw).
-void check_position(const std::string& path, const TrainPosition& position,
-                    const ResumeBounds& bounds);
 
 // Sharded checkpoints (ZeRO stages 1-3), in two steps so that "latest" names a step only when
 // every rank has written its file: every rank writes its part (returns the step's folder), the
