@@ -104,7 +104,7 @@ plan::SweepSpec to_spec(const SweepArgs& a, const CostArgs& cost) {
 // The table, what was skipped, the notes, the best and the Pareto front; the warnings on
 // unmeasured parts; the files (--out, --json).
 void print_and_write(const SweepArgs& a, const plan::SweepResult& r, const plan::SweepSpec& spec,
-                     const costmodel::ViTConfig& model) {
+                     const costmodel::ViTConfig& model, schema::OutputGroup& written) {
   const auto& all = r.predictions.configurations;
   std::cout << present::prediction_table(all);
   for (const auto& s : r.skipped) std::cerr << "vitsim sweep: skipped " << s << "\n";
@@ -116,7 +116,8 @@ void print_and_write(const SweepArgs& a, const plan::SweepResult& r, const plan:
   if (!front.empty()) std::cout << "\n" << front;
   for (const auto& w : sim::unmeasured_warnings(all))
     std::cerr << "vitsim sweep: warning: " << w << "\n";
-  schema::write_prediction_outputs(a.out_prefix, a.json_path, r.predictions);
+  schema::add_prediction_outputs(written, a.out_prefix, a.json_path, r.predictions);
+  written.commit();
 }
 
 // A sweep with no best configuration answers nothing: exit 2, saying why (the skipped and the
@@ -170,6 +171,34 @@ void refuse_options_that_do_nothing(const SweepArgs& a) {
   }
 }
 
+// The one file a shard writes: --json FILE, or PREFIX.json of --out PREFIX (not both: one would
+// be ignored).
+std::string shard_path(const SweepArgs& a) {
+  if (a.json_path.empty() && a.out_prefix.empty())
+    throw std::invalid_argument("--shard needs --json FILE (the shard file to merge)");
+  if (!a.json_path.empty() && !a.out_prefix.empty())
+    throw std::invalid_argument(
+        "--shard writes one file, the shard: give --json FILE or --out PREFIX (PREFIX.json), "
+        "not both");
+  return !a.json_path.empty() ? a.json_path : a.out_prefix + ".json";
+}
+
+// The command's files, declared once before any work (schema/output_rule.h): what it reads
+// (--cluster, --costs, --gpus-json, --transports, --prices, the --merge shards) and what it
+// writes (--out's three files and --json; a shard: its one file).
+schema::OutputGroup declare_files(const SweepArgs& a, const CostArgs& cost) {
+  std::vector<schema::NamedPath> read = input_files(a.input, cost.prices);
+  for (const auto& p : schema::named_paths("--merge", a.merge)) read.push_back(p);
+  std::vector<schema::NamedPath> written;
+  if (!a.shard.empty()) {
+    written.push_back({a.json_path.empty() ? "--out" : "--json", shard_path(a)});
+  } else {
+    written = schema::named_paths("--out", schema::prediction_output_paths(a.out_prefix));
+    written.push_back({"--json", a.json_path});
+  }
+  return schema::OutputGroup(read, written);
+}
+
 // Every device the sweep's configurations may use, for the one price mode of its cost column:
 // the searched devices (--devices, parsed), else the cluster's.
 std::set<std::string> priced_devices(const std::vector<std::string>& searched,
@@ -179,9 +208,14 @@ std::set<std::string> priced_devices(const std::vector<std::string>& searched,
 }
 
 int merge(const SweepArgs& a, const clikit::ModelOptions& model_options,
-          const std::vector<std::string>& args) {
+          const std::vector<std::string>& args, schema::OutputGroup& written) {
   std::vector<schema::ShardFile> shards;
-  for (const std::string& path : a.merge) shards.push_back(schema::read_shard(path));
+  for (const std::string& path : a.merge) {
+    shards.push_back(schema::read_shard(path));
+    // Another build's rows are another model's (class 10): refused, not merged in silence. (A
+    // configuration whose epoch holds no global batch the reader refuses: schema/scenario.h.)
+    schema::check_shard_writer(shards.back(), path);
+  }
   // The shards simulate, the merge picks: the limits on the pick are the merge's options (the
   // run's epochs: the shards').
   plan::MergedSweep m = plan::merge_sweep(shards, a.merge, parse_goal_limits(a.goal, 1));
@@ -191,7 +225,7 @@ int merge(const SweepArgs& a, const clikit::ModelOptions& model_options,
   plan::SweepSpec spec;  // the goal and limits only: the shards hold what the sweep simulated
   spec.goal = m.goal;
   spec.limits = m.limits;
-  print_and_write(a, m.result, spec, model_options.resolve());
+  print_and_write(a, m.result, spec, model_options.resolve(), written);
   return m.result.pick.best < 0 ? nothing_found(m.result) : 0;
 }
 
@@ -213,10 +247,10 @@ struct ShardInputs {
 
 int shard(const SweepArgs& a, const plan::SweepSpec& spec, const ShardInputs& in,
           const CostArgs& cost, const std::vector<plan::SweepItem>& items,
-          const std::vector<std::string>& args);
+          const std::vector<std::string>& args, schema::OutputGroup& written);
 
 int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& model_options,
-          const std::vector<std::string>& args) {
+          const std::vector<std::string>& args, schema::OutputGroup& written) {
   if (a.input.cluster.empty())
     throw std::invalid_argument("--cluster is required (unless --merge)");
   if (a.input.costs.empty()) throw std::invalid_argument("--costs is required (unless --merge)");
@@ -256,7 +290,7 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
                  priced_devices(searched, cluster), "vitsim sweep");
     // Cost goals need the costs just attached: pick again with them.
     plan::choose_best(r, spec.goal, spec.limits);
-    print_and_write(a, r, spec, model);
+    print_and_write(a, r, spec, model, written);
     if (r.interrupted) {
       std::cerr << "vitsim sweep: interrupted (signal " << interrupted_by << ") after "
                 << r.predictions.configurations.size() << " of " << r.total << " configurations; "
@@ -269,17 +303,15 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
     return r.pick.best < 0 ? nothing_found(r) : 0;
   }
   return shard(a, spec, {cluster, catalog, model, costs.costs, options, searched}, cost, items,
-               args);
+               args, written);
 }
 
 // --shard I/N: simulates the slice and writes the shard file, only when the slice is whole (a
 // partial shard cannot merge): interrupted, it writes nothing and exits 128 + the signal.
 int shard(const SweepArgs& a, const plan::SweepSpec& spec, const ShardInputs& in,
           const CostArgs& cost, const std::vector<plan::SweepItem>& items,
-          const std::vector<std::string>& args) {
-  const std::string path = !a.json_path.empty() ? a.json_path : a.out_prefix + ".json";
-  if (a.json_path.empty() && a.out_prefix.empty())
-    throw std::invalid_argument("--shard needs --json FILE (the shard file to merge)");
+          const std::vector<std::string>& args, schema::OutputGroup& written) {
+  const std::string path = shard_path(a);
   const plan::ShardSlice slice =
       plan::parse_shard(a.shard, [](const char* n) { return std::getenv(n); });
   const std::string digest = plan::sweep_digest(
@@ -315,7 +347,8 @@ int shard(const SweepArgs& a, const plan::SweepSpec& spec, const ShardInputs& in
     e.prediction = one.front();
   }
   shard.context = schema::make_context("vitsim", args, {{"model", schema::write_model(in.model)}});
-  schema::write_shard(path, shard);
+  schema::add_json(written, path, schema::write_shard_json(shard));
+  written.commit();
   std::cout << "shard " << slice.index << "/" << slice.count << ": " << shard.entries.size()
             << " of " << items.size() << " configurations, written to " << path << "\n";
   return 0;
@@ -373,7 +406,8 @@ int cmd_sweep(int argc, char** argv) {
     for (const CLI::Option* o : app.get_options())
       if (o->count() > 0 && !o->get_lnames().empty()) a.given.push_back("--" + o->get_lnames()[0]);
     refuse_options_that_do_nothing(a);
-    return a.merge.empty() ? sweep(a, cost, model, args) : merge(a, model, args);
+    schema::OutputGroup written = declare_files(a, cost);
+    return a.merge.empty() ? sweep(a, cost, model, args, written) : merge(a, model, args, written);
   });
 }
 

@@ -8,6 +8,7 @@
 // (validate/run_like.h) and compared, in one command. It reports: exit 0, unless
 // --max-median-error-pct is given and exceeded (exit 1). The checks --leave-one-out and
 // --leave-one-gpu-out print their own tables. One function per mode; the work is validate/'s.
+#include <algorithm>
 #include <iostream>
 #include <optional>
 
@@ -33,7 +34,8 @@ struct ValidateArgs {
   std::vector<std::string> measured_files, predicted_files, like_logs;
   std::optional<double> max_median;
   std::string out, costs_path, study_path = app::kReferenceStudy, machine_speed;
-  bool study_given = false;  // --study on the command line (set after parsing)
+  bool study_given = false;        // --study on the command line (set after parsing)
+  std::vector<std::string> given;  // the options on the command line (set after parsing)
   bool simulate = false, leave_one_out = false, leave_one_gpu_out = false;
   validate::LikeOptions like{"", "", schema::default_gpus_path(),
                              schema::default_transports_path()};
@@ -89,11 +91,53 @@ void add_options(CLI::App& app, ValidateArgs& a) {
   app.add_option("-o,--output", a.out, "also write the table to this text file");
 }
 
-// A table on stdout, and in --output.
-int print(const ValidateArgs& a, const std::string& text) {
+// Every file the command reads, by its option: -o is never one of them (schema/output_rule.h).
+std::vector<schema::NamedPath> input_files(const ValidateArgs& a) {
+  std::vector<schema::NamedPath> in = schema::named_paths("--measured", a.measured_files);
+  for (const auto& v : {schema::named_paths("--predicted", a.predicted_files),
+                        schema::named_paths("--like", a.like_logs)})
+    in.insert(in.end(), v.begin(), v.end());
+  for (const schema::NamedPath& p : std::vector<schema::NamedPath>{
+           {"--cluster", a.like.cluster_path},
+           {"--costs", a.costs_path},
+           {"--machine-speed", a.machine_speed},
+           {"--study", a.study_path},
+           {"the device catalog", a.like.gpus_json},  // --like's (schema::default_gpus_path)
+           {"the transport model", a.like.transports}})
+    in.push_back(p);
+  return in;
+}
+
+// A table on stdout, and in --output (one group: `written`, declared with the inputs).
+int print(const ValidateArgs& a, schema::OutputGroup& written, const std::string& text) {
   std::cout << text;
-  if (!a.out.empty()) schema::write_output(a.out, text);
+  if (!a.out.empty()) written.add(a.out, text);
+  written.commit();
   return 0;
+}
+
+// The options each mode reads besides -o; any other given is refused, naming both (exit 2): a
+// mode never ignores an option in silence (a gate nobody applies would pass every time).
+const std::vector<std::string> kCheckOptions = {"--study", "--output"};
+
+void refuse_ignored_options(const ValidateArgs& a) {
+  const char* mode = a.leave_one_out       ? "--leave-one-out"
+                     : a.leave_one_gpu_out ? "--leave-one-gpu-out"
+                                           : nullptr;
+  for (const std::string& o : a.given) {
+    if (mode != nullptr && o != mode &&
+        std::find(kCheckOptions.begin(), kCheckOptions.end(), o) == kCheckOptions.end())
+      throw std::invalid_argument(std::string(mode) + " does not take " + o +
+                                  ": the check reads the study (--study) and prints its own "
+                                  "tables (-o); run " +
+                                  o + " in a comparison of its own");
+    if (mode == nullptr && o == "--costs" && !a.simulate && a.like_logs.empty())
+      throw std::invalid_argument(
+          "--costs is read by --simulate and --like only: without them it would change nothing");
+    if (mode == nullptr && o == "--study" && !a.like_logs.empty())
+      throw std::invalid_argument(
+          "--like does not take --study: a run log names its cluster (or give --cluster)");
+  }
 }
 
 void warn_unmeasured(const present::NamedPrediction& p) {
@@ -103,13 +147,15 @@ void warn_unmeasured(const present::NamedPrediction& p) {
 
 // --like: the runs the logs record, predicted on their clusters; the notes on what the
 // prediction had to assume.
-void gather_like(ValidateArgs& a, validate::ComparisonInputs& in) {
+void gather_like(ValidateArgs& a, validate::ComparisonInputs& in, schema::OutputGroup& written) {
   if (a.costs_path.empty())
     throw std::invalid_argument("--like needs --costs (a cost model from vitsim calibrate)");
   if (!a.measured_files.empty() || !a.predicted_files.empty())
     throw std::invalid_argument("--like predicts its runs: give no --measured or --predicted");
   a.like.costs_path = a.costs_path;
   const validate::LikeResult r = validate::predict_like(a.like_logs, a.like);
+  for (const auto& run : r.runs)
+    written.add_input({"the cluster of " + run.file, run.cluster_file});
   for (const auto& n : r.notes) std::cerr << "vitsim validate: note: " << n << "\n";
   warn_unmeasured(r.predicted);
   in.measured = r.measured;
@@ -139,15 +185,15 @@ void gather_files(const ValidateArgs& a, validate::ComparisonInputs& in) {
 }
 
 // The table of measured against predicted, and its gate.
-int compare_mode(ValidateArgs& a) {
+int compare_mode(ValidateArgs& a, schema::OutputGroup& written) {
   if (a.simulate && a.costs_path.empty())
     throw std::invalid_argument("--simulate needs --costs (a cost model from vitsim calibrate)");
   validate::ComparisonInputs in;
-  if (!a.like_logs.empty()) gather_like(a, in);
+  if (!a.like_logs.empty()) gather_like(a, in, written);
   gather_files(a, in);
   in.machine_speed = a.machine_speed;
   const validate::Comparison c = validate::compare(in);
-  print(a, c.text);
+  print(a, written, c.text);
   const std::string failed = a.max_median ? validate::gate_failure(c.result, *a.max_median) : "";
   if (failed.empty()) return 0;
   std::cerr << "vitsim validate: " << failed << "\n";
@@ -166,13 +212,23 @@ int cmd_validate(int argc, char** argv) {
   add_options(app, a);
   return clikit::run_app(app, argc, argv, [&] {
     a.study_given = app.count("--study") > 0;
+    for (const CLI::Option* o : app.get_options())
+      if (o->count() > 0 && !o->get_lnames().empty()) a.given.push_back("--" + o->get_lnames()[0]);
+    if (a.leave_one_out && a.leave_one_gpu_out)
+      throw std::invalid_argument(
+          "--leave-one-out and --leave-one-gpu-out are two checks: run one at a time");
+    refuse_ignored_options(a);
+    // Declared before any work: -o is never an input (schema/output_rule.h).
+    schema::OutputGroup written(input_files(a), {{"-o", a.out}});
     if (a.leave_one_out)
-      return print(a, validate::format_fidelity(
-                          validate::fidelity_check(schema::read_study(a.study_path), {})));
+      return print(a, written,
+                   validate::format_fidelity(
+                       validate::fidelity_check(schema::read_study(a.study_path), {})));
     if (a.leave_one_gpu_out)
-      return print(a, validate::format_gpu_holdout_report(
-                          validate::gpu_holdout_check(schema::read_study(a.study_path))));
-    return compare_mode(a);
+      return print(a, written,
+                   validate::format_gpu_holdout_report(
+                       validate::gpu_holdout_check(schema::read_study(a.study_path))));
+    return compare_mode(a, written);
   });
 }
 

@@ -11,6 +11,7 @@
 #include "costmodel/buckets.h"
 #include "costmodel/dataset.h"
 #include "costmodel/epoch.h"
+#include "costmodel/physical_bounds.h"
 #include "costmodel/regime.h"
 #include "plan/sweep.h"
 #include "schema/gpus_io.h"
@@ -180,6 +181,21 @@ costmodel::ViTConfig resolve_model(const RunArgs& a, const clikit::ModelOptions&
   return with.resolve();
 }
 
+namespace {
+
+// A limit given as "" would otherwise read as no limit at all: refused (exit 2).
+CLI::Validator not_empty(const std::string& option, const std::string& none) {
+  return CLI::Validator(
+      [option, none](std::string& v) -> std::string {
+        if (!v.empty()) return "";
+        return "expected a value, got an empty one (hint: leave " + option + " out for " + none +
+               ")";
+      },
+      "", "not empty");
+}
+
+}  // namespace
+
 void add_goal_options(CLI::App& app, GoalArgs& a, Values values) {
   a.max_global_batch = plan::kDefaultMaxGlobalBatch;
   if (values == Values::kList) {
@@ -199,10 +215,12 @@ void add_goal_options(CLI::App& app, GoalArgs& a, Values values) {
   app.add_option("--deadline", a.deadline,
                  "time the training may take: 300, 300s, 45min, 12h or 2d, per run of --epochs "
                  "epochs, or per epoch with /epoch (12h/run, 300s/epoch); longer ones are "
-                 "flagged, never recommended");
+                 "flagged, never recommended")
+      ->check(not_empty("--deadline", "no deadline"));
   app.add_option("--budget", a.budget,
                  "USD the training may cost, per run of --epochs epochs, or per epoch with "
-                 "/epoch (50, 0.4/epoch); costlier ones are flagged, never recommended");
+                 "/epoch (50, 0.4/epoch); costlier ones are flagged, never recommended")
+      ->check(not_empty("--budget", "no budget"));
 }
 
 namespace {
@@ -244,6 +262,14 @@ schema::PerEpochOrRun parse_deadline(const std::string& text) {
     throw std::invalid_argument("--deadline: cannot read '" + text +
                                 "': expected a positive time such as 300s, 45min, 12h or 2d, "
                                 "with /epoch or /run");
+  // 1e308d is a finite number of days and an infinite number of seconds (costmodel's bound).
+  const double seconds = v * scale;
+  if (!costmodel::bound_violation(costmodel::kDeadlineS, seconds).empty())
+    throw std::invalid_argument("--deadline " + text + ": expected " + costmodel::kDeadlineS.what +
+                                ", got " +
+                                (std::isfinite(seconds) ? fmt::format("{:g} s", seconds)
+                                                        : "more seconds than a number holds") +
+                                " (hint: " + costmodel::kDeadlineS.why + ")");
   return {v * scale, per_run};
 }
 
@@ -258,6 +284,10 @@ schema::PerEpochOrRun parse_budget(const std::string& text) {
   if (!(v > 0) || !std::isfinite(v))
     throw std::invalid_argument("--budget: cannot read '" + text +
                                 "': expected a positive number of USD such as 50 or 0.4/epoch");
+  if (!costmodel::bound_violation(costmodel::kBudgetUsd, v).empty())
+    throw std::invalid_argument("--budget " + text + ": expected " + costmodel::kBudgetUsd.what +
+                                ", got " + fmt::format("{:g}", v) +
+                                " (hint: " + costmodel::kBudgetUsd.why + ")");
   return {v, per_run};
 }
 

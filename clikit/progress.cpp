@@ -15,7 +15,7 @@ volatile std::sig_atomic_t g_signal = 0;
 void on_signal(int sig) {
   g_signal = sig;
 }
-struct sigaction g_old_int, g_old_term;
+struct sigaction g_old_int, g_old_term, g_old_hup;
 }  // namespace
 
 ProgressMode parse_progress_mode(const std::string& text) {
@@ -64,11 +64,13 @@ StopOnSignal::StopOnSignal() {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, &g_old_int);
   sigaction(SIGTERM, &sa, &g_old_term);
+  sigaction(SIGHUP, &sa, &g_old_hup);  // a closed terminal or ssh session: stop, keep the rows
 }
 
 StopOnSignal::~StopOnSignal() {
   sigaction(SIGINT, &g_old_int, nullptr);
   sigaction(SIGTERM, &g_old_term, nullptr);
+  sigaction(SIGHUP, &g_old_hup, nullptr);
 }
 
 bool StopOnSignal::requested() const {

@@ -1,6 +1,7 @@
 // Long work on the command line (command-line kit, clikit): a progress line on stderr
-// ("sweep: 12/40 configurations, 8 s, about 19 s left") and SIGINT/SIGTERM caught as a request to
-// stop, so that a sweep interrupted by Ctrl-C or a batch system still writes what it finished.
+// ("sweep: 12/40 configurations, 8 s, about 19 s left") and SIGINT/SIGTERM/SIGHUP caught as a
+// request to stop, so that a sweep interrupted by Ctrl-C, a batch system or a closed terminal
+// still writes what it finished.
 #pragma once
 
 #include <chrono>
@@ -27,8 +28,8 @@ class ProgressLine {
   std::chrono::steady_clock::time_point start_;
 };
 
-// While alive, SIGINT and SIGTERM set a flag instead of ending the process (the previous handlers
-// come back on destruction). Forked children inherit it and finish their piece of work.
+// While alive, SIGINT, SIGTERM and SIGHUP set a flag instead of ending the process (the previous
+// handlers come back on destruction). Forked children inherit it and finish their piece of work.
 class StopOnSignal {
  public:
   StopOnSignal();

@@ -107,6 +107,14 @@ inline constexpr CountBound kImages{1, 1000000000000, "an image count 1 .. 10^12
 // Repetitions behind a median, steps of a run: 1 .. 10^12.
 inline constexpr CountBound kRepetitions{1, 1000000000000, "a count 1 .. 10^12",
                                          "repetitions or steps of a real measurement"};
+// A planner's limits (--deadline, --budget; a prediction file's "selection"): far beyond any
+// training, so that a limit stays a number when multiplied by a run's epochs; a value that
+// overflows to infinity (--deadline 1e308d) would otherwise mean "no limit".
+inline constexpr Bound kDeadlineS{1e-9, 1e12, false, "a deadline in seconds: 1e-9 .. 1e12",
+                                  "1e12 s is 31,700 years; leave the limit out for none"};
+inline constexpr Bound kBudgetUsd{1e-9, 1e15, false, "a budget in USD: 1e-9 .. 1e15",
+                                  "1e15 USD is ten times the world's yearly output; leave the "
+                                  "limit out for none"};
 
 // "" when `x` is within `b`, else why not ("below 1e-09", "above 1e+14", "not finite",
 // "a denormal number"): the caller adds file, field and the bound's `what` and `why`.

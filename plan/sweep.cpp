@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "costmodel/buckets.h"
+#include "costmodel/epoch.h"
 #include "costmodel/layer_graph.h"
 #include "plan/sweep_goal.h"
 #include "plan/sweep_jobs.h"
@@ -69,6 +70,16 @@ schema::SweepEntry simulate_sweep_item(const SweepItem& item, int64_t index,
     e.prediction = sim::predict(cluster, catalog, model, item.config, costs, one);
   } catch (const std::invalid_argument& err) {
     e.skipped = item.config.label + ": " + err.what();
+    return e;
+  }
+  // An epoch of less than one global batch has no step: its 0.0 s epoch would be the "fastest"
+  // (issue 68, class 11). Skipped with why, after what the simulator refuses first.
+  const std::string shortfall = costmodel::epoch_batch_shortfall(
+      item.config.data_fraction, item.config.images, schema::global_batch(item.config));
+  if (!shortfall.empty()) {
+    e.prediction.reset();
+    e.skipped = item.config.label + ": an epoch of less than one global batch: " + shortfall +
+                " (hint: a larger --data-fraction or --images)";
   }
   return e;
 }

@@ -9,6 +9,8 @@
 #include <set>
 #include <tuple>
 
+#include "costmodel/dataset.h"
+#include "costmodel/physical_bounds.h"
 #include "schema/input_error.h"
 
 namespace vitsim::present {
@@ -50,13 +52,54 @@ std::string normalize_placement(const std::string& text) {
 
 namespace {
 
-// An integer column of a measured row with its physical lower bound (a GPU count, a micro-batch):
-// a row below it is a typo, which would otherwise match no prediction without saying why.
-int64_t integer_at_least(const schema::CsvTable& t, size_t row, const std::string& column,
-                         int64_t lo) {
+// An integer column of a measured row within its physical bound (a GPU count, a micro-batch): a
+// row outside it is a typo, which would otherwise match no prediction without saying why.
+int64_t count_within(const schema::CsvTable& t, size_t row, const std::string& column,
+                     const costmodel::CountBound& bound) {
   const long long v = t.integer(row, column);
-  if (v < lo) t.fail(row, column, "an integer >= " + std::to_string(lo));
+  if (!costmodel::bound_violation(bound, v).empty())
+    t.fail(row, column, std::string(bound.what) + " (" + bound.why + ")");
   return v;
+}
+
+// "CIFAR-10" -> "cifar10", "ImageNet-1k" -> "imagenet-1k": a data set of costmodel's table, named
+// as people write it (case, '-', '_' and spaces aside); InputError naming the row otherwise.
+std::string dataset_of(const schema::CsvTable& t, size_t row) {
+  auto plain = [](const std::string& s) {
+    std::string out;
+    for (char c : s)
+      if (std::isalnum(static_cast<unsigned char>(c)))
+        out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
+  std::string names;
+  for (const auto& d : costmodel::datasets()) {
+    if (plain(d.name) == plain(t.at(row, "dataset"))) return d.name;
+    names += (names.empty() ? "" : ", ") + d.name;
+  }
+  t.fail(row, "dataset", "a data set of " + names + " (or no dataset column)");
+}
+
+// The optional columns that say more of the run than its key (run_match.h compares them).
+void read_optional_columns(const schema::CsvTable& t, size_t i, MeasuredRun& r) {
+  if (t.has_column("steps_per_epoch"))
+    r.steps_per_epoch = count_within(t, i, "steps_per_epoch", costmodel::kRepetitions);
+  if (t.has_column("global_batch")) {
+    const int64_t batch = count_within(t, i, "global_batch", costmodel::kImages);
+    const int64_t per_step = r.key.gpus * r.key.micro_batch;
+    if (batch % per_step != 0 || batch / per_step > costmodel::kAccumulation.max)
+      t.fail(
+          i, "global_batch",
+          fmt::format("n_gpus x micro_batch_per_gpu x accumulation: a multiple of {}", per_step));
+    r.accumulation = batch / per_step;
+  }
+  // The data set's training images. Not its classes: a study may predict another head than the
+  // runs trained (the reference study's ViT-B/16 of 1000 classes for its CIFAR-10 runs), which a
+  // row cannot tell from a run of another data set.
+  if (t.has_column("dataset")) {
+    r.images = costmodel::find_dataset(dataset_of(t, i)).train_images;
+    r.images_known = true;
+  }
 }
 
 }  // namespace
@@ -70,8 +113,8 @@ std::vector<MeasuredRun> measured_from_csv(const schema::CsvTable& t,
     MeasuredRun r;
     r.key.cluster = normalize_cluster(t.at(i, "cluster"));
     r.key.placement = normalize_placement(t.at(i, "placement"));
-    r.key.gpus = integer_at_least(t, i, "n_gpus", 1);
-    r.key.micro_batch = integer_at_least(t, i, "micro_batch_per_gpu", 1);
+    r.key.gpus = count_within(t, i, "n_gpus", costmodel::kRanks);
+    r.key.micro_batch = count_within(t, i, "micro_batch_per_gpu", costmodel::kMicroBatch);
     const double fraction = t.positive(i, "dataset_fraction");
     // Keys hold the fraction in parts per million: one that rounds to 0 would match nothing.
     if (fraction > 1 || fraction_ppm(fraction) < 1)
@@ -88,9 +131,13 @@ std::vector<MeasuredRun> measured_from_csv(const schema::CsvTable& t,
               "; a study's own names are mapped by its study.json "
               "\"precision_names\" (pass --study)");
     }
+    // 1e308 s is a number and no epoch: it would make every error -100 % and the median "-nan".
     r.epoch_time_s = t.positive(i, "epoch_time_s");
-    if (t.has_column("steps_per_epoch"))
-      r.steps_per_epoch = integer_at_least(t, i, "steps_per_epoch", 0);
+    if (!costmodel::bound_violation(costmodel::kPositiveDurationS, r.epoch_time_s).empty())
+      t.fail(i, "epoch_time_s",
+             std::string(costmodel::kPositiveDurationS.what) + " (" +
+                 costmodel::kPositiveDurationS.why + ")");
+    read_optional_columns(t, i, r);
     r.source = fmt::format("{}: row {}", t.file(), i + 1);
     out.push_back(r);
   }
@@ -116,6 +163,14 @@ MeasuredRun measured_from_run_log(const schema::RunLog& log, const std::string& 
   r.key.data_fraction_ppm = fraction_ppm(c.data_fraction);
   r.key.precision = c.precision;
   r.images = c.train_images > 0 ? c.train_images : 50000;
+  r.images_known = c.train_images > 0;
+  r.accumulation = c.accumulation;
+  r.optimizer = c.optimizer;
+  if (!c.dataset.empty()) r.dataset = c.dataset;
+  r.overlap = c.overlap;
+  r.bucket_bytes = c.bucket_bytes;
+  r.zero_stage = c.zero_stage;
+  r.activation_checkpointing = c.activation_checkpointing;
   if (log.epochs.empty()) {
     throw schema::InputError::at(file, "/epochs", "at least one epoch", "an empty array",
                                  "validate needs a run that finished an epoch");

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/optimizer.h"
 #include "costmodel/regime.h"
 #include "costmodel/vit_config.h"
 #include "schema/common_io.h"
@@ -44,6 +45,17 @@ struct MeasuredRun {
   std::string run_name;         // a run log's file name less ".json" ("" for CSV rows)
   // The model a run log trained (CSV rows do not say): validate refuses a prediction of another.
   std::optional<costmodel::ViTConfig> model;
+  // What the source says of the other fields that change a step's time or an epoch's steps
+  // (run_match.h: a prediction that differs in one is not compared); absent: it does not say (a
+  // CSV without the column). `images` above is known only with images_known.
+  bool images_known = false;
+  std::optional<int64_t> accumulation;
+  std::optional<costmodel::Optimizer> optimizer;
+  std::optional<std::string> dataset;  // a name of costmodel's table (costmodel/dataset.h)
+  std::optional<bool> overlap;
+  std::optional<double> bucket_bytes;
+  std::optional<int64_t> zero_stage;
+  std::optional<bool> activation_checkpointing;
 };
 
 // "Tesla" -> "tesla", "Vector (Vaughan)" -> "vector"; other names: lower case up to the first
@@ -53,7 +65,10 @@ std::string normalize_cluster(const std::string& name);
 std::string normalize_placement(const std::string& text);
 
 // The precision column is looked up in `aliases` (a study's precision_names) before it is parsed
-// as a regime name: a bare "fp16" without an alias is refused.
+// as a regime name: a bare "fp16" without an alias is refused. Every number is held to its
+// physical bound (an epoch of 1e308 s is refused, naming the file, row and column). Optional
+// columns: steps_per_epoch, global_batch (gives the accumulation: n_gpus x micro-batch x
+// accumulation), dataset (a data set of costmodel's table: its training images).
 std::vector<MeasuredRun> measured_from_csv(const schema::CsvTable& table,
                                            const schema::RegimeAliases& aliases = {});
 MeasuredRun measured_from_run_log(const schema::RunLog& log, const std::string& file);

@@ -11,6 +11,7 @@
 #include "costmodel/statistics.h"
 #include "present/coverage.h"
 #include "present/machine_speed.h"
+#include "present/run_match.h"
 #include "schema/input_error.h"
 #include "schema/model_io.h"
 
@@ -70,20 +71,37 @@ ValidationResult validate(const std::vector<MeasuredRun>& measured,
   ValidationResult r;
   std::set<ConfigKey> used;
   for (const auto& key : order) {
-    const auto& runs = runs_of.at(key);
-    const MeasuredRun& first = *runs.front();
+    const auto& all_runs = runs_of.at(key);
     auto it = predicted.find(key);
     const bool missing = it == predicted.end();
     if (missing || it->second.first->out_of_memory || !(it->second.first->epoch_time_s > 0)) {
-      for (const MeasuredRun* m : runs) {
+      for (const MeasuredRun* m : all_runs) {
         r.unmatched_measured.push_back(*m);
         r.unmatched_notes.push_back(missing ? "no prediction of this configuration"
                                             : "predicted out of memory (measured: it ran)");
       }
       continue;
     }
-    for (const MeasuredRun* m : runs) check_same_model(*m, *file_of.at(key));
+    for (const MeasuredRun* m : all_runs) check_same_model(*m, *file_of.at(key));
     const schema::ConfigPrediction& p = *it->second.first;
+    // The one rule of what may be compared (run_match.h): a run that differs from the prediction
+    // in a field that changes a step's time is not its measurement.
+    std::vector<const MeasuredRun*> runs;
+    for (const MeasuredRun* m : all_runs) {
+      const std::vector<std::string> differ =
+          step_time_differences(*m, p, file_of.at(key)->prediction.context);
+      if (differ.empty()) {
+        runs.push_back(m);
+        continue;
+      }
+      std::string fields;
+      for (const auto& d : differ) fields += (fields.empty() ? "" : ", ") + d;
+      r.unmatched_measured.push_back(*m);
+      r.unmatched_notes.push_back("not the predicted run (" + file_of.at(key)->file +
+                                  "): it differs in " + fields);
+    }
+    if (runs.empty()) continue;
+    const MeasuredRun& first = *runs.front();
     std::vector<double> times;
     std::vector<std::string> names;
     for (const MeasuredRun* m : runs) {

@@ -54,7 +54,8 @@ struct RunOptions {
 
 struct RunResult {
   std::vector<std::optional<ChildOutcome>> outcomes;  // by index; empty: not started or killed
-  int signal = 0;  // SIGINT or SIGTERM that stopped the run (after the caller's handler ran)
+  int signal =
+      0;  // SIGINT, SIGTERM or SIGHUP that stopped the run (after the caller's handler ran)
 };
 
 // work(i) for i in [0, count), each in its own child, at most options.parallel at once.

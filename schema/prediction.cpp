@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "costmodel/cost_of_run.h"
+#include "costmodel/physical_bounds.h"
 #include "schema/common_io.h"
 #include "schema/json_file.h"
 #include "schema/rank_groups.h"
@@ -218,7 +219,8 @@ Json write_bound(const PerEpochOrRun& b, const char* unit) {
 PerEpochOrRun read_bound(const Node& n, const char* unit) {
   n.expect_keys({unit, "per"});
   PerEpochOrRun b;
-  b.value = n[unit].positive();
+  b.value =
+      n[unit].within(std::string(unit) == "usd" ? costmodel::kBudgetUsd : costmodel::kDeadlineS);
   const std::string per = n["per"].string();
   if (per != "epoch" && per != "run") n["per"].fail("\"epoch\" or \"run\"", n["per"].describe());
   b.per_run = per == "run";

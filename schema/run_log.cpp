@@ -10,6 +10,7 @@
 #include "schema/common_io.h"
 #include "schema/json_file.h"
 #include "schema/model_io.h"
+#include "schema/safe_name.h"
 
 namespace vitsim::schema {
 namespace {
@@ -43,6 +44,8 @@ RunConfig read_config(const Node& n) {
   c.model = read_model(n["model"]);
   c.precision = read_regime(n["precision"]);
   c.cluster = n["cluster"].string();
+  // validate --like looks the cluster up as <folder>/NAME.json (safe_name.h); "" = none named.
+  if (!c.cluster.empty()) check_safe_name(c.cluster, n.file(), n["cluster"].pointer());
   c.device = n["device"].string();
   if (c.device.empty()) n["device"].fail("non-empty device id", "empty string");
   read_run_shape(n, c);

@@ -12,6 +12,7 @@
 #include "costmodel/global_batch.h"
 #include "schema/common_io.h"
 #include "schema/model_io.h"
+#include "schema/safe_name.h"
 
 namespace vitsim::schema {
 namespace {
@@ -154,7 +155,8 @@ Scenario read_scenario(const Node& root) {
   Scenario s;
   s.file = root.file();
   s.name = root["name"].string();
-  if (s.name.empty()) root["name"].fail("non-empty scenario name", "empty string");
+  // vitsim reproduce writes predictions/NAME.json and figures named after it (safe_name.h).
+  check_safe_name(s.name, root.file(), "/name");
   if (auto d = root.get("description")) s.description = d->string();
   s.cluster = root["cluster"].string();
   if (s.cluster.empty()) root["cluster"].fail("path of a cluster file", "empty string");

@@ -65,8 +65,8 @@ void remove_folder(const char* path) {
   ::rmdir(path);
 }
 
-extern "C" void clean_and_die(int sig) {
-  const int saved_errno = errno;
+// Kills the helpers, removes the files, then the folders; async-signal-safe.
+void clean() {
   if (g_entries != nullptr && ::getpid() == g_owner) {
     for (const Entry& e : *g_entries) {
       if (e.kind != Kind::kChild) continue;
@@ -79,6 +79,11 @@ extern "C" void clean_and_die(int sig) {
     for (auto it = g_entries->rbegin(); it != g_entries->rend(); ++it)
       if (it->kind == Kind::kFolder) remove_folder(it->path.c_str());
   }
+}
+
+extern "C" void clean_and_die(int sig) {
+  const int saved_errno = errno;
+  clean();
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   sigemptyset(&dfl.sa_mask);
@@ -186,6 +191,12 @@ SignalsHeld::SignalsHeld() {
 
 SignalsHeld::~SignalsHeld() {
   unblock(&saved_);
+}
+
+void remove_temporaries_now() {
+  const int saved_errno = errno;
+  clean();
+  errno = saved_errno;
 }
 
 size_t temp_registrations() {

@@ -55,6 +55,12 @@ class SignalsHeld {
   sigset_t saved_{};
 };
 
+// For a command that handles the signals itself and must end at once (vitsim-train's second
+// Ctrl-C): kills the registered helpers and removes the registered files and folders now, as the
+// handler above would, leaving the registrations in place. Async-signal-safe: call it from a
+// signal handler, then _exit.
+void remove_temporaries_now();
+
 // How many registrations are live (for the tests).
 size_t temp_registrations();
 

@@ -198,10 +198,9 @@ NamedTensors named_parameters(torch::nn::Module& model) {
   return out;
 }
 
-// One checkpoint file: head, digest, key, archive (format 3).
-void write_checkpoint_file(const std::string& path, const NamedTensors& tensors,
-                           torch::optim::Optimizer& optimizer, const TrainPosition& p,
-                           const CheckpointKey& key) {
+// One checkpoint file's bytes: head, digest, key, archive (format 3).
+std::string checkpoint_bytes(const NamedTensors& tensors, torch::optim::Optimizer& optimizer,
+                             const TrainPosition& p, const CheckpointKey& key) {
   torch::serialize::OutputArchive archive;
   torch::serialize::OutputArchive model_archive, optimizer_archive;
   for (const auto& [name, tensor] : tensors) model_archive.write(name, tensor);
@@ -221,38 +220,47 @@ void write_checkpoint_file(const std::string& path, const NamedTensors& tensors,
   std::ostringstream zip;
   archive.save_to(zip);
   const std::string body = key_json(key).dump() + "\n" + zip.str();
-  const std::string text = std::string(kMagic) + "\nformat " + std::to_string(kFormatVersion) +
-                           "\n" + schema::digest_text(body) + "\n" + body;
-  schema::write_output(path, text);
+  return std::string(kMagic) + "\nformat " + std::to_string(kFormatVersion) + "\n" +
+         schema::digest_text(body) + "\n" + body;
 }
 
 }  // namespace
 
 std::string save_checkpoint(const std::string& dir, torch::nn::Module& model,
                             torch::optim::Optimizer& optimizer, const TrainPosition& p,
-                            const CheckpointKey& key, int64_t keep) {
+                            const CheckpointKey& key, int64_t keep,
+                            const std::vector<schema::NamedPath>& inputs) {
   ::mkdir(dir.c_str(), 0755);
   const std::string name = checkpoint_step_name(p.global_step) + ".pt";
   const std::string path = dir + "/" + name;
-  write_checkpoint_file(path, named_parameters(model), optimizer, p, key);
-  schema::write_output(dir + "/latest", name + "\n");
+  schema::OutputGroup written(inputs,
+                              {{"--checkpoint-dir", path}, {"--checkpoint-dir", dir + "/latest"}});
+  written.add(path, checkpoint_bytes(named_parameters(model), optimizer, p, key));
+  written.add(dir + "/latest", name + "\n");  // last: it names the file above
+  written.commit();
   prune_checkpoints(dir, p.global_step, keep);
   return path;
 }
 
 std::string save_sharded_part(const std::string& dir, const NamedTensors& blocks,
                               torch::optim::Optimizer& optimizer, const TrainPosition& p,
-                              const CheckpointKey& key, int64_t ranks) {
+                              const CheckpointKey& key, int64_t ranks,
+                              const std::vector<schema::NamedPath>& inputs) {
   const std::string step_dir = dir + "/" + checkpoint_step_name(p.global_step);
   ::mkdir(dir.c_str(), 0755);
   ::mkdir(step_dir.c_str(), 0755);  // every rank tries; the first makes it
-  write_checkpoint_file(step_dir + "/" + sharded_part_name(key.rank, ranks), blocks, optimizer, p,
-                        key);
+  const std::string path = step_dir + "/" + sharded_part_name(key.rank, ranks);
+  schema::OutputGroup written(inputs, {{"--checkpoint-dir", path}});
+  written.add(path, checkpoint_bytes(blocks, optimizer, p, key));
+  written.commit();
   return step_dir;
 }
 
-void commit_sharded(const std::string& dir, int64_t global_step, int64_t keep) {
-  schema::write_output(dir + "/latest", checkpoint_step_name(global_step) + "\n");
+void commit_sharded(const std::string& dir, int64_t global_step, int64_t keep,
+                    const std::vector<schema::NamedPath>& inputs) {
+  schema::OutputGroup written(inputs, {{"--checkpoint-dir", dir + "/latest"}});
+  written.add(dir + "/latest", checkpoint_step_name(global_step) + "\n");
+  written.commit();
   prune_checkpoints(dir, global_step, keep);
 }
 
@@ -282,8 +290,19 @@ std::string sharded_part_path(const std::string& where, int64_t rank, int64_t ra
           " (resharding to another count is not built)");
 }
 
+namespace {
+
+std::string shape_text(torch::IntArrayRef shape) {
+  std::string out;
+  for (int64_t d : shape) out += (out.empty() ? "" : "x") + std::to_string(d);
+  return out.empty() ? "()" : out;
+}
+
+}  // namespace
+
 TrainPosition load_checkpoint(const std::string& where, torch::nn::Module& model,
-                              torch::optim::Optimizer& optimizer, const CheckpointKey& key) {
+                              torch::optim::Optimizer& optimizer, const CheckpointKey& key,
+                              const ResumeBounds& bounds) {
   const std::string path = resolve_checkpoint(where);
   if (is_directory(path)) {
     throw schema::InputError::at(
@@ -292,41 +311,33 @@ TrainPosition load_checkpoint(const std::string& where, torch::nn::Module& model
         "resume with the --zero-stage it was written with (its files' key names it), or start "
         "without --resume");
   }
-  return load_checkpoint(path, named_parameters(model), optimizer, key);
+  return load_checkpoint(path, named_parameters(model), optimizer, key, bounds);
 }
 
-TrainPosition load_checkpoint(const std::string& path, const NamedTensors& tensors,
-                              torch::optim::Optimizer& optimizer, const CheckpointKey& key) {
-  const auto [saved_key, zip] = read_checked(path);
-  check_key(path, saved_key, key);
-  torch::serialize::InputArchive archive;
-  try {
-    archive.load_from(zip.data(), zip.size());
-  } catch (const c10::Error& e) {
-    throw schema::InputError::at(path, "", "a vitsim-train checkpoint", "an unreadable archive",
-                                 e.what_without_backtrace());
-  }
-  torch::serialize::InputArchive model_archive, optimizer_archive;
-  archive.read("model", model_archive);
-  {
-    torch::NoGradGuard no_grad;
-    for (const auto& [name, target] : tensors) {
-      torch::Tensor t;
-      model_archive.read(name, t);
-      target.copy_(t);
-    }
-  }
-  archive.read("optimizer", optimizer_archive);
-  optimizer.load(optimizer_archive);
-  torch::Tensor rng, pi, pf;
-  archive.read("rng_state", rng);
-  {
-    auto gen = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(gen.mutex());
-    gen.set_state(rng);
-  }
-  archive.read("position_i64", pi);
-  archive.read("position_f64", pf);
+namespace {
+
+// A tensor of the archive, read and checked against the shape and type the run expects.
+torch::Tensor read_tensor(const std::string& path, torch::serialize::InputArchive& archive,
+                          const std::string& name, const std::string& pointer,
+                          torch::IntArrayRef shape, torch::ScalarType type) {
+  torch::Tensor t;
+  if (!archive.try_read(name, t))
+    throw schema::InputError::at(path, pointer, "a tensor " + name, "none",
+                                 "not a checkpoint of this vitsim-train: start without --resume");
+  if (t.sizes() != shape || t.scalar_type() != type)
+    throw schema::InputError::at(
+        path, pointer,
+        std::string("a ") + c10::toString(type) + " tensor of shape " + shape_text(shape),
+        std::string(c10::toString(t.scalar_type())) + " of shape " + shape_text(t.sizes()),
+        "a checkpoint of another run: resume from one this run wrote");
+  return t;
+}
+
+TrainPosition read_position(const std::string& path, torch::serialize::InputArchive& archive) {
+  const torch::Tensor pi =
+      read_tensor(path, archive, "position_i64", "/position", {3}, torch::kLong);
+  const torch::Tensor pf =
+      read_tensor(path, archive, "position_f64", "/position", {4}, torch::kDouble);
   TrainPosition p;
   auto i = pi.accessor<int64_t, 1>();
   auto f = pf.accessor<double, 1>();
@@ -338,6 +349,53 @@ TrainPosition load_checkpoint(const std::string& path, const NamedTensors& tenso
   p.epoch_samples = f[2];
   p.epoch_elapsed_s = f[3];
   return p;
+}
+
+TrainPosition load_archive(const std::string& path, const std::string& zip,
+                           const NamedTensors& tensors, torch::optim::Optimizer& optimizer,
+                           const ResumeBounds& bounds) {
+  torch::serialize::InputArchive archive;
+  archive.load_from(zip.data(), zip.size());
+  // The position first: nothing is loaded from a checkpoint whose position is out of bounds.
+  const TrainPosition p = read_position(path, archive);
+  check_position(path, p, bounds);
+  torch::serialize::InputArchive model_archive, optimizer_archive;
+  archive.read("model", model_archive);
+  std::vector<torch::Tensor> values;
+  for (const auto& [name, target] : tensors)
+    values.push_back(read_tensor(path, model_archive, name, "/model/" + name, target.sizes(),
+                                 target.scalar_type()));
+  {
+    torch::NoGradGuard no_grad;
+    for (size_t k = 0; k < tensors.size(); ++k) tensors[k].second.copy_(values[k]);
+  }
+  archive.read("optimizer", optimizer_archive);
+  optimizer.load(optimizer_archive);
+  torch::Tensor rng;
+  archive.read("rng_state", rng);
+  {
+    auto gen = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    gen.set_state(rng);
+  }
+  return p;
+}
+
+}  // namespace
+
+TrainPosition load_checkpoint(const std::string& path, const NamedTensors& tensors,
+                              torch::optim::Optimizer& optimizer, const CheckpointKey& key,
+                              const ResumeBounds& bounds) {
+  const auto [saved_key, zip] = read_checked(path);
+  check_key(path, saved_key, key);
+  try {
+    return load_archive(path, zip, tensors, optimizer, bounds);
+  } catch (const c10::Error& e) {
+    // What the checks above do not name (an archive whose parts do not load): still the file's.
+    throw schema::InputError::at(path, "", "a vitsim-train checkpoint this run can load",
+                                 "an archive LibTorch cannot read",
+                                 std::string(e.what_without_backtrace()).substr(0, 300));
+  }
 }
 
 }  // namespace vitsim::trainer

@@ -21,20 +21,12 @@
 #include "costmodel/optimizer.h"
 #include "costmodel/regime.h"
 #include "costmodel/vit_config.h"
+#include "schema/output_rule.h"
+#include "trainer/checkpoint_position.h"
 
 namespace vitsim::trainer {
 
 struct TrainOptions;
-
-struct TrainPosition {
-  int64_t epoch = 0;          // epoch in progress (0-based)
-  int64_t micro_step = 0;     // micro-steps of that epoch already done
-  int64_t global_step = 0;    // optimizer steps done in all
-  double epoch_loss_sum = 0;  // running sums of the epoch in progress (all ranks)
-  double epoch_correct = 0;
-  double epoch_samples = 0;
-  double epoch_elapsed_s = 0;  // training time of the epoch so far
-};
 
 // What must match between the run that wrote a checkpoint and the one resuming from it.
 struct CheckpointKey {
@@ -60,29 +52,37 @@ using NamedTensors = std::vector<std::pair<std::string, torch::Tensor>>;
 // The key of a run of `options` on `world_size` ranks (the model with its classes from the data).
 CheckpointKey checkpoint_key(const TrainOptions& options, int64_t world_size);
 
-// Writes <dir>/checkpoint-step<global_step>.pt and <dir>/latest; then removes the checkpoints of
-// earlier steps beyond the newest `keep` (0: keep every one; later steps, another run's, are left
-// alone). Returns the path.
+// Writes <dir>/checkpoint-step<global_step>.pt and <dir>/latest as one group (output_file.h: both
+// or neither, `latest` renamed last), declared with the run's `inputs` (--resume among them: a
+// checkpoint never replaces the one it resumed from); then removes the checkpoints of earlier
+// steps beyond the newest `keep` (0: keep every one; later steps, another run's, are left alone).
+// Returns the path.
 std::string save_checkpoint(const std::string& dir, torch::nn::Module& model,
                             torch::optim::Optimizer& optimizer, const TrainPosition& position,
-                            const CheckpointKey& key, int64_t keep);
+                            const CheckpointKey& key, int64_t keep,
+                            const std::vector<schema::NamedPath>& inputs);
 // `path` is a checkpoint file or a folder with a "latest" file. Checks the file's checksum and
-// key, then loads into model and optimizer (which must have been built the same way) and returns
-// the position. A damaged file, or a checkpoint of another configuration, is refused with an
-// InputError naming the field and the option to change.
+// key, every tensor's shape and the position against `bounds`, then loads into model and
+// optimizer (which must have been built the same way) and returns the position. A damaged file,
+// a checkpoint of another configuration or a position this run cannot reach is refused with an
+// InputError naming the file, the field and the option to change; never a LibTorch error.
 TrainPosition load_checkpoint(const std::string& path, torch::nn::Module& model,
-                              torch::optim::Optimizer& optimizer, const CheckpointKey& key);
+                              torch::optim::Optimizer& optimizer, const CheckpointKey& key,
+                              const ResumeBounds& bounds);
 // The same for named tensors (a rank's blocks), each loaded in place.
 TrainPosition load_checkpoint(const std::string& path, const NamedTensors& tensors,
-                              torch::optim::Optimizer& optimizer, const CheckpointKey& key);
+                              torch::optim::Optimizer& optimizer, const CheckpointKey& key,
+                              const ResumeBounds& bounds);
 
 // Sharded checkpoints (ZeRO stages 1-3), in two steps so that "latest" names a step only when
 // every rank has written its file: every rank writes its part (returns the step's folder), the
 // ranks meet (the caller's barrier), then one rank commits (writes "latest", prunes old steps).
 std::string save_sharded_part(const std::string& dir, const NamedTensors& blocks,
                               torch::optim::Optimizer& optimizer, const TrainPosition& position,
-                              const CheckpointKey& key, int64_t ranks);
-void commit_sharded(const std::string& dir, int64_t global_step, int64_t keep);
+                              const CheckpointKey& key, int64_t ranks,
+                              const std::vector<schema::NamedPath>& inputs);
+void commit_sharded(const std::string& dir, int64_t global_step, int64_t keep,
+                    const std::vector<schema::NamedPath>& inputs);
 // The file of rank `rank` of `ranks` in a sharded checkpoint given as a checkpoint folder (its
 // "latest") or a step's folder. A whole-model checkpoint, or one written by another rank count, is
 // refused with an InputError that says which rank count (and --zero-stage) resumes it.

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "schema/input_error.h"
+#include "schema/safe_name.h"
 
 namespace vitsim::trainer {
 namespace {
@@ -67,6 +68,12 @@ std::string resolve_checkpoint(const std::string& path) {
                                  "no readable 'latest'",
                                  "pass a checkpoint file, or the folder given to --checkpoint-dir");
   }
+  // A file of the folder, never a path out of it ("../../x"): safe_name.h's rule.
+  if (!schema::is_safe_name(name))
+    throw schema::InputError::at(
+        path + "/latest", "", "the name of a checkpoint of the folder",
+        "\"" + name.substr(0, 200) + "\": " + schema::unsafe_name_reason(name),
+        "vitsim-train writes checkpoint-step<N>.pt or checkpoint-step<N>");
   return path + "/" + name;
 }
 

@@ -135,8 +135,7 @@ CifarImages read_cifar_split(const std::string& dir, CifarFormat format, bool tr
   return images;
 }
 
-void write_cifar_file(const std::string& path, const CifarImages& images, int64_t begin,
-                      int64_t end) {
+std::string cifar_file_bytes(const CifarImages& images, int64_t begin, int64_t end) {
   std::string bytes;
   bytes.reserve((end - begin) * cifar_record_bytes(images.format));
   for (int64_t i = begin; i < end; ++i) {
@@ -147,7 +146,7 @@ void write_cifar_file(const std::string& path, const CifarImages& images, int64_
     const uint8_t* p = images.image(i);
     bytes.append(reinterpret_cast<const char*>(p), kCifarImageBytes);
   }
-  schema::write_output(path, bytes);
+  return bytes;
 }
 
 }  // namespace vitsim::trainer

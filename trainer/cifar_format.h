@@ -51,8 +51,7 @@ void read_cifar_file(const std::string& path, CifarFormat format, CifarImages& o
 // The same for the file's bytes (`path` names it in errors).
 void parse_cifar_bytes(const std::string& bytes, const std::string& path, CifarFormat format,
                        CifarImages& out);
-// Writes images [begin, end) as one file, atomically.
-void write_cifar_file(const std::string& path, const CifarImages& images, int64_t begin,
-                      int64_t end);
+// Images [begin, end) as one file's bytes (make-dataset writes its files as one group).
+std::string cifar_file_bytes(const CifarImages& images, int64_t begin, int64_t end);
 
 }  // namespace vitsim::trainer

@@ -108,7 +108,9 @@ void add_options(CLI::App& app, TrainCli& t) {
                  "end the job when one collective takes longer, s")
       ->capture_default_str();
   app.add_option("--run-log", o.run_log, "write the run log JSON here");
-  app.add_option("--cluster", o.cluster, "cluster name recorded in the run log");
+  app.add_option("--cluster", o.cluster,
+                 "cluster name recorded in the run log (a name: letters, digits, '.', '_', '-'; "
+                 "vitsim validate --like looks up NAME.json)");
   app.add_option("--device-id", o.device_id, "device id recorded (default: cpu / cuda)");
   app.add_flag("--wall-clock-breakdown", o.wall_clock_breakdown,
                "print DeepSpeed-style [Rank r] time (ms) lines");
@@ -166,6 +168,7 @@ int cmd_train(int argc, char** argv) {
         }
       }
       if (o.device_id.empty()) o.device_id = o.device;
+      o.config = t.config;
       validate_options(o);
       install_tensor_memory_counter();  // before the first tensor (memory_meter.h)
       MpiWorld world(nullptr, nullptr);

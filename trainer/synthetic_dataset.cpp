@@ -10,6 +10,8 @@
 #include <random>
 #include <stdexcept>
 
+#include "schema/output_file.h"
+
 namespace vitsim::trainer {
 namespace {
 
@@ -101,13 +103,19 @@ void write_synthetic_dataset(const SyntheticDatasetOptions& options) {
   make_dir(options.out_dir);
   const CifarImages train = make_synthetic_images(options, true);
   const CifarImages test = make_synthetic_images(options, false);
+  // The split's files as one group (schema/output_file.h): every file or none, and no two of them
+  // one file (a data_batch_2.bin linked to data_batch_1.bin would lose a fifth of the images).
+  std::vector<std::string> paths;
+  for (const auto& name : train_names) paths.push_back(options.out_dir + "/" + name);
+  paths.push_back(options.out_dir + "/" + cifar_file_names(options.format, false)[0]);
+  schema::OutputGroup written({}, schema::named_paths("--out", paths));
   // Spread the training images over the split's files like the original (5 files for CIFAR-10).
   for (int64_t f = 0; f < files; ++f) {
     const int64_t begin = train.size() * f / files, end = train.size() * (f + 1) / files;
-    write_cifar_file(options.out_dir + "/" + train_names[f], train, begin, end);
+    written.add(paths[f], cifar_file_bytes(train, begin, end));
   }
-  write_cifar_file(options.out_dir + "/" + cifar_file_names(options.format, false)[0], test, 0,
-                   test.size());
+  written.add(paths.back(), cifar_file_bytes(test, 0, test.size()));
+  written.commit();
 }
 
 }  // namespace vitsim::trainer

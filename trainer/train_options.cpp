@@ -10,6 +10,7 @@
 #include "costmodel/buckets.h"
 #include "costmodel/physical_bounds.h"
 #include "schema/json_node.h"
+#include "schema/safe_name.h"
 
 namespace vitsim::trainer {
 namespace {
@@ -313,6 +314,10 @@ void validate_options(const TrainOptions& o) {
          "amp-fp16 or fp32 (a DeepSpeed config's fp16 block selects ds-fp16: pass --precision to "
          "override)");
   if (o.zero_stage < 0 || o.zero_stage > 3) fail("--zero-stage must be 0, 1, 2 or 3");
+  // The run log records it for vitsim validate --like, which looks it up as NAME.json.
+  if (!o.cluster.empty() && !schema::is_safe_name(o.cluster))
+    fail("--cluster: expected a cluster's name, not a path (letters, digits, '.', '_', '-'), got " +
+         schema::unsafe_name_reason(o.cluster));
   if (!o.debug_fault.empty() && o.debug_fault != "kill" && o.debug_fault != "hang")
     fail("--debug-fault must be kill or hang");
 }

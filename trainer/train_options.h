@@ -73,6 +73,8 @@ struct TrainOptions {
   std::string checkpoint_dir;    // where checkpoints go
   int64_t keep_checkpoints = 3;  // the newest this many stay in checkpoint_dir; 0 = all
   std::string resume;            // checkpoint file to continue from; "" = fresh start
+  std::string config;            // --config, the DeepSpeed-style JSON read; "" = none (an input
+                                 // for the rule of outputs: train_files.h)
   // --- fault injection, for the fault-handling tests
   int64_t debug_fault_rank = -1;  // rank that misbehaves
   int64_t debug_fault_step = -1;  // at the start of this optimizer step

@@ -11,9 +11,11 @@
 #include <string>
 
 #include "schema/json_file.h"
+#include "schema/temp_cleanup.h"
 #include "trainer/multi_tensor_adamw.h"
 #include "trainer/run_context.h"
 #include "trainer/tf32_switch.h"
+#include "trainer/train_files.h"
 
 namespace vitsim::trainer {
 namespace {
@@ -26,15 +28,34 @@ std::string adamw_note(const torch::optim::Optimizer& optimizer) {
 }
 
 volatile std::sig_atomic_t g_interrupts = 0;
+volatile std::sig_atomic_t g_signal = 0;  // the first one received
 
-extern "C" void on_interrupt(int) {
-  // First Ctrl-C / SIGTERM: stop at the next step boundary (agreed by all ranks). Second: now.
+extern "C" void on_interrupt(int sig) {
+  // First Ctrl-C / SIGTERM / SIGHUP: stop at the next step boundary (agreed by all ranks).
+  // Second: now, with what a file being written left removed, by the shells' code for it.
   const std::sig_atomic_t earlier = g_interrupts;  // (++ on a volatile is deprecated in C++20)
   g_interrupts = earlier + 1;
-  if (earlier > 0) {
-    const char msg[] = "vitsim-train: interrupted again, exiting now\n";
-    (void)!::write(2, msg, sizeof(msg) - 1);
-    std::_Exit(kExitInterrupted);
+  if (earlier == 0) {
+    g_signal = sig;
+    return;
+  }
+  const char msg[] = "vitsim-train: interrupted again, exiting now\n";
+  (void)!::write(2, msg, sizeof(msg) - 1);
+  schema::remove_temporaries_now();
+  std::_Exit(exit_code_of_signal(sig));
+}
+
+// The signals that stop a run, where they would end the process (not where they are ignored:
+// `nohup` keeps SIGHUP away, a background job SIGINT).
+void catch_interrupts() {
+  for (int sig : kStopSignals) {
+    struct sigaction old {};
+    ::sigaction(sig, nullptr, &old);
+    if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN) continue;
+    struct sigaction sa {};
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(sig, &sa, nullptr);
   }
 }
 
@@ -48,10 +69,17 @@ bool interrupted_flag() {
   return g_interrupts > 0;
 }
 
+int interrupt_signal() {
+  return g_signal;
+}
+
 Trainer::Trainer(TrainOptions options, MpiWorld& world, std::vector<std::string> argv)
     : options_(std::move(options)), world_(world), argv_(std::move(argv)) {
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
+  // Before any work: no output is an input or another output (schema/output_rule.h); every
+  // group written later is declared with these inputs.
+  files_ = train_files(options_, world_.rank(), world_.size());
+  schema::check_outputs(files_.inputs, files_.outputs);
+  catch_interrupts();
   configure_threads(static_cast<int>(options_.threads));
   if (options_.device == "cuda") {
     if (!torch::cuda::is_available()) {
@@ -87,7 +115,13 @@ Trainer::Trainer(TrainOptions options, MpiWorld& world, std::vector<std::string>
   clock_offset_s_ = world_.estimate_clock_offset_s();
   if (!options_.dump_init_params.empty()) {
     const auto weights = weights_to_write();  // collective under ZeRO
-    if (world_.rank() == 0) write_params(options_.dump_init_params, true, weights);
+    if (world_.rank() == 0) {
+      schema::OutputGroup written(files_.inputs,
+                                  {{"--dump-init-params", options_.dump_init_params},
+                                   {"--dump-init-params", options_.dump_init_params + ".names"}});
+      write_params(written, options_.dump_init_params, true, weights);
+      written.commit();
+    }
   }
 }
 
@@ -129,7 +163,8 @@ void Trainer::build_model_and_optimizer() {
   if (!options_.resume.empty() && zero_) {
     resume_sharded();
   } else if (!options_.resume.empty()) {
-    position_ = load_checkpoint(options_.resume, *weights(), *optimizer_, checkpoint_key());
+    position_ = load_checkpoint(options_.resume, *weights(), *optimizer_, checkpoint_key(),
+                                resume_bounds());
     if (master_) master_->refresh_model();
     epoch_totals_ = {position_.epoch_loss_sum, position_.epoch_correct, position_.epoch_samples};
     if (world_.rank() == 0) {
@@ -161,7 +196,7 @@ int Trainer::run() {
     const StepOutcome outcome = train_epoch(epoch, first);
     if (outcome == StepOutcome::kNan) return kExitNanLoss;  // no outputs: the state is garbage
     if (outcome == StepOutcome::kInterrupted) {
-      code = kExitInterrupted;
+      code = exit_code_of_signal(stop_signal_);  // 128 + the signal, as a shell reports it
       break;
     }
     if (options_.max_steps > 0 && position_.global_step >= options_.max_steps) break;
@@ -272,16 +307,21 @@ schema::RunConfig Trainer::run_config() const {
 void Trainer::write_outputs() {
   std::vector<schema::RankStepSummary> ranks = gather_rank_summaries(StepStatistic::kMedian);
   std::vector<schema::RankStepSummary> means = gather_rank_summaries(StepStatistic::kMean);
+  // This rank's outputs land together (the parameter dump and the run log), or none.
+  const std::string dump = dump_params_path(options_, world_.rank());
+  schema::OutputGroup written(files_.inputs,
+                              {{"--dump-params", dump}, {"--run-log", options_.run_log}});
   if (!options_.dump_params.empty()) {
     // "{rank}" in the path: every rank writes its own copy (tests compare the ranks' weights).
-    std::string path = options_.dump_params;
-    const size_t at = path.find("{rank}");
-    if (at != std::string::npos) path.replace(at, 6, std::to_string(world_.rank()));
+    const bool per_rank = options_.dump_params.find("{rank}") != std::string::npos;
     const auto weights = weights_to_write();  // collective under ZeRO
-    if (at != std::string::npos || world_.rank() == 0) write_params(path, false, weights);
+    if (per_rank || world_.rank() == 0) write_params(written, dump, false, weights);
   }
   if (world_.rank() == 0 && !ranks.empty()) print_memory_check(ranks.front());
-  if (options_.run_log.empty() || world_.rank() != 0) return;
+  if (options_.run_log.empty() || world_.rank() != 0) {
+    written.commit();
+    return;
+  }
   schema::RunLog log;
   log.context = trainer_context(argv_, {{"device", options_.device_id},
                                         {"device_name", device_name(options_.device)},
@@ -290,11 +330,12 @@ void Trainer::write_outputs() {
   log.epochs = epochs_;
   log.ranks = std::move(ranks);
   log.rank_means = std::move(means);
-  schema::write_run_log(options_.run_log, log);
+  schema::add_json(written, options_.run_log, schema::write_run_log_json(log));
+  written.commit();
   std::cout << "vitsim-train: run log written to " << options_.run_log << "\n";
 }
 
-void Trainer::write_params(const std::string& path, bool with_names,
+void Trainer::write_params(schema::OutputGroup& written, const std::string& path, bool with_names,
                            const std::vector<std::pair<std::string, torch::Tensor>>& weights) {
   std::string bytes, names;
   for (const auto& [name, value] : weights) {
@@ -304,12 +345,21 @@ void Trainer::write_params(const std::string& path, bool with_names,
     for (int64_t d = 0; d < c.dim(); ++d) names += (d ? "x" : "") + std::to_string(c.size(d));
     names += "\n";
   }
-  schema::write_output(path, bytes);
-  if (with_names) schema::write_output(path + ".names", names);
+  written.add(path, bytes);
+  if (with_names) written.add(path + ".names", names);
 }
 
 CheckpointKey Trainer::checkpoint_key() {
   return trainer::checkpoint_key(options_, world_.size());
+}
+
+ResumeBounds Trainer::resume_bounds() const {
+  ResumeBounds b;
+  b.epochs = options_.epochs;
+  b.micro_steps_per_epoch = sampler_->micro_steps(options_.micro_batch);
+  b.accumulation = options_.accumulation;
+  b.samples_per_micro_step = options_.micro_batch * world_.size();
+  return b;
 }
 
 void Trainer::maybe_checkpoint(bool force) {
@@ -327,8 +377,9 @@ void Trainer::maybe_checkpoint(bool force) {
     return;
   }
   if (world_.rank() == 0) {
-    const std::string path = save_checkpoint(options_.checkpoint_dir, *weights(), *optimizer_, p,
-                                             checkpoint_key(), options_.keep_checkpoints);
+    const std::string path =
+        save_checkpoint(options_.checkpoint_dir, *weights(), *optimizer_, p, checkpoint_key(),
+                        options_.keep_checkpoints, files_.inputs);
     std::cerr << "vitsim-train: checkpoint " << path << "\n";
   }
 }

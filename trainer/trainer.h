@@ -2,15 +2,17 @@
 // each training on its DistributedSampler shard; gradients averaged by GradientReducer over a
 // Communicator; every step measured (step_stats.h); checkpoints, NaN and Ctrl-C handling; the run
 // log written at the end. Exit codes: 0 done, 2 bad input, 3 a peer died or hung (watchdog),
-// 4 NaN loss, 130 interrupted.
+// 4 NaN loss, 128 + N stopped by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP).
 #pragma once
 
 #include <torch/torch.h>
 
+#include <csignal>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "schema/output_file.h"
 #include "schema/run_log.h"
 #include "trainer/batch_loader.h"
 #include "trainer/checkpoint.h"
@@ -21,6 +23,7 @@
 #include "trainer/master_weights.h"
 #include "trainer/mpi_world.h"
 #include "trainer/step_stats.h"
+#include "trainer/train_files.h"
 #include "trainer/train_options.h"
 #include "trainer/unit_forward.h"
 #include "trainer/vit_model.h"
@@ -29,7 +32,12 @@
 namespace vitsim::trainer {
 
 inline constexpr int kExitNanLoss = 4;
-inline constexpr int kExitInterrupted = 130;
+// Stopped by a signal: 128 + its number, as the shells report a process it ended (130 SIGINT,
+// 143 SIGTERM, 129 SIGHUP), whether the run stopped at a step boundary or at once.
+inline constexpr int kStopSignals[] = {SIGHUP, SIGINT, SIGTERM};
+constexpr int exit_code_of_signal(int sig) {
+  return 128 + sig;
+}
 
 class Trainer {
  public:
@@ -71,14 +79,15 @@ class Trainer {
   double evaluate();
   void finish_epoch(int64_t epoch, int64_t steps, double elapsed_s, const EpochTotals& totals);
   void maybe_checkpoint(bool force);
-  CheckpointKey checkpoint_key();  // what a resume must match (ranks, batches, seed, regime)
+  CheckpointKey checkpoint_key();      // what a resume must match (ranks, batches, seed, regime)
+  ResumeBounds resume_bounds() const;  // where a resumed position may stand (epochs, micro-steps)
   void write_outputs();
   // Collective: every rank calls it, rank 0 keeps the result.
   std::vector<schema::RankStepSummary> gather_rank_summaries(StepStatistic statistic);
   schema::RunConfig run_config() const;
   // Raw fp32 parameters in registration order; with names: also path.names, one line per
   // parameter: torchvision name and shape (e.g. "conv_proj.weight 192x3x4x4").
-  void write_params(const std::string& path, bool with_names,
+  void write_params(schema::OutputGroup& written, const std::string& path, bool with_names,
                     const std::vector<std::pair<std::string, torch::Tensor>>& weights);
   void sync_device();
   // The module whose weights the optimizer steps, checkpoints hold and dumps write: the fp32
@@ -110,6 +119,8 @@ class Trainer {
   double loss_scale_ = 1.0;       // fp16 dynamic loss scale (1 otherwise)
   int64_t good_steps_ = 0;        // fp16: steps since the scale last changed
   std::vector<StepTimes> steps_;  // every optimizer step of this rank
+  int stop_signal_ = 0;           // the signal the ranks agreed to stop on (agree_on_step)
+  TrainFiles files_;              // what the run reads and writes, by option (train_files.h)
   std::vector<schema::EpochRecord> epochs_;
 };
 

@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <iterator>
 #include <thread>
 
 #include "trainer/autocast_compat.h"
@@ -15,6 +16,7 @@
 namespace vitsim::trainer {
 
 bool interrupted_flag();  // trainer.cpp
+int interrupt_signal();   // trainer.cpp: the first signal this rank received, 0 when none
 
 namespace {
 double now() {
@@ -243,12 +245,22 @@ Trainer::StepOutcome Trainer::agree_on_step(EpochTotals& totals, const EpochTota
   std::vector<double> v = {local.loss_sum, local.correct, local.samples,
                            interrupted_flag() ? 1.0 : 0.0,
                            std::isfinite(local.loss_sum) ? 0.0 : 1.0};
+  // Which signals the ranks received, one count each: every rank then exits by the same one.
+  const int mine = interrupt_signal();
+  for (int sig : kStopSignals) v.push_back(mine == sig ? 1.0 : 0.0);
   world_.allreduce_sum(v);
   totals.loss_sum += v[0];
   totals.correct += v[1];
   totals.samples += v[2];
   if (v[4] > 0) return StepOutcome::kNan;
-  if (v[3] > 0) return StepOutcome::kInterrupted;
+  if (v[3] > 0) {
+    // Its own signal where it received one; else the last of kStopSignals any rank received.
+    stop_signal_ = mine;
+    for (size_t i = 0; i < std::size(kStopSignals) && mine == 0; ++i)
+      if (v[5 + i] > 0) stop_signal_ = kStopSignals[i];
+    if (stop_signal_ == 0) stop_signal_ = SIGINT;  // a flag without a signal: the old meaning
+    return StepOutcome::kInterrupted;
+  }
   return StepOutcome::kOk;
 }
 

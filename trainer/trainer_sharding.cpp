@@ -95,7 +95,7 @@ void Trainer::resume_sharded() {
   NamedTensors blocks;
   for (size_t u = 0; u < zero_->shards().size(); ++u)
     blocks.emplace_back("block/" + model_->unit_name(u), zero_->shards()[u]);
-  position_ = load_checkpoint(file, blocks, *optimizer_, key);
+  position_ = load_checkpoint(file, blocks, *optimizer_, key, resume_bounds());
   zero_->refresh_model();  // collective (stages 1-2)
   epoch_totals_ = {position_.epoch_loss_sum, position_.epoch_correct, position_.epoch_samples};
   if (world_.rank() == 0) {
@@ -111,11 +111,12 @@ void Trainer::save_sharded_checkpoint(const TrainPosition& position) {
   NamedTensors blocks;
   for (size_t u = 0; u < zero_->shards().size(); ++u)
     blocks.emplace_back("block/" + model_->unit_name(u), zero_->shards()[u]);
-  const std::string step_dir =
-      save_sharded_part(options_.checkpoint_dir, blocks, *optimizer_, position, key, world_.size());
+  const std::string step_dir = save_sharded_part(options_.checkpoint_dir, blocks, *optimizer_,
+                                                 position, key, world_.size(), files_.inputs);
   world_.barrier();  // "latest" names the step once every rank's file is in place
   if (world_.rank() == 0) {
-    commit_sharded(options_.checkpoint_dir, position.global_step, options_.keep_checkpoints);
+    commit_sharded(options_.checkpoint_dir, position.global_step, options_.keep_checkpoints,
+                   files_.inputs);
     std::cerr << "vitsim-train: checkpoint " << step_dir << " (" << world_.size()
               << " rank files)\n";
   }

@@ -13,6 +13,7 @@
 #include "schema/gpus_io.h"
 #include "schema/input_error.h"
 #include "schema/model_io.h"
+#include "schema/safe_name.h"
 #include "schema/transports_io.h"
 
 namespace vitsim::validate {
@@ -55,6 +56,8 @@ std::string cluster_file_of(const std::string& file, const schema::RunConfig& ru
     throw schema::InputError::at(file, "/config/cluster", "the name of the cluster the run ran on",
                                  "\"\"", hint);
   }
+  // A name, never a path: "../../x" would load a file outside the catalog's folder.
+  schema::check_safe_name(run.cluster, file, "/config/cluster");
   const std::string path = (fs::path(o.gpus_json).parent_path() / (run.cluster + ".json")).string();
   std::error_code ec;  // a name too long for a path is no file either (exit 2, not a throw)
   if (!fs::exists(path, ec)) {

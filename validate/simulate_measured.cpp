@@ -8,6 +8,7 @@
 #include "schema/gpus_io.h"
 #include "schema/input_error.h"
 #include "schema/model_io.h"
+#include "schema/safe_name.h"
 
 namespace vitsim::validate {
 
@@ -22,6 +23,11 @@ schema::TrainingConfig config_of(const present::MeasuredRun& run,
   c.precision = run.key.precision;
   c.data_fraction = run.key.data_fraction();
   c.images = run.images;
+  // What the run says of the rest is simulated as it ran (present/run_match.h compares them).
+  if (run.accumulation) c.accumulation = *run.accumulation;
+  if (run.optimizer) c.optimizer = *run.optimizer;
+  if (run.overlap) c.overlap = *run.overlap;
+  if (run.bucket_bytes) c.bucket_bytes = *run.bucket_bytes;
   c.placement = run.key.placement;
   if (run.key.placement == "intra-node") {
     c.gpus_per_node = run.key.gpus;
@@ -48,6 +54,9 @@ present::NamedPrediction simulate_measured(const std::vector<present::MeasuredRu
   out.prediction.context = {{"model", schema::write_model(study.model)}};
   for (const auto& run : measured) {
     if (!have.insert(run.key).second) continue;
+    // A name, never a path: "../../x" would load a file outside the study's cluster folder.
+    schema::check_safe_name(run.key.cluster, run.source,
+                            run.run_name.empty() ? "column cluster" : "/config/cluster");
     const std::string path = study.cluster_folder + "/" + run.key.cluster + ".json";
     std::error_code ec;  // a name too long for a path is no file either (exit 2, not a throw)
     if (!fs::exists(path, ec)) {

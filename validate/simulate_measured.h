@@ -1,9 +1,11 @@
 // Predictions for measured runs nobody simulated (`vitsim validate --simulate`): each unmatched
 // measured row becomes a configuration on its cluster (the study's cluster folder,
-// "<cluster>.json"), with its GPU count, micro-batch, precision, data fraction and images; the
-// hosts come from the placement (intra-node: one node holds every rank; inter-node: the cluster's
-// host set for that count, else one GPU per node). The study's model is trained. So no measured
-// row stays "not matched" for want of a prediction.
+// "<cluster>.json"; the cluster a name, never a path: schema/safe_name.h), with its GPU count,
+// micro-batch, precision, data fraction and images, and what else the run states (accumulation,
+// optimizer, overlap, bucket size: present/run_match.h compares them); the hosts come from the
+// placement (intra-node: one node holds every rank; inter-node: the cluster's host set for that
+// count, else one GPU per node). The study's model is trained. So no measured row stays "not
+// matched" for want of a prediction.
 #pragma once
 
 #include <string>

@@ -1,6 +1,8 @@
 // The options predict, advise and sweep share are declared once (cli/option_groups.h): each has
-// one help text in all three commands (sweep's searched options add what a list means), and a
-// list given where one value is taken is refused with exit 2, never cut to its first value.
+// one help text in all three commands (sweep's searched options add what a list means), a list
+// given where one value is taken is refused with exit 2, never cut to its first value, and a
+// limit never vanishes (issue 68, class 7): --deadline "" and --budget "" meant no limit, and
+// --deadline 1e308d printed "deadline inf s"; each is refused with exit 2 naming the option.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -74,6 +76,29 @@ TEST(OptionGroups, ListsWhereOneValueIsTakenExitTwo) {
     EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.output;
     EXPECT_NE(r.output.find(bad.substr(0, bad.find(' '))), std::string::npos)
         << bad << ": " << r.output;
+  }
+}
+
+TEST(OptionGroups, ALimitThatIsNoNumberIsRefusedNotDropped) {
+  const std::string inputs = " --cluster " + kSrc + "/platforms/tesla.json --costs " + kSrc +
+                             "/tests/sim/fixtures/costs.json --gpus 2";
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"--deadline ''", "--deadline: expected a value, got an empty one"},
+      {"--budget ''", "--budget: expected a value, got an empty one"},
+      {"--deadline 1e308d", "--deadline 1e308d: expected a deadline in seconds"},
+      {"--deadline 1e308", "--deadline 1e308: expected a deadline in seconds"},
+      {"--deadline 1e300h/epoch", "--deadline 1e300h/epoch: expected a deadline in seconds"},
+      {"--budget 1e308", "--budget 1e308: expected a budget in USD"},
+      {"--budget 1e-320/epoch", "--budget"},
+  };
+  for (const std::string command : {"predict", "advise", "sweep"}) {
+    for (const auto& [option, expected] : bad) {
+      const std::string args = command + inputs + " " + option;
+      const auto r = vitsim::test::run_command(kVitsim + " " + args);
+      EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+      EXPECT_NE(r.output.find(expected), std::string::npos) << args << ": " << r.output;
+      EXPECT_EQ(r.output.find("inf s"), std::string::npos) << args << ": " << r.output;
+    }
   }
 }
 

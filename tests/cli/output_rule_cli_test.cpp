@@ -5,6 +5,8 @@
 //     redirected onto an input;
 //  2. two outputs of one group that are one file (a link, the same path) are refused, nothing
 //     written;
+// and, in part 2, `sweep` (--out, --json, a shard's file, against --cluster, --costs, --prices and
+// the --merge shards: `sweep --merge s0 s1 --json s1` replaced a shard);
 //  3. a FIFO among a group's outputs, then SIGTERM, SIGINT or SIGHUP while the command waits on
 //     it: the command ends by that signal and leaves no temporary file and every previous file;
 //     `report` killed while gnuplot draws leaves neither gnuplot's folder nor a figure.
@@ -129,6 +131,34 @@ TEST_F(OutputRuleCli, AnOutputNeverReplacesAnInputOfTheSameCommand) {
   expect_refused("reproduce --gpus-json r/validation.txt --out r", gpus, "--out",
                  "--gpus-json or the study's gpus");
   EXPECT_EQ(files(path("r")), (std::set<std::string>{"report.html", "validation.txt"}));
+}
+
+TEST_F(OutputRuleCli, ASweepNeverReplacesItsInputs) {
+  const std::string costs = copy(kSrc + "/tests/sim/fixtures/costs.json", "c.json");
+  const std::string cluster = copy(kTesla, "tesla.json");
+  const std::string prices = copy(kSrc + "/platforms/prices.json", "prices.json");
+  const std::string sweep = "sweep --cluster tesla.json --costs c.json --gpus 1,2 --jobs 1 ";
+  expect_refused(sweep + "--json c.json", costs, "--json", "--costs");
+  expect_refused(sweep + "--out tesla", cluster, "--out", "--cluster");
+  expect_refused(sweep + "--prices prices.json --out sub/../prices", prices, "--out", "--prices");
+  expect_refused(sweep + "--shard 0/2 --json c.json", costs, "--json", "--costs");
+  expect_refused(sweep + "--shard 1/2 --out tesla", cluster, "--out", "--cluster");
+  ASSERT_EQ(vitsim(sweep + "--shard 0/2 --json s0.json").exit_code, 0);
+  ASSERT_EQ(vitsim(sweep + "--shard 1/2 --json s1.json").exit_code, 0);
+  expect_refused("sweep --merge s0.json s1.json --json s1.json", path("s1.json"), "--json",
+                 "--merge");
+  expect_refused("sweep --merge s0.json s1.json --out s0", path("s0.json"), "--out", "--merge");
+  // Two outputs that are one file, and a shard told two files: nothing written.
+  Result r = vitsim("sweep --merge s0.json s1.json --out g --json g.json");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("the outputs g.json (--out) and g.json (--json) are the same"),
+            std::string::npos)
+      << r.output;
+  r = vitsim(sweep + "--shard 0/2 --json t.json --out t");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--shard writes one file"), std::string::npos) << r.output;
+  EXPECT_EQ(files(dir_), (std::set<std::string>{"c.json", "prices.json", "s0.json", "s1.json",
+                                                "sub", "tesla.json"}));
 }
 
 TEST_F(OutputRuleCli, StdoutRedirectedOntoAnInputIsRefused) {

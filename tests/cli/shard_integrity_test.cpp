@@ -3,6 +3,10 @@
 // run gives; a shard edited after it was written (a configuration's GPU count) merged too. Now the
 // merge refuses both, naming the file and the field. A shard run interrupted by SIGINT exits 130,
 // says so and writes no partial shard (it exited 0 with a partial file), with one job and with two.
+// Issue 68: a shard another vitsim wrote (class 10) and a shard whose configuration holds less
+// than one global batch an epoch (class 11), each with its digest recomputed (it is public), are
+// refused naming the file and field; so is a sweep whose configurations would (a 0-step, 0.0 s
+// epoch answered as the fastest).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +19,7 @@
 
 #include "process_support.h"  // tests/support/
 #include "run_command.h"      // tests/support/
+#include "schema/sweep_shard_io.h"
 
 namespace shard_integrity_test {
 namespace {
@@ -68,6 +73,56 @@ TEST(ShardIntegrity, AnEditedShardIsRefused) {
       << m.output;
   EXPECT_NE(m.output.find("the shard file was changed after vitsim wrote it"), std::string::npos)
       << m.output;
+}
+
+// An edit vitsim could have written: the contents digest recomputed.
+void write_resealed(const std::string& path, nlohmann::json doc) {
+  doc["shard"]["contents_digest"] = vitsim::schema::shard_contents_digest(doc);
+  std::ofstream(path) << doc.dump(2);
+}
+
+TEST(ShardIntegrity, AShardOfAnotherVitsimIsRefused) {
+  ASSERT_EQ(run(kSweep + " --shard 0/2 --json " + tmp("v0.json")).exit_code, 0);
+  ASSERT_EQ(run(kSweep + " --shard 1/2 --json " + tmp("v1.json")).exit_code, 0);
+  const nlohmann::json doc = nlohmann::json::parse(std::ifstream(tmp("v1.json")));
+  for (const std::string key : {"tool_version", "git_sha"}) {
+    nlohmann::json other = doc;
+    other["context"][key] = "0.0.1-elsewhere";
+    write_resealed(tmp("o1.json"), other);
+    const Result m = run(kVitsim + " sweep --merge " + tmp("v0.json") + " " + tmp("o1.json"));
+    EXPECT_EQ(m.exit_code, 2) << key << ": " << m.output;
+    EXPECT_NE(m.output.find(tmp("o1.json") + ": /context/" + key + ": expected a shard written by"),
+              std::string::npos)
+        << m.output;
+  }
+}
+
+TEST(ShardIntegrity, AShardWhoseEpochHoldsNoGlobalBatchIsRefused) {
+  ASSERT_EQ(run(kSweep + " --shard 0/2 --json " + tmp("f0.json")).exit_code, 0);
+  ASSERT_EQ(run(kSweep + " --shard 1/2 --json " + tmp("f1.json")).exit_code, 0);
+  nlohmann::json doc = nlohmann::json::parse(std::ifstream(tmp("f1.json")));
+  doc["configurations"][0]["config"]["data_fraction"] = 1e-300;
+  write_resealed(tmp("f1.json"), doc);
+  Result m = run(kVitsim + " sweep --merge " + tmp("f0.json") + " " + tmp("f1.json"));
+  EXPECT_EQ(m.exit_code, 2) << m.output;
+  EXPECT_NE(m.output.find(tmp("f1.json") + ": /configurations/0/config: expected data_fraction x "
+                                           "images >= one global batch"),
+            std::string::npos)
+      << m.output;
+  // The sweep itself: each such configuration skipped, saying why; nothing left to recommend.
+  m = run(kSweep + " --data-fraction 1e-300");
+  EXPECT_EQ(m.exit_code, 2) << m.output;
+  EXPECT_NE(m.output.find("vitsim sweep: skipped 2x mb16 ring 500MiB no-overlap: an epoch of less "
+                          "than one global batch: 1e-300 x 50000 images leave 0 images"),
+            std::string::npos)
+      << m.output;
+  EXPECT_NE(m.output.find("no configuration to recommend: nothing asked for could run: 2 skipped"),
+            std::string::npos)
+      << m.output;
+  m = run(kSweep + " --data-fraction 0.0005");  // 25 images: one GPU's batch of 16, not two's 32
+  EXPECT_EQ(m.exit_code, 0) << m.output;
+  EXPECT_NE(m.output.find("skipped 2x mb16"), std::string::npos) << m.output;
+  EXPECT_EQ(m.output.find("skipped 1x"), std::string::npos) << m.output;
 }
 
 class ShardInterrupt : public ::testing::TestWithParam<int> {};

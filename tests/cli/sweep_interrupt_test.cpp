@@ -1,5 +1,6 @@
 // A long sweep shows progress and keeps what it did: with --progress always it prints one line per
-// configuration (done/total, time left); SIGINT or SIGTERM after a few configurations ends it with
+// configuration (done/total, time left); SIGINT, SIGTERM or SIGHUP (issue 68, class 13: a closed
+// terminal lost the rows) after a few configurations ends it with
 // the finished rows written (PREFIX.json and PREFIX.csv, atomically), a message saying so, and
 // the exit status a shell gives a process ended by that signal (128 + signal). vitsim simulate
 // draws the same progress line per configuration.
@@ -34,9 +35,15 @@ TEST_P(SweepInterrupt, KeepsTheFinishedRows) {
   const int sig = GetParam();
   const std::string prefix = ::testing::TempDir() + "/sweep_interrupt_" + std::to_string(sig);
   std::remove((prefix + ".json").c_str());
+  const vitsim::testing::Subreaper subreaper;  // a sweep job left behind would be ours to see
   const Interrupted r = run_and_signal(
       vitsim::testing::long_sweep(kVitsim, kSrc, {"--out", prefix}),
       std::regex("vitsim sweep: 3/294 configurations, [0-9]+ s, about [0-9]+ s left"), sig);
+  for (pid_t p : vitsim::testing::children_of(::getpid())) {
+    ADD_FAILURE() << "a process outlived the sweep: " << p;
+    ::kill(p, SIGKILL);
+    ::waitpid(p, nullptr, 0);
+  }
   ASSERT_EQ(r.exit_code, 128 + sig) << r.output;
   std::smatch m;
   ASSERT_TRUE(std::regex_search(
@@ -54,9 +61,11 @@ TEST_P(SweepInterrupt, KeepsTheFinishedRows) {
   EXPECT_NE(csv.find("1x mb8"), std::string::npos) << csv.substr(0, 300);
 }
 
-INSTANTIATE_TEST_SUITE_P(Signals, SweepInterrupt, ::testing::Values(SIGINT, SIGTERM),
+INSTANTIATE_TEST_SUITE_P(Signals, SweepInterrupt, ::testing::Values(SIGINT, SIGTERM, SIGHUP),
                          [](const auto& info) {
-                           return info.param == SIGINT ? "SIGINT" : "SIGTERM";
+                           return info.param == SIGINT    ? "SIGINT"
+                                  : info.param == SIGTERM ? "SIGTERM"
+                                                          : "SIGHUP";
                          });
 
 TEST(SimulateProgress, OneLinePerConfigurationWhenAsked) {

@@ -37,6 +37,13 @@ class ValidateGate : public ::testing::Test {
     run_ = example("run_log");
     run_["config"]["cluster"] = "example";
     run_["config"]["data_fraction"] = 1.0;
+    // ... and the rest of what a step's time depends on as the prediction has it
+    // (present/run_match.h): accumulation 1, no overlap, 500 MB buckets, 1563 steps an epoch.
+    run_["config"]["accumulation"] = 1;
+    run_["config"]["global_batch"] = 32;
+    run_["config"]["overlap"] = false;
+    run_["config"]["bucket_bytes"] = 5e8;
+    run_["epochs"][0]["steps"] = 1563;
     prediction_ = example("prediction");
   }
   std::string write(const std::string& name, const Json& doc) const {

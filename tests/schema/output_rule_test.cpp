@@ -192,6 +192,29 @@ TEST_F(OutputRule, ASignalTheCommandHandlesItselfIsLeftToIt) {
   ::sigaction(SIGHUP, &old, nullptr);
 }
 
+// A command that handles the signals itself and must end at once (vitsim-train's second Ctrl-C)
+// removes what is registered from its own handler: the files go, the registrations stay theirs.
+TEST_F(OutputRule, TemporariesAreRemovedOnRequestFromAHandler) {
+  std::ofstream(path("y.tmp")) << "half";
+  static volatile sig_atomic_t got = 0;
+  struct sigaction sa {
+  }, old{};
+  sa.sa_handler = [](int) {
+    remove_temporaries_now();
+    got = 1;
+  };
+  ::sigaction(SIGTERM, &sa, &old);
+  {
+    const TempRegistration r = TempRegistration::file(path("y.tmp"));
+    ::raise(SIGTERM);
+    EXPECT_EQ(got, 1);
+    EXPECT_FALSE(std::filesystem::exists(path("y.tmp")));
+    EXPECT_EQ(temp_registrations(), 1u);
+  }
+  EXPECT_EQ(temp_registrations(), 0u);
+  ::sigaction(SIGTERM, &old, nullptr);
+}
+
 }  // namespace
 }  // namespace output_rule_test
 }  // namespace vitsim::schema

@@ -177,6 +177,21 @@ TEST(ValidateOptions, NamesTheOption) {
             std::string::npos);
 }
 
+// Issue 68, class 12: the cluster name a run log records is looked up as NAME.json by vitsim
+// validate --like; a path is refused where it is given.
+TEST(ValidateOptions, TheClusterIsANameNotAPath) {
+  TrainOptions o;
+  o.data_dir = "/tmp";
+  o.cluster = "emulated-400mbit";
+  EXPECT_EQ(error_of([&] { validate_options(o); }), "");
+  for (const std::string bad : {"../../../../tmp/x/evil", "a/b", ".hidden", "-x", "two words"}) {
+    o.cluster = bad;
+    EXPECT_NE(error_of([&] { validate_options(o); }).find("--cluster: expected a cluster's name"),
+              std::string::npos)
+        << bad;
+  }
+}
+
 // Issue 11: --weight-decay -1 and --momentum nan reached LibTorch (a 13-frame stack trace, or NaN
 // weights); --threads 100000 hung. Each is refused here, naming the option.
 TEST(ValidateOptions, RefusesAbsurdOptimizerAndThreadValues) {
