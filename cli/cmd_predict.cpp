@@ -88,6 +88,8 @@ schema::TrainingConfig to_config(const PredictArgs& a) {
   c.overlap = single_value(v.overlaps, "overlap");
   c.collective = single_value(v.collectives, "collective");
   c.bucket_bytes = single_value(v.bucket_bytes, "bucket-mb");
+  c.zero_stage = single_value(v.zero_stages, "zero-stage");
+  c.activation_checkpointing = single_value(v.checkpointing, "activation-checkpointing");
   c.label = "predict";
   check_epoch_holds_a_batch(c);
   return c;
