@@ -79,7 +79,7 @@ TEST(LayerGraph, RejectsImpossibleConfigurations) {
   c = vit_preset("vit_b_16");
   c.heads = 7;
   EXPECT_THROW(build_layer_graph(c), std::invalid_argument);
-  EXPECT_THROW(vit_preset("vit_h_14"), std::invalid_argument);
+  EXPECT_THROW(vit_preset("vit_x_99"), std::invalid_argument);  // no such preset
 }
 
 }  // namespace
