@@ -16,6 +16,7 @@
 #include "calibrate/process_spread.h"
 #include "calibrate/regime_transfer.h"
 #include "calibrate/repeat_check.h"
+#include "calibrate/sharding_fit.h"
 #include "calibrate/spread.h"
 #include "calibrate/sustained_rates.h"
 #include "calibrate/transfer_entry.h"
@@ -49,17 +50,6 @@ costmodel::DeviceCatalog merged_catalog(const costmodel::DeviceCatalog& catalog,
     }
   }
   return costmodel::with_devices(catalog, own);
-}
-
-// Whether `link_class` is the NIC of nodes with a NIC per GPU in one of `clusters`.
-bool nic_per_gpu_class(const std::vector<schema::ClusterSpec>& clusters,
-                       const std::string& link_class) {
-  for (const auto& c : clusters) {
-    for (const auto& n : c.nodes) {
-      if (n.nic_per_gpu && n.nic.link_class == link_class) return true;
-    }
-  }
-  return false;
 }
 
 // Distinct message sizes among `pts`.
@@ -190,6 +180,16 @@ std::vector<costmodel::LinkCost> fit_links(const std::vector<schema::ProfileInpu
 }
 
 }  // namespace
+
+bool nic_per_gpu_class(const std::vector<schema::ClusterSpec>& clusters,
+                       const std::string& link_class) {
+  for (const auto& c : clusters) {
+    for (const auto& n : c.nodes) {
+      if (n.nic_per_gpu && n.nic.link_class == link_class) return true;
+    }
+  }
+  return false;
+}
 
 std::optional<double> datasheet_latency_s(const std::vector<schema::ClusterSpec>& clusters,
                                           const std::string& link_class) {
@@ -506,6 +506,7 @@ Calibration calibrate(const std::vector<schema::ProfileInput>& profiles,
   pipe.notes_.insert(pipe.notes_.begin(), checked.begin(), checked.end());
   Calibration out;
   out.costs.links = fit_links(profiles, options, pipe.notes_, out.warnings);
+  fit_operation_links(profiles, options, out.costs.links, pipe.notes_);
   const std::set<Key> required = pipe.required_pairs();
   std::map<Key, DeviceCosts> devices;
   for (auto& [key, fit] : pipe.measured_) {

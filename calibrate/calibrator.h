@@ -69,6 +69,11 @@ struct Calibration {
 Calibration calibrate(const std::vector<schema::ProfileInput>& profiles,
                       const costmodel::DeviceCatalog& catalog, const CalibrateOptions& options);
 
+// Whether `link_class` is the NIC of nodes with a NIC per GPU in one of `clusters` (a ring over
+// such hosts runs NCCL's channels: costmodel::ring_channels).
+bool nic_per_gpu_class(const std::vector<schema::ClusterSpec>& clusters,
+                       const std::string& link_class);
+
 // Datasheet latency of a link class in the clusters (first link that names it); nullopt if none.
 std::optional<double> datasheet_latency_s(const std::vector<schema::ClusterSpec>& clusters,
                                           const std::string& link_class);

@@ -235,7 +235,8 @@ std::vector<AllreduceSample> average_repeats(const std::vector<AllreduceSample>&
   return out;
 }
 
-AlphaBetaFit fit_alpha_beta(const std::vector<AllreduceSample>& samples, double prior_latency_s) {
+AlphaBetaFit fit_alpha_beta(const std::vector<AllreduceSample>& samples, double prior_latency_s,
+                            costmodel::CollectiveOp op) {
   if (samples.empty()) throw std::invalid_argument("alpha-beta fit: no all-reduce points");
   const size_t n = samples.size();
   // t = x1 * (1 / bandwidth) + x2 * latency, x1 = 2(N-1)/N * M, x2 = 2(N-1); weights 1/t.
@@ -246,9 +247,8 @@ AlphaBetaFit fit_alpha_beta(const std::vector<AllreduceSample>& samples, double 
     if (s.ranks < 2 || !(s.time_s > 0) || !(s.message_bytes > 0)) {
       throw std::invalid_argument("alpha-beta fit: points need >= 2 ranks, bytes and time > 0");
     }
-    const costmodel::CollectiveOp all_reduce = costmodel::CollectiveOp::kAllReduce;
-    A(i, 0) = costmodel::bus_factor(all_reduce, s.ranks) * s.message_bytes / s.time_s;
-    A(i, 1) = static_cast<double>(costmodel::ring_phases(all_reduce, s.ranks)) / s.time_s;
+    A(i, 0) = costmodel::bus_factor(op, s.ranks) * s.message_bytes / s.time_s;
+    A(i, 1) = static_cast<double>(costmodel::ring_phases(op, s.ranks)) / s.time_s;
   }
   AlphaBetaFit f;
   f.points = static_cast<int>(n);
@@ -281,7 +281,7 @@ AlphaBetaFit fit_alpha_beta(const std::vector<AllreduceSample>& samples, double 
   double rss = 0;
   for (const auto& s : samples) {
     const double t =
-        ring_allreduce_time_s(s.ranks, s.message_bytes, f.bandwidth_bytes_per_s, f.latency_s);
+        costmodel::ring_time_s(op, s.ranks, s.message_bytes, f.bandwidth_bytes_per_s, f.latency_s);
     rss += (t - s.time_s) * (t - s.time_s) / (s.time_s * s.time_s);
   }
   f.residual_rel = std::sqrt(rss / static_cast<double>(n));

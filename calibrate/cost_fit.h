@@ -72,8 +72,11 @@ std::vector<AllreduceSample> average_repeats(const std::vector<AllreduceSample>&
                                              double* largest_spread_rel = nullptr);
 
 // prior_latency_s: used when the points cannot determine the latency (a single point, one
-// message size at one rank count, or a negative fitted latency).
-AlphaBetaFit fit_alpha_beta(const std::vector<AllreduceSample>& samples, double prior_latency_s);
+// message size at one rank count, or a negative fitted latency). `op`: the operation the points
+// timed, in its ring's convention (bus_factor(op, N) * M / bw + ring_phases(op, N) * lat:
+// docs/sharding.md, "Simulated", for a reduce-scatter or an all-gather).
+AlphaBetaFit fit_alpha_beta(const std::vector<AllreduceSample>& samples, double prior_latency_s,
+                            costmodel::CollectiveOp op = costmodel::CollectiveOp::kAllReduce);
 
 // Ring all-reduce time of the link convention (docs/cost-model.md); costmodel holds the rule.
 double ring_allreduce_time_s(int64_t ranks, double message_bytes, double bandwidth_bytes_per_s,

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "calibrate/cost_fit.h"
+#include "calibrate/sharding_fit.h"
 #include "calibrate/spread.h"
 #include "costmodel/statistics.h"
 #include "schema/input_error.h"
@@ -347,6 +348,7 @@ DeviceFit fit_device(const std::vector<const schema::ProfileInput*>& group) {
   out.host_costs_known = any_nonzero(g.h2d) || any_nonzero(g.data) || any_nonzero(g.over) ||
                          !g.epoch_start.empty() || !g.process_start.empty();
   out.memory_measured = fit_memory(g, c);
+  const std::string sharding = fit_sharding_costs(group, c);
   const bool single = g.batches.size() == 1;
   std::string host = out.host_costs_known ? "from the profiles" : "not in the profiles";
   if (c.process_start_per_sample_s > 0) {
@@ -360,7 +362,7 @@ DeviceFit fit_device(const std::vector<const schema::ProfileInput*>& group) {
   }
   c.derived_from = fmt::format(
       "{} of {} profile(s) [{}]: layer passes {}{}; median layer residual {:.2f}%; optimizer "
-      "proportional to parameters{}{}; host-side costs {}; memory {}",
+      "proportional to parameters{}{}; host-side costs {}; memory {}{}",
       single ? "scaled" : "least-squares fit", group.size(), g.files, describe_forms(forms),
       single ? fmt::format(" (single micro-batch {}: t = c*b through the measured point, not a "
                            "fit; residual = spread between profiles)",
@@ -380,7 +382,8 @@ DeviceFit fit_device(const std::vector<const schema::ProfileInput*>& group) {
                     : "",
       host,
       out.memory_measured ? "from measured peaks"
-                          : "first-principles estimate (docs/cost-model.md)");
+                          : "first-principles estimate (docs/cost-model.md)",
+      sharding);
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "clikit/model_options.h"
 #include "clikit/run_app.h"
 #include "plan/advisor.h"
+#include "plan/fit_advisor.h"
 #include "plan/sweep_goal.h"
 #include "present/answers_text.h"
 #include "present/prediction_table.h"
@@ -88,9 +89,25 @@ schema::TrainingConfig to_config(const PredictArgs& a) {
   c.overlap = single_value(v.overlaps, "overlap");
   c.collective = single_value(v.collectives, "collective");
   c.bucket_bytes = single_value(v.bucket_bytes, "bucket-mb");
+  c.zero_stage = single_value(v.zero_stages, "zero-stage");
+  c.activation_checkpointing = single_value(v.checkpointing, "activation-checkpointing");
   c.label = "predict";
   check_epoch_holds_a_batch(c);
   return c;
+}
+
+// What would make an out-of-memory configuration fit, each priced as predict prices its own.
+std::vector<schema::FitOption> fit_options_with_costs(std::vector<plan::FitCandidate> candidates,
+                                                      const CostArgs& cost,
+                                                      const costmodel::DeviceCatalog& catalog,
+                                                      const schema::ClusterSpec& cluster,
+                                                      const std::string& tool) {
+  std::vector<schema::ConfigPrediction> priced;
+  for (const auto& c : candidates) priced.push_back(c.prediction);
+  attach_costs(priced, cost, sim::merged_catalog(catalog, cluster), present::devices_of(cluster),
+               tool);
+  for (size_t i = 0; i < candidates.size(); ++i) candidates[i].prediction = priced[i];
+  return plan::fit_options(candidates);
 }
 
 // predict, or with `advise` the same with --explain always on.
@@ -132,6 +149,8 @@ int run_predict(int argc, char** argv, bool advise) {
     if (a.explain) {
       plan::AdviceRequest q{&cluster, &catalog, &vit, &config, &costs.costs, &options, &p};
       p.advice = plan::advise(q, static_cast<size_t>(a.what_ifs));
+      p.fit_options = fit_options_with_costs(plan::what_would_fit(q), cost, catalog, cluster,
+                                             advise ? "vitsim advise" : "vitsim predict");
     }
     std::vector<schema::ConfigPrediction> one = {p};
     attach_costs(one, cost, sim::merged_catalog(catalog, cluster), present::devices_of(cluster),

@@ -13,6 +13,7 @@
 #include "costmodel/epoch.h"
 #include "costmodel/physical_bounds.h"
 #include "costmodel/regime.h"
+#include "costmodel/sharding.h"
 #include "plan/sweep.h"
 #include "schema/gpus_io.h"
 #include "schema/transports_io.h"
@@ -87,6 +88,18 @@ RunOptions add_run_options(CLI::App& app, RunArgs& a, Values values) {
   app.add_option("--overlap", a.overlap,
                  searched("on | off: the all-reduce overlaps the backward", values))
       ->capture_default_str();
+  app.add_option(
+         "--zero-stage", a.zero_stage,
+         searched("sharded data parallelism (docs/sharding.md): " + costmodel::zero_stage_values() +
+                      "; 1 shards the optimizer states, 2 also the gradients, 3 also the "
+                      "weights",
+                  values))
+      ->capture_default_str();
+  app.add_option("--activation-checkpointing", a.checkpointing,
+                 searched("on | off: each transformer block's forward recomputed in the backward "
+                          "(its activations not kept)",
+                          values))
+      ->capture_default_str();
   app.add_option("--collective-level", a.level, "step | flow | auto (flow above 64 ranks)")
       ->capture_default_str();
   app.add_option("--precision", a.precision,
@@ -139,6 +152,9 @@ RunValues parse_run_options(const RunArgs& a) {
     return clikit::parse_number(s) * costmodel::kMiB;
   });
   v.overlaps = clikit::parse_list<bool>(a.overlap, "overlap", clikit::parse_on_off);
+  v.zero_stages = clikit::parse_list<int>(a.zero_stage, "zero-stage", costmodel::parse_zero_stage);
+  v.checkpointing =
+      clikit::parse_list<bool>(a.checkpointing, "activation-checkpointing", clikit::parse_on_off);
   schema::TrainingConfig& c = v.base;
   c.nodes = a.nodes;
   c.gpus_per_node = a.gpus_per_node;

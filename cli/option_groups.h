@@ -37,12 +37,13 @@ void add_input_options(CLI::App& app, InputArgs& a, bool required);
 std::vector<schema::NamedPath> input_files(const InputArgs& a, const std::string& prices);
 
 // The training configuration and how it is simulated. The searched options (gpus, micro_batch,
-// collective, bucket_mb, overlap) hold the option's text: one value, or with Values::kList a
-// comma-separated list.
+// collective, bucket_mb, overlap, zero_stage, checkpointing) hold the option's text: one value, or
+// with Values::kList a comma-separated list.
 struct RunArgs {
   std::optional<int64_t> nodes, gpus_per_node;
   std::string gpus;  // kOne: empty = the --hosts count, else 1; kList: default "1,2,4,8"
   std::string micro_batch = "16", collective = "ring", overlap = "off";
+  std::string zero_stage = "0", checkpointing = "off";  // searched too (docs/sharding.md)
   std::string bucket_mb;  // set by add_run_options: costmodel::kDefaultBucketBytes in MiB
   std::string precision = "fp32", level = "auto", optimizer = "adamw", epoch = "later";
   int64_t accumulation = 1;
@@ -69,6 +70,8 @@ struct RunValues {
   std::vector<costmodel::Collective> collectives;
   std::vector<double> bucket_bytes;  // bytes (the option is MiB)
   std::vector<bool> overlaps;
+  std::vector<int> zero_stages;
+  std::vector<bool> checkpointing;
   schema::TrainingConfig base;
 };
 

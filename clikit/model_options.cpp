@@ -25,7 +25,9 @@ costmodel::ViTConfig ModelOptions::resolve() const {
 }
 
 void add_model_options(CLI::App& app, ModelOptions& m, PresetOption preset) {
-  const char* help = "model preset: vit_ti_16, vit_s_16, vit_b_16, vit_l_16";
+  std::string help;
+  for (const auto& n : costmodel::vit_preset_names())
+    help += (help.empty() ? "model preset: " : ", ") + n;
   if (preset == PresetOption::kPositional) {
     app.add_option("model", m.preset, help)->capture_default_str();
   } else if (preset == PresetOption::kRequired) {

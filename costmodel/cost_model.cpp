@@ -64,6 +64,13 @@ const RingLinkCost* LinkCost::find_ring(int64_t ranks, int64_t ranks_per_node) c
   return nullptr;
 }
 
+const OperationLinkCost* LinkCost::find_operation(CollectiveOp op) const {
+  for (const auto& o : operations) {
+    if (o.op == op) return &o;
+  }
+  return nullptr;
+}
+
 double LayerTimes::forward_total_s() const {
   double t = 0;
   for (double x : forward_s) t += x;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/collective_op.h"
 #include "costmodel/enum_names.h"
 #include "costmodel/layer_graph.h"
 #include "costmodel/regime.h"
@@ -73,6 +74,15 @@ struct DeviceCosts {
   // timed it; absent: no such pass outside the measured step (imported logs: DeepSpeed's runs at
   // every world size, inside step_overhead; docs/simulator.md, "Step").
   std::optional<LinearCost> bucket_copy;
+  // Sharded data parallelism (docs/sharding.md), where a profile timed it (vitsim-train profile
+  // --sharding-costs); absent otherwise. recompute: the recomputation of every checkpointed block
+  // of `model` in one step's backward, x = micro-batch (fitted as a layer pass: the simulator
+  // moves it to another model by the blocks' forward times, docs/sharding.md "Simulated").
+  // unit_gather / unit_free: the local part of gathering one unit at one rank (its flat buffer
+  // allocated, the rank's block copied in) and of freeing it, x = the unit's parameters.
+  std::optional<LinearCost> recompute;
+  std::optional<LinearCost> unit_gather;
+  std::optional<LinearCost> unit_free;
   LinearCost host_to_device;  // x = micro-batch (samples)
   LinearCost data_wait;       // exposed data-loading wait, x = micro-batch (samples)
   LinearCost step_overhead;   // other per-step time outside the timers, x = micro-batch
@@ -123,6 +133,19 @@ struct RingLinkCost {
   std::string derived_from;
 };
 
+// A reduce-scatter's or an all-gather's own alpha-beta fit over one link class, in the ring's
+// convention of its operation: (N-1)/N * M / bandwidth + (N-1) * latency (docs/sharding.md,
+// "Simulated"), from the profiles' reduce_scatter[] / all_gather[] benchmarks. Where a class has
+// none, the operation runs over the all-reduce's figures (first principles: a ring reduce-scatter
+// is the first N-1 phases of a ring all-reduce over the same links).
+struct OperationLinkCost {
+  CollectiveOp op = CollectiveOp::kReduceScatter;
+  double latency_s = 0;
+  double bandwidth_bytes_per_s = 0;
+  double uncertainty_rel = 0;  // the fit's relative residual (1 sigma)
+  std::string derived_from;
+};
+
 // Alpha-beta cost of one link class: a message of n bytes over one link takes
 // latency_s + n / bandwidth_bytes_per_s.
 struct LinkCost {
@@ -136,6 +159,9 @@ struct LinkCost {
   // message sizes each; a job whose ring has one of these shapes takes that fit.
   std::vector<RingLinkCost> rings;
   const RingLinkCost* find_ring(int64_t ranks, int64_t ranks_per_node) const;
+  // Measured fits of the other operations (reduce-scatter, all-gather), at most one each.
+  std::vector<OperationLinkCost> operations;
+  const OperationLinkCost* find_operation(CollectiveOp op) const;
 };
 
 // How a layer pass's compute and memory terms combine in the transfer: kMax = max(compute,

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "costmodel/sharding.h"
+
 namespace vitsim::costmodel {
 
 double optimizer_state_bytes_per_parameter(Optimizer optimizer) {
@@ -66,37 +68,8 @@ ModelStateBytes zero_model_state_bytes(Regime precision, Optimizer optimizer, in
 
 namespace {
 
-// One sharding unit of vitsim-train (the patch embedding, each block, norm + head: ViT's units),
-// from the layer graph.
-struct Unit {
-  std::string name;
-  double parameters = 0;           // elements
-  double padded = 0;               // elements of its flat buffer: a multiple of the ranks
-  double activation_elements = 0;  // per sample, kept for backward without checkpointing
-  bool block = false;
-};
-
-std::vector<Unit> units_of(const LayerGraph& graph, int64_t ranks) {
-  std::vector<Unit> units(static_cast<size_t>(graph.config.depth) + 2);
-  units.front().name = "patch_embed";
-  units.back().name = "norm+head";
-  for (const Layer& l : graph.layers) {
-    const size_t u = l.kind == LayerKind::kPatchEmbed ? 0
-                     : l.block >= 0                   ? static_cast<size_t>(l.block) + 1
-                                                      : units.size() - 1;
-    units[u].parameters += static_cast<double>(l.parameters);
-    units[u].activation_elements += l.activation_elements_per_sample;
-    if (l.block >= 0) {
-      units[u].block = true;
-      units[u].name = "blocks." + std::to_string(l.block);
-    }
-  }
-  for (Unit& u : units) {
-    const auto n = static_cast<int64_t>(u.parameters);
-    u.padded = static_cast<double>((n + ranks - 1) / ranks * ranks);
-  }
-  return units;
-}
+// The units of vitsim-train (costmodel/sharding.h: the patch embedding, each block, norm + head).
+using Unit = ShardUnit;
 
 // What one point of the step holds beyond the persistent state.
 struct Point {
@@ -195,12 +168,12 @@ ShardedMemory sharded_memory(const LayerGraph& graph, Regime precision, Optimize
                              const ShardingPlan& plan, double micro_batch) {
   if (plan.zero_stage < 0 || plan.zero_stage > 3 || plan.ranks < 1 || !(micro_batch >= 1))
     throw std::invalid_argument("sharded_memory: stage 0-3, ranks >= 1, micro-batch >= 1");
-  const std::vector<Unit> units = units_of(graph, plan.ranks);
+  const std::vector<Unit> units = sharding_units(graph, plan.ranks);
   const Sizes z = sizes_of(graph, units, precision, plan, micro_batch);
   double params = 0, padded = 0;
   for (const Unit& u : units) {
-    params += u.parameters;
-    padded += u.padded;
+    params += static_cast<double>(u.parameters);
+    padded += static_cast<double>(u.padded);
   }
   const int stage = plan.zero_stage;
   const double block = padded / z.n;  // elements of the rank's blocks

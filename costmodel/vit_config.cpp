@@ -46,18 +46,22 @@ bool ViTConfig::operator==(const ViTConfig& o) const {
 }
 
 namespace {
-ViTConfig make(const char* name, int64_t width, int64_t depth, int64_t heads) {
+// `mlp_dim` 0: 4 x width (the ViT paper's ratio); else the paper's MLP size.
+ViTConfig make(const char* name, int64_t width, int64_t depth, int64_t heads, int64_t patch = 16,
+               int64_t mlp_dim = 0) {
   ViTConfig c;
   c.name = name;
   c.width = width;
   c.depth = depth;
   c.heads = heads;
+  c.patch_size = patch;
+  if (mlp_dim > 0) c.mlp_ratio = static_cast<double>(mlp_dim) / static_cast<double>(width);
   return c;
 }
 }  // namespace
 
 std::vector<std::string> vit_preset_names() {
-  return {"vit_ti_16", "vit_s_16", "vit_b_16", "vit_l_16"};
+  return {"vit_ti_16", "vit_s_16", "vit_b_16", "vit_l_16", "vit_h_14", "vit_g_14", "vit_G_14"};
 }
 
 ViTConfig vit_preset(const std::string& name) {
@@ -65,6 +69,12 @@ ViTConfig vit_preset(const std::string& name) {
   if (name == "vit_s_16") return make("vit_s_16", 384, 12, 6);
   if (name == "vit_b_16") return make("vit_b_16", 768, 12, 12);
   if (name == "vit_l_16") return make("vit_l_16", 1024, 24, 16);
+  // Dosovitskiy et al., "An Image is Worth 16x16 Words", ICLR 2021, Table 1: ViT-Huge.
+  if (name == "vit_h_14") return make("vit_h_14", 1280, 32, 16, 14);
+  // Zhai et al., "Scaling Vision Transformers", CVPR 2022, Table 2: ViT-g and ViT-G, whose MLP
+  // is not 4 x width.
+  if (name == "vit_g_14") return make("vit_g_14", 1408, 40, 16, 14, 6144);
+  if (name == "vit_G_14") return make("vit_G_14", 1664, 48, 16, 14, 8192);
   std::string known;
   for (const auto& n : vit_preset_names()) known += (known.empty() ? "" : ", ") + n;
   throw std::invalid_argument("unknown model '" + name + "' (known: " + known + ")");

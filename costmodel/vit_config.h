@@ -1,4 +1,4 @@
-// ViT architecture configuration and the named presets (vit_ti_16 ... vit_l_16).
+// ViT architecture configuration and the named presets (vit_ti_16 ... vit_G_14).
 // Pure data: no I/O. The trainer builds its torch::nn::Module from the same struct, so the layer
 // graph (layer_graph.h) and the trained model never disagree.
 #pragma once
@@ -41,9 +41,13 @@ struct ViTConfig {
   bool operator!=(const ViTConfig& o) const { return !(*this == o); }
 };
 
-// Presets as in torchvision / the ViT paper (patch 16, 224x224, 1000 classes):
+// Presets as in torchvision / the ViT paper (224x224, 1000 classes; MLP 4 x D unless given):
 //   vit_ti_16: D=192 depth 12 heads 3;  vit_s_16: D=384 depth 12 heads 6;
-//   vit_b_16:  D=768 depth 12 heads 12; vit_l_16: D=1024 depth 24 heads 16.
+//   vit_b_16:  D=768 depth 12 heads 12; vit_l_16: D=1024 depth 24 heads 16 (304 M parameters);
+//   vit_h_14:  D=1280 depth 32 heads 16, patch 14 (632 M; Dosovitskiy et al., ICLR 2021, Table 1);
+//   vit_g_14:  D=1408 depth 40 heads 16 MLP 6144, patch 14 (1.0 B) and vit_G_14: D=1664 depth 48
+//   heads 16 MLP 8192, patch 14 (1.8 B; Zhai et al., "Scaling Vision Transformers", CVPR 2022,
+//   Table 2). The case tells ViT-g from ViT-G, as the paper's names do.
 // Throws std::invalid_argument listing the known names.
 ViTConfig vit_preset(const std::string& name);
 std::vector<std::string> vit_preset_names();

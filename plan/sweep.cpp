@@ -13,13 +13,25 @@
 
 namespace vitsim::plan {
 
+namespace {
+
+// " zero3 ckpt": the sharding part of a label, where the sweep searches it or it is not plain.
+std::string sharding_label(const SweepSpec& spec, int stage, bool checkpointing) {
+  std::string s;
+  if (spec.zero_stages.size() > 1 || stage != 0) s += fmt::format(" zero{}", stage);
+  if (spec.checkpointing.size() > 1 || checkpointing) s += checkpointing ? " ckpt" : " no-ckpt";
+  return s;
+}
+
+}  // namespace
+
 std::vector<SweepItem> sweep_items(const SweepSpec& spec) {
   std::vector<SweepItem> items;
   for (int64_t b : spec.micro_batches) {
     bool has_one = false;
     for (int64_t g : spec.gpus) has_one = has_one || g == 1;
     for (int64_t g : spec.gpus) {
-      // One GPU: collective, bucket and overlap do not matter; simulate it once.
+      // One GPU: collective, bucket, overlap and stage do not matter; simulate it once.
       const bool one = g == 1;
       const std::vector<costmodel::Collective> colls =
           one ? std::vector<costmodel::Collective>{spec.collectives.front()} : spec.collectives;
@@ -27,18 +39,27 @@ std::vector<SweepItem> sweep_items(const SweepSpec& spec) {
           one ? std::vector<double>{spec.bucket_bytes.front()} : spec.bucket_bytes;
       const std::vector<bool> overlaps =
           one ? std::vector<bool>{spec.overlaps.front()} : spec.overlaps;
+      const std::vector<int> stages =
+          one ? std::vector<int>{spec.zero_stages.front()} : spec.zero_stages;
       for (costmodel::Collective coll : colls) {
         for (double bucket : buckets) {
           for (bool ov : overlaps) {
-            schema::TrainingConfig c = spec.base;
-            c.gpus = g;
-            c.micro_batch = b;
-            c.collective = coll;
-            c.bucket_bytes = bucket;
-            c.overlap = ov;
-            c.label = fmt::format("{}x mb{} {} {:g}MiB {}", g, b, costmodel::to_string(coll),
-                                  bucket / costmodel::kMiB, ov ? "overlap" : "no-overlap");
-            items.push_back({c, true});
+            for (int stage : stages) {
+              for (bool ckpt : spec.checkpointing) {
+                schema::TrainingConfig c = spec.base;
+                c.gpus = g;
+                c.micro_batch = b;
+                c.collective = coll;
+                c.bucket_bytes = bucket;
+                c.overlap = ov;
+                c.zero_stage = stage;
+                c.activation_checkpointing = ckpt;
+                c.label = fmt::format("{}x mb{} {} {:g}MiB {}{}", g, b, costmodel::to_string(coll),
+                                      bucket / costmodel::kMiB, ov ? "overlap" : "no-overlap",
+                                      sharding_label(spec, stage, ckpt));
+                items.push_back({c, true});
+              }
+            }
           }
         }
       }

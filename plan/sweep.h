@@ -25,6 +25,8 @@ struct SweepSpec {
   std::vector<costmodel::Collective> collectives = {costmodel::Collective::kRing};
   std::vector<double> bucket_bytes = {costmodel::kDefaultBucketBytes};  // bytes (--bucket-mb: MiB)
   std::vector<bool> overlaps = {false};
+  std::vector<int> zero_stages = {0};         // ZeRO stages (docs/sharding.md)
+  std::vector<bool> checkpointing = {false};  // activation checkpointing off / on
   SweepGoal goal = SweepGoal::kFastestEpoch;
   GoalLimits limits;  // what the best is held to (sweep_goal.h)
   // Called after each configuration (done, total), e.g. to draw a progress line; may be empty.
@@ -52,7 +54,9 @@ struct SweepResult {
 };
 
 // The configurations of a sweep in their fixed order: per micro-batch, per GPU count, collective,
-// bucket and overlap (a 1-GPU count once), then the 1-GPU baseline when `gpus` lacks 1.
+// bucket, overlap, ZeRO stage and checkpointing (a 1-GPU count once, at the first collective,
+// bucket, overlap and stage), then the 1-GPU baseline when `gpus` lacks 1. Labels name the stage
+// and checkpointing only where the sweep searches them or they are not the default.
 std::vector<SweepItem> sweep_items(const SweepSpec& spec);
 
 // Simulates one configuration: its prediction, or `skipped` with the reason when it cannot run

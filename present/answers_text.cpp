@@ -80,6 +80,32 @@ std::string dollars(double usd) {
   return buf;
 }
 
+// Out of memory: the largest rank's memory against its device's, and what would make it fit.
+void fit_text(const schema::ConfigPrediction& p, std::ostream& os) {
+  double need = 0, have = 0;
+  for (const auto& r : p.ranks) {
+    if (r.memory_bytes - r.device_memory_bytes > need - have)
+      need = r.memory_bytes, have = r.device_memory_bytes;
+  }
+  os << fmt::format("Does not fit: a rank needs {:.2f} GB of its device's {:.2f} GB.\n", need / 1e9,
+                    have / 1e9);
+  if (p.fit_options.empty()) {
+    os << "  nothing simulated makes it fit (ZeRO stages, activation checkpointing, a smaller "
+          "micro-batch, more GPUs)\n";
+    return;
+  }
+  os << "What would make it fit (each simulated, fastest epoch first):\n";
+  size_t n = 0;
+  for (const auto& f : p.fit_options) {
+    os << "  " << ++n << ". " << f.what_if << ": epoch " << sim::format_seconds(f.epoch_time_s)
+       << ", step " << sim::format_seconds(f.step_time_s)
+       << fmt::format(", {:.2f} of {:.2f} GB", f.memory_bytes / 1e9, f.device_memory_bytes / 1e9);
+    if (f.epoch_usd) os << ", $" << dollars(*f.epoch_usd) << "/epoch";
+    if (f.run_usd) os << ", $" << dollars(*f.run_usd) << "/run";
+    os << "\n";
+  }
+}
+
 void cost_text(const schema::RunCost& c, std::ostream& os) {
   char line[200];
   std::snprintf(
@@ -123,6 +149,10 @@ std::string missed(const schema::ConfigPrediction& p, const plan::GoalLimits& li
 std::string answers_text(const schema::ConfigPrediction& p, bool full) {
   std::ostringstream os;
   if (!full) {
+    if (p.out_of_memory) {
+      os << "Does not fit: `vitsim advise` (or --explain) simulates what would make it fit (a "
+            "ZeRO stage, activation checkpointing, a smaller micro-batch, more GPUs)\n";
+    }
     if (p.breakdown) os << "Bottleneck: " << p.breakdown->bottleneck << "\n";
     if (p.cost) {
       std::ostringstream cost;
@@ -132,6 +162,7 @@ std::string answers_text(const schema::ConfigPrediction& p, bool full) {
     return os.str();
   }
   if (p.breakdown) breakdown_text(*p.breakdown, os);
+  if (p.out_of_memory) fit_text(p, os);
   if (!p.advice.empty()) advice_text(p, os);
   if (p.cost) cost_text(*p.cost, os);
   return os.str();

@@ -20,13 +20,17 @@ int64_t fraction_ppm(double fraction) {
 }
 
 std::string ConfigKey::label() const {
-  return fmt::format("{} {} {} GPU b{} p{:g} {}", cluster, placement.empty() ? "?" : placement,
-                     gpus, micro_batch, data_fraction(), costmodel::to_string(precision));
+  return fmt::format("{} {} {} GPU b{} p{:g} {}{}{}", cluster, placement.empty() ? "?" : placement,
+                     gpus, micro_batch, data_fraction(), costmodel::to_string(precision),
+                     zero_stage > 0 ? fmt::format(" zero{}", zero_stage) : "",
+                     activation_checkpointing ? " ckpt" : "");
 }
 
 bool ConfigKey::operator<(const ConfigKey& o) const {
-  return std::tie(cluster, placement, gpus, micro_batch, data_fraction_ppm, precision) <
-         std::tie(o.cluster, o.placement, o.gpus, o.micro_batch, o.data_fraction_ppm, o.precision);
+  return std::tie(cluster, placement, gpus, micro_batch, data_fraction_ppm, precision, zero_stage,
+                  activation_checkpointing) <
+         std::tie(o.cluster, o.placement, o.gpus, o.micro_batch, o.data_fraction_ppm, o.precision,
+                  o.zero_stage, o.activation_checkpointing);
 }
 
 bool ConfigKey::operator==(const ConfigKey& o) const {
@@ -162,6 +166,8 @@ MeasuredRun measured_from_run_log(const schema::RunLog& log, const std::string& 
   r.key.micro_batch = c.micro_batch;
   r.key.data_fraction_ppm = fraction_ppm(c.data_fraction);
   r.key.precision = c.precision;
+  r.key.zero_stage = c.zero_stage;
+  r.key.activation_checkpointing = c.activation_checkpointing;
   r.images = c.train_images > 0 ? c.train_images : 50000;
   r.images_known = c.train_images > 0;
   r.accumulation = c.accumulation;
@@ -210,6 +216,8 @@ ConfigKey key_of(const schema::ConfigPrediction& p) {
   k.micro_batch = p.config.micro_batch;
   k.data_fraction_ppm = fraction_ppm(p.config.data_fraction);
   k.precision = p.config.precision;
+  k.zero_stage = p.config.zero_stage;
+  k.activation_checkpointing = p.config.activation_checkpointing;
   return k;
 }
 

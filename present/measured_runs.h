@@ -1,8 +1,9 @@
 // Measured epoch times to compare predictions with: rows of CSV files with the columns of
 // data/vit-deepspeed-study/dev_epoch_times.csv, and vitsim-train run logs (schema/run_log.h).
 // A configuration is identified by ConfigKey (cluster, placement, GPUs, micro-batch, data fraction,
-// precision); the study's names are mapped to vitsim's ("Tesla" -> tesla, "Vector (Vaughan)" ->
-// vector, "inter-node, 1 GPU per node" -> inter-node, "intra-node (single node)" -> intra-node).
+// precision, ZeRO stage, activation checkpointing); the study's names are mapped to vitsim's
+// ("Tesla" -> tesla, "Vector (Vaughan)" -> vector, "inter-node, 1 GPU per node" -> inter-node,
+// "intra-node (single node)" -> intra-node).
 #pragma once
 
 #include <cstdint>
@@ -27,9 +28,14 @@ struct ConfigKey {
   int64_t micro_batch = 0;
   int64_t data_fraction_ppm = 1000000;  // data fraction in parts per million (exact matching)
   costmodel::Regime precision = costmodel::Regime::kFp32;
+  // Sharded data parallelism (docs/sharding.md): a run of another stage, or with checkpointing,
+  // is another configuration. CSV rows (the study's) are stage 0 without checkpointing.
+  int64_t zero_stage = 0;
+  bool activation_checkpointing = false;
 
   double data_fraction() const { return static_cast<double>(data_fraction_ppm) / 1e6; }
-  std::string label() const;  // "tesla inter-node 2 GPU b16 p1 fp32"
+  // "tesla inter-node 2 GPU b16 p1 fp32" (+ " zero3", " ckpt" where not stage 0 / off)
+  std::string label() const;
   bool operator<(const ConfigKey& o) const;
   bool operator==(const ConfigKey& o) const;
 };

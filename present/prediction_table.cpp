@@ -137,23 +137,26 @@ std::string prediction_table(const std::vector<schema::ConfigPrediction>& ps) {
   const std::string mode = mode_of(ps);
   const bool mixed = mode == "mixed";
   const char* head =
-      "{:<34} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7} {:>5} "
+      "{:<{}} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7} {:>5} "
       "{:>7} {:<4} {:>14} {:>9} {:>17}  {}\n";
-  std::string s =
-      fmt::format(head, "configuration", "gpus", "micro-batch", "placement", "collective", "steps",
-                  "step", "epoch", "compute", "comm", "max idle", "throughput", "speedup", "eff",
-                  "memory", "fit", mode.empty() ? std::string("cost") : "cost (" + mode + ")",
-                  "energy", "epoch p10-p90", "inputs (docs/uncertainty.md)");
-  s += fmt::format(head, "", "count", "samples", "", "", "/epoch", "s", "s", "s/step", "s/step",
+  // The label column: 34 wide, wider where a label is (a sweep over stages: "... zero3 no-ckpt").
+  size_t w = 34;
+  for (const auto& p : ps) w = std::max(w, label_of(p).size());
+  std::string s = fmt::format(head, "configuration", w, "gpus", "micro-batch", "placement",
+                              "collective", "steps", "step", "epoch", "compute", "comm", "max idle",
+                              "throughput", "speedup", "eff", "memory", "fit",
+                              mode.empty() ? std::string("cost") : "cost (" + mode + ")", "energy",
+                              "epoch p10-p90", "inputs (docs/uncertainty.md)");
+  s += fmt::format(head, "", w, "count", "samples", "", "", "/epoch", "s", "s", "s/step", "s/step",
                    "s/step", "img/s", "x", "%", "GB", "", "$/epoch", "kWh/epoch", "s", "");
   for (const auto& p : ps) {
     const std::string coll = std::string(costmodel::to_string(p.config.collective)) + "/" +
                              costmodel::to_string(p.config.collective_level);
     if (p.out_of_memory) {
       s += fmt::format(
-          "{:<34} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7} "
+          "{:<{}} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7} "
           "{:>5} {:>7.2f} {:<4} {:>14} {:>9} {:>17}  {}\n",
-          label_of(p), p.config.gpus, micro_batch_of(p), p.config.placement, coll,
+          label_of(p), w, p.config.gpus, micro_batch_of(p), p.config.placement, coll,
           p.steps_per_epoch, "-", "-", "-", "-", "-", "-", "-", "-", max_memory_gb(p),
           fmt::format("OOM (max micro-batch {})", p.max_micro_batch_that_fits), "-", "-", "-",
           schema::provenance_summary(p.provenance));
@@ -163,12 +166,12 @@ std::string prediction_table(const std::vector<schema::ConfigPrediction>& ps) {
     const std::string eff =
         p.parallel_efficiency > 0 ? fmt::format("{:.0f}", 100 * p.parallel_efficiency) : "-";
     s += fmt::format(
-        "{:<34} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9.4f} {:>10.1f} {:>9.4f} {:>9.4f} {:>9.4f} "
+        "{:<{}} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9.4f} {:>10.1f} {:>9.4f} {:>9.4f} {:>9.4f} "
         "{:>9.1f} {:>7} {:>5} {:>7.2f} {:<4} {:>14} {:>9} {:>17}  {}\n",
-        label_of(p), p.config.gpus, micro_batch_of(p), p.config.placement, coll, p.steps_per_epoch,
-        p.step_time_s, p.epoch_time_s, p.compute_time_s, p.exposed_comm_time_s, max_idle(p),
-        p.throughput_images_per_s, speedup, eff, max_memory_gb(p), "ok", epoch_usd(p, mixed),
-        epoch_kwh(p),
+        label_of(p), w, p.config.gpus, micro_batch_of(p), p.config.placement, coll,
+        p.steps_per_epoch, p.step_time_s, p.epoch_time_s, p.compute_time_s, p.exposed_comm_time_s,
+        max_idle(p), p.throughput_images_per_s, speedup, eff, max_memory_gb(p), "ok",
+        epoch_usd(p, mixed), epoch_kwh(p),
         p.range ? fmt::format("{:.1f}-{:.1f}", p.range->epoch_time_s.p10, p.range->epoch_time_s.p90)
                 : std::string("-"),
         schema::provenance_summary(p.provenance));

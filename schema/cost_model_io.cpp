@@ -117,7 +117,10 @@ costmodel::DeviceCosts read_device_costs(const Node& n) {
                  "transfer_summary",
                  "optimizer_after_wait",
                  "data_after_wait",
-                 "bucket_copy"});
+                 "bucket_copy",
+                 "recompute",
+                 "unit_gather",
+                 "unit_free"});
   costmodel::DeviceCosts d;
   d.device = n["device"].string();
   if (d.device.empty()) n["device"].fail("non-empty device id", "empty string");
@@ -158,6 +161,10 @@ costmodel::DeviceCosts read_device_costs(const Node& n) {
   }
   // Optional: where a profile timed the copy into the all-reduce buckets of a 2+-rank step.
   if (auto v = n.get("bucket_copy")) d.bucket_copy = read_linear(*v, Slope::kNonnegative);
+  // Optional: where a profile timed sharding's costs (vitsim-train profile --sharding-costs).
+  if (auto v = n.get("recompute")) d.recompute = read_linear(*v, Slope::kNonnegative);
+  if (auto v = n.get("unit_gather")) d.unit_gather = read_linear(*v, Slope::kNonnegative);
+  if (auto v = n.get("unit_free")) d.unit_free = read_linear(*v, Slope::kNonnegative);
   d.memory_fixed_bytes = n["memory_fixed_bytes"].within(costmodel::kBytesOrZero);
   d.memory_per_sample_bytes = n["memory_per_sample_bytes"].within(costmodel::kBytesOrZero);
   read_micro_batches(n["micro_batches"], d);
@@ -205,9 +212,22 @@ costmodel::RingLinkCost read_ring(const Node& n) {
   return r;
 }
 
+costmodel::OperationLinkCost read_operation(const Node& n) {
+  n.expect_keys(
+      {"operation", "latency_s", "bandwidth_bytes_per_s", "uncertainty_rel", "derived_from"});
+  costmodel::OperationLinkCost o;
+  const Node op = n["operation"];
+  o.op = costmodel::parse_collective_op(op.one_of({"reduce-scatter", "all-gather"}));
+  o.latency_s = n["latency_s"].within(costmodel::kLinkLatencyS);
+  o.bandwidth_bytes_per_s = n["bandwidth_bytes_per_s"].within(costmodel::kLinkBandwidthBytesPerS);
+  o.uncertainty_rel = n["uncertainty_rel"].in_range(0, 10);
+  o.derived_from = n["derived_from"].string();
+  return o;
+}
+
 costmodel::LinkCost read_link(const Node& n) {
   n.expect_keys({"link_class", "latency_s", "bandwidth_bytes_per_s", "source", "derived_from",
-                 "uncertainty_rel", "rings"});
+                 "uncertainty_rel", "rings", "operations"});
   costmodel::LinkCost l;
   l.link_class = n["link_class"].string();
   if (l.link_class.empty()) n["link_class"].fail("non-empty link class", "empty string");
@@ -223,6 +243,14 @@ costmodel::LinkCost read_link(const Node& n) {
         r["ranks"].fail("a ring shape (ranks, ranks_per_node) not listed before",
                         r["ranks"].describe());
       l.rings.push_back(ring);
+    }
+  }
+  if (const auto ops = n.get("operations")) {
+    for (const Node& o : ops->items()) {
+      const costmodel::OperationLinkCost op = read_operation(o);
+      if (l.find_operation(op.op) != nullptr)
+        o["operation"].fail("an operation not listed before", o["operation"].describe());
+      l.operations.push_back(op);
     }
   }
   return l;
@@ -329,6 +357,9 @@ Json write_device_costs(const costmodel::DeviceCosts& d) {
     if (d.data_after_wait) j["data_after_wait"] = write_linear(*d.data_after_wait);
   }
   if (d.bucket_copy) j["bucket_copy"] = write_linear(*d.bucket_copy);
+  if (d.recompute) j["recompute"] = write_linear(*d.recompute);
+  if (d.unit_gather) j["unit_gather"] = write_linear(*d.unit_gather);
+  if (d.unit_free) j["unit_free"] = write_linear(*d.unit_free);
   return j;
 }
 
@@ -346,6 +377,17 @@ Json write_cost_model_json(const CostModelFile& file) {
                           {"source", costmodel::to_string(l.source)},
                           {"derived_from", l.derived_from},
                           {"uncertainty_rel", l.uncertainty_rel}});
+    if (!l.operations.empty()) {  // written only where a profile measured another operation
+      Json ops = Json::array();
+      for (const auto& o : l.operations) {
+        ops.push_back({{"operation", costmodel::label_of(o.op)},
+                       {"latency_s", o.latency_s},
+                       {"bandwidth_bytes_per_s", o.bandwidth_bytes_per_s},
+                       {"uncertainty_rel", o.uncertainty_rel},
+                       {"derived_from", o.derived_from}});
+      }
+      j["links"].back()["operations"] = ops;
+    }
     if (l.rings.empty()) continue;  // written only where a class has fits by ring shape
     Json rings = Json::array();
     for (const auto& r : l.rings) {

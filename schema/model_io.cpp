@@ -13,7 +13,9 @@ costmodel::ViTConfig read_model(const Node& node) {
   try {
     c = costmodel::vit_preset(preset.string());
   } catch (const std::invalid_argument& e) {
-    preset.fail("a model preset (vit_ti_16, vit_s_16, vit_b_16, vit_l_16)", preset.describe());
+    std::string known;
+    for (const auto& n : costmodel::vit_preset_names()) known += (known.empty() ? "" : ", ") + n;
+    preset.fail("a model preset (" + known + ")", preset.describe());
   }
   if (auto n = node.get("name")) c.name = n->string();
   if (auto n = node.get("image_size")) c.image_size = n->integer_at_least(1);

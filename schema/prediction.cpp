@@ -206,6 +206,7 @@ Json config_object(const ConfigPrediction& p) {
   if (p.range) out["range"] = write_range(*p.range);
   if (p.breakdown) out["breakdown"] = write_breakdown(*p.breakdown);
   if (!p.advice.empty()) out["advice"] = write_advice(p.advice);
+  if (!p.fit_options.empty()) out["fit_options"] = write_fit_options(p.fit_options);
   if (p.cost) out["cost"] = write_run_cost(*p.cost);
   if (!p.cost_missing.empty()) out["cost_missing"] = p.cost_missing;
   if (p.added_baseline) out["added_baseline"] = true;
@@ -283,6 +284,7 @@ ConfigPrediction read_config_prediction(const Node& n) {
                  "range",
                  "breakdown",
                  "advice",
+                 "fit_options",
                  "cost",
                  "rank_classes",
                  "global_batch",
@@ -328,6 +330,7 @@ ConfigPrediction read_config_prediction(const Node& n) {
   if (const auto r = n.get("range")) p.range = read_range(*r);
   if (auto b = n.get("breakdown")) p.breakdown = read_breakdown(*b);
   if (auto a = n.get("advice")) p.advice = read_advice(*a);
+  if (auto f = n.get("fit_options")) p.fit_options = read_fit_options(*f);
   if (auto c = n.get("cost")) p.cost = read_run_cost(*c);
   if (auto c = n.get("cost_missing")) p.cost_missing = c->string();
   if (auto b = n.get("added_baseline")) p.added_baseline = b->boolean();

@@ -109,6 +109,8 @@ struct ConfigPrediction {
   // Optional (prediction_answers.h): absent when not computed or out of memory.
   std::optional<StepBreakdown> breakdown;
   std::vector<WhatIf> advice;  // empty: no what-ifs simulated
+  // Out of memory, with advice: what would make it fit, each simulated (empty otherwise).
+  std::vector<FitOption> fit_options;
   std::optional<RunCost> cost;
   // A 1-GPU baseline a sweep added for the speed-ups, not asked for: never a candidate for its best
   // (plan/sweep_goal.h).

@@ -72,6 +72,45 @@ std::vector<WhatIf> read_advice(const Node& n) {
   return out;
 }
 
+Json write_fit_options(const std::vector<FitOption>& options) {
+  Json out = Json::array();
+  for (const auto& f : options) {
+    Json j = {{"what_if", f.what_if},
+              {"change", f.change},
+              {"gpus", f.gpus},
+              {"step_time_s", f.step_time_s},
+              {"epoch_time_s", f.epoch_time_s},
+              {"memory_bytes", f.memory_bytes},
+              {"device_memory_bytes", f.device_memory_bytes}};
+    if (f.epoch_usd) j["epoch_usd"] = *f.epoch_usd;
+    if (f.run_usd) j["run_usd"] = *f.run_usd;
+    out.push_back(j);
+  }
+  return out;
+}
+
+std::vector<FitOption> read_fit_options(const Node& n) {
+  std::vector<FitOption> out;
+  for (const Node& f : n.items()) {
+    f.expect_keys({"what_if", "change", "gpus", "step_time_s", "epoch_time_s", "memory_bytes",
+                   "device_memory_bytes", "epoch_usd", "run_usd"});
+    FitOption x;
+    x.what_if = f["what_if"].string();
+    if (!f["change"].json().is_object())
+      f["change"].fail("object of the inputs the option changed", f["change"].describe());
+    x.change = f["change"].json();
+    x.gpus = f["gpus"].integer_at_least(1);
+    x.step_time_s = f["step_time_s"].nonnegative();
+    x.epoch_time_s = f["epoch_time_s"].nonnegative();
+    x.memory_bytes = f["memory_bytes"].nonnegative();
+    x.device_memory_bytes = f["device_memory_bytes"].nonnegative();
+    if (auto v = f.get("epoch_usd")) x.epoch_usd = v->nonnegative();
+    if (auto v = f.get("run_usd")) x.run_usd = v->nonnegative();
+    out.push_back(x);
+  }
+  return out;
+}
+
 Json write_run_cost(const RunCost& c) {
   return {{"mode", c.mode},
           {"price_usd_per_gpu_hour", c.price_usd_per_gpu_hour},

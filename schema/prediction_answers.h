@@ -1,8 +1,8 @@
 // The "answers" part of a prediction (docs/formats/prediction.md, "breakdown", "advice", "cost"):
 // why a step takes what it takes (the step split, the links that held the exposed communication,
-// the bottleneck in one sentence), the simulated what-ifs that would change it most, and what a
-// run costs in dollars and energy. Optional keys of a configuration's prediction: readers accept
-// their absence (not computed, or out of memory).
+// the bottleneck in one sentence), the simulated what-ifs that would change it most (and, out of
+// memory, what would make it fit), and what a run costs in dollars and energy. Optional keys of a
+// configuration's prediction: readers accept their absence (not computed, or out of memory).
 #pragma once
 
 #include <map>
@@ -47,6 +47,19 @@ struct WhatIf {
   double epoch_change_rel = 0;  // (new - base) / base epoch time: negative is faster
 };
 
+// One change that makes an out-of-memory configuration fit (docs/simulator.md, "Advice"):
+// simulated as a configuration of its own, with its cost where priced.
+struct FitOption {
+  std::string what_if;           // "ZeRO stage 3", "activation checkpointing", ...
+  Json change = Json::object();  // the changed inputs, e.g. {"zero_stage": 3}
+  int64_t gpus = 0;
+  double step_time_s = 0;
+  double epoch_time_s = 0;
+  double memory_bytes = 0;                   // per rank, the largest
+  double device_memory_bytes = 0;            // of that rank's device
+  std::optional<double> epoch_usd, run_usd;  // absent where not priced
+};
+
 struct RunCost {
   std::string mode;                                      // "cloud" | "owned"
   std::map<std::string, double> price_usd_per_gpu_hour;  // per device id used
@@ -67,6 +80,8 @@ Json write_breakdown(const StepBreakdown& b);
 StepBreakdown read_breakdown(const Node& n);
 Json write_advice(const std::vector<WhatIf>& advice);
 std::vector<WhatIf> read_advice(const Node& n);
+Json write_fit_options(const std::vector<FitOption>& options);
+std::vector<FitOption> read_fit_options(const Node& n);
 Json write_run_cost(const RunCost& c);
 RunCost read_run_cost(const Node& n);
 

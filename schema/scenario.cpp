@@ -10,6 +10,7 @@
 
 #include "costmodel/epoch.h"
 #include "costmodel/global_batch.h"
+#include "costmodel/sharding.h"
 #include "schema/common_io.h"
 #include "schema/model_io.h"
 #include "schema/safe_name.h"
@@ -34,6 +35,8 @@ const std::vector<std::string> kConfigKeys = {"label",
                                               "collective_level",
                                               "bucket_bytes",
                                               "epoch",
+                                              "zero_stage",
+                                              "activation_checkpointing",
                                               "placement",
                                               "scaling"};
 
@@ -68,6 +71,12 @@ void read_training_keys(const Node& n, TrainingConfig& c) {
   if (auto v = n.get("collective_level")) c.collective_level = read_collective_level(*v);
   if (auto v = n.get("bucket_bytes")) c.bucket_bytes = v->within(costmodel::kBytes);
   if (auto v = n.get("epoch")) c.first_epoch = v->one_of({"later", "first"}) == "first";
+  if (auto v = n.get("zero_stage")) {
+    c.zero_stage = static_cast<int>(v->integer());
+    if (c.zero_stage < 0 || c.zero_stage > costmodel::kMaxZeroStage)
+      v->fail("a ZeRO stage 0, 1, 2 or 3", v->describe(), "docs/sharding.md");
+  }
+  if (auto v = n.get("activation_checkpointing")) c.activation_checkpointing = v->boolean();
 }
 
 // Checks that need several keys; `n` is where the configuration came from.
@@ -144,6 +153,8 @@ Json write_training_config(const TrainingConfig& c) {
   if (!c.hosts.empty()) j["hosts"] = c.hosts;
   if (!c.per_rank_micro_batch.empty()) j["per_rank_micro_batch"] = c.per_rank_micro_batch;
   if (c.first_epoch) j["epoch"] = "first";
+  if (c.zero_stage != 0) j["zero_stage"] = c.zero_stage;
+  if (c.activation_checkpointing) j["activation_checkpointing"] = true;
   return j;
 }
 

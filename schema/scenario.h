@@ -43,6 +43,12 @@ struct TrainingConfig {
   // restart, as the study's logs measure) or the process's first (true: it pays the process's
   // start, as a one-epoch run measures). Scenario key "epoch": "later" | "first".
   bool first_epoch = false;
+  // Sharded data parallelism (docs/sharding.md): DeepSpeed's ZeRO stage 0-3 (0: every rank holds
+  // the whole model, its gradients and optimizer states), and whether each transformer block's
+  // forward is recomputed in the backward. Scenario keys "zero_stage", "activation_checkpointing",
+  // written where not 0 / false.
+  int zero_stage = 0;
+  bool activation_checkpointing = false;
   std::string placement;  // "intra-node" | "inter-node" (for matching measurements)
   std::string scaling;    // "strong" | "weak" | "" (informational)
 };

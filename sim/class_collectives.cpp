@@ -1,6 +1,9 @@
 // Class-level all-reduce; see class_collectives.h.
 #include "sim/class_collectives.h"
 
+#include <stdexcept>
+#include <string>
+
 #include "sim/collective_plan.h"
 #include "sim/sg_compat.h"
 
@@ -20,9 +23,13 @@ ClassCollectives::ClassCollectives(const RankClasses& classes, ClassHosts hosts)
   }
 }
 
-void ClassCollectives::allreduce(int64_t rank_class, double bytes) {
-  for (size_t s = 0; s < classes_.stages.size(); ++s)
-    run_stage(s, static_cast<int>(rank_class), bytes);
+void ClassCollectives::run(int64_t rank_class, costmodel::CollectiveOp op, double bytes) {
+  for (const OperationStages& o : classes_.operations) {
+    if (o.op != op) continue;
+    for (size_t s = o.first; s < o.end; ++s) run_stage(s, static_cast<int>(rank_class), bytes);
+    return;
+  }
+  throw std::logic_error(std::string("the class-level plan holds no ") + costmodel::label_of(op));
 }
 
 // The same simulated times as the patterns' rank-by-rank flow level (collective_ring.cpp,

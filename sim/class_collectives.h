@@ -20,7 +20,7 @@ class ClassCollectives : public AllReduce {
  public:
   // `classes` must outlive this object.
   ClassCollectives(const RankClasses& classes, ClassHosts hosts);
-  void allreduce(int64_t rank_class, double bytes) override;
+  void run(int64_t rank_class, costmodel::CollectiveOp op, double bytes) override;
 
  private:
   void run_stage(size_t stage, int rank_class, double bytes);

@@ -3,7 +3,9 @@
 // reduce-scatter inside each node (k-1 phases of M/k), then k rings across the nodes at once, one
 // per local GPU index, each all-reducing its M/k (2(n-1) phases of M/(k n)), then a ring
 // all-gather inside each node. Every stage is the ring pattern (collective_ring.h) running an
-// operation (costmodel/collective_op.h); the algorithm is only how it groups the ranks.
+// operation (costmodel/collective_op.h); the algorithm is only how it groups the ranks. A
+// reduce-scatter is the first two stages (the rings across nodes reduce-scatter their M/k), an
+// all-gather the mirror of it (docs/sharding.md, "Simulated").
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -14,56 +16,86 @@
 namespace vitsim::sim {
 namespace {
 
-// Mailbox tags of the three stages.
+// Mailbox tags of the stages (a reduce-scatter's and an all-gather's inter-node rings have their
+// own: their groups carry other bytes than the all-reduce's).
+constexpr int kInterReduceScatterTag = 1;
+constexpr int kInterAllGatherTag = 2;
 constexpr int kIntraReduceScatterTag = 4;
 constexpr int kInterRingTag = 5;
 constexpr int kIntraAllGatherTag = 6;
 
-CollectivePlan plan_hierarchical(const PlatformPlan& plan, costmodel::CollectiveOp op) {
-  require_all_reduce(costmodel::Collective::kHierarchical, op);
+// The groups: each node's ranks (intra), and across nodes the ranks of one local index (inter).
+struct Groups {
+  CollectiveStage intra, inter;
+  size_t k = 0;
+};
+
+Groups hierarchical_groups(const PlatformPlan& plan) {
   const size_t n = plan.rank_nodes.size();
   const auto by_node = ranks_by_node(plan);
-  const size_t k = by_node.begin()->second.size();
+  Groups g;
+  g.k = by_node.begin()->second.size();
   for (const auto& [node, ranks] : by_node) {
-    if (ranks.size() != k) {
+    if (ranks.size() != g.k) {
       throw std::invalid_argument(
           "the hierarchical collective needs the same number of ranks on every node (node " +
           plan.nodes[static_cast<size_t>(node)].host + " has " + std::to_string(ranks.size()) +
-          ", another " + std::to_string(k) + ")");
+          ", another " + std::to_string(g.k) + ")");
     }
   }
-  using costmodel::CollectiveOp;
-  CollectiveStage intra, inter;
-  intra.rule = {&kRingPattern, CollectiveOp::kReduceScatter, 1, kIntraReduceScatterTag};
-  inter.rule = {&kRingPattern, CollectiveOp::kAllReduce, static_cast<double>(k), kInterRingTag};
-  for (CollectiveStage* s : {&intra, &inter}) s->group_of.assign(n, 0), s->pos_of.assign(n, 0);
-  std::vector<std::vector<int64_t>> per_local(k);
+  for (CollectiveStage* s : {&g.intra, &g.inter}) s->group_of.assign(n, 0), s->pos_of.assign(n, 0);
+  std::vector<std::vector<int64_t>> per_local(g.k);
   for (const auto& [node, ranks] : by_node) {
-    for (size_t i = 0; i < k; ++i) {
+    for (size_t i = 0; i < g.k; ++i) {
       const auto r = static_cast<size_t>(ranks[i]);
-      intra.group_of[r] = intra.groups.size();
-      intra.pos_of[r] = i;
-      inter.group_of[r] = i;
-      inter.pos_of[r] = per_local[i].size();
+      g.intra.group_of[r] = g.intra.groups.size();
+      g.intra.pos_of[r] = i;
+      g.inter.group_of[r] = i;
+      g.inter.pos_of[r] = per_local[i].size();
       per_local[i].push_back(ranks[i]);
     }
-    intra.groups.push_back(make_group(plan, kRingPattern, ranks));
+    g.intra.groups.push_back(make_group(plan, kRingPattern, ranks));
   }
-  for (auto& ranks : per_local) inter.groups.push_back(make_group(plan, kRingPattern, ranks));
-  CollectiveStage gather = intra;
-  gather.rule = {&kRingPattern, CollectiveOp::kAllGather, 1, kIntraAllGatherTag};
+  for (auto& ranks : per_local) g.inter.groups.push_back(make_group(plan, kRingPattern, ranks));
+  return g;
+}
+
+// The stages of `op`: an all-reduce is reduce-scatter inside the node, all-reduce of M/k across,
+// all-gather inside; a reduce-scatter its first two halves (reduce-scatter of M/k across), an
+// all-gather its mirror (all-gather of M/k across, then inside the node).
+CollectivePlan plan_hierarchical(const PlatformPlan& plan, costmodel::CollectiveOp op) {
+  using costmodel::CollectiveOp;
+  Groups g = hierarchical_groups(plan);
+  const double k = static_cast<double>(g.k);
+  auto stage = [](const CollectiveStage& groups, StageRule rule) {
+    CollectiveStage s = groups;
+    s.rule = rule;
+    return s;
+  };
+  const CollectiveStage intra_rs =
+      stage(g.intra, {&kRingPattern, CollectiveOp::kReduceScatter, 1, kIntraReduceScatterTag});
+  const CollectiveStage intra_ag =
+      stage(g.intra, {&kRingPattern, CollectiveOp::kAllGather, 1, kIntraAllGatherTag});
   CollectivePlan out;
-  out.stages = {std::move(intra), std::move(inter), std::move(gather)};
-  out.ranks_per_node = static_cast<int64_t>(k);
+  if (op == CollectiveOp::kAllReduce) {
+    out.stages = {intra_rs, stage(g.inter, {&kRingPattern, op, k, kInterRingTag}), intra_ag};
+  } else if (op == CollectiveOp::kReduceScatter) {
+    out.stages = {intra_rs, stage(g.inter, {&kRingPattern, op, k, kInterReduceScatterTag})};
+  } else {
+    out.stages = {stage(g.inter, {&kRingPattern, op, k, kInterAllGatherTag}), intra_ag};
+  }
+  out.ranks_per_node = static_cast<int64_t>(g.k);
   return out;
 }
 
-// Three ring stages: at flow level four simcalls each; at step level three per phase.
+// Ring stages (three for an all-reduce, two for the others): at flow level four simcalls each; at
+// step level three per phase.
 double hierarchical_simcalls(const CollectiveSize& s) {
   const double n = static_cast<double>(s.ranks), k = static_cast<double>(s.ranks_per_node);
   const double nodes = std::max(1.0, n / k);
-  if (s.flow_level) return 3 * 4;
-  return 3 * (2 * (k - 1) + 2 * (nodes - 1));
+  const bool all_reduce = s.op == costmodel::CollectiveOp::kAllReduce;
+  if (s.flow_level) return (all_reduce ? 3 : 2) * 4;
+  return 3 * (all_reduce ? 2 * (k - 1) + 2 * (nodes - 1) : (k - 1) + (nodes - 1));
 }
 
 }  // namespace

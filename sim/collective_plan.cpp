@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 namespace vitsim::sim {
 
@@ -35,6 +37,25 @@ CollectiveStage world_stage(const PlatformPlan& plan, const StageRule& rule,
   s.group_of.assign(n, 0);
   s.groups.push_back(make_group(plan, *rule.pattern, std::move(all), std::move(channels)));
   return s;
+}
+
+std::vector<OperationStages> operations_of(const CollectivePlan& plan) {
+  if (!plan.operations.empty()) return plan.operations;
+  return {{plan.op, 0, plan.stages.size()}};
+}
+
+OperationStages stages_of(const CollectivePlan& plan, costmodel::CollectiveOp op) {
+  for (const OperationStages& o : operations_of(plan)) {
+    if (o.op == op) return o;
+  }
+  throw std::logic_error(std::string("the collective plan holds no ") + costmodel::label_of(op));
+}
+
+void add_operation(CollectivePlan& into, CollectivePlan other) {
+  into.operations = operations_of(into);
+  const size_t first = into.stages.size();
+  for (CollectiveStage& s : other.stages) into.stages.push_back(std::move(s));
+  into.operations.push_back({other.op, first, into.stages.size()});
 }
 
 uint64_t message_payload(double bytes) {

@@ -75,13 +75,30 @@ struct CollectiveStage {
   std::vector<size_t> group_of, pos_of;  // per rank: its group, its place in the group's ranks
 };
 
+// The stages [first, end) of a plan that run one operation (a plan of several operations:
+// sharded data parallelism's reduce-scatters and all-gathers beside the all-reduce).
+struct OperationStages {
+  costmodel::CollectiveOp op = costmodel::CollectiveOp::kAllReduce;
+  size_t first = 0, end = 0;
+};
+
 struct CollectivePlan {
   costmodel::Collective algorithm = costmodel::Collective::kRing;
   costmodel::CollectiveOp op = costmodel::CollectiveOp::kAllReduce;
   std::vector<CollectiveStage> stages;  // in the order each rank runs them
   int64_t ranks_per_node = 1;           // the size guard's: hierarchical k
   int64_t ring_channels = 1;            // the size guard's: the ring's channels
+  // Empty: every stage runs `op`. Else the stages of each operation the plan holds.
+  std::vector<OperationStages> operations;
 };
+
+// The stages of `op` in `plan` (every stage for a plan of one operation); std::logic_error when
+// the plan does not hold it.
+OperationStages stages_of(const CollectivePlan& plan, costmodel::CollectiveOp op);
+std::vector<OperationStages> operations_of(const CollectivePlan& plan);
+// `other`'s stages appended to `into` as the stages of other.op (the groups, latencies and
+// mailbox tags as planned: the operations of one plan run one after the other on every rank).
+void add_operation(CollectivePlan& into, CollectivePlan other);
 
 // A group of `ranks` (and channels) whose route latencies are those of `pattern`'s edges.
 CollectiveGroup make_group(const PlatformPlan& plan, const StagePattern& pattern,

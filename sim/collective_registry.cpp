@@ -46,6 +46,15 @@ CollectivePlan plan_collective(const PlatformPlan& plan, costmodel::Collective a
   return out;
 }
 
+CollectivePlan plan_collectives(const PlatformPlan& plan, costmodel::Collective algorithm,
+                                const std::vector<costmodel::CollectiveOp>& ops) {
+  if (ops.empty()) throw std::logic_error("plan_collectives: no operation");
+  CollectivePlan out = plan_collective(plan, algorithm, ops.front());
+  for (size_t i = 1; i < ops.size(); ++i)
+    add_operation(out, plan_collective(plan, algorithm, ops[i]));
+  return out;
+}
+
 void require_all_reduce(costmodel::Collective algorithm, costmodel::CollectiveOp op) {
   if (op == costmodel::CollectiveOp::kAllReduce) return;
   throw std::invalid_argument(std::string("the ") + costmodel::to_string(algorithm) +

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "costmodel/collective.h"
 #include "sim/collective_plan.h"
@@ -47,6 +48,11 @@ std::string collective_help();
 // operations of sharded data parallelism (costmodel/collective_op.h).
 CollectivePlan plan_collective(const PlatformPlan& plan, costmodel::Collective algorithm,
                                costmodel::CollectiveOp op = costmodel::CollectiveOp::kAllReduce);
+// One plan of several operations (sharded data parallelism: costmodel::stage_operations), each
+// planned by `algorithm` in turn (add_operation): the first's plan with the others' stages after
+// it. std::invalid_argument where the algorithm refuses one of them.
+CollectivePlan plan_collectives(const PlatformPlan& plan, costmodel::Collective algorithm,
+                                const std::vector<costmodel::CollectiveOp>& ops);
 double allreduce_simcalls_per_rank(costmodel::Collective algorithm, bool flow_level, int64_t ranks,
                                    int64_t ranks_per_node, int64_t ring_channels = 1);
 

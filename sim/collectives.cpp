@@ -79,8 +79,9 @@ void Collectives::flow_edges(Group& g, const StageRule& stage, const std::vector
   }
 }
 
-void Collectives::allreduce(int64_t rank, double bytes) {
-  for (size_t s = 0; s < plan_.stages.size(); ++s) {
+void Collectives::run(int64_t rank, costmodel::CollectiveOp op, double bytes) {
+  const OperationStages stages = stages_of(plan_, op);
+  for (size_t s = stages.first; s < stages.end; ++s) {
     const StagePattern& pattern = *plan_.stages[s].rule.pattern;
     if (flow_level_)
       pattern.run_flow(*this, s, rank, bytes);

@@ -29,7 +29,7 @@ class Collectives : public AllReduce {
  public:
   // `hosts`: the SimGrid host of each rank; `plan` must outlive this object.
   Collectives(const CollectivePlan& plan, std::vector<simgrid::s4u::Host*> hosts, bool flow_level);
-  void allreduce(int64_t rank, double bytes) override;
+  void run(int64_t rank, costmodel::CollectiveOp op, double bytes) override;
 
   // What the patterns use (sim/collective_<name>.cpp).
   struct Box {

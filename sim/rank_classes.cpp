@@ -324,6 +324,7 @@ RankClasses find_rank_classes(const PlatformPlan& plan, const CollectivePlan& co
                               const std::vector<int>& rank_kind) {
   RankClasses out;
   for (const CollectiveStage& s : collective.stages) out.stages.push_back(s.rule);
+  out.operations = operations_of(collective);
   Built b = build_graph(plan, collective, rank_kind);
   const Graph& g = b.graph;
   out.refinement_rounds = refine(g, b.color);

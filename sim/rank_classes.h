@@ -48,6 +48,7 @@ struct RankClasses {
   std::vector<int64_t> representative;           // per class: its lowest rank
   std::vector<int64_t> count;                    // per class: its ranks
   std::vector<StageRule> stages;                 // the collective's, in order
+  std::vector<OperationStages> operations;       // the stages of each operation (operations_of)
   std::vector<std::vector<ClassGroup>> groups;   // per stage: the classes of groups
   std::vector<std::vector<int>> group_of_class;  // per stage, per rank class: its group class
   std::vector<ClassFlow> flows;

@@ -8,6 +8,7 @@
 #include "costmodel/buckets.h"
 #include "costmodel/memory.h"
 #include "costmodel/straggler.h"
+#include "sim/sharded_plan.h"
 
 namespace vitsim::sim {
 
@@ -36,6 +37,16 @@ std::vector<Bucket> make_buckets(const costmodel::LayerGraph& graph, costmodel::
 
 int64_t MemoryModel::max_micro_batch(double device_bytes) const {
   if (at(1) > device_bytes) return 0;
+  if (shift_bytes) {
+    // Not linear: the largest b that fits, by bisection (the memory grows with b).
+    if (at(kAnyMicroBatchFits) <= device_bytes) return kAnyMicroBatchFits;
+    int64_t lo = 1, hi = kAnyMicroBatchFits;  // at(lo) fits, at(hi) does not
+    while (hi - lo > 1) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      (at(mid) <= device_bytes ? lo : hi) = mid;
+    }
+    return lo;
+  }
   if (per_sample_bytes <= 0) return kAnyMicroBatchFits;
   int64_t b = static_cast<int64_t>(std::floor((device_bytes - fixed_bytes) / per_sample_bytes));
   while (b > 1 && at(b) > device_bytes) --b;  // guard against rounding at the boundary
@@ -180,6 +191,7 @@ RankKinds plan_rank_kinds(const Placement& placement, const costmodel::DeviceCat
     p.epoch_start_s = config.first_epoch ? c.process_start_at(b) : c.epoch_start_s;
     p.other_epoch_start_s = config.first_epoch ? c.epoch_start_s : c.process_start_at(b);
     p.memory = memory_model(c, graph, config.precision, config.optimizer);
+    apply_sharding(p, c, graph, config, static_cast<int64_t>(placement.ranks.size()));
     p.memory_bytes = p.memory.at(p.micro_batch);
     p.device_memory_bytes = spec->memory_bytes;
     out.plans.push_back(std::move(p));

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -34,8 +35,12 @@ struct MemoryModel {
   double fixed_bytes = 0;
   double per_sample_bytes = 0;
   bool from_measurement = false;  // the cost model's fitted memory, else the layer graph estimate
+  // Sharded data parallelism and checkpointing (sharded_plan.h): what they change at a
+  // micro-batch, added to the stage-0 memory above; empty at stage 0 without checkpointing.
+  std::function<double(int64_t)> shift_bytes;
   double at(int64_t micro_batch) const {
-    return fixed_bytes + per_sample_bytes * static_cast<double>(micro_batch);
+    return fixed_bytes + per_sample_bytes * static_cast<double>(micro_batch) +
+           (shift_bytes ? shift_bytes(micro_batch) : 0.0);
   }
   // Largest micro-batch whose memory fits `device_bytes` (0 when not even 1 fits).
   int64_t max_micro_batch(double device_bytes) const;
@@ -82,6 +87,9 @@ struct RankPlan {
   // The same for the kind of epoch not simulated (the loader's restart when the process's first
   // is, else the process's start): what the other epoch's time is worked out from.
   double other_epoch_start_s = 0;
+  // ZeRO stage 3 (sharded_plan.h), per unit in forward order: the local part of its gather (its
+  // flat buffer allocated, the rank's block copied in) and of its free; empty at other stages.
+  std::vector<double> unit_gather_s, unit_free_s;
   MemoryModel memory;
   double memory_bytes = 0;  // at micro_batch
   double device_memory_bytes = 0;

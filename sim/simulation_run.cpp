@@ -5,11 +5,13 @@
 #include <memory>
 #include <stdexcept>
 
+#include "costmodel/sharding.h"
 #include "process/fork_runner.h"
 #include "schema/rank_groups.h"
 #include "sim/chrome_trace.h"
 #include "sim/collective_registry.h"
 #include "sim/platform_plan.h"
+#include "sim/sharded_plan.h"
 
 namespace vitsim::sim {
 namespace {
@@ -33,7 +35,9 @@ SimulationShape base_shape(const schema::TrainingConfig& config, const costmodel
   s.algorithm = config.collective;
   s.flow_level = level == costmodel::CollectiveLevel::kFlow;
   s.trace = !options.trace_path.empty();
-  s.stream_actors = config.overlap || s.trace;
+  s.zero_stage = config.zero_stage;
+  s.units = graph.config.depth + 2;  // costmodel::sharding_units
+  s.stream_actors = config.overlap || s.trace || s.zero_stage > 0;
   return s;
 }
 
@@ -76,7 +80,23 @@ SimInput common_input(const SimulationRequest& q) {
   in.crosstraffic = q.options->crosstraffic;
   in.network_optim = q.options->network_optim;
   in.trace = q.trace;
+  in.sharding =
+      plan_sharded_step(*q.graph, *q.config, static_cast<int64_t>(q.placement->ranks.size()));
   return in;
+}
+
+// Message phases of `op` in the plan: its stages' phases in the groups of rank 0.
+int64_t operation_phases(const CollectivePlan& plan, costmodel::CollectiveOp op) {
+  int64_t phases = 0;
+  for (const OperationStages& o : operations_of(plan)) {
+    if (o.op != op) continue;
+    for (size_t s = o.first; s < o.end; ++s) {
+      const CollectiveStage& stage = plan.stages[s];
+      const auto size = static_cast<int64_t>(stage.groups[stage.group_of.front()].ranks.size());
+      phases += std::max<int64_t>(0, flow_phases(stage.rule, size));
+    }
+  }
+  return phases;
 }
 
 }  // namespace
@@ -160,7 +180,13 @@ SimulationResult run_configuration(const SimulationRequest& q) {
   SimInput in = common_input(q);
   in.plan = plan_platform(*q.cluster, *q.placement, q.costs, false,
                           q.options->transports ? &*q.options->transports : nullptr);
-  const CollectivePlan collective = plan_collective(in.plan, in.collective);
+  const CollectivePlan collective =
+      plan_collectives(in.plan, in.collective, costmodel::stage_operations(q.config->zero_stage));
+  if (in.sharding.active()) {
+    adjust_operations(in.sharding, in.plan, *q.costs,
+                      operation_phases(collective, costmodel::CollectiveOp::kReduceScatter),
+                      operation_phases(collective, costmodel::CollectiveOp::kAllGather));
+  }
   SimulationShape shape = base_shape(*q.config, *q.graph, q.collective_level, *q.options);
   shape.ranks_per_node = collective.ranks_per_node;
   shape.ring_channels = collective.ring_channels;

@@ -8,6 +8,7 @@
 
 #include "costmodel/epoch.h"
 #include "costmodel/global_batch.h"
+#include "costmodel/sharding.h"
 #include "costmodel/speedup.h"
 #include "process/fork_runner.h"
 #include "schema/json_file.h"
@@ -17,6 +18,7 @@
 #include "sim/platform_plan.h"
 #include "sim/provenance.h"
 #include "sim/rank_plan.h"
+#include "sim/sharded_plan.h"
 #include "sim/simulation_run.h"
 #include "sim/size_guard.h"
 #include "sim/step_breakdown.h"
@@ -37,6 +39,8 @@ void check_config(const schema::TrainingConfig& c) {
   if (!(c.data_fraction > 0 && c.data_fraction <= 1))
     throw std::invalid_argument("data_fraction must be in (0, 1]");
   if (!(c.bucket_bytes > 0)) throw std::invalid_argument("bucket_bytes must be > 0");
+  if (c.zero_stage < 0 || c.zero_stage > costmodel::kMaxZeroStage)
+    throw std::invalid_argument("zero_stage must be 0, 1, 2 or 3");
   if (!c.per_rank_micro_batch.empty() &&
       static_cast<int64_t>(c.per_rank_micro_batch.size()) != c.gpus) {
     throw std::invalid_argument("per_rank_micro_batch needs one entry per rank (" +
@@ -164,6 +168,8 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
   out.provenance.compute = compute_provenance(kinds, costs, config.precision);
   out.provenance.links = link_uses(cluster, config, costs, options);
   out.provenance.unmeasured = unmeasured_lines(out.provenance, kinds);
+  for (std::string& line : sharding_unmeasured_lines(config, out.provenance, costs))
+    out.provenance.unmeasured.push_back(std::move(line));
   if (out.out_of_memory) return out;  // not simulated: the trainer would stop at its first step
 
   SimulationRequest q;

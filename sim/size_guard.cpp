@@ -56,6 +56,24 @@ double simcalls_per_allreduce(const SimulationShape& s) {
                                                s.ring_channels);
 }
 
+// Context switches of a sharded step's collectives and per-unit sleeps by one simulated rank
+// (sharded_rank.h): the operations of its stage, each the algorithm's own and the stream's.
+double sharded_simcalls_per_step(const SimulationShape& s) {
+  if (s.zero_stage <= 0) return 0;
+  const double units = static_cast<double>(s.units), a = static_cast<double>(s.accumulation);
+  auto per = [&](costmodel::CollectiveOp op) {
+    if (s.ranks < 2) return 2.0;
+    return 2 +
+           collective_algorithm(s.algorithm)
+               .simcalls_per_rank({op, s.flow_level, s.ranks, s.ranks_per_node, s.ring_channels});
+  };
+  const double gathers = s.zero_stage == 3 ? a * (2 * units - 1) : units;
+  const double scatters = s.zero_stage >= 2 ? a * units : 0;
+  const double sleeps = a * units * (s.zero_stage == 3 ? 6 : 2);
+  return gathers * per(costmodel::CollectiveOp::kAllGather) +
+         scatters * per(costmodel::CollectiveOp::kReduceScatter) + sleeps;
+}
+
 double read_mem_available_bytes() {
   std::ifstream in("/proc/meminfo");
   std::string key;
@@ -117,8 +135,9 @@ SimulationEstimate estimate_simulation(const SimulationShape& s) {
         kBytesPerTraceSpan * std::min(sim, kMaxTracedActors) * spans * static_cast<double>(s.steps);
   }
   const double compute = 3 * static_cast<double>(s.accumulation) + 2;  // sleeps per step
-  const double per_step =
-      compute + static_cast<double>(s.buckets) * (s.ranks > 1 ? simcalls_per_allreduce(s) : 0);
+  const double buckets = s.zero_stage >= 2 ? 0 : static_cast<double>(s.buckets);
+  const double per_step = compute + buckets * (s.ranks > 1 ? simcalls_per_allreduce(s) : 0) +
+                          sharded_simcalls_per_step(s);
   e.simcalls = sim * per_step * static_cast<double>(s.steps);
   const double hosts = classes ? 2.0 * static_cast<double>(s.flow_classes) + 1 : sim;
   e.seconds = e.simcalls / kSimcallsPerSecond + kSecondsPerHostPair * hosts * hosts;

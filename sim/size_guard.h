@@ -28,6 +28,11 @@ struct SimulationShape {
   bool flow_level = true;
   bool stream_actors = false;  // overlap or a trace: an all-reduce actor per rank
   bool trace = false;
+  // ZeRO stages 1-3 (sharded_plan.h): per step a collective per unit and phase of the stage
+  // (stage 1: an all-gather per unit; 2: and a reduce-scatter per unit and micro-step; 3: and
+  // two all-gathers), on top of the sleeps of each unit.
+  int zero_stage = 0;
+  int64_t units = 0;
 };
 
 struct SimulationEstimate {

@@ -67,7 +67,15 @@ std::string straggler_sentence(const schema::ConfigPrediction& p, const schema::
          format_seconds(b.straggler_wait_s) + " for it";
 }
 
-std::string link_sentence(const schema::StepBreakdown& b) {
+// The collectives a step of the stage runs over its links (docs/sharding.md, "Simulated").
+std::string bandwidth_bound(int zero_stage) {
+  const char* tail = " bandwidth-bound on them, no single host holds them back";
+  if (zero_stage >= 2) return std::string("the reduce-scatters and all-gathers are") + tail;
+  if (zero_stage == 1) return std::string("the all-reduce and the all-gathers are") + tail;
+  return "the all-reduce is bandwidth-bound on them, no single host holds it back";
+}
+
+std::string link_sentence(const schema::StepBreakdown& b, int zero_stage) {
   const std::string step = " of a " + format_seconds(b.step_time_s) + " step";
   const auto& links = b.exposed_comm_by_link;
   if (links.empty() || b.exposed_comm_unsaturated_s > links.front().seconds) {
@@ -96,8 +104,7 @@ std::string link_sentence(const schema::StepBreakdown& b) {
   std::string cls;
   for (const auto& c : classes) cls += (cls.empty() ? "" : ", ") + c;
   return std::to_string(peers) + " links of class " + cls + " are saturated together for " +
-         format_seconds(top.seconds) + step +
-         ": the all-reduce is bandwidth-bound on them, no single host holds it back";
+         format_seconds(top.seconds) + step + ": " + bandwidth_bound(zero_stage);
 }
 
 }  // namespace
@@ -140,7 +147,7 @@ std::string bottleneck_sentence(const schema::ConfigPrediction& p, const schema:
   if (b.straggler_wait_s >= significant && b.straggler_wait_s >= b.exposed_comm_s)
     return straggler_sentence(p, b);
   if (b.exposed_comm_s >= significant) {
-    if (b.exposed_comm_attributed) return link_sentence(b);
+    if (b.exposed_comm_attributed) return link_sentence(b, p.config.zero_stage);
     return "communication no compute hides takes " + format_seconds(b.exposed_comm_s) + " of a " +
            format_seconds(b.step_time_s) + " step (links not attributed: " +
            (b.exposed_comm_unattributed_why.empty() ? "not recorded"

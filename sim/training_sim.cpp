@@ -6,12 +6,14 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "costmodel/sharding.h"
 #include "sim/class_collectives.h"
 #include "sim/collective_registry.h"
 #include "sim/collectives.h"
 #include "sim/link_bottleneck.h"
 #include "sim/platform_builder.h"
 #include "sim/sg_compat.h"
+#include "sim/sharded_rank.h"
 
 namespace vitsim::sim {
 namespace {
@@ -249,8 +251,14 @@ SimOutput run_simulation(const SimInput& input) {
     sh.collectives = std::make_unique<ClassCollectives>(*input.classes, std::move(ch));
   } else {
     hosts = build_platform(input.plan);
-    sh.collective = std::make_unique<CollectivePlan>(plan_collective(input.plan, input.collective));
+    sh.collective = std::make_unique<CollectivePlan>(plan_collectives(
+        input.plan, input.collective, costmodel::stage_operations(input.sharding.zero_stage)));
     sh.collectives = std::make_unique<Collectives>(*sh.collective, hosts, input.flow_level);
+  }
+  std::unique_ptr<ShardedActors> sharded;  // ZeRO stages 1-3: their own actors
+  if (input.sharding.active()) {
+    sharded = std::make_unique<ShardedActors>(input, *sh.collectives, hosts, sh.out);
+    hosts.clear();  // the plain actors below: none
   }
   // A trace keeps the stream actors: its spans then come in the order they always came.
   sh.stream_actors =
@@ -270,7 +278,7 @@ SimOutput run_simulation(const SimInput& input) {
     }
   }
   std::unique_ptr<LinkBottleneckRecorder> recorder;
-  if (input.attribute_links && !input.classes && hosts.size() > 1)
+  if (input.attribute_links && !input.classes && sh.out.ranks.size() > 1)
     recorder = std::make_unique<LinkBottleneckRecorder>(input.plan);
   engine.run();
   if (recorder) attribute_links(*recorder, sh.out);

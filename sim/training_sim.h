@@ -19,6 +19,7 @@
 #include "sim/platform_plan.h"
 #include "sim/rank_classes.h"
 #include "sim/rank_plan.h"
+#include "sim/sharded_plan.h"
 
 namespace vitsim::sim {
 
@@ -51,6 +52,9 @@ struct SimInput {
   bool stream_actors = false;
   // Record which links were saturated while ranks waited (link_bottleneck.h); rank by rank only.
   bool attribute_links = false;
+  // ZeRO stages 1-3 (sharded_plan.h): the sharded actors run (sharded_rank.h), and the collective
+  // plan holds the operations of the stage (costmodel::stage_operations).
+  ShardedStep sharding;
 };
 
 // A span of the timeline. track 0: the rank's compute stream (compute, and "wait" while blocked on

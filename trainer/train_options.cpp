@@ -9,6 +9,7 @@
 
 #include "costmodel/buckets.h"
 #include "costmodel/physical_bounds.h"
+#include "costmodel/sharding.h"
 #include "schema/json_node.h"
 #include "schema/safe_name.h"
 
@@ -155,23 +156,11 @@ DeepSpeedConfig read_deepspeed_config(const schema::Node& root, std::string* ign
 }
 
 int64_t parse_zero_stage(const std::string& text) {
-  static const std::pair<const char*, int64_t> kNames[] = {{"0", 0},
-                                                           {"1", 1},
-                                                           {"2", 2},
-                                                           {"3", 3},
-                                                           {"NO_SHARD", 0},
-                                                           {"no_shard", 0},
-                                                           {"SHARD_GRAD_OP", 2},
-                                                           {"shard_grad_op", 2},
-                                                           {"FULL_SHARD", 3},
-                                                           {"full_shard", 3}};
-  for (const auto& [name, stage] : kNames) {
-    if (text == name) return stage;
+  try {
+    return costmodel::parse_zero_stage(text);  // the one table of names (costmodel/sharding.h)
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("--zero-stage: ") + e.what());
   }
-  throw std::invalid_argument(
-      "--zero-stage: expected 0, 1, 2, 3 (DeepSpeed's zero_optimization.stage) or FSDP's "
-      "NO_SHARD, SHARD_GRAD_OP, FULL_SHARD, got '" +
-      text + "' (FSDP's HYBRID_SHARD is not built: one sharding group only)");
 }
 
 void resolve_batch(TrainOptions& o, int64_t world, const std::string& source, bool micro_given,

@@ -32,6 +32,8 @@ schema::TrainingConfig config_like(const schema::RunConfig& run) {
   c.data_fraction = run.data_fraction;
   c.overlap = run.overlap;
   c.bucket_bytes = run.bucket_bytes;
+  c.zero_stage = static_cast<int>(run.zero_stage);
+  c.activation_checkpointing = run.activation_checkpointing;
   // vitsim-train all-reduces with NCCL or Open MPI, both rings for gradients of megabytes.
   c.collective = costmodel::Collective::kRing;
   c.label = fmt::format("like {} x{} b{}", run.cluster.empty() ? "run" : run.cluster,

@@ -132,9 +132,10 @@ std::vector<SpanReading> read_spans_against(const std::vector<Span>& spans,
 
 std::string span_group(const std::string& label) {
   static const std::regex round(R"(-r[0-9]+$)");
-  static const std::regex digits(R"([0-9]+$)");
+  // Only a profile pass's number: a configuration's label may end in digits ("...-zero3").
+  static const std::regex pass(R"((pass)[0-9]+$)");
   if (std::regex_search(label, round)) return std::regex_replace(label, round, "");
-  return std::regex_replace(label, digits, "");
+  return std::regex_replace(label, pass, "$1");
 }
 
 namespace {

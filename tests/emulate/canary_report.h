@@ -59,8 +59,9 @@ std::vector<Span> read_spans(const std::string& path);
 std::vector<SpanReading> read_spans_against(const std::vector<Span>& spans,
                                             const std::vector<std::vector<CanarySample>>& cpus);
 
-// The group a span belongs to: its label less a trailing "-rN" (a run's round), or less its
-// trailing digits ("profile-pass3" -> "profile-pass").
+// The group a span belongs to: its label less a trailing "-rN" (a run's round), or less the
+// number after a trailing "pass" ("profile-pass3" -> "profile-pass"); other labels as they are
+// (a configuration run once: "r2-mb24-400m-zero1").
 std::string span_group(const std::string& label);
 
 // The machine's speed during a span, as `vitsim validate --machine-speed` reads it

@@ -130,6 +130,8 @@ TEST(CpuCanaryReport, GroupsARunByItsConfigurationAndAPassByItsKind) {
   EXPECT_EQ(span_group("r2-mb24-400m-dsbf16-r12"), "r2-mb24-400m-dsbf16");
   EXPECT_EQ(span_group("profile-pass11"), "profile-pass");
   EXPECT_EQ(span_group("r1-mb24-400m"), "r1-mb24-400m");
+  EXPECT_EQ(span_group("r2-mb24-400m-zero1"), "r2-mb24-400m-zero1");  // run once: its label
+  EXPECT_EQ(span_group("r2-mb24-400m-zero1-r2"), "r2-mb24-400m-zero1");
 }
 
 // The error of reading `text` as samples (or spans), "" when it reads.

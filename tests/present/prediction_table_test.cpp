@@ -1,5 +1,6 @@
 // The table of predictions (present/prediction_table.h) says which epoch its epoch column is: a
-// later one of a run, or the process's first (docs/simulator.md, "From steps to an epoch").
+// later one of a run, or the process's first (docs/simulator.md, "From steps to an epoch"), and
+// keeps its columns under their heads when a label is longer than the label column.
 #include "present/prediction_table.h"
 
 #include <gtest/gtest.h>
@@ -41,6 +42,24 @@ TEST(PredictionTable, SaysWhichEpochItsEpochColumnIs) {
   EXPECT_EQ(later.find("103.5 s"), std::string::npos) << later;  // two rows: no single figure
   const std::string mixed = prediction_table({prediction(true), prediction(false)});
   EXPECT_NE(mixed.find("epoch: the rows predict different epochs"), std::string::npos) << mixed;
+}
+
+// A sweep over stages labels its rows "... zero3 no-ckpt", longer than the 34 characters of the
+// label column: the column widens, so every row's gpus end where the head's "gpus" ends.
+TEST(PredictionTable, ALongLabelWidensItsColumn) {
+  schema::ConfigPrediction shortp = prediction(false), longp = prediction(false);
+  shortp.config.label = "1x mb16";
+  longp.config.label = "32x mb64 ring 500MiB no-overlap zero3 no-ckpt";
+  const std::string t = prediction_table({shortp, longp});
+  const size_t gpus_end = t.find("gpus") + 4;
+  size_t rows = 0;
+  for (size_t at = t.find('\n') + 1; at < t.size(); at = t.find('\n', at) + 1) {
+    const std::string line = t.substr(at, t.find('\n', at) - at);
+    if (line.rfind("1x mb16", 0) != 0 && line.rfind("32x mb64", 0) != 0) continue;
+    EXPECT_EQ(line.substr(gpus_end - 1, 2), "1 ") << line << "\n" << t;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 2u) << t;
 }
 
 }  // namespace

@@ -215,6 +215,51 @@ TEST(CostModelIo, TheBucketCopyRoundTripsWhereMeasured) {
       << cost_model_error(doc);
 }
 
+// Sharding's costs (docs/sharding.md, "Simulated"): a device's recompute, unit_gather and
+// unit_free and a link's reduce-scatter / all-gather fits, written only where measured and read
+// back; an operation listed twice, or one that is no ZeRO collective, refused naming the field.
+TEST(CostModelIo, ShardingCostsRoundTripWhereMeasured) {
+  CostModelFile f = read_cost_model(testing::example_path("cost_model"));
+  const Json plain = write_cost_model_json(f);
+  EXPECT_FALSE(plain["devices"][0].contains("recompute"));
+  EXPECT_FALSE(plain["links"][0].contains("operations"));
+  f.costs.devices[0].recompute = costmodel::LinearCost{};
+  f.costs.devices[0].recompute->per_unit_s = 0.012;
+  f.costs.devices[0].unit_gather = costmodel::LinearCost{};
+  f.costs.devices[0].unit_gather->per_unit_s = 2e-10;
+  f.costs.devices[0].unit_free = costmodel::LinearCost{};
+  f.costs.devices[0].unit_free->per_unit_s = 2e-12;
+  f.costs.links[0].operations.push_back(
+      {costmodel::CollectiveOp::kReduceScatter, 1e-5, 2.5e9, 0.04, "fit"});
+  f.costs.links[0].operations.push_back(
+      {costmodel::CollectiveOp::kAllGather, 2e-5, 5e9, 0.02, "fit"});
+  const std::string path = testing::scratch_path("cost_model_sharding.json");
+  write_cost_model(path, f);
+  const CostModelFile back = read_cost_model(path);
+  const costmodel::DeviceCosts& d = back.costs.devices[0];
+  ASSERT_TRUE(d.recompute && d.unit_gather && d.unit_free);
+  EXPECT_EQ(d.recompute->per_unit_s, 0.012);
+  EXPECT_EQ(d.unit_gather->per_unit_s, 2e-10);
+  EXPECT_EQ(d.unit_free->per_unit_s, 2e-12);
+  const costmodel::OperationLinkCost* rs =
+      back.costs.links[0].find_operation(costmodel::CollectiveOp::kReduceScatter);
+  ASSERT_NE(rs, nullptr);
+  EXPECT_EQ(rs->bandwidth_bytes_per_s, 2.5e9);
+  EXPECT_EQ(rs->latency_s, 1e-5);
+  EXPECT_EQ(back.costs.links[0].find_operation(costmodel::CollectiveOp::kAllGather)->latency_s,
+            2e-5);
+  Json doc = write_cost_model_json(f);
+  doc["links"][0]["operations"][1]["operation"] = "reduce-scatter";
+  EXPECT_NE(cost_model_error(doc).find("/links/0/operations/1/operation: expected an operation "
+                                       "not listed before"),
+            std::string::npos)
+      << cost_model_error(doc);
+  doc["links"][0]["operations"][1]["operation"] = "all-reduce";
+  EXPECT_NE(cost_model_error(doc).find("/links/0/operations/1/operation: expected one of"),
+            std::string::npos)
+      << cost_model_error(doc);
+}
+
 // The process part of the launch spread: written only where measured, read back; above the
 // launch spread it is a part of, refused naming the field.
 TEST(CostModelIo, TheProcessSpreadRoundTripsWithinTheLaunchSpread) {

@@ -73,7 +73,7 @@ TEST(ModelIo, RoundTripsOverrides) {
 }
 
 TEST(ModelIo, RefusesUnknownPresetAndImpossibleModel) {
-  const Json bad = {{"preset", "vit_h_14"}};
+  const Json bad = {{"preset", "vit_x_99"}};
   EXPECT_NE(
       error_of([&] { read_model(Node(bad, "m.json", "/model")); }).find("m.json: /model/preset"),
       std::string::npos);

@@ -1,4 +1,5 @@
-// A prediction's optional "breakdown", "advice" and "cost" (schema/prediction_answers.h): absent
+// A prediction's optional "breakdown", "advice", "fit_options" and "cost"
+// (schema/prediction_answers.h): absent
 // keys stay absent, present ones round-trip exactly, bad values name their place.
 #include "schema/prediction_answers.h"
 
@@ -81,6 +82,42 @@ TEST(PredictionAnswers, RoundTripIsExact) {
   EXPECT_EQ(back.cost->epochs, 10);
   EXPECT_EQ(back.cost->price_status, "checked");
   EXPECT_EQ(write_config_prediction(back), j);
+}
+
+// What would make an out-of-memory configuration fit: absent unless computed, round-trips with
+// and without a price, a bad value named by its place.
+TEST(PredictionAnswers, FitOptionsRoundTripAndNameABadValue) {
+  ConfigPrediction p = with_answers();
+  EXPECT_FALSE(write_config_prediction(p).contains("fit_options"));
+  FitOption priced{
+      "ZeRO stage 3", Json{{"zero_stage", 3}}, 32, 1.05, 660, 34e9, 42.9e9, 11.7, 11.7};
+  FitOption unpriced{"activation checkpointing",
+                     Json{{"activation_checkpointing", true}},
+                     32,
+                     1.48,
+                     925,
+                     21e9,
+                     42.9e9,
+                     std::nullopt,
+                     std::nullopt};
+  p.fit_options = {priced, unpriced};
+  const Json j = write_config_prediction(p);
+  EXPECT_FALSE(j["fit_options"][1].contains("epoch_usd"));
+  const ConfigPrediction back = read_config_prediction(Node(j, "w.json", ""));
+  ASSERT_EQ(back.fit_options.size(), 2u);
+  EXPECT_EQ(back.fit_options[0].change["zero_stage"], 3);
+  EXPECT_EQ(*back.fit_options[0].epoch_usd, 11.7);
+  EXPECT_FALSE(back.fit_options[1].run_usd.has_value());
+  EXPECT_EQ(write_config_prediction(back), j);
+  Json bad = j;
+  bad["fit_options"][0]["memory_bytes"] = -1;
+  try {
+    read_config_prediction(Node(bad, "w.json", ""));
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/fit_options/0/memory_bytes"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(PredictionAnswers, BadValuesNameThePlace) {

@@ -85,6 +85,37 @@ TEST(Scenario, TheEpochPredictedIsALaterOneUnlessTheFirstIsAsked) {
   EXPECT_TRUE(read_training_config(Node(written, "p.json", ""), TrainingConfig{}).first_epoch);
 }
 
+// The ZeRO stage and checkpointing (docs/sharding.md): written only where not 0 / false, read
+// back; a stage outside 0-3 or a checkpointing that is not a boolean refused naming the key.
+TEST(Scenario, TheStageAndCheckpointingAreKeysOfTheirOwn) {
+  const Scenario plain = read_scenario(kExample);
+  EXPECT_EQ(plain.configurations[1].zero_stage, 0);
+  EXPECT_FALSE(write_training_config(plain.configurations[1]).contains("zero_stage"));
+  EXPECT_FALSE(write_training_config(plain.configurations[1]).contains("activation_checkpointing"));
+  Json doc = testing::load_example("scenario");
+  doc["configurations"][1]["zero_stage"] = 3;
+  doc["configurations"][1]["activation_checkpointing"] = true;
+  const Scenario sharded = read_scenario(Node(doc, "s.json", ""));
+  EXPECT_EQ(sharded.configurations[1].zero_stage, 3);
+  EXPECT_TRUE(sharded.configurations[1].activation_checkpointing);
+  EXPECT_EQ(sharded.configurations[0].zero_stage, 0);
+  const Json written = write_training_config(sharded.configurations[1]);
+  EXPECT_EQ(written["zero_stage"], 3);
+  const TrainingConfig back = read_training_config(Node(written, "p.json", ""), TrainingConfig{});
+  EXPECT_EQ(back.zero_stage, 3);
+  EXPECT_TRUE(back.activation_checkpointing);
+  doc["configurations"][1]["zero_stage"] = 4;
+  const std::string e = testing::read_error(doc, [](const Node& n) { read_scenario(n); });
+  EXPECT_NE(e.find("/configurations/1/zero_stage: expected a ZeRO stage 0, 1, 2 or 3"),
+            std::string::npos)
+      << e;
+  doc["configurations"][1]["zero_stage"] = 1;
+  doc["configurations"][1]["activation_checkpointing"] = "on";
+  EXPECT_NE(testing::read_error(doc, [](const Node& n) { read_scenario(n); })
+                .find("/configurations/1/activation_checkpointing: expected"),
+            std::string::npos);
+}
+
 TEST(Scenario, NodeOverridesChangeTheCluster) {
   Scenario s = read_scenario(kExample);
   const ClusterSpec c = read_cluster(scenario_cluster_path(s));

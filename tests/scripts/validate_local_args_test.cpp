@@ -52,6 +52,7 @@ TEST(ValidateLocalArgs, HelpListsTheProfilePassesAndRounds) {
   EXPECT_NE(r.output.find("--profile-passes N"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("[2 x repeats + 1; quick: 3]"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("in rounds"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--only REGEX"), std::string::npos) << r.output;
 }
 
 }  // namespace

@@ -95,8 +95,9 @@ TEST(CollectiveRegistry, HierarchicalIsRingOperationsOnGroups) {
 
 // The simulated end of `op` on `bytes` over the platform, rank by rank at the given level
 // (CM02 without cross-traffic, which reproduces the analytic ring: docs/simulator.md).
-double simulated_s(const PlatformPlan& platform, CollectiveOp op, bool flow_level, double bytes) {
-  const CollectivePlan plan = plan_collective(platform, costmodel::Collective::kRing, op);
+double simulated_s(const PlatformPlan& platform, CollectiveOp op, bool flow_level, double bytes,
+                   costmodel::Collective algorithm = costmodel::Collective::kRing) {
+  const CollectivePlan plan = plan_collective(platform, algorithm, op);
   const std::string out = process::run_in_child([&] {
     int argc = 4;
     std::string a0 = "test", a1 = "--log=root.thres:critical", a2 = "--cfg=network/model:CM02",
@@ -107,8 +108,8 @@ double simulated_s(const PlatformPlan& platform, CollectiveOp op, bool flow_leve
     Collectives engine(plan, hosts, flow_level);
     double end_s = 0;
     for (size_t r = 0; r < hosts.size(); ++r) {
-      sg4::Actor::create("rank", hosts[r], [&engine, &end_s, r, bytes] {
-        engine.allreduce(static_cast<int64_t>(r), bytes);
+      sg4::Actor::create("rank", hosts[r], [&engine, &end_s, r, bytes, op] {
+        engine.run(static_cast<int64_t>(r), op, bytes);
         end_s = std::max(end_s, sg4::Engine::get_clock());
       });
     }
@@ -140,13 +141,34 @@ TEST(CollectiveRegistry, TheRingRunsEveryOperationInItsRingTime) {
   // 3/4 of 64 MB at 1.25 GB/s and three latencies, half the all-reduce's.
   EXPECT_DOUBLE_EQ(costmodel::ring_time_s(CollectiveOp::kReduceScatter, 4, m, bw, lat),
                    0.75 * m / bw + 3 * lat);
-  // The tree and the hierarchical collective run all-reduce only, and say so.
+  // The tree runs all-reduce only (NCCL's tree has no reduce-scatter or all-gather), and says so.
   EXPECT_THROW(
       plan_collective(platform, costmodel::Collective::kTree, CollectiveOp::kReduceScatter),
       std::invalid_argument);
-  EXPECT_THROW(
-      plan_collective(platform, costmodel::Collective::kHierarchical, CollectiveOp::kAllGather),
-      std::invalid_argument);
+  EXPECT_THROW(plan_collective(platform, costmodel::Collective::kTree, CollectiveOp::kAllGather),
+               std::invalid_argument);
+}
+
+// The hierarchical reduce-scatter is the all-reduce's first two stages (a ring reduce-scatter in
+// each node, then one across the nodes per local index on M/k), its all-gather the mirror: on 2
+// nodes x 2 GPUs with one NIC each, which the k rings across share,
+// (k-1)/k M / B_intra + (k-1) L_intra + (n-1)/n (M/k) / (B_nic / k) + (n-1) L_nic
+// (docs/sharding.md, "Simulated"), at both levels.
+TEST(CollectiveRegistry, HierarchicalReduceScatterAndAllGatherAreItsHalves) {
+  const double bw = 1.25e9, lat = 5e-5, intra_bw = 2e10, intra_lat = 2e-6, m = 64e6;
+  const schema::ClusterSpec c = test::tiny_cluster(2, 2, bw, lat, intra_bw, intra_lat);
+  const PlatformPlan platform = plan_platform(c, place_ranks(c, test::ring_config(4)), nullptr);
+  const double expected = 0.5 * m / intra_bw + intra_lat + 0.5 * (m / 2) / (bw / 2) + lat;
+  for (CollectiveOp op : {CollectiveOp::kReduceScatter, CollectiveOp::kAllGather}) {
+    SCOPED_TRACE(costmodel::to_string(op));
+    const CollectivePlan plan = plan_collective(platform, costmodel::Collective::kHierarchical, op);
+    ASSERT_EQ(plan.stages.size(), 2u);
+    EXPECT_EQ(plan.stages[op == CollectiveOp::kReduceScatter ? 0 : 1].groups.size(), 2u);  // nodes
+    for (bool flow : {false, true}) {
+      EXPECT_NEAR(simulated_s(platform, op, flow, m, costmodel::Collective::kHierarchical),
+                  expected, 1e-9 * expected);
+    }
+  }
 }
 
 }  // namespace

@@ -92,6 +92,24 @@ TEST(StepBreakdown, BalancedBandwidthBoundRingNamesTheClassNotOneHost) {
       << b.bottleneck;
 }
 
+// The same ring at ZeRO stage 2 carries reduce-scatters and all-gathers, not an all-reduce, and
+// the sentence names them (docs/sharding.md, "Simulated").
+TEST(StepBreakdown, AShardedRingNamesItsCollectives) {
+  schema::TrainingConfig t = ring_config(4);
+  const auto plain =
+      explain(tiny_cluster(4, 1, kSlowNic, 5e-5), t, costs_for({constant_costs("testgpu", kFwd)}));
+  EXPECT_NE(plain.breakdown->bottleneck.find(": the all-reduce is bandwidth-bound"),
+            std::string::npos)
+      << plain.breakdown->bottleneck;
+  t.zero_stage = 2;
+  const auto p =
+      explain(tiny_cluster(4, 1, kSlowNic, 5e-5), t, costs_for({constant_costs("testgpu", kFwd)}));
+  const std::string& s = p.breakdown->bottleneck;
+  EXPECT_EQ(s.rfind("4 links of class test-nic are saturated together", 0), 0u) << s;
+  EXPECT_NE(s.find(": the reduce-scatters and all-gathers are bandwidth-bound"), std::string::npos)
+      << s;
+}
+
 TEST(StepBreakdown, OneNodesPortsSaturatedTogetherAreNamedTogether) {
   // One node, 4 GPUs on a slow intra-node fabric: every port carries the ring at once.
   const auto p = explain(tiny_cluster(1, 4, kFastNic, 5e-5, kSlowNic, 1e-6), ring_config(4),

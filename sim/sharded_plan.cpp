@@ -1,0 +1,187 @@
+// The sharded step's plan; see sharded_plan.h and docs/sharding.md ("Simulated").
+#include "sim/sharded_plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <set>
+
+#include "costmodel/memory.h"
+#include "costmodel/sharding.h"
+
+namespace vitsim::sim {
+
+using costmodel::CollectiveOp;
+
+ShardedStep plan_sharded_step(const costmodel::LayerGraph& graph,
+                              const schema::TrainingConfig& config, int64_t ranks) {
+  ShardedStep step;
+  step.zero_stage = config.zero_stage;
+  if (!step.active()) return step;
+  const double params = static_cast<double>(graph.parameters());
+  for (const costmodel::ShardUnit& u : costmodel::sharding_units(graph, ranks)) {
+    ShardedUnitStep s;
+    s.name = u.name;
+    s.first_layer = u.first_layer;
+    s.last_layer = u.last_layer;
+    s.block = u.block;
+    s.gather_bytes =
+        costmodel::unit_collective_bytes(u, CollectiveOp::kAllGather, config.precision);
+    s.reduce_scatter_bytes =
+        costmodel::unit_collective_bytes(u, CollectiveOp::kReduceScatter, config.precision);
+    s.gradient_share = static_cast<double>(u.parameters) / params;
+    step.units.push_back(s);
+  }
+  return step;
+}
+
+namespace {
+
+double sum_forward(const std::vector<double>& forward_s, const costmodel::ShardUnit& u) {
+  double t = 0;
+  for (int l = u.first_layer; l <= u.last_layer; ++l) t += forward_s[static_cast<size_t>(l)];
+  return t;
+}
+
+// The blocks' forward of the cost model's own (profiled) model at micro-batch b: what its
+// measured recomputation was the recomputation of.
+double profiled_blocks_forward_s(const costmodel::DeviceCosts& costs, double b) {
+  const costmodel::LayerGraph source = costmodel::build_layer_graph(costs.model);
+  const costmodel::LayerTimes t = costmodel::layer_times(costs, source, b);
+  double total = 0;
+  for (const auto& u : costmodel::sharding_units(source, 1)) {
+    if (u.block) total += sum_forward(t.forward_s, u);
+  }
+  return total;
+}
+
+// Each checkpointed block's recomputation, added to its backward's first layer (the backward
+// runs a block's layers from its last: the recomputation comes before them).
+void add_recomputation(RankPlan& p, const costmodel::DeviceCosts& costs,
+                       const std::vector<costmodel::ShardUnit>& units) {
+  double blocks = 0;
+  for (const auto& u : units) {
+    if (u.block) blocks += sum_forward(p.forward_s, u);
+  }
+  if (!(blocks > 0)) return;
+  double total = blocks;  // no measurement: the blocks' forward, run again
+  if (costs.recompute) {
+    const double b = static_cast<double>(p.micro_batch);
+    const double profiled = profiled_blocks_forward_s(costs, b);
+    if (profiled > 0) total = costs.recompute->at(b) * blocks / profiled;
+  }
+  for (const auto& u : units) {
+    if (!u.block) continue;
+    p.backward_s[static_cast<size_t>(u.last_layer)] += total * sum_forward(p.forward_s, u) / blocks;
+  }
+}
+
+}  // namespace
+
+void apply_sharding(RankPlan& p, const costmodel::DeviceCosts& costs,
+                    const costmodel::LayerGraph& graph, const schema::TrainingConfig& config,
+                    int64_t ranks) {
+  const int stage = config.zero_stage;
+  if (stage == 0 && !config.activation_checkpointing) return;
+  const std::vector<costmodel::ShardUnit> units = costmodel::sharding_units(graph, ranks);
+  if (config.activation_checkpointing) add_recomputation(p, costs, units);
+  if (stage > 0) {
+    const double stepped = costmodel::optimizer_parameters(units, stage, ranks);
+    p.optimizer_s = costs.optimizer.at(stepped);
+    if (p.optimizer_wait_s > 0) p.optimizer_after_wait_s = costs.optimizer_after_wait.at(stepped);
+  }
+  if (stage == 3) {
+    for (const auto& u : units) {
+      const double n = static_cast<double>(u.parameters);
+      p.unit_gather_s.push_back(costs.unit_gather ? costs.unit_gather->at(n) : 0.0);
+      p.unit_free_s.push_back(costs.unit_free ? costs.unit_free->at(n) : 0.0);
+    }
+  }
+  // The memory: the stage-0 memory (measured or estimated) and what the stage and checkpointing
+  // change in the trainer's phase-by-phase peak (costmodel::sharded_memory, docs/sharding.md).
+  costmodel::ShardingPlan sharded;
+  sharded.zero_stage = stage;
+  sharded.ranks = ranks;
+  sharded.activation_checkpointing = config.activation_checkpointing;
+  sharded.overlap = config.overlap;
+  costmodel::ShardingPlan plain = sharded;
+  plain.zero_stage = 0;
+  plain.activation_checkpointing = false;
+  auto g = std::make_shared<const costmodel::LayerGraph>(graph);
+  const costmodel::Regime precision = config.precision;
+  const costmodel::Optimizer optimizer = config.optimizer;
+  p.memory.shift_bytes = [g, precision, optimizer, sharded, plain](int64_t b) {
+    const double mb = static_cast<double>(b);
+    return costmodel::sharded_memory(*g, precision, optimizer, sharded, mb).peak_bytes -
+           costmodel::sharded_memory(*g, precision, optimizer, plain, mb).peak_bytes;
+  };
+}
+
+void adjust_operations(ShardedStep& step, const PlatformPlan& platform,
+                       const costmodel::CostModel& costs, int64_t reduce_scatter_phases,
+                       int64_t all_gather_phases) {
+  for (CollectiveOp op : {CollectiveOp::kReduceScatter, CollectiveOp::kAllGather}) {
+    OperationAdjust& a = op == CollectiveOp::kReduceScatter ? step.reduce_scatter : step.all_gather;
+    a = OperationAdjust{};
+    a.phases = op == CollectiveOp::kReduceScatter ? reduce_scatter_phases : all_gather_phases;
+    bool some_without = false, some_with = false;
+    double scale = 0;
+    for (const PlanLink& l : platform.links) {
+      const costmodel::LinkProvenance& prov =
+          platform.provenance[static_cast<size_t>(l.provenance)];
+      const costmodel::LinkCost* link = costs.find_link(l.link_class);
+      const costmodel::OperationLinkCost* fit = link ? link->find_operation(op) : nullptr;
+      if (fit == nullptr || !(prov.bandwidth_bytes_per_s > 0)) {
+        some_without = true;
+        continue;
+      }
+      some_with = true;
+      scale = std::max(scale, prov.bandwidth_bytes_per_s / fit->bandwidth_bytes_per_s);
+      a.extra_latency_s = std::max(a.extra_latency_s, fit->latency_s - prov.latency_s);
+    }
+    if (some_with) a.bytes_scale = some_without ? std::max(scale, 1.0) : scale;
+  }
+}
+
+std::vector<std::string> sharding_unmeasured_lines(const schema::TrainingConfig& config,
+                                                   const schema::Provenance& provenance,
+                                                   const costmodel::CostModel& costs) {
+  std::vector<std::string> out;
+  if (config.activation_checkpointing || config.zero_stage == 3) {
+    for (const auto& c : provenance.compute) {
+      const costmodel::DeviceCosts* d = costs.find(c.device, c.precision);
+      if (d == nullptr) continue;
+      if (config.activation_checkpointing && !d->recompute) {
+        out.push_back(c.device + "/" + costmodel::to_string(c.precision) +
+                      " recomputation: the checkpointed blocks' forward time, run again (no "
+                      "profile timed it: vitsim-train profile --sharding-costs)");
+      }
+      if (config.zero_stage == 3 && !d->unit_gather) {
+        out.push_back(c.device + "/" + costmodel::to_string(c.precision) +
+                      " gather and free of a unit: its local part not measured, 0 (vitsim-train "
+                      "profile --sharding-costs)");
+      }
+    }
+  }
+  if (config.zero_stage == 0 || config.gpus < 2) return out;
+  std::set<std::string> seen;
+  for (CollectiveOp op : costmodel::stage_operations(config.zero_stage)) {
+    if (op == CollectiveOp::kAllReduce) continue;
+    for (const auto& use : provenance.links) {
+      const std::string& cls = use.link.link_class;
+      const costmodel::LinkCost* link = costs.find_link(cls);
+      if ((link != nullptr && link->find_operation(op) != nullptr) ||
+          !seen.insert(cls + costmodel::label_of(op)).second)
+        continue;
+      out.push_back(fmt::format(
+          "{} over link class {}: the all-reduce's link figures (first principles: a ring {} is "
+          "N-1 of a ring all-reduce's 2(N-1) phases over the same links); benchmark it with "
+          "vitsim-train bench-allreduce --collective {}",
+          costmodel::label_of(op), cls, costmodel::label_of(op), costmodel::label_of(op)));
+    }
+  }
+  return out;
+}
+
+}  // namespace vitsim::sim
