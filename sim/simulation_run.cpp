@@ -103,7 +103,7 @@ bool collapse(const SimulationRequest& q, const CollectivePlan& collective, SimI
               SimulationShape& shape, SimulationResult& result) {
   const size_t n = q.placement->ranks.size();
   auto classes =
-      std::make_shared<RankClasses>(find_rank_classes(in.plan, collective, q.kinds->kind_of_rank));
+      std::make_shared<RankClasses>(find_rank_classes(*q.plan, collective, q.kinds->kind_of_rank));
   if (q.options->engine != SimEngine::kClasses && classes->size() == n) return false;
   for (size_t c = 0; c < classes->size(); ++c) {
     const auto rep = static_cast<size_t>(classes->representative[c]);
@@ -115,12 +115,12 @@ bool collapse(const SimulationRequest& q, const CollectivePlan& collective, SimI
   shape.simulated_ranks = static_cast<int64_t>(classes->size());
   shape.flow_classes = static_cast<int64_t>(classes->flows.size());
   in.classes = std::move(classes);
-  in.plan = PlatformPlan{};  // not built: the class-level platform replaces it
   result.engine = SimEngine::kClasses;
   return true;
 }
 
 void rank_by_rank(const SimulationRequest& q, SimInput& in, SimulationResult& result) {
+  in.plan = *q.plan;  // the platform built (the class level builds its own)
   for (size_t r = 0; r < q.placement->ranks.size(); ++r) {
     in.ranks.push_back(q.kinds->plans[static_cast<size_t>(q.kinds->kind_of_rank[r])]);
     RankPlan& p = in.ranks.back();
@@ -158,9 +158,7 @@ SimulationResult run_configuration(const SimulationRequest& q) {
         "cross-traffic, and more than one rank (hint: --collective-level flow, or --engine ranks)");
   }
   SimInput in = common_input(q);
-  in.plan = plan_platform(*q.cluster, *q.placement, q.costs, false,
-                          q.options->transports ? &*q.options->transports : nullptr);
-  const CollectivePlan collective = plan_collective(in.plan, in.collective);
+  const CollectivePlan collective = plan_collective(*q.plan, in.collective);
   SimulationShape shape = base_shape(*q.config, *q.graph, q.collective_level, *q.options);
   shape.ranks_per_node = collective.ranks_per_node;
   shape.ring_channels = collective.ring_channels;
@@ -177,7 +175,7 @@ SimulationResult run_configuration(const SimulationRequest& q) {
   result.actors =
       deserialize_sim_output(process::run_in_child([&] { return serialize(run_simulation(in)); }));
   if (in.classes) result.actor_of_rank = in.classes->class_of_rank;
-  name_links(in.plan, result);
+  name_links(*q.plan, result);
   return result;
 }
 

@@ -13,6 +13,7 @@
 #include "schema/cluster.h"
 #include "schema/scenario.h"
 #include "sim/placement.h"
+#include "sim/platform_plan.h"
 #include "sim/rank_plan.h"
 #include "sim/simulator.h"
 #include "sim/size_guard.h"
@@ -23,6 +24,7 @@ namespace vitsim::sim {
 struct SimulationRequest {
   const schema::ClusterSpec* cluster = nullptr;
   const Placement* placement = nullptr;
+  const PlatformPlan* plan = nullptr;  // of the placement (plan_platform)
   const costmodel::CostModel* costs = nullptr;
   const costmodel::LayerGraph* graph = nullptr;
   const RankKinds* kinds = nullptr;

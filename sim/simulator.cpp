@@ -162,13 +162,16 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
   const RankKinds kinds = plan_rank_kinds(placement, devices, graph, config, costs, sources);
   fill_ranks(placement, kinds, out);
   out.provenance.compute = compute_provenance(kinds, costs, config.precision);
-  out.provenance.links = link_uses(cluster, config, costs, options);
+  const PlatformPlan plan = plan_platform(cluster, placement, &costs, false,
+                                          options.transports ? &*options.transports : nullptr);
+  out.provenance.links = link_uses(plan);
   out.provenance.unmeasured = unmeasured_lines(out.provenance, kinds);
   if (out.out_of_memory) return out;  // not simulated: the trainer would stop at its first step
 
   SimulationRequest q;
   q.cluster = &cluster;
   q.placement = &placement;
+  q.plan = &plan;
   q.costs = &costs;
   q.graph = &graph;
   q.kinds = &kinds;
