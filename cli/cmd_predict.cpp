@@ -54,8 +54,10 @@ void add_options(CLI::App& app, PredictArgs& a, CostArgs& cost, clikit::ModelOpt
       ->capture_default_str();
   app.add_flag("--crosstraffic", a.crosstraffic, "SimGrid network/crosstraffic on");
   app.add_option("--engine", a.engine,
-                 "auto | classes | ranks: one actor per class of equivalent ranks (flow level, "
-                 "CM02) or per rank (the reference); auto: classes where they apply")
+                 "auto | closed-form | classes | ranks: every rank alike (or one rank): one "
+                 "rank's timeline, all-reduces from exact equations or simulated once; one actor "
+                 "per class of equivalent ranks (flow level, CM02); or per rank (the reference); "
+                 "auto: the first that applies")
       ->capture_default_str();
   app.add_option("--trace", a.trace, "write the simulated timeline as a Chrome trace (JSON)");
   app.add_flag("--json", a.json, "print one JSON object instead of the table");

@@ -208,6 +208,7 @@ Json config_object(const ConfigPrediction& p) {
   if (p.cost) out["cost"] = write_run_cost(*p.cost);
   if (!p.cost_missing.empty()) out["cost_missing"] = p.cost_missing;
   if (p.added_baseline) out["added_baseline"] = true;
+  if (!p.engine.empty()) out["engine"] = p.engine;
   return out;
 }
 
@@ -285,7 +286,8 @@ ConfigPrediction read_config_prediction(const Node& n) {
                  "rank_classes",
                  "global_batch",
                  "cost_missing",
-                 "added_baseline"});
+                 "added_baseline",
+                 "engine"});
   ConfigPrediction p;
   p.cluster = n["cluster"].string();
   p.config = read_training_config(n["config"], TrainingConfig{});
@@ -329,6 +331,8 @@ ConfigPrediction read_config_prediction(const Node& n) {
   if (auto c = n.get("cost")) p.cost = read_run_cost(*c);
   if (auto c = n.get("cost_missing")) p.cost_missing = c->string();
   if (auto b = n.get("added_baseline")) p.added_baseline = b->boolean();
+  if (auto e = n.get("engine"))
+    p.engine = e->one_of({"ranks", "classes", "closed-form", "one-class"});
   return p;
 }
 

@@ -2,14 +2,18 @@
 #include "sim/simulation_run.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "process/fork_runner.h"
 #include "schema/rank_groups.h"
 #include "sim/chrome_trace.h"
+#include "sim/closed_form.h"
 #include "sim/collective_registry.h"
 #include "sim/platform_plan.h"
+#include "sim/sim_cache.h"
 
 namespace vitsim::sim {
 namespace {
@@ -148,7 +152,74 @@ void name_links(const PlatformPlan& plan, SimulationResult& result) {
                    [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
 }
 
+// The all-reduce of each bucket for the closed-form timeline: the equations where they are exact,
+// else each distinct bucket size simulated once alone at class level, in a child (and kept in
+// the options' cache for the configurations after this one).
+std::vector<ClosedFormAllReduce> closed_form_allreduces(const SimulationRequest& q,
+                                                        const SimInput& in, bool* simulated) {
+  *simulated = false;
+  if (world_ranks(in) < 2) return {};
+  if (auto exact = allreduce_equations(*in.classes, in.buckets)) return *exact;
+  *simulated = true;
+  SimCache* cache = q.options->cache.get();
+  const std::string key = cache != nullptr ? allreduce_cache_key(in) : std::string();
+  std::vector<double> missing;
+  for (const Bucket& b : in.buckets) {
+    const bool known = cache != nullptr && cache->allreduce_s.count({key, b.bytes}) > 0;
+    if (!known && std::find(missing.begin(), missing.end(), b.bytes) == missing.end())
+      missing.push_back(b.bytes);
+  }
+  std::map<double, double> found;
+  if (!missing.empty()) {
+    const std::string text = process::run_in_child(
+        [&] { return nlohmann::json(run_allreduces_alone(in, missing)).dump(); });
+    const auto seconds = nlohmann::json::parse(text).get<std::vector<double>>();
+    for (size_t i = 0; i < missing.size(); ++i) {
+      found[missing[i]] = seconds.at(i);
+      if (cache != nullptr) cache->allreduce_s[{key, missing[i]}] = seconds.at(i);
+    }
+  }
+  std::vector<ClosedFormAllReduce> out;
+  for (const Bucket& b : in.buckets) {
+    ClosedFormAllReduce a;
+    a.duration_s = found.count(b.bytes) ? found.at(b.bytes) : cache->allreduce_s.at({key, b.bytes});
+    out.push_back(a);
+  }
+  return out;
+}
+
+// The closed-form timeline where it applies (one class of ranks or one rank, no trace) and the
+// engine allows it; false otherwise.
+bool run_closed_form(const SimulationRequest& q, const SimInput& in, SimulationResult& result) {
+  const SimEngine engine = q.options->engine;
+  const bool applies = closed_form_applies(in) && (world_ranks(in) < 2 || in.classes);
+  if (engine == SimEngine::kClosedForm && !applies)
+    throw std::invalid_argument(
+        "the closed form needs every rank alike (one class of ranks: the same device and "
+        "micro-batch, at flow level with CM02 without cross-traffic) or one rank, and no trace "
+        "(hint: --engine auto)");
+  if (!applies || (engine != SimEngine::kAuto && engine != SimEngine::kClosedForm)) return false;
+  bool simulated = false;
+  const std::vector<ClosedFormAllReduce> allreduces = closed_form_allreduces(q, in, &simulated);
+  result.actors = closed_form_steps(in, allreduces);
+  result.engine = SimEngine::kClosedForm;
+  result.allreduce_simulated = simulated;
+  if (in.classes) result.actor_of_rank = in.classes->class_of_rank;
+  return true;
+}
+
 }  // namespace
+
+std::string engine_label(const SimulationResult& result) {
+  switch (result.engine) {
+    case SimEngine::kClasses:
+      return "classes";
+    case SimEngine::kClosedForm:
+      return result.allreduce_simulated ? "one-class" : "closed-form";
+    default:
+      return "ranks";
+  }
+}
 
 SimulationResult run_configuration(const SimulationRequest& q) {
   const bool can_collapse = classes_apply(q);
@@ -172,6 +243,7 @@ SimulationResult run_configuration(const SimulationRequest& q) {
   in.stack_guard_pages = !stacks_without_guard_pages(estimate, limits);
   in.trace_actors = kMaxTraceTracks;
   in.attribute_links = !in.classes && static_cast<int64_t>(in.ranks.size()) <= kMaxAttributedRanks;
+  if (run_closed_form(q, in, result)) return result;
   result.actors =
       deserialize_sim_output(process::run_in_child([&] { return serialize(run_simulation(in)); }));
   if (in.classes) result.actor_of_rank = in.classes->class_of_rank;

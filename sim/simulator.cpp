@@ -180,6 +180,7 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
   q.options = &options;
   q.trace = trace != nullptr;
   const SimulationResult run = run_configuration(q);
+  out.engine = engine_label(run);
   fill_timings(run, out);
   const double other_epoch_s =
       out.steps_per_epoch > 0
@@ -206,7 +207,9 @@ SimEngine parse_engine(const std::string& name) {
   if (name == "auto") return SimEngine::kAuto;
   if (name == "ranks") return SimEngine::kRanks;
   if (name == "classes") return SimEngine::kClasses;
-  throw std::invalid_argument("unknown engine '" + name + "' (expected auto, ranks or classes)");
+  if (name == "closed-form") return SimEngine::kClosedForm;
+  throw std::invalid_argument("unknown engine '" + name +
+                              "' (expected auto, ranks, classes or closed-form)");
 }
 
 void apply_speedups(std::vector<schema::ConfigPrediction>& predictions,
