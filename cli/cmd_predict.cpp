@@ -90,6 +90,7 @@ schema::TrainingConfig to_config(const PredictArgs& a) {
   c.overlap = single_value(v.overlaps, "overlap");
   c.collective = single_value(v.collectives, "collective");
   c.bucket_bytes = single_value(v.bucket_bytes, "bucket-mb");
+  c.precision = single_value(v.precisions, "precision");
   c.label = "predict";
   check_epoch_holds_a_batch(c);
   return c;

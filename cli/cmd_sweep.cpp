@@ -96,6 +96,7 @@ plan::SweepSpec to_spec(const SweepArgs& a, const CostArgs& cost) {
   spec.collectives = v.collectives;
   spec.bucket_bytes = v.bucket_bytes;
   spec.overlaps = v.overlaps;
+  spec.precisions = v.precisions;
   spec.goal = clikit::parse_option(a.goal.goal, "goal", plan::parse_sweep_goal);
   spec.limits = parse_goal_limits(a.goal, cost.epochs);
   return spec;

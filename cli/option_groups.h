@@ -69,6 +69,7 @@ struct RunValues {
   std::vector<costmodel::Collective> collectives;
   std::vector<double> bucket_bytes;  // bytes (the option is MiB)
   std::vector<bool> overlaps;
+  std::vector<costmodel::Regime> precisions;  // base.precision: the first
   schema::TrainingConfig base;
 };
 

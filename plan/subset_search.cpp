@@ -223,19 +223,26 @@ SubsetResult search_subsets(const SubsetSearch& s, const schema::ClusterSpec& cl
 
 std::vector<schema::TrainingConfig> subset_variants(const SweepSpec& spec) {
   std::vector<schema::TrainingConfig> out;
-  for (int64_t b : spec.micro_batches)
-    for (costmodel::Collective coll : spec.collectives)
-      for (double bucket : spec.bucket_bytes)
-        for (bool ov : spec.overlaps) {
-          schema::TrainingConfig c = spec.base;
-          c.micro_batch = b;
-          c.collective = coll;
-          c.bucket_bytes = bucket;
-          c.overlap = ov;
-          c.label = fmt::format("mb{} {} {:g}MiB {}", b, costmodel::to_string(coll),
-                                bucket / costmodel::kMiB, ov ? "overlap" : "no-overlap");
-          out.push_back(c);
-        }
+  const std::vector<costmodel::Regime> precisions =
+      spec.precisions.empty() ? std::vector<costmodel::Regime>{spec.base.precision}
+                              : spec.precisions;
+  for (costmodel::Regime p : precisions)
+    for (int64_t b : spec.micro_batches)
+      for (costmodel::Collective coll : spec.collectives)
+        for (double bucket : spec.bucket_bytes)
+          for (bool ov : spec.overlaps) {
+            schema::TrainingConfig c = spec.base;
+            c.precision = p;
+            c.micro_batch = b;
+            c.collective = coll;
+            c.bucket_bytes = bucket;
+            c.overlap = ov;
+            c.label = fmt::format(
+                "mb{} {} {:g}MiB {}{}", b, costmodel::to_string(coll), bucket / costmodel::kMiB,
+                ov ? "overlap" : "no-overlap",
+                precisions.size() > 1 ? std::string(" ") + costmodel::to_string(p) : "");
+            out.push_back(c);
+          }
   if (out.size() == 1) out.front().label.clear();
   return out;
 }

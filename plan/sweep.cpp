@@ -12,42 +12,67 @@
 
 namespace vitsim::plan {
 
-std::vector<SweepItem> sweep_items(const SweepSpec& spec) {
-  std::vector<SweepItem> items;
-  for (int64_t b : spec.micro_batches) {
-    bool has_one = false;
-    for (int64_t g : spec.gpus) has_one = has_one || g == 1;
-    for (int64_t g : spec.gpus) {
-      // One GPU: collective, bucket and overlap do not matter; simulate it once.
-      const bool one = g == 1;
-      const std::vector<costmodel::Collective> colls =
-          one ? std::vector<costmodel::Collective>{spec.collectives.front()} : spec.collectives;
-      const std::vector<double> buckets =
-          one ? std::vector<double>{spec.bucket_bytes.front()} : spec.bucket_bytes;
-      const std::vector<bool> overlaps =
-          one ? std::vector<bool>{spec.overlaps.front()} : spec.overlaps;
-      for (costmodel::Collective coll : colls) {
-        for (double bucket : buckets) {
-          for (bool ov : overlaps) {
-            schema::TrainingConfig c = spec.base;
-            c.gpus = g;
-            c.micro_batch = b;
-            c.collective = coll;
-            c.bucket_bytes = bucket;
-            c.overlap = ov;
-            c.label = fmt::format("{}x mb{} {} {:g}MiB {}", g, b, costmodel::to_string(coll),
-                                  bucket / costmodel::kMiB, ov ? "overlap" : "no-overlap");
-            items.push_back({c, true});
-          }
+namespace {
+
+// The precisions swept, and the label's suffix naming one (none when there is only one).
+std::vector<costmodel::Regime> precisions_of(const SweepSpec& spec) {
+  return spec.precisions.empty() ? std::vector<costmodel::Regime>{spec.base.precision}
+                                 : spec.precisions;
+}
+
+std::string precision_suffix(const SweepSpec& spec, costmodel::Regime p) {
+  return precisions_of(spec).size() > 1 ? std::string(" ") + costmodel::to_string(p)
+                                        : std::string();
+}
+
+// One micro-batch and precision: every GPU count, collective, bucket and overlap, then the
+// 1-GPU baseline when `gpus` lacks 1.
+void add_items(const SweepSpec& spec, schema::TrainingConfig base, std::vector<SweepItem>& items) {
+  const int64_t b = base.micro_batch;
+  const std::string precision = precision_suffix(spec, base.precision);
+  bool has_one = false;
+  for (int64_t g : spec.gpus) has_one = has_one || g == 1;
+  for (int64_t g : spec.gpus) {
+    // One GPU: collective, bucket and overlap do not matter; simulate it once.
+    const bool one = g == 1;
+    const std::vector<costmodel::Collective> colls =
+        one ? std::vector<costmodel::Collective>{spec.collectives.front()} : spec.collectives;
+    const std::vector<double> buckets =
+        one ? std::vector<double>{spec.bucket_bytes.front()} : spec.bucket_bytes;
+    const std::vector<bool> overlaps =
+        one ? std::vector<bool>{spec.overlaps.front()} : spec.overlaps;
+    for (costmodel::Collective coll : colls) {
+      for (double bucket : buckets) {
+        for (bool ov : overlaps) {
+          schema::TrainingConfig c = base;
+          c.gpus = g;
+          c.collective = coll;
+          c.bucket_bytes = bucket;
+          c.overlap = ov;
+          c.label = fmt::format("{}x mb{} {} {:g}MiB {}{}", g, b, costmodel::to_string(coll),
+                                bucket / costmodel::kMiB, ov ? "overlap" : "no-overlap", precision);
+          items.push_back({c, true});
         }
       }
     }
-    if (!has_one) {
-      schema::TrainingConfig c = spec.base;
-      c.gpus = 1;
-      c.micro_batch = b;
-      c.label = fmt::format("1x mb{} (baseline)", b);
-      items.push_back({c, false});
+  }
+  if (!has_one) {
+    base.gpus = 1;
+    base.label = fmt::format("1x mb{} (baseline){}", b, precision);
+    items.push_back({base, false});
+  }
+}
+
+}  // namespace
+
+std::vector<SweepItem> sweep_items(const SweepSpec& spec) {
+  std::vector<SweepItem> items;
+  for (costmodel::Regime p : precisions_of(spec)) {
+    for (int64_t b : spec.micro_batches) {
+      schema::TrainingConfig base = spec.base;
+      base.precision = p;
+      base.micro_batch = b;
+      add_items(spec, base, items);
     }
   }
   return items;

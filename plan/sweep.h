@@ -25,6 +25,8 @@ struct SweepSpec {
   std::vector<costmodel::Collective> collectives = {costmodel::Collective::kRing};
   std::vector<double> bucket_bytes = {costmodel::kDefaultBucketBytes};  // bytes (--bucket-mb: MiB)
   std::vector<bool> overlaps = {false};
+  // Precision regimes; empty: base.precision only. With more than one, each label names it.
+  std::vector<costmodel::Regime> precisions;
   SweepGoal goal = SweepGoal::kFastestEpoch;
   GoalLimits limits;  // what the best is held to (sweep_goal.h)
   // Called after each configuration (done, total), e.g. to draw a progress line; may be empty.
@@ -51,8 +53,9 @@ struct SweepResult {
   BestPick pick;  // the best for the goal (index into predictions.configurations) and why
 };
 
-// The configurations of a sweep in their fixed order: per micro-batch, per GPU count, collective,
-// bucket and overlap (a 1-GPU count once), then the 1-GPU baseline when `gpus` lacks 1.
+// The configurations of a sweep in their fixed order: per precision, per micro-batch, per GPU
+// count, collective, bucket and overlap (a 1-GPU count once), then the 1-GPU baseline of the
+// precision and micro-batch when `gpus` lacks 1.
 std::vector<SweepItem> sweep_items(const SweepSpec& spec);
 
 // Simulates one configuration: its prediction, or `skipped` with the reason when it cannot run
