@@ -10,6 +10,7 @@
 #include "cli/option_groups.h"
 #include "clikit/list_options.h"
 #include "clikit/model_options.h"
+#include "clikit/progress.h"
 #include "clikit/run_app.h"
 #include "plan/advisor.h"
 #include "plan/sweep_goal.h"
@@ -134,6 +135,10 @@ int run_predict(int argc, char** argv, bool advise) {
     schema::ConfigPrediction p = sim::predict(cluster, catalog, vit, config, costs.costs, options);
     if (a.explain) {
       plan::AdviceRequest q{&cluster, &catalog, &vit, &config, &costs.costs, &options, &p};
+      // A line on a terminal only (clikit/progress.h): what-ifs take seconds each at scale.
+      clikit::ProgressLine line(advise ? "vitsim advise" : "vitsim predict --explain", "what-ifs",
+                                clikit::ProgressMode::kAuto);
+      q.progress = [&](size_t done, size_t total) { line.update(done, total); };
       p.advice = plan::advise(q, static_cast<size_t>(a.what_ifs));
     }
     std::vector<schema::ConfigPrediction> one = {p};
