@@ -4,6 +4,7 @@
 // also why the step takes what it takes and the simulated what-ifs that would help most
 // (sim/step_breakdown.h, plan/advisor.h).
 #include <iostream>
+#include <utility>
 
 #include "cli/commands.h"
 #include "cli/cost_options.h"
@@ -141,10 +142,11 @@ int run_predict(int argc, char** argv, bool advise) {
       q.progress = [&](size_t done, size_t total) { line.update(done, total); };
       p.advice = plan::advise(q, static_cast<size_t>(a.what_ifs));
     }
-    std::vector<schema::ConfigPrediction> one = {p};
+    std::vector<schema::ConfigPrediction> one;  // moved, not copied: a row per rank
+    one.push_back(std::move(p));
     attach_costs(one, cost, sim::merged_catalog(catalog, cluster), present::devices_of(cluster),
                  "vitsim " + std::string(advise ? "advise" : "predict"));
-    p = one.front();
+    p = std::move(one.front());
     const std::string tool = advise ? "vitsim advise" : "vitsim predict";
     for (const auto& w : sim::unmeasured_warnings({p}))
       std::cerr << tool << ": warning: " << w << "\n";
