@@ -4,12 +4,14 @@
 // also why the step takes what it takes and the simulated what-ifs that would help most
 // (sim/step_breakdown.h, plan/advisor.h).
 #include <iostream>
+#include <utility>
 
 #include "cli/commands.h"
 #include "cli/cost_options.h"
 #include "cli/option_groups.h"
 #include "clikit/list_options.h"
 #include "clikit/model_options.h"
+#include "clikit/progress.h"
 #include "clikit/run_app.h"
 #include "plan/advisor.h"
 #include "plan/fit_advisor.h"
@@ -55,8 +57,10 @@ void add_options(CLI::App& app, PredictArgs& a, CostArgs& cost, clikit::ModelOpt
       ->capture_default_str();
   app.add_flag("--crosstraffic", a.crosstraffic, "SimGrid network/crosstraffic on");
   app.add_option("--engine", a.engine,
-                 "auto | classes | ranks: one actor per class of equivalent ranks (flow level, "
-                 "CM02) or per rank (the reference); auto: classes where they apply")
+                 "auto | closed-form | classes | ranks: every rank alike (or one rank): one "
+                 "rank's timeline, all-reduces from exact equations or simulated once; one actor "
+                 "per class of equivalent ranks (flow level, CM02); or per rank (the reference); "
+                 "auto: the first that applies")
       ->capture_default_str();
   app.add_option("--trace", a.trace, "write the simulated timeline as a Chrome trace (JSON)");
   app.add_flag("--json", a.json, "print one JSON object instead of the table");
@@ -91,6 +95,7 @@ schema::TrainingConfig to_config(const PredictArgs& a) {
   c.bucket_bytes = single_value(v.bucket_bytes, "bucket-mb");
   c.zero_stage = single_value(v.zero_stages, "zero-stage");
   c.activation_checkpointing = single_value(v.checkpointing, "activation-checkpointing");
+  c.precision = single_value(v.precisions, "precision");
   c.label = "predict";
   check_epoch_holds_a_batch(c);
   return c;
@@ -148,14 +153,19 @@ int run_predict(int argc, char** argv, bool advise) {
     schema::ConfigPrediction p = sim::predict(cluster, catalog, vit, config, costs.costs, options);
     if (a.explain) {
       plan::AdviceRequest q{&cluster, &catalog, &vit, &config, &costs.costs, &options, &p};
+      // A line on a terminal only (clikit/progress.h): what-ifs take seconds each at scale.
+      clikit::ProgressLine line(advise ? "vitsim advise" : "vitsim predict --explain", "what-ifs",
+                                clikit::ProgressMode::kAuto);
+      q.progress = [&](size_t done, size_t total) { line.update(done, total); };
       p.advice = plan::advise(q, static_cast<size_t>(a.what_ifs));
       p.fit_options = fit_options_with_costs(plan::what_would_fit(q), cost, catalog, cluster,
                                              advise ? "vitsim advise" : "vitsim predict");
     }
-    std::vector<schema::ConfigPrediction> one = {p};
+    std::vector<schema::ConfigPrediction> one;  // moved, not copied: a row per rank
+    one.push_back(std::move(p));
     attach_costs(one, cost, sim::merged_catalog(catalog, cluster), present::devices_of(cluster),
                  "vitsim " + std::string(advise ? "advise" : "predict"));
-    p = one.front();
+    p = std::move(one.front());
     const std::string tool = advise ? "vitsim advise" : "vitsim predict";
     for (const auto& w : sim::unmeasured_warnings({p}))
       std::cerr << tool << ": warning: " << w << "\n";

@@ -98,6 +98,7 @@ plan::SweepSpec to_spec(const SweepArgs& a, const CostArgs& cost) {
   spec.overlaps = v.overlaps;
   spec.zero_stages = v.zero_stages;
   spec.checkpointing = v.checkpointing;
+  spec.precisions = v.precisions;
   spec.goal = clikit::parse_option(a.goal.goal, "goal", plan::parse_sweep_goal);
   spec.limits = parse_goal_limits(a.goal, cost.epochs);
   return spec;

@@ -102,9 +102,11 @@ RunOptions add_run_options(CLI::App& app, RunArgs& a, Values values) {
       ->capture_default_str();
   app.add_option("--collective-level", a.level, "step | flow | auto (flow above 64 ranks)")
       ->capture_default_str();
-  app.add_option("--precision", a.precision,
-                 "precision regime: " +
-                     costmodel::joined(costmodel::names_of(costmodel::kRegimeNames), " | "))
+  app.add_option(
+         "--precision", a.precision,
+         searched("precision regime: " +
+                      costmodel::joined(costmodel::names_of(costmodel::kRegimeNames), " | "),
+                  values))
       ->capture_default_str();
   app.add_option("--accumulation", a.accumulation, "micro-steps per optimizer step")
       ->capture_default_str()
@@ -158,7 +160,9 @@ RunValues parse_run_options(const RunArgs& a) {
   schema::TrainingConfig& c = v.base;
   c.nodes = a.nodes;
   c.gpus_per_node = a.gpus_per_node;
-  c.precision = clikit::parse_option(a.precision, "precision", costmodel::parse_regime);
+  v.precisions =
+      clikit::parse_list<costmodel::Regime>(a.precision, "precision", costmodel::parse_regime);
+  c.precision = v.precisions.front();
   c.collective_level =
       clikit::parse_option(a.level, "collective-level", costmodel::parse_collective_level);
   c.optimizer = clikit::parse_option(a.optimizer, "optimizer", costmodel::parse_optimizer);

@@ -72,6 +72,7 @@ struct RunValues {
   std::vector<bool> overlaps;
   std::vector<int> zero_stages;
   std::vector<bool> checkpointing;
+  std::vector<costmodel::Regime> precisions;  // base.precision: the first
   schema::TrainingConfig base;
 };
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <iostream>
 #include <stdexcept>
 
@@ -25,6 +26,14 @@ ProgressMode parse_progress_mode(const std::string& text) {
   throw std::invalid_argument("expected auto, always or never");
 }
 
+double auto_after_s() {
+  const char* text = std::getenv("VITSIM_PROGRESS_AFTER_S");
+  if (text == nullptr || *text == '\0') return 1.0;
+  char* end = nullptr;
+  const double s = std::strtod(text, &end);
+  return *end == '\0' && s >= 0 && s < 1e6 ? s : 1.0;
+}
+
 ProgressLine::ProgressLine(std::string what, std::string unit, ProgressMode mode)
     : what_(std::move(what)),
       unit_(std::move(unit)),
@@ -40,7 +49,7 @@ void ProgressLine::update(size_t done, size_t total) {
   if (mode_ == ProgressMode::kNever || (mode_ == ProgressMode::kAuto && !terminal_)) return;
   const double elapsed_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  if (mode_ == ProgressMode::kAuto && elapsed_s < 1.0) return;  // short work draws nothing
+  if (mode_ == ProgressMode::kAuto && elapsed_s < auto_after_s()) return;  // short work: nothing
   // Time left at the mean rate so far: configurations differ in cost, so it is an estimate.
   const std::string left =
       done > 0 && total > done

@@ -10,10 +10,15 @@
 
 namespace vitsim::clikit {
 
-// auto: drawn in place (\r) when stderr is a terminal and the work has run over one second;
-// always: one line per update (logs, tests); never.
+// auto: drawn in place (\r) when stderr is a terminal and the work has run over one second
+// (VITSIM_PROGRESS_AFTER_S: another delay in seconds, e.g. 0 in tests; auto_after_s);
+// always: one line per update (logs, tests); never. Every command that can run for seconds
+// draws its line with this class: sweep, simulate, advise / predict --explain.
 enum class ProgressMode { kAuto, kAlways, kNever };
 ProgressMode parse_progress_mode(const std::string& text);  // std::invalid_argument otherwise
+
+// Seconds an auto line waits before it draws: VITSIM_PROGRESS_AFTER_S when a number >= 0, else 1.
+double auto_after_s();
 
 class ProgressLine {
  public:

@@ -23,53 +23,76 @@ std::string sharding_label(const SweepSpec& spec, int stage, bool checkpointing)
   return s;
 }
 
+// The precisions swept, and the label's suffix naming one (none when there is only one).
+std::vector<costmodel::Regime> precisions_of(const SweepSpec& spec) {
+  return spec.precisions.empty() ? std::vector<costmodel::Regime>{spec.base.precision}
+                                 : spec.precisions;
+}
+
+std::string precision_suffix(const SweepSpec& spec, costmodel::Regime p) {
+  return precisions_of(spec).size() > 1 ? std::string(" ") + costmodel::to_string(p)
+                                        : std::string();
+}
+
+// One GPU count of one micro-batch and precision: every collective, bucket, overlap, ZeRO stage
+// and checkpointing (a 1-GPU count once, at the first collective, bucket, overlap and stage).
+void add_count(const SweepSpec& spec, const schema::TrainingConfig& base, int64_t g,
+               std::vector<SweepItem>& items) {
+  const bool one = g == 1;
+  const std::vector<costmodel::Collective> colls =
+      one ? std::vector<costmodel::Collective>{spec.collectives.front()} : spec.collectives;
+  const std::vector<double> buckets =
+      one ? std::vector<double>{spec.bucket_bytes.front()} : spec.bucket_bytes;
+  const std::vector<bool> overlaps = one ? std::vector<bool>{spec.overlaps.front()} : spec.overlaps;
+  const std::vector<int> stages =
+      one ? std::vector<int>{spec.zero_stages.front()} : spec.zero_stages;
+  const std::string precision = precision_suffix(spec, base.precision);
+  for (costmodel::Collective coll : colls)
+    for (double bucket : buckets)
+      for (bool ov : overlaps)
+        for (int stage : stages)
+          for (bool ckpt : spec.checkpointing) {
+            schema::TrainingConfig c = base;
+            c.gpus = g;
+            c.collective = coll;
+            c.bucket_bytes = bucket;
+            c.overlap = ov;
+            c.zero_stage = stage;
+            c.activation_checkpointing = ckpt;
+            c.label = fmt::format("{}x mb{} {} {:g}MiB {}{}{}", g, base.micro_batch,
+                                  costmodel::to_string(coll), bucket / costmodel::kMiB,
+                                  ov ? "overlap" : "no-overlap", sharding_label(spec, stage, ckpt),
+                                  precision);
+            items.push_back({c, true});
+          }
+}
+
+// One micro-batch and precision: every GPU count, then the 1-GPU baseline when `gpus` lacks 1.
+void add_items(const SweepSpec& spec, schema::TrainingConfig base, std::vector<SweepItem>& items) {
+  const int64_t b = base.micro_batch;
+  const std::string precision = precision_suffix(spec, base.precision);
+  bool has_one = false;
+  for (int64_t g : spec.gpus) {
+    has_one = has_one || g == 1;
+    add_count(spec, base, g, items);
+  }
+  if (!has_one) {
+    base.gpus = 1;
+    base.label = fmt::format("1x mb{} (baseline){}", b, precision);
+    items.push_back({base, false});
+  }
+}
+
 }  // namespace
 
 std::vector<SweepItem> sweep_items(const SweepSpec& spec) {
   std::vector<SweepItem> items;
-  for (int64_t b : spec.micro_batches) {
-    bool has_one = false;
-    for (int64_t g : spec.gpus) has_one = has_one || g == 1;
-    for (int64_t g : spec.gpus) {
-      // One GPU: collective, bucket, overlap and stage do not matter; simulate it once.
-      const bool one = g == 1;
-      const std::vector<costmodel::Collective> colls =
-          one ? std::vector<costmodel::Collective>{spec.collectives.front()} : spec.collectives;
-      const std::vector<double> buckets =
-          one ? std::vector<double>{spec.bucket_bytes.front()} : spec.bucket_bytes;
-      const std::vector<bool> overlaps =
-          one ? std::vector<bool>{spec.overlaps.front()} : spec.overlaps;
-      const std::vector<int> stages =
-          one ? std::vector<int>{spec.zero_stages.front()} : spec.zero_stages;
-      for (costmodel::Collective coll : colls) {
-        for (double bucket : buckets) {
-          for (bool ov : overlaps) {
-            for (int stage : stages) {
-              for (bool ckpt : spec.checkpointing) {
-                schema::TrainingConfig c = spec.base;
-                c.gpus = g;
-                c.micro_batch = b;
-                c.collective = coll;
-                c.bucket_bytes = bucket;
-                c.overlap = ov;
-                c.zero_stage = stage;
-                c.activation_checkpointing = ckpt;
-                c.label = fmt::format("{}x mb{} {} {:g}MiB {}{}", g, b, costmodel::to_string(coll),
-                                      bucket / costmodel::kMiB, ov ? "overlap" : "no-overlap",
-                                      sharding_label(spec, stage, ckpt));
-                items.push_back({c, true});
-              }
-            }
-          }
-        }
-      }
-    }
-    if (!has_one) {
-      schema::TrainingConfig c = spec.base;
-      c.gpus = 1;
-      c.micro_batch = b;
-      c.label = fmt::format("1x mb{} (baseline)", b);
-      items.push_back({c, false});
+  for (costmodel::Regime p : precisions_of(spec)) {
+    for (int64_t b : spec.micro_batches) {
+      schema::TrainingConfig base = spec.base;
+      base.precision = p;
+      base.micro_batch = b;
+      add_items(spec, base, items);
     }
   }
   return items;

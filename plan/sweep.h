@@ -27,6 +27,8 @@ struct SweepSpec {
   std::vector<bool> overlaps = {false};
   std::vector<int> zero_stages = {0};         // ZeRO stages (docs/sharding.md)
   std::vector<bool> checkpointing = {false};  // activation checkpointing off / on
+  // Precision regimes; empty: base.precision only. With more than one, each label names it.
+  std::vector<costmodel::Regime> precisions;
   SweepGoal goal = SweepGoal::kFastestEpoch;
   GoalLimits limits;  // what the best is held to (sweep_goal.h)
   // Called after each configuration (done, total), e.g. to draw a progress line; may be empty.
@@ -53,10 +55,11 @@ struct SweepResult {
   BestPick pick;  // the best for the goal (index into predictions.configurations) and why
 };
 
-// The configurations of a sweep in their fixed order: per micro-batch, per GPU count, collective,
-// bucket, overlap, ZeRO stage and checkpointing (a 1-GPU count once, at the first collective,
-// bucket, overlap and stage), then the 1-GPU baseline when `gpus` lacks 1. Labels name the stage
-// and checkpointing only where the sweep searches them or they are not the default.
+// The configurations of a sweep in their fixed order: per precision, per micro-batch, per GPU
+// count, collective, bucket, overlap, ZeRO stage and checkpointing (a 1-GPU count once, at the
+// first collective, bucket, overlap and stage), then the 1-GPU baseline of the precision and
+// micro-batch when `gpus` lacks 1. Labels name the stage and checkpointing only where the sweep
+// searches them or they are not the default, and the precision where several are swept.
 std::vector<SweepItem> sweep_items(const SweepSpec& spec);
 
 // Simulates one configuration: its prediction, or `skipped` with the reason when it cannot run

@@ -1,12 +1,13 @@
-// Running a sweep's configurations in parallel (`vitsim sweep --jobs N`). Each configuration is
-// simulated in its own forked child (a "job"; SimGrid allows one engine per process anyway), at
-// most N at once; a job sends its result back as a sweep entry (schema/sweep_shard_io.h) and the
-// parent puts the entries in configuration order, so the output is the same for any N. A job
-// that fails or dies fails its configuration as it would with one job: the first such
-// configuration in order stops the sweep with its message. The jobs are children of the one
-// process runner (process/fork_runner.h): SIGINT and SIGTERM kill every running job (and its
-// simulation) and are passed on to the caller's handler (by default vitsim dies of the signal);
-// a job dies with vitsim (PR_SET_PDEATHSIG) should vitsim be killed outright.
+// Running a sweep's configurations in parallel (`vitsim sweep --jobs N`). The configurations are
+// simulated in forked children ("jobs"; SimGrid allows one engine per process anyway), at most N
+// at once, one child per batch of configurations of one GPU count and collective (what they share,
+// e.g. the all-reduces of one class of ranks, is worked out once per batch: sim/sim_cache.h); a
+// job sends its results back as sweep entries (schema/sweep_shard_io.h) and the parent puts the
+// entries in configuration order, so the output is the same for any N. A job that fails or dies
+// fails its batch: the first such batch in order stops the sweep with its message. The jobs are
+// children of the one process runner (process/fork_runner.h): SIGINT and SIGTERM kill every
+// running job (and its simulation) and are passed on to the caller's handler (by default vitsim
+// dies of the signal); a job dies with vitsim (PR_SET_PDEATHSIG) should vitsim be killed outright.
 #pragma once
 
 #include <cstdint>
@@ -43,7 +44,7 @@ struct SweepContext {
 
 // Entries of items[indices[i]] for each i, in that order; `jobs` children at once (1: in this
 // process, one after the other; std::invalid_argument below 1). When interrupted, the entries of
-// the configurations that finished, in order.
+// the configurations that finished (with several jobs: of the batches that finished), in order.
 std::vector<schema::SweepEntry> simulate_sweep_items(const std::vector<SweepItem>& items,
                                                      const std::vector<int64_t>& indices,
                                                      const SweepContext& context, int jobs);

@@ -273,6 +273,7 @@ RunResult run_children(size_t count, const std::function<std::string(size_t)>& w
       [&](size_t i, const std::string& text, int status) {
         const ChildOutcome outcome = decode(text, status, o.what);
         r.outcomes[i] = outcome;
+        if (o.ended) o.ended(i);
         if (o.finished) o.finished(++finished);
         return !outcome.ok();
       });

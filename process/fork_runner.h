@@ -50,6 +50,7 @@ struct RunOptions {
   bool stop_after_failure = false;
   std::string what = "the child process";     // names a child in messages ("the sweep job")
   std::function<void(size_t done)> finished;  // after each child, in the parent; may be empty
+  std::function<void(size_t index)> ended;    // which child ended, before `finished`; may be empty
 };
 
 struct RunResult {

@@ -182,10 +182,13 @@ RankClassSummary read_rank_class(const Node& n) {
   return c;
 }
 
-// Every key of a configuration but `rank_classes`, every rank listed.
-Json config_object(const ConfigPrediction& p) {
+// Every key of a configuration but `rank_classes`; `ranks` only when `list_ranks` (above the cap
+// a million ranks' objects would be built only to be dropped).
+Json config_object(const ConfigPrediction& p, bool list_ranks) {
   Json ranks = Json::array();
-  for (const auto& r : p.ranks) ranks.push_back(write_rank(r));
+  if (list_ranks) {
+    for (const auto& r : p.ranks) ranks.push_back(write_rank(r));
+  }
   Json out = {{"cluster", p.cluster},
               {"config", write_training_config(p.config)},
               {"global_batch", global_batch(p.config)},
@@ -201,8 +204,8 @@ Json config_object(const ConfigPrediction& p) {
               {"throughput_images_per_s", p.throughput_images_per_s},
               {"speedup", p.speedup},
               {"parallel_efficiency", p.parallel_efficiency},
-              {"ranks", ranks},
               {"provenance", write_provenance(p.provenance)}};
+  if (list_ranks) out["ranks"] = std::move(ranks);
   if (p.range) out["range"] = write_range(*p.range);
   if (p.breakdown) out["breakdown"] = write_breakdown(*p.breakdown);
   if (!p.advice.empty()) out["advice"] = write_advice(p.advice);
@@ -210,6 +213,7 @@ Json config_object(const ConfigPrediction& p) {
   if (p.cost) out["cost"] = write_run_cost(*p.cost);
   if (!p.cost_missing.empty()) out["cost_missing"] = p.cost_missing;
   if (p.added_baseline) out["added_baseline"] = true;
+  if (!p.engine.empty()) out["engine"] = p.engine;
   return out;
 }
 
@@ -253,14 +257,14 @@ Selection read_selection(const Node& n) {
 }  // namespace
 
 Json write_config_prediction(const ConfigPrediction& p, size_t max_listed_ranks) {
-  Json j = config_object(p);
+  // Above the cap, or read from a file above it: the classes say who is who.
+  const bool list_ranks =
+      p.ranks.size() <= max_listed_ranks && !(p.ranks.empty() && !p.rank_classes.empty());
+  Json j = config_object(p, list_ranks);
   Json classes = Json::array();
   for (const auto& c : p.ranks.empty() ? p.rank_classes : summarize_rank_classes(p.ranks))
     classes.push_back(write_rank_class(c));
   j["rank_classes"] = classes;
-  // Above the cap, or read from a file above it: the classes say who is who.
-  if (p.ranks.size() > max_listed_ranks || (p.ranks.empty() && !p.rank_classes.empty()))
-    j.erase("ranks");
   return j;
 }
 
@@ -289,7 +293,8 @@ ConfigPrediction read_config_prediction(const Node& n) {
                  "rank_classes",
                  "global_batch",
                  "cost_missing",
-                 "added_baseline"});
+                 "added_baseline",
+                 "engine"});
   ConfigPrediction p;
   p.cluster = n["cluster"].string();
   p.config = read_training_config(n["config"], TrainingConfig{});
@@ -334,6 +339,8 @@ ConfigPrediction read_config_prediction(const Node& n) {
   if (auto c = n.get("cost")) p.cost = read_run_cost(*c);
   if (auto c = n.get("cost_missing")) p.cost_missing = c->string();
   if (auto b = n.get("added_baseline")) p.added_baseline = b->boolean();
+  if (auto e = n.get("engine"))
+    p.engine = e->one_of({"ranks", "classes", "closed-form", "one-class"});
   return p;
 }
 

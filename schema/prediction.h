@@ -112,6 +112,12 @@ struct ConfigPrediction {
   // Out of memory, with advice: what would make it fit, each simulated (empty otherwise).
   std::vector<FitOption> fit_options;
   std::optional<RunCost> cost;
+  // Which simulation made it (docs/simulator.md): "ranks" (SimGrid, an actor per rank),
+  // "classes" (SimGrid, an actor per class of alike ranks), "closed-form" (one class of ranks or
+  // one rank: its timeline and its all-reduces from equations, no SimGrid), "one-class" (the same
+  // timeline, each distinct all-reduce simulated once by SimGrid); "" when not simulated or read
+  // from a file without it.
+  std::string engine;
   // A 1-GPU baseline a sweep added for the speed-ups, not asked for: never a candidate for its best
   // (plan/sweep_goal.h).
   bool added_baseline = false;

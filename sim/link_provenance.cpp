@@ -46,16 +46,27 @@ std::vector<costmodel::LinkProvenance> link_classes_used(const schema::ClusterSp
 std::vector<schema::LinkUse> link_uses(const PlatformPlan& plan) {
   std::vector<schema::LinkUse> out;
   for (const auto& p : link_classes_used(plan)) out.push_back({p, 0});
+  if (out.empty()) return out;
+  // Per provenance entry, the entry of `out` with its class (-1: none): a rank counts once per
+  // class however many of its links belong to it.
+  std::vector<int> use_of(plan.provenance.size(), -1);
+  for (size_t p = 0; p < plan.provenance.size(); ++p) {
+    for (size_t u = 0; u < out.size() && use_of[p] < 0; ++u) {
+      if (out[u].link.link_class == plan.provenance[p].link_class) use_of[p] = static_cast<int>(u);
+    }
+  }
   const int64_t ranks = static_cast<int64_t>(plan.rank_hosts.size());
-  for (int64_t r = 0; r < ranks && !out.empty(); ++r) {
-    std::set<std::string> used;
+  std::vector<int64_t> seen_by(out.size(), -1);  // the last rank that counted each use
+  for (int64_t r = 0; r < ranks; ++r) {
     for (int64_t peer : {(r + 1) % ranks, (r + ranks - 1) % ranks}) {
       for (int l : plan.route(r, peer)) {
         const int p = plan.links[static_cast<size_t>(l)].provenance;
-        if (p >= 0) used.insert(plan.provenance[static_cast<size_t>(p)].link_class);
+        const int u = p >= 0 ? use_of[static_cast<size_t>(p)] : -1;
+        if (u < 0 || seen_by[static_cast<size_t>(u)] == r) continue;
+        seen_by[static_cast<size_t>(u)] = r;
+        ++out[static_cast<size_t>(u)].ranks;
       }
     }
-    for (auto& u : out) u.ranks += used.count(u.link.link_class) > 0 ? 1 : 0;
   }
   for (auto& u : out) u.ranks = std::max<int64_t>(u.ranks, 1);  // rank 0's tree routes
   return out;

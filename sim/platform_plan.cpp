@@ -21,6 +21,11 @@ struct LinkSources {
   const costmodel::TransportParameters* transports = nullptr;
   int64_t ring_ranks = 0;  // the job's ring shape (costmodel::LinkModelInput)
   int64_t ring_ranks_per_node = 1;
+  // Each link spec resolved once per plan, with the index of its provenance entry: the figures
+  // depend on the spec and the ring shape only, and resolving formats the model's description
+  // (a million GPU ports would otherwise format a million identical strings).
+  std::map<std::pair<const schema::LinkSpec*, bool>, std::pair<costmodel::LinkProvenance, int>>
+      resolved;
 };
 
 // The job's ring shape: its ranks, and the ranks of the node that holds the fewest of them, by
@@ -34,35 +39,48 @@ void set_ring_shape(LinkSources& src, const Placement& placement) {
 
 // Adds a link with the figures of its class (costmodel::resolve_link); `latency_share` is the
 // fraction of the class latency this link carries; `fabric` marks a switch-to-switch link.
-int add_link(PlatformPlan& plan, const std::string& name, const schema::LinkSpec& spec,
-             const LinkSources& src, double latency_share, double bandwidth_multiple = 1,
-             bool fabric = false) {
+// The figures of a link spec and the index of their provenance entry in `plan` (added on first
+// use; one entry per distinct class and figures).
+const std::pair<costmodel::LinkProvenance, int>& resolve(PlatformPlan& plan,
+                                                         const schema::LinkSpec& spec,
+                                                         LinkSources& src, bool fabric) {
+  const auto key = std::make_pair(&spec, fabric);
+  if (auto it = src.resolved.find(key); it != src.resolved.end()) return it->second;
   costmodel::LinkModelInput in = schema::link_model_input(spec, fabric);
   in.ring_ranks = src.ring_ranks;
   in.ring_ranks_per_node = src.ring_ranks_per_node;
-  const costmodel::LinkProvenance p = costmodel::resolve_link(in, src.costs, src.transports);
+  costmodel::LinkProvenance p = costmodel::resolve_link(in, src.costs, src.transports);
+  int index = -1;
+  for (size_t i = 0; i < plan.provenance.size() && index < 0; ++i) {
+    const auto& q = plan.provenance[i];
+    if (q.link_class == p.link_class && q.bandwidth_bytes_per_s == p.bandwidth_bytes_per_s &&
+        q.latency_s == p.latency_s)
+      index = static_cast<int>(i);
+  }
+  if (index < 0) {
+    plan.provenance.push_back(p);
+    index = static_cast<int>(plan.provenance.size()) - 1;
+  }
+  return src.resolved.emplace(key, std::make_pair(std::move(p), index)).first->second;
+}
+
+int add_link(PlatformPlan& plan, const std::string& name, const schema::LinkSpec& spec,
+             LinkSources& src, double latency_share, double bandwidth_multiple = 1,
+             bool fabric = false) {
+  const auto& [p, provenance] = resolve(plan, spec, src, fabric);
   PlanLink l;
   l.name = name;
   l.link_class = spec.link_class;
   l.source = p.source;
   l.bandwidth_bytes_per_s = p.bandwidth_bytes_per_s * bandwidth_multiple;
   l.latency_s = p.latency_s * latency_share;
-  for (size_t i = 0; i < plan.provenance.size() && l.provenance < 0; ++i) {
-    const auto& q = plan.provenance[i];
-    if (q.link_class == p.link_class && q.bandwidth_bytes_per_s == p.bandwidth_bytes_per_s &&
-        q.latency_s == p.latency_s)
-      l.provenance = static_cast<int>(i);
-  }
-  if (l.provenance < 0) {
-    plan.provenance.push_back(p);
-    l.provenance = static_cast<int>(plan.provenance.size()) - 1;
-  }
-  plan.links.push_back(l);
+  l.provenance = provenance;
+  plan.links.push_back(std::move(l));
   return static_cast<int>(plan.links.size()) - 1;
 }
 
 PlanNode plan_node(PlatformPlan& plan, const NodeInstance& n, const schema::NetworkSpec& net,
-                   const LinkSources& costs) {
+                   LinkSources& costs) {
   PlanNode node;
   node.host = n.host;
   node.leaf = net.topology == schema::Topology::kFatTree ? n.index / net.nodes_per_leaf : 0;
@@ -88,7 +106,9 @@ PlanNode plan_node(PlatformPlan& plan, const NodeInstance& n, const schema::Netw
 PlatformPlan plan_platform(const schema::ClusterSpec& cluster, const Placement& placement,
                            const costmodel::CostModel* cost_model, bool all_nodes,
                            const costmodel::TransportParameters* transports) {
-  LinkSources costs{cost_model, transports};
+  LinkSources costs;
+  costs.costs = cost_model;
+  costs.transports = transports;
   set_ring_shape(costs, placement);
   PlatformPlan plan;
   plan.name = cluster.name;

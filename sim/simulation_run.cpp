@@ -2,16 +2,20 @@
 #include "sim/simulation_run.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "costmodel/sharding.h"
 #include "process/fork_runner.h"
 #include "schema/rank_groups.h"
 #include "sim/chrome_trace.h"
+#include "sim/closed_form.h"
 #include "sim/collective_registry.h"
 #include "sim/platform_plan.h"
 #include "sim/sharded_plan.h"
+#include "sim/sim_cache.h"
 
 namespace vitsim::sim {
 namespace {
@@ -123,7 +127,7 @@ bool collapse(const SimulationRequest& q, const CollectivePlan& collective, SimI
               SimulationShape& shape, SimulationResult& result) {
   const size_t n = q.placement->ranks.size();
   auto classes =
-      std::make_shared<RankClasses>(find_rank_classes(in.plan, collective, q.kinds->kind_of_rank));
+      std::make_shared<RankClasses>(find_rank_classes(*q.plan, collective, q.kinds->kind_of_rank));
   if (q.options->engine != SimEngine::kClasses && classes->size() == n) return false;
   for (size_t c = 0; c < classes->size(); ++c) {
     const auto rep = static_cast<size_t>(classes->representative[c]);
@@ -135,12 +139,12 @@ bool collapse(const SimulationRequest& q, const CollectivePlan& collective, SimI
   shape.simulated_ranks = static_cast<int64_t>(classes->size());
   shape.flow_classes = static_cast<int64_t>(classes->flows.size());
   in.classes = std::move(classes);
-  in.plan = PlatformPlan{};  // not built: the class-level platform replaces it
   result.engine = SimEngine::kClasses;
   return true;
 }
 
 void rank_by_rank(const SimulationRequest& q, SimInput& in, SimulationResult& result) {
+  in.plan = *q.plan;  // the platform built (the class level builds its own)
   for (size_t r = 0; r < q.placement->ranks.size(); ++r) {
     in.ranks.push_back(q.kinds->plans[static_cast<size_t>(q.kinds->kind_of_rank[r])]);
     RankPlan& p = in.ranks.back();
@@ -168,7 +172,76 @@ void name_links(const PlatformPlan& plan, SimulationResult& result) {
                    [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
 }
 
+// The all-reduce of each bucket for the closed-form timeline: the equations where they are exact,
+// else each distinct bucket size simulated once alone at class level, in a child (and kept in
+// the options' cache for the configurations after this one).
+std::vector<ClosedFormAllReduce> closed_form_allreduces(const SimulationRequest& q,
+                                                        const SimInput& in, bool* simulated) {
+  *simulated = false;
+  if (world_ranks(in) < 2) return {};
+  if (auto exact = allreduce_equations(*in.classes, in.buckets)) return *exact;
+  *simulated = true;
+  SimCache* cache = q.options->cache.get();
+  const std::string key = cache != nullptr ? allreduce_cache_key(in) : std::string();
+  std::vector<double> missing;
+  for (const Bucket& b : in.buckets) {
+    const bool known = cache != nullptr && cache->allreduce_s.count({key, b.bytes}) > 0;
+    if (!known && std::find(missing.begin(), missing.end(), b.bytes) == missing.end())
+      missing.push_back(b.bytes);
+  }
+  std::map<double, double> found;
+  if (!missing.empty()) {
+    const std::string text = process::run_in_child(
+        [&] { return nlohmann::json(run_allreduces_alone(in, missing)).dump(); });
+    const auto seconds = nlohmann::json::parse(text).get<std::vector<double>>();
+    for (size_t i = 0; i < missing.size(); ++i) {
+      found[missing[i]] = seconds.at(i);
+      if (cache != nullptr) cache->allreduce_s[{key, missing[i]}] = seconds.at(i);
+    }
+  }
+  std::vector<ClosedFormAllReduce> out;
+  for (const Bucket& b : in.buckets) {
+    ClosedFormAllReduce a;
+    a.duration_s = found.count(b.bytes) ? found.at(b.bytes) : cache->allreduce_s.at({key, b.bytes});
+    out.push_back(a);
+  }
+  return out;
+}
+
+// The closed-form timeline where it applies (one class of ranks or one rank, no trace) and the
+// engine allows it; false otherwise.
+bool run_closed_form(const SimulationRequest& q, const SimInput& in, SimulationResult& result) {
+  const SimEngine engine = q.options->engine;
+  const bool applies = closed_form_applies(in) && (world_ranks(in) < 2 || in.classes);
+  if (engine == SimEngine::kClosedForm && !applies)
+    throw std::invalid_argument(
+        "the closed form needs every rank alike (one class of ranks: the same device and "
+        "micro-batch, at flow level with CM02 without cross-traffic) or one rank, ZeRO stage 0 and "
+        "no "
+        "trace "
+        "(hint: --engine auto)");
+  if (!applies || (engine != SimEngine::kAuto && engine != SimEngine::kClosedForm)) return false;
+  bool simulated = false;
+  const std::vector<ClosedFormAllReduce> allreduces = closed_form_allreduces(q, in, &simulated);
+  result.actors = closed_form_steps(in, allreduces);
+  result.engine = SimEngine::kClosedForm;
+  result.allreduce_simulated = simulated;
+  if (in.classes) result.actor_of_rank = in.classes->class_of_rank;
+  return true;
+}
+
 }  // namespace
+
+std::string engine_label(const SimulationResult& result) {
+  switch (result.engine) {
+    case SimEngine::kClasses:
+      return "classes";
+    case SimEngine::kClosedForm:
+      return result.allreduce_simulated ? "one-class" : "closed-form";
+    default:
+      return "ranks";
+  }
+}
 
 SimulationResult run_configuration(const SimulationRequest& q) {
   const bool can_collapse = classes_apply(q);
@@ -178,12 +251,10 @@ SimulationResult run_configuration(const SimulationRequest& q) {
         "cross-traffic, and more than one rank (hint: --collective-level flow, or --engine ranks)");
   }
   SimInput in = common_input(q);
-  in.plan = plan_platform(*q.cluster, *q.placement, q.costs, false,
-                          q.options->transports ? &*q.options->transports : nullptr);
   const CollectivePlan collective =
-      plan_collectives(in.plan, in.collective, costmodel::stage_operations(q.config->zero_stage));
+      plan_collectives(*q.plan, in.collective, costmodel::stage_operations(q.config->zero_stage));
   if (in.sharding.active()) {
-    adjust_operations(in.sharding, in.plan, *q.costs,
+    adjust_operations(in.sharding, *q.plan, *q.costs,
                       operation_phases(collective, costmodel::CollectiveOp::kReduceScatter),
                       operation_phases(collective, costmodel::CollectiveOp::kAllGather));
   }
@@ -200,10 +271,11 @@ SimulationResult run_configuration(const SimulationRequest& q) {
   in.stack_guard_pages = !stacks_without_guard_pages(estimate, limits);
   in.trace_actors = kMaxTraceTracks;
   in.attribute_links = !in.classes && static_cast<int64_t>(in.ranks.size()) <= kMaxAttributedRanks;
+  if (run_closed_form(q, in, result)) return result;
   result.actors =
       deserialize_sim_output(process::run_in_child([&] { return serialize(run_simulation(in)); }));
   if (in.classes) result.actor_of_rank = in.classes->class_of_rank;
-  name_links(in.plan, result);
+  name_links(*q.plan, result);
   return result;
 }
 

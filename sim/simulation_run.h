@@ -13,6 +13,7 @@
 #include "schema/cluster.h"
 #include "schema/scenario.h"
 #include "sim/placement.h"
+#include "sim/platform_plan.h"
 #include "sim/rank_plan.h"
 #include "sim/simulator.h"
 #include "sim/size_guard.h"
@@ -23,6 +24,7 @@ namespace vitsim::sim {
 struct SimulationRequest {
   const schema::ClusterSpec* cluster = nullptr;
   const Placement* placement = nullptr;
+  const PlatformPlan* plan = nullptr;  // of the placement (plan_platform)
   const costmodel::CostModel* costs = nullptr;
   const costmodel::LayerGraph* graph = nullptr;
   const RankKinds* kinds = nullptr;
@@ -37,6 +39,8 @@ struct SimulationResult {
   std::vector<int> actor_of_rank;   // the actor (class) of each rank; empty: actor r is rank r
   std::vector<std::string> tracks;  // per actor: who it stands for (trace track names)
   SimEngine engine = SimEngine::kRanks;
+  // kClosedForm: the all-reduces were simulated once per bucket size (no exact equation).
+  bool allreduce_simulated = false;
   // The critical rank's blocked time per platform link (link_bottleneck.h), rank by rank only:
   // links with seconds > 0, descending; `links_attributed` false where not recorded.
   bool links_attributed = false;
@@ -56,5 +60,9 @@ SimulationShape configuration_shape(const schema::TrainingConfig& config,
                                     const SimOptions& options);
 
 SimulationResult run_configuration(const SimulationRequest& request);
+
+// The prediction's "engine" (schema::ConfigPrediction::engine): "ranks", "classes",
+// "closed-form" or "one-class" (closed form, all-reduces simulated).
+std::string engine_label(const SimulationResult& result);
 
 }  // namespace vitsim::sim

@@ -166,7 +166,9 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
   const RankKinds kinds = plan_rank_kinds(placement, devices, graph, config, costs, sources);
   fill_ranks(placement, kinds, out);
   out.provenance.compute = compute_provenance(kinds, costs, config.precision);
-  out.provenance.links = link_uses(cluster, config, costs, options);
+  const PlatformPlan plan = plan_platform(cluster, placement, &costs, false,
+                                          options.transports ? &*options.transports : nullptr);
+  out.provenance.links = link_uses(plan);
   out.provenance.unmeasured = unmeasured_lines(out.provenance, kinds);
   for (std::string& line : sharding_unmeasured_lines(config, out.provenance, costs))
     out.provenance.unmeasured.push_back(std::move(line));
@@ -175,6 +177,7 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
   SimulationRequest q;
   q.cluster = &cluster;
   q.placement = &placement;
+  q.plan = &plan;
   q.costs = &costs;
   q.graph = &graph;
   q.kinds = &kinds;
@@ -183,6 +186,7 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
   q.options = &options;
   q.trace = trace != nullptr;
   const SimulationResult run = run_configuration(q);
+  out.engine = engine_label(run);
   fill_timings(run, out);
   const double other_epoch_s =
       out.steps_per_epoch > 0
@@ -209,7 +213,9 @@ SimEngine parse_engine(const std::string& name) {
   if (name == "auto") return SimEngine::kAuto;
   if (name == "ranks") return SimEngine::kRanks;
   if (name == "classes") return SimEngine::kClasses;
-  throw std::invalid_argument("unknown engine '" + name + "' (expected auto, ranks or classes)");
+  if (name == "closed-form") return SimEngine::kClosedForm;
+  throw std::invalid_argument("unknown engine '" + name +
+                              "' (expected auto, ranks, classes or closed-form)");
 }
 
 void apply_speedups(std::vector<schema::ConfigPrediction>& predictions,

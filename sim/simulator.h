@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,12 +21,17 @@
 
 namespace vitsim::sim {
 
-// Which simulation runs (docs/simulator.md, "Classes of ranks"). kRanks: one actor per rank, the
-// reference. kClasses: one actor per class of equivalent ranks, the same predictions (to 1e-9,
-// tested); it needs a flow-level collective and CM02 without cross-traffic (std::invalid_argument
-// otherwise). kAuto: kClasses where it applies and some ranks are alike, else kRanks.
-enum class SimEngine { kAuto, kRanks, kClasses };
-SimEngine parse_engine(const std::string& name);  // "auto" | "ranks" | "classes"
+// Which simulation runs (docs/simulator.md, "Classes of ranks" and "One class of ranks: the
+// closed form"). kRanks: one actor per rank, the reference. kClasses: one actor per class of
+// equivalent ranks, the same predictions (to 1e-9, tested); it needs a flow-level collective and
+// CM02 without cross-traffic (std::invalid_argument otherwise). kClosedForm: where every rank is
+// alike (one class) or there is one rank, one rank's timeline on a clock, its all-reduces from
+// exact equations or simulated once per bucket size (closed_form.h); no trace. kAuto: kClosedForm
+// where it applies, else kClasses where it applies and some ranks are alike, else kRanks.
+enum class SimEngine { kAuto, kRanks, kClasses, kClosedForm };
+SimEngine parse_engine(const std::string& name);  // "auto" | "ranks" | "classes" | "closed-form"
+
+struct SimCache;  // sim_cache.h
 
 struct SimOptions {
   std::string network_model = "CM02";  // SimGrid network/model; CM02 matches the analytic ring
@@ -47,6 +53,9 @@ struct SimOptions {
   std::string network_optim = "Lazy";
   // --force: simulate even what the size guard estimates to run too long (sim/size_guard.h).
   bool force = false;
+  // What configurations simulated one after the other in this process share (sim_cache.h): a
+  // sweep keeps one; null: nothing kept.
+  std::shared_ptr<SimCache> cache;
   // simulate_scenario calls it after each configuration (done, total): a progress line. May be
   // empty; predict() never calls it.
   std::function<void(size_t, size_t)> progress;

@@ -45,6 +45,10 @@ std::string unattributed_why(SimEngine engine, int64_t ranks) {
     return "the class-level simulation ran: each of its links stands for a class of alike real "
            "links, so SimGrid's sharing is not recorded per real link; predict with --engine "
            "ranks for the per-link split";
+  if (engine == SimEngine::kClosedForm && ranks > 1)
+    return "every rank is alike and the closed form ran: no link is simulated one by one, so "
+           "nothing is recorded per real link; predict with --engine ranks for the per-link "
+           "split";
   return "not recorded";
 }
 

@@ -12,6 +12,7 @@
 #include "sim/collectives.h"
 #include "sim/link_bottleneck.h"
 #include "sim/platform_builder.h"
+#include "sim/rank_step.h"
 #include "sim/sg_compat.h"
 #include "sim/sharded_rank.h"
 
@@ -40,155 +41,22 @@ void allreduce_bucket(Shared& sh, int64_t rank, int64_t step, size_t b) {
   }
 }
 
-class RankActor {
+// The rank's steps (rank_step.h) on SimGrid: sleeps on its host, its all-reduce stream an actor
+// of its own (with overlap or a trace) or the rank actor itself.
+class SimGridRuntime : public StepRuntime {
  public:
-  RankActor(Shared& sh, int64_t rank)
-      : sh_(sh),
-        in_(*sh.in),
-        plan_(in_.ranks[static_cast<size_t>(rank)]),
-        rank_(rank),
-        forward_total_s_(
-            layer_sum(plan_.forward_s, 0, static_cast<int>(plan_.forward_s.size()), true)),
-        backward_total_s_(
-            layer_sum(plan_.backward_s, 0, static_cast<int>(plan_.backward_s.size()), false)) {
-    for (const Bucket& b : in_.buckets) bucket_bytes_ += b.bytes;
+  SimGridRuntime(Shared& sh, int64_t rank) : sh_(sh), rank_(static_cast<size_t>(rank)) {}
+  double now() const override { return sg4::Engine::get_clock(); }
+  void sleep_for(double seconds) override { sg4::this_actor::sleep_for(seconds); }
+  void allreduce(int64_t step, size_t bucket) override {
+    allreduce_bucket(sh_, static_cast<int64_t>(rank_), step, bucket);
   }
-
-  void run() {
-    RankRecord& rec = sh_.out.ranks[static_cast<size_t>(rank_)];
-    const bool communicate = world_ranks(in_) > 1;
-    for (int64_t s = 0; s < in_.steps; ++s) {
-      step_ = s;
-      compute_ = 0;
-      waited_s_ = 0;
-      // An epoch's first step: the loader's start, first-touch allocations (docs/simulator.md).
-      if (s == 0) sleep("epoch start", plan_.epoch_start_s);
-      for (int64_t m = 0; m < in_.accumulation; ++m) {
-        // The step's first batch after the previous step's wait, measured so where measured.
-        if (m == 0 && after_wait_ && plan_.data_after_wait_s) {
-          sleep("data (after the wait)", *plan_.data_after_wait_s);
-        } else {
-          sleep("data", plan_.data_s);
-        }
-        layers("fwd ", plan_.forward_s, 0, static_cast<int>(plan_.forward_s.size()), true);
-        const bool sync = communicate && m == in_.accumulation - 1;
-        // The ranks' slowest arrives later than the mean by the expected straggler wait.
-        if (sync) {
-          sleep("stragglers (step noise)", plan_.straggler_s);
-          sleep("stragglers (a rank's process)", plan_.straggler_process_s);
-        }
-        if (!sync) {
-          layers("bwd ", plan_.backward_s, 0, static_cast<int>(plan_.backward_s.size()), false);
-        } else if (!sh_.stream_actors) {
-          // No overlap: the stream would take every bucket at the end of the backward and reduce
-          // them in order while this actor waits; doing it here gives the same times.
-          layers("bwd ", plan_.backward_s, 0, static_cast<int>(plan_.backward_s.size()), false);
-          sleep("bucket copy", plan_.bucket_copy_s);
-          const double t0 = sg4::Engine::get_clock();
-          for (size_t b = 0; b < in_.buckets.size(); ++b) allreduce_bucket(sh_, rank_, s, b);
-          waited(rec, t0);
-        } else {
-          backward_and_release();
-          const double t0 = sg4::Engine::get_clock();
-          sh_.step_synced[static_cast<size_t>(rank_)]->acquire();
-          waited(rec, t0);
-        }
-      }
-      // After a wait for the all-reduce as long as its profile's, the optimizer measured there.
-      after_wait_ = plan_.optimizer_wait_s > 0 && waited_s_ >= plan_.optimizer_wait_s;
-      if (after_wait_) {
-        sleep("optimizer (after the wait)", plan_.optimizer_after_wait_s);
-      } else {
-        sleep("optimizer", plan_.optimizer_s);
-      }
-      sleep("overhead", plan_.overhead_s);
-      rec.step_end_s.push_back(sg4::Engine::get_clock());
-      rec.compute_s.push_back(compute_);
-    }
-  }
+  void release(size_t /*bucket*/) override { sh_.bucket_ready[rank_]->release(); }
+  void wait_for_stream() override { sh_.step_synced[rank_]->acquire(); }
 
  private:
-  // The compute stream was blocked on the all-reduce from t0 until now.
-  void waited(RankRecord& rec, double t0) {
-    const double now = sg4::Engine::get_clock();
-    waited_s_ = now - t0;
-    span(0, "wait", t0, now - t0);
-    if (step_ == in_.steps - 1 && now > t0) rec.last_step_waits.emplace_back(t0, now);
-  }
-
-  void span(int track, const std::string& name, double start, double duration) {
-    if (in_.trace && duration > 0 && rank_ < in_.trace_actors)
-      sh_.out.spans.push_back({rank_, track, step_, name, start, duration});
-  }
-
-  void sleep(const std::string& name, double duration_s) {
-    if (duration_s <= 0) return;
-    span(0, name, sg4::Engine::get_clock(), duration_s);
-    sg4::this_actor::sleep_for(duration_s);
-    compute_ += duration_s;
-  }
-
-  // Sum of t over [lo, hi) in the order the layers run (backward from hi-1 down to lo).
-  static double layer_sum(const std::vector<double>& t, int lo, int hi, bool forward) {
-    double total = 0;
-    for (int k = 0; k < hi - lo; ++k)
-      total += t[static_cast<size_t>(forward ? lo + k : hi - 1 - k)];
-    return total;
-  }
-
-  // Layers [lo, hi) as one sleep (nothing else can happen on this stream in between), with one
-  // trace span per layer. A whole pass takes its sum computed once (the same additions in the same
-  // order): re-reading every layer's time of every rank at every step cost cache, not arithmetic.
-  void layers(const char* prefix, const std::vector<double>& t, int lo, int hi, bool forward) {
-    double total = 0;
-    if (in_.trace) {
-      double at = sg4::Engine::get_clock();
-      for (int k = 0; k < hi - lo; ++k) {
-        const int i = forward ? lo + k : hi - 1 - k;
-        span(0, prefix + in_.layer_names[static_cast<size_t>(i)], at, t[static_cast<size_t>(i)]);
-        at += t[static_cast<size_t>(i)];
-        total += t[static_cast<size_t>(i)];
-      }
-    } else if (lo == 0 && hi == static_cast<int>(t.size())) {
-      total = forward ? forward_total_s_ : backward_total_s_;
-    } else {
-      total = layer_sum(t, lo, hi, forward);
-    }
-    if (total > 0) sg4::this_actor::sleep_for(total);
-    compute_ += total;
-  }
-
-  // Backward in reverse layer order; with overlap, each bucket is handed to the all-reduce stream
-  // as soon as the backward of its last layer ends; without, all buckets after the backward.
-  void backward_and_release() {
-    const auto& ready = sh_.bucket_ready[static_cast<size_t>(rank_)];
-    int hi = static_cast<int>(plan_.backward_s.size());
-    if (in_.overlap) {
-      // Each bucket's gradients are copied into it as they come (the hooks): its share of the copy.
-      for (const Bucket& b : in_.buckets) {
-        layers("bwd ", plan_.backward_s, b.ready_after, hi, false);
-        hi = b.ready_after;
-        sleep("bucket copy", plan_.bucket_copy_s * b.bytes / bucket_bytes_);
-        ready->release();
-      }
-      layers("bwd ", plan_.backward_s, 0, hi, false);
-    } else {
-      layers("bwd ", plan_.backward_s, 0, hi, false);
-      sleep("bucket copy", plan_.bucket_copy_s);
-      for (size_t b = 0; b < in_.buckets.size(); ++b) ready->release();
-    }
-  }
-
   Shared& sh_;
-  const SimInput& in_;
-  const RankPlan& plan_;
-  int64_t rank_;
-  const double forward_total_s_, backward_total_s_;  // layer_sum of each whole pass
-  double bucket_bytes_ = 0;                          // all buckets' bytes: the gradient's
-  int64_t step_ = 0;
-  double compute_ = 0;
-  double waited_s_ = 0;      // this step's wait for its gradient all-reduce
-  bool after_wait_ = false;  // the last step's wait was one its device's profile measured after
+  size_t rank_;
 };
 
 // One stream per rank: the buckets' all-reduces in order, one at a time.
@@ -215,9 +83,8 @@ void attribute_links(const LinkBottleneckRecorder& recorder, SimOutput& out) {
   out.unsaturated_wait_s = a.unsaturated_s;
 }
 
-}  // namespace
-
-SimOutput run_simulation(const SimInput& input) {
+// SimGrid's configuration for a simulation of `input` (the engine's command line).
+std::vector<std::string> engine_args(const SimInput& input) {
   std::vector<std::string> args = {
       "vitsim",
       "--log=root.thres:critical",
@@ -237,6 +104,13 @@ SimOutput run_simulation(const SimInput& input) {
     mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
     mallopt(M_TOP_PAD, 0);
   }
+  return args;
+}
+
+}  // namespace
+
+SimOutput run_simulation(const SimInput& input) {
+  std::vector<std::string> args = engine_args(input);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
@@ -267,11 +141,16 @@ SimOutput run_simulation(const SimInput& input) {
     sh.bucket_ready.push_back(sg4::Semaphore::create(0));
     sh.step_synced.push_back(sg4::Semaphore::create(0));
   }
-  std::vector<std::unique_ptr<RankActor>> actors;
+  const bool communicate = world_ranks(input) > 1;
+  std::vector<std::unique_ptr<RankSteps>> actors;
   for (size_t r = 0; r < hosts.size(); ++r) {
-    actors.push_back(std::make_unique<RankActor>(sh, static_cast<int64_t>(r)));
-    RankActor* a = actors.back().get();
-    sg4::Actor::create("rank" + std::to_string(r), hosts[r], [a] { a->run(); });
+    actors.push_back(std::make_unique<RankSteps>(input, static_cast<int64_t>(r), communicate,
+                                                 sh.stream_actors, &sh.out.spans));
+    RankSteps* a = actors.back().get();
+    sg4::Actor::create("rank" + std::to_string(r), hosts[r], [a, &sh, r] {
+      SimGridRuntime rt(sh, static_cast<int64_t>(r));
+      a->run(rt, sh.out.ranks[r]);
+    });
     if (sh.stream_actors) {
       sg4::Actor::create("allreduce" + std::to_string(r), hosts[r],
                          [&sh, r] { allreduce_stream(sh, static_cast<int64_t>(r)); });
@@ -283,6 +162,29 @@ SimOutput run_simulation(const SimInput& input) {
   engine.run();
   if (recorder) attribute_links(*recorder, sh.out);
   return sh.out;
+}
+
+std::vector<double> run_allreduces_alone(const SimInput& input, const std::vector<double>& bytes) {
+  if (!input.classes || input.classes->size() != 1)
+    throw std::invalid_argument("all-reduces alone need one class of ranks");
+  std::vector<std::string> args = engine_args(input);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  sg4::Engine engine(&argc, argv.data());
+  ClassHosts ch = build_class_platform(*input.classes);
+  sg4::Host* host = ch.actors;
+  ClassCollectives collectives(*input.classes, std::move(ch));
+  std::vector<double> out;
+  sg4::Actor::create("allreduces", host, [&] {
+    for (double b : bytes) {
+      const double t0 = sg4::Engine::get_clock();
+      collectives.allreduce(0, b);
+      out.push_back(sg4::Engine::get_clock() - t0);
+    }
+  });
+  engine.run();
+  return out;
 }
 
 std::string serialize(const SimOutput& out) {

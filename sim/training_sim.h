@@ -94,6 +94,12 @@ struct SimOutput {
 
 SimOutput run_simulation(const SimInput& input);
 
+// The time of one all-reduce of each of `bytes`, run one after the other alone on the class-level
+// platform of `input.classes` (one class of ranks: std::invalid_argument otherwise), with
+// `input`'s network settings: what the closed-form timeline takes where no equation is exact
+// (closed_form.h). Creates the s4u::Engine, like run_simulation.
+std::vector<double> run_allreduces_alone(const SimInput& input, const std::vector<double>& bytes);
+
 std::string serialize(const SimOutput& out);
 SimOutput deserialize_sim_output(const std::string& text);
 

@@ -49,17 +49,17 @@ TEST(OptionGroups, SharedOptionsHaveOneHelpTextInPredictAdviseAndSweep) {
   const auto advise = help_of("advise");
   const auto sweep = help_of("sweep");
   const std::vector<std::string> shared = {
-      "--gpus-json",    "--transports", "--nodes",         "--gpus-per-node", "--collective-level",
-      "--precision",    "--images",     "--data-fraction", "--steps",         "--force",
-      "--accumulation", "--optimizer",  "--model",         "--prices",        "--epochs",
-      "--epoch"};
+      "--gpus-json", "--transports",    "--nodes",  "--gpus-per-node", "--collective-level",
+      "--images",    "--data-fraction", "--steps",  "--force",         "--accumulation",
+      "--optimizer", "--model",         "--prices", "--epochs",        "--epoch"};
   for (const std::string& o : shared) {
     ASSERT_TRUE(predict.count(o)) << o;
     EXPECT_EQ(predict.at(o), advise.at(o)) << o;
     ASSERT_TRUE(sweep.count(o)) << o << " is not an option of sweep";
     EXPECT_EQ(predict.at(o), sweep.at(o)) << o;
   }
-  for (const std::string o : {"--micro-batch", "--collective", "--bucket-mb", "--overlap"}) {
+  for (const std::string o :
+       {"--micro-batch", "--collective", "--bucket-mb", "--overlap", "--precision"}) {
     ASSERT_TRUE(predict.count(o) && sweep.count(o)) << o;
     EXPECT_EQ(predict.at(o), advise.at(o)) << o;
     EXPECT_EQ(predict.at(o) + kListSuffix, sweep.at(o)) << o;
@@ -71,7 +71,7 @@ TEST(OptionGroups, ListsWhereOneValueIsTakenExitTwo) {
                               "/platforms/tesla.json --costs " + kSrc +
                               "/tests/sim/fixtures/costs.json --gpus 2";
   for (const std::string bad : {"--collective ring,tree", "--overlap off,on", "--bucket-mb 500,25",
-                                "--micro-batch 16,32"}) {
+                                "--micro-batch 16,32", "--precision fp32,amp-bf16"}) {
     const auto r = vitsim::test::run_command(predict + " " + bad);
     EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.output;
     EXPECT_NE(r.output.find(bad.substr(0, bad.find(' '))), std::string::npos)

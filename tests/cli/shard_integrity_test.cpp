@@ -133,7 +133,7 @@ TEST_P(ShardInterrupt, ExitsOneThirtyAndWritesNoPartialShard) {
   const vitsim::testing::Interrupted r = vitsim::testing::run_and_signal(
       vitsim::testing::long_sweep(
           kVitsim, kSrc, {"--jobs", std::to_string(GetParam()), "--shard", "0/1", "--json", file}),
-      std::regex("vitsim sweep: 3/294 configurations"), SIGINT);
+      std::regex("vitsim sweep: [1-9][0-9]*/294 configurations"), SIGINT);
   EXPECT_EQ(r.exit_code, 130) << r.output;
   EXPECT_TRUE(
       std::regex_search(r.output, std::regex("interrupted \\(signal 2\\) after [0-9]+ of 294 "

@@ -1,6 +1,6 @@
 // A long sweep shows progress and keeps what it did: with --progress always it prints one line per
 // configuration (done/total, time left); SIGINT, SIGTERM or SIGHUP (issue 68, class 13: a closed
-// terminal lost the rows) after a few configurations ends it with
+// terminal lost the rows) after its first progress line ends it with
 // the finished rows written (PREFIX.json and PREFIX.csv, atomically), a message saying so, and
 // the exit status a shell gives a process ended by that signal (128 + signal). vitsim simulate
 // draws the same progress line per configuration.
@@ -38,7 +38,9 @@ TEST_P(SweepInterrupt, KeepsTheFinishedRows) {
   const vitsim::testing::Subreaper subreaper;  // a sweep job left behind would be ours to see
   const Interrupted r = run_and_signal(
       vitsim::testing::long_sweep(kVitsim, kSrc, {"--out", prefix}),
-      std::regex("vitsim sweep: 3/294 configurations, [0-9]+ s, about [0-9]+ s left"), sig);
+      // The first progress line: with several jobs it counts whole batches (plan/sweep_jobs.h).
+      std::regex("vitsim sweep: [1-9][0-9]*/294 configurations, [0-9]+ s, about [0-9]+ s left"),
+      sig);
   for (pid_t p : vitsim::testing::children_of(::getpid())) {
     ADD_FAILURE() << "a process outlived the sweep: " << p;
     ::kill(p, SIGKILL);
@@ -52,7 +54,7 @@ TEST_P(SweepInterrupt, KeepsTheFinishedRows) {
                  "\\) after ([0-9]+) of 294 configurations; wrote the finished ones to")))
       << r.output;
   const int finished = std::stoi(m[1]);
-  EXPECT_GE(finished, 3);
+  EXPECT_GE(finished, 1);
   EXPECT_LT(finished, 294);
   const auto json = nlohmann::json::parse(slurp(prefix + ".json"));
   EXPECT_EQ(json["configurations"].size(), static_cast<size_t>(finished));

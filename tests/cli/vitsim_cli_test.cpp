@@ -259,12 +259,23 @@ TEST(VitsimCli, PredictAtScaleGroupsIdenticalRanksAndEnginesAgree) {
       run(kH200 + " --collective hierarchical --nodes 128 --gpus 1024 --json --engine classes");
   const Result ranks =
       run(kH200 + " --collective hierarchical --nodes 128 --gpus 1024 --json --engine ranks");
+  const Result closed = run(kH200 + " --collective hierarchical --nodes 128 --gpus 1024 --json");
   ASSERT_EQ(classes.exit_code, 0);
   ASSERT_EQ(ranks.exit_code, 0);
-  auto a = nlohmann::json::parse(classes.output), b = nlohmann::json::parse(ranks.output);
-  a.erase("context");
-  b.erase("context");
-  EXPECT_EQ(a, b);  // bit for bit on this homogeneous cluster
+  ASSERT_EQ(closed.exit_code, 0);
+  auto a = nlohmann::json::parse(classes.output), b = nlohmann::json::parse(ranks.output),
+       c = nlohmann::json::parse(closed.output);
+  // Each says which simulation ran; every other figure is the same, bit for bit, on this
+  // homogeneous cluster (auto takes the closed form: one class of ranks).
+  EXPECT_EQ(a["configurations"][0]["engine"], "classes");
+  EXPECT_EQ(b["configurations"][0]["engine"], "ranks");
+  EXPECT_EQ(c["configurations"][0]["engine"], "closed-form");
+  for (auto* doc : {&a, &b, &c}) {
+    doc->erase("context");
+    (*doc)["configurations"][0].erase("engine");
+  }
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a, c);
 }
 
 TEST(VitsimCli, TracesStayUsableAtScale) {

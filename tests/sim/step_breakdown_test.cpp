@@ -124,9 +124,10 @@ TEST(StepBreakdown, OneNodesPortsSaturatedTogetherAreNamedTogether) {
 TEST(StepBreakdown, ClassLevelSimulationSaysTheLinksAreNotAttributed) {
   auto t = ring_config(4);
   t.collective_level = costmodel::CollectiveLevel::kFlow;
-  const auto p =
-      predict(tiny_cluster(4, 1, kSlowNic, 5e-5), costmodel::DeviceCatalog{}, tiny_model(), t,
-              costs_for({constant_costs("testgpu", kFwd)}), SimOptions{});
+  SimOptions classes;  // every rank is alike: auto would take the closed form
+  classes.engine = SimEngine::kClasses;
+  const auto p = predict(tiny_cluster(4, 1, kSlowNic, 5e-5), costmodel::DeviceCatalog{},
+                         tiny_model(), t, costs_for({constant_costs("testgpu", kFwd)}), classes);
   ASSERT_TRUE(p.breakdown);
   EXPECT_FALSE(p.breakdown->exposed_comm_attributed);
   EXPECT_NE(p.breakdown->bottleneck.find("links not attributed"), std::string::npos);

@@ -1,0 +1,82 @@
+// Progress lines on a terminal, silence in a pipe (clikit/progress.h): the commands that can run
+// for seconds (advise, sweep, simulate) draw a line on stderr when it is a terminal and print none
+// when it is piped. The terminal is a real pseudo-terminal (python3's pty module runs vitsim on
+// it); VITSIM_PROGRESS_AFTER_S=0 lets the line appear at once instead of after a second, so that
+// the test does not depend on the machine's speed.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+
+#include "run_command.h"
+
+namespace vitsim::cli {
+namespace progress_pty_test {
+namespace {
+
+const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+const std::string kSrc = VITSIM_SOURCE_DIR;
+const std::string kCosts = kSrc + "/tests/sim/fixtures/costs.json";
+
+// `args` run by vitsim on a pseudo-terminal (stdin, stdout and stderr): everything it wrote, and
+// its exit status on the last line ("exit N").
+std::string on_terminal(const std::string& args) {
+  const std::string script =
+      "import os, pty, sys\n"
+      "pid, fd = pty.fork()\n"
+      "if pid == 0:\n"
+      "    os.execv(sys.argv[1], sys.argv[1:])\n"
+      "out = b''\n"
+      "while True:\n"
+      "    try:\n"
+      "        chunk = os.read(fd, 65536)\n"
+      "    except OSError:\n"
+      "        break\n"
+      "    if not chunk:\n"
+      "        break\n"
+      "    out += chunk\n"
+      "_, status = os.waitpid(pid, 0)\n"
+      "sys.stdout.write(out.decode(errors='replace'))\n"
+      "sys.stdout.write('\\nexit %d\\n' % os.waitstatus_to_exitcode(status))\n";
+  return test::run_shell("VITSIM_PROGRESS_AFTER_S=0 python3 -c " + test::quoted(script) + " " +
+                         kVitsim + " " + args)
+      .output;
+}
+
+std::string piped(const std::string& args) {
+  // stdout and stderr into a pipe: neither is a terminal.
+  const test::CommandResult r =
+      test::run_shell("VITSIM_PROGRESS_AFTER_S=0 " + kVitsim + " " + args + " 2>&1 | cat");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return r.output;
+}
+
+struct Case {
+  std::string args;
+  std::string line;  // the progress line's regex
+};
+
+const Case kCases[] = {
+    {"advise --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts + " --gpus 4",
+     "vitsim advise: [0-9]+/[0-9]+ what-ifs, [0-9]+ s"},
+    {"sweep --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
+         " --gpus 1,2 --micro-batch 8,16",
+     "vitsim sweep: [0-9]+/[0-9]+ configurations, [0-9]+ s"},
+    {"simulate " + kSrc + "/scenarios/tesla-strong.json --costs " + kCosts,
+     "vitsim simulate: [0-9]+/[0-9]+ configurations, [0-9]+ s"},
+};
+
+TEST(ProgressPty, ALineOnATerminalNoneInAPipe) {
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.args);
+    const std::string terminal = on_terminal(c.args);
+    EXPECT_NE(terminal.find("\nexit 0\n"), std::string::npos) << terminal;
+    EXPECT_TRUE(std::regex_search(terminal, std::regex("\r" + c.line))) << terminal;
+    const std::string pipe = piped(c.args);
+    EXPECT_FALSE(std::regex_search(pipe, std::regex(c.line))) << pipe;
+  }
+}
+
+}  // namespace
+}  // namespace progress_pty_test
+}  // namespace vitsim::cli
