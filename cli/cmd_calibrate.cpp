@@ -7,6 +7,7 @@
 
 #include "calibrate/calibrator.h"
 #include "cli/commands.h"
+#include "cli/file_options.h"
 #include "clikit/list_options.h"
 #include "clikit/run_app.h"
 #include "costmodel/regime.h"
@@ -113,6 +114,7 @@ int cmd_calibrate(int argc, char** argv) {
     opt.precisions = clikit::parse_list<costmodel::Regime>(precisions, "precisions",
                                                            costmodel::parse_regime, true);
     for (const auto& f : clusters) opt.clusters.push_back(schema::read_cluster(f));
+    warn_cluster_fabric("vitsim calibrate", opt.clusters, catalog);
     const schema::ProfileInput* with_model = nullptr;
     for (const auto& p : profiles) {
       if (p.profile.model && !with_model) with_model = &p;

@@ -67,7 +67,9 @@ int cmd_platform(int argc, char** argv) {
                                  {"--gpus-json", gpus_json}},
                                 {{"--export-xml", xml}});
     schema::ClusterSpec cluster = schema::read_cluster(cluster_path);
-    sim::check_cluster_devices(cluster, schema::read_gpus(gpus_json));
+    const costmodel::DeviceCatalog catalog = schema::read_gpus(gpus_json);
+    sim::check_cluster_devices(cluster, catalog);
+    warn_cluster_fabric("vitsim platform", {cluster}, catalog);
     if (nodes) cluster = sim::with_node_count(cluster, *nodes);
     schema::CostModelFile costs;
     if (!costs_path.empty()) costs = schema::read_cost_model(costs_path);

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/cost_options.h"
+#include "cli/file_options.h"
 #include "cli/option_groups.h"
 #include "clikit/list_options.h"
 #include "clikit/model_options.h"
@@ -113,6 +114,7 @@ int run_predict(int argc, char** argv, bool advise) {
     schema::OutputGroup written(input_files(a.input, cost.prices), {{"--trace", a.trace}});
     const schema::ClusterSpec cluster = schema::read_cluster(a.input.cluster);
     const costmodel::DeviceCatalog catalog = schema::read_gpus(a.input.gpus_json);
+    warn_cluster_fabric(advise ? "vitsim advise" : "vitsim predict", {cluster}, catalog);
     const schema::CostModelFile costs = schema::read_cost_model(a.input.costs);
     check_price_devices(cost, cluster);
     sim::SimOptions options;

@@ -78,6 +78,7 @@ int cmd_simulate(int argc, char** argv) {
     written.add_input({"the scenario's cluster", cluster_path});
     const schema::ClusterSpec cluster = schema::read_cluster(cluster_path);
     const costmodel::DeviceCatalog catalog = schema::read_gpus(gpus_json);
+    warn_cluster_fabric("vitsim simulate", {cluster}, catalog);
     const schema::CostModelFile costs = schema::read_cost_model(costs_path);
     check_price_devices(cost, schema::apply_overrides(scenario, cluster));
     sim::SimOptions options;

@@ -111,6 +111,7 @@ void gather_like(ValidateArgs& a, validate::ComparisonInputs& in) {
   a.like.costs_path = a.costs_path;
   const validate::LikeResult r = validate::predict_like(a.like_logs, a.like);
   for (const auto& n : r.notes) std::cerr << "vitsim validate: note: " << n << "\n";
+  for (const auto& w : r.warnings) std::cerr << "vitsim validate: warning: " << w << "\n";
   warn_unmeasured(r.predicted);
   in.measured = r.measured;
   in.predicted.push_back(r.predicted);

@@ -5,6 +5,10 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
+
+#include "costmodel/device_spec.h"
+#include "schema/cluster.h"
 
 namespace vitsim::cli {
 
@@ -17,5 +21,10 @@ CLI::Option* add_costs_option(CLI::App& app, std::string& path, const std::strin
 // the help names the default in words (e.g. "the study's").
 CLI::Option* add_gpus_json_option(CLI::App& app, std::string& path,
                                   const std::string& default_note = "");
+
+// Every command that reads a cluster file says, one line per host, where the file joins SXM
+// parts otherwise than by NVLink (schema::fabric_warnings): "TOOL: warning: FILE: host ...".
+void warn_cluster_fabric(const std::string& tool, const std::vector<schema::ClusterSpec>& clusters,
+                         const costmodel::DeviceCatalog& catalog);
 
 }  // namespace vitsim::cli

@@ -233,12 +233,12 @@ void check_cluster_devices(const schema::ClusterSpec& cluster,
     for (size_t j = 0; j < cluster.nodes[i].gpus.size(); ++j) {
       const std::string& id = cluster.nodes[i].gpus[j].device;
       if (devices.find(id) != nullptr) continue;
-      std::string known;
-      for (const auto& d : devices.ids()) known += (known.empty() ? "" : ", ") + d;
+      // The one resolver's words (costmodel::match_device): an ambiguous name lists its ids.
       throw schema::InputError::at(
           cluster.file, "/nodes/" + std::to_string(i) + "/gpus/" + std::to_string(j) + "/device",
           "a known device id", "\"" + id + "\"",
-          "known: " + known + "; or declare it in the cluster's \"devices\"");
+          costmodel::device_name_error(devices, "device", id) +
+              "; or declare it in the cluster's \"devices\"");
     }
   }
 }

@@ -81,7 +81,7 @@ TEST(OwnCluster, ClusterInitRefusesBadStatementsWithExitTwo) {
   EXPECT_TRUE(has(r.output, "--host 'h1:t4:10gbps': NIC")) << r.output;
   r = run("cluster init --name lab --host h1:gtx9999:10gbe -o " + out);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_TRUE(has(r.output, "device catalog")) << r.output;
+  EXPECT_TRUE(has(r.output, "--host h1: no device 'gtx9999' in the catalog")) << r.output;
   r = run("cluster init --name lab --host h1:t4:10gbe --transport net-ib -o " + out);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(has(r.output, "--transport")) << r.output;

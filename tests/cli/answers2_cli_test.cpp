@@ -1,0 +1,152 @@
+// Answers a buyer can act on, round 2 (issue 67), run as a user would: the catalog's intra-node
+// fabric as cluster init's default and the loud warning on a file that joins SXM parts over PCIe
+// (docs/formats/gpus.md, docs/formats/cluster.md "Fabric inside a host"); one device-name
+// resolver that refuses an ambiguous name with its ids in every command (docs/formats/gpus.md,
+// "Device names"); `sweep --devices` on every host without --hosts-from. Costs from the synthetic
+// tests/sim/fixtures/costs.json.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "read_text.h"    // tests/support/
+#include "run_command.h"  // tests/support/
+
+namespace answers2_cli_test {
+namespace {
+
+const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+const std::string kSrc = VITSIM_SOURCE_DIR;
+const std::string kCosts = kSrc + "/tests/sim/fixtures/costs.json";
+
+using Result = vitsim::test::CommandResult;
+using vitsim::test::has;
+
+Result run(const std::string& args) {
+  return vitsim::test::run_command(kVitsim + " " + args);
+}
+
+std::string fresh_dir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "/answers2_" + name;
+  std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str());
+  return dir;
+}
+
+const std::string kAmbiguous =
+    "'a100' names 4 devices of the catalog: a100-pcie-40gb, a100-sxm4-40gb, a100-pcie-80gb, "
+    "a100-sxm4-80gb (give one of these ids)";
+
+TEST(CatalogFabric, ClusterInitJoinsSxmPartsByNvlinkAndCardsByPcie) {
+  const std::string dir = fresh_dir("fabric");
+  Result r =
+      run("cluster init --name a100node --host a1:8xa100-sxm4-40gb:100gbe --host "
+          "t1:8xt4:10gbe -o " +
+          dir + "/c.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(has(r.output, "warning")) << r.output;
+  const auto c = nlohmann::json::parse(vitsim::test::read_text(dir + "/c.json"));
+  EXPECT_EQ(c["nodes"][0]["intra_node"]["kind"], "nvlink");
+  EXPECT_EQ(c["nodes"][0]["intra_node"]["transport"], "nvlink");
+  EXPECT_EQ(c["nodes"][0]["intra_node"]["link_class"], "a100node-a100-sxm4-40gb-nvlink");
+  EXPECT_EQ(c["nodes"][1]["intra_node"]["kind"], "pcie-host");
+  // The catalog carries it, with its source.
+  const auto gpus = nlohmann::json::parse(vitsim::test::read_text(kSrc + "/platforms/gpus.json"));
+  for (const auto& d : gpus["devices"]) {
+    const std::string id = d["id"];
+    const bool sxm = id == "v100-sxm2" || id == "a100-sxm4-40gb" || id == "a100-sxm4-80gb" ||
+                     id == "h100-sxm" || id == "h200-sxm";
+    EXPECT_EQ(d["intra_node_fabric"], sxm ? "nvlink" : "pcie") << id;
+    EXPECT_TRUE(has(d["source"].get<std::string>(), sxm ? "fabric nvlink: " : "fabric pcie: "))
+        << id;
+  }
+}
+
+TEST(CatalogFabric, SxmPartsOverPcieAreLoudOnEveryCommandThatReadsTheFile) {
+  const std::string dir = fresh_dir("fabric_pcie");
+  const std::string file = dir + "/a100p.json";
+  Result r =
+      run("cluster init --name a100node --host a1:8xa100-sxm4-40gb:100gbe --intra "
+          "pcie-host -o " +
+          file);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string warning = "warning: " + file + ": host a1: 8 x a100-sxm4-40gb are SXM parts";
+  EXPECT_TRUE(has(r.output, "vitsim cluster init: " + warning)) << r.output;
+  r = run("platform " + file);
+  EXPECT_TRUE(has(r.output, "vitsim platform: " + warning)) << r.output;
+  // predict warns before anything else, whatever happens next (these costs lack the A100).
+  r = run("predict --cluster " + file + " --costs " + kCosts + " --gpus 8");
+  EXPECT_TRUE(has(r.output, "vitsim predict: " + warning)) << r.output;
+  r = run("advise --cluster " + file + " --costs " + kCosts + " --gpus 8");
+  EXPECT_TRUE(has(r.output, "vitsim advise: " + warning)) << r.output;
+  r = run("sweep --cluster " + file + " --costs " + kCosts + " --gpus 8");
+  EXPECT_TRUE(has(r.output, "vitsim sweep: " + warning)) << r.output;
+  r = run("import-deepspeed " + kSrc +
+          "/data/vit-deepspeed-study/logs/vector_t4_1gpu_b64_fp32.log --gpu t4 --model vit_b_16 "
+          "-o " +
+          dir + "/t4.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = run("calibrate " + dir + "/t4.json --clusters " + file + " --precisions fp32 -o " + dir +
+          "/costs.json");
+  EXPECT_TRUE(has(r.output, "vitsim calibrate: " + warning)) << r.output;
+  // The same host on NVLink: quiet.
+  r = run("cluster init --name a100node --host a1:8xa100-sxm4-40gb:100gbe -o " + dir + "/n.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = run("platform " + dir + "/n.json");
+  EXPECT_FALSE(has(r.output, "SXM parts")) << r.output;
+}
+
+TEST(DeviceNames, AnAmbiguousNameIsRefusedEverywhereWithItsIds) {
+  const std::string dir = fresh_dir("names");
+  // cluster init
+  Result r = run("cluster init --name x --host h1:2xa100:10gbe -o " + dir + "/x.json");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "--host h1: " + kAmbiguous)) << r.output;
+  // sweep --devices
+  r = run("sweep --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
+          " --devices a100");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "--devices: " + kAmbiguous)) << r.output;
+  // A cluster file that names "a100" (as cluster init wrote before): predict and calibrate.
+  const std::string file = dir + "/a100.json";
+  {
+    auto c = nlohmann::json::parse(vitsim::test::read_text(kSrc + "/platforms/tesla.json"));
+    for (auto& n : c["nodes"]) n["gpus"][0]["device"] = "a100";
+    std::ofstream(file) << c.dump(1);
+  }
+  r = run("predict --cluster " + file + " --costs " + kCosts + " --gpus 1");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(has(r.output, kAmbiguous)) << r.output;
+  r = run("import-deepspeed " + kSrc +
+          "/data/vit-deepspeed-study/logs/vector_t4_1gpu_b64_fp32.log --gpu t4 --model vit_b_16 "
+          "-o " +
+          dir + "/t4.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = run("calibrate " + dir + "/t4.json --clusters " + file + " --precisions fp32 -o " + dir +
+          "/costs.json");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(has(r.output, kAmbiguous)) << r.output;
+  EXPECT_FALSE(has(r.output, "a100-pcie-40gb/")) << r.output;  // no costs for a guessed one
+  // The importers' --gpu
+  r = run("import-deepspeed " + kSrc +
+          "/data/vit-deepspeed-study/logs/vector_t4_1gpu_b64_fp32.log --gpu a100 --model "
+          "vit_b_16 -o " +
+          dir + "/a.json");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "--gpu: " + kAmbiguous)) << r.output;
+  // A name only one device has still resolves, to its id.
+  r = run("cluster init --name x --host h1:2x'Tesla T4':10gbe -o " + dir + "/t.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto c = nlohmann::json::parse(vitsim::test::read_text(dir + "/t.json"));
+  EXPECT_EQ(c["nodes"][0]["gpus"][0]["device"], "t4");
+}
+
+TEST(DeviceNames, SweepDevicesWithoutHostsFromSearchesEveryHost) {
+  const Result r = run("sweep --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
+                       " --devices rtx3070 --micro-batch 16");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "rtx3070 on tesla0,tesla1,tesla2,tesla4,tesla3 ")) << r.output;
+}
+
+}  // namespace
+}  // namespace answers2_cli_test
