@@ -90,7 +90,7 @@ schema::TrainingConfig to_config(const PredictArgs& a) {
   c.collective = single_value(v.collectives, "collective");
   c.bucket_bytes = single_value(v.bucket_bytes, "bucket-mb");
   c.label = "predict";
-  check_epoch_holds_a_batch(c);
+  check_epoch_holds_a_batch(c, a.run.dataset);
   return c;
 }
 

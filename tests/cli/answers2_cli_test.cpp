@@ -148,5 +148,39 @@ TEST(DeviceNames, SweepDevicesWithoutHostsFromSearchesEveryHost) {
   EXPECT_TRUE(has(r.output, "rtx3070 on tesla0,tesla1,tesla2,tesla4,tesla3 ")) << r.output;
 }
 
+// A global batch larger than the epoch (docs/cost-model.md, "Steps per epoch"): predict refuses
+// it naming the options (exit 2), a sweep skips that configuration saying why and answers the
+// rest, and no rate counts more images than the epoch has.
+TEST(PastTheDataset, AGlobalBatchLargerThanTheEpochIsAnErrorNamingTheOptions) {
+  const std::string tesla = "--cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts;
+  Result r = run("predict " + tesla + " --gpus 4 --micro-batch 64 --images 200");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(has(r.output,
+                  "--micro-batch 64 x --gpus 4 x --accumulation 1 = a global batch of "
+                  "256 images, more than the epoch holds (--images 200 x "
+                  "--data-fraction 1 = 200 images)"))
+      << r.output;
+  r = run("predict " + tesla +
+          " --gpus 4 --micro-batch 64 --dataset cifar10 --data-fraction "
+          "0.001");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(has(r.output,
+                  "(--dataset cifar10 (50000 images) x --data-fraction 0.001 = 50 "
+                  "images)"))
+      << r.output;
+  r = run("sweep " + tesla + " --gpus 1,4 --micro-batch 32 --images 100");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(has(r.output,
+                  "vitsim sweep: skipped 4x mb32 ring 500MiB no-overlap: a global batch "
+                  "of 128 images (micro-batch x GPUs x accumulation) in an epoch of 100"))
+      << r.output;
+  // The 1-GPU row: 32 images a step of a 100-image epoch (4 steps, the last of 4 images).
+  r = run("predict " + tesla + " --gpus 1 --micro-batch 32 --images 100 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output.substr(r.output.find('{')))["configurations"][0];
+  EXPECT_NEAR(j["throughput_images_per_s"].get<double>(), 32 / j["step_time_s"].get<double>(),
+              1e-6);
+}
+
 }  // namespace
 }  // namespace answers2_cli_test
