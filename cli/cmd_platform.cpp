@@ -8,6 +8,7 @@
 #include "cli/file_options.h"
 #include "clikit/run_app.h"
 #include "schema/cost_model_io.h"
+#include "schema/data_dir.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
 #include "schema/transports_io.h"
@@ -58,7 +59,7 @@ int cmd_platform(int argc, char** argv) {
   app.add_option("--nodes", nodes, "node count of the cluster's node template");
   add_costs_option(app, costs_path, "its measured link costs replace the modelled figures");
   app.add_option("--transports", transports_path, "transport model parameters")
-      ->capture_default_str();
+      ->default_str(schema::data_default("platforms/transports.json"));
   add_gpus_json_option(app, gpus_json);
   return clikit::run_app(app, argc, argv, [&] {
     schema::OutputGroup written({{"cluster", cluster_path},

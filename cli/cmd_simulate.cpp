@@ -13,6 +13,7 @@
 #include "present/prediction_table.h"
 #include "present/run_cost.h"
 #include "schema/cost_model_io.h"
+#include "schema/data_dir.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
 #include "schema/model_io.h"
@@ -47,7 +48,7 @@ int cmd_simulate(int argc, char** argv) {
   add_gpus_json_option(app, gpus_json);
   app.add_option("--transports", transports,
                  "transport model parameters, for link classes the costs did not measure")
-      ->capture_default_str();
+      ->default_str(schema::data_default("platforms/transports.json"));
   app.add_option("--steps", steps, "steps simulated per configuration")->capture_default_str();
   app.add_option("--network-model", network_model, "SimGrid network/model (CM02, LV08, ...)")
       ->capture_default_str();

@@ -16,6 +16,7 @@
 #include "cli/file_options.h"
 #include "clikit/list_options.h"
 #include "clikit/run_app.h"
+#include "schema/data_dir.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
 #include "schema/study.h"
@@ -76,7 +77,7 @@ void add_options(CLI::App& app, ValidateArgs& a) {
                  "--leave-one-out use; given explicitly, its precision_names also map the CSVs' "
                  "precision column (e.g. the reference study's fp16 = ds-fp16)")
       ->check(CLI::ExistingFile)
-      ->capture_default_str();
+      ->default_str(schema::data_default("data/vit-deepspeed-study/study.json"));
   app.add_option("--max-median-error-pct", a.max_median,
                  "exit 1 when the median absolute error exceeds this, or when no run matched "
                  "(default: never fail)")

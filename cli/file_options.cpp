@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "schema/cluster_fabric.h"
+#include "schema/data_dir.h"
 #include "schema/gpus_io.h"
 
 namespace vitsim::cli {
@@ -20,7 +21,8 @@ CLI::Option* add_gpus_json_option(CLI::App& app, std::string& path,
   if (!default_note.empty())
     return app.add_option("--gpus-json", path, "device catalog (default: " + default_note + ")");
   path = schema::default_gpus_path();
-  return app.add_option("--gpus-json", path, "device catalog")->capture_default_str();
+  return app.add_option("--gpus-json", path, "device catalog")
+      ->default_str(schema::data_default("platforms/gpus.json"));
 }
 
 void warn_cluster_fabric(const std::string& tool, const std::vector<schema::ClusterSpec>& clusters,

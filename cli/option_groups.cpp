@@ -13,6 +13,7 @@
 #include "costmodel/epoch.h"
 #include "costmodel/regime.h"
 #include "plan/sweep.h"
+#include "schema/data_dir.h"
 #include "schema/gpus_io.h"
 #include "schema/transports_io.h"
 #include "sim/collective_registry.h"
@@ -40,7 +41,7 @@ void add_input_options(CLI::App& app, InputArgs& a, bool required) {
   add_gpus_json_option(app, a.gpus_json);
   app.add_option("--transports", a.transports,
                  "transport model parameters, for link classes the costs did not measure")
-      ->capture_default_str();
+      ->default_str(schema::data_default("platforms/transports.json"));
 }
 
 std::vector<schema::NamedPath> input_files(const InputArgs& a, const std::string& prices) {

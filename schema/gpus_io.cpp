@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "schema/common_io.h"
+#include "schema/data_dir.h"
 
 namespace vitsim::schema {
 namespace {
@@ -141,7 +142,7 @@ costmodel::DeviceCatalog read_gpus(const std::string& path) {
 std::string default_gpus_path() {
   const char* env = std::getenv("VITSIM_GPUS");
   if (env != nullptr && env[0] != '\0') return env;
-  return std::string(VITSIM_SOURCE_DIR) + "/platforms/gpus.json";
+  return data_file("platforms/gpus.json");
 }
 
 }  // namespace vitsim::schema
