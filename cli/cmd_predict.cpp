@@ -35,7 +35,7 @@ struct PredictArgs {
   GoalArgs goal;
   std::string hosts, per_rank, trace;
   std::string network_model = "CM02", engine = "auto";
-  bool json = false, crosstraffic = false, explain = false;
+  bool json = false, crosstraffic = false, explain = false, quiet = false;
   int64_t what_ifs = 3;
 };
 
@@ -68,6 +68,7 @@ void add_options(CLI::App& app, PredictArgs& a, CostArgs& cost, clikit::ModelOpt
                  "listed under their own heading)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{20}));
+  add_quiet_option(app, a.quiet);
   add_cost_options(app, cost);
 }
 
@@ -140,8 +141,8 @@ int run_predict(int argc, char** argv, bool advise) {
                  "vitsim " + std::string(advise ? "advise" : "predict"));
     p = one.front();
     const std::string tool = advise ? "vitsim advise" : "vitsim predict";
-    for (const auto& w : sim::unmeasured_warnings({p}))
-      std::cerr << tool << ": warning: " << w << "\n";
+    // advise explains the step; its warnings stay one line each unless --explain is given.
+    print_unmeasured(tool, {p}, app.count("--explain") > 0, a.quiet);
     if (a.json) {
       // A prediction document with one configuration: what vitsim validate reads.
       schema::PredictionFile file;

@@ -34,7 +34,7 @@ int cmd_simulate(int argc, char** argv) {
   std::string scenario_path, costs_path, out_prefix, trace, gpus_json;
   std::string transports = schema::default_transports_path();
   std::string network_model = "CM02";
-  bool crosstraffic = false;
+  bool crosstraffic = false, explain = false, quiet = false;
   int steps = 3;
   std::string progress = "auto";
   app.add_option("scenario", scenario_path, "scenario file (scenarios/*.json)")
@@ -53,6 +53,10 @@ int cmd_simulate(int argc, char** argv) {
   app.add_option("--network-model", network_model, "SimGrid network/model (CM02, LV08, ...)")
       ->capture_default_str();
   app.add_flag("--crosstraffic", crosstraffic, "SimGrid network/crosstraffic on");
+  app.add_flag("--explain", explain,
+               "print each warning about an unmeasured part in full: how it was modelled and how "
+               "to measure it");
+  add_quiet_option(app, quiet);
   bool force = false;
   app.add_flag(
       "--force", force,
@@ -101,8 +105,7 @@ int cmd_simulate(int argc, char** argv) {
       options.progress = [&](size_t done, size_t total) { line.update(done, total); };
       p = sim::simulate_scenario(scenario, cluster, catalog, costs.costs, options);
     }
-    for (const auto& w : sim::unmeasured_warnings(p.configurations))
-      std::cerr << "vitsim simulate: warning: " << w << "\n";
+    print_unmeasured("vitsim simulate", p.configurations, explain, quiet);
     p.context = schema::make_context(
         "vitsim", args,
         {{"scenario_file", scenario_path},

@@ -49,11 +49,16 @@ struct SweepArgs {
   int jobs = 0;  // 0: default_sweep_jobs
   std::string progress = "auto";
   std::string hosts_from, devices;
-  std::vector<std::string> given;  // the options on the command line (set after parsing)
+  bool explain = false, quiet = false;  // the unmeasured parts' warnings (print_unmeasured)
+  std::vector<std::string> given;       // the options on the command line (set after parsing)
 };
 
 void add_options(CLI::App& app, SweepArgs& a, CostArgs& cost, clikit::ModelOptions& model) {
   add_input_options(app, a.input, false);
+  app.add_flag("--explain", a.explain,
+               "print each warning about an unmeasured part in full: how it was modelled and how "
+               "to measure it");
+  add_quiet_option(app, a.quiet);
   add_run_options(app, a.run, Values::kList);
   add_goal_options(app, a.goal, Values::kList);
   app.add_option("--out", a.out_prefix,
@@ -115,8 +120,7 @@ void print_and_write(const SweepArgs& a, const plan::SweepResult& r, const plan:
   std::cout << present::best_text(all, r.pick, spec.goal);
   const std::string front = present::pareto_text(all, r.requested, spec.limits);
   if (!front.empty()) std::cout << "\n" << front;
-  for (const auto& w : sim::unmeasured_warnings(all))
-    std::cerr << "vitsim sweep: warning: " << w << "\n";
+  print_unmeasured("vitsim sweep", all, a.explain, a.quiet);
   schema::write_prediction_outputs(a.out_prefix, a.json_path, r.predictions);
 }
 
@@ -380,6 +384,17 @@ plan::SweepResult search(const SweepArgs& a, const plan::SweepSpec& spec,
                                            plan::kMaxExhaustiveSubsets)
                              : fmt::format("exhaustive search: {} host subset(s) per device\n",
                                            found.combinations));
+  // A subset with an unpriced GPU has no cost: say how many, so that "cheapest" is read as the
+  // cheapest of the priced ones.
+  const auto& all = found.predictions.configurations;
+  const auto unpriced = std::count_if(all.begin(), all.end(), [](const auto& p) {
+    return !p.out_of_memory && !(p.cost && p.cost->epoch_usd > 0);
+  });
+  if (unpriced > 0)
+    std::cout << fmt::format(
+        "note: {} of {} candidate(s) have no price (a GPU without one in {}): a cost goal "
+        "compares only the others (hint: --price DEVICE=USD_PER_GPU_HOUR)\n",
+        unpriced, all.size(), cost.prices);
   return plan::as_sweep_result(std::move(found));
 }
 

@@ -9,6 +9,7 @@
 
 #include "costmodel/device_spec.h"
 #include "schema/cluster.h"
+#include "schema/prediction.h"
 
 namespace vitsim::cli {
 
@@ -26,5 +27,16 @@ CLI::Option* add_gpus_json_option(CLI::App& app, std::string& path,
 // parts otherwise than by NVLink (schema::fabric_warnings): "TOOL: warning: FILE: host ...".
 void warn_cluster_fabric(const std::string& tool, const std::vector<schema::ClusterSpec>& clusters,
                          const costmodel::DeviceCatalog& catalog);
+
+// The warnings about the parts of `predictions` nothing measured (sim::unmeasured_warnings) on
+// stderr as "TOOL: warning: ...": one short line each (sim::one_line_warning) and a last line
+// that --explain says how each was modelled and how to measure it; the whole lines with
+// `explain`; nothing with `quiet`.
+void print_unmeasured(const std::string& tool,
+                      const std::vector<schema::ConfigPrediction>& predictions, bool explain,
+                      bool quiet);
+
+// --quiet: no warnings about unmeasured parts (print_unmeasured).
+CLI::Option* add_quiet_option(CLI::App& app, bool& quiet);
 
 }  // namespace vitsim::cli

@@ -6,6 +6,7 @@
 // tests/sim/fixtures/costs.json.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -180,6 +181,85 @@ TEST(PastTheDataset, AGlobalBatchLargerThanTheEpochIsAnErrorNamingTheOptions) {
   const auto j = nlohmann::json::parse(r.output.substr(r.output.find('{')))["configurations"][0];
   EXPECT_NEAR(j["throughput_images_per_s"].get<double>(), 32 / j["step_time_s"].get<double>(),
               1e-6);
+}
+
+// Messages a user reads (issue 67 item 6): advise names the value; a device without the math
+// type is told so; unmeasured parts one line each (--explain: whole, --quiet: none); the table's
+// columns stay under their headings with long cells.
+TEST(Messages, AdviseNamesTheMicroBatchItWouldGive) {
+  const Result r = run("advise --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
+                       " --gpus 4 --micro-batch 16");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "lower the micro-batch of tesla0 to 4: epoch")) << r.output;
+  // advise explains the step, yet its warnings stay one line each without --explain.
+  EXPECT_TRUE(has(r.output, "vitsim advise: warning: tesla-10gbe: modelled, not measured; used"))
+      << r.output;
+  EXPECT_FALSE(has(r.output, "not measured: run vitsim-train")) << r.output;
+}
+
+TEST(Messages, ADeviceWithoutThePrecisionsUnitsIsToldSo) {
+  const Result r = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
+                       " --hosts tesla0 --precision amp-bf16");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(has(r.output,
+                  "--precision amp-bf16: the Tesla P4 (p4, host tesla0) has no matrix units of "
+                  "that type"))
+      << r.output;
+  EXPECT_TRUE(has(r.output, "a precision it runs: fp32, amp-fp16, ds-fp16")) << r.output;
+  EXPECT_FALSE(has(r.output, "calibrate this device")) << r.output;
+}
+
+TEST(Messages, SweepAndSimulateWarnOneLineEachExplainOrQuiet) {
+  const std::string sweep =
+      "sweep --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts + " --gpus 5";
+  Result r = run(sweep);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "vitsim sweep: warning: tesla-10gbe: modelled, not measured; used by"))
+      << r.output;
+  EXPECT_TRUE(has(r.output, "vitsim sweep: (--explain: how each was modelled")) << r.output;
+  r = run(sweep + " --explain");
+  EXPECT_TRUE(has(r.output, "tesla-10gbe: modelled (socket transport over")) << r.output;
+  r = run(sweep + " --quiet");
+  EXPECT_FALSE(has(r.output, "not measured")) << r.output;
+  r = run("simulate " + kSrc + "/scenarios/tesla-strong.json --costs " + kCosts + " --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(has(r.output, "not measured")) << r.output;
+}
+
+TEST(Messages, TableColumnsStayUnderTheirHeadingsWithLongCells) {
+  const Result r = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
+                       " --gpus 5 --per-rank-micro-batch 4,16,16,16,16 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const size_t head = r.output.find("configuration ");
+  ASSERT_NE(head, std::string::npos) << r.output;
+  const std::string heading = r.output.substr(head, r.output.find('\n', head) - head);
+  const size_t row = r.output.find("\npredict ", head);
+  ASSERT_NE(row, std::string::npos) << r.output;
+  const std::string line = r.output.substr(row + 1, r.output.find('\n', row + 1) - row - 1);
+  // "4/16/16/16/16" is wider than "micro-batch": the placement column moves for every line.
+  EXPECT_EQ(heading.find(" placement "), line.find(" inter-node ")) << heading << "\n" << line;
+  EXPECT_EQ(heading.find(" collective "), line.find(" ring/step ")) << heading << "\n" << line;
+}
+
+TEST(Messages, ASubsetSearchSaysHowManyCandidatesHadNoPrice) {
+  const std::string dir = fresh_dir("unpriced");
+  auto prices = nlohmann::json::parse(vitsim::test::read_text(kSrc + "/platforms/prices.json"));
+  auto& devices = prices["devices"];
+  for (auto it = devices.begin(); it != devices.end();)
+    it = (*it)["device"] == "p4" ? devices.erase(it) : it + 1;
+  std::ofstream(dir + "/prices.json") << prices.dump(1);
+  const Result r = run("sweep --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
+                       " --hosts-from all --micro-batch 16 --goal cheapest-epoch --prices " + dir +
+                       "/prices.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const size_t note = r.output.find("candidate(s) have no price (a GPU without one in " + dir);
+  ASSERT_NE(note, std::string::npos) << r.output;
+  // Every subset with tesla0 (the P4) lacks one: at least one, not all.
+  const size_t at = r.output.rfind("note: ", note);
+  int unpriced = 0, all = 0;
+  ASSERT_EQ(std::sscanf(r.output.c_str() + at, "note: %d of %d", &unpriced, &all), 2) << r.output;
+  EXPECT_GT(unpriced, 0);
+  EXPECT_LT(unpriced, all);
 }
 
 }  // namespace
