@@ -11,6 +11,7 @@
 #include "cli/option_groups.h"
 #include "clikit/list_options.h"
 #include "clikit/model_options.h"
+#include "clikit/progress.h"
 #include "clikit/run_app.h"
 #include "plan/advisor.h"
 #include "plan/sweep_goal.h"
@@ -34,7 +35,7 @@ struct PredictArgs {
   RunArgs run;
   GoalArgs goal;
   std::string hosts, per_rank, trace;
-  std::string network_model = "CM02", engine = "auto";
+  std::string network_model = "CM02", engine = "auto", progress = "auto";
   bool json = false, crosstraffic = false, explain = false, quiet = false;
   int64_t what_ifs = 3;
 };
@@ -69,6 +70,10 @@ void add_options(CLI::App& app, PredictArgs& a, CostArgs& cost, clikit::ModelOpt
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{20}));
   add_quiet_option(app, a.quiet);
+  app.add_option("--progress", a.progress,
+                 "the what-ifs of advise (--explain): auto (a line on stderr when it is a "
+                 "terminal and they run over 1 s) | always (one line per what-if) | never")
+      ->capture_default_str();
   add_cost_options(app, cost);
 }
 
@@ -133,7 +138,12 @@ int run_predict(int argc, char** argv, bool advise) {
     const costmodel::ViTConfig vit = resolve_model(a.run, model);
     schema::ConfigPrediction p = sim::predict(cluster, catalog, vit, config, costs.costs, options);
     if (a.explain) {
-      plan::AdviceRequest q{&cluster, &catalog, &vit, &config, &costs.costs, &options, &p};
+      // A line on a terminal once the what-ifs run over a second; nothing when piped.
+      clikit::ProgressLine line(
+          "vitsim advise", "what-ifs",
+          clikit::parse_option(a.progress, "progress", clikit::parse_progress_mode));
+      plan::AdviceRequest q{&cluster, &catalog, &vit, &config, &costs.costs, &options, &p, {}};
+      q.progress = [&](size_t done, size_t total) { line.update(done, total); };
       p.advice = plan::advise(q, static_cast<size_t>(a.what_ifs));
     }
     std::vector<schema::ConfigPrediction> one = {p};

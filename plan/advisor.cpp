@@ -169,7 +169,10 @@ std::vector<schema::WhatIf> advise(const AdviceRequest& q, size_t keep) {
   options.trace_path.clear();  // the base run's trace stays the only one
   std::vector<schema::WhatIf> tried;
   std::vector<schema::ConfigPrediction> predictions;
-  for (const Candidate& c : candidates(q)) {
+  const std::vector<Candidate> all = candidates(q);
+  for (size_t i = 0; i < all.size(); ++i) {
+    const Candidate& c = all[i];
+    if (q.progress && i > 0) q.progress(i, all.size());
     schema::ConfigPrediction p;
     try {
       p = sim::predict(c.cluster, *q.catalog, *q.model, c.config, *q.costs, options);
@@ -183,6 +186,7 @@ std::vector<schema::WhatIf> advise(const AdviceRequest& q, size_t keep) {
                      p.epoch_time_s / q.base->epoch_time_s - 1.0});
     predictions.push_back(std::move(p));
   }
+  if (q.progress && !all.empty()) q.progress(all.size(), all.size());
   // The what-ifs keep the data and never grow the global batch: the goal's order is the epoch's.
   std::vector<Rejected> flagged;
   std::vector<int> order = rank_for_goal(predictions, std::vector<bool>(predictions.size(), true),

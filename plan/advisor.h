@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 #include "costmodel/buckets.h"
@@ -32,6 +33,8 @@ struct AdviceRequest {
   const costmodel::CostModel* costs = nullptr;
   const sim::SimOptions* options = nullptr;
   const schema::ConfigPrediction* base = nullptr;  // the prediction of `config`, with breakdown
+  // Called after each what-if simulated (done, total), for a progress line; may be empty.
+  std::function<void(size_t, size_t)> progress;
 };
 
 // Every candidate simulated, in the order of the goal "fastest" (plan/sweep_goal.h rank_for_goal,

@@ -262,5 +262,19 @@ TEST(Messages, ASubsetSearchSaysHowManyCandidatesHadNoPrice) {
   EXPECT_LT(unpriced, all);
 }
 
+// advise's what-ifs take seconds on a large cluster: a progress line when asked (or on a
+// terminal), none when piped.
+TEST(Messages, AdviseShowsProgressWhenAskedAndIsQuietWhenPiped) {
+  const std::string advise = "advise --cluster " + kSrc + "/platforms/tesla.json --costs " +
+                             kCosts + " --gpus 4 --micro-batch 16 --quiet";
+  Result r = run(advise + " --progress always");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "vitsim advise: 1/")) << r.output;
+  EXPECT_TRUE(has(r.output, " what-ifs")) << r.output;
+  r = run(advise);  // piped: auto draws nothing
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(has(r.output, " what-ifs,")) << r.output;
+}
+
 }  // namespace
 }  // namespace answers2_cli_test
