@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "read_text.h"    // tests/support/
 #include "run_command.h"  // tests/support/
@@ -274,6 +275,34 @@ TEST(Messages, AdviseShowsProgressWhenAskedAndIsQuietWhenPiped) {
   r = run(advise);  // piped: auto draws nothing
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_FALSE(has(r.output, " what-ifs,")) << r.output;
+}
+
+// The report's epoch-vs-GPUs figure of a host-subset search: one line per family of subsets (the
+// devices they use), each GPU count once on a line, not a zig-zag through unrelated subsets.
+TEST(Messages, ReportDrawsOneLinePerHostSubsetFamily) {
+  const std::string dir = fresh_dir("report_family");
+  Result r = run("sweep --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
+                 " --hosts-from all --micro-batch 16 --quiet --json " + dir + "/s.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = run("report --predicted " + dir + "/s.json --out " + dir + "/r");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string data = vitsim::test::read_text(dir + "/r/figures/s0-subset_search-epoch.dat");
+  EXPECT_TRUE(has(data, "# inter-node b16 fp32 p4+rtx3070 (predicted)\n2 ")) << data;
+  std::istringstream in(data);
+  std::string line;
+  double last = 0;
+  int lines = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') {
+      last = 0;
+      lines += line.empty() ? 0 : 1;
+      continue;
+    }
+    const double gpus = std::stod(line);
+    EXPECT_GT(gpus, last) << line << "\n" << data;
+    last = gpus;
+  }
+  EXPECT_GE(lines, 4) << data;
 }
 
 }  // namespace
