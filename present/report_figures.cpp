@@ -2,6 +2,7 @@
 #include "present/report_figures.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -44,6 +45,9 @@ std::string series_title(const schema::TrainingConfig& c, bool with_micro_batch 
   if (c.collective != costmodel::Collective::kRing) t += std::string(" ") + to_string(c.collective);
   if (c.overlap) t += " overlap";
   if (c.accumulation > 1) t += fmt::format(" acc{}", c.accumulation);
+  // Uneven micro-batches are a configuration of their own, not a point of the even ones' line.
+  if (!c.per_rank_micro_batch.empty())
+    t += " mb " + fmt::format("{}", fmt::join(c.per_rank_micro_batch, "/"));
   return t;
 }
 
