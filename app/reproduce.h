@@ -18,13 +18,13 @@
 #include <vector>
 
 #include "present/validation.h"
+#include "schema/data_dir.h"
 #include "sim/simulator.h"
 
 namespace vitsim::app {
 
-// The reference study shipped with the repository.
-inline const std::string kReferenceStudy =
-    std::string(VITSIM_SOURCE_DIR) + "/data/vit-deepspeed-study/study.json";
+// The reference study shipped with the repository, in the data folder (schema/data_dir.h).
+inline const std::string kReferenceStudy = schema::data_file("data/vit-deepspeed-study/study.json");
 
 struct ReproduceOptions {
   std::string out_dir = "out";

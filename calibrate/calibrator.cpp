@@ -277,8 +277,8 @@ std::set<Key> Pipeline::required_pairs() {
   auto add = [&](const std::string& device, Regime p, const std::string& why) {
     const auto* spec = catalog_.find(device);
     if (!spec) {
-      throw std::invalid_argument("device '" + device + "' (" + why +
-                                  ") is neither in gpus.json nor declared by a cluster file");
+      throw std::invalid_argument(costmodel::device_name_error(catalog_, why, device) +
+                                  ", nor declared by a cluster file");
     }
     if (!spec->supports(p) && !measured_.count({spec->id, p})) {
       notes_.push_back(fmt::format("{}/{}: skipped, the device does not support it", spec->id,

@@ -7,11 +7,13 @@
 
 #include "calibrate/calibrator.h"
 #include "cli/commands.h"
+#include "cli/file_options.h"
 #include "clikit/list_options.h"
 #include "clikit/run_app.h"
 #include "costmodel/regime.h"
 #include "schema/cluster.h"
 #include "schema/cost_model_io.h"
+#include "schema/data_dir.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
 
@@ -73,7 +75,7 @@ int cmd_calibrate(int argc, char** argv) {
       gpus_path = schema::default_gpus_path(),
       precisions = costmodel::joined(
           costmodel::names_of(costmodel::kRegimeNames, costmodel::is_compute_regime), ",");
-  const std::string bench = std::string(VITSIM_SOURCE_DIR) + "/data/public-benchmarks/";
+  const std::string bench = schema::data_file("data/public-benchmarks/");
   std::string timm = bench + "timm_train_benchmarks.csv," + bench + "timm_infer_benchmarks.csv," +
                      bench + "vit_inference_aitemplate_a100.csv," + bench + "gemm_throughput.csv";
   app.add_option("profiles", inputs, "profile JSON files (vitsim-train, import-deepspeed)")
@@ -84,14 +86,17 @@ int cmd_calibrate(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   app.add_option("--precisions", precisions, "precision regimes to cover for the clusters' devices")
       ->capture_default_str();
-  app.add_option("--gpus", gpus_path, "device catalog")->capture_default_str();
+  app.add_option("--gpus", gpus_path, "device catalog")
+      ->default_str(schema::data_default("platforms/gpus.json"));
   app.add_option("--tensor-evidence", timm,
                  "public benchmark CSVs, comma-separated: timm's (training and inference rows), "
                  "AITemplate's PyTorch baseline (a latency_ms column) and GEMM throughput tables "
                  "(dtype and tflops columns: each GPU's sustained matrix rate): GPU evidence of "
                  "the kernel-class transfer besides the profiles, and timm's training rows' "
                  "tensor-core efficiency for a regime transfer's fp16/bf16 (\"\" = none)")
-      ->capture_default_str();
+      ->default_str(schema::data_default(
+          "data/public-benchmarks/{timm_train_benchmarks,timm_infer_benchmarks,"
+          "vit_inference_aitemplate_a100,gemm_throughput}.csv"));
   bool accept_suspect = false;
   app.add_flag("--accept-suspect", accept_suspect,
                "use profiles the evidence check refuses (superseded ones, ones whose host phases "
@@ -113,6 +118,7 @@ int cmd_calibrate(int argc, char** argv) {
     opt.precisions = clikit::parse_list<costmodel::Regime>(precisions, "precisions",
                                                            costmodel::parse_regime, true);
     for (const auto& f : clusters) opt.clusters.push_back(schema::read_cluster(f));
+    warn_cluster_fabric("vitsim calibrate", opt.clusters, catalog);
     const schema::ProfileInput* with_model = nullptr;
     for (const auto& p : profiles) {
       if (p.profile.model && !with_model) with_model = &p;

@@ -60,8 +60,10 @@ int cmd_cluster(int argc, char** argv) {
   init->add_option("--mtu-bytes", opt.mtu_bytes, "IP MTU of the NICs")->capture_default_str();
   init->add_option("--nic-latency-s", opt.nic_latency_s, "NIC + switch latency")
       ->capture_default_str();
-  init->add_option("--intra", opt.intra_kind, "hosts with 2+ GPUs: pcie-host | pcie-p2p | nvlink")
-      ->capture_default_str();
+  init->add_option("--intra", opt.intra_kind,
+                   "hosts with 2+ GPUs: pcie-host | pcie-p2p | nvlink (default: the part's own "
+                   "fabric in the catalog, intra_node_fabric: NVLink for an SXM part, PCIe "
+                   "through host memory for a card)");
   add_gpus_json_option(*init, gpus_path);
   init->add_option("-o,--output", out, "cluster file to write")->required();
   const std::vector<std::string> args(argv, argv + argc);
@@ -92,8 +94,11 @@ int cmd_cluster(int argc, char** argv) {
     char host[256] = {0};
     ::gethostname(host, sizeof(host) - 1);
     opt.this_host = host;
-    const auto result = import::init_cluster(profiles, schema::read_gpus(gpus_path), opt);
+    const costmodel::DeviceCatalog catalog = schema::read_gpus(gpus_path);
+    auto result = import::init_cluster(profiles, catalog, opt);
     for (const auto& n : result.notes) std::cerr << "vitsim cluster init: note: " << n << "\n";
+    result.cluster.file = out;
+    warn_cluster_fabric("vitsim cluster init", {result.cluster}, catalog);
     schema::Json doc = schema::write_cluster_json(result.cluster);
     doc["context"] =
         schema::make_context("vitsim cluster init", args, {{"profiles", profile_paths}});

@@ -12,6 +12,7 @@
 #include "clikit/run_app.h"
 #include "costmodel/regime.h"
 #include "import/deepspeed_import.h"
+#include "schema/data_dir.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
 
@@ -71,7 +72,8 @@ int cmd_import_deepspeed(int argc, char** argv) {
                  "data fraction p, when the log prints no run directory");
   app.add_option("--images", opt.train_images, "training images before the fraction")
       ->capture_default_str();
-  app.add_option("--gpus", gpus_path, "device catalog")->capture_default_str();
+  app.add_option("--gpus", gpus_path, "device catalog")
+      ->default_str(schema::data_default("platforms/gpus.json"));
   return clikit::run_app(app, argc, argv, [&] {
     clikit::refuse_repeated_files(inputs, "inputs");
     std::vector<schema::NamedPath> read = schema::named_paths("inputs", inputs);

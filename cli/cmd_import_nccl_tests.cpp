@@ -10,6 +10,7 @@
 #include "clikit/list_options.h"
 #include "clikit/run_app.h"
 #include "import/nccl_tests_import.h"
+#include "schema/data_dir.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
 
@@ -60,7 +61,8 @@ int cmd_import_nccl_tests(int argc, char** argv) {
                  "gradients in place)")
       ->capture_default_str();
   app.add_option("--gpu", opt.gpu, "device id recorded (default: the GPU the rank lines name)");
-  app.add_option("--gpus", gpus_path, "device catalog")->capture_default_str();
+  app.add_option("--gpus", gpus_path, "device catalog")
+      ->default_str(schema::data_default("platforms/gpus.json"));
   return clikit::run_app(app, argc, argv, [&] {
     clikit::refuse_repeated_files(inputs, "inputs");
     std::vector<schema::NamedPath> read = schema::named_paths("inputs", inputs);

@@ -8,6 +8,7 @@
 #include "cli/file_options.h"
 #include "clikit/run_app.h"
 #include "schema/cost_model_io.h"
+#include "schema/data_dir.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
 #include "schema/transports_io.h"
@@ -58,7 +59,7 @@ int cmd_platform(int argc, char** argv) {
   app.add_option("--nodes", nodes, "node count of the cluster's node template");
   add_costs_option(app, costs_path, "its measured link costs replace the modelled figures");
   app.add_option("--transports", transports_path, "transport model parameters")
-      ->capture_default_str();
+      ->default_str(schema::data_default("platforms/transports.json"));
   add_gpus_json_option(app, gpus_json);
   return clikit::run_app(app, argc, argv, [&] {
     schema::OutputGroup written({{"cluster", cluster_path},
@@ -67,7 +68,9 @@ int cmd_platform(int argc, char** argv) {
                                  {"--gpus-json", gpus_json}},
                                 {{"--export-xml", xml}});
     schema::ClusterSpec cluster = schema::read_cluster(cluster_path);
-    sim::check_cluster_devices(cluster, schema::read_gpus(gpus_json));
+    const costmodel::DeviceCatalog catalog = schema::read_gpus(gpus_json);
+    sim::check_cluster_devices(cluster, catalog);
+    warn_cluster_fabric("vitsim platform", {cluster}, catalog);
     if (nodes) cluster = sim::with_node_count(cluster, *nodes);
     schema::CostModelFile costs;
     if (!costs_path.empty()) costs = schema::read_cost_model(costs_path);

@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/cost_options.h"
+#include "cli/file_options.h"
 #include "cli/option_groups.h"
 #include "clikit/list_options.h"
 #include "clikit/model_options.h"
@@ -36,8 +37,8 @@ struct PredictArgs {
   RunArgs run;
   GoalArgs goal;
   std::string hosts, per_rank, trace;
-  std::string network_model = "CM02", engine = "auto";
-  bool json = false, crosstraffic = false, explain = false;
+  std::string network_model = "CM02", engine = "auto", progress = "auto";
+  bool json = false, crosstraffic = false, explain = false, quiet = false;
   int64_t what_ifs = 3;
 };
 
@@ -72,6 +73,11 @@ void add_options(CLI::App& app, PredictArgs& a, CostArgs& cost, clikit::ModelOpt
                  "listed under their own heading)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{20}));
+  add_quiet_option(app, a.quiet);
+  app.add_option("--progress", a.progress,
+                 "the what-ifs of advise (--explain): auto (a line on stderr when it is a "
+                 "terminal and they run over 1 s) | always (one line per what-if) | never")
+      ->capture_default_str();
   add_cost_options(app, cost);
 }
 
@@ -97,7 +103,7 @@ schema::TrainingConfig to_config(const PredictArgs& a) {
   c.activation_checkpointing = single_value(v.checkpointing, "activation-checkpointing");
   c.precision = single_value(v.precisions, "precision");
   c.label = "predict";
-  check_epoch_holds_a_batch(c);
+  check_epoch_holds_a_batch(c, a.run.dataset);
   return c;
 }
 
@@ -135,6 +141,7 @@ int run_predict(int argc, char** argv, bool advise) {
     schema::OutputGroup written(input_files(a.input, cost.prices), {{"--trace", a.trace}});
     const schema::ClusterSpec cluster = schema::read_cluster(a.input.cluster);
     const costmodel::DeviceCatalog catalog = schema::read_gpus(a.input.gpus_json);
+    warn_cluster_fabric(advise ? "vitsim advise" : "vitsim predict", {cluster}, catalog);
     const schema::CostModelFile costs = schema::read_cost_model(a.input.costs);
     check_price_devices(cost, cluster);
     sim::SimOptions options;
@@ -152,10 +159,11 @@ int run_predict(int argc, char** argv, bool advise) {
     const costmodel::ViTConfig vit = resolve_model(a.run, model);
     schema::ConfigPrediction p = sim::predict(cluster, catalog, vit, config, costs.costs, options);
     if (a.explain) {
-      plan::AdviceRequest q{&cluster, &catalog, &vit, &config, &costs.costs, &options, &p};
-      // A line on a terminal only (clikit/progress.h): what-ifs take seconds each at scale.
-      clikit::ProgressLine line(advise ? "vitsim advise" : "vitsim predict --explain", "what-ifs",
-                                clikit::ProgressMode::kAuto);
+      // A line on a terminal once the what-ifs run over a second; nothing when piped.
+      clikit::ProgressLine line(
+          advise ? "vitsim advise" : "vitsim predict --explain", "what-ifs",
+          clikit::parse_option(a.progress, "progress", clikit::parse_progress_mode));
+      plan::AdviceRequest q{&cluster, &catalog, &vit, &config, &costs.costs, &options, &p, {}};
       q.progress = [&](size_t done, size_t total) { line.update(done, total); };
       p.advice = plan::advise(q, static_cast<size_t>(a.what_ifs));
       p.fit_options = fit_options_with_costs(plan::what_would_fit(q), cost, catalog, cluster,
@@ -167,8 +175,8 @@ int run_predict(int argc, char** argv, bool advise) {
                  "vitsim " + std::string(advise ? "advise" : "predict"));
     p = std::move(one.front());
     const std::string tool = advise ? "vitsim advise" : "vitsim predict";
-    for (const auto& w : sim::unmeasured_warnings({p}))
-      std::cerr << tool << ": warning: " << w << "\n";
+    // advise explains the step; its warnings stay one line each unless --explain is given.
+    print_unmeasured(tool, {p}, app.count("--explain") > 0, a.quiet);
     if (a.json) {
       // A prediction document with one configuration: what vitsim validate reads.
       schema::PredictionFile file;

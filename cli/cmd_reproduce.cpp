@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/file_options.h"
 #include "clikit/run_app.h"
+#include "schema/data_dir.h"
 
 namespace vitsim::cli {
 
@@ -22,7 +23,7 @@ int cmd_reproduce(int argc, char** argv) {
   app.add_option("--out", opt.out_dir, "output folder")->capture_default_str();
   app.add_option("--study", opt.study_path, "study file (docs/formats/study.md)")
       ->check(CLI::ExistingFile)
-      ->capture_default_str();
+      ->default_str(schema::data_default("data/vit-deepspeed-study/study.json"));
   add_gpus_json_option(app, opt.gpus_path, "the study's");
   app.add_option("--steps", opt.sim.simulated_steps, "steps simulated per configuration")
       ->capture_default_str();

@@ -13,6 +13,7 @@
 #include "present/prediction_table.h"
 #include "present/run_cost.h"
 #include "schema/cost_model_io.h"
+#include "schema/data_dir.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
 #include "schema/model_io.h"
@@ -33,7 +34,7 @@ int cmd_simulate(int argc, char** argv) {
   std::string scenario_path, costs_path, out_prefix, trace, gpus_json;
   std::string transports = schema::default_transports_path();
   std::string network_model = "CM02";
-  bool crosstraffic = false;
+  bool crosstraffic = false, explain = false, quiet = false;
   int steps = 3;
   std::string progress = "auto";
   app.add_option("scenario", scenario_path, "scenario file (scenarios/*.json)")
@@ -47,11 +48,15 @@ int cmd_simulate(int argc, char** argv) {
   add_gpus_json_option(app, gpus_json);
   app.add_option("--transports", transports,
                  "transport model parameters, for link classes the costs did not measure")
-      ->capture_default_str();
+      ->default_str(schema::data_default("platforms/transports.json"));
   app.add_option("--steps", steps, "steps simulated per configuration")->capture_default_str();
   app.add_option("--network-model", network_model, "SimGrid network/model (CM02, LV08, ...)")
       ->capture_default_str();
   app.add_flag("--crosstraffic", crosstraffic, "SimGrid network/crosstraffic on");
+  app.add_flag("--explain", explain,
+               "print each warning about an unmeasured part in full: how it was modelled and how "
+               "to measure it");
+  add_quiet_option(app, quiet);
   bool force = false;
   app.add_flag(
       "--force", force,
@@ -78,6 +83,7 @@ int cmd_simulate(int argc, char** argv) {
     written.add_input({"the scenario's cluster", cluster_path});
     const schema::ClusterSpec cluster = schema::read_cluster(cluster_path);
     const costmodel::DeviceCatalog catalog = schema::read_gpus(gpus_json);
+    warn_cluster_fabric("vitsim simulate", {cluster}, catalog);
     const schema::CostModelFile costs = schema::read_cost_model(costs_path);
     check_price_devices(cost, schema::apply_overrides(scenario, cluster));
     sim::SimOptions options;
@@ -99,8 +105,7 @@ int cmd_simulate(int argc, char** argv) {
       options.progress = [&](size_t done, size_t total) { line.update(done, total); };
       p = sim::simulate_scenario(scenario, cluster, catalog, costs.costs, options);
     }
-    for (const auto& w : sim::unmeasured_warnings(p.configurations))
-      std::cerr << "vitsim simulate: warning: " << w << "\n";
+    print_unmeasured("vitsim simulate", p.configurations, explain, quiet);
     p.context = schema::make_context(
         "vitsim", args,
         {{"scenario_file", scenario_path},

@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/cost_options.h"
+#include "cli/file_options.h"
 #include "cli/option_groups.h"
 #include "clikit/list_options.h"
 #include "clikit/model_options.h"
@@ -48,11 +49,16 @@ struct SweepArgs {
   int jobs = 0;  // 0: default_sweep_jobs
   std::string progress = "auto";
   std::string hosts_from, devices;
-  std::vector<std::string> given;  // the options on the command line (set after parsing)
+  bool explain = false, quiet = false;  // the unmeasured parts' warnings (print_unmeasured)
+  std::vector<std::string> given;       // the options on the command line (set after parsing)
 };
 
 void add_options(CLI::App& app, SweepArgs& a, CostArgs& cost, clikit::ModelOptions& model) {
   add_input_options(app, a.input, false);
+  app.add_flag("--explain", a.explain,
+               "print each warning about an unmeasured part in full: how it was modelled and how "
+               "to measure it");
+  add_quiet_option(app, a.quiet);
   add_run_options(app, a.run, Values::kList);
   add_goal_options(app, a.goal, Values::kList);
   app.add_option("--out", a.out_prefix,
@@ -117,8 +123,7 @@ void print_and_write(const SweepArgs& a, const plan::SweepResult& r, const plan:
   std::cout << present::best_text(all, r.pick, spec.goal);
   const std::string front = present::pareto_text(all, r.requested, spec.limits);
   if (!front.empty()) std::cout << "\n" << front;
-  for (const auto& w : sim::unmeasured_warnings(all))
-    std::cerr << "vitsim sweep: warning: " << w << "\n";
+  print_unmeasured("vitsim sweep", all, a.explain, a.quiet);
   schema::add_prediction_outputs(written, a.out_prefix, a.json_path, r.predictions);
   written.commit();
 }
@@ -252,6 +257,31 @@ int shard(const SweepArgs& a, const plan::SweepSpec& spec, const ShardInputs& in
           const CostArgs& cost, const std::vector<plan::SweepItem>& items,
           const std::vector<std::string>& args, schema::OutputGroup& written);
 
+// --devices as catalog ids, through the one resolver (costmodel::match_device): an id, or a name
+// only one device has; an ambiguous name ("a100") is refused listing its ids, as cluster init,
+// calibrate and predict refuse it; a name nothing resembles gets the typo suggestion.
+std::vector<std::string> resolve_searched(const std::string& text,
+                                          const costmodel::DeviceCatalog& catalog,
+                                          const schema::ClusterSpec& cluster) {
+  const costmodel::DeviceCatalog devices = sim::merged_catalog(catalog, cluster);
+  std::vector<std::string> out;
+  for (const std::string& d : clikit::parse_list<std::string>(
+           text, "devices", [](auto& d) { return d; }, true)) {
+    const costmodel::DeviceMatch m = costmodel::match_device(devices, d);
+    if (m.device) {
+      out.push_back(m.device->id);
+      continue;
+    }
+    std::vector<std::string> names;
+    for (const auto& spec : devices.devices) names.push_back(spec.name);
+    throw std::invalid_argument(
+        m.candidates.empty()
+            ? clikit::unknown_name("devices", "device", "the catalog", d, devices.ids(), names)
+            : costmodel::device_name_error(devices, "--devices", d));
+  }
+  return out;
+}
+
 int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& model_options,
           const std::vector<std::string>& args, schema::OutputGroup& written) {
   if (a.input.cluster.empty())
@@ -260,14 +290,14 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
   plan::SweepSpec spec = to_spec(a, cost);
   const schema::ClusterSpec cluster = schema::read_cluster(a.input.cluster);
   const costmodel::DeviceCatalog catalog = schema::read_gpus(a.input.gpus_json);
+  warn_cluster_fabric("vitsim sweep", {cluster}, catalog);
   const schema::CostModelFile costs = schema::read_cost_model(a.input.costs);
   const costmodel::ViTConfig model = resolve_model(a.run, model_options);
   sim::SimOptions options;
   options.transports = schema::read_transports(a.input.transports);
   options.force = a.run.force;
   options.simulated_steps = a.run.steps;
-  const std::vector<std::string> searched = clikit::parse_list<std::string>(
-      a.devices, "devices", [](auto& d) { return d; }, true);
+  const std::vector<std::string> searched = resolve_searched(a.devices, catalog, cluster);
   check_price_devices(cost, cluster, searched);
   const std::vector<plan::SweepItem> items = plan::sweep_items(spec);
   spec.jobs = a.jobs > 0 ? a.jobs : plan::default_sweep_jobs(items, model, options);
@@ -363,15 +393,16 @@ plan::SweepResult search(const SweepArgs& a, const plan::SweepSpec& spec,
                          const costmodel::DeviceCatalog& catalog, const costmodel::ViTConfig& vit,
                          const costmodel::CostModel& costs, const sim::SimOptions& options,
                          const CostArgs& cost, const std::vector<std::string>& searched) {
+  // Without --hosts-from, --devices searches every host (as its help says): as "all".
   const std::vector<std::string> hosts =
-      a.hosts_from == "all"
+      a.hosts_from == "all" || a.hosts_from.empty()
           ? std::vector<std::string>{}
           : clikit::parse_list<std::string>(a.hosts_from, "hosts-from", [](auto& h) { return h; });
   const costmodel::DeviceCatalog devices = sim::merged_catalog(catalog, cluster);
   std::vector<std::string> names;  // "A100" names four ids: only an id is exact
   for (const auto& d : devices.devices) names.push_back(d.name);
   const std::vector<std::string> ids = devices.ids();
-  for (const std::string& d : searched) {  // an id nobody has would only skip every subset
+  for (const std::string& d : searched) {  // resolved to ids by resolve_searched
     if (std::find(ids.begin(), ids.end(), d) == ids.end())
       throw std::invalid_argument(
           clikit::unknown_name("devices", "device", "the catalog", d, ids, names));
@@ -389,6 +420,17 @@ plan::SweepResult search(const SweepArgs& a, const plan::SweepSpec& spec,
                                            plan::kMaxExhaustiveSubsets)
                              : fmt::format("exhaustive search: {} host subset(s) per device\n",
                                            found.combinations));
+  // A subset with an unpriced GPU has no cost: say how many, so that "cheapest" is read as the
+  // cheapest of the priced ones.
+  const auto& all = found.predictions.configurations;
+  const auto unpriced = std::count_if(all.begin(), all.end(), [](const auto& p) {
+    return !p.out_of_memory && !(p.cost && p.cost->epoch_usd > 0);
+  });
+  if (unpriced > 0)
+    std::cout << fmt::format(
+        "note: {} of {} candidate(s) have no price (a GPU without one in {}): a cost goal "
+        "compares only the others (hint: --price DEVICE=USD_PER_GPU_HOUR)\n",
+        unpriced, all.size(), cost.prices);
   return plan::as_sweep_result(std::move(found));
 }
 

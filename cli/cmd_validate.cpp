@@ -17,6 +17,7 @@
 #include "cli/file_options.h"
 #include "clikit/list_options.h"
 #include "clikit/run_app.h"
+#include "schema/data_dir.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
 #include "schema/study.h"
@@ -78,7 +79,7 @@ void add_options(CLI::App& app, ValidateArgs& a) {
                  "--leave-one-out use; given explicitly, its precision_names also map the CSVs' "
                  "precision column (e.g. the reference study's fp16 = ds-fp16)")
       ->check(CLI::ExistingFile)
-      ->capture_default_str();
+      ->default_str(schema::data_default("data/vit-deepspeed-study/study.json"));
   app.add_option("--max-median-error-pct", a.max_median,
                  "exit 1 when the median absolute error exceeds this, or when no run matched "
                  "(default: never fail)")
@@ -157,6 +158,7 @@ void gather_like(ValidateArgs& a, validate::ComparisonInputs& in, schema::Output
   for (const auto& run : r.runs)
     written.add_input({"the cluster of " + run.file, run.cluster_file});
   for (const auto& n : r.notes) std::cerr << "vitsim validate: note: " << n << "\n";
+  for (const auto& w : r.warnings) std::cerr << "vitsim validate: warning: " << w << "\n";
   warn_unmeasured(r.predicted);
   in.measured = r.measured;
   in.predicted.push_back(r.predicted);

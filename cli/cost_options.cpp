@@ -8,6 +8,7 @@
 
 #include "clikit/list_options.h"
 #include "clikit/run_app.h"
+#include "schema/data_dir.h"
 #include "schema/prices_io.h"
 
 namespace vitsim::cli {
@@ -15,7 +16,7 @@ namespace vitsim::cli {
 void add_cost_options(CLI::App& app, CostArgs& a) {
   a.prices = schema::default_prices_path();
   app.add_option("--prices", a.prices, "price table (docs/formats/prices.md)")
-      ->capture_default_str();
+      ->default_str(schema::data_default("platforms/prices.json"));
   app.add_option("--price", a.price,
                  "price overrides, USD per GPU-hour, comma-separated: t4=0.35,p4=0.6");
   app.add_option("--cost-mode", a.mode,

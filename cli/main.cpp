@@ -1,7 +1,10 @@
 // vitsim: predicts how fast a Vision Transformer trains on a cluster, before it is booked.
 // Dispatches to one subcommand per file (cmd_*.cpp); see `vitsim --help`.
+#include <string>
+
 #include "cli/commands.h"
 #include "clikit/subcommands.h"
+#include "schema/data_dir.h"
 
 namespace {
 
@@ -28,8 +31,11 @@ const vitsim::clikit::Subcommand kCommands[] = {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The usage names where the data folder was found (schema/data_dir.h), not a build path.
+  const std::string usage =
+      "vitsim <command> [options]   (vitsim <command> --help for its options)\n\n" +
+      vitsim::schema::data_dir_help();
   return vitsim::clikit::dispatch(
       "vitsim", "Predicts data-parallel ViT training time on heterogeneous GPU clusters (SimGrid).",
-      "vitsim <command> [options]   (vitsim <command> --help for its options)", kCommands, argc,
-      argv);
+      usage.c_str(), kCommands, argc, argv);
 }

@@ -15,6 +15,7 @@
 #include "costmodel/regime.h"
 #include "costmodel/sharding.h"
 #include "plan/sweep.h"
+#include "schema/data_dir.h"
 #include "schema/gpus_io.h"
 #include "schema/transports_io.h"
 #include "sim/collective_registry.h"
@@ -42,7 +43,7 @@ void add_input_options(CLI::App& app, InputArgs& a, bool required) {
   add_gpus_json_option(app, a.gpus_json);
   app.add_option("--transports", a.transports,
                  "transport model parameters, for link classes the costs did not measure")
-      ->capture_default_str();
+      ->default_str(schema::data_default("platforms/transports.json"));
 }
 
 std::vector<schema::NamedPath> input_files(const InputArgs& a, const std::string& prices) {
@@ -178,15 +179,22 @@ RunValues parse_run_options(const RunArgs& a) {
   return v;
 }
 
-void check_epoch_holds_a_batch(const schema::TrainingConfig& c) {
+void check_epoch_holds_a_batch(const schema::TrainingConfig& c, const std::string& dataset) {
   const int64_t batch = schema::global_batch(c);
   const std::string shortfall = costmodel::epoch_batch_shortfall(c.data_fraction, c.images, batch);
   if (shortfall.empty()) return;
-  throw std::invalid_argument("--data-fraction " + fmt::format("{:g}", c.data_fraction) +
-                              " with --images " + std::to_string(c.images) +
-                              ": expected an epoch of at least one global batch (micro-batch " +
-                              "x ranks x accumulation = " + std::to_string(batch) + "), got " +
-                              shortfall + " (hint: a larger --data-fraction or --images)");
+  const std::string micro = c.per_rank_micro_batch.empty()
+                                ? "--micro-batch " + std::to_string(c.micro_batch)
+                                : "--per-rank-micro-batch (sum)";
+  throw std::invalid_argument(fmt::format(
+      "{} x --gpus {} x --accumulation {} = a global batch of {} images, more than the epoch "
+      "holds ({} x --data-fraction {:g} = {} images): no optimizer step of it is whole, and "
+      "every rate would count images the data set does not have (hint: fewer --gpus, a smaller "
+      "--micro-batch or --accumulation, or more images)",
+      micro, c.gpus, c.accumulation, batch,
+      dataset.empty() ? "--images " + std::to_string(c.images)
+                      : "--dataset " + dataset + " (" + std::to_string(c.images) + " images)",
+      c.data_fraction, costmodel::images_used(c.data_fraction, c.images)));
 }
 
 costmodel::ViTConfig resolve_model(const RunArgs& a, const clikit::ModelOptions& model) {

@@ -80,10 +80,13 @@ struct RunValues {
 // given with --dataset.
 RunValues parse_run_options(const RunArgs& a);
 
-// std::invalid_argument naming --data-fraction (and --images) when the configuration's epoch
-// holds fewer images than one global batch (costmodel::epoch_batch_shortfall): predict checks
-// its configuration, sweep each of its configurations.
-void check_epoch_holds_a_batch(const schema::TrainingConfig& config);
+// std::invalid_argument naming the options when the configuration's global batch (--micro-batch x
+// --gpus x --accumulation) holds more images than its epoch (--dataset or --images, x
+// --data-fraction; costmodel::epoch_batch_shortfall): an error, not a warning, since no step of
+// it is whole and every rate would count images the data set does not have. predict checks its
+// configuration; sweep skips each such configuration, saying why (sim::predict refuses it).
+void check_epoch_holds_a_batch(const schema::TrainingConfig& config,
+                               const std::string& dataset = "");
 
 // The model of `model` with the classes of the --dataset (std::invalid_argument when --classes
 // says otherwise).

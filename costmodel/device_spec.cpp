@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <stdexcept>
 
 namespace vitsim::costmodel {
 
@@ -48,15 +49,56 @@ std::string lower(std::string s) {
 const DeviceSpec* DeviceCatalog::find(const std::string& id_or_name) const {
   const std::string key = lower(id_or_name);
   for (const auto& d : devices) {
-    if (lower(d.id) == key || lower(d.name) == key) return &d;
+    if (lower(d.id) == key) return &d;
   }
-  return nullptr;
+  const DeviceSpec* named = nullptr;
+  for (const auto& d : devices) {
+    if (lower(d.name) != key) continue;
+    if (named) return nullptr;  // a name several devices share names none of them
+    named = &d;
+  }
+  return named;
 }
 
 std::vector<std::string> DeviceCatalog::ids() const {
   std::vector<std::string> out;
   for (const auto& d : devices) out.push_back(d.id);
   return out;
+}
+
+DeviceMatch match_device(const DeviceCatalog& catalog, const std::string& text) {
+  DeviceMatch m;
+  m.device = catalog.find(text);
+  if (m.device) return m;
+  const std::string key = lower(text);
+  for (const auto& d : catalog.devices) {
+    const bool in_id = lower(d.id).find(key) != std::string::npos;
+    const bool in_name = lower(d.name).find(key) != std::string::npos;
+    if (!key.empty() && (in_id || in_name)) m.candidates.push_back(d.id);
+  }
+  return m;
+}
+
+std::string device_name_error(const DeviceCatalog& catalog, const std::string& where,
+                              const std::string& text) {
+  const DeviceMatch m = match_device(catalog, text);
+  std::string list;
+  for (const auto& id : m.candidates.empty() ? catalog.ids() : m.candidates)
+    list += (list.empty() ? "" : ", ") + id;
+  if (m.candidates.size() > 1)
+    return where + ": '" + text + "' names " + std::to_string(m.candidates.size()) +
+           " devices of the catalog: " + list + " (give one of these ids)";
+  if (m.candidates.size() == 1)
+    return where + ": no device '" + text + "' in the catalog; the id that matches it: " + list +
+           " (give it)";
+  return where + ": no device '" + text + "' in the catalog (ids: " + list +
+         "; a device it lacks goes into data/gpu_specs.csv or the cluster file's \"devices\")";
+}
+
+const DeviceSpec& resolve_device(const DeviceCatalog& catalog, const std::string& where,
+                                 const std::string& text) {
+  if (const DeviceSpec* d = catalog.find(text)) return *d;
+  throw std::invalid_argument(device_name_error(catalog, where, text));
 }
 
 DeviceCatalog with_devices(const DeviceCatalog& catalog, const std::vector<DeviceSpec>& specific) {

@@ -31,6 +31,11 @@ struct DeviceSpec {
   // docs/cost-model.md section 4, "Architecture classes"): a GPU without kernel-level evidence of
   // its own takes its class's. "" = none stated.
   std::string arch_class;
+  // How GPUs of this part are joined inside a node by construction: "nvlink" (an SXM module sits
+  // on a baseboard whose GPUs are joined by NVLink, through NVSwitch on 8-GPU boards), "pcie"
+  // (a PCIe card: the slot, through the host, unless a bridge pairs two); "" = not stated
+  // (docs/formats/gpus.md). `vitsim cluster init` takes it as --intra's default.
+  std::string intra_node_fabric;
   std::string source;  // datasheet / whitepaper the row comes from
 
   // Peak FLOP/s for matrix work in this regime's math type: fp32 -> fp32 peak; fp16 -> tensor peak
@@ -48,10 +53,32 @@ struct DeviceSpec {
 
 struct DeviceCatalog {
   std::vector<DeviceSpec> devices;
-  // nullptr when absent. Matches id, or name (case-insensitive).
+  // nullptr when absent. Matches an id, or a name only one device has (case-insensitive): "A100"
+  // is the name of four devices and finds none (match_device says which).
   const DeviceSpec* find(const std::string& id_or_name) const;
   std::vector<std::string> ids() const;
 };
+
+// What a device name a user typed names (docs/formats/gpus.md, "Device names"): the one home of
+// the rule, so that cluster init, calibrate, sweep --devices, predict and the importers accept
+// and refuse the same names. `device`: the device `text` names exactly (an id, or a name only one
+// device has); else nullptr and `candidates`: the ids whose id or name contains it (ignoring case),
+// several for an ambiguous name ("a100": the four A100s), none for a name nothing resembles.
+struct DeviceMatch {
+  const DeviceSpec* device = nullptr;
+  std::vector<std::string> candidates;
+};
+DeviceMatch match_device(const DeviceCatalog& catalog, const std::string& text);
+
+// Why `text` (given as `where`, e.g. "--devices" or "--host h1") names no one device: "--devices:
+// 'a100' names 4 devices of the catalog: a100-pcie-40gb, a100-sxm4-40gb, a100-pcie-80gb,
+// a100-sxm4-80gb (give one of these ids)", or "... no device 'x' in the catalog (ids: ...)".
+std::string device_name_error(const DeviceCatalog& catalog, const std::string& where,
+                              const std::string& text);
+
+// The device `text` names; std::invalid_argument with device_name_error otherwise.
+const DeviceSpec& resolve_device(const DeviceCatalog& catalog, const std::string& where,
+                                 const std::string& text);
 
 // The catalog with `specific` devices (a cluster file's own "devices") added, in front. On an id
 // clash the specific description wins: a cluster file describes the cards that cluster has

@@ -57,6 +57,10 @@ std::string epoch_batch_shortfall(double data_fraction, int64_t images, int64_t 
          ", fewer than one global batch of " + std::to_string(global_batch);
 }
 
+int64_t images_per_step(double data_fraction, int64_t images, int64_t global_batch) {
+  return std::min(global_batch, images_used(data_fraction, images));
+}
+
 bool last_micro_step_is_partial(int64_t used, int64_t ranks, int64_t micro_batch) {
   return samples_per_rank(used, ranks) % micro_batch != 0;
 }

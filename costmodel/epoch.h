@@ -38,6 +38,12 @@ int64_t steps_per_epoch(double data_fraction, int64_t images,
 // global batch of 64").
 std::string epoch_batch_shortfall(double data_fraction, int64_t images, int64_t global_batch);
 
+// Images one optimizer step trains on, as every rate counts them (throughput, speed-up, images per
+// dollar): a global batch, but never more than the epoch holds (images_used), so that no rate
+// counts images the data set does not have (docs/cost-model.md, "Steps per epoch"). Predictions
+// refuse such a configuration anyway (epoch_batch_shortfall); this keeps the rule whole.
+int64_t images_per_step(double data_fraction, int64_t images, int64_t global_batch);
+
 // True when the last micro-step of an epoch with equal micro-batches holds fewer samples than
 // the others (samples_per_rank is not a multiple of the micro-batch).
 bool last_micro_step_is_partial(int64_t used, int64_t ranks, int64_t micro_batch);

@@ -12,6 +12,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "schema/cluster_fabric.h"
+
 namespace vitsim::import {
 
 namespace {
@@ -103,10 +105,6 @@ schema::LinkSpec intra_link(const std::string& kind, const std::string& link_cla
     l.transport.kind = kind == "pcie-p2p" ? costmodel::Transport::kP2p : costmodel::Transport::kShm;
   }
   return l;
-}
-
-const char* transport_suffix(const std::string& kind) {
-  return kind == "nvlink" ? "nvlink" : kind == "pcie-p2p" ? "p2p" : "shm";
 }
 
 }  // namespace
@@ -207,24 +205,46 @@ namespace {
 
 // One stated host as a node entry: its GPUs, its NIC at the stated rate, a fabric inside when it
 // has 2+ GPUs.
+// A host's fabric as measured: an all-reduce of 2+ ranks all on one host (ranks_per_node ==
+// ranks) of a profile of this device, whatever its link class was called when measured
+// (bench-allreduce without --cluster, an nccl-tests import), so that the measurement is the one
+// predictions use. A profile whose context names this host comes first. {class, file}, or
+// {"", ""} when none.
+std::pair<std::string, std::string> measured_intra_class(
+    const std::vector<schema::ProfileInput>& profiles, const std::string& host,
+    const std::string& device) {
+  std::pair<std::string, std::string> found;
+  for (const auto& p : profiles) {
+    if (p.profile.device != device) continue;
+    for (const auto& a : p.profile.allreduce) {
+      if (a.ranks < 2 || a.ranks_per_node != a.ranks) continue;
+      if (found.first.empty() || profiled_host(p.profile) == host) found = {a.link_class, p.file};
+    }
+  }
+  return found;
+}
+
 schema::NodeSpec node_of(const HostStatement& h, const std::string& device,
+                         const std::string& intra_kind, const std::string& intra_class,
                          const ClusterInitOptions& options) {
   schema::NodeSpec n;
   n.name = h.name;
   n.gpus.push_back({device, h.gpus});
   n.nic.bandwidth_bytes_per_s = nic_rate_bytes_per_s(h.nic);
   n.nic.latency_s = options.nic_latency_s;
-  n.nic.link_class = h.link_class.empty() ? options.name + "-" + h.nic : h.link_class;
+  n.nic.link_class =
+      h.link_class.empty() ? schema::nic_link_class(options.name, h.nic) : h.link_class;
   n.nic.transport.kind = options.nic_transport;
   n.nic.transport.mtu_bytes = options.mtu_bytes;
   if (h.gpus > 1) {
-    n.intra_node.kind = options.intra_kind;
-    n.intra_node.link = intra_link(options.intra_kind, options.name + "-" + device + "-" +
-                                                           transport_suffix(options.intra_kind));
+    n.intra_node.kind = intra_kind;
+    n.intra_node.link = intra_link(
+        intra_kind, intra_class.empty() ? schema::intra_link_class(options.name, device, intra_kind)
+                                        : intra_class);
   }
   n.description = fmt::format("stated: {} x {}, NIC {} ({} line rate{})", h.gpus, device, h.nic,
                               costmodel::to_string(options.nic_transport),
-                              h.gpus > 1 ? ", " + options.intra_kind + " inside" : "");
+                              h.gpus > 1 ? ", " + intra_kind + " inside" : "");
   return n;
 }
 
@@ -263,8 +283,8 @@ void check_options(const ClusterInitOptions& options) {
         fmt::format("--name: expected letters, digits, '.', '_', '-', got '{}'", options.name));
   if (options.hosts.empty())
     throw std::invalid_argument("no host stated (hint: --host h1:rtx3070:10gbe, one per host)");
-  if (options.intra_kind != "pcie-host" && options.intra_kind != "pcie-p2p" &&
-      options.intra_kind != "nvlink")
+  if (!options.intra_kind.empty() && options.intra_kind != "pcie-host" &&
+      options.intra_kind != "pcie-p2p" && options.intra_kind != "nvlink")
     throw std::invalid_argument("--intra: expected pcie-host, pcie-p2p or nvlink, got '" +
                                 options.intra_kind + "'");
 }
@@ -282,21 +302,30 @@ ClusterInit init_cluster(const std::vector<schema::ProfileInput>& profiles,
   for (const auto& h : options.hosts) {
     if (!names.insert(h.name).second)
       throw std::invalid_argument("--host: host '" + h.name + "' stated twice");
-    const std::string device = resolve_device(h, profiles);
+    std::string device = resolve_device(h, profiles);
     const bool own = std::any_of(c.devices.begin(), c.devices.end(),
                                  [&](const auto& d) { return d.id == device; });
-    if (!catalog.find(device) && !own) {
+    const costmodel::DeviceMatch match = costmodel::match_device(catalog, device);
+    if (match.device) device = match.device->id;  // the file names the id ("Tesla T4" -> t4)
+    if (!match.device && !own) {
       const schema::Profile* p = compute_profile_of(profiles, device);
       if (!p || p->device_name.empty() || p->device_name == "cuda")
-        throw std::invalid_argument(fmt::format(
-            "--host {}: device '{}' is neither in the device catalog nor a CPU profile's device "
-            "(hint: a catalog id such as rtx3070 or t4, see platforms/gpus.json; a GPU it lacks "
-            "goes into data/gpu_specs.csv, docs/formats/gpus.md)",
-            h.name, device));
+        throw std::invalid_argument(
+            costmodel::device_name_error(catalog, "--host " + h.name, device) +
+            (match.candidates.empty() ? " (nor a CPU profile's device)" : ""));
       c.devices.push_back(cpu_device(*p, options));
       out.notes.push_back("device " + device + ": " + c.devices.back().source);
     }
-    c.nodes.push_back(node_of(h, device, options));
+    const auto [intra_class, measured_by] = h.gpus > 1
+                                                ? measured_intra_class(profiles, h.name, device)
+                                                : std::pair<std::string, std::string>{};
+    if (!intra_class.empty())
+      out.notes.push_back(
+          fmt::format("host {}: its GPUs' link class is {}, measured on one host "
+                      "by {}",
+                      h.name, intra_class, measured_by));
+    c.nodes.push_back(node_of(h, device, schema::intra_kind_of(match.device, options.intra_kind),
+                              intra_class, options));
   }
   c.network.topology = schema::Topology::kStar;
   std::vector<std::string> ranks;

@@ -43,7 +43,9 @@ struct ClusterInitOptions {
   costmodel::Transport nic_transport = costmodel::Transport::kSocket;  // socket | tcp
   int64_t mtu_bytes = 1500;
   double nic_latency_s = 2.5e-5;  // NIC + switch, as platforms/tesla.json assumes for Ethernet
-  std::string intra_kind = "pcie-host";  // hosts with 2+ GPUs: pcie-host | pcie-p2p | nvlink
+  // Hosts with 2+ GPUs: pcie-host | pcie-p2p | nvlink; empty: the device's own fabric from the
+  // catalog (intra_node_fabric: an SXM part's NVLink, a card's PCIe through host memory).
+  std::string intra_kind;
   // What this machine says about its CPU, for CPU "devices" the catalog does not know.
   std::string cpuinfo_text, meminfo_text, this_host;
   double cpu_memory_bandwidth_per_thread_bytes_per_s = 5.7e9;  // docs/emulation.md, single thread
@@ -55,7 +57,9 @@ struct ClusterInit {
 };
 
 // Throws std::invalid_argument for a statement that contradicts itself or the profiles (duplicate
-// host, a device neither the catalog nor any profile names, "auto" without a profile of that host).
+// host, a device neither the catalog nor any profile names, a name several catalog devices share
+// such as "a100" (costmodel::match_device: the ids are listed), "auto" without a profile of that
+// host).
 ClusterInit init_cluster(const std::vector<schema::ProfileInput>& profiles,
                          const costmodel::DeviceCatalog& catalog,
                          const ClusterInitOptions& options);

@@ -28,21 +28,26 @@ struct Device {
 
 // --gpu (or the log's GPU name) -> device id. An id the catalog does not know is kept as given:
 // clusters may declare their own devices (e.g. "rtx-a4500" in nebula.json).
-Device resolve_device(const costmodel::DeviceCatalog& catalog, const std::string& wanted) {
+Device device_named(const costmodel::DeviceCatalog& catalog, const std::string& wanted,
+                    const std::string& where) {
   std::string key = wanted;
   for (const char* prefix : {"NVIDIA ", "nvidia "}) {
     if (key.rfind(prefix, 0) == 0) key = key.substr(std::char_traits<char>::length(prefix));
   }
   if (const auto* spec = catalog.find(key)) return {spec->id, spec->name};
   if (const auto* spec = catalog.find(wanted)) return {spec->id, spec->name};
+  // A name several devices share ("a100") is refused with its ids, as every command refuses it
+  // (costmodel::match_device); only a name nothing in the catalog resembles is kept.
+  if (costmodel::match_device(catalog, key).candidates.size() > 1)
+    throw std::invalid_argument(costmodel::device_name_error(catalog, where, key));
   return {wanted, wanted};
 }
 
 Device device_of(const DeepSpeedLog& log, const costmodel::DeviceCatalog& catalog,
                  const ImportOptions& o) {
-  if (!o.gpu.empty()) return resolve_device(catalog, o.gpu);
+  if (!o.gpu.empty()) return device_named(catalog, o.gpu, "--gpu");
   if (log.gpu_name) {
-    Device d = resolve_device(catalog, *log.gpu_name);
+    Device d = device_named(catalog, *log.gpu_name, log.file + ": GPU name (pass --gpu ID)");
     if (catalog.find(d.id)) return d;
     throw InputError::at(log.file, "GPU name", "a GPU of gpus.json", "\"" + *log.gpu_name + "\"",
                          "pass --gpu ID");
@@ -453,8 +458,9 @@ ImportResult import_compute_summary(const schema::CsvTable& t,
   p.source = costmodel::CostSource::kImported;
   p.model = graph.config;
   for (size_t i = 0; i < t.rows(); ++i) {
-    const Device d = resolve_device(catalog, t.at(i, "gpu"));
-    if (!o.gpu.empty() && d.id != resolve_device(catalog, o.gpu).id) continue;
+    const Device d = device_named(catalog, t.at(i, "gpu"),
+                                  t.file() + ": row " + std::to_string(i + 1) + ", column gpu");
+    if (!o.gpu.empty() && d.id != device_named(catalog, o.gpu, "--gpu").id) continue;
     Regime prec;
     try {
       prec = schema::regime_of_text(t.at(i, "precision"), o.precision_names);

@@ -113,6 +113,8 @@ void set_device(const std::vector<NcclTestsOutput>& outputs,
   }
   p.device_name = name;
   const std::string wanted = opt.gpu.empty() ? name : opt.gpu;
+  if (!opt.gpu.empty() && costmodel::match_device(catalog, opt.gpu).candidates.size() > 1)
+    throw std::invalid_argument(costmodel::device_name_error(catalog, "--gpu", opt.gpu));
   if (const auto* d = wanted.empty() ? nullptr : catalog.find(wanted)) {
     p.device = d->id;
     if (p.device_name.empty()) p.device_name = d->name;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 #include "costmodel/buckets.h"
@@ -107,19 +108,21 @@ void lower_micro_batch(const AdviceRequest& q, std::vector<Candidate>& out) {
   Candidate c{"", schema::Json::object(), *q.cluster, *q.config};
   bool changed = false;
   std::string who;
+  std::set<std::string> named;
   for (const auto& r : ranks) {
     int64_t mb = r.micro_batch;
     if (r.compute_time_s > 1.05 * fastest) {
       mb = std::max<int64_t>(1, static_cast<int64_t>(std::floor(static_cast<double>(mb) * fastest /
                                                                 r.compute_time_s)));
     }
-    if (mb < r.micro_batch && who.find(r.host) == std::string::npos)
-      who += (who.empty() ? "" : ", ") + r.host;
+    // Named with the value, as the user would type it ("tesla0 to 4"), once per host.
+    if (mb < r.micro_batch && named.insert(r.host).second)
+      who += (who.empty() ? "" : ", ") + r.host + " to " + std::to_string(mb);
     changed = changed || mb < r.micro_batch;
     c.config.per_rank_micro_batch.push_back(mb);
   }
   if (!changed) return;
-  c.what_if = "lower the micro-batch of the slower ranks (" + who + ")";
+  c.what_if = "lower the micro-batch of " + who;
   c.change = {{"per_rank_micro_batch", c.config.per_rank_micro_batch}};
   out.push_back(std::move(c));
 }
@@ -183,7 +186,7 @@ std::vector<schema::WhatIf> advise(const AdviceRequest& q, size_t keep) {
                      p.epoch_time_s / q.base->epoch_time_s - 1.0});
     predictions.push_back(std::move(p));
   }
-  if (q.progress) q.progress(all.size(), all.size());
+  if (q.progress && !all.empty()) q.progress(all.size(), all.size());
   // The what-ifs keep the data and never grow the global batch: the goal's order is the epoch's.
   std::vector<Rejected> flagged;
   std::vector<int> order = rank_for_goal(predictions, std::vector<bool>(predictions.size(), true),

@@ -33,8 +33,7 @@ struct AdviceRequest {
   const costmodel::CostModel* costs = nullptr;
   const sim::SimOptions* options = nullptr;
   const schema::ConfigPrediction* base = nullptr;  // the prediction of `config`, with breakdown
-  // Called after each what-if (done, total), e.g. a progress line (clikit/progress.h); may be
-  // empty.
+  // Called after each what-if simulated (done, total), for a progress line; may be empty.
   std::function<void(size_t, size_t)> progress;
 };
 

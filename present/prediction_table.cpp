@@ -136,45 +136,65 @@ double max_idle(const schema::ConfigPrediction& p) {
 std::string prediction_table(const std::vector<schema::ConfigPrediction>& ps) {
   const std::string mode = mode_of(ps);
   const bool mixed = mode == "mixed";
-  const char* head =
-      "{:<{}} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7} {:>5} "
-      "{:>7} {:<4} {:>14} {:>9} {:>17}  {}\n";
-  // The label column: 34 wide, wider where a label is (a sweep over stages: "... zero3 no-ckpt").
-  size_t w = 34;
-  for (const auto& p : ps) w = std::max(w, label_of(p).size());
-  std::string s = fmt::format(head, "configuration", w, "gpus", "micro-batch", "placement",
-                              "collective", "steps", "step", "epoch", "compute", "comm", "max idle",
-                              "throughput", "speedup", "eff", "memory", "fit",
-                              mode.empty() ? std::string("cost") : "cost (" + mode + ")", "energy",
-                              "epoch p10-p90", "inputs (docs/uncertainty.md)");
-  s += fmt::format(head, "", w, "count", "samples", "", "", "/epoch", "s", "s", "s/step", "s/step",
-                   "s/step", "img/s", "x", "%", "GB", "", "$/epoch", "kWh/epoch", "s", "");
+  // The text columns are as wide as their widest cell (at least their usual width): a long label,
+  // per-rank micro-batches or an OOM note must not push the numbers right of their headings.
+  size_t lw = 34, mw = 11, pw = 10, cw = 17, fw = 4;
+  for (const auto& p : ps) {
+    lw = std::max(lw, label_of(p).size());
+    mw = std::max(mw, micro_batch_of(p).size());
+    pw = std::max(pw, p.config.placement.size());
+    cw = std::max(cw, std::string(costmodel::to_string(p.config.collective)).size() + 1 +
+                          std::string(costmodel::to_string(p.config.collective_level)).size());
+    if (p.out_of_memory)
+      fw =
+          std::max(fw, fmt::format("OOM (max micro-batch {})", p.max_micro_batch_that_fits).size());
+  }
+  const auto row = [&](const std::string& label, const std::string& gpus, const std::string& mb,
+                       const std::string& placement, const std::string& coll,
+                       const std::vector<std::string>& numbers, const std::string& fit,
+                       const std::vector<std::string>& tail) {
+    return fmt::format(
+        "{:<{}} {:>5} {:>{}} {:<{}} {:<{}} {:>7} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7} {:>5} "
+        "{:>7} {:<{}} {:>14} {:>9} {:>17}  {}\n",
+        label, lw, gpus, mb, mw, placement, pw, coll, cw, numbers[0], numbers[1], numbers[2],
+        numbers[3], numbers[4], numbers[5], numbers[6], numbers[7], numbers[8], numbers[9], fit, fw,
+        tail[0], tail[1], tail[2], tail[3]);
+  };
+  std::string s = row("configuration", "gpus", "micro-batch", "placement", "collective",
+                      {"steps", "step", "epoch", "compute", "comm", "max idle", "throughput",
+                       "speedup", "eff", "memory"},
+                      "fit",
+                      {mode.empty() ? std::string("cost") : "cost (" + mode + ")", "energy",
+                       "epoch p10-p90", "inputs (docs/uncertainty.md)"});
+  s += row("", "count", "samples", "", "",
+           {"/epoch", "s", "s", "s/step", "s/step", "s/step", "img/s", "x", "%", "GB"}, "",
+           {"$/epoch", "kWh/epoch", "s", ""});
   for (const auto& p : ps) {
     const std::string coll = std::string(costmodel::to_string(p.config.collective)) + "/" +
                              costmodel::to_string(p.config.collective_level);
+    const std::string gpus = std::to_string(p.config.gpus);
+    const std::string memory = fmt::format("{:.2f}", max_memory_gb(p));
     if (p.out_of_memory) {
-      s += fmt::format(
-          "{:<{}} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7} "
-          "{:>5} {:>7.2f} {:<4} {:>14} {:>9} {:>17}  {}\n",
-          label_of(p), w, p.config.gpus, micro_batch_of(p), p.config.placement, coll,
-          p.steps_per_epoch, "-", "-", "-", "-", "-", "-", "-", "-", max_memory_gb(p),
-          fmt::format("OOM (max micro-batch {})", p.max_micro_batch_that_fits), "-", "-", "-",
-          schema::provenance_summary(p.provenance));
+      s += row(label_of(p), gpus, micro_batch_of(p), p.config.placement, coll,
+               {std::to_string(p.steps_per_epoch), "-", "-", "-", "-", "-", "-", "-", "-", memory},
+               fmt::format("OOM (max micro-batch {})", p.max_micro_batch_that_fits),
+               {"-", "-", "-", schema::provenance_summary(p.provenance)});
       continue;
     }
     const std::string speedup = p.speedup > 0 ? fmt::format("{:.2f}", p.speedup) : "-";
     const std::string eff =
         p.parallel_efficiency > 0 ? fmt::format("{:.0f}", 100 * p.parallel_efficiency) : "-";
-    s += fmt::format(
-        "{:<{}} {:>5} {:>11} {:<10} {:<17} {:>7} {:>9.4f} {:>10.1f} {:>9.4f} {:>9.4f} {:>9.4f} "
-        "{:>9.1f} {:>7} {:>5} {:>7.2f} {:<4} {:>14} {:>9} {:>17}  {}\n",
-        label_of(p), w, p.config.gpus, micro_batch_of(p), p.config.placement, coll,
-        p.steps_per_epoch, p.step_time_s, p.epoch_time_s, p.compute_time_s, p.exposed_comm_time_s,
-        max_idle(p), p.throughput_images_per_s, speedup, eff, max_memory_gb(p), "ok",
-        epoch_usd(p, mixed), epoch_kwh(p),
-        p.range ? fmt::format("{:.1f}-{:.1f}", p.range->epoch_time_s.p10, p.range->epoch_time_s.p90)
-                : std::string("-"),
-        schema::provenance_summary(p.provenance));
+    s += row(label_of(p), gpus, micro_batch_of(p), p.config.placement, coll,
+             {std::to_string(p.steps_per_epoch), fmt::format("{:.4f}", p.step_time_s),
+              fmt::format("{:.1f}", p.epoch_time_s), fmt::format("{:.4f}", p.compute_time_s),
+              fmt::format("{:.4f}", p.exposed_comm_time_s), fmt::format("{:.4f}", max_idle(p)),
+              fmt::format("{:.1f}", p.throughput_images_per_s), speedup, eff, memory},
+             "ok",
+             {epoch_usd(p, mixed), epoch_kwh(p),
+              p.range ? fmt::format("{:.1f}-{:.1f}", p.range->epoch_time_s.p10,
+                                    p.range->epoch_time_s.p90)
+                      : std::string("-"),
+              schema::provenance_summary(p.provenance)});
   }
   s += epoch_note(ps);
   s += cost_notes(ps, mode);

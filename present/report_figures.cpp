@@ -2,6 +2,7 @@
 #include "present/report_figures.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -44,6 +45,9 @@ std::string series_title(const schema::TrainingConfig& c, bool with_micro_batch 
   if (c.collective != costmodel::Collective::kRing) t += std::string(" ") + to_string(c.collective);
   if (c.overlap) t += " overlap";
   if (c.accumulation > 1) t += fmt::format(" acc{}", c.accumulation);
+  // Uneven micro-batches are a configuration of their own, not a point of the even ones' line.
+  if (!c.per_rank_micro_batch.empty())
+    t += " mb " + fmt::format("{}", fmt::join(c.per_rank_micro_batch, "/"));
   return t;
 }
 
@@ -68,8 +72,30 @@ std::vector<double> measured_speedups(const std::vector<const MeasuredRun*>& run
 
 // Predicted points carry the prediction's own speed-up (costmodel::speedups when the file was
 // written: the figure says what the table says); measured points theirs (measured_speedups).
+// The devices a configuration's ranks use ("p4+rtx3070"): the family of a host subset.
+std::string device_family(const schema::ConfigPrediction& c) {
+  std::set<std::string> devices;
+  for (const auto& r : c.ranks) devices.insert(r.device);
+  std::string out;
+  for (const auto& d : devices) out += (out.empty() ? "" : "+") + d;
+  return out;
+}
+
+// True when two configurations of one series have one GPU count (a host-subset search: several
+// subsets of 2 GPUs): a line through them would zig-zag between unrelated subsets.
+bool gpu_counts_repeat(const schema::PredictionFile& pred) {
+  std::set<std::pair<std::string, int64_t>> seen;
+  for (const auto& c : pred.configurations) {
+    if (c.out_of_memory || !(c.epoch_time_s > 0)) continue;
+    if (!seen.insert({series_title(c.config), c.config.gpus}).second) return true;
+  }
+  return false;
+}
+
 std::vector<Series> build_series(const schema::PredictionFile& pred,
                                  const std::vector<MeasuredRun>& measured) {
+  // Where GPU counts repeat, one line per family of host subsets (the devices they use).
+  const bool by_family = gpu_counts_repeat(pred);
   std::map<std::string, Series> by_title;
   std::vector<std::string> order;
   std::vector<const MeasuredRun*> runs;  // every measured run matched, in match order
@@ -77,7 +103,8 @@ std::vector<Series> build_series(const schema::PredictionFile& pred,
   std::vector<std::string> run_series;
   for (const auto& c : pred.configurations) {
     if (c.out_of_memory || !(c.epoch_time_s > 0)) continue;
-    const std::string title = series_title(c.config);
+    const std::string title =
+        series_title(c.config) + (by_family ? " " + device_family(c) : std::string());
     if (!by_title.count(title)) order.push_back(title);
     Series& s = by_title[title];
     s.title = title;

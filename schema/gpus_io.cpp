@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "schema/common_io.h"
+#include "schema/data_dir.h"
 
 namespace vitsim::schema {
 namespace {
@@ -37,11 +38,26 @@ double optional_within(const Node& n, const char* key, const costmodel::Bound& b
 }  // namespace
 
 costmodel::DeviceSpec read_device_spec(const Node& n) {
-  n.expect_keys({"id", "name", "variant", "architecture", "compute_capability",
-                 "fp32_peak_flop_per_s", "fp16_tensor_peak_flop_per_s",
-                 "bf16_tensor_peak_flop_per_s", "tf32_tensor_peak_flop_per_s",
-                 "memory_bandwidth_bytes_per_s", "memory_bytes", "tdp_w", "chip", "sm_count",
-                 "boost_clock_hz", "l2_cache_bytes", "launch_year", "arch_class", "source"});
+  n.expect_keys({"id",
+                 "name",
+                 "variant",
+                 "architecture",
+                 "compute_capability",
+                 "fp32_peak_flop_per_s",
+                 "fp16_tensor_peak_flop_per_s",
+                 "bf16_tensor_peak_flop_per_s",
+                 "tf32_tensor_peak_flop_per_s",
+                 "memory_bandwidth_bytes_per_s",
+                 "memory_bytes",
+                 "tdp_w",
+                 "chip",
+                 "sm_count",
+                 "boost_clock_hz",
+                 "l2_cache_bytes",
+                 "launch_year",
+                 "arch_class",
+                 "intra_node_fabric",
+                 "source"});
   costmodel::DeviceSpec d;
   d.id = n["id"].string();
   if (!is_valid_id(d.id)) {
@@ -69,6 +85,12 @@ costmodel::DeviceSpec read_device_spec(const Node& n) {
   d.l2_cache_bytes = optional_within(n, "l2_cache_bytes", costmodel::kBytesOrZero);
   if (auto v = n.get("launch_year")) d.launch_year = v->count(costmodel::kLaunchYear);
   d.arch_class = optional_string(n, "arch_class");
+  d.intra_node_fabric = optional_string(n, "intra_node_fabric");
+  if (!d.intra_node_fabric.empty() && d.intra_node_fabric != "nvlink" &&
+      d.intra_node_fabric != "pcie") {
+    n["intra_node_fabric"].fail("\"nvlink\" or \"pcie\"", n["intra_node_fabric"].describe(),
+                                "how the part's GPUs are joined inside a node by construction");
+  }
   d.source = optional_string(n, "source");
   return d;
 }
@@ -94,6 +116,7 @@ Json write_device_spec(const costmodel::DeviceSpec& d) {
   if (d.l2_cache_bytes > 0) j["l2_cache_bytes"] = d.l2_cache_bytes;
   if (d.launch_year > 0) j["launch_year"] = d.launch_year;
   if (!d.arch_class.empty()) j["arch_class"] = d.arch_class;
+  if (!d.intra_node_fabric.empty()) j["intra_node_fabric"] = d.intra_node_fabric;
   return j;
 }
 
@@ -119,7 +142,7 @@ costmodel::DeviceCatalog read_gpus(const std::string& path) {
 std::string default_gpus_path() {
   const char* env = std::getenv("VITSIM_GPUS");
   if (env != nullptr && env[0] != '\0') return env;
-  return std::string(VITSIM_SOURCE_DIR) + "/platforms/gpus.json";
+  return data_file("platforms/gpus.json");
 }
 
 }  // namespace vitsim::schema

@@ -17,7 +17,7 @@ costmodel::DeviceCatalog read_gpus(const Node& root);
 // One device object (also used by cluster files for their own devices, e.g. a CPU).
 costmodel::DeviceSpec read_device_spec(const Node& node);
 Json write_device_spec(const costmodel::DeviceSpec& spec);
-// platforms/gpus.json of the source tree (VITSIM_SOURCE_DIR), or $VITSIM_GPUS when set.
+// $VITSIM_GPUS when set, else platforms/gpus.json of the data folder (schema/data_dir.h).
 std::string default_gpus_path();
 
 }  // namespace vitsim::schema

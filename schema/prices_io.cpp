@@ -3,6 +3,8 @@
 
 #include <cstdlib>
 
+#include "schema/data_dir.h"
+
 namespace vitsim::schema {
 namespace {
 
@@ -79,7 +81,7 @@ PriceTable read_prices(const std::string& path) {
 std::string default_prices_path() {
   const char* env = std::getenv("VITSIM_PRICES");
   if (env != nullptr && env[0] != '\0') return env;
-  return std::string(VITSIM_SOURCE_DIR) + "/platforms/prices.json";
+  return data_file("platforms/prices.json");
 }
 
 }  // namespace vitsim::schema

@@ -50,7 +50,7 @@ struct PriceTable {
 
 PriceTable read_prices(const std::string& path);
 PriceTable read_prices(const Node& root);
-// $VITSIM_PRICES, else platforms/prices.json of the source tree.
+// $VITSIM_PRICES, else platforms/prices.json of the data folder (schema/data_dir.h).
 std::string default_prices_path();
 
 }  // namespace vitsim::schema

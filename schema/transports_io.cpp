@@ -9,6 +9,7 @@
 
 #include "costmodel/physical_bounds.h"
 #include "schema/common_io.h"
+#include "schema/data_dir.h"
 
 namespace vitsim::schema {
 namespace {
@@ -102,7 +103,7 @@ costmodel::TransportParameters read_transports(const std::string& path) {
 std::string default_transports_path() {
   const char* env = std::getenv("VITSIM_TRANSPORTS");
   if (env != nullptr && env[0] != '\0') return env;
-  return std::string(VITSIM_SOURCE_DIR) + "/platforms/transports.json";
+  return data_file("platforms/transports.json");
 }
 
 }  // namespace vitsim::schema

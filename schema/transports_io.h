@@ -15,7 +15,8 @@ inline constexpr int kTransportsVersion = 1;
 
 costmodel::TransportParameters read_transports(const std::string& path);
 costmodel::TransportParameters read_transports(const Node& root);
-// platforms/transports.json of the source tree (VITSIM_SOURCE_DIR), or $VITSIM_TRANSPORTS.
+// $VITSIM_TRANSPORTS when set, else platforms/transports.json of the data folder
+// (schema/data_dir.h).
 std::string default_transports_path();
 
 }  // namespace vitsim::schema

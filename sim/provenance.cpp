@@ -125,4 +125,13 @@ std::vector<std::string> unmeasured_warnings(
   return out;
 }
 
+std::string one_line_warning(const std::string& line) {
+  size_t cut = line.size();
+  for (const char* mark : {" (", ", not measured", "; not measured"})
+    cut = std::min(cut, line.find(mark));
+  const size_t used = line.rfind("; used by ");
+  return line.substr(0, cut) + ", not measured" +
+         (used == std::string::npos || used < cut ? "" : line.substr(used));
+}
+
 }  // namespace vitsim::sim

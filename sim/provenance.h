@@ -34,4 +34,9 @@ costmodel::PredictionRange range_of(const schema::ConfigPrediction& prediction,
 std::vector<std::string> unmeasured_warnings(
     const std::vector<schema::ConfigPrediction>& predictions);
 
+// A line of unmeasured_warnings on one short line: what the part is and where its figure came
+// from, without how it was modelled and how to measure it ("h200-nvlink: modelled, not measured;
+// used by 1 of 1 configuration(s)"). Commands print these and the whole lines with --explain.
+std::string one_line_warning(const std::string& line);
+
 }  // namespace vitsim::sim

@@ -93,6 +93,19 @@ const costmodel::DeviceCosts& find_costs(const costmodel::CostModel& costs,
       "; hint: calibrate this device, or let calibrate transfer costs to it)");
 }
 
+std::string unsupported_precision(const costmodel::DeviceSpec& device, costmodel::Regime precision,
+                                  const std::string& host) {
+  std::string can;
+  for (const auto& named : costmodel::kRegimeNames)
+    if (costmodel::is_compute_regime(named.value) && device.supports(named.value))
+      can += (can.empty() ? "" : ", ") + std::string(named.name);
+  return "--precision " + std::string(costmodel::to_string(precision)) + ": the " + device.name +
+         " (" + device.id + ", host " + host +
+         ") has no matrix units of that type (its datasheet gives them no peak, gpus.json), so no "
+         "calibration can give it costs (hint: a precision it runs: " +
+         (can.empty() ? std::string("none") : can) + ")";
+}
+
 double compute_before_sync_s(const RankPlan& p, int64_t accumulation) {
   double micro = p.data_s;
   for (double t : p.forward_s) micro += t;
@@ -167,6 +180,8 @@ RankKinds plan_rank_kinds(const Placement& placement, const costmodel::DeviceCat
       throw std::invalid_argument("device '" + slot.device + "' of host " + slot.host +
                                   " is neither in gpus.json nor in the cluster's \"devices\"");
     }
+    if (!spec->supports(config.precision) && !costs.find(slot.device, config.precision))
+      throw std::invalid_argument(unsupported_precision(*spec, config.precision, slot.host));
     const costmodel::DeviceCosts& c = find_costs(costs, slot.device, config.precision);
     sources[slot.device + "/" + costmodel::to_string(config.precision)] = c.source;
     RankPlan p;

@@ -103,6 +103,12 @@ double compute_before_sync_s(const RankPlan& plan, int64_t accumulation);
 costmodel::DeviceCatalog merged_catalog(const costmodel::DeviceCatalog& catalog,
                                         const schema::ClusterSpec& cluster);
 
+// Why `device` (of `host`) cannot run `precision` (its datasheet gives that math type no peak: a
+// T4 has no bf16): the error a user reads instead of "calibrate this device", with the precisions
+// it runs.
+std::string unsupported_precision(const costmodel::DeviceSpec& device, costmodel::Regime precision,
+                                  const std::string& host);
+
 // Costs of `device` at `precision`; std::invalid_argument naming both and listing what `costs` has.
 const costmodel::DeviceCosts& find_costs(const costmodel::CostModel& costs,
                                          const std::string& device, costmodel::Regime precision);

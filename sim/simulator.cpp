@@ -46,6 +46,14 @@ void check_config(const schema::TrainingConfig& c) {
     throw std::invalid_argument("per_rank_micro_batch needs one entry per rank (" +
                                 std::to_string(c.gpus) + ")");
   }
+  // A step of more images than the epoch has is no step (a sweep skips it, saying so).
+  const int64_t batch = schema::global_batch(c);
+  const std::string shortfall = costmodel::epoch_batch_shortfall(c.data_fraction, c.images, batch);
+  if (!shortfall.empty())
+    throw std::invalid_argument("a global batch of " + std::to_string(batch) +
+                                " images (micro-batch x GPUs x accumulation) in an epoch of " +
+                                std::to_string(costmodel::images_used(c.data_fraction, c.images)) +
+                                ": no step of it is whole (" + shortfall + ")");
 }
 
 void check_options(const SimOptions& o) {
@@ -101,8 +109,9 @@ void fill_timings(const SimulationResult& run, schema::ConfigPrediction& out) {
     rp.exposed_comm_time_s = blocked - rp.idle_time_s;
     micro_batches.push_back(rp.micro_batch);
   }
-  const double images_per_step =
-      static_cast<double>(costmodel::global_batch(micro_batches, out.config.accumulation));
+  const double images_per_step = static_cast<double>(
+      costmodel::images_per_step(out.config.data_fraction, out.config.images,
+                                 costmodel::global_batch(micro_batches, out.config.accumulation)));
   out.step_time_s = step;
   out.compute_time_s = max_compute;
   out.exposed_comm_time_s = out.ranks.front().exposed_comm_time_s;
@@ -245,12 +254,12 @@ void check_cluster_devices(const schema::ClusterSpec& cluster,
     for (size_t j = 0; j < cluster.nodes[i].gpus.size(); ++j) {
       const std::string& id = cluster.nodes[i].gpus[j].device;
       if (devices.find(id) != nullptr) continue;
-      std::string known;
-      for (const auto& d : devices.ids()) known += (known.empty() ? "" : ", ") + d;
+      // The one resolver's words (costmodel::match_device): an ambiguous name lists its ids.
       throw schema::InputError::at(
           cluster.file, "/nodes/" + std::to_string(i) + "/gpus/" + std::to_string(j) + "/device",
           "a known device id", "\"" + id + "\"",
-          "known: " + known + "; or declare it in the cluster's \"devices\"");
+          costmodel::device_name_error(devices, "device", id) +
+              "; or declare it in the cluster's \"devices\"");
     }
   }
 }

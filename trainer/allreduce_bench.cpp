@@ -8,6 +8,7 @@
 
 #include "costmodel/collective_op.h"
 #include "costmodel/physical_bounds.h"
+#include "schema/cluster_fabric.h"
 #include "trainer/step_stats.h"
 
 namespace vitsim::trainer {
@@ -94,8 +95,9 @@ schema::AllreduceProfile run_allreduce_bench(const AllreduceBenchOptions& o, Mpi
   profile.ranks = n;
   profile.backend = comm.backend();
   profile.link_class = !o.link_class.empty() ? o.link_class
-                       : world.single_host() ? "host-shm"
-                                             : "network";
+                       : world.single_host()
+                           ? schema::intra_link_class(o.cluster, o.device_id, o.intra_kind)
+                           : "network";
   // As nccl-tests' rank lines give it to the import: calibration reads a ring over hosts with a
   // NIC per GPU as that many channels.
   profile.ranks_per_node = schema::fewest_ranks_per_host(world.hosts());

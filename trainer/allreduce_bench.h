@@ -25,6 +25,9 @@ struct AllreduceBenchOptions {
   int64_t iterations = 20;                      // timed iterations per size, fewer for large sizes
   double bytes_per_size = 256.0 * 1024 * 1024;  // large sizes: iterations = this / size (>= 3)
   std::string link_class;                       // recorded; default from where the ranks are
+  // On one host the default link class is the one vitsim cluster init gives that host's fabric
+  // (schema::intra_link_class: "<cluster>-<device>-shm"; "<device>-shm" without a cluster).
+  std::string cluster, device_id, intra_kind = "pcie-host";
   // Before each iteration every rank keeps its CPU busy this long (wall time), as a training
   // step's forward and backward do before its all-reduce: the links idle meanwhile, so what idle
   // does to them (a token bucket refilling, TCP restarting its window) is in the time. 0 = back

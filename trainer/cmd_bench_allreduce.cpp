@@ -35,7 +35,16 @@ int cmd_bench_allreduce(int argc, char** argv) {
       ->check(CLI::IsMember({"all-reduce", "reduce-scatter", "all-gather"}))
       ->capture_default_str();
   app.add_option("--link-class", o.link_class,
-                 "link class recorded (default: host-shm on one host, network otherwise)");
+                 "link class recorded (default on one host: the name vitsim cluster init gives "
+                 "its fabric, <cluster>-<device-id>-shm, or <device-id>-shm without --cluster; "
+                 "network otherwise)");
+  app.add_option("--cluster", o.cluster,
+                 "cluster name, as vitsim cluster init --name (names the link class)");
+  app.add_option("--intra", o.intra_kind,
+                 "fabric of the ranks on one host: pcie-host | pcie-p2p | nvlink (names the link "
+                 "class)")
+      ->check(CLI::IsMember({"pcie-host", "pcie-p2p", "nvlink"}))
+      ->capture_default_str();
   app.add_option("--device", device, "cpu | cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
@@ -68,6 +77,7 @@ int cmd_bench_allreduce(int argc, char** argv) {
         throw std::invalid_argument("--collective-timeout-s must be in [0.001, 1e7] seconds");
       }
       if (backend == "auto") backend = device == "cuda" ? "nccl" : "mpi";
+      o.device_id = device_id.empty() ? device : device_id;
       MpiWorld world(nullptr, nullptr);
       world.start_watchdog(timeout_s);
       configure_threads(1);

@@ -8,6 +8,8 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <stdexcept>
+#include <string>
 
 #ifdef VITSIM_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -45,8 +47,38 @@ std::string device_name(const std::string& device) {
   return device;
 }
 
+namespace {
+
+// What else ran on the machine when the measurement started: /proc/loadavg's 1-minute average
+// (null where unreadable). validate --like compares a profile's with its run's (a profile taken
+// under other load is not the device's speed: docs/formats/README.md, "context").
+nlohmann::json load_average_1m() {
+  std::ifstream in("/proc/loadavg");
+  double load = 0;
+  if (in >> load) return load;
+  return nullptr;
+}
+
+// The CPU quota of the process's cgroup (v2 cpu.max "QUOTA PERIOD") in CPUs; null for "max" or
+// where there is none.
+nlohmann::json cpu_quota_cpus() {
+  std::ifstream in("/sys/fs/cgroup/cpu.max");
+  std::string quota;
+  double period = 0;
+  if (!(in >> quota >> period) || quota == "max" || period <= 0) return nullptr;
+  try {
+    return std::stod(quota) / period;
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
+}  // namespace
+
 nlohmann::json trainer_context(const std::vector<std::string>& argv, const nlohmann::json& extra) {
   nlohmann::json e = schema::measurement_context_extra();
+  e["load_avg_1m"] = load_average_1m();
+  e["cpu_quota_cpus"] = cpu_quota_cpus();
   e["torch_version"] = TORCH_VERSION;
   e["intra_op_threads"] = at::get_num_threads();
   for (auto it = extra.begin(); it != extra.end(); ++it) e[it.key()] = it.value();

@@ -17,6 +17,7 @@
 #include "present/transport_check.h"
 #include "present/validation.h"
 #include "schema/cost_model_io.h"
+#include "schema/data_dir.h"
 #include "schema/gpus_io.h"
 #include "schema/input_error.h"
 #include "schema/json_file.h"
@@ -29,7 +30,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kPublicBenchmarks = std::string(VITSIM_SOURCE_DIR) + "/data/public-benchmarks/";
+const std::string kPublicBenchmarks = schema::data_file("data/public-benchmarks/");
 
 // The naive formula's step with the prediction's costs and link figures: forward + backward +
 // optimizer of the slowest rank, a ring over the slowest link the ranks use.

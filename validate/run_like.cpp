@@ -9,12 +9,14 @@
 #include <system_error>
 
 #include "present/run_comparison.h"
+#include "schema/cluster_fabric.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
 #include "schema/input_error.h"
 #include "schema/model_io.h"
 #include "schema/safe_name.h"
 #include "schema/transports_io.h"
+#include "validate/machine_check.h"
 
 namespace vitsim::validate {
 
@@ -150,6 +152,12 @@ LikeResult predict_like(const std::vector<std::string>& run_logs, const LikeOpti
     present::MeasuredRun m = present::measured_from_run_log(r.log, file);
     r.cluster_file = cluster_file_of(file, r.log.config, o);
     const schema::ClusterSpec cluster = schema::read_cluster(r.cluster_file);
+    std::vector<std::string> warnings = schema::fabric_warnings(cluster, catalog);
+    for (auto& w : machine_warnings(file, r.log.context, costs.context))
+      warnings.push_back(std::move(w));
+    for (auto& w : warnings)
+      if (std::find(out.warnings.begin(), out.warnings.end(), w) == out.warnings.end())
+        out.warnings.push_back(std::move(w));
     schema::TrainingConfig config = config_like(r.log.config);
     // A run log of one epoch measured its process's first; of several, their mean, mostly later
     // ones (docs/simulator.md, "From steps to an epoch").

@@ -39,6 +39,9 @@ struct LikeResult {
   std::vector<present::MeasuredRun> measured;  // keyed as their predictions (same order)
   present::NamedPrediction predicted;          // one configuration per distinct run
   std::vector<std::string> notes;              // for stderr: what differs from the log, and why
+  // For stderr, louder: what makes the comparison doubtful (a cluster file joining SXM parts over
+  // PCIe, schema::fabric_warnings; a profile and a run that saw different machines).
+  std::vector<std::string> warnings;
 };
 
 // Throws schema::InputError naming the run log and field for a run that cannot be predicted as

@@ -162,7 +162,7 @@ TEST(CmdSweep, CostGoalShardsMergeToOneRun) {
 // Either way the sweep has nothing to recommend: exit 2, saying why (issue 26, item 8).
 TEST(CmdSweep, ForceLiftsTheSizeGuardsTimeLimit) {
   const std::string big = " sweep --cluster " + kSrc + "/platforms/vector.json --costs " + kCosts +
-                          " --gpus 65536 --collective-level step --jobs 1";
+                          " --gpus 65536 --collective-level step --jobs 1 --images 2000000";
   const Result guarded = run(kVitsim + big + " 2>&1");
   EXPECT_EQ(guarded.exit_code, 2) << guarded.output;
   EXPECT_NE(guarded.output.find("vitsim sweep: no configuration to recommend: nothing asked for "

@@ -162,10 +162,10 @@ TEST_F(ForeignInput, AFractionThatLeavesLessThanOneGlobalBatchIsRefused) {
     for (const std::string fraction : {"1e-300", "0.0001"}) {  // 0 and 5 images, batch 64
       const Result r = vitsim(command + predict + "--data-fraction " + fraction);
       EXPECT_EQ(r.exit_code, 2) << command << " " << fraction << "\n" << r.output;
-      EXPECT_NE(r.output.find("--data-fraction " + fraction +
-                              " with --images 50000: expected an "
-                              "epoch of at least one global batch (micro-batch x ranks x "
-                              "accumulation = 64)"),
+      EXPECT_NE(r.output.find("--micro-batch 16 x --gpus 4 x --accumulation 1 = a global batch "
+                              "of 64 images, more than the epoch holds (--images 50000 x "
+                              "--data-fraction " +
+                              fraction),
                 std::string::npos)
           << r.output;
       EXPECT_EQ(r.output.find("0.0 s"), std::string::npos) << r.output;

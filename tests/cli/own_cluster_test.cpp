@@ -66,7 +66,7 @@ TEST(OwnCluster, ThreeCommandsFromImportedMeasurementsToAPrediction) {
           "/costs.json --hosts ip-10-0-1-10,ip-10-0-1-11 --micro-batch 64 --json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   // Every link class it uses was measured: no link warning (compute and memory may warn).
-  EXPECT_FALSE(has(r.output, "run vitsim-train bench-allreduce on these hosts")) << r.output;
+  EXPECT_FALSE(has(r.output, ": modelled, not measured")) << r.output;
   const auto p = nlohmann::json::parse(r.output.substr(r.output.find('{')))["configurations"][0];
   ASSERT_EQ(p["ranks"].size(), 2u);
   EXPECT_EQ(p["ranks"][1]["host"], "ip-10-0-1-11");
@@ -81,7 +81,7 @@ TEST(OwnCluster, ClusterInitRefusesBadStatementsWithExitTwo) {
   EXPECT_TRUE(has(r.output, "--host 'h1:t4:10gbps': NIC")) << r.output;
   r = run("cluster init --name lab --host h1:gtx9999:10gbe -o " + out);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_TRUE(has(r.output, "device catalog")) << r.output;
+  EXPECT_TRUE(has(r.output, "--host h1: no device 'gtx9999' in the catalog")) << r.output;
   r = run("cluster init --name lab --host h1:t4:10gbe --transport net-ib -o " + out);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(has(r.output, "--transport")) << r.output;

@@ -142,9 +142,26 @@ Result run_split(const std::string& args, std::string& err) {
 
 TEST(VitsimCli, UnmeasuredLinksWarnOncePerClassAndMeasuredOnesDoNot) {
   std::string err;
+  // One short line each; the whole of each with --explain, none with --quiet.
   Result r = run_split("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
                            " --gpus 5 --micro-batch 16",
                        err);
+  ASSERT_EQ(r.exit_code, 0) << err;
+  EXPECT_NE(err.find("vitsim predict: warning: tesla-10gbe: modelled, not measured; used by 1 of "
+                     "1 configuration(s)\n"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("vitsim predict: (--explain: how each was modelled"), std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("socket transport over"), std::string::npos) << err;
+  r = run_split("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
+                    " --gpus 5 --micro-batch 16 --quiet",
+                err);
+  ASSERT_EQ(r.exit_code, 0) << err;
+  EXPECT_EQ(err.find("not measured"), std::string::npos) << err;
+  r = run_split("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
+                    " --gpus 5 --micro-batch 16 --explain",
+                err);
   ASSERT_EQ(r.exit_code, 0) << err;
   EXPECT_NE(err.find("vitsim predict: warning: tesla-10gbe: modelled (socket transport over 10 "
                      "Gbit/s Ethernet, MTU 1500"),

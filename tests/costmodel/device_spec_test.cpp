@@ -24,6 +24,27 @@ TEST(DeviceSpec, FindsByIdOrNameIgnoringCase) {
   EXPECT_EQ(c.find("t4"), nullptr);
 }
 
+// One resolver (docs/formats/gpus.md, "Device names"): a name several devices share names none
+// of them, and the ids it could mean are listed.
+TEST(DeviceSpec, AnAmbiguousNameResolvesToNoneAndListsItsIds) {
+  DeviceCatalog c;
+  c.devices = {device("a100-pcie-40gb", 4e10), device("a100-sxm4-40gb", 4e10),
+               device("t4", 1.6e10)};
+  for (auto& d : c.devices) d.name = d.id == "t4" ? "Tesla T4" : "A100";
+  EXPECT_EQ(c.find("a100"), nullptr);
+  EXPECT_EQ(c.find("A100"), nullptr);
+  EXPECT_EQ(c.find("tesla t4")->id, "t4");  // a name only one device has
+  const DeviceMatch m = match_device(c, "a100");
+  EXPECT_EQ(m.device, nullptr);
+  EXPECT_EQ(m.candidates, (std::vector<std::string>{"a100-pcie-40gb", "a100-sxm4-40gb"}));
+  EXPECT_EQ(device_name_error(c, "--devices", "a100"),
+            "--devices: 'a100' names 2 devices of the catalog: a100-pcie-40gb, a100-sxm4-40gb "
+            "(give one of these ids)");
+  EXPECT_THROW(resolve_device(c, "--devices", "a100"), std::invalid_argument);
+  EXPECT_EQ(resolve_device(c, "--devices", "A100-SXM4-40GB").id, "a100-sxm4-40gb");
+  EXPECT_TRUE(match_device(c, "mi300x").candidates.empty());
+}
+
 TEST(DeviceSpec, MatrixPeakFallsBackToFp32WithoutTensorCores) {
   DeviceSpec d = device("p4", 8e9);
   EXPECT_EQ(d.matrix_peak_flop_per_s(Regime::kAmpFp16), 1e13);  // no tensor cores: fp32 units

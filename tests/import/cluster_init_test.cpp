@@ -9,6 +9,7 @@
 
 #include "catalogs.h"  // tests/support/
 #include "error_of.h"  // tests/support/
+#include "schema/cluster_fabric.h"
 #include "schema/gpus_io.h"
 #include "schema/json_node.h"
 
@@ -121,10 +122,36 @@ TEST(ClusterInit, WritesAValidClusterWithStatedHostsAndMeasuredDevices) {
   EXPECT_EQ(back.devices.front().fp32_peak_flop_per_s, c.devices.front().fp32_peak_flop_per_s);
 }
 
+// The README's loop: bench-allreduce on one host recorded its measurement; whatever it named the
+// class, the host of that device takes it, so that calibrate and predict use the measurement
+// (docs/formats/cluster.md, "Link classes"). The default name is the one both share.
+TEST(ClusterInit, AHostsFabricTakesTheAllReduceMeasuredOnOneHost) {
+  auto o = options_with_proc();
+  o.hosts = {parse_host_statement("h1:2xlab-cpu:10gbe")};
+  schema::Profile ar = cpu_profile("h1");
+  ar.compute.clear();
+  ar.allreduce.push_back({"host-shm", 2, 2, "mpi", {}});
+  const auto r = init_cluster({{"cpu.json", cpu_profile("h1")}, {"ar.json", ar}}, catalog(), o);
+  EXPECT_EQ(r.cluster.nodes[0].intra_node.link.link_class, "host-shm");
+  bool said = false;
+  for (const auto& n : r.notes)
+    said =
+        said || n == "host h1: its GPUs' link class is host-shm, measured on one host by ar.json";
+  EXPECT_TRUE(said);
+  // Across two hosts (1 rank each) it is no host's fabric.
+  ar.allreduce.front().ranks_per_node = 1;
+  const auto r2 = init_cluster({{"cpu.json", cpu_profile("h1")}, {"ar.json", ar}}, catalog(), o);
+  EXPECT_EQ(r2.cluster.nodes[0].intra_node.link.link_class, "lab-lab-cpu-shm");
+  EXPECT_EQ(schema::intra_link_class("lab", "lab-cpu", "pcie-host"), "lab-lab-cpu-shm");
+  EXPECT_EQ(schema::intra_link_class("", "cpu", "pcie-host"), "cpu-shm");
+}
+
 TEST(ClusterInit, RefusesWhatItCannotDescribe) {
   auto o = options_with_proc();
   o.hosts = {parse_host_statement("h1:gtx9999:10gbe")};
-  EXPECT_NE(error_of([&] { init_cluster({}, catalog(), o); }).find("device catalog"),
+  EXPECT_NE(error_of([&] {
+              init_cluster({}, catalog(), o);
+            }).find("--host h1: no device 'gtx9999' in the catalog"),
             std::string::npos);
   o.hosts = {parse_host_statement("h1:t4:10gbe"), parse_host_statement("h1:t4:1gbe")};
   EXPECT_NE(error_of([&] { init_cluster({}, catalog(), o); }).find("stated twice"),

@@ -33,7 +33,7 @@ std::vector<schema::WhatIf> advice(const schema::ClusterSpec& cl, const schema::
   const costmodel::ViTConfig model = tiny_model();
   const sim::SimOptions options;
   const schema::ConfigPrediction p = sim::predict(cl, catalog, model, t, costs, options);
-  AdviceRequest q{&cl, &catalog, &model, &t, &costs, &options, &p};
+  AdviceRequest q{&cl, &catalog, &model, &t, &costs, &options, &p, {}};
   return advise(q);
 }
 

@@ -41,7 +41,27 @@ TEST(Gpus, ShippedCatalogHasEveryRow) {
     EXPECT_GT(d.boost_clock_hz, 0) << d.id;
     EXPECT_GE(d.launch_year, 2016) << d.id;
     EXPECT_FALSE(d.chip.empty()) << d.id;
+    // How its GPUs are joined in a node (cluster init's --intra default): an SXM part NVLink.
+    EXPECT_EQ(d.intra_node_fabric, d.variant.find("SXM") != std::string::npos ? "nvlink" : "pcie")
+        << d.id;
   }
+}
+
+TEST(Gpus, IntraNodeFabricIsNvlinkOrPcie) {
+  Json doc = {{"schema", "vitsim.gpus"},
+              {"schema_version", 1},
+              {"context", Json::object()},
+              {"devices",
+               {{{"id", "x"},
+                 {"name", "X"},
+                 {"fp32_peak_flop_per_s", 1e13},
+                 {"memory_bandwidth_bytes_per_s", 1e11},
+                 {"memory_bytes", 1e9},
+                 {"intra_node_fabric", "pcie4"}}}}};
+  EXPECT_NE(gpus_error(doc).find("/devices/0/intra_node_fabric"), std::string::npos)
+      << gpus_error(doc);
+  doc["devices"][0]["intra_node_fabric"] = "nvlink";
+  EXPECT_EQ(gpus_error(doc), "");
 }
 
 TEST(Gpus, ShippedFigures) {

@@ -1,0 +1,33 @@
+// Whether a run and the profiles its cost model was calibrated from saw the same machine
+// (docs/formats/README.md, "context"): the CPU or GPU model (`device_name`), what else ran when
+// each started (`load_avg_1m`) and the CPU quota (`cpu_quota_cpus`), as vitsim-train records them.
+// A profile taken under other load, or on another model of the device, is not the speed the run
+// had: `vitsim validate --like` warns, naming both files, rather than leave a large error
+// unexplained. It predicts nothing from these figures.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "schema/json_node.h"
+
+namespace vitsim::validate {
+
+// A load average this much apart (in CPUs' worth of runnable work) means at least one whole CPU
+// was busy with something else during one of the two measurements and not the other.
+inline constexpr double kLoadDifferenceCpus = 1.0;
+
+// What differs between a run log's context and a profile's of the same device ("" keys absent in
+// either are not compared): one line each, naming both files.
+std::vector<std::string> machine_differences(const std::string& run_file,
+                                             const schema::Json& run_context,
+                                             const std::string& profile_file,
+                                             const schema::Json& profile_context);
+
+// machine_differences against every profile the cost model's context lists under "profiles"
+// (vitsim calibrate records them) that can be read; a profile of another device is skipped.
+std::vector<std::string> machine_warnings(const std::string& run_file,
+                                          const schema::Json& run_context,
+                                          const schema::Json& costs_context);
+
+}  // namespace vitsim::validate
