@@ -116,15 +116,8 @@ schema::SweepEntry simulate_sweep_item(const SweepItem& item, int64_t index,
     e.skipped = item.config.label + ": " + err.what();
     return e;
   }
-  // An epoch of less than one global batch has no step: its 0.0 s epoch would be the "fastest"
-  // (issue 68, class 11). Skipped with why, after what the simulator refuses first.
-  const std::string shortfall = costmodel::epoch_batch_shortfall(
-      item.config.data_fraction, item.config.images, schema::global_batch(item.config));
-  if (!shortfall.empty()) {
-    e.prediction.reset();
-    e.skipped = item.config.label + ": an epoch of less than one global batch: " + shortfall +
-                " (hint: a larger --data-fraction or --images)";
-  }
+  // An epoch of less than one global batch (issue 68, class 11) is refused by sim::predict
+  // (costmodel::epoch_batch_shortfall): skipped above with why.
   return e;
 }
 

@@ -64,11 +64,12 @@ std::vector<std::string> step_time_differences(const MeasuredRun& run,
                               run.key.micro_batch, per_rank));
     break;
   }
-  // A prediction of this vitsim is of plain data parallelism, whole activations (the simulator
-  // has no ZeRO stage or recomputation yet: docs/sharding.md).
-  if (run.zero_stage) differ("ZeRO stage", std::to_string(*run.zero_stage), "0");
+  // The prediction's own stage and checkpointing (docs/sharding.md, "Simulated").
+  if (run.zero_stage)
+    differ("ZeRO stage", std::to_string(*run.zero_stage), std::to_string(c.zero_stage));
   if (run.activation_checkpointing)
-    differ("activation checkpointing", on_off(*run.activation_checkpointing), "off");
+    differ("activation checkpointing", on_off(*run.activation_checkpointing),
+           on_off(c.activation_checkpointing));
   return out;
 }
 

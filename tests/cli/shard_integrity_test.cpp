@@ -112,8 +112,9 @@ TEST(ShardIntegrity, AShardWhoseEpochHoldsNoGlobalBatchIsRefused) {
   // The sweep itself: each such configuration skipped, saying why; nothing left to recommend.
   m = run(kSweep + " --data-fraction 1e-300");
   EXPECT_EQ(m.exit_code, 2) << m.output;
-  EXPECT_NE(m.output.find("vitsim sweep: skipped 2x mb16 ring 500MiB no-overlap: an epoch of less "
-                          "than one global batch: 1e-300 x 50000 images leave 0 images"),
+  EXPECT_NE(m.output.find("vitsim sweep: skipped 2x mb16 ring 500MiB no-overlap: a global batch "
+                          "of 32 images (micro-batch x GPUs x accumulation) in an epoch of 0: no "
+                          "step of it is whole (1e-300 x 50000 images leave 0 images"),
             std::string::npos)
       << m.output;
   EXPECT_NE(m.output.find("no configuration to recommend: nothing asked for could run: 2 skipped"),

@@ -115,6 +115,22 @@ TEST(RunMatch, PerRankMicroBatchesOfAWhatIfAreNotTheRun) {
             std::vector<std::string>{"per-rank micro-batches 16 on every rank (predicted 16,8)"});
 }
 
+TEST(RunMatch, AShardedRunIsComparedWithThePredictionOfItsStage) {
+  NamedPrediction f = prediction();
+  schema::ConfigPrediction& p = f.prediction.configurations[0];
+  p.config.zero_stage = 3;
+  p.config.activation_checkpointing = true;
+  MeasuredRun m = run();
+  m.zero_stage = 3;
+  m.activation_checkpointing = true;
+  EXPECT_TRUE(step_time_differences(m, p, f.prediction.context).empty());
+  m.zero_stage = 2;
+  m.activation_checkpointing = false;
+  EXPECT_EQ(step_time_differences(m, p, f.prediction.context),
+            (std::vector<std::string>{"ZeRO stage 2 (predicted 3)",
+                                      "activation checkpointing off (predicted on)"}));
+}
+
 TEST(RunMatch, WhatARunDoesNotStateIsNotCompared) {
   MeasuredRun csv_row = run();  // a CSV row without the optional columns states none of them
   csv_row.images_known = false;
