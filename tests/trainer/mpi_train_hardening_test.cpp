@@ -158,52 +158,14 @@ class MpiTrainSignal : public MpiTrain, public ::testing::WithParamInterface<int
 
 TEST_P(MpiTrainSignal, RanksExitByTheSignalThroughMpirun) {
   const int sig = GetParam();
-  std::vector<std::string> argv = {VITSIM_MPIRUN,
-                                   "--oversubscribe",
-                                   "-np",
-                                   "2",
-                                   VITSIM_TRAIN_EXE,
-                                   "train",
-                                   "--data",
-                                   dir_ + "/data",
-                                   "--model",
-                                   "vit_ti_16",
-                                   "--image-size",
-                                   "16",
-                                   "--patch-size",
-                                   "4",
-                                   "--width",
-                                   "32",
-                                   "--depth",
-                                   "1",
-                                   "--heads",
-                                   "2",
-                                   "--no-progress",
-                                   "--no-eval",
-                                   "--epochs",
-                                   "100000"};
-  ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-  ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-  const pid_t job = vitsim::testing::spawn(argv);
-  ASSERT_GT(job, 0);
+  pid_t job = -1;
   std::vector<pid_t> ranks;
-  for (int i = 0; i < 600 && ranks.size() < 2; ++i) {  // up to 60 s for mpirun to start them
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    ranks = vitsim::testing::children_of(job);
-  }
-  ASSERT_EQ(ranks.size(), 2u) << "mpirun did not start two ranks";
+  start_endless_job(&job, &ranks);
+  if (HasFatalFailure()) return;
   std::this_thread::sleep_for(std::chrono::seconds(2));  // training
   ::kill(ranks[0], sig);  // one rank: the other stops with it, by the same signal
-  int status = 0;
   bool ended = false;
-  for (int i = 0; i < 300 && !ended; ++i) {
-    ended = ::waitpid(job, &status, WNOHANG) == job;
-    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  if (!ended) {
-    ::kill(job, SIGKILL);
-    ::waitpid(job, &status, 0);
-  }
+  const int status = wait_for_job(job, &ended);
   ASSERT_TRUE(ended) << "mpirun did not end within 30 s of the rank's signal " << sig;
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 128 + sig) << status;
 }

@@ -11,14 +11,18 @@
 
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <thread>
+#include <vector>
 
-#include "mpi_consent.h"  // tests/support/
+#include "mpi_consent.h"      // tests/support/
+#include "process_support.h"  // tests/support/
 #include "schema/profile.h"
 #include "schema/run_log.h"
 #ifdef VITSIM_HAVE_CUDA
@@ -102,6 +106,60 @@ class MpiTrain : public ::testing::Test {
     for (size_t i = 0; i < a.size(); ++i) {
       ASSERT_NEAR(a[i], b[i], rtol * std::fabs(b[i]) + 1e-6) << "element " << i;
     }
+  }
+
+  // Starts `mpirun -np 2 vitsim-train train` for 100,000 epochs (a job only a signal ends) and
+  // waits up to 60 s for mpirun to start both ranks: the job's pid and its ranks' (the signal
+  // tests; a fatal failure when the ranks do not start).
+  static void start_endless_job(pid_t* job, std::vector<pid_t>* ranks) {
+    const std::vector<std::string> argv = {VITSIM_MPIRUN,
+                                           "--oversubscribe",
+                                           "-np",
+                                           "2",
+                                           VITSIM_TRAIN_EXE,
+                                           "train",
+                                           "--data",
+                                           dir_ + "/data",
+                                           "--model",
+                                           "vit_ti_16",
+                                           "--image-size",
+                                           "16",
+                                           "--patch-size",
+                                           "4",
+                                           "--width",
+                                           "32",
+                                           "--depth",
+                                           "1",
+                                           "--heads",
+                                           "2",
+                                           "--no-progress",
+                                           "--no-eval",
+                                           "--epochs",
+                                           "100000"};
+    ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    *job = vitsim::testing::spawn(argv);
+    ASSERT_GT(*job, 0);
+    for (int i = 0; i < 600 && ranks->size() < 2; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      *ranks = vitsim::testing::children_of(*job);
+    }
+    ASSERT_EQ(ranks->size(), 2u) << "mpirun did not start two ranks";
+  }
+
+  // The job's wait status once it ends, up to 30 s; then it is killed and `ended` is false.
+  static int wait_for_job(pid_t job, bool* ended) {
+    int status = 0;
+    *ended = false;
+    for (int i = 0; i < 300 && !*ended; ++i) {
+      *ended = ::waitpid(job, &status, WNOHANG) == job;
+      if (!*ended) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (!*ended) {
+      ::kill(job, SIGKILL);
+      ::waitpid(job, &status, 0);
+    }
+    return status;
   }
 
   inline static std::string dir_;

@@ -218,53 +218,14 @@ TEST_F(MpiTrain, InterruptEndsAllRanks) {
 // SIGINT to the ranks themselves (as a batch system signals a job step), not to mpirun: every rank
 // stops at a step boundary and exits 130, and mpirun passes the 130 on (docs/trainer.md).
 TEST_F(MpiTrain, InterruptedRanksExit130ThroughMpirun) {
-  const std::string mpirun = VITSIM_MPIRUN;
-  std::vector<std::string> argv = {mpirun,
-                                   "--oversubscribe",
-                                   "-np",
-                                   "2",
-                                   VITSIM_TRAIN_EXE,
-                                   "train",
-                                   "--data",
-                                   dir_ + "/data",
-                                   "--model",
-                                   "vit_ti_16",
-                                   "--image-size",
-                                   "16",
-                                   "--patch-size",
-                                   "4",
-                                   "--width",
-                                   "32",
-                                   "--depth",
-                                   "1",
-                                   "--heads",
-                                   "2",
-                                   "--no-progress",
-                                   "--no-eval",
-                                   "--epochs",
-                                   "100000"};
-  ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-  ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-  const pid_t job = vitsim::testing::spawn(argv);
-  ASSERT_GT(job, 0);
+  pid_t job = -1;
   std::vector<pid_t> ranks;
-  for (int i = 0; i < 600 && ranks.size() < 2; ++i) {  // up to 60 s for mpirun to start them
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    ranks = vitsim::testing::children_of(job);
-  }
-  ASSERT_EQ(ranks.size(), 2u) << "mpirun did not start two ranks";
+  start_endless_job(&job, &ranks);
+  if (HasFatalFailure()) return;
   std::this_thread::sleep_for(std::chrono::seconds(2));  // training
   for (pid_t r : ranks) ::kill(r, SIGINT);
-  int status = 0;
   bool ended = false;
-  for (int i = 0; i < 300 && !ended; ++i) {
-    ended = ::waitpid(job, &status, WNOHANG) == job;
-    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  if (!ended) {
-    ::kill(job, SIGKILL);
-    ::waitpid(job, &status, 0);
-  }
+  const int status = wait_for_job(job, &ended);
   ASSERT_TRUE(ended) << "mpirun did not end within 30 s of the ranks' SIGINT";
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 130) << status;
 }
