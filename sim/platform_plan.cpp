@@ -119,6 +119,13 @@ PlatformPlan plan_platform(const schema::ClusterSpec& cluster, const Placement& 
   } else {
     wanted = placement.used_node_indices();
   }
+  // At most a port and a NIC link per GPU and a NIC per node, plus a leaf uplink per node: sized
+  // up front, so that a million GPUs' links are not moved on each growth of the vector.
+  size_t most_links = 0;
+  for (int64_t idx : wanted)
+    most_links += 2 + 2 * placement.nodes[static_cast<size_t>(idx)].gpu_devices.size();
+  plan.links.reserve(most_links);
+  plan.nodes.reserve(wanted.size());
   std::map<int64_t, int64_t> plan_index;  // node instance index -> index in plan.nodes
   for (int64_t idx : wanted) {
     plan_index[idx] = static_cast<int64_t>(plan.nodes.size());

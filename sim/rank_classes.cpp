@@ -165,38 +165,38 @@ uint64_t hash_words(const uint64_t* w, size_t n) {
 }
 
 // One round: new colour = (old colour, multiset of (relation, neighbour's colour)). Returns the
-// number of colours.
+// number of colours. Each element's signature is built in a scratch buffer and compared with the
+// signatures of the colours found so far (kept once per colour), so memory grows with the
+// colours, not with the graph (a million ranks have a few colours and tens of millions of edges).
 size_t refine_once(const Graph& g, std::vector<uint32_t>& color) {
   const size_t n = g.size();
-  std::vector<uint64_t> buf;
-  buf.reserve(n + g.nbr.size());  // each element's colour and its neighbours'
-  std::vector<size_t> at(n + 1, 0);
-  for (size_t e = 0; e < n; ++e) {
-    at[e] = buf.size();
-    buf.push_back(color[e]);
-    const size_t first = buf.size();
-    for (uint32_t i = g.start[e]; i < g.start[e + 1]; ++i)
-      buf.push_back((static_cast<uint64_t>(g.label[i]) << 32) | color[g.nbr[i]]);
-    std::sort(buf.begin() + static_cast<std::ptrdiff_t>(first), buf.end());
-  }
-  at[n] = buf.size();
-  std::unordered_map<uint64_t, std::vector<uint32_t>> seen;  // hash -> elements of distinct sigs
+  std::vector<uint64_t> sig;
+  std::vector<uint64_t> known;      // signatures of the new colours, back to back
+  std::vector<size_t> known_at{0};  // colour c's signature: [known_at[c], known_at[c+1])
+  std::unordered_map<uint64_t, std::vector<uint32_t>> seen;  // hash -> colours with that hash
   std::vector<uint32_t> next(n);
   uint32_t colors = 0;
   for (size_t e = 0; e < n; ++e) {
-    const uint64_t* sig = buf.data() + at[e];
-    const size_t len = at[e + 1] - at[e];
-    auto& reps = seen[hash_words(sig, len)];
+    sig.clear();
+    sig.push_back(color[e]);
+    for (uint32_t i = g.start[e]; i < g.start[e + 1]; ++i)
+      sig.push_back((static_cast<uint64_t>(g.label[i]) << 32) | color[g.nbr[i]]);
+    std::sort(sig.begin() + 1, sig.end());
+    auto& candidates = seen[hash_words(sig.data(), sig.size())];
     bool found = false;
-    for (uint32_t r : reps) {
-      if (at[r + 1] - at[r] == len && std::equal(sig, sig + len, buf.data() + at[r])) {
-        next[e] = next[r];
+    for (uint32_t c : candidates) {
+      const uint64_t* other = known.data() + known_at[c];
+      if (known_at[c + 1] - known_at[c] == sig.size() &&
+          std::equal(sig.begin(), sig.end(), other)) {
+        next[e] = c;
         found = true;
         break;
       }
     }
     if (!found) {
-      reps.push_back(static_cast<uint32_t>(e));
+      candidates.push_back(colors);
+      known.insert(known.end(), sig.begin(), sig.end());
+      known_at.push_back(known.size());
       next[e] = colors++;
     }
   }
