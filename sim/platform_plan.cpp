@@ -155,17 +155,18 @@ PlatformPlan plan_platform(const schema::ClusterSpec& cluster, const Placement& 
   return plan;
 }
 
-std::vector<int> PlatformPlan::route(int64_t rank_a, int64_t rank_b) const {
+RouteLinks PlatformPlan::route(int64_t rank_a, int64_t rank_b) const {
   const PlanNode& a = nodes[static_cast<size_t>(rank_nodes[static_cast<size_t>(rank_a)])];
   const PlanNode& b = nodes[static_cast<size_t>(rank_nodes[static_cast<size_t>(rank_b)])];
   const size_t la = static_cast<size_t>(rank_locals[static_cast<size_t>(rank_a)]),
                lb = static_cast<size_t>(rank_locals[static_cast<size_t>(rank_b)]);
+  RouteLinks out;
   if (&a == &b) {
-    if (la == lb) return {};
-    return {a.port_links[la], b.port_links[lb]};
+    if (la == lb) return out;
+    out.push_back(a.port_links[la]);
+    out.push_back(b.port_links[lb]);
+    return out;
   }
-  std::vector<int> out;
-  out.reserve(4);
   out.push_back(a.nic_links[la]);
   if (topology == schema::Topology::kFatTree && a.leaf != b.leaf) {
     auto uplink = [&](int64_t leaf) {
@@ -189,7 +190,7 @@ double PlatformPlan::simgrid_route_latency_s(int64_t rank_a, int64_t rank_b) con
   return simgrid_route_latency_s(route(rank_a, rank_b));
 }
 
-double PlatformPlan::simgrid_route_latency_s(const std::vector<int>& r) const {
+double PlatformPlan::simgrid_route_latency_s(const RouteLinks& r) const {
   auto lat = [&](size_t i) { return links[static_cast<size_t>(r[i])].latency_s; };
   // Between fat-tree leaves the root zone holds both ends: its two uplinks come first.
   if (r.size() == 4) return lat(1) + lat(2) + lat(0) + lat(3);

@@ -59,7 +59,7 @@ void add_flows(const PlatformPlan& plan, const StageRule& stage, size_t stage_in
     FlowRecord f;
     f.stage = stage_index;
     f.group = group_element;
-    const std::vector<int> route = plan.route(src, dst);
+    const RouteLinks route = plan.route(src, dst);
     f.simgrid_latency_s = plan.simgrid_route_latency_s(route);
     for (size_t i = 0; i < route.size(); ++i) {
       const bool up = 2 * i < route.size();  // first half up, second half down
