@@ -95,43 +95,44 @@ Built build_graph(const PlatformPlan& plan, const CollectivePlan& collective,
   return b;
 }
 
-// The relations (rank - group per stage, group - flow, flow - link direction) as CSR.
-void connect(const CollectivePlan& collective, Built& b) {
-  Graph& g = b.graph;
+// Calls f(x, y, label) for each relation (rank - group per stage, group - flow, flow - link
+// direction), always in the same order.
+template <typename F>
+void for_each_relation(const CollectivePlan& collective, const Built& b, F f) {
+  const Graph& g = b.graph;
   const size_t group0 = g.ranks, flow0 = group0 + g.groups, link0 = flow0 + g.flows;
-  struct Edge {
-    uint32_t x, y;
-    uint8_t label;
-  };
-  std::vector<Edge> edges;
-  const size_t stages = collective.stages.size();
-  size_t count = stages * g.ranks;
-  for (const FlowRecord& f : b.flows) count += 1 + f.units;
-  edges.reserve(count);
-  for (size_t s = 0; s < stages; ++s) {
+  for (size_t s = 0; s < collective.stages.size(); ++s) {
     for (size_t r = 0; r < g.ranks; ++r) {
       const size_t e = b.stage_first[s] + collective.stages[s].group_of[r];
-      edges.push_back(
-          {static_cast<uint32_t>(r), static_cast<uint32_t>(group0 + e), static_cast<uint8_t>(s)});
+      f(static_cast<uint32_t>(r), static_cast<uint32_t>(group0 + e), static_cast<uint8_t>(s));
     }
   }
-  for (size_t f = 0; f < g.flows; ++f) {
-    const FlowRecord& rec = b.flows[f];
-    edges.push_back({rec.group, static_cast<uint32_t>(flow0 + f), 8});
+  for (size_t fl = 0; fl < g.flows; ++fl) {
+    const FlowRecord& rec = b.flows[fl];
+    f(rec.group, static_cast<uint32_t>(flow0 + fl), uint8_t{8});
     for (size_t i = 0; i < rec.units; ++i)
-      edges.push_back(
-          {static_cast<uint32_t>(flow0 + f), static_cast<uint32_t>(link0 + rec.unit[i]), 9});
+      f(static_cast<uint32_t>(flow0 + fl), static_cast<uint32_t>(link0 + rec.unit[i]), uint8_t{9});
   }
-  g.start.assign(link0 + g.links + 1, 0);
-  for (const Edge& e : edges) ++g.start[e.x + 1], ++g.start[e.y + 1];
+}
+
+// The relations as CSR, in two passes over them (degrees, then neighbours) rather than through a
+// list of every edge, which at a million ranks held about 15 million of them at once.
+void connect(const CollectivePlan& collective, Built& b) {
+  Graph& g = b.graph;
+  g.start.assign(g.ranks + g.groups + g.flows + g.links + 1, 0);
+  size_t edges = 0;
+  for_each_relation(collective, b, [&](uint32_t x, uint32_t y, uint8_t) {
+    ++g.start[x + 1], ++g.start[y + 1];
+    ++edges;
+  });
   for (size_t i = 1; i < g.start.size(); ++i) g.start[i] += g.start[i - 1];
-  g.nbr.resize(2 * edges.size());
-  g.label.resize(2 * edges.size());
+  g.nbr.resize(2 * edges);
+  g.label.resize(2 * edges);
   std::vector<uint32_t> fill(g.start.begin(), g.start.end() - 1);
-  for (const Edge& e : edges) {
-    g.nbr[fill[e.x]] = e.y, g.label[fill[e.x]++] = e.label;
-    g.nbr[fill[e.y]] = e.x, g.label[fill[e.y]++] = e.label;
-  }
+  for_each_relation(collective, b, [&](uint32_t x, uint32_t y, uint8_t label) {
+    g.nbr[fill[x]] = y, g.label[fill[x]++] = label;
+    g.nbr[fill[y]] = x, g.label[fill[y]++] = label;
+  });
 }
 
 // Starting colours (docs/simulator.md, "Classes of ranks").
