@@ -169,27 +169,28 @@ int run_predict(int argc, char** argv, bool advise) {
       p.fit_options = fit_options_with_costs(plan::what_would_fit(q), cost, catalog, cluster,
                                              advise ? "vitsim advise" : "vitsim predict");
     }
-    std::vector<schema::ConfigPrediction> one;  // moved, not copied: a row per rank
+    // Moved, never copied: a row per rank (a million GPUs' rows are most of the memory).
+    std::vector<schema::ConfigPrediction> one;
     one.push_back(std::move(p));
     attach_costs(one, cost, sim::merged_catalog(catalog, cluster), present::devices_of(cluster),
                  "vitsim " + std::string(advise ? "advise" : "predict"));
-    p = std::move(one.front());
     const std::string tool = advise ? "vitsim advise" : "vitsim predict";
     // advise explains the step; its warnings stay one line each unless --explain is given.
-    print_unmeasured(tool, {p}, app.count("--explain") > 0, a.quiet);
+    print_unmeasured(tool, one, app.count("--explain") > 0, a.quiet);
     if (a.json) {
       // A prediction document with one configuration: what vitsim validate reads.
       schema::PredictionFile file;
       file.context = schema::make_context("vitsim", args, {{"model", schema::write_model(vit)}});
       file.scenario = "predict";
       file.selection = plan::to_selection(plan::SweepGoal::kFastestEpoch, limits);
-      file.configurations.push_back(p);
-      const std::string flags = present::limits_text(p, limits);
+      const std::string flags = present::limits_text(one.front(), limits);
+      file.configurations = std::move(one);
       if (!flags.empty()) std::cerr << tool << ": " << flags;
       std::cout << present::dump_with_head_first(schema::write_prediction_json(file));
     } else {
-      std::cout << present::prediction_table({p}) << "\n" << present::rank_table(p);
-      std::cout << "\n" << present::answers_text(p, a.explain) << present::limits_text(p, limits);
+      const schema::ConfigPrediction& q = one.front();
+      std::cout << present::prediction_table(one) << "\n" << present::rank_table(q);
+      std::cout << "\n" << present::answers_text(q, a.explain) << present::limits_text(q, limits);
     }
     written.commit();
     if (!a.trace.empty())

@@ -82,10 +82,11 @@ std::vector<std::string> configuration_row(const std::string& scenario, const Co
           provenance_summary(c.provenance)};
 }
 
+// `batch`: the configuration's batch_cells, made once for all its ranks (with per-rank
+// micro-batches the global batch is a sum over the ranks).
 std::vector<std::string> rank_row(const ConfigPrediction& p, const RankPrediction& r,
-                                  int64_t max_global_batch) {
+                                  const std::vector<std::string>& batch) {
   auto num = [](double x) { return fmt::format("{}", x); };
-  const std::vector<std::string> batch = batch_cells(p, max_global_batch);
   return {label_of(p),
           p.cluster,
           std::to_string(p.config.gpus),
@@ -201,7 +202,8 @@ std::string ranks_csv(const PredictionFile& file) {
                                                  "memory_fits"}));
   const int64_t limit = max_global_batch_of(file);
   for (const auto& p : file.configurations) {
-    for (const auto& r : p.ranks) out += csv_record(with_cost(rank_row(p, r, limit), p));
+    const std::vector<std::string> batch = batch_cells(p, limit);
+    for (const auto& r : p.ranks) out += csv_record(with_cost(rank_row(p, r, batch), p));
   }
   return out;
 }

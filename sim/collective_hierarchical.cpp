@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "sim/collective_registry.h"
 #include "sim/collective_ring.h"
@@ -67,22 +68,25 @@ CollectivePlan plan_hierarchical(const PlatformPlan& plan, costmodel::Collective
   using costmodel::CollectiveOp;
   Groups g = hierarchical_groups(plan);
   const double k = static_cast<double>(g.k);
-  auto stage = [](const CollectiveStage& groups, StageRule rule) {
-    CollectiveStage s = groups;
-    s.rule = rule;
-    return s;
+  // Each stage is the groups with a rule; the groups are moved in where last used, since a stage
+  // holds a group per node and an entry per rank.
+  auto stage = [](CollectiveStage groups, StageRule rule) {
+    groups.rule = rule;
+    return groups;
   };
-  const CollectiveStage intra_rs =
-      stage(g.intra, {&kRingPattern, CollectiveOp::kReduceScatter, 1, kIntraReduceScatterTag});
-  const CollectiveStage intra_ag =
-      stage(g.intra, {&kRingPattern, CollectiveOp::kAllGather, 1, kIntraAllGatherTag});
+  const StageRule intra_rs{&kRingPattern, CollectiveOp::kReduceScatter, 1, kIntraReduceScatterTag};
+  const StageRule intra_ag{&kRingPattern, CollectiveOp::kAllGather, 1, kIntraAllGatherTag};
   CollectivePlan out;
   if (op == CollectiveOp::kAllReduce) {
-    out.stages = {intra_rs, stage(g.inter, {&kRingPattern, op, k, kInterRingTag}), intra_ag};
+    out.stages.push_back(stage(g.intra, intra_rs));
+    out.stages.push_back(stage(std::move(g.inter), {&kRingPattern, op, k, kInterRingTag}));
+    out.stages.push_back(stage(std::move(g.intra), intra_ag));
   } else if (op == CollectiveOp::kReduceScatter) {
-    out.stages = {intra_rs, stage(g.inter, {&kRingPattern, op, k, kInterReduceScatterTag})};
+    out.stages.push_back(stage(std::move(g.intra), intra_rs));
+    out.stages.push_back(stage(std::move(g.inter), {&kRingPattern, op, k, kInterReduceScatterTag}));
   } else {
-    out.stages = {stage(g.inter, {&kRingPattern, op, k, kInterAllGatherTag}), intra_ag};
+    out.stages.push_back(stage(std::move(g.inter), {&kRingPattern, op, k, kInterAllGatherTag}));
+    out.stages.push_back(stage(std::move(g.intra), intra_ag));
   }
   out.ranks_per_node = static_cast<int64_t>(g.k);
   return out;

@@ -13,6 +13,9 @@ namespace {
 namespace sg4 = simgrid::s4u;
 using Dir = sg4::LinkInRoute::Direction;
 
+// Flows of the class-level platform per zone (build_class_platform).
+constexpr size_t kFlowsPerZone = 16;
+
 sg4::Link* make_link(sg4::NetZone* zone, const PlanLink& l) {
   sg4::SplitDuplexLink* link = zone->create_split_duplex_link(l.name, l.bandwidth_bytes_per_s);
   link->set_latency(l.latency_s);
@@ -118,9 +121,17 @@ ClassHosts build_class_platform(const RankClasses& classes) {
   ClassHosts out;
   out.actors = root->create_host("class-actors", 1e9);
   out.actors->seal();
+  // The flows' host pairs, kFlowsPerZone to a full zone: SimGrid 3.32 seals a zone by listing
+  // every host of the platform and checks a new host's name against every zone, so a zone per flow
+  // class costs O(classes^2) (a third of 65,536 ranks of mixed classes); a full zone's routing
+  // table grows with the square of its hosts, so the zones stay small.
+  sg4::NetZone* zone = nullptr;
   for (size_t f = 0; f < classes.flows.size(); ++f) {
     const std::string name = "class-flow-" + std::to_string(f);
-    sg4::NetZone* zone = sg::full_zone(name, root);
+    if (f % kFlowsPerZone == 0) {
+      if (zone != nullptr) zone->seal();
+      zone = sg::full_zone("class-flows-" + std::to_string(f / kFlowsPerZone), root);
+    }
     sg4::Host* src = zone->create_host(name + ".src", 1e9);
     sg4::Host* dst = zone->create_host(name + ".dst", 1e9);
     src->seal();
@@ -130,10 +141,10 @@ ClassHosts build_class_platform(const RankClasses& classes) {
       for (int64_t k = 0; k < weight; ++k) route.emplace_back(links[static_cast<size_t>(link)]);
     }
     zone->add_route(src->get_netpoint(), dst->get_netpoint(), nullptr, nullptr, route, false);
-    zone->seal();
     out.flow_src.push_back(src);
     out.flow_dst.push_back(dst);
   }
+  if (zone != nullptr) zone->seal();
   root->seal();
   return out;
 }

@@ -119,6 +119,13 @@ PlatformPlan plan_platform(const schema::ClusterSpec& cluster, const Placement& 
   } else {
     wanted = placement.used_node_indices();
   }
+  // At most a port and a NIC link per GPU and a NIC per node, plus a leaf uplink per node: sized
+  // up front, so that a million GPUs' links are not moved on each growth of the vector.
+  size_t most_links = 0;
+  for (int64_t idx : wanted)
+    most_links += 2 + 2 * placement.nodes[static_cast<size_t>(idx)].gpu_devices.size();
+  plan.links.reserve(most_links);
+  plan.nodes.reserve(wanted.size());
   std::map<int64_t, int64_t> plan_index;  // node instance index -> index in plan.nodes
   for (int64_t idx : wanted) {
     plan_index[idx] = static_cast<int64_t>(plan.nodes.size());
@@ -148,17 +155,18 @@ PlatformPlan plan_platform(const schema::ClusterSpec& cluster, const Placement& 
   return plan;
 }
 
-std::vector<int> PlatformPlan::route(int64_t rank_a, int64_t rank_b) const {
+RouteLinks PlatformPlan::route(int64_t rank_a, int64_t rank_b) const {
   const PlanNode& a = nodes[static_cast<size_t>(rank_nodes[static_cast<size_t>(rank_a)])];
   const PlanNode& b = nodes[static_cast<size_t>(rank_nodes[static_cast<size_t>(rank_b)])];
   const size_t la = static_cast<size_t>(rank_locals[static_cast<size_t>(rank_a)]),
                lb = static_cast<size_t>(rank_locals[static_cast<size_t>(rank_b)]);
+  RouteLinks out;
   if (&a == &b) {
-    if (la == lb) return {};
-    return {a.port_links[la], b.port_links[lb]};
+    if (la == lb) return out;
+    out.push_back(a.port_links[la]);
+    out.push_back(b.port_links[lb]);
+    return out;
   }
-  std::vector<int> out;
-  out.reserve(4);
   out.push_back(a.nic_links[la]);
   if (topology == schema::Topology::kFatTree && a.leaf != b.leaf) {
     auto uplink = [&](int64_t leaf) {
@@ -182,7 +190,7 @@ double PlatformPlan::simgrid_route_latency_s(int64_t rank_a, int64_t rank_b) con
   return simgrid_route_latency_s(route(rank_a, rank_b));
 }
 
-double PlatformPlan::simgrid_route_latency_s(const std::vector<int>& r) const {
+double PlatformPlan::simgrid_route_latency_s(const RouteLinks& r) const {
   auto lat = [&](size_t i) { return links[static_cast<size_t>(r[i])].latency_s; };
   // Between fat-tree leaves the root zone holds both ends: its two uplinks come first.
   if (r.size() == 4) return lat(1) + lat(2) + lat(0) + lat(3);

@@ -11,6 +11,7 @@
 // class latency, as the alpha-beta convention of LinkCost says.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -39,6 +40,21 @@ struct PlanNode {
   std::vector<int> nic_links;          // per GPU: NIC link (the same index when the NIC is shared)
 };
 
+// The links of one route, in order: at most four (header comment), kept inline, since the class
+// finder asks a route of every flow of a million ranks.
+struct RouteLinks {
+  std::array<int, 4> link{};
+  size_t count = 0;
+  void push_back(int l) { link.at(count++) = l; }
+  size_t size() const { return count; }
+  bool empty() const { return count == 0; }
+  int operator[](size_t i) const { return link[i]; }
+  int front() const { return link[0]; }
+  int back() const { return link[count - 1]; }
+  const int* begin() const { return link.data(); }
+  const int* end() const { return link.data() + count; }
+};
+
 struct PlatformPlan {
   std::string name;
   schema::Topology topology = schema::Topology::kStar;
@@ -54,14 +70,14 @@ struct PlatformPlan {
 
   // Link indices a message from rank a to rank b crosses (up/down as in the header comment): the
   // first half of the route goes up (source side), the second half down.
-  std::vector<int> route(int64_t rank_a, int64_t rank_b) const;
+  RouteLinks route(int64_t rank_a, int64_t rank_b) const;
   double route_latency_s(int64_t rank_a, int64_t rank_b) const;
   // The same sum in the order SimGrid 3.32 adds the latencies of the route platform_builder makes
   // (the links of the zone that holds both ends first, then the source side, then the destination
   // side): a different order can differ in the last bit. The class-level simulation gives its
   // flows this latency so that they match the rank-by-rank ones bit for bit (tested).
   double simgrid_route_latency_s(int64_t rank_a, int64_t rank_b) const;
-  double simgrid_route_latency_s(const std::vector<int>& route) const;       // of route(a, b)
+  double simgrid_route_latency_s(const RouteLinks& route) const;             // of route(a, b)
   double route_bandwidth_bytes_per_s(int64_t rank_a, int64_t rank_b) const;  // bottleneck
 };
 

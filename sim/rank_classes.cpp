@@ -59,7 +59,7 @@ void add_flows(const PlatformPlan& plan, const StageRule& stage, size_t stage_in
     FlowRecord f;
     f.stage = stage_index;
     f.group = group_element;
-    const std::vector<int> route = plan.route(src, dst);
+    const RouteLinks route = plan.route(src, dst);
     f.simgrid_latency_s = plan.simgrid_route_latency_s(route);
     for (size_t i = 0; i < route.size(); ++i) {
       const bool up = 2 * i < route.size();  // first half up, second half down
@@ -95,43 +95,44 @@ Built build_graph(const PlatformPlan& plan, const CollectivePlan& collective,
   return b;
 }
 
-// The relations (rank - group per stage, group - flow, flow - link direction) as CSR.
-void connect(const CollectivePlan& collective, Built& b) {
-  Graph& g = b.graph;
+// Calls f(x, y, label) for each relation (rank - group per stage, group - flow, flow - link
+// direction), always in the same order.
+template <typename F>
+void for_each_relation(const CollectivePlan& collective, const Built& b, F f) {
+  const Graph& g = b.graph;
   const size_t group0 = g.ranks, flow0 = group0 + g.groups, link0 = flow0 + g.flows;
-  struct Edge {
-    uint32_t x, y;
-    uint8_t label;
-  };
-  std::vector<Edge> edges;
-  const size_t stages = collective.stages.size();
-  size_t count = stages * g.ranks;
-  for (const FlowRecord& f : b.flows) count += 1 + f.units;
-  edges.reserve(count);
-  for (size_t s = 0; s < stages; ++s) {
+  for (size_t s = 0; s < collective.stages.size(); ++s) {
     for (size_t r = 0; r < g.ranks; ++r) {
       const size_t e = b.stage_first[s] + collective.stages[s].group_of[r];
-      edges.push_back(
-          {static_cast<uint32_t>(r), static_cast<uint32_t>(group0 + e), static_cast<uint8_t>(s)});
+      f(static_cast<uint32_t>(r), static_cast<uint32_t>(group0 + e), static_cast<uint8_t>(s));
     }
   }
-  for (size_t f = 0; f < g.flows; ++f) {
-    const FlowRecord& rec = b.flows[f];
-    edges.push_back({rec.group, static_cast<uint32_t>(flow0 + f), 8});
+  for (size_t fl = 0; fl < g.flows; ++fl) {
+    const FlowRecord& rec = b.flows[fl];
+    f(rec.group, static_cast<uint32_t>(flow0 + fl), uint8_t{8});
     for (size_t i = 0; i < rec.units; ++i)
-      edges.push_back(
-          {static_cast<uint32_t>(flow0 + f), static_cast<uint32_t>(link0 + rec.unit[i]), 9});
+      f(static_cast<uint32_t>(flow0 + fl), static_cast<uint32_t>(link0 + rec.unit[i]), uint8_t{9});
   }
-  g.start.assign(link0 + g.links + 1, 0);
-  for (const Edge& e : edges) ++g.start[e.x + 1], ++g.start[e.y + 1];
+}
+
+// The relations as CSR, in two passes over them (degrees, then neighbours) rather than through a
+// list of every edge, which at a million ranks held about 15 million of them at once.
+void connect(const CollectivePlan& collective, Built& b) {
+  Graph& g = b.graph;
+  g.start.assign(g.ranks + g.groups + g.flows + g.links + 1, 0);
+  size_t edges = 0;
+  for_each_relation(collective, b, [&](uint32_t x, uint32_t y, uint8_t) {
+    ++g.start[x + 1], ++g.start[y + 1];
+    ++edges;
+  });
   for (size_t i = 1; i < g.start.size(); ++i) g.start[i] += g.start[i - 1];
-  g.nbr.resize(2 * edges.size());
-  g.label.resize(2 * edges.size());
+  g.nbr.resize(2 * edges);
+  g.label.resize(2 * edges);
   std::vector<uint32_t> fill(g.start.begin(), g.start.end() - 1);
-  for (const Edge& e : edges) {
-    g.nbr[fill[e.x]] = e.y, g.label[fill[e.x]++] = e.label;
-    g.nbr[fill[e.y]] = e.x, g.label[fill[e.y]++] = e.label;
-  }
+  for_each_relation(collective, b, [&](uint32_t x, uint32_t y, uint8_t label) {
+    g.nbr[fill[x]] = y, g.label[fill[x]++] = label;
+    g.nbr[fill[y]] = x, g.label[fill[y]++] = label;
+  });
 }
 
 // Starting colours (docs/simulator.md, "Classes of ranks").
@@ -165,38 +166,38 @@ uint64_t hash_words(const uint64_t* w, size_t n) {
 }
 
 // One round: new colour = (old colour, multiset of (relation, neighbour's colour)). Returns the
-// number of colours.
+// number of colours. Each element's signature is built in a scratch buffer and compared with the
+// signatures of the colours found so far (kept once per colour), so memory grows with the
+// colours, not with the graph (a million ranks have a few colours and tens of millions of edges).
 size_t refine_once(const Graph& g, std::vector<uint32_t>& color) {
   const size_t n = g.size();
-  std::vector<uint64_t> buf;
-  buf.reserve(n + g.nbr.size());  // each element's colour and its neighbours'
-  std::vector<size_t> at(n + 1, 0);
-  for (size_t e = 0; e < n; ++e) {
-    at[e] = buf.size();
-    buf.push_back(color[e]);
-    const size_t first = buf.size();
-    for (uint32_t i = g.start[e]; i < g.start[e + 1]; ++i)
-      buf.push_back((static_cast<uint64_t>(g.label[i]) << 32) | color[g.nbr[i]]);
-    std::sort(buf.begin() + static_cast<std::ptrdiff_t>(first), buf.end());
-  }
-  at[n] = buf.size();
-  std::unordered_map<uint64_t, std::vector<uint32_t>> seen;  // hash -> elements of distinct sigs
+  std::vector<uint64_t> sig;
+  std::vector<uint64_t> known;      // signatures of the new colours, back to back
+  std::vector<size_t> known_at{0};  // colour c's signature: [known_at[c], known_at[c+1])
+  std::unordered_map<uint64_t, std::vector<uint32_t>> seen;  // hash -> colours with that hash
   std::vector<uint32_t> next(n);
   uint32_t colors = 0;
   for (size_t e = 0; e < n; ++e) {
-    const uint64_t* sig = buf.data() + at[e];
-    const size_t len = at[e + 1] - at[e];
-    auto& reps = seen[hash_words(sig, len)];
+    sig.clear();
+    sig.push_back(color[e]);
+    for (uint32_t i = g.start[e]; i < g.start[e + 1]; ++i)
+      sig.push_back((static_cast<uint64_t>(g.label[i]) << 32) | color[g.nbr[i]]);
+    std::sort(sig.begin() + 1, sig.end());
+    auto& candidates = seen[hash_words(sig.data(), sig.size())];
     bool found = false;
-    for (uint32_t r : reps) {
-      if (at[r + 1] - at[r] == len && std::equal(sig, sig + len, buf.data() + at[r])) {
-        next[e] = next[r];
+    for (uint32_t c : candidates) {
+      const uint64_t* other = known.data() + known_at[c];
+      if (known_at[c + 1] - known_at[c] == sig.size() &&
+          std::equal(sig.begin(), sig.end(), other)) {
+        next[e] = c;
         found = true;
         break;
       }
     }
     if (!found) {
-      reps.push_back(static_cast<uint32_t>(e));
+      candidates.push_back(colors);
+      known.insert(known.end(), sig.begin(), sig.end());
+      known_at.push_back(known.size());
       next[e] = colors++;
     }
   }
