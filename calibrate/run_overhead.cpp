@@ -161,7 +161,7 @@ std::vector<std::string> add_run_overheads(costmodel::CostModel& costs,
     g.term.overhead_s = std::max(0.0, mean);
     g.term.spread_s = g.x.size() > 1 ? std::sqrt(var / sw) : 0;
     g.term.steps = static_cast<int64_t>(sw);
-    g.term.derived_from = g.from + " (docs/cost-model.md section 3, \"Learned from runs\")";
+    g.term.derived_from = g.from + " (docs/learning-from-runs.md)";
     for (auto& link : costs.links) {
       if (link.link_class == g.link_class) link.run_overheads.push_back(g.term);
     }

@@ -111,7 +111,7 @@ int cmd_calibrate(int argc, char** argv) {
                  "vitsim-train run logs of ranks sharing one host of --clusters: what their "
                  "exposed all-reduce, agreement and untimed remainder took beyond the link's "
                  "benchmark fit and the profile becomes a term of the host's link class "
-                 "(docs/cost-model.md section 3, \"Learned from runs\")")
+                 "(docs/learning-from-runs.md)")
       ->check(CLI::ExistingFile);
   bool accept_suspect = false;
   app.add_flag("--accept-suspect", accept_suspect,

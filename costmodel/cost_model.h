@@ -147,7 +147,7 @@ struct OperationLinkCost {
 };
 
 // What training runs measured per step beyond the benchmark's fit, for ranks sharing a host over
-// this link class (docs/cost-model.md section 3, "Learned from runs"): the exposed all-reduce
+// this link class (docs/learning-from-runs.md): the exposed all-reduce
 // with its wait, the ranks' per-step agreement and the loop's untimed remainder, less the fit's
 // transfer of the gradient and the profile's step overhead. A term of its own, added to every
 // step of a one-host job of the same device, precision and ranks; the fit is left as measured.

@@ -1,5 +1,5 @@
 // JSON form of the terms a link class learned from training runs (docs/formats/cost-model.md,
-// `links[].run_overheads`; the term: docs/cost-model.md section 3, "Learned from runs").
+// `links[].run_overheads`; the term: docs/learning-from-runs.md).
 #include "schema/run_overhead_io.h"
 
 #include "costmodel/physical_bounds.h"
