@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "calibrate/calibrator.h"
+#include "calibrate/run_overhead.h"
 #include "cli/commands.h"
 #include "cli/file_options.h"
 #include "clikit/list_options.h"
@@ -16,6 +17,7 @@
 #include "schema/data_dir.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
+#include "schema/run_log.h"
 
 namespace vitsim::cli {
 
@@ -44,6 +46,13 @@ void print_costs(const costmodel::CostModel& c) {
     std::cout << fmt::format("{:<16} {:<12} {:>12.1f} {:>12.3f}\n", l.link_class,
                              costmodel::to_string(l.source), l.latency_s * 1e6,
                              l.bandwidth_bytes_per_s / 1e9);
+    for (const auto& t : l.run_overheads) {
+      std::cout << fmt::format(
+          "  learned from runs: {} {} x{} on one host: +{:.3f} ms per step "
+          "(spread {:.3f} ms)\n",
+          t.device, costmodel::to_string(t.precision), t.ranks_per_node, t.overhead_s * 1e3,
+          t.spread_s * 1e3);
+    }
     for (const auto& r : l.rings) {
       std::cout << fmt::format("{:<16} {:<12} {:>12.1f} {:>12.3f}\n",
                                fmt::format("  {} ranks, {}/node", r.ranks, r.ranks_per_node), "",
@@ -97,6 +106,13 @@ int cmd_calibrate(int argc, char** argv) {
       ->default_str(schema::data_default(
           "data/public-benchmarks/{timm_train_benchmarks,timm_infer_benchmarks,"
           "vit_inference_aitemplate_a100,gemm_throughput}.csv"));
+  std::vector<std::string> run_logs;
+  app.add_option("--run-logs", run_logs,
+                 "vitsim-train run logs of ranks sharing one host of --clusters: what their "
+                 "exposed all-reduce, agreement and untimed remainder took beyond the link's "
+                 "benchmark fit and the profile becomes a term of the host's link class "
+                 "(docs/learning-from-runs.md)")
+      ->check(CLI::ExistingFile);
   bool accept_suspect = false;
   app.add_flag("--accept-suspect", accept_suspect,
                "use profiles the evidence check refuses (superseded ones, ones whose host phases "
@@ -104,8 +120,14 @@ int cmd_calibrate(int argc, char** argv) {
   return clikit::run_app(app, argc, argv, [&] {
     clikit::refuse_repeated_files(inputs, "profiles");
     clikit::refuse_repeated_files(clusters, "--clusters");
+    clikit::refuse_repeated_files(run_logs, "--run-logs");
+    if (!run_logs.empty() && clusters.empty())
+      throw std::invalid_argument(
+          "--run-logs: needs --clusters, the cluster file of the runs' "
+          "host (its link class and device)");
     std::vector<schema::NamedPath> read = schema::named_paths("profiles", inputs);
     for (const auto& f : clusters) read.push_back({"--clusters", f});
+    for (const auto& f : run_logs) read.push_back({"--run-logs", f});
     for (const auto& f : clikit::split_list(timm, "tensor-evidence"))
       read.push_back({"--tensor-evidence", f});
     read.push_back({"--gpus", gpus_path});
@@ -133,7 +155,11 @@ int cmd_calibrate(int argc, char** argv) {
         opt.tensor_evidence =
             calibrate::tensor_efficiency_from_timm(table, catalog, *with_model->profile.model);
     }
-    const calibrate::Calibration cal = calibrate::calibrate(profiles, catalog, opt);
+    calibrate::Calibration cal = calibrate::calibrate(profiles, catalog, opt);
+    std::vector<calibrate::RunLogInput> runs;
+    for (const auto& f : run_logs) runs.push_back({f, schema::read_run_log(f)});
+    for (auto& n : calibrate::add_run_overheads(cal.costs, runs, opt.clusters))
+      cal.notes.push_back(std::move(n));
     for (const auto& n : cal.notes) std::cerr << "vitsim calibrate: note: " << n << "\n";
     for (const auto& w : cal.warnings) std::cerr << "vitsim calibrate: warning: " << w << "\n";
     schema::CostModelFile file;
@@ -142,6 +168,7 @@ int cmd_calibrate(int argc, char** argv) {
         schema::make_context("vitsim calibrate", std::vector<std::string>(argv, argv + argc),
                              {{"profiles", inputs},
                               {"clusters", clusters},
+                              {"run_logs", run_logs},
                               {"notes", cal.notes},
                               {"warnings", cal.warnings}});
     schema::add_json(written, out, schema::write_cost_model_json(file));

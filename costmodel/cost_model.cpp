@@ -64,6 +64,15 @@ const RingLinkCost* LinkCost::find_ring(int64_t ranks, int64_t ranks_per_node) c
   return nullptr;
 }
 
+const RunStepOverhead* LinkCost::find_run_overhead(const std::string& device, Regime precision,
+                                                   int64_t ranks_per_node) const {
+  for (const auto& r : run_overheads) {
+    if (r.device == device && r.precision == precision && r.ranks_per_node == ranks_per_node)
+      return &r;
+  }
+  return nullptr;
+}
+
 const OperationLinkCost* LinkCost::find_operation(CollectiveOp op) const {
   for (const auto& o : operations) {
     if (o.op == op) return &o;

@@ -146,6 +146,21 @@ struct OperationLinkCost {
   std::string derived_from;
 };
 
+// What training runs measured per step beyond the benchmark's fit, for ranks sharing a host over
+// this link class (docs/learning-from-runs.md): the exposed all-reduce
+// with its wait, the ranks' per-step agreement and the loop's untimed remainder, less the fit's
+// transfer of the gradient and the profile's step overhead. A term of its own, added to every
+// step of a one-host job of the same device, precision and ranks; the fit is left as measured.
+struct RunStepOverhead {
+  std::string device;  // the ranks' device id (the cluster's)
+  Regime precision = Regime::kFp32;
+  int64_t ranks_per_node = 2;  // ranks sharing the host
+  double overhead_s = 0;       // per optimizer step, >= 0
+  double spread_s = 0;         // 1 sigma over the runs' ranks (0 from one rank)
+  int64_t steps = 0;           // the runs' steps behind it (each rank's steps, summed)
+  std::string derived_from;    // the run logs and the figures subtracted
+};
+
 // Alpha-beta cost of one link class: a message of n bytes over one link takes
 // latency_s + n / bandwidth_bytes_per_s.
 struct LinkCost {
@@ -162,6 +177,10 @@ struct LinkCost {
   // Measured fits of the other operations (reduce-scatter, all-gather), at most one each.
   std::vector<OperationLinkCost> operations;
   const OperationLinkCost* find_operation(CollectiveOp op) const;
+  // Terms learned from training runs, at most one per device, precision and ranks per node.
+  std::vector<RunStepOverhead> run_overheads;
+  const RunStepOverhead* find_run_overhead(const std::string& device, Regime precision,
+                                           int64_t ranks_per_node) const;
 };
 
 // How a layer pass's compute and memory terms combine in the transfer: kMax = max(compute,

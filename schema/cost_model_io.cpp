@@ -12,6 +12,7 @@
 #include "schema/common_io.h"
 #include "schema/json_file.h"
 #include "schema/model_io.h"
+#include "schema/run_overhead_io.h"
 
 namespace vitsim::schema {
 namespace {
@@ -227,7 +228,7 @@ costmodel::OperationLinkCost read_operation(const Node& n) {
 
 costmodel::LinkCost read_link(const Node& n) {
   n.expect_keys({"link_class", "latency_s", "bandwidth_bytes_per_s", "source", "derived_from",
-                 "uncertainty_rel", "rings", "operations"});
+                 "uncertainty_rel", "rings", "operations", "run_overheads"});
   costmodel::LinkCost l;
   l.link_class = n["link_class"].string();
   if (l.link_class.empty()) n["link_class"].fail("non-empty link class", "empty string");
@@ -236,6 +237,7 @@ costmodel::LinkCost read_link(const Node& n) {
   l.source = read_cost_source(n["source"]);
   l.derived_from = n["derived_from"].string();
   if (n.has("uncertainty_rel")) l.uncertainty_rel = n["uncertainty_rel"].in_range(0, 10);
+  l.run_overheads = read_run_overheads(n);
   if (const auto rings = n.get("rings")) {
     for (const Node& r : rings->items()) {
       const costmodel::RingLinkCost ring = read_ring(r);
@@ -377,6 +379,7 @@ Json write_cost_model_json(const CostModelFile& file) {
                           {"source", costmodel::to_string(l.source)},
                           {"derived_from", l.derived_from},
                           {"uncertainty_rel", l.uncertainty_rel}});
+    write_run_overheads(l.run_overheads, j["links"].back());
     if (!l.operations.empty()) {  // written only where a profile measured another operation
       Json ops = Json::array();
       for (const auto& o : l.operations) {

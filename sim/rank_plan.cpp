@@ -157,6 +157,20 @@ void add_straggler_wait(RankKinds& kinds, const std::vector<KindSpread>& spread,
   }
 }
 
+// The term a link class learned from training runs of this device and precision with as many
+// ranks sharing one host, for a job on one host (docs/cost-model.md section 3, "Learned from
+// runs"); 0 elsewhere: a run on one host is no evidence for a ring across hosts.
+double learned_step_overhead_s(const Placement& placement, const costmodel::CostModel& costs,
+                               const costmodel::DeviceCosts& c) {
+  const auto ranks = static_cast<int64_t>(placement.ranks.size());
+  if (ranks < 2 || !placement.single_node()) return 0;
+  const NodeInstance& node = placement.nodes[static_cast<size_t>(placement.ranks.front().node)];
+  const costmodel::LinkCost* link = costs.find_link(node.spec->intra_node.link.link_class);
+  if (link == nullptr) return 0;
+  const costmodel::RunStepOverhead* t = link->find_run_overhead(c.device, c.precision, ranks);
+  return t == nullptr ? 0 : t->overhead_s;
+}
+
 }  // namespace
 
 RankKinds plan_rank_kinds(const Placement& placement, const costmodel::DeviceCatalog& catalog,
@@ -201,7 +215,7 @@ RankKinds plan_rank_kinds(const Placement& placement, const costmodel::DeviceCat
       if (c.data_after_wait)
         p.data_after_wait_s = c.data_after_wait->at(b) + c.host_to_device.at(b);
     }
-    p.overhead_s = c.step_overhead.at(b);
+    p.overhead_s = c.step_overhead.at(b) + learned_step_overhead_s(placement, costs, c);
     if (c.bucket_copy && placement.ranks.size() > 1) p.bucket_copy_s = c.bucket_copy->at(params);
     p.epoch_start_s = config.first_epoch ? c.process_start_at(b) : c.epoch_start_s;
     p.other_epoch_start_s = config.first_epoch ? c.epoch_start_s : c.process_start_at(b);

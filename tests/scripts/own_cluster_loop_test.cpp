@@ -33,6 +33,9 @@ TEST(OwnClusterLoop, BadArgumentsNameWhatIsWrongAndExit2) {
       {dir + "/o --bin " + dir, "no vitsim and vitsim-train"},
       {dir + "/full", "is not empty"},
       {dir + "/o --frobnicate", "unknown option '--frobnicate'"},
+      {dir + "/o --learn --next-micro-batch 0", "--next-micro-batch: expected a count >= 1"},
+      {dir + "/o --learn --micro-batch 8 --next-micro-batch 8",
+       "--next-micro-batch: 8 is the first run's micro-batch"},
   };
   for (const auto& c : cases) {
     const auto r = run_command(quoted(kScript) + " " + c.args);
@@ -54,6 +57,39 @@ TEST(OwnClusterLoop, RunsTheLoopAndPrintsTheErrorAndTheRange) {
                            "predicted [0-9.]+ s, range [0-9.]+-[0-9.]+ s\\): (inside|outside)")))
       << r.output;
   EXPECT_NE(r.output.find("+ " + bin + "/vitsim validate --like"), std::string::npos) << r.output;
+}
+
+// --learn: the first run (micro-batch 16) is learned by calibrate --run-logs, the second (8) is
+// predicted without and with it; whether learning brings it closer is the machine's business
+// (bench/RESULTS.md), that the term is learned and used is this test's.
+TEST(OwnClusterLoop, LearnsFromOneRunAndValidatesTheNextBeforeAndAfter) {
+  const std::string out = ::testing::TempDir() + "/own_cluster_loop_learn";
+  std::system(("rm -rf '" + out + "'").c_str());
+  const std::string bin = std::string(VITSIM_EXE).substr(0, std::string(VITSIM_EXE).rfind('/'));
+  const auto r = run_command(vitsim::test::mpi_root_consent() + quoted(kScript) + " --learn " +
+                             quoted(out) + " --bin " + quoted(bin));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(std::regex_search(r.output, std::regex("--run-logs \\S*/own_cluster_loop_learn/"
+                                                     "run\\.json -o")))
+      << r.output;
+  const std::string row =
+      "error [-+]?[0-9.]+ % \\(measured [0-9.]+ s, predicted [0-9.]+ s, range [0-9.]+-[0-9.]+ "
+      "s\\): (inside|outside)";
+  EXPECT_TRUE(std::regex_search(
+      r.output, std::regex("own-cluster-loop: micro-batch 8 before learning: " + row)))
+      << r.output;
+  EXPECT_TRUE(std::regex_search(
+      r.output, std::regex("own-cluster-loop: micro-batch 8 after learning from run.json: " + row)))
+      << r.output;
+  EXPECT_TRUE(std::regex_search(
+      r.output, std::regex("own-cluster-loop: learning from run.json moved \\|error\\| from "
+                           "[0-9.]+ % to [0-9.]+ %: (closer|not closer)")))
+      << r.output;
+  // The learned cost model holds the term; the one without runs does not.
+  const auto learned = run_command("grep -c run_overheads " + quoted(out + "/learned-costs.json"));
+  EXPECT_EQ(learned.output.substr(0, 1), "1") << learned.output;
+  const auto plain = run_command("grep -c run_overheads " + quoted(out + "/here-costs.json"));
+  EXPECT_EQ(plain.output.substr(0, 1), "0") << plain.output;
 }
 #endif
 

@@ -1,0 +1,46 @@
+// vitsim calibrate --run-logs (docs/learning-from-runs.md) from the command line: a run log
+// without the cluster file of its host, and a run that is no evidence for a term of ranks sharing
+// a host, are refused with exit 2 naming the option, the file and the field; nothing is written.
+// (A run that is learned from end to end: tests/scripts/own_cluster_loop_test.cpp, --learn.)
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "read_text.h"    // tests/support/
+#include "run_command.h"  // tests/support/
+
+namespace run_learning_cli_test {
+namespace {
+
+const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+const std::string kSrc = VITSIM_SOURCE_DIR;
+
+vitsim::test::CommandResult run(const std::string& args) {
+  return vitsim::test::run_command(kVitsim + " " + args);
+}
+
+using vitsim::test::has;  // tests/support/read_text.h
+
+TEST(RunLearningCli, RunLogsThatTeachNothingAreRefusedWithExitTwo) {
+  const std::string dir = ::testing::TempDir() + "/run_learning_cli_test";
+  std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str());
+  auto r = run("import-deepspeed " + kSrc +
+               "/data/vit-deepspeed-study/logs/vector_t4_1gpu_b64_fp32.log --gpu t4 --model "
+               "vit_b_16 -o " +
+               dir + "/t4.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string run_log = kSrc + "/tests/schema/examples/run_log.json";  // node0 and node1
+  r = run("calibrate " + dir + "/t4.json --precisions fp32 --run-logs " + run_log + " -o " + dir +
+          "/costs.json");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "--run-logs: needs --clusters")) << r.output;
+  r = run("calibrate " + dir + "/t4.json --precisions fp32 --clusters " + kSrc +
+          "/platforms/vector.json --run-logs " + run_log + " -o " + dir + "/costs.json");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "--run-logs " + run_log + ": config.hosts: ranks on node0 and node1"))
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/costs.json"));
+}
+
+}  // namespace
+}  // namespace run_learning_cli_test

@@ -1,0 +1,71 @@
+// A link class's term learned from training runs (costmodel::RunStepOverhead; docs/cost-model.md
+// section 3, "Learned from runs") reaches a rank's step overhead only in a one-host job of the
+// term's device, precision and ranks per host, and nowhere else.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "costmodel/layer_graph.h"
+#include "sim/placement.h"
+#include "sim/rank_plan.h"
+#include "sim_test_support.h"
+
+namespace vitsim::sim {
+namespace learned_overhead_test {
+namespace {
+
+using test::constant_costs;
+using test::costs_for;
+using test::ring_config;
+using test::tiny_cluster;
+using test::tiny_model;
+
+// Each rank's overhead_s for `gpus` ranks of a two-node cluster of two GPUs each.
+std::vector<double> overheads(const costmodel::CostModel& costs, int gpus) {
+  const schema::ClusterSpec cluster = tiny_cluster(2, 2, 1e9, 1e-5);
+  const schema::TrainingConfig config = ring_config(gpus);
+  const costmodel::DeviceCatalog devices = merged_catalog(costmodel::DeviceCatalog{}, cluster);
+  std::map<std::string, costmodel::CostSource> sources;
+  std::vector<double> out;
+  for (const RankPlan& p :
+       plan_ranks(place_ranks(cluster, config), devices, costmodel::build_layer_graph(tiny_model()),
+                  config, costs, sources))
+    out.push_back(p.overhead_s);
+  return out;
+}
+
+costmodel::CostModel costs_with_term(const std::string& device, int64_t ranks_per_node) {
+  costmodel::CostModel costs = costs_for({constant_costs("testgpu", 1e-3)});
+  costs.devices.front().step_overhead.fixed_s = 2e-3;
+  costmodel::LinkCost fabric;
+  fabric.link_class = "test-fabric";
+  fabric.latency_s = 1e-6;
+  fabric.bandwidth_bytes_per_s = 1e11;
+  fabric.run_overheads.push_back(
+      {device, costmodel::Regime::kFp32, ranks_per_node, 5e-3, 1e-3, 100, "a test run"});
+  costs.links.push_back(fabric);
+  return costs;
+}
+
+TEST(LearnedOverhead, AddsToEveryRankOfAOneHostJobOfItsShape) {
+  const auto o = overheads(costs_with_term("testgpu", 2), 2);
+  ASSERT_EQ(o.size(), 2u);
+  for (double x : o) EXPECT_DOUBLE_EQ(x, 2e-3 + 5e-3);
+}
+
+TEST(LearnedOverhead, LeavesOtherShapesDevicesAndHostsAlone) {
+  for (double x : overheads(costs_with_term("testgpu", 2), 4))  // two hosts: no evidence
+    EXPECT_DOUBLE_EQ(x, 2e-3);
+  for (double x : overheads(costs_with_term("testgpu", 3), 2))  // another ranks per host
+    EXPECT_DOUBLE_EQ(x, 2e-3);
+  for (double x : overheads(costs_with_term("othergpu", 2), 2))  // another device
+    EXPECT_DOUBLE_EQ(x, 2e-3);
+  for (double x : overheads(costs_with_term("testgpu", 2), 1))  // one rank: nothing shared
+    EXPECT_DOUBLE_EQ(x, 2e-3);
+}
+
+}  // namespace
+}  // namespace learned_overhead_test
+}  // namespace vitsim::sim
