@@ -38,24 +38,10 @@ schema::ConfigPrediction run(const schema::ClusterSpec& cl, const schema::Traini
   return predict(cl, costmodel::DeviceCatalog{}, tiny_model(), t, two_device_costs(), o);
 }
 
-double rel(double a, double b) {
-  return a == b ? 0.0 : std::fabs(a - b) / std::max(std::fabs(a), std::fabs(b));
-}
-
-// Every figure of the prediction, rank by rank, to 1e-9 relative.
+// Every figure of the prediction, rank by rank, to 1e-9 relative; the case communicates.
 void expect_same(const schema::ConfigPrediction& ranks, const schema::ConfigPrediction& classes) {
-  EXPECT_LE(rel(ranks.step_time_s, classes.step_time_s), 1e-9)
-      << ranks.step_time_s << " vs " << classes.step_time_s;
-  EXPECT_LE(rel(ranks.epoch_time_s, classes.epoch_time_s), 1e-9);
-  EXPECT_LE(rel(ranks.exposed_comm_time_s, classes.exposed_comm_time_s), 1e-9);
+  test::expect_same_prediction(ranks, classes);
   EXPECT_GT(ranks.exposed_comm_time_s, 0.0);
-  ASSERT_EQ(ranks.ranks.size(), classes.ranks.size());
-  for (size_t r = 0; r < ranks.ranks.size(); ++r) {
-    const auto &a = ranks.ranks[r], &b = classes.ranks[r];
-    EXPECT_LE(rel(a.compute_time_s, b.compute_time_s), 1e-9) << "rank " << r;
-    EXPECT_LE(rel(a.exposed_comm_time_s, b.exposed_comm_time_s), 1e-9) << "rank " << r;
-    EXPECT_NEAR(a.idle_time_s, b.idle_time_s, 1e-9 * ranks.step_time_s) << "rank " << r;
-  }
 }
 
 struct Case {
@@ -136,11 +122,14 @@ TEST(ClassEngine, TreeOnAMixedFatTreeMatchesTheFullSolveNotTheLazyDrift) {
   t.bucket_bytes = 4e5;
   const schema::ClusterSpec c = fat_tree(mixed_cluster(), 4, 1.5e9);
   const double classes = run(c, t, SimEngine::kClasses).step_time_s;
-  EXPECT_LE(rel(classes, run(c, t, SimEngine::kRanks, "Full").step_time_s), 1e-9);
-  EXPECT_LE(rel(classes, run(c, t, SimEngine::kClasses, "Full").step_time_s), 1e-9);
+  EXPECT_LE(test::relative_difference(classes, run(c, t, SimEngine::kRanks, "Full").step_time_s),
+            1e-9);
+  EXPECT_LE(test::relative_difference(classes, run(c, t, SimEngine::kClasses, "Full").step_time_s),
+            1e-9);
   const double lazy = run(c, t, SimEngine::kRanks).step_time_s;
-  EXPECT_GT(rel(classes, lazy), 1e-9) << "the drift is gone: compare the tree with Lazy again";
-  EXPECT_LT(rel(classes, lazy), 1e-4);
+  EXPECT_GT(test::relative_difference(classes, lazy), 1e-9)
+      << "the drift is gone: compare the tree with Lazy again";
+  EXPECT_LT(test::relative_difference(classes, lazy), 1e-4);
 }
 
 TEST(ClassEngine, AHomogeneousClusterIsAHandfulOfClasses) {

@@ -38,24 +38,8 @@ schema::ConfigPrediction run(const schema::ClusterSpec& cl, const schema::Traini
   return run(cl, t, o);
 }
 
-double rel(double a, double b) {
-  return a == b ? 0.0 : std::fabs(a - b) / std::max(std::fabs(a), std::fabs(b));
-}
-
 void expect_same(const schema::ConfigPrediction& ranks, const schema::ConfigPrediction& closed) {
-  EXPECT_LE(rel(ranks.step_time_s, closed.step_time_s), 1e-9)
-      << ranks.step_time_s << " vs " << closed.step_time_s;
-  EXPECT_LE(rel(ranks.epoch_time_s, closed.epoch_time_s), 1e-9);
-  EXPECT_LE(rel(ranks.first_epoch_time_s, closed.first_epoch_time_s), 1e-9);
-  EXPECT_LE(rel(ranks.compute_time_s, closed.compute_time_s), 1e-9);
-  EXPECT_LE(rel(ranks.exposed_comm_time_s, closed.exposed_comm_time_s), 1e-9);
-  ASSERT_EQ(ranks.ranks.size(), closed.ranks.size());
-  for (size_t r = 0; r < ranks.ranks.size(); ++r) {
-    const auto &a = ranks.ranks[r], &b = closed.ranks[r];
-    EXPECT_LE(rel(a.compute_time_s, b.compute_time_s), 1e-9) << "rank " << r;
-    EXPECT_LE(rel(a.exposed_comm_time_s, b.exposed_comm_time_s), 1e-9) << "rank " << r;
-    EXPECT_NEAR(a.idle_time_s, b.idle_time_s, 1e-9 * ranks.step_time_s) << "rank " << r;
-  }
+  test::expect_same_prediction(ranks, closed);
 }
 
 struct Case {

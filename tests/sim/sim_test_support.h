@@ -3,6 +3,10 @@
 // Nothing here is a measurement or a prediction of real hardware.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -11,6 +15,7 @@
 #include "costmodel/layer_graph.h"
 #include "costmodel/vit_config.h"
 #include "schema/cluster.h"
+#include "schema/prediction.h"
 #include "schema/scenario.h"
 
 namespace vitsim::sim::test {
@@ -131,6 +136,32 @@ inline double gradient_bytes() {
 }
 inline int layer_count() {
   return static_cast<int>(costmodel::build_layer_graph(tiny_model()).layers.size());
+}
+
+// |a - b| relative to the larger; 0 when equal (both 0 included).
+inline double relative_difference(double a, double b) {
+  return a == b ? 0.0 : std::fabs(a - b) / std::max(std::fabs(a), std::fabs(b));
+}
+
+// Two engines' predictions of one configuration agree in every figure, rank by rank, to 1e-9
+// relative: step, epoch, first epoch, compute and exposed communication, and each rank's idle
+// time to 1e-9 of the step (the class level and the closed form against rank by rank).
+inline void expect_same_prediction(const schema::ConfigPrediction& ranks,
+                                   const schema::ConfigPrediction& other) {
+  const auto rel = relative_difference;
+  EXPECT_LE(rel(ranks.step_time_s, other.step_time_s), 1e-9)
+      << ranks.step_time_s << " vs " << other.step_time_s;
+  EXPECT_LE(rel(ranks.epoch_time_s, other.epoch_time_s), 1e-9);
+  EXPECT_LE(rel(ranks.first_epoch_time_s, other.first_epoch_time_s), 1e-9);
+  EXPECT_LE(rel(ranks.compute_time_s, other.compute_time_s), 1e-9);
+  EXPECT_LE(rel(ranks.exposed_comm_time_s, other.exposed_comm_time_s), 1e-9);
+  ASSERT_EQ(ranks.ranks.size(), other.ranks.size());
+  for (size_t r = 0; r < ranks.ranks.size(); ++r) {
+    const auto &a = ranks.ranks[r], &b = other.ranks[r];
+    EXPECT_LE(rel(a.compute_time_s, b.compute_time_s), 1e-9) << "rank " << r;
+    EXPECT_LE(rel(a.exposed_comm_time_s, b.exposed_comm_time_s), 1e-9) << "rank " << r;
+    EXPECT_NEAR(a.idle_time_s, b.idle_time_s, 1e-9 * ranks.step_time_s) << "rank " << r;
+  }
 }
 
 }  // namespace vitsim::sim::test
