@@ -227,28 +227,12 @@ std::vector<schema::TrainingConfig> subset_variants(const SweepSpec& spec) {
       spec.precisions.empty() ? std::vector<costmodel::Regime>{spec.base.precision}
                               : spec.precisions;
   for (costmodel::Regime p : precisions)
-    for (int64_t b : spec.micro_batches)
-      for (costmodel::Collective coll : spec.collectives)
-        for (double bucket : spec.bucket_bytes)
-          for (bool ov : spec.overlaps)
-            for (int stage : spec.zero_stages)
-              for (bool ckpt : spec.checkpointing) {
-                schema::TrainingConfig c = spec.base;
-                c.precision = p;
-                c.micro_batch = b;
-                c.collective = coll;
-                c.bucket_bytes = bucket;
-                c.overlap = ov;
-                c.zero_stage = stage;
-                c.activation_checkpointing = ckpt;
-                c.label = fmt::format("mb{} {} {:g}MiB {}", b, costmodel::to_string(coll),
-                                      bucket / costmodel::kMiB, ov ? "overlap" : "no-overlap");
-                if (spec.zero_stages.size() > 1 || stage != 0)
-                  c.label += fmt::format(" zero{}", stage);
-                if (spec.checkpointing.size() > 1 || ckpt) c.label += ckpt ? " ckpt" : " no-ckpt";
-                if (precisions.size() > 1) c.label += std::string(" ") + costmodel::to_string(p);
-                out.push_back(c);
-              }
+    for (int64_t b : spec.micro_batches) {
+      schema::TrainingConfig base = spec.base;
+      base.precision = p;
+      base.micro_batch = b;
+      for (schema::TrainingConfig& c : run_variants(spec, base, false)) out.push_back(std::move(c));
+    }
   if (out.size() == 1) out.front().label.clear();
   return out;
 }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <stdexcept>
+#include <type_traits>
 
 #include "costmodel/buckets.h"
 #include "costmodel/epoch.h"
@@ -34,37 +35,14 @@ std::string precision_suffix(const SweepSpec& spec, costmodel::Regime p) {
                                         : std::string();
 }
 
-// One GPU count of one micro-batch and precision: every collective, bucket, overlap, ZeRO stage
-// and checkpointing (a 1-GPU count once, at the first collective, bucket, overlap and stage).
+// One GPU count of one micro-batch and precision: its run variants, labelled with the count.
 void add_count(const SweepSpec& spec, const schema::TrainingConfig& base, int64_t g,
                std::vector<SweepItem>& items) {
-  const bool one = g == 1;
-  const std::vector<costmodel::Collective> colls =
-      one ? std::vector<costmodel::Collective>{spec.collectives.front()} : spec.collectives;
-  const std::vector<double> buckets =
-      one ? std::vector<double>{spec.bucket_bytes.front()} : spec.bucket_bytes;
-  const std::vector<bool> overlaps = one ? std::vector<bool>{spec.overlaps.front()} : spec.overlaps;
-  const std::vector<int> stages =
-      one ? std::vector<int>{spec.zero_stages.front()} : spec.zero_stages;
-  const std::string precision = precision_suffix(spec, base.precision);
-  for (costmodel::Collective coll : colls)
-    for (double bucket : buckets)
-      for (bool ov : overlaps)
-        for (int stage : stages)
-          for (bool ckpt : spec.checkpointing) {
-            schema::TrainingConfig c = base;
-            c.gpus = g;
-            c.collective = coll;
-            c.bucket_bytes = bucket;
-            c.overlap = ov;
-            c.zero_stage = stage;
-            c.activation_checkpointing = ckpt;
-            c.label = fmt::format("{}x mb{} {} {:g}MiB {}{}{}", g, base.micro_batch,
-                                  costmodel::to_string(coll), bucket / costmodel::kMiB,
-                                  ov ? "overlap" : "no-overlap", sharding_label(spec, stage, ckpt),
-                                  precision);
-            items.push_back({c, true});
-          }
+  for (schema::TrainingConfig c : run_variants(spec, base, g == 1)) {
+    c.gpus = g;
+    c.label = fmt::format("{}x {}", g, c.label);
+    items.push_back({c, true});
+  }
 }
 
 // One micro-batch and precision: every GPU count, then the 1-GPU baseline when `gpus` lacks 1.
@@ -84,6 +62,35 @@ void add_items(const SweepSpec& spec, schema::TrainingConfig base, std::vector<S
 }
 
 }  // namespace
+
+std::vector<schema::TrainingConfig> run_variants(const SweepSpec& spec,
+                                                 const schema::TrainingConfig& base, bool one_gpu) {
+  const auto first_if = [one_gpu](const auto& values) {
+    return one_gpu
+               ? std::vector<typename std::decay_t<decltype(values)>::value_type>{values.front()}
+               : values;
+  };
+  const std::string precision = precision_suffix(spec, base.precision);
+  std::vector<schema::TrainingConfig> out;
+  for (costmodel::Collective coll : first_if(spec.collectives))
+    for (double bucket : first_if(spec.bucket_bytes))
+      for (bool ov : first_if(spec.overlaps))
+        for (int stage : first_if(spec.zero_stages))
+          for (bool ckpt : spec.checkpointing) {
+            schema::TrainingConfig c = base;
+            c.collective = coll;
+            c.bucket_bytes = bucket;
+            c.overlap = ov;
+            c.zero_stage = stage;
+            c.activation_checkpointing = ckpt;
+            c.label =
+                fmt::format("mb{} {} {:g}MiB {}{}{}", base.micro_batch, costmodel::to_string(coll),
+                            bucket / costmodel::kMiB, ov ? "overlap" : "no-overlap",
+                            sharding_label(spec, stage, ckpt), precision);
+            out.push_back(c);
+          }
+  return out;
+}
 
 std::vector<SweepItem> sweep_items(const SweepSpec& spec) {
   std::vector<SweepItem> items;

@@ -62,6 +62,14 @@ struct SweepResult {
 // searches them or they are not the default, and the precision where several are swept.
 std::vector<SweepItem> sweep_items(const SweepSpec& spec);
 
+// The run variants of `base` (its precision and micro-batch set): every collective, bucket,
+// overlap, ZeRO stage and checkpointing of `spec` in that order (`one_gpu`: the first collective,
+// bucket, overlap and stage only, which do not change a 1-GPU run), each labelled
+// "mb<b> <collective> <bucket>MiB <overlap>" plus the stage, checkpointing and precision where the
+// sweep searches them or they are not the default. The sweep and the host-subset search share it.
+std::vector<schema::TrainingConfig> run_variants(const SweepSpec& spec,
+                                                 const schema::TrainingConfig& base, bool one_gpu);
+
 // Simulates one configuration: its prediction, or `skipped` with the reason when it cannot run
 // (std::invalid_argument of predict); other errors propagate.
 schema::SweepEntry simulate_sweep_item(const SweepItem& item, int64_t index,
