@@ -7,7 +7,6 @@
 #include <type_traits>
 
 #include "costmodel/buckets.h"
-#include "costmodel/epoch.h"
 #include "costmodel/layer_graph.h"
 #include "plan/sweep_goal.h"
 #include "plan/sweep_jobs.h"
