@@ -10,8 +10,10 @@
 //     among others): ds-fp16 against ds-bf16 within 2 % (main: 6 %, each regime's host overhead
 //     borrowed from whichever device was profiled in it).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -32,7 +34,9 @@ Result run(const std::string& args) {
 class HostCosts : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = ::testing::TempDir() + "/host_costs_test";
+    // One folder per process: ctest runs each test of this suite as its own process, in
+    // parallel, and each runs this set-up (a shared folder was removed under the other's feet).
+    dir_ = ::testing::TempDir() + "/host_costs_test_" + std::to_string(::getpid());
     std::system(("rm -rf '" + dir_ + "' && mkdir -p '" + dir_ + "/profiles'").c_str());
     const std::string logs = kSrc + "/data/vit-deepspeed-study/logs/";
     for (const auto& [log, gpu] : std::vector<std::pair<std::string, std::string>>{
@@ -47,12 +51,16 @@ class HostCosts : public ::testing::Test {
     profiles_ = dir_ + "/profiles/*.json " + kSrc + "/platforms/profiles/h100-sxm-*.json";
   }
 
+  static void TearDownTestSuite() { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+
   static double epoch_s(const std::string& costs, const std::string& cluster,
                         const std::string& question) {
     const Result r = run("predict --cluster " + cluster + " --costs " + costs + " " + question +
                          " --model vit_b_16 --json");
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    const auto j = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+    const auto brace = r.output.find('{');
+    if (r.exit_code != 0 || brace == std::string::npos) return std::nan("");
+    const auto j = nlohmann::json::parse(r.output.substr(brace));
     return j["configurations"][0]["epoch_time_s"].get<double>();
   }
 
