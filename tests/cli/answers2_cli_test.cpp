@@ -203,11 +203,35 @@ TEST(Messages, ADeviceWithoutThePrecisionsUnitsIsToldSo) {
                        " --hosts tesla0 --precision amp-bf16");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(has(r.output,
-                  "--precision amp-bf16: the Tesla P4 (p4, host tesla0) has no matrix units of "
-                  "that type"))
+                  "--precision amp-bf16: the Tesla P4 (p4, Pascal, host tesla0) has no bf16 "
+                  "tensor cores"))
       << r.output;
   EXPECT_TRUE(has(r.output, "a precision it runs: fp32, amp-fp16, ds-fp16")) << r.output;
   EXPECT_FALSE(has(r.output, "calibrate this device")) << r.output;
+}
+
+// tf32 on a T4 (Turing: no TF32 units, as vitsim-train's refusal says): the same answer from
+// every command that simulates it, never "calibrate this device": predict and advise exit 2, a
+// sweep skips the tf32 rows with that warning and keeps the others (as for any precision).
+TEST(Messages, AT4AskedForTf32IsToldItHasNoTf32Units) {
+  const std::string vector = " --cluster " + kSrc + "/platforms/vector.json --costs " + kCosts;
+  for (const std::string cmd : {"predict" + vector + " --gpus 8 --precision tf32",
+                                "advise" + vector + " --gpus 8 --precision tf32",
+                                "sweep" + vector + " --gpus 8,16 --precision fp32,tf32"}) {
+    SCOPED_TRACE(cmd);
+    const Result r = run(cmd);
+    const bool sweep = cmd.rfind("sweep", 0) == 0;
+    EXPECT_EQ(r.exit_code, sweep ? 0 : 2) << r.output;
+    if (sweep)
+      EXPECT_TRUE(has(r.output, "vitsim sweep: skipped 8x mb16 ring 500MiB no-overlap tf32: "))
+          << r.output;
+    EXPECT_TRUE(has(r.output, "--precision tf32: the Tesla T4 (t4, Turing, host")) << r.output;
+    EXPECT_TRUE(has(r.output,
+                    "has no TF32 tensor cores (the first architecture with them: "
+                    "Ampere"))
+        << r.output;
+    EXPECT_FALSE(has(r.output, "calibrate this device")) << r.output;
+  }
 }
 
 TEST(Messages, SweepAndSimulateWarnOneLineEachExplainOrQuiet) {
