@@ -200,9 +200,8 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
     plan::SweepResult r;
     int interrupted_by = 0;
     {
-      clikit::ProgressLine line(
-          "vitsim sweep", "configurations",
-          clikit::parse_option(a.progress, "progress", clikit::parse_progress_mode));
+      clikit::ProgressLine line("vitsim sweep", "configurations",
+                                clikit::progress_option(a.progress));
       clikit::StopOnSignal stop;
       spec.progress = [&](size_t done, size_t total) { line.update(done, total); };
       spec.stop_requested = [&] { return stop.requested(); };

@@ -59,9 +59,8 @@ int shard(const SweepArgs& a, const plan::SweepSpec& spec, const ShardInputs& in
   plan::ShardRun run;
   int signal = 0;
   {
-    clikit::ProgressLine line(
-        "vitsim sweep", "configurations",
-        clikit::parse_option(a.progress, "progress", clikit::parse_progress_mode));
+    clikit::ProgressLine line("vitsim sweep", "configurations",
+                              clikit::progress_option(a.progress));
     clikit::StopOnSignal stop;
     plan::SweepContext context(in.cluster, in.catalog, in.model, in.costs, in.options);
     context.progress = [&](size_t done, size_t total) { line.update(done, total); };
