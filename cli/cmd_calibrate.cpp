@@ -136,8 +136,7 @@ int cmd_calibrate(int argc, char** argv) {
       read.push_back({"--tensor-evidence", f});
     read.push_back({"--gpus", gpus_path});
     schema::OutputGroup written(read, {{"-o", out}});
-    const clikit::ProgressMode mode =
-        clikit::parse_option(progress, "progress", clikit::parse_progress_mode);
+    const clikit::ProgressMode mode = clikit::progress_option(progress);
     const auto catalog = schema::read_gpus(gpus_path);
     std::vector<schema::ProfileInput> profiles;
     {

@@ -157,9 +157,8 @@ int run_predict(int argc, char** argv, bool advise) {
     schema::ConfigPrediction p = sim::predict(cluster, catalog, vit, config, costs.costs, options);
     if (a.explain) {
       // A line on a terminal once the what-ifs run over a second; nothing when piped.
-      clikit::ProgressLine line(
-          advise ? "vitsim advise" : "vitsim predict --explain", "what-ifs",
-          clikit::parse_option(a.progress, "progress", clikit::parse_progress_mode));
+      clikit::ProgressLine line(advise ? "vitsim advise" : "vitsim predict --explain", "what-ifs",
+                                clikit::progress_option(a.progress));
       plan::AdviceRequest q{&cluster, &catalog, &vit, &config, &costs.costs, &options, &p, {}};
       q.progress = [&](size_t done, size_t total) { line.update(done, total); };
       p.advice = plan::advise(q, static_cast<size_t>(a.what_ifs));

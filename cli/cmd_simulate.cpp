@@ -96,9 +96,8 @@ int cmd_simulate(int argc, char** argv) {
               << " configuration(s) on " << cluster.name << "\n";
     schema::PredictionFile p;
     {
-      clikit::ProgressLine line(
-          "vitsim simulate", "configurations",
-          clikit::parse_option(progress, "progress", clikit::parse_progress_mode));
+      clikit::ProgressLine line("vitsim simulate", "configurations",
+                                clikit::progress_option(progress));
       options.progress = [&](size_t done, size_t total) { line.update(done, total); };
       p = sim::simulate_scenario(scenario, cluster, catalog, costs.costs, options);
     }

@@ -16,7 +16,6 @@
 #include "cli/commands.h"
 #include "cli/file_options.h"
 #include "clikit/list_options.h"
-#include "clikit/progress.h"
 #include "clikit/run_app.h"
 #include "plan/sweep_goal.h"
 #include "plan/sweep_jobs.h"
@@ -200,16 +199,12 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
     plan::SweepResult r;
     int interrupted_by = 0;
     {
-      clikit::ProgressLine line(
-          "vitsim sweep", "configurations",
-          clikit::parse_option(a.progress, "progress", clikit::parse_progress_mode));
-      clikit::StopOnSignal stop;
-      spec.progress = [&](size_t done, size_t total) { line.update(done, total); };
-      spec.stop_requested = [&] { return stop.requested(); };
+      SweepWatch watch(a.progress);
+      watch.watch(spec);
       const bool subsets = !a.hosts_from.empty() || !a.devices.empty();
       r = subsets ? search(a, spec, cluster, catalog, model, costs.costs, options, cost, searched)
                   : plan::run_sweep(spec, cluster, catalog, model, costs.costs, options);
-      interrupted_by = r.interrupted ? stop.signal() : 0;
+      interrupted_by = r.interrupted ? watch.signal() : 0;
     }
     r.predictions.context =
         schema::make_context("vitsim", args, {{"model", schema::write_model(model)}});

@@ -11,6 +11,7 @@
 #include "cli/cost_options.h"
 #include "cli/option_groups.h"
 #include "clikit/model_options.h"
+#include "clikit/progress.h"
 #include "costmodel/cost_model.h"
 #include "costmodel/device_spec.h"
 #include "costmodel/vit_config.h"
@@ -32,6 +33,27 @@ struct SweepArgs {
   std::string hosts_from, devices;
   bool explain = false, quiet = false;  // the unmeasured parts' warnings (print_unmeasured)
   std::vector<std::string> given;       // the options on the command line (set after parsing)
+};
+
+// While the configurations run, in one sweep or one shard: the progress line of --progress and
+// SIGINT, SIGTERM and SIGHUP taken as a request to stop (clikit/progress.h), so that an
+// interrupted sweep still writes the rows it finished.
+class SweepWatch {
+ public:
+  explicit SweepWatch(const std::string& progress)
+      : line_("vitsim sweep", "configurations", clikit::progress_option(progress)) {}
+  // Hands the line and the stop request to what runs the configurations (a plan::SweepSpec or a
+  // plan::SweepContext), to be called only while this watch is alive.
+  template <typename Runner>
+  void watch(Runner& runner) {
+    runner.progress = [this](size_t done, size_t total) { line_.update(done, total); };
+    runner.stop_requested = [this] { return stop_.requested(); };
+  }
+  int signal() const { return stop_.signal(); }  // the signal received, 0 when none
+
+ private:
+  clikit::ProgressLine line_;
+  clikit::StopOnSignal stop_;
 };
 
 // The table, what was skipped, the notes, the best and the Pareto front; the warnings on

@@ -6,7 +6,6 @@
 #include <iostream>
 
 #include "cli/cmd_sweep.h"
-#include "clikit/progress.h"
 #include "plan/sweep_shards.h"
 #include "schema/json_file.h"
 #include "schema/model_io.h"
@@ -59,15 +58,11 @@ int shard(const SweepArgs& a, const plan::SweepSpec& spec, const ShardInputs& in
   plan::ShardRun run;
   int signal = 0;
   {
-    clikit::ProgressLine line(
-        "vitsim sweep", "configurations",
-        clikit::parse_option(a.progress, "progress", clikit::parse_progress_mode));
-    clikit::StopOnSignal stop;
+    SweepWatch watch(a.progress);
     plan::SweepContext context(in.cluster, in.catalog, in.model, in.costs, in.options);
-    context.progress = [&](size_t done, size_t total) { line.update(done, total); };
-    context.stop_requested = [&] { return stop.requested(); };
+    watch.watch(context);
     run = plan::run_shard(items, slice, spec.goal, digest, context, spec.jobs);
-    signal = run.interrupted ? stop.signal() : 0;
+    signal = run.interrupted ? watch.signal() : 0;
   }
   schema::ShardFile& shard = run.file;
   if (run.interrupted) {

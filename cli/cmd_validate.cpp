@@ -218,8 +218,7 @@ int check_mode(const ValidateArgs& a, schema::OutputGroup& written) {
   {
     clikit::ProgressLine line(
         a.leave_one_out ? "vitsim validate --leave-one-out" : "vitsim validate --leave-one-gpu-out",
-        a.leave_one_out ? "parts" : "GPUs held out",
-        clikit::parse_option(a.progress, "progress", clikit::parse_progress_mode));
+        a.leave_one_out ? "parts" : "GPUs held out", clikit::progress_option(a.progress));
     const auto progress = [&](size_t done, size_t total) { line.update(done, total); };
     text = a.leave_one_out
                ? validate::format_fidelity(validate::fidelity_check(study, {}, progress))

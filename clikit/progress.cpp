@@ -10,6 +10,8 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "clikit/list_options.h"
+
 namespace vitsim::clikit {
 
 namespace {
@@ -34,6 +36,10 @@ void add_progress_option(CLI::App& app, std::string& mode, const std::string& wo
                              "always (one line per {}) | never",
                              work, unit))
       ->capture_default_str();
+}
+
+ProgressMode progress_option(const std::string& mode) {
+  return parse_option(mode, "progress", parse_progress_mode);
 }
 
 double auto_after_s() {

@@ -27,6 +27,8 @@ ProgressMode parse_progress_mode(const std::string& text);  // std::invalid_argu
 // reports ("configuration"); one help text for them all.
 void add_progress_option(CLI::App& app, std::string& mode, const std::string& work,
                          const std::string& unit);
+// That option's value, parsed: a bad one is std::invalid_argument naming --progress (exit 2).
+ProgressMode progress_option(const std::string& mode);
 
 // Seconds an auto line waits before it draws: VITSIM_PROGRESS_AFTER_S when a number >= 0, else 1.
 double auto_after_s();

@@ -35,12 +35,13 @@ int parse_zero_stage(const std::string& text) {
     if (text == name) return stage;
   }
   // FSDP's hybrid strategies are named only to whom asked for one: a "4" is a stage that does
-  // not exist, not a request for another strategy.
+  // not exist, not a request for another strategy. The value itself the caller's message names,
+  // with the option ("--zero-stage: cannot read '4': ..."), so that it appears once.
   std::string upper;
   for (char c : text) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   const bool hybrid = upper.find("HYBRID") != std::string::npos;
   throw std::invalid_argument(
-      "expected " + zero_stage_values() + ", got '" + text + "'" +
+      "expected " + zero_stage_values() +
       (hybrid ? " (FSDP's HYBRID_SHARD and _HYBRID_SHARD_ZERO2 are not built: one sharding group "
                 "only)"
               : ""));

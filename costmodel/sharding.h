@@ -21,7 +21,8 @@ namespace vitsim::costmodel {
 inline constexpr int kMaxZeroStage = 3;
 
 // "0".."3", or FSDP's ShardingStrategy names NO_SHARD (0), SHARD_GRAD_OP (2), FULL_SHARD (3), in
-// upper or lower case; std::invalid_argument naming the values otherwise.
+// upper or lower case; std::invalid_argument naming the accepted values otherwise (not the value
+// given: the caller names it with the option).
 int parse_zero_stage(const std::string& text);
 // "0, 1, 2, 3 (DeepSpeed's zero_optimization.stage) or FSDP's NO_SHARD, ..." for help texts.
 std::string zero_stage_values();

@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -167,33 +169,83 @@ std::string precision_cell(const ConfigKey& k) {
          (k.activation_checkpointing ? " ckpt" : "");
 }
 
+// The table's columns: header, units row and alignment. A column is as wide as its widest cell,
+// and at least `min_width` (the widths of the shipped outputs, where every name fits), so that a
+// long cluster name or "fp32 zero3 ckpt" shifts the columns after it instead of misaligning them.
+struct Column {
+  const char* header;
+  const char* unit;
+  bool left;
+  size_t min_width;
+};
+constexpr Column kColumns[] = {
+    {"cluster", "", true, 10},
+    {"placement", "", true, 11},
+    {"gpus", "", false, 4},
+    {"b", "", false, 5},
+    {"fraction", "", false, 9},
+    {"prec", "", true, 5},
+    {"measured", "s/epoch", false, 12},
+    {"predicted", "s/epoch", false, 12},
+    {"error", "%", false, 9},
+    {"predicted p10-p90", "s/epoch", false, 17},
+    {"in", "", false, 3},
+};
+constexpr size_t kColumnCount = std::size(kColumns);
+
+struct TableLine {
+  std::array<std::string, kColumnCount> cells;
+  std::string tail;  // the unpadded last column: scenario, and the repeats' columns
+};
+
+TableLine row_line(const ValidationRow& x, bool repeats) {
+  const std::string spread =
+      repeats ? fmt::format("  {:>4}  {:>13}  {:>7}", x.runs,
+                            fmt::format("{:.1f}-{:.1f}", x.measured_min_s, x.measured_max_s),
+                            x.has_range ? fmt::format("{}", x.runs_inside) : "-")
+              : "";
+  const std::string range =
+      x.has_range ? fmt::format("{:.1f}-{:.1f}", x.predicted_p10_s, x.predicted_p90_s) : "-";
+  return {{x.key.cluster, x.key.placement, std::to_string(x.key.gpus),
+           std::to_string(x.key.micro_batch), fmt::format("{:g}", x.key.data_fraction()),
+           precision_cell(x.key), fmt::format("{:.1f}", x.measured_s),
+           fmt::format("{:.1f}", x.predicted_s), fmt::format("{:+.2f}", x.error_pct), range,
+           x.has_range ? (x.inside ? "yes" : "no") : "-"},
+          x.scenario + spread};
+}
+
+std::string format_table(const ValidationResult& r) {
+  const bool repeats =
+      std::any_of(r.rows.begin(), r.rows.end(), [](const auto& x) { return x.runs > 1; });
+  std::vector<TableLine> lines(2);
+  for (size_t c = 0; c < kColumnCount; ++c) {
+    lines[0].cells[c] = kColumns[c].header;
+    lines[1].cells[c] = kColumns[c].unit;
+  }
+  lines[0].tail = std::string("scenario") + (repeats ? "  runs  measured range  runs in" : "");
+  lines[1].tail = repeats ? "        s/epoch" : "";
+  for (const auto& x : r.rows) lines.push_back(row_line(x, repeats));
+  std::array<size_t, kColumnCount> width{};
+  for (size_t c = 0; c < kColumnCount; ++c) {
+    width[c] = kColumns[c].min_width;
+    for (const TableLine& l : lines) width[c] = std::max(width[c], l.cells[c].size());
+  }
+  std::string out;
+  for (const TableLine& l : lines) {
+    for (size_t c = 0; c < kColumnCount; ++c) {
+      const std::string pad(width[c] - l.cells[c].size(), ' ');
+      out += (kColumns[c].left ? l.cells[c] + pad : pad + l.cells[c]) +
+             (c + 1 < kColumnCount ? " " : "  ");
+    }
+    out += l.tail + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string format_validation(const ValidationResult& r) {
-  std::string out;
-  const bool repeats =
-      std::any_of(r.rows.begin(), r.rows.end(), [](const auto& x) { return x.runs > 1; });
-  const char* row =
-      "{:<10} {:<11} {:>4} {:>5} {:>9} {:<5} {:>12} {:>12} {:>9} {:>17} {:>3}  {}{}\n";
-  out += fmt::format(row, "cluster", "placement", "gpus", "b", "fraction", "prec", "measured",
-                     "predicted", "error", "predicted p10-p90", "in", "scenario",
-                     repeats ? "  runs  measured range  runs in" : "");
-  out += fmt::format(row, "", "", "", "", "", "", "s/epoch", "s/epoch", "%", "s/epoch", "", "",
-                     repeats ? "        s/epoch" : "");
-  for (const auto& x : r.rows) {
-    const std::string spread =
-        repeats ? fmt::format("  {:>4}  {:>13}  {:>7}", x.runs,
-                              fmt::format("{:.1f}-{:.1f}", x.measured_min_s, x.measured_max_s),
-                              x.has_range ? fmt::format("{}", x.runs_inside) : "-")
-                : "";
-    const std::string range =
-        x.has_range ? fmt::format("{:.1f}-{:.1f}", x.predicted_p10_s, x.predicted_p90_s) : "-";
-    out += fmt::format(
-        "{:<10} {:<11} {:>4} {:>5} {:>9g} {:<5} {:>12.1f} {:>12.1f} {:>+9.2f} {:>17} {:>3}  {}{}\n",
-        x.key.cluster, x.key.placement, x.key.gpus, x.key.micro_batch, x.key.data_fraction(),
-        precision_cell(x.key), x.measured_s, x.predicted_s, x.error_pct, range,
-        x.has_range ? (x.inside ? "yes" : "no") : "-", x.scenario, spread);
-  }
+  std::string out = format_table(r);
   out += fmt::format("\nmatched configurations:       {}\n", r.rows.size());
   if (!r.rows.empty()) {
     out += fmt::format("median absolute error:        {:.2f} %\n", r.median_abs_error_pct);

@@ -79,7 +79,6 @@ int add_link(PlatformPlan& plan, LinkId id, const schema::LinkSpec& spec, LinkSo
   l.role = id.role;
   l.owner = id.owner;
   l.gpu = id.gpu;
-  l.source = p.source;
   l.bandwidth_bytes_per_s = p.bandwidth_bytes_per_s * bandwidth_multiple;
   l.latency_s = p.latency_s * latency_share;
   l.provenance = provenance;

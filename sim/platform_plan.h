@@ -38,8 +38,9 @@ struct PlanLink {
   double latency_s = 0;  // SimGrid latency of this link (half the class latency for endpoints)
   int64_t owner = 0;     // index into PlatformPlan::nodes; the leaf for kLeafUplink
   int gpu = -1;          // GPU index within the node (kPort, kGpuNic)
-  int provenance = -1;   // index into PlatformPlan::provenance (which holds its link class)
-  costmodel::LinkSource source = costmodel::LinkSource::kDatasheet;  // where the figures came from
+  // Index into PlatformPlan::provenance, which holds its link class and where its figures came
+  // from (LinkProvenance::source): once per class, not once per link.
+  int provenance = -1;
   LinkRole role = LinkRole::kNodeNic;
 };
 

@@ -159,7 +159,8 @@ int64_t parse_zero_stage(const std::string& text) {
   try {
     return costmodel::parse_zero_stage(text);  // the one table of names (costmodel/sharding.h)
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(std::string("--zero-stage: ") + e.what());
+    // The words of clikit::parse_option, as vitsim predict and sweep say it.
+    throw std::invalid_argument("--zero-stage: cannot read '" + text + "': " + e.what());
   }
 }
 

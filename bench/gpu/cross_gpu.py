@@ -3,7 +3,9 @@
 measurements of the same model (docs/gpu-transfer.md).
 
 `vitsim calibrate` takes the H100 profiles (platforms/profiles/) and the public benchmark tables
-(--evidence: timm's and AITemplate's A100 rows; "" = the H100 alone) and transfers vit_b_16's costs to every GPU of
+(--evidence: by default calibrate's own default --tensor-evidence: timm's and AITemplate's A100
+rows and the torch.mm throughput table gemm_throughput.csv, which sets each architecture class's
+sustained matrix rate; "" = the H100 alone) and transfers vit_b_16's costs to every GPU of
 platforms/gpus.json by the kernel-class model (docs/cost-model.md, section 4). For each GPU and
 regime this script asks `vitsim predict --json` for one GPU's compute per step and its 80 %
 range: the step vitsim simulates on a copy of the cost model whose host-side costs (data wait,
@@ -51,9 +53,11 @@ REGIMES = ("fp32", "amp-fp16", "amp-bf16")
 # Micro-batches of the prediction table where nothing was measured: the profiles' middle.
 TABLE_MICRO_BATCHES = {"fp32": 64, "amp-fp16": 128, "amp-bf16": 128}
 BENCH = os.path.join(ROOT, "data", "public-benchmarks")
+# The tables `vitsim calibrate --tensor-evidence` reads by default (cli/cmd_calibrate.cpp): the
+# table is of what calibrate does when given no --tensor-evidence.
 DEFAULT_EVIDENCE = ",".join(os.path.join(BENCH, f) for f in
                             ("timm_train_benchmarks.csv", "timm_infer_benchmarks.csv",
-                             "vit_inference_aitemplate_a100.csv"))
+                             "vit_inference_aitemplate_a100.csv", "gemm_throughput.csv"))
 
 
 def fail(message):

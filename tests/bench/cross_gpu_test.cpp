@@ -1,5 +1,6 @@
 // The cross-GPU table (bench/gpu/cross_gpu.py, docs/gpu-transfer.md): from the shipped H100
-// profiles and timm's tables, calibrate transfers vit_b_16 to every GPU of platforms/gpus.json and
+// profiles and the public tables calibrate reads by default (timm's, AITemplate's and the torch.mm
+// throughput table), calibrate transfers vit_b_16 to every GPU of platforms/gpus.json and
 // the table lists each, with vitsim's 80 % range and what it rests on, next to the public
 // measurements; the study's logs are not calibrate's inputs (held out); the H200 is the H100's
 // sibling and fp16 costs what bf16 does where one tensor peak serves both; a measured throughput
@@ -55,6 +56,10 @@ TEST_F(CrossGpu, EveryCatalogGpuIsPredictedSaysWhatItRestsOnAndMatchesItsMeasure
   }
   EXPECT_NE(table_.find("| h200-sxm | amp-bf16 | sibling | 128 |"), std::string::npos) << table_;
   EXPECT_NE(table_.find("kernel-class transfer fitted on"), std::string::npos) << table_;
+  // The script's default evidence is calibrate's: the torch.mm table sets the classes' rates.
+  EXPECT_NE(table_.find("(torch.mm throughput, each GPU one vote): datacenter 0."),
+            std::string::npos)
+      << table_;
   EXPECT_NE(table_.find("measured rows held out: 3;"), std::string::npos) << table_;
 
   {

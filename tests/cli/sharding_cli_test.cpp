@@ -5,6 +5,7 @@
 // the option. Costs from the synthetic tests/sim/fixtures/costs.json.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -55,13 +56,16 @@ TEST(ShardingCli, BadValuesAndListsWhereOneValueIsTakenExitTwo) {
   }
 }
 
-// A stage that does not exist, in each command that takes the option: the option, the value and
-// the stages there are, and nothing about FSDP's hybrid strategies (nobody asked for one).
+// A stage that does not exist, in each command that takes the option: one line with the option,
+// the value (once) and the stages there are, and nothing about FSDP's hybrid strategies (nobody
+// asked for one).
 TEST(ShardingCli, AStageThatDoesNotExistIsNamedWithTheAcceptedValues) {
   for (const std::string cmd : {"predict", "sweep", "advise"}) {
     const Result r = run(cmd + kVector + " --gpus 2 --zero-stage 4", true);
     EXPECT_EQ(r.exit_code, 2) << cmd << ": " << r.output;
     EXPECT_TRUE(has(r.output, "--zero-stage: cannot read '4': expected 0, 1, 2, 3")) << r.output;
+    EXPECT_EQ(r.output.find("'4'"), r.output.rfind("'4'")) << cmd << ": " << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << cmd << ": " << r.output;
     EXPECT_TRUE(has(r.output, "NO_SHARD, SHARD_GRAD_OP, FULL_SHARD")) << r.output;
     EXPECT_FALSE(has(r.output, "HYBRID")) << cmd << ": " << r.output;
   }

@@ -69,6 +69,40 @@ TEST(Validate, HandMadeTable) {
   EXPECT_NE(text.find("s/epoch"), std::string::npos);
 }
 
+// A cluster name longer than the column's usual width, and a sharded row's "fp32 zero3 ckpt":
+// the columns widen to the longest cell, so every row's cells start where their headers do.
+TEST(Validate, LongNamesWidenTheirColumnsAndKeepTheTableAligned) {
+  const std::string name = "a-cluster-with-a-rather-long-name";
+  NamedPrediction f;
+  f.prediction.scenario = "study";
+  schema::ConfigPrediction sharded = predicted("tesla", 2, 190);
+  sharded.config.zero_stage = 3;
+  sharded.config.activation_checkpointing = true;
+  f.prediction.configurations = {predicted(name, 1, 110), sharded};
+  MeasuredRun run = measured("tesla", 2, 200);
+  run.key.zero_stage = 3;
+  run.key.activation_checkpointing = true;
+  const std::string text = format_validation(validate({measured(name, 1, 100), run}, {f}));
+  std::vector<std::string> lines;
+  for (size_t at = 0, end; (end = text.find('\n', at)) != std::string::npos && lines.size() < 4;
+       at = end + 1)
+    lines.push_back(text.substr(at, end - at));
+  ASSERT_EQ(lines.size(), 4u) << text;
+  const std::string& header = lines[0];
+  ASSERT_NE(lines[2].find(name), std::string::npos) << text;
+  ASSERT_NE(lines[3].find("fp32 zero3 ckpt"), std::string::npos) << text;
+  for (size_t i : {2, 3}) {
+    EXPECT_EQ(lines[i].find("inter-node"), header.find("placement")) << text;
+    EXPECT_EQ(lines[i].find("fp32"), header.find("prec")) << text;
+    EXPECT_EQ(lines[i].find("study"), header.find("scenario")) << text;
+  }
+  // The right-aligned columns end where their headers end, the units row's too.
+  const size_t error_end = header.find("error") + std::string("error").size();
+  EXPECT_EQ(lines[1].find('%') + 1, error_end) << text;
+  EXPECT_EQ(lines[2].find("+10.00") + std::string("+10.00").size(), error_end) << text;
+  EXPECT_EQ(lines[3].find("-5.00") + std::string("-5.00").size(), error_end) << text;
+}
+
 // One matched configuration has no order to get right: the line says so instead of a
 // correlation of 0.000 that would read as "the model orders nothing right".
 TEST(Validate, OneConfigurationHasNoRankCorrelation) {
