@@ -99,9 +99,10 @@ int cmd_platform(int argc, char** argv) {
     const size_t shown = std::min<size_t>(plan.links.size(), 24);
     for (size_t i = 0; i < shown; ++i) {
       const auto& l = plan.links[i];
-      std::cout << fmt::format("{:<24} {:<22} {:>12.3f} {:>12.2f} {:<10}\n", plan.link_name(i),
-                               plan.link_class(i), l.bandwidth_bytes_per_s / 1e9, l.latency_s * 1e6,
-                               costmodel::to_string(l.source));
+      std::cout << fmt::format(
+          "{:<24} {:<22} {:>12.3f} {:>12.2f} {:<10}\n", plan.link_name(i), plan.link_class(i),
+          l.bandwidth_bytes_per_s / 1e9, l.latency_s * 1e6,
+          costmodel::to_string(plan.provenance[static_cast<size_t>(l.provenance)].source));
     }
     if (shown < plan.links.size()) std::cout << "... " << plan.links.size() - shown << " more\n";
     std::cout << "(latency: each endpoint link carries half its class's per-message latency; see "
