@@ -14,6 +14,7 @@
 #include "sim/closed_form.h"
 #include "sim/collective_registry.h"
 #include "sim/platform_plan.h"
+#include "sim/rank_classes_periodic.h"
 #include "sim/sharded_plan.h"
 #include "sim/sim_cache.h"
 
@@ -127,7 +128,7 @@ bool collapse(const SimulationRequest& q, const CollectivePlan& collective, SimI
               SimulationShape& shape, SimulationResult& result) {
   const size_t n = q.placement->ranks.size();
   auto classes =
-      std::make_shared<RankClasses>(find_rank_classes(*q.plan, collective, q.kinds->kind_of_rank));
+      std::make_shared<RankClasses>(rank_classes(*q.plan, collective, q.kinds->kind_of_rank));
   if (q.options->engine != SimEngine::kClasses && classes->size() == n) return false;
   for (size_t c = 0; c < classes->size(); ++c) {
     const auto rep = static_cast<size_t>(classes->representative[c]);
