@@ -134,7 +134,7 @@ bool collapse(const SimulationRequest& q, const CollectivePlan& collective, SimI
     const auto rep = static_cast<size_t>(classes->representative[c]);
     in.ranks.push_back(q.kinds->plans[static_cast<size_t>(q.kinds->kind_of_rank[rep])]);
     in.ranks.back().rank = classes->representative[c];
-    in.ranks.back().host = q.placement->ranks[rep].host;
+    in.ranks.back().host = q.placement->host(rep);
   }
   if (q.trace) result.tracks = class_tracks(*classes, *q.kinds);
   shape.simulated_ranks = static_cast<int64_t>(classes->size());
@@ -150,7 +150,7 @@ void rank_by_rank(const SimulationRequest& q, SimInput& in, SimulationResult& re
     in.ranks.push_back(q.kinds->plans[static_cast<size_t>(q.kinds->kind_of_rank[r])]);
     RankPlan& p = in.ranks.back();
     p.rank = static_cast<int64_t>(r);
-    p.host = q.placement->ranks[r].host;
+    p.host = q.placement->host(r);
     if (q.trace && static_cast<int64_t>(r) < kMaxTraceTracks)
       result.tracks.push_back("rank " + std::to_string(r) + " (" + p.host + ", " + p.device + ")");
     else if (q.trace)
