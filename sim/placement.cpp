@@ -76,7 +76,7 @@ std::vector<RankSlot> place_on_hosts(const std::vector<NodeInstance>& nodes,
                                   " times but has " + std::to_string(n.gpu_devices.size()) +
                                   " GPU(s)");
     }
-    out.push_back({n.index, local, n.host, n.gpu_devices[static_cast<size_t>(local)]});
+    out.push_back({n.index, local});
   }
   return out;
 }
@@ -95,7 +95,7 @@ std::vector<RankSlot> fill_nodes(const std::vector<NodeInstance>& nodes, int64_t
                                   n.host + " has " + std::to_string(have) + " GPU(s)");
     }
     for (int64_t k = 0; k < take && static_cast<int64_t>(out.size()) < gpus; ++k) {
-      out.push_back({n.index, k, n.host, n.gpu_devices[static_cast<size_t>(k)]});
+      out.push_back({n.index, k});
     }
   }
   if (static_cast<int64_t>(out.size()) < gpus) {

@@ -21,11 +21,11 @@ struct NodeInstance {
   std::vector<std::string> gpu_devices;  // device id of each GPU, in the order of the spec's groups
 };
 
+// Its host and device are its node's (Placement::host, device): kept once per node, not per
+// rank (a million ranks).
 struct RankSlot {
-  int64_t node = 0;    // index into Placement::nodes
-  int64_t local = 0;   // GPU index within the node
-  std::string host;    // node host name
-  std::string device;  // device id
+  int64_t node = 0;   // index into Placement::nodes
+  int64_t local = 0;  // GPU index within the node
 };
 
 struct Placement {
@@ -34,6 +34,13 @@ struct Placement {
   int64_t nodes_used() const;
   bool single_node() const { return nodes_used() == 1; }
   std::vector<int64_t> used_node_indices() const;  // ascending
+  const std::string& host(size_t rank) const {     // the rank's node host name
+    return nodes[static_cast<size_t>(ranks[rank].node)].host;
+  }
+  const std::string& device(size_t rank) const {  // the rank's device id
+    const RankSlot& r = ranks[rank];
+    return nodes[static_cast<size_t>(r.node)].gpu_devices[static_cast<size_t>(r.local)];
+  }
 };
 
 // The cluster with its single node template's count set to `nodes`; std::invalid_argument when the

@@ -189,32 +189,33 @@ RankKinds plan_rank_kinds(const Placement& placement, const costmodel::DeviceCat
   std::map<std::pair<std::string, int64_t>, int> kinds;  // (device, micro-batch) -> kind
   const double params = static_cast<double>(graph.parameters());
   for (size_t r = 0; r < placement.ranks.size(); ++r) {
-    const RankSlot& slot = placement.ranks[r];
+    const std::string& device = placement.device(r);
     const int64_t micro_batch = micro_batch_of(config, r);
     // Ranks of a node, and nodes of a group, come one after the other: the kind of the rank
     // before, when it is the same, without a look-up of the device's name.
     if (r > 0 && micro_batch == micro_batch_of(config, r - 1) &&
-        slot.device == placement.ranks[r - 1].device) {
+        device == placement.device(r - 1)) {
       out.kind_of_rank.push_back(out.kind_of_rank.back());
       continue;
     }
     const auto [it, added] =
-        kinds.emplace(std::make_pair(slot.device, micro_batch), static_cast<int>(kinds.size()));
+        kinds.emplace(std::make_pair(device, micro_batch), static_cast<int>(kinds.size()));
     out.kind_of_rank.push_back(it->second);
     if (!added) continue;
-    const costmodel::DeviceSpec* spec = catalog.find(slot.device);
+    const costmodel::DeviceSpec* spec = catalog.find(device);
     if (spec == nullptr) {
-      throw std::invalid_argument("device '" + slot.device + "' of host " + slot.host +
+      throw std::invalid_argument("device '" + device + "' of host " + placement.host(r) +
                                   " is neither in gpus.json nor in the cluster's \"devices\"");
     }
-    if (!spec->supports(config.precision) && !costs.find(slot.device, config.precision))
-      throw std::invalid_argument(unsupported_precision(*spec, config.precision, slot.host));
-    const costmodel::DeviceCosts& c = find_costs(costs, slot.device, config.precision);
-    sources[slot.device + "/" + costmodel::to_string(config.precision)] = c.source;
+    if (!spec->supports(config.precision) && !costs.find(device, config.precision))
+      throw std::invalid_argument(
+          unsupported_precision(*spec, config.precision, placement.host(r)));
+    const costmodel::DeviceCosts& c = find_costs(costs, device, config.precision);
+    sources[device + "/" + costmodel::to_string(config.precision)] = c.source;
     RankPlan p;
     p.rank = static_cast<int64_t>(r);
-    p.host = slot.host;
-    p.device = slot.device;
+    p.host = placement.host(r);
+    p.device = device;
     p.micro_batch = micro_batch;
     const double b = static_cast<double>(p.micro_batch);
     const costmodel::LayerTimes t = costmodel::layer_times(c, graph, b);
@@ -254,7 +255,7 @@ std::vector<RankPlan> plan_ranks(const Placement& placement,
   for (size_t r = 0; r < placement.ranks.size(); ++r) {
     out.push_back(kinds.plans[static_cast<size_t>(kinds.kind_of_rank[r])]);
     out.back().rank = static_cast<int64_t>(r);
-    out.back().host = placement.ranks[r].host;
+    out.back().host = placement.host(r);
   }
   return out;
 }

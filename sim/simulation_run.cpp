@@ -14,6 +14,7 @@
 #include "sim/closed_form.h"
 #include "sim/collective_registry.h"
 #include "sim/platform_plan.h"
+#include "sim/rank_classes_periodic.h"
 #include "sim/sharded_plan.h"
 #include "sim/sim_cache.h"
 
@@ -127,13 +128,13 @@ bool collapse(const SimulationRequest& q, const CollectivePlan& collective, SimI
               SimulationShape& shape, SimulationResult& result) {
   const size_t n = q.placement->ranks.size();
   auto classes =
-      std::make_shared<RankClasses>(find_rank_classes(*q.plan, collective, q.kinds->kind_of_rank));
+      std::make_shared<RankClasses>(rank_classes(*q.plan, collective, q.kinds->kind_of_rank));
   if (q.options->engine != SimEngine::kClasses && classes->size() == n) return false;
   for (size_t c = 0; c < classes->size(); ++c) {
     const auto rep = static_cast<size_t>(classes->representative[c]);
     in.ranks.push_back(q.kinds->plans[static_cast<size_t>(q.kinds->kind_of_rank[rep])]);
     in.ranks.back().rank = classes->representative[c];
-    in.ranks.back().host = q.placement->ranks[rep].host;
+    in.ranks.back().host = q.placement->host(rep);
   }
   if (q.trace) result.tracks = class_tracks(*classes, *q.kinds);
   shape.simulated_ranks = static_cast<int64_t>(classes->size());
@@ -149,7 +150,7 @@ void rank_by_rank(const SimulationRequest& q, SimInput& in, SimulationResult& re
     in.ranks.push_back(q.kinds->plans[static_cast<size_t>(q.kinds->kind_of_rank[r])]);
     RankPlan& p = in.ranks.back();
     p.rank = static_cast<int64_t>(r);
-    p.host = q.placement->ranks[r].host;
+    p.host = q.placement->host(r);
     if (q.trace && static_cast<int64_t>(r) < kMaxTraceTracks)
       result.tracks.push_back("rank " + std::to_string(r) + " (" + p.host + ", " + p.device + ")");
     else if (q.trace)

@@ -130,7 +130,7 @@ void fill_ranks(const Placement& placement, const RankKinds& kinds, schema::Conf
     const RankPlan& r = kinds.plans[static_cast<size_t>(kinds.kind_of_rank[i])];
     schema::RankPrediction rp;
     rp.rank = static_cast<int64_t>(i);
-    rp.host = placement.ranks[i].host;
+    rp.host = placement.host(i);
     rp.device = r.device;
     rp.micro_batch = r.micro_batch;
     rp.memory_bytes = r.memory_bytes;

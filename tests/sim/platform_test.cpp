@@ -300,13 +300,13 @@ TEST(Placement, StudyHostSetsAndExplicitHosts) {
   t.gpus = 4;
   auto p = place_ranks(c, t);
   ASSERT_EQ(p.ranks.size(), 4u);
-  EXPECT_EQ(p.ranks[0].host, "tesla0");
-  EXPECT_EQ(p.ranks[0].device, "p4");
-  EXPECT_EQ(p.ranks[3].host, "tesla4");
+  EXPECT_EQ(p.host(0), "tesla0");
+  EXPECT_EQ(p.device(0), "p4");
+  EXPECT_EQ(p.host(3), "tesla4");
   t.gpus = 2;
   t.hosts = {"tesla3", "tesla0"};
   p = place_ranks(c, t);
-  EXPECT_EQ(p.ranks[0].device, "gtx1070");
+  EXPECT_EQ(p.device(0), "gtx1070");
   t.hosts = {"tesla3", "tesla9"};
   EXPECT_THROW(place_ranks(c, t), std::invalid_argument);
   t.hosts = {"tesla3", "tesla3"};  // one GPU only
