@@ -64,8 +64,12 @@ void ring_prepare(Collectives& e, size_t s) {
   }
 }
 
-// `phases` messages of `chunk_bytes` to the next rank of `order`, each with a receive from the
-// previous one.
+// `phases` messages of `chunk_bytes` to the next rank of `order`, each sent once the previous
+// phase's message from the previous rank is in (its data). As NCCL's connections do, a receiver
+// has kNcclSteps slots (its receives are posted that many phases ahead) and a sender waits for
+// its send of phase p - kNcclSteps before the send of p: no phase waits for both neighbours, so
+// a chunk's path pays each hop's own latency, not the slowest edge's in every phase
+// (docs/simulator.md, "Collectives").
 void ring_step(Collectives& e, const std::vector<int64_t>& order, size_t pos, int64_t phases,
                double chunk_bytes, int tag) {
   const size_t n = order.size();
@@ -73,12 +77,22 @@ void ring_step(Collectives& e, const std::vector<int64_t>& order, size_t pos, in
   const int64_t me = order[pos], next = order[(pos + 1) % n], prev = order[(pos + n - 1) % n];
   sg4::Mailbox* out = e.box(me, next, tag);
   sg4::Mailbox* in = e.box(prev, me, tag);
+  const int64_t window = costmodel::kNcclSteps;
+  std::vector<int*> slots(static_cast<size_t>(window), nullptr);
+  std::vector<sg4::CommPtr> sends(static_cast<size_t>(phases)), recvs(static_cast<size_t>(phases));
+  for (int64_t p = 0; p < std::min(window, phases); ++p)
+    recvs[static_cast<size_t>(p)] = in->get_async<int>(&slots[static_cast<size_t>(p)]);
   for (int64_t p = 0; p < phases; ++p) {
-    int* data = nullptr;
-    sg4::CommPtr send = out->put_async(e.token(), message_payload(chunk_bytes));
-    sg4::CommPtr recv = in->get_async<int>(&data);
-    sg::wait_all({send, recv});
+    if (p >= window) sends[static_cast<size_t>(p - window)]->wait();
+    sends[static_cast<size_t>(p)] = out->put_async(e.token(), message_payload(chunk_bytes));
+    recvs[static_cast<size_t>(p)]->wait();
+    if (p + window < phases) {
+      recvs[static_cast<size_t>(p + window)] =
+          in->get_async<int>(&slots[static_cast<size_t>(p % window)]);
+    }
   }
+  for (int64_t p = std::max<int64_t>(0, phases - window); p < phases; ++p)
+    sends[static_cast<size_t>(p)]->wait();
 }
 
 // The channels, step by step: each in an actor of its own on the rank's host (a rank waiting in
@@ -123,8 +137,10 @@ void ring_run_flow(Collectives& e, size_t s, int64_t rank, double bytes) {
     outs.push_back(&g.edges[c][pos]);
     ins.push_back(&g.edges[c][(pos + n - 1) % n]);
   }
+  const auto members = static_cast<int64_t>(n);
   e.flow_edges(g, st.rule, outs, ins,
-               message_payload(flow_edge_bytes(st.rule, static_cast<int64_t>(n), bytes)));
+               message_payload(flow_edge_bytes(st.rule, members, bytes)),
+               flow_least_duration_s(st.rule, members, g.plan->pipelined, g.plan->chunk_path, bytes));
 }
 
 // NCCL's ring channels (costmodel::ring_channels), counted from the NICs of the ranks' GPUs (a
@@ -165,6 +181,7 @@ CollectivePlan plan_ring(const PlatformPlan& plan, costmodel::CollectiveOp op) {
   if (!channels.empty()) rule.message_parts = static_cast<double>(channels.size());
   CollectivePlan out;
   out.stages.push_back(world_stage(plan, rule, std::move(channels)));
+  plan_ring_chunk_paths(plan, out.stages.back());
   CollectiveGroup& world = out.stages.back().groups.front();
   for (const auto& order : world.channels) {
     world.channel_pos.emplace_back(order.size());
@@ -175,16 +192,54 @@ CollectivePlan plan_ring(const PlatformPlan& plan, costmodel::CollectiveOp op) {
   return out;
 }
 
-// put, get, wait per phase; with channels an actor per channel (create, run, join). Flow level: a
+// put, get and two waits (the receive, the send a window back) per phase; with channels an actor per channel (create, run, join). Flow level: a
 // put, a wait and a get per channel, and the barriers.
 double ring_simcalls(const CollectiveSize& s) {
   const double phases = static_cast<double>(costmodel::ring_phases(s.op, s.ranks));
   const double c = static_cast<double>(std::max<int64_t>(1, s.ring_channels));
   if (s.flow_level) return c > 1 ? 4 + 3 * c : 4;
-  return c > 1 ? c * (3 * phases + 3) : 3 * phases;
+  return c > 1 ? c * (4 * phases + 3) : 4 * phases;
+}
+
+// A link direction's index: the first half of a route goes up, the second down (platform_plan.h).
+size_t link_direction(const RouteLinks& r, size_t i) {
+  return 2 * static_cast<size_t>(r[i]) + (2 * i < r.size() ? 0 : 1);
 }
 
 }  // namespace
+
+void plan_ring_chunk_paths(const PlatformPlan& plan, CollectiveStage& stage) {
+  std::vector<int64_t> sharing(2 * plan.links.size(), 0);
+  for (const CollectiveGroup& g : stage.groups) {
+    for (const auto& [src, dst] : ring_edges(g)) {
+      const RouteLinks r = plan.route(src, dst);
+      for (size_t i = 0; i < r.size(); ++i) ++sharing[link_direction(r, i)];
+    }
+  }
+  for (CollectiveGroup& g : stage.groups) {
+    const size_t n = g.ranks.size();
+    g.pipelined = true;
+    g.chunk_path = {};
+    std::vector<std::vector<int64_t>> one;
+    for (const auto& order : ring_orders(g, one)) {
+      std::vector<costmodel::RingHop> hops;
+      for (size_t i = 0; n > 1 && i < n; ++i) {
+        const RouteLinks r = plan.route(order[i], order[(i + 1) % n]);
+        costmodel::RingHop h{plan.route_latency_s(order[i], order[(i + 1) % n]), 0};
+        for (size_t k = 0; k < r.size(); ++k) {
+          h.seconds_per_byte = std::max(
+              h.seconds_per_byte, static_cast<double>(sharing[link_direction(r, k)]) /
+                                      plan.links[static_cast<size_t>(r[k])].bandwidth_bytes_per_s);
+        }
+        hops.push_back(h);
+      }
+      const costmodel::ChunkPath p = costmodel::ring_chunk_path(
+          hops, costmodel::ring_phases(stage.rule.op, static_cast<int64_t>(n)));
+      g.chunk_path.latency_s = std::max(g.chunk_path.latency_s, p.latency_s);
+      g.chunk_path.seconds_per_byte = std::max(g.chunk_path.seconds_per_byte, p.seconds_per_byte);
+    }
+  }
+}
 
 const StagePattern kRingPattern{
     "ring",

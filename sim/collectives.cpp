@@ -52,7 +52,8 @@ sg4::Mailbox* Collectives::box(int64_t src, int64_t dst, int tag) {
 // two waits, two barriers, a sleep): the cost of a large simulation is its context switches
 // (bench/RESULTS.md, "Simulator").
 void Collectives::flow_edges(Group& g, const StageRule& stage, const std::vector<Box*>& outs,
-                             const std::vector<Box*>& ins, uint64_t payload) {
+                             const std::vector<Box*>& ins, uint64_t payload,
+                             double least_duration_s) {
   for (Box* in : ins) {
     if (!in->receiver_set) {
       in->mailbox->set_receiver(sg4::Actor::self());
@@ -60,6 +61,7 @@ void Collectives::flow_edges(Group& g, const StageRule& stage, const std::vector
     }
   }
   g.barrier->wait();
+  g.start_s = sg4::Engine::get_clock();
   if (outs.size() == 1) {
     outs.front()->mailbox->put(&token_, payload);
   } else {
@@ -69,6 +71,8 @@ void Collectives::flow_edges(Group& g, const StageRule& stage, const std::vector
   }
   if (++g.finished == g.plan->ranks.size()) {
     g.finished = 0;
+    const double until = g.start_s + least_duration_s;
+    if (until > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(until);
     const double extra = flow_extra_latency_s(stage, *g.plan);
     if (extra > 0) sg4::this_actor::sleep_for(extra);
   }

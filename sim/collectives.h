@@ -41,6 +41,7 @@ class Collectives : public AllReduce {
     const CollectiveGroup* plan = nullptr;
     simgrid::s4u::BarrierPtr barrier;
     size_t finished = 0;  // flow level (flow_edges): members whose outgoing edges are done
+    double start_s = 0;   // flow level: when the stage's last member arrived
     // Flow level, made by the pattern's prepare_flow: per ring order (channel), the mailbox of
     // edge i -> i+1.
     std::vector<std::vector<Box>> edges;
@@ -56,10 +57,11 @@ class Collectives : public AllReduce {
   int* token() { return &token_; }  // what every comm carries (only its size matters)
   // Flow level: this member's edges `outs` flow at once with every other member's, from the moment
   // the last member arrives; the stage ends for all when the slowest edge is done, plus the
-  // latencies of the phases the flow stands for (the member whose edges end last sleeps them).
+  // latencies of the phases the flow stands for, and not before `least_duration_s` after it
+  // started (flow_least_duration_s; the member whose edges end last sleeps for both).
   // `ins`: the member's incoming edges, of which it is the permanent receiver.
   void flow_edges(Group& g, const StageRule& stage, const std::vector<Box*>& outs,
-                  const std::vector<Box*>& ins, uint64_t payload);
+                  const std::vector<Box*>& ins, uint64_t payload, double least_duration_s);
 
  private:
   const CollectivePlan& plan_;
