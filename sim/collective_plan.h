@@ -37,6 +37,9 @@ struct CollectiveGroup {
   // (phases - 1) x max_latency_s.
   bool pipelined = false;
   costmodel::ChunkPath chunk_path;
+  // Per ring order, per position: the seconds per byte of the edge from that rank (its share of
+  // its route's narrowest link): the step level spaces a connection's sends by it (in order).
+  std::vector<std::vector<double>> edge_seconds_per_byte;
   int64_t ring_count() const {
     return channels.empty() ? 1 : static_cast<int64_t>(channels.size());
   }

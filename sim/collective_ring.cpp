@@ -71,20 +71,27 @@ void ring_prepare(Collectives& e, size_t s) {
 // a chunk's path pays each hop's own latency, not the slowest edge's in every phase
 // (docs/simulator.md, "Collectives").
 void ring_step(Collectives& e, const std::vector<int64_t>& order, size_t pos, int64_t phases,
-               double chunk_bytes, int tag) {
+               double chunk_bytes, int tag, double seconds_per_byte) {
   const size_t n = order.size();
   if (n < 2 || phases < 1) return;
   const int64_t me = order[pos], next = order[(pos + 1) % n], prev = order[(pos + n - 1) % n];
   sg4::Mailbox* out = e.box(me, next, tag);
   sg4::Mailbox* in = e.box(prev, me, tag);
+  // NCCL's sender writes into the receiver's slots whether or not it has arrived: once this rank
+  // has received here, the mailbox's sends flow at once (a permanent receiver on this host).
+  in->set_receiver(sg4::Actor::self());
   const int64_t window = costmodel::kNcclSteps;
   std::vector<int*> slots(static_cast<size_t>(window), nullptr);
   std::vector<sg4::CommPtr> sends(static_cast<size_t>(phases)), recvs(static_cast<size_t>(phases));
+  double next_send_s = 0;
   for (int64_t p = 0; p < std::min(window, phases); ++p)
     recvs[static_cast<size_t>(p)] = in->get_async<int>(&slots[static_cast<size_t>(p)]);
   for (int64_t p = 0; p < phases; ++p) {
     if (p >= window) sends[static_cast<size_t>(p - window)]->wait();
+    // A connection sends its slots in order: a message's bytes leave after the previous one's.
+    if (sg4::Engine::get_clock() < next_send_s) sg4::this_actor::sleep_until(next_send_s);
     sends[static_cast<size_t>(p)] = out->put_async(e.token(), message_payload(chunk_bytes));
+    next_send_s = sg4::Engine::get_clock() + chunk_bytes * seconds_per_byte;
     recvs[static_cast<size_t>(p)]->wait();
     if (p + window < phases) {
       recvs[static_cast<size_t>(p + window)] =
@@ -108,7 +115,7 @@ void ring_channels_step(Collectives& e, size_t s, int64_t rank, double bytes) {
     rings.push_back(
         sg4::Actor::create("channel", e.host(rank), [&e, &g, i, pos, phases, bytes, n, c] {
           ring_step(e, g.channels[i], pos, phases, bytes / n / c,
-                    kChannelTag + static_cast<int>(i));
+                    kChannelTag + static_cast<int>(i), g.edge_seconds_per_byte[i][pos]);
         }));
   }
   for (auto& a : rings) a->join();
@@ -120,7 +127,8 @@ void ring_run_step(Collectives& e, size_t s, int64_t rank, double bytes) {
   if (!g.channels.empty()) return ring_channels_step(e, s, rank, bytes);
   const int64_t n = static_cast<int64_t>(g.ranks.size());
   ring_step(e, g.ranks, st.pos_of[static_cast<size_t>(rank)], costmodel::ring_phases(st.rule.op, n),
-            bytes / (static_cast<double>(n) * st.rule.message_parts), st.rule.mailbox_tag);
+            bytes / (static_cast<double>(n) * st.rule.message_parts), st.rule.mailbox_tag,
+            g.edge_seconds_per_byte[0][st.pos_of[static_cast<size_t>(rank)]]);
 }
 
 // Every edge of the member's group flows at once (collectives.h, flow_edges); a member has one
@@ -220,6 +228,7 @@ void plan_ring_chunk_paths(const PlatformPlan& plan, CollectiveStage& stage) {
     const size_t n = g.ranks.size();
     g.pipelined = true;
     g.chunk_path = {};
+    g.edge_seconds_per_byte.clear();
     std::vector<std::vector<int64_t>> one;
     for (const auto& order : ring_orders(g, one)) {
       std::vector<costmodel::RingHop> hops;
@@ -233,6 +242,8 @@ void plan_ring_chunk_paths(const PlatformPlan& plan, CollectiveStage& stage) {
         }
         hops.push_back(h);
       }
+      g.edge_seconds_per_byte.emplace_back();
+      for (const auto& h : hops) g.edge_seconds_per_byte.back().push_back(h.seconds_per_byte);
       const costmodel::ChunkPath p = costmodel::ring_chunk_path(
           hops, costmodel::ring_phases(stage.rule.op, static_cast<int64_t>(n)));
       g.chunk_path.latency_s = std::max(g.chunk_path.latency_s, p.latency_s);
