@@ -1,7 +1,7 @@
 // `vitsim calibrate`: from profiles to a cost model (costmodel/cost_model.h). Steps, each
 // documented in docs/cost-model.md and docs/calibration.md:
-//   1. fit every measured/imported device and precision (device_fit.h);
-//   2. fit alpha-beta link costs per link class from the all-reduce points (cost_fit.h);
+//   1. fit every measured/imported device and precision (device_fit.h; pipeline.h holds them);
+//   2. fit alpha-beta link costs per link class from the all-reduce points (link_fit.h);
 //   3. fit the kernel-class transfer on every GPU's evidence at once (transfer_fit.h: the
 //      profiles of GPUs and the public benchmark rows, gpu_evidence.h) and its range law from
 //      holding out each GPU in turn (gpu_holdout.h);
@@ -68,14 +68,5 @@ struct Calibration {
 // evidence check refuses (evidence_check.h) unless options.accept_suspect.
 Calibration calibrate(const std::vector<schema::ProfileInput>& profiles,
                       const costmodel::DeviceCatalog& catalog, const CalibrateOptions& options);
-
-// Whether `link_class` is the NIC of nodes with a NIC per GPU in one of `clusters` (a ring over
-// such hosts runs NCCL's channels: costmodel::ring_channels).
-bool nic_per_gpu_class(const std::vector<schema::ClusterSpec>& clusters,
-                       const std::string& link_class);
-
-// Datasheet latency of a link class in the clusters (first link that names it); nullopt if none.
-std::optional<double> datasheet_latency_s(const std::vector<schema::ClusterSpec>& clusters,
-                                          const std::string& link_class);
 
 }  // namespace vitsim::calibrate

@@ -123,6 +123,7 @@ GpuHoldout leave_one_gpu_out(const std::vector<GpuEvidence>& all,
                              const HoldoutOptions& options) {
   GpuHoldout out;
   out.options = options;
+  out.options.progress = nullptr;  // a result keeps no callback (it may hold the caller's locals)
   std::vector<GpuEvidence> rows;
   for (const auto& r : all) {
     if (!options.training_only || r.kind != EvidenceKind::kForwardOnly) rows.push_back(r);
@@ -159,6 +160,7 @@ GpuHoldout leave_one_gpu_out(const std::vector<GpuEvidence>& all,
       abs_errors.push_back(std::fabs(row.error_rel));
       out.rows.push_back(row);
     }
+    if (options.progress) options.progress(out.gpus.size(), gpus.size());
   }
   out.law = fit_range_law(points);
   out.median_abs_error_rel = costmodel::median(abs_errors);

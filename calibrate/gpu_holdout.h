@@ -15,6 +15,8 @@
 // The law calibrate attaches to transferred costs is the one over all held-out GPUs.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -48,6 +50,8 @@ struct HoldoutOptions {
   bool training_only = false;  // rows of training evidence only, in the fits and the table
   double node_spread_rel = 0;  // calibrate's pooled node spread (docs/uncertainty.md)
   bool nested_ranges = true;   // false: no intervals (the cheaper check calibrate runs)
+  // Called (done, total) after each GPU held out, when set: a progress line (clikit/progress.h).
+  std::function<void(size_t, size_t)> progress;
 };
 
 struct GpuHoldout {

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "calibrate/cost_fit.h"
+#include "calibrate/link_fit.h"
 #include "costmodel/collective_ring.h"
 #include "costmodel/sharding.h"
 

@@ -1,6 +1,7 @@
 // vitsim calibrate: profiles -> cost model (schema "vitsim.cost_model"). Fits per device and
 // precision, alpha-beta links, the kernel-class transfer to every device/precision the clusters use
-// (docs/cost-model.md, docs/calibration.md).
+// (docs/cost-model.md, docs/calibration.md). Many profiles are read under a progress line on a
+// terminal (--progress, clikit/progress.h).
 #include <fmt/format.h>
 
 #include <iostream>
@@ -10,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/file_options.h"
 #include "clikit/list_options.h"
+#include "clikit/progress.h"
 #include "clikit/run_app.h"
 #include "costmodel/regime.h"
 #include "schema/cluster.h"
@@ -113,6 +115,8 @@ int cmd_calibrate(int argc, char** argv) {
                  "benchmark fit and the profile becomes a term of the host's link class "
                  "(docs/learning-from-runs.md)")
       ->check(CLI::ExistingFile);
+  std::string progress = "auto";
+  clikit::add_progress_option(app, progress, "reading the profiles", "profile");
   bool accept_suspect = false;
   app.add_flag("--accept-suspect", accept_suspect,
                "use profiles the evidence check refuses (superseded ones, ones whose host phases "
@@ -132,9 +136,17 @@ int cmd_calibrate(int argc, char** argv) {
       read.push_back({"--tensor-evidence", f});
     read.push_back({"--gpus", gpus_path});
     schema::OutputGroup written(read, {{"-o", out}});
+    const clikit::ProgressMode mode =
+        clikit::parse_option(progress, "progress", clikit::parse_progress_mode);
     const auto catalog = schema::read_gpus(gpus_path);
     std::vector<schema::ProfileInput> profiles;
-    for (const auto& f : inputs) profiles.push_back({f, schema::read_profile(f)});
+    {
+      clikit::ProgressLine line("vitsim calibrate", "profiles read", mode);
+      for (const auto& f : inputs) {
+        profiles.push_back({f, schema::read_profile(f)});
+        line.update(profiles.size(), inputs.size());
+      }
+    }
     calibrate::CalibrateOptions opt;
     opt.accept_suspect = accept_suspect;
     opt.precisions = clikit::parse_list<costmodel::Regime>(precisions, "precisions",

@@ -74,10 +74,7 @@ void add_options(CLI::App& app, PredictArgs& a, CostArgs& cost, clikit::ModelOpt
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{20}));
   add_quiet_option(app, a.quiet);
-  app.add_option("--progress", a.progress,
-                 "the what-ifs of advise (--explain): auto (a line on stderr when it is a "
-                 "terminal and they run over 1 s) | always (one line per what-if) | never")
-      ->capture_default_str();
+  clikit::add_progress_option(app, a.progress, "advise's what-ifs (--explain)", "what-if");
   add_cost_options(app, cost);
 }
 

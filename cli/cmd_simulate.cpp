@@ -61,10 +61,7 @@ int cmd_simulate(int argc, char** argv) {
   app.add_flag(
       "--force", force,
       "simulate even what the size guard estimates to take too long (not too much memory)");
-  app.add_option("--progress", progress,
-                 "auto (a line on stderr when it is a terminal and the work runs over 1 s) | "
-                 "always (one line per configuration) | never")
-      ->capture_default_str();
+  clikit::add_progress_option(app, progress, "the simulations", "configuration");
   CostArgs cost;
   add_cost_options(app, cost);
   const std::vector<std::string> args(argv, argv + argc);

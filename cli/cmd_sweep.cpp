@@ -3,27 +3,23 @@
 // units row, cost per epoch) and the best for a goal (plan/sweep_goal.h) with why its step takes
 // what it takes. The configurations run in parallel (--jobs), or in slices on several machines
 // (--shard) whose files --merge turns into the single-machine result (docs/sweeps.md).
+// The modes' own parts: --shard and --merge in cmd_sweep_shards.cpp, the host-subset and device
+// search in cmd_sweep_search.cpp (cmd_sweep.h).
+#include "cli/cmd_sweep.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <iostream>
 #include <set>
 
 #include "cli/commands.h"
-#include "cli/cost_options.h"
 #include "cli/file_options.h"
-#include "cli/option_groups.h"
 #include "clikit/list_options.h"
-#include "clikit/model_options.h"
 #include "clikit/progress.h"
 #include "clikit/run_app.h"
-#include "clikit/suggest.h"
-#include "plan/subset_search.h"
-#include "plan/sweep.h"
 #include "plan/sweep_goal.h"
 #include "plan/sweep_jobs.h"
-#include "plan/sweep_shards.h"
 #include "present/answers_text.h"
 #include "present/prediction_table.h"
 #include "present/run_cost.h"
@@ -32,26 +28,49 @@
 #include "schema/json_file.h"
 #include "schema/model_io.h"
 #include "schema/prediction_csv.h"
-#include "schema/prices_io.h"
 #include "schema/transports_io.h"
 #include "sim/provenance.h"
 #include "sim/rank_plan.h"
 
 namespace vitsim::cli {
-namespace {
 
-struct SweepArgs {
-  InputArgs input;
-  RunArgs run;
-  GoalArgs goal;
-  std::string out_prefix, json_path, shard;
-  std::vector<std::string> merge;
-  int jobs = 0;  // 0: default_sweep_jobs
-  std::string progress = "auto";
-  std::string hosts_from, devices;
-  bool explain = false, quiet = false;  // the unmeasured parts' warnings (print_unmeasured)
-  std::vector<std::string> given;       // the options on the command line (set after parsing)
-};
+void print_and_write(const SweepArgs& a, const plan::SweepResult& r, const plan::SweepSpec& spec,
+                     const costmodel::ViTConfig& model, schema::OutputGroup& written) {
+  const auto& all = r.predictions.configurations;
+  std::cout << present::prediction_table(all);
+  for (const auto& s : r.skipped) std::cerr << "vitsim sweep: skipped " << s << "\n";
+  std::cout << "\n";
+  for (const auto& n : plan::sweep_notes(spec, model)) std::cout << "note: " << n << "\n";
+  for (const auto& n : r.pick.notes) std::cout << "note: " << n << "\n";
+  std::cout << present::best_text(all, r.pick, spec.goal);
+  const std::string front = present::pareto_text(all, r.requested, spec.limits);
+  if (!front.empty()) std::cout << "\n" << front;
+  print_unmeasured("vitsim sweep", all, a.explain, a.quiet);
+  schema::add_prediction_outputs(written, a.out_prefix, a.json_path, r.predictions);
+  written.commit();
+}
+
+int nothing_found(const plan::SweepResult& r) {
+  size_t asked = 0;  // simulated and asked for (not a baseline the sweep added)
+  for (size_t i = 0; i < r.predictions.configurations.size(); ++i)
+    asked += i >= r.requested.size() || r.requested[i] ? 1 : 0;
+  std::cerr << "vitsim sweep: no configuration to recommend: "
+            << (asked == 0 ? fmt::format("nothing asked for could run: {} skipped (listed above)",
+                                         r.skipped.size())
+                           : fmt::format("{} simulated, {} skipped, and none fits and runs "
+                                         "within the limits (notes above)",
+                                         asked, r.skipped.size()))
+            << "\n";
+  return 2;
+}
+
+std::set<std::string> priced_devices(const std::vector<std::string>& searched,
+                                     const schema::ClusterSpec& cluster) {
+  return searched.empty() ? present::devices_of(cluster)
+                          : std::set<std::string>(searched.begin(), searched.end());
+}
+
+namespace {
 
 void add_options(CLI::App& app, SweepArgs& a, CostArgs& cost, clikit::ModelOptions& model) {
   add_input_options(app, a.input, false);
@@ -110,40 +129,6 @@ plan::SweepSpec to_spec(const SweepArgs& a, const CostArgs& cost) {
   return spec;
 }
 
-// The table, what was skipped, the notes, the best and the Pareto front; the warnings on
-// unmeasured parts; the files (--out, --json).
-void print_and_write(const SweepArgs& a, const plan::SweepResult& r, const plan::SweepSpec& spec,
-                     const costmodel::ViTConfig& model, schema::OutputGroup& written) {
-  const auto& all = r.predictions.configurations;
-  std::cout << present::prediction_table(all);
-  for (const auto& s : r.skipped) std::cerr << "vitsim sweep: skipped " << s << "\n";
-  std::cout << "\n";
-  for (const auto& n : plan::sweep_notes(spec, model)) std::cout << "note: " << n << "\n";
-  for (const auto& n : r.pick.notes) std::cout << "note: " << n << "\n";
-  std::cout << present::best_text(all, r.pick, spec.goal);
-  const std::string front = present::pareto_text(all, r.requested, spec.limits);
-  if (!front.empty()) std::cout << "\n" << front;
-  print_unmeasured("vitsim sweep", all, a.explain, a.quiet);
-  schema::add_prediction_outputs(written, a.out_prefix, a.json_path, r.predictions);
-  written.commit();
-}
-
-// A sweep with no best configuration answers nothing: exit 2, saying why (the skipped and the
-// notes were printed above).
-int nothing_found(const plan::SweepResult& r) {
-  size_t asked = 0;  // simulated and asked for (not a baseline the sweep added)
-  for (size_t i = 0; i < r.predictions.configurations.size(); ++i)
-    asked += i >= r.requested.size() || r.requested[i] ? 1 : 0;
-  std::cerr << "vitsim sweep: no configuration to recommend: "
-            << (asked == 0 ? fmt::format("nothing asked for could run: {} skipped (listed above)",
-                                         r.skipped.size())
-                           : fmt::format("{} simulated, {} skipped, and none fits and runs "
-                                         "within the limits (notes above)",
-                                         asked, r.skipped.size()))
-            << "\n";
-  return 2;
-}
-
 // Options a merge takes: where the results go, and what the pick is held to (the shards
 // simulated everything else; given here, it would change nothing).
 const char* const kMergeOptions[] = {"--merge",    "--out",         "--json",
@@ -179,18 +164,6 @@ void refuse_options_that_do_nothing(const SweepArgs& a) {
   }
 }
 
-// The one file a shard writes: --json FILE, or PREFIX.json of --out PREFIX (not both: one would
-// be ignored).
-std::string shard_path(const SweepArgs& a) {
-  if (a.json_path.empty() && a.out_prefix.empty())
-    throw std::invalid_argument("--shard needs --json FILE (the shard file to merge)");
-  if (!a.json_path.empty() && !a.out_prefix.empty())
-    throw std::invalid_argument(
-        "--shard writes one file, the shard: give --json FILE or --out PREFIX (PREFIX.json), "
-        "not both");
-  return !a.json_path.empty() ? a.json_path : a.out_prefix + ".json";
-}
-
 // The command's files, declared once before any work (schema/output_rule.h): what it reads
 // (--cluster, --costs, --gpus-json, --transports, --prices, the --merge shards) and what it
 // writes (--out's three files and --json; a shard: its one file).
@@ -205,81 +178,6 @@ schema::OutputGroup declare_files(const SweepArgs& a, const CostArgs& cost) {
     written.push_back({"--json", a.json_path});
   }
   return schema::OutputGroup(read, written);
-}
-
-// Every device the sweep's configurations may use, for the one price mode of its cost column:
-// the searched devices (--devices, parsed), else the cluster's.
-std::set<std::string> priced_devices(const std::vector<std::string>& searched,
-                                     const schema::ClusterSpec& cluster) {
-  return searched.empty() ? present::devices_of(cluster)
-                          : std::set<std::string>(searched.begin(), searched.end());
-}
-
-int merge(const SweepArgs& a, const clikit::ModelOptions& model_options,
-          const std::vector<std::string>& args, schema::OutputGroup& written) {
-  std::vector<schema::ShardFile> shards;
-  for (const std::string& path : a.merge) {
-    shards.push_back(schema::read_shard(path));
-    // Another build's rows are another model's (class 10): refused, not merged in silence. (A
-    // configuration whose epoch holds no global batch the reader refuses: schema/scenario.h.)
-    schema::check_shard_writer(shards.back(), path);
-  }
-  // The shards simulate, the merge picks: the limits on the pick are the merge's options (the
-  // run's epochs: the shards').
-  plan::MergedSweep m = plan::merge_sweep(shards, a.merge, parse_goal_limits(a.goal, 1));
-  m.result.predictions.context = schema::make_context("vitsim", args);
-  // The model the shards simulated: validate checks it.
-  if (!m.model.is_null()) m.result.predictions.context["model"] = m.model;
-  plan::SweepSpec spec;  // the goal and limits only: the shards hold what the sweep simulated
-  spec.goal = m.goal;
-  spec.limits = m.limits;
-  print_and_write(a, m.result, spec, model_options.resolve(), written);
-  return m.result.pick.best < 0 ? nothing_found(m.result) : 0;
-}
-
-plan::SweepResult search(const SweepArgs& a, const plan::SweepSpec& spec,
-                         const schema::ClusterSpec& cluster,
-                         const costmodel::DeviceCatalog& catalog, const costmodel::ViTConfig& vit,
-                         const costmodel::CostModel& costs, const sim::SimOptions& options,
-                         const CostArgs& cost, const std::vector<std::string>& searched);
-
-// What a shard's configurations are simulated with (not owned).
-struct ShardInputs {
-  const schema::ClusterSpec& cluster;
-  const costmodel::DeviceCatalog& catalog;
-  const costmodel::ViTConfig& model;
-  const costmodel::CostModel& costs;
-  const sim::SimOptions& options;
-  const std::vector<std::string>& searched;  // --devices, parsed
-};
-
-int shard(const SweepArgs& a, const plan::SweepSpec& spec, const ShardInputs& in,
-          const CostArgs& cost, const std::vector<plan::SweepItem>& items,
-          const std::vector<std::string>& args, schema::OutputGroup& written);
-
-// --devices as catalog ids, through the one resolver (costmodel::match_device): an id, or a name
-// only one device has; an ambiguous name ("a100") is refused listing its ids, as cluster init,
-// calibrate and predict refuse it; a name nothing resembles gets the typo suggestion.
-std::vector<std::string> resolve_searched(const std::string& text,
-                                          const costmodel::DeviceCatalog& catalog,
-                                          const schema::ClusterSpec& cluster) {
-  const costmodel::DeviceCatalog devices = sim::merged_catalog(catalog, cluster);
-  std::vector<std::string> out;
-  for (const std::string& d : clikit::parse_list<std::string>(
-           text, "devices", [](auto& d) { return d; }, true)) {
-    const costmodel::DeviceMatch m = costmodel::match_device(devices, d);
-    if (m.device) {
-      out.push_back(m.device->id);
-      continue;
-    }
-    std::vector<std::string> names;
-    for (const auto& spec : devices.devices) names.push_back(spec.name);
-    throw std::invalid_argument(
-        m.candidates.empty()
-            ? clikit::unknown_name("devices", "device", "the catalog", d, devices.ids(), names)
-            : costmodel::device_name_error(devices, "--devices", d));
-  }
-  return out;
 }
 
 int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& model_options,
@@ -337,101 +235,6 @@ int sweep(const SweepArgs& a, const CostArgs& cost, const clikit::ModelOptions& 
   }
   return shard(a, spec, {cluster, catalog, model, costs.costs, options, searched}, cost, items,
                args, written);
-}
-
-// --shard I/N: simulates the slice and writes the shard file, only when the slice is whole (a
-// partial shard cannot merge): interrupted, it writes nothing and exits 128 + the signal.
-int shard(const SweepArgs& a, const plan::SweepSpec& spec, const ShardInputs& in,
-          const CostArgs& cost, const std::vector<plan::SweepItem>& items,
-          const std::vector<std::string>& args, schema::OutputGroup& written) {
-  const std::string path = shard_path(a);
-  const plan::ShardSlice slice =
-      plan::parse_shard(a.shard, [](const char* n) { return std::getenv(n); });
-  const std::string digest = plan::sweep_digest(
-      items, spec.goal, in.model, in.options, cost_row_options(cost),
-      {a.input.cluster, a.input.costs, a.input.gpus_json, a.input.transports, cost.prices});
-  plan::ShardRun run;
-  int signal = 0;
-  {
-    clikit::ProgressLine line(
-        "vitsim sweep", "configurations",
-        clikit::parse_option(a.progress, "progress", clikit::parse_progress_mode));
-    clikit::StopOnSignal stop;
-    plan::SweepContext context(in.cluster, in.catalog, in.model, in.costs, in.options);
-    context.progress = [&](size_t done, size_t total) { line.update(done, total); };
-    context.stop_requested = [&] { return stop.requested(); };
-    run = plan::run_shard(items, slice, spec.goal, digest, context, spec.jobs);
-    signal = run.interrupted ? stop.signal() : 0;
-  }
-  schema::ShardFile& shard = run.file;
-  if (run.interrupted) {
-    std::cerr << "vitsim sweep: interrupted (signal " << signal << ") after "
-              << shard.entries.size() << " of " << run.configurations << " configurations of shard "
-              << slice.index << "/" << slice.count << "; " << path
-              << " not written (a shard merges only whole: run it again)\n";
-    return 128 + signal;  // as a shell reports a process ended by that signal
-  }
-  // Costs travel in the shard, so that the merged result is the single run's, cost goals included.
-  for (schema::SweepEntry& e : shard.entries) {
-    if (!e.prediction) continue;
-    std::vector<schema::ConfigPrediction> one = {*e.prediction};
-    attach_costs(one, cost, sim::merged_catalog(in.catalog, in.cluster),
-                 priced_devices(in.searched, in.cluster), "vitsim sweep");
-    e.prediction = one.front();
-  }
-  shard.context = schema::make_context("vitsim", args, {{"model", schema::write_model(in.model)}});
-  schema::add_json(written, path, schema::write_shard_json(shard));
-  written.commit();
-  std::cout << "shard " << slice.index << "/" << slice.count << ": " << shard.entries.size()
-            << " of " << items.size() << " configurations, written to " << path << "\n";
-  return 0;
-}
-
-// --hosts-from / --devices: the subset and device search (plan/subset_search.h).
-plan::SweepResult search(const SweepArgs& a, const plan::SweepSpec& spec,
-                         const schema::ClusterSpec& cluster,
-                         const costmodel::DeviceCatalog& catalog, const costmodel::ViTConfig& vit,
-                         const costmodel::CostModel& costs, const sim::SimOptions& options,
-                         const CostArgs& cost, const std::vector<std::string>& searched) {
-  // Without --hosts-from, --devices searches every host (as its help says): as "all".
-  const std::vector<std::string> hosts =
-      a.hosts_from == "all" || a.hosts_from.empty()
-          ? std::vector<std::string>{}
-          : clikit::parse_list<std::string>(a.hosts_from, "hosts-from", [](auto& h) { return h; });
-  const costmodel::DeviceCatalog devices = sim::merged_catalog(catalog, cluster);
-  std::vector<std::string> names;  // "A100" names four ids: only an id is exact
-  for (const auto& d : devices.devices) names.push_back(d.name);
-  const std::vector<std::string> ids = devices.ids();
-  for (const std::string& d : searched) {  // resolved to ids by resolve_searched
-    if (std::find(ids.begin(), ids.end(), d) == ids.end())
-      throw std::invalid_argument(
-          clikit::unknown_name("devices", "device", "the catalog", d, ids, names));
-  }
-  const plan::SubsetSearch s = plan::subset_search_of(spec, hosts, searched);
-  // Quietly here: attach_costs, after the search, warns once per missing price.
-  const schema::PriceTable prices = schema::read_prices(cost.prices);
-  present::CostOptions cost_options = to_cost_options(cost);
-  cost_options.mode = present::price_mode(priced_devices(searched, cluster), prices, cost_options);
-  auto attach = [&](schema::ConfigPrediction& p) {
-    p.cost = present::run_cost(p, prices, devices, cost_options);
-  };
-  plan::SubsetResult found = plan::search_subsets(s, cluster, catalog, vit, costs, options, attach);
-  std::cout << (found.greedy ? fmt::format("greedy search (more than {} host subsets)\n",
-                                           plan::kMaxExhaustiveSubsets)
-                             : fmt::format("exhaustive search: {} host subset(s) per device\n",
-                                           found.combinations));
-  // A subset with an unpriced GPU has no cost: say how many, so that "cheapest" is read as the
-  // cheapest of the priced ones.
-  const auto& all = found.predictions.configurations;
-  const auto unpriced = std::count_if(all.begin(), all.end(), [](const auto& p) {
-    return !p.out_of_memory && !(p.cost && p.cost->epoch_usd > 0);
-  });
-  if (unpriced > 0)
-    std::cout << fmt::format(
-        "note: {} of {} candidate(s) have no price (a GPU without one in {}): a cost goal "
-        "compares only the others (hint: --price DEVICE=USD_PER_GPU_HOUR)\n",
-        unpriced, all.size(), cost.prices);
-  return plan::as_sweep_result(std::move(found));
 }
 
 }  // namespace

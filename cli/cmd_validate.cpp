@@ -7,7 +7,8 @@
 // --like RUN_LOG, the configuration each run log records is predicted on its cluster
 // (validate/run_like.h) and compared, in one command. It reports: exit 0, unless
 // --max-median-error-pct is given and exceeded (exit 1). The checks --leave-one-out and
-// --leave-one-gpu-out print their own tables. One function per mode; the work is validate/'s.
+// --leave-one-gpu-out print their own tables, with a progress line on a terminal (--progress,
+// clikit/progress.h). One function per mode; the work is validate/'s.
 #include <algorithm>
 #include <iostream>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "cli/commands.h"
 #include "cli/file_options.h"
 #include "clikit/list_options.h"
+#include "clikit/progress.h"
 #include "clikit/run_app.h"
 #include "schema/data_dir.h"
 #include "schema/gpus_io.h"
@@ -34,7 +36,7 @@ namespace {
 struct ValidateArgs {
   std::vector<std::string> measured_files, predicted_files, like_logs;
   std::optional<double> max_median;
-  std::string out, costs_path, study_path = app::kReferenceStudy, machine_speed;
+  std::string out, costs_path, study_path = app::kReferenceStudy, machine_speed, progress = "auto";
   bool study_given = false;        // --study on the command line (set after parsing)
   std::vector<std::string> given;  // the options on the command line (set after parsing)
   bool simulate = false, leave_one_out = false, leave_one_gpu_out = false;
@@ -90,6 +92,8 @@ void add_options(CLI::App& app, ValidateArgs& a) {
                  "canary): adds each row's error at the profiles' speed under the table")
       ->check(CLI::ExistingFile);
   app.add_option("-o,--output", a.out, "also write the table to this text file");
+  clikit::add_progress_option(app, a.progress, "--leave-one-out's or --leave-one-gpu-out's check",
+                              "log or GPU held out");
 }
 
 // Every file the command reads, by its option: -o is never one of them (schema/output_rule.h).
@@ -119,7 +123,7 @@ int print(const ValidateArgs& a, schema::OutputGroup& written, const std::string
 
 // The options each mode reads besides -o; any other given is refused, naming both (exit 2): a
 // mode never ignores an option in silence (a gate nobody applies would pass every time).
-const std::vector<std::string> kCheckOptions = {"--study", "--output"};
+const std::vector<std::string> kCheckOptions = {"--study", "--output", "--progress"};
 
 void refuse_ignored_options(const ValidateArgs& a) {
   const char* mode = a.leave_one_out       ? "--leave-one-out"
@@ -135,6 +139,10 @@ void refuse_ignored_options(const ValidateArgs& a) {
     if (mode == nullptr && o == "--costs" && !a.simulate && a.like_logs.empty())
       throw std::invalid_argument(
           "--costs is read by --simulate and --like only: without them it would change nothing");
+    if (mode == nullptr && o == "--progress")
+      throw std::invalid_argument(
+          "--progress draws the line of --leave-one-out and --leave-one-gpu-out: a comparison "
+          "has none to draw");
     if (mode == nullptr && o == "--study" && !a.like_logs.empty())
       throw std::invalid_argument(
           "--like does not take --study: a run log names its cluster (or give --cluster)");
@@ -202,6 +210,24 @@ int compare_mode(ValidateArgs& a, schema::OutputGroup& written) {
   return 1;
 }
 
+// --leave-one-out or --leave-one-gpu-out: a calibration per log or GPU held out, under a progress
+// line.
+int check_mode(const ValidateArgs& a, schema::OutputGroup& written) {
+  const schema::Study study = schema::read_study(a.study_path);
+  std::string text;
+  {
+    clikit::ProgressLine line(
+        a.leave_one_out ? "vitsim validate --leave-one-out" : "vitsim validate --leave-one-gpu-out",
+        a.leave_one_out ? "parts" : "GPUs held out",
+        clikit::parse_option(a.progress, "progress", clikit::parse_progress_mode));
+    const auto progress = [&](size_t done, size_t total) { line.update(done, total); };
+    text = a.leave_one_out
+               ? validate::format_fidelity(validate::fidelity_check(study, {}, progress))
+               : validate::format_gpu_holdout_report(validate::gpu_holdout_check(study, progress));
+  }  // the line ends before the table
+  return print(a, written, text);
+}
+
 }  // namespace
 
 int cmd_validate(int argc, char** argv) {
@@ -222,14 +248,7 @@ int cmd_validate(int argc, char** argv) {
     refuse_ignored_options(a);
     // Declared before any work: -o is never an input (schema/output_rule.h).
     schema::OutputGroup written(input_files(a), {{"-o", a.out}});
-    if (a.leave_one_out)
-      return print(a, written,
-                   validate::format_fidelity(
-                       validate::fidelity_check(schema::read_study(a.study_path), {})));
-    if (a.leave_one_gpu_out)
-      return print(a, written,
-                   validate::format_gpu_holdout_report(
-                       validate::gpu_holdout_check(schema::read_study(a.study_path))));
+    if (a.leave_one_out || a.leave_one_gpu_out) return check_mode(a, written);
     return compare_mode(a, written);
   });
 }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
@@ -24,6 +25,15 @@ ProgressMode parse_progress_mode(const std::string& text) {
   if (text == "always") return ProgressMode::kAlways;
   if (text == "never") return ProgressMode::kNever;
   throw std::invalid_argument("expected auto, always or never");
+}
+
+void add_progress_option(CLI::App& app, std::string& mode, const std::string& work,
+                         const std::string& unit) {
+  app.add_option("--progress", mode,
+                 fmt::format("auto (a line on stderr when it is a terminal, after 1 s of {}) | "
+                             "always (one line per {}) | never",
+                             work, unit))
+      ->capture_default_str();
 }
 
 double auto_after_s() {

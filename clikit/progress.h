@@ -8,14 +8,25 @@
 #include <cstddef>
 #include <string>
 
+namespace CLI {
+class App;
+}
+
 namespace vitsim::clikit {
 
 // auto: drawn in place (\r) when stderr is a terminal and the work has run over one second
 // (VITSIM_PROGRESS_AFTER_S: another delay in seconds, e.g. 0 in tests; auto_after_s);
 // always: one line per update (logs, tests); never. Every command that can run for seconds
-// draws its line with this class: sweep, simulate, advise / predict --explain.
+// draws its line with this class: sweep, simulate, advise / predict --explain, calibrate,
+// validate --leave-one-out and --leave-one-gpu-out.
 enum class ProgressMode { kAuto, kAlways, kNever };
 ProgressMode parse_progress_mode(const std::string& text);  // std::invalid_argument otherwise
+
+// The one --progress option of every command that draws a line (into `mode`, default "auto"):
+// `work` names what runs long ("the sweep", "the what-ifs"), `unit` what one line of "always"
+// reports ("configuration"); one help text for them all.
+void add_progress_option(CLI::App& app, std::string& mode, const std::string& work,
+                         const std::string& unit);
 
 // Seconds an auto line waits before it draws: VITSIM_PROGRESS_AFTER_S when a number >= 0, else 1.
 double auto_after_s();

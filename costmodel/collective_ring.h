@@ -15,7 +15,7 @@ namespace vitsim::costmodel {
 // node boundary through its own NIC and carrying 1/channels of the message, as many as the node
 // with the fewest NICs among its ranks' GPUs has, at most NCCL's MAXCHANNELS (32); on one node, or
 // with one NIC per node, a single ring (1). The simulator builds its rings by it, and calibration
-// reads a measured ring's bus bandwidth as that many NICs' (calibrate/calibrator.cpp).
+// reads a measured ring's bus bandwidth as that many NICs' (calibrate/link_fit.cpp).
 inline constexpr int64_t kMaxRingChannels = 32;
 int64_t ring_channels(int64_t nodes, int64_t fewest_nics_per_node);
 

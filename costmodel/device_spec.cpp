@@ -35,6 +35,20 @@ bool DeviceSpec::tensor_math(Regime p) const {
   return false;
 }
 
+std::string DeviceSpec::missing_units(Regime p) const {
+  if (supports(p)) return "";
+  // fp32 runs everywhere and fp16 falls back to the fp32 units: only bf16 and TF32 are missing,
+  // both tensor-core formats since Ampere (compute capability 8.0; NVIDIA Ampere GA100 whitepaper).
+  const bool tf32 = math_type(p) == MathType::kTf32;
+  if (tf32 || math_type(p) == MathType::kBf16) {
+    const std::string unit = tf32 ? "TF32" : "bf16";
+    return "no " + unit +
+           " tensor cores (the first architecture with them: Ampere; its gpus.json row gives no " +
+           unit + " peak)";
+  }
+  return "no matrix units of that type (its datasheet gives them no peak, gpus.json)";
+}
+
 bool DeviceSpec::same_chip(const DeviceSpec& other) const {
   return !chip.empty() && chip == other.chip && sm_count > 0 && sm_count == other.sm_count;
 }

@@ -43,6 +43,9 @@ struct DeviceSpec {
   // bf16 tensor peak (0 where unsupported); tf32 -> TF32 tensor peak (0 before Ampere: no TF32).
   double matrix_peak_flop_per_s(Regime p) const;
   bool supports(Regime p) const { return matrix_peak_flop_per_s(p) > 0; }
+  // Why this device cannot run `p` (supports() false), for a message: "no TF32 tensor cores (the
+  // first architecture with them: Ampere; its gpus.json row gives no TF32 peak)"; "" when it can.
+  std::string missing_units(Regime p) const;
   // Whether this regime's matrix work runs on tensor cores (fp16/bf16/tf32 with a tensor peak),
   // not on the fp32 units: the two have separate efficiencies in the transfer.
   bool tensor_math(Regime p) const;

@@ -2,18 +2,10 @@
 #include "costmodel/physical_bounds.h"
 
 #include <cmath>
-#include <sstream>
+
+#include "costmodel/number_text.h"
 
 namespace vitsim::costmodel {
-namespace {
-
-std::string format(double x) {
-  std::ostringstream os;
-  os << x;
-  return os.str();
-}
-
-}  // namespace
 
 std::string bound_violation(const Bound& b, double x) {
   if (!std::isfinite(x)) return "not a finite number";
@@ -21,8 +13,8 @@ std::string bound_violation(const Bound& b, double x) {
   // Denormals first: they are below every min and would read as "below 1e-09" otherwise, which
   // hides that the number itself has lost its precision.
   if (std::fpclassify(x) == FP_SUBNORMAL) return "a denormal number (no precision left)";
-  if (x < b.min) return "below " + format(b.min);
-  if (x > b.max) return "above " + format(b.max);
+  if (x < b.min) return "below " + number_text(b.min);
+  if (x > b.max) return "above " + number_text(b.max);
   return "";
 }
 

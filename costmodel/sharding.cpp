@@ -1,6 +1,7 @@
 // Units, stage names and bytes of sharded data parallelism; see sharding.h and docs/sharding.md.
 #include "costmodel/sharding.h"
 
+#include <cctype>
 #include <stdexcept>
 #include <utility>
 
@@ -33,8 +34,16 @@ int parse_zero_stage(const std::string& text) {
   for (const auto& [name, stage] : kStageNames) {
     if (text == name) return stage;
   }
-  throw std::invalid_argument("expected " + zero_stage_values() + ", got '" + text +
-                              "' (FSDP's HYBRID_SHARD is not built: one sharding group only)");
+  // FSDP's hybrid strategies are named only to whom asked for one: a "4" is a stage that does
+  // not exist, not a request for another strategy.
+  std::string upper;
+  for (char c : text) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const bool hybrid = upper.find("HYBRID") != std::string::npos;
+  throw std::invalid_argument(
+      "expected " + zero_stage_values() + ", got '" + text + "'" +
+      (hybrid ? " (FSDP's HYBRID_SHARD and _HYBRID_SHARD_ZERO2 are not built: one sharding group "
+                "only)"
+              : ""));
 }
 
 std::vector<ShardUnit> sharding_units(const LayerGraph& graph, int64_t ranks) {

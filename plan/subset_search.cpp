@@ -223,10 +223,7 @@ SubsetResult search_subsets(const SubsetSearch& s, const schema::ClusterSpec& cl
 
 std::vector<schema::TrainingConfig> subset_variants(const SweepSpec& spec) {
   std::vector<schema::TrainingConfig> out;
-  const std::vector<costmodel::Regime> precisions =
-      spec.precisions.empty() ? std::vector<costmodel::Regime>{spec.base.precision}
-                              : spec.precisions;
-  for (costmodel::Regime p : precisions)
+  for (costmodel::Regime p : precisions_of(spec))
     for (int64_t b : spec.micro_batches) {
       schema::TrainingConfig base = spec.base;
       base.precision = p;

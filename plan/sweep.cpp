@@ -23,12 +23,16 @@ std::string sharding_label(const SweepSpec& spec, int stage, bool checkpointing)
   return s;
 }
 
-// The precisions swept, and the label's suffix naming one (none when there is only one).
+}  // namespace
+
 std::vector<costmodel::Regime> precisions_of(const SweepSpec& spec) {
   return spec.precisions.empty() ? std::vector<costmodel::Regime>{spec.base.precision}
                                  : spec.precisions;
 }
 
+namespace {
+
+// The label's suffix naming a precision swept (none when there is only one).
 std::string precision_suffix(const SweepSpec& spec, costmodel::Regime p) {
   return precisions_of(spec).size() > 1 ? std::string(" ") + costmodel::to_string(p)
                                         : std::string();

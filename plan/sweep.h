@@ -70,6 +70,10 @@ std::vector<SweepItem> sweep_items(const SweepSpec& spec);
 std::vector<schema::TrainingConfig> run_variants(const SweepSpec& spec,
                                                  const schema::TrainingConfig& base, bool one_gpu);
 
+// The precisions a sweep covers: `spec.precisions`, or the base configuration's alone where it
+// lists none. The sweep and the host-subset search share it.
+std::vector<costmodel::Regime> precisions_of(const SweepSpec& spec);
+
 // Simulates one configuration: its prediction, or `skipped` with the reason when it cannot run
 // (std::invalid_argument of predict); other errors propagate.
 schema::SweepEntry simulate_sweep_item(const SweepItem& item, int64_t index,

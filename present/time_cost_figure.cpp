@@ -34,10 +34,35 @@ std::pair<double, double> time_and_cost(const schema::ConfigPrediction& c, bool 
   return {c.epoch_time_s, c.cost->epoch_usd};
 }
 
+// The front's labels, which overlap when its points lie close (a few seconds and cents apart on
+// axes of minutes and dollars): each point gets its rank on the front (1 the fastest), above and
+// to the right of it for odd ranks and below and to the left for even ones, so neighbours' numbers
+// point away from each other; the labels themselves go to a key beside the plot, one line per
+// rank, spaced to fit the figure's height. `set label` lines, quoted by gnuplot_quote.
+std::string front_labels(const std::vector<std::pair<double, double>>& points,
+                         const std::vector<std::string>& names) {
+  std::string out = "set rmargin at screen 0.66\n";
+  out += "set label 'Pareto front, fastest first' at screen 0.68, screen 0.95 font ',9' front\n";
+  const double step =
+      std::min(0.045, 0.85 / static_cast<double>(std::max<size_t>(points.size(), 1)));
+  for (size_t k = 0; k < points.size(); ++k) {
+    const bool odd_rank = k % 2 == 0;  // rank k + 1
+    out += fmt::format(
+        "set label '{}' at first {:.6g}, first {:.6g} {} offset char {} font ',8' "
+        "front\n",
+        k + 1, points[k].first, points[k].second, odd_rank ? "left" : "right",
+        odd_rank ? "0.6,0.7" : "-0.6,-0.9");
+    out += fmt::format("set label {} at screen 0.68, screen {:.4f} left font ',8' front\n",
+                       gnuplot_quote(fmt::format("{}  {}", k + 1, names[k])),
+                       0.91 - step * static_cast<double>(k));
+  }
+  return out;
+}
+
 // The time-cost figure's data file (`text`); blocks: 0 the priced configurations within the
 // global-batch limit, 1 those above it (flagged: never on the front), 2 the front. The front's
-// labels go to `labels` as `set label` lines of the script, quoted by gnuplot_quote: a data file
-// cannot hold a '"' (gnuplot.h). True when a configuration is flagged.
+// labels go to `labels` (front_labels): a data file cannot hold a '"' (gnuplot.h). True when a
+// configuration is flagged.
 bool pareto_data(const schema::PredictionFile& pred, const std::vector<bool>& requested,
                  const plan::GoalLimits& limits, bool per_image, std::string& text,
                  std::string& labels) {
@@ -55,15 +80,16 @@ bool pareto_data(const schema::PredictionFile& pred, const std::vector<bool>& re
   text = "# priced, within the global-batch limit: time cost\n" + block[0] +
          "\n\n# priced, above the limit (flagged): time cost\n" + block[1] +
          "\n\n# the Pareto front: time cost (labels: the script's set label lines)\n";
-  for (int i : plan::pareto_front(all, requested, limits)) {
+  std::vector<std::pair<double, double>> points;
+  std::vector<std::string> names;
+  for (int i : plan::pareto_front(all, requested, limits)) {  // fastest first
     const auto& c = all[static_cast<size_t>(i)];
     const auto [t, usd] = time_and_cost(c, per_image);
     text += fmt::format("{:.6g} {:.6g}\n", t, usd);
-    labels += fmt::format(
-        "set label {} at first {:.6g}, first {:.6g} left offset char 0.6,0.6 "
-        "font ',8' front\n",
-        gnuplot_quote(c.config.label), t, usd);
+    points.emplace_back(t, usd);
+    names.push_back(c.config.label);
   }
+  labels = front_labels(points, names);
   return any_flagged;
 }
 

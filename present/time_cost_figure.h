@@ -2,7 +2,8 @@
 // mode, the time-cost Pareto front the sweep prints (plan::pareto_front: none of the others is
 // both faster and cheaper), those above the global-batch limit apart, and the deadline and budget
 // the prediction file's selection records as dashed lines. Per image when the epochs differ
-// (plan::compares_per_image), as the goal compares them.
+// (plan::compares_per_image), as the goal compares them. The front's points carry their rank (1 the
+// fastest), their labels stand in a key beside the plot: close points' labels never overlap.
 #pragma once
 
 #include <optional>

@@ -156,6 +156,19 @@ ValidationResult validate(const std::vector<MeasuredRun>& measured,
   return r;
 }
 
+namespace {
+
+// The precision column with the run's sharding (ConfigKey::label's words): "fp32", "fp32 zero3
+// ckpt". Without it the sharded configurations of one size read alike (scripts/validate-local's
+// zero and ckpt rows beside their stage-0 row).
+std::string precision_cell(const ConfigKey& k) {
+  return std::string(costmodel::to_string(k.precision)) +
+         (k.zero_stage > 0 ? fmt::format(" zero{}", k.zero_stage) : "") +
+         (k.activation_checkpointing ? " ckpt" : "");
+}
+
+}  // namespace
+
 std::string format_validation(const ValidationResult& r) {
   std::string out;
   const bool repeats =
@@ -178,7 +191,7 @@ std::string format_validation(const ValidationResult& r) {
     out += fmt::format(
         "{:<10} {:<11} {:>4} {:>5} {:>9g} {:<5} {:>12.1f} {:>12.1f} {:>+9.2f} {:>17} {:>3}  {}{}\n",
         x.key.cluster, x.key.placement, x.key.gpus, x.key.micro_batch, x.key.data_fraction(),
-        costmodel::to_string(x.key.precision), x.measured_s, x.predicted_s, x.error_pct, range,
+        precision_cell(x.key), x.measured_s, x.predicted_s, x.error_pct, range,
         x.has_range ? (x.inside ? "yes" : "no") : "-", x.scenario, spread);
   }
   out += fmt::format("\nmatched configurations:       {}\n", r.rows.size());

@@ -99,10 +99,12 @@ std::string unsupported_precision(const costmodel::DeviceSpec& device, costmodel
   for (const auto& named : costmodel::kRegimeNames)
     if (costmodel::is_compute_regime(named.value) && device.supports(named.value))
       can += (can.empty() ? "" : ", ") + std::string(named.name);
+  // The device's architecture named beside it: "the NVIDIA T4 (t4, Turing, host n1) has no TF32
+  // tensor cores" says why no cost model can hold it (DeviceSpec::missing_units).
+  const std::string arch = device.architecture.empty() ? "" : ", " + device.architecture;
   return "--precision " + std::string(costmodel::to_string(precision)) + ": the " + device.name +
-         " (" + device.id + ", host " + host +
-         ") has no matrix units of that type (its datasheet gives them no peak, gpus.json), so no "
-         "calibration can give it costs (hint: a precision it runs: " +
+         " (" + device.id + arch + ", host " + host + ") has " + device.missing_units(precision) +
+         ", so no calibration can give it costs (hint: a precision it runs: " +
          (can.empty() ? std::string("none") : can) + ")";
 }
 

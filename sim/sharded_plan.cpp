@@ -125,22 +125,21 @@ void adjust_operations(ShardedStep& step, const PlatformPlan& platform,
     OperationAdjust& a = op == CollectiveOp::kReduceScatter ? step.reduce_scatter : step.all_gather;
     a = OperationAdjust{};
     a.phases = op == CollectiveOp::kReduceScatter ? reduce_scatter_phases : all_gather_phases;
-    bool some_without = false, some_with = false;
-    double scale = 0;
+    // At least 1 and 0: the operation's bytes cross the same links as the all-reduce's, so a fit
+    // faster than the link's own figures is a benchmark that never sustained a transfer (its
+    // sizes inside a token bucket's or a switch buffer's credit), not a faster link; the trainer's
+    // operations run back to back at the link's speed (docs/sharding.md, "Simulated").
+    double scale = 1;
     for (const PlanLink& l : platform.links) {
       const costmodel::LinkProvenance& prov =
           platform.provenance[static_cast<size_t>(l.provenance)];
       const costmodel::LinkCost* link = costs.find_link(l.link_class);
       const costmodel::OperationLinkCost* fit = link ? link->find_operation(op) : nullptr;
-      if (fit == nullptr || !(prov.bandwidth_bytes_per_s > 0)) {
-        some_without = true;
-        continue;
-      }
-      some_with = true;
+      if (fit == nullptr || !(prov.bandwidth_bytes_per_s > 0)) continue;
       scale = std::max(scale, prov.bandwidth_bytes_per_s / fit->bandwidth_bytes_per_s);
       a.extra_latency_s = std::max(a.extra_latency_s, fit->latency_s - prov.latency_s);
     }
-    if (some_with) a.bytes_scale = some_without ? std::max(scale, 1.0) : scale;
+    a.bytes_scale = scale;
   }
 }
 

@@ -32,8 +32,9 @@ struct ShardedUnitStep {
 
 // How the simulation runs one operation whose link class has a measured fit of its own
 // (costmodel::OperationLinkCost): its bytes scaled by the all-reduce's bandwidth over the fit's,
-// and the fit's latency beyond the all-reduce's slept after it per message phase. 1 and 0 where
-// no class of the platform measured it (first principles: the all-reduce's figures).
+// and the fit's latency beyond the all-reduce's slept after it per message phase, each at least
+// 1 and 0 (never faster than the link); 1 and 0 where no class of the platform measured it
+// (first principles: the all-reduce's figures).
 struct OperationAdjust {
   double bytes_scale = 1;
   double extra_latency_s = 0;  // per phase

@@ -3,21 +3,14 @@
 
 #include <cmath>
 #include <limits>
-#include <sstream>
 
+#include "costmodel/number_text.h"
 #include "costmodel/physical_bounds.h"
 #include "schema/input_error.h"
 
 namespace vitsim::trainer {
-namespace {
 
-std::string number_text(double v) {
-  std::ostringstream out;
-  out << v;
-  return out.str();
-}
-
-}  // namespace
+using costmodel::number_text;
 
 void check_position(const std::string& path, const TrainPosition& p, const ResumeBounds& b) {
   auto refuse = [&](const char* field, const std::string& expected, const std::string& got,

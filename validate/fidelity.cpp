@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <system_error>
 
@@ -84,7 +85,7 @@ schema::ClusterSpec cluster_named(const app::Inputs& in, const std::string& name
 
 void leave_one_out(const schema::Study& study, const costmodel::DeviceCatalog& catalog,
                    const app::Imported& imp, const app::Inputs& in, const sim::SimOptions& options,
-                   std::vector<FidelityRow>& rows) {
+                   std::vector<FidelityRow>& rows, const std::function<void()>& done_one) {
   for (size_t i = 0; i < imp.logs.size(); ++i) {
     const import::ImportedLog& s = imp.logs[i].second;
     const schema::ClusterSpec cluster = cluster_named(in, imp.logs[i].first);
@@ -113,6 +114,7 @@ void leave_one_out(const schema::Study& study, const costmodel::DeviceCatalog& c
       row.note = std::string("not predictable without it: ") + e.what();
     }
     rows.push_back(row);
+    done_one();
   }
 }
 
@@ -261,7 +263,8 @@ std::vector<FidelityClass> summarize(const std::vector<FidelityRow>& rows) {
 
 }  // namespace
 
-FidelityResult fidelity_check(const schema::Study& study, const sim::SimOptions& base) {
+FidelityResult fidelity_check(const schema::Study& study, const sim::SimOptions& base,
+                              const std::function<void(size_t, size_t)>& progress) {
   const costmodel::DeviceCatalog catalog = schema::read_gpus(study.gpus);
   sim::SimOptions options = base;
   if (!options.transports && !study.transports.empty())
@@ -272,9 +275,17 @@ FidelityResult fidelity_check(const schema::Study& study, const sim::SimOptions&
                                   : emulated_check(study.emulated_runs, catalog, options);
   const app::Imported imp = app::import_study(study, catalog, "", {});
   const app::Inputs in = app::load_inputs(study);
+  // Parts: the emulated runs, each log held out, the development set.
+  size_t done = 0;
+  const size_t total = imp.logs.size() + 2;
+  const auto done_one = [&] {
+    if (progress) progress(++done, total);
+  };
+  done_one();
   FidelityResult r;
-  leave_one_out(study, catalog, imp, in, options, r.rows);
+  leave_one_out(study, catalog, imp, in, options, r.rows, done_one);
   development(study, catalog, imp, in, options, r.rows);
+  done_one();
   if (options.transports) public_nccl_tests(*options.transports, r.rows);
   r.rows.insert(r.rows.end(), emulated_rows.begin(), emulated_rows.end());
   r.classes = summarize(r.rows);

@@ -10,6 +10,8 @@
 // Errors per class of runs: same cluster, placement, precision and scaling.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,7 +46,10 @@ struct FidelityResult {
   std::vector<FidelityClass> classes;  // in order of first row
 };
 
-FidelityResult fidelity_check(const schema::Study& study, const sim::SimOptions& options);
+// `progress` (done, total), when set, after each part: the emulated runs, each log held out (a
+// calibration each: most of the time), the development set (a progress line, clikit/progress.h).
+FidelityResult fidelity_check(const schema::Study& study, const sim::SimOptions& options,
+                              const std::function<void(size_t, size_t)>& progress = {});
 
 // The "emulated" rows of a recorded validate-local folder
 // (docs/formats/validate-local-recorded.md): one per measured configuration (repeats at their

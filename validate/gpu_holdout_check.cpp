@@ -14,7 +14,8 @@
 
 namespace vitsim::validate {
 
-GpuHoldoutReport gpu_holdout_check(const schema::Study& study) {
+GpuHoldoutReport gpu_holdout_check(const schema::Study& study,
+                                   const std::function<void(size_t, size_t)>& progress) {
   const costmodel::DeviceCatalog catalog = schema::read_gpus(study.gpus);
   std::vector<schema::ProfileInput> profiles = app::import_study(study, catalog, "", {}).profiles;
   for (auto& p : app::gpu_profiles(study)) profiles.push_back(std::move(p));
@@ -36,8 +37,17 @@ GpuHoldoutReport gpu_holdout_check(const schema::Study& study) {
   r.node_spread_rel = calibrate::pool_spreads(spreads).node_rel.value_or(0.0);
   calibrate::HoldoutOptions o;
   o.node_spread_rel = r.node_spread_rel;
+  size_t first = 0;  // GPUs the first table held out
+  if (progress) {
+    o.progress = [&](size_t done, size_t total) {
+      first = total;
+      progress(done, 2 * total);
+    };
+  }
   r.all = calibrate::leave_one_gpu_out(r.evidence, catalog, o);
   o.training_only = true;
+  if (progress)
+    o.progress = [&](size_t done, size_t total) { progress(first + done, first + total); };
   r.training = calibrate::leave_one_gpu_out(r.evidence, catalog, o);
   return r;
 }

@@ -5,6 +5,8 @@
 // the signed error and whether the measurement lies in its 80 % range (calibrate/gpu_holdout.h).
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,7 +23,10 @@ struct GpuHoldoutReport {
   std::vector<std::string> notes;  // the evidence check's warnings (evidence_check.h)
 };
 
-GpuHoldoutReport gpu_holdout_check(const schema::Study& study);
+// `progress` (done, total), when set, after each GPU held out in either table (the second
+// table's count is taken as the first's until it starts).
+GpuHoldoutReport gpu_holdout_check(const schema::Study& study,
+                                   const std::function<void(size_t, size_t)>& progress = {});
 
 // The evidence per GPU, then both tables (Markdown), as docs/gpu-transfer.md shows them.
 std::string format_gpu_holdout_report(const GpuHoldoutReport& report);

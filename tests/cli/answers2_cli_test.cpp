@@ -7,13 +7,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "read_text.h"    // tests/support/
-#include "run_command.h"  // tests/support/
+#include "read_text.h"     // tests/support/
+#include "run_command.h"   // tests/support/
+#include "study_import.h"  // tests/support/
 
 namespace answers2_cli_test {
 namespace {
@@ -21,18 +21,28 @@ namespace {
 const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
 const std::string kSrc = VITSIM_SOURCE_DIR;
 const std::string kCosts = kSrc + "/tests/sim/fixtures/costs.json";
+// The Tesla lab and the synthetic costs: what most cases ask about.
+const std::string kTesla = "--cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts;
 
 using Result = vitsim::test::CommandResult;
 using vitsim::test::has;
+using vitsim::test::import_study_t4;
 
 Result run(const std::string& args) {
   return vitsim::test::run_command(kVitsim + " " + args);
 }
 
 std::string fresh_dir(const std::string& name) {
-  const std::string dir = ::testing::TempDir() + "/answers2_" + name;
-  std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str());
-  return dir;
+  return vitsim::test::fresh_dir("answers2_" + name);
+}
+
+// The study's T4 log imported into DIR/t4.json (which must succeed), then calibrated in fp32 for
+// the cluster file `cluster` into DIR/costs.json: what calibrate said.
+Result calibrate_t4_for(const std::string& dir, const std::string& cluster) {
+  const Result imported = run(import_study_t4(dir + "/t4.json"));
+  EXPECT_EQ(imported.exit_code, 0) << imported.output;
+  return run("calibrate " + dir + "/t4.json --clusters " + cluster + " --precisions fp32 -o " +
+             dir + "/costs.json");
 }
 
 const std::string kAmbiguous =
@@ -83,13 +93,7 @@ TEST(CatalogFabric, SxmPartsOverPcieAreLoudOnEveryCommandThatReadsTheFile) {
   EXPECT_TRUE(has(r.output, "vitsim advise: " + warning)) << r.output;
   r = run("sweep --cluster " + file + " --costs " + kCosts + " --gpus 8");
   EXPECT_TRUE(has(r.output, "vitsim sweep: " + warning)) << r.output;
-  r = run("import-deepspeed " + kSrc +
-          "/data/vit-deepspeed-study/logs/vector_t4_1gpu_b64_fp32.log --gpu t4 --model vit_b_16 "
-          "-o " +
-          dir + "/t4.json");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  r = run("calibrate " + dir + "/t4.json --clusters " + file + " --precisions fp32 -o " + dir +
-          "/costs.json");
+  r = calibrate_t4_for(dir, file);
   EXPECT_TRUE(has(r.output, "vitsim calibrate: " + warning)) << r.output;
   // The same host on NVLink: quiet.
   r = run("cluster init --name a100node --host a1:8xa100-sxm4-40gb:100gbe -o " + dir + "/n.json");
@@ -105,8 +109,7 @@ TEST(DeviceNames, AnAmbiguousNameIsRefusedEverywhereWithItsIds) {
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(has(r.output, "--host h1: " + kAmbiguous)) << r.output;
   // sweep --devices
-  r = run("sweep --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
-          " --devices a100");
+  r = run("sweep " + kTesla + " --devices a100");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(has(r.output, "--devices: " + kAmbiguous)) << r.output;
   // A cluster file that names "a100" (as cluster init wrote before): predict and calibrate.
@@ -119,21 +122,12 @@ TEST(DeviceNames, AnAmbiguousNameIsRefusedEverywhereWithItsIds) {
   r = run("predict --cluster " + file + " --costs " + kCosts + " --gpus 1");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(has(r.output, kAmbiguous)) << r.output;
-  r = run("import-deepspeed " + kSrc +
-          "/data/vit-deepspeed-study/logs/vector_t4_1gpu_b64_fp32.log --gpu t4 --model vit_b_16 "
-          "-o " +
-          dir + "/t4.json");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  r = run("calibrate " + dir + "/t4.json --clusters " + file + " --precisions fp32 -o " + dir +
-          "/costs.json");
+  r = calibrate_t4_for(dir, file);
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(has(r.output, kAmbiguous)) << r.output;
   EXPECT_FALSE(has(r.output, "a100-pcie-40gb/")) << r.output;  // no costs for a guessed one
   // The importers' --gpu
-  r = run("import-deepspeed " + kSrc +
-          "/data/vit-deepspeed-study/logs/vector_t4_1gpu_b64_fp32.log --gpu a100 --model "
-          "vit_b_16 -o " +
-          dir + "/a.json");
+  r = run(import_study_t4(dir + "/a.json", "a100"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(has(r.output, "--gpu: " + kAmbiguous)) << r.output;
   // A name only one device has still resolves, to its id.
@@ -144,8 +138,7 @@ TEST(DeviceNames, AnAmbiguousNameIsRefusedEverywhereWithItsIds) {
 }
 
 TEST(DeviceNames, SweepDevicesWithoutHostsFromSearchesEveryHost) {
-  const Result r = run("sweep --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
-                       " --devices rtx3070 --micro-batch 16");
+  const Result r = run("sweep " + kTesla + " --devices rtx3070 --micro-batch 16");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(has(r.output, "rtx3070 on tesla0,tesla1,tesla2,tesla4,tesla3 ")) << r.output;
 }
@@ -154,30 +147,28 @@ TEST(DeviceNames, SweepDevicesWithoutHostsFromSearchesEveryHost) {
 // it naming the options (exit 2), a sweep skips that configuration saying why and answers the
 // rest, and no rate counts more images than the epoch has.
 TEST(PastTheDataset, AGlobalBatchLargerThanTheEpochIsAnErrorNamingTheOptions) {
-  const std::string tesla = "--cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts;
-  Result r = run("predict " + tesla + " --gpus 4 --micro-batch 64 --images 200");
+  Result r = run("predict " + kTesla + " --gpus 4 --micro-batch 64 --images 200");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(has(r.output,
                   "--micro-batch 64 x --gpus 4 x --accumulation 1 = a global batch of "
                   "256 images, more than the epoch holds (--images 200 x "
                   "--data-fraction 1 = 200 images)"))
       << r.output;
-  r = run("predict " + tesla +
-          " --gpus 4 --micro-batch 64 --dataset cifar10 --data-fraction "
-          "0.001");
+  r = run("predict " + kTesla +
+          " --gpus 4 --micro-batch 64 --dataset cifar10 --data-fraction 0.001");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(has(r.output,
                   "(--dataset cifar10 (50000 images) x --data-fraction 0.001 = 50 "
                   "images)"))
       << r.output;
-  r = run("sweep " + tesla + " --gpus 1,4 --micro-batch 32 --images 100");
+  r = run("sweep " + kTesla + " --gpus 1,4 --micro-batch 32 --images 100");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(has(r.output,
                   "vitsim sweep: skipped 4x mb32 ring 500MiB no-overlap: a global batch "
                   "of 128 images (micro-batch x GPUs x accumulation) in an epoch of 100"))
       << r.output;
   // The 1-GPU row: 32 images a step of a 100-image epoch (4 steps, the last of 4 images).
-  r = run("predict " + tesla + " --gpus 1 --micro-batch 32 --images 100 --json");
+  r = run("predict " + kTesla + " --gpus 1 --micro-batch 32 --images 100 --json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto j = nlohmann::json::parse(r.output.substr(r.output.find('{')))["configurations"][0];
   EXPECT_NEAR(j["throughput_images_per_s"].get<double>(), 32 / j["step_time_s"].get<double>(),
@@ -188,8 +179,7 @@ TEST(PastTheDataset, AGlobalBatchLargerThanTheEpochIsAnErrorNamingTheOptions) {
 // type is told so; unmeasured parts one line each (--explain: whole, --quiet: none); the table's
 // columns stay under their headings with long cells.
 TEST(Messages, AdviseNamesTheMicroBatchItWouldGive) {
-  const Result r = run("advise --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
-                       " --gpus 4 --micro-batch 16");
+  const Result r = run("advise " + kTesla + " --gpus 4 --micro-batch 16");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(has(r.output, "lower the micro-batch of tesla0 to 4: epoch")) << r.output;
   // advise explains the step, yet its warnings stay one line each without --explain.
@@ -199,20 +189,42 @@ TEST(Messages, AdviseNamesTheMicroBatchItWouldGive) {
 }
 
 TEST(Messages, ADeviceWithoutThePrecisionsUnitsIsToldSo) {
-  const Result r = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
-                       " --hosts tesla0 --precision amp-bf16");
+  const Result r = run("predict " + kTesla + " --hosts tesla0 --precision amp-bf16");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(has(r.output,
-                  "--precision amp-bf16: the Tesla P4 (p4, host tesla0) has no matrix units of "
-                  "that type"))
+                  "--precision amp-bf16: the Tesla P4 (p4, Pascal, host tesla0) has no bf16 "
+                  "tensor cores"))
       << r.output;
   EXPECT_TRUE(has(r.output, "a precision it runs: fp32, amp-fp16, ds-fp16")) << r.output;
   EXPECT_FALSE(has(r.output, "calibrate this device")) << r.output;
 }
 
+// tf32 on a T4 (Turing: no TF32 units, as vitsim-train's refusal says): the same answer from
+// every command that simulates it, never "calibrate this device": predict and advise exit 2, a
+// sweep skips the tf32 rows with that warning and keeps the others (as for any precision).
+TEST(Messages, AT4AskedForTf32IsToldItHasNoTf32Units) {
+  const std::string vector = " --cluster " + kSrc + "/platforms/vector.json --costs " + kCosts;
+  for (const std::string cmd : {"predict" + vector + " --gpus 8 --precision tf32",
+                                "advise" + vector + " --gpus 8 --precision tf32",
+                                "sweep" + vector + " --gpus 8,16 --precision fp32,tf32"}) {
+    SCOPED_TRACE(cmd);
+    const Result r = run(cmd);
+    const bool sweep = cmd.rfind("sweep", 0) == 0;
+    EXPECT_EQ(r.exit_code, sweep ? 0 : 2) << r.output;
+    if (sweep)
+      EXPECT_TRUE(has(r.output, "vitsim sweep: skipped 8x mb16 ring 500MiB no-overlap tf32: "))
+          << r.output;
+    EXPECT_TRUE(has(r.output, "--precision tf32: the Tesla T4 (t4, Turing, host")) << r.output;
+    EXPECT_TRUE(has(r.output,
+                    "has no TF32 tensor cores (the first architecture with them: "
+                    "Ampere"))
+        << r.output;
+    EXPECT_FALSE(has(r.output, "calibrate this device")) << r.output;
+  }
+}
+
 TEST(Messages, SweepAndSimulateWarnOneLineEachExplainOrQuiet) {
-  const std::string sweep =
-      "sweep --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts + " --gpus 5";
+  const std::string sweep = "sweep " + kTesla + " --gpus 5";
   Result r = run(sweep);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(has(r.output, "vitsim sweep: warning: tesla-10gbe: modelled, not measured; used by"))
@@ -228,8 +240,8 @@ TEST(Messages, SweepAndSimulateWarnOneLineEachExplainOrQuiet) {
 }
 
 TEST(Messages, TableColumnsStayUnderTheirHeadingsWithLongCells) {
-  const Result r = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
-                       " --gpus 5 --per-rank-micro-batch 4,16,16,16,16 --quiet");
+  const Result r =
+      run("predict " + kTesla + " --gpus 5 --per-rank-micro-batch 4,16,16,16,16 --quiet");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const size_t head = r.output.find("configuration ");
   ASSERT_NE(head, std::string::npos) << r.output;
@@ -249,9 +261,9 @@ TEST(Messages, ASubsetSearchSaysHowManyCandidatesHadNoPrice) {
   for (auto it = devices.begin(); it != devices.end();)
     it = (*it)["device"] == "p4" ? devices.erase(it) : it + 1;
   std::ofstream(dir + "/prices.json") << prices.dump(1);
-  const Result r = run("sweep --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
-                       " --hosts-from all --micro-batch 16 --goal cheapest-epoch --prices " + dir +
-                       "/prices.json");
+  const Result r =
+      run("sweep " + kTesla + " --hosts-from all --micro-batch 16 --goal cheapest-epoch --prices " +
+          dir + "/prices.json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const size_t note = r.output.find("candidate(s) have no price (a GPU without one in " + dir);
   ASSERT_NE(note, std::string::npos) << r.output;
@@ -266,8 +278,7 @@ TEST(Messages, ASubsetSearchSaysHowManyCandidatesHadNoPrice) {
 // advise's what-ifs take seconds on a large cluster: a progress line when asked (or on a
 // terminal), none when piped.
 TEST(Messages, AdviseShowsProgressWhenAskedAndIsQuietWhenPiped) {
-  const std::string advise = "advise --cluster " + kSrc + "/platforms/tesla.json --costs " +
-                             kCosts + " --gpus 4 --micro-batch 16 --quiet";
+  const std::string advise = "advise " + kTesla + " --gpus 4 --micro-batch 16 --quiet";
   Result r = run(advise + " --progress always");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(has(r.output, "vitsim advise: 1/")) << r.output;
@@ -281,8 +292,8 @@ TEST(Messages, AdviseShowsProgressWhenAskedAndIsQuietWhenPiped) {
 // devices they use), each GPU count once on a line, not a zig-zag through unrelated subsets.
 TEST(Messages, ReportDrawsOneLinePerHostSubsetFamily) {
   const std::string dir = fresh_dir("report_family");
-  Result r = run("sweep --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
-                 " --hosts-from all --micro-batch 16 --quiet --json " + dir + "/s.json");
+  Result r = run("sweep " + kTesla + " --hosts-from all --micro-batch 16 --quiet --json " + dir +
+                 "/s.json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   r = run("report --predicted " + dir + "/s.json --out " + dir + "/r");
   ASSERT_EQ(r.exit_code, 0) << r.output;

@@ -7,8 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "read_text.h"    // tests/support/
-#include "run_command.h"  // tests/support/
+#include "read_text.h"     // tests/support/
+#include "run_command.h"   // tests/support/
+#include "study_import.h"  // tests/support/
 
 namespace own_cluster_test {
 namespace {
@@ -28,14 +29,10 @@ constexpr auto slurp = &vitsim::test::read_text;
 using vitsim::test::has;  // tests/support/read_text.h
 
 TEST(OwnCluster, ThreeCommandsFromImportedMeasurementsToAPrediction) {
-  const std::string dir = ::testing::TempDir() + "/own_cluster_test";
-  std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str());
+  const std::string dir = vitsim::test::fresh_dir("own_cluster_test");
   // What the user brings: compute of the T4 (a DeepSpeed log) and the link between the two hosts
   // (nccl-tests over the 50 Gbit/s EFA of two g4dn hosts), named as cluster init names it.
-  Result r = run("import-deepspeed " + kSrc +
-                 "/data/vit-deepspeed-study/logs/vector_t4_1gpu_b64_fp32.log --gpu t4 --model "
-                 "vit_b_16 -o " +
-                 dir + "/t4.json");
+  Result r = run(vitsim::test::import_study_t4(dir + "/t4.json"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   r = run("import-nccl-tests " + kSrc + "/tests/import/data/nccl_tests_efa_2node_t4.txt " +
           "--link-class lab-50gbit -o " + dir + "/link.json");

@@ -1,10 +1,12 @@
 // Progress lines on a terminal, silence in a pipe (clikit/progress.h): the commands that can run
-// for seconds (advise, sweep, simulate) draw a line on stderr when it is a terminal and print none
-// when it is piped. The terminal is a real pseudo-terminal (python3's pty module runs vitsim on
-// it); VITSIM_PROGRESS_AFTER_S=0 lets the line appear at once instead of after a second, so that
-// the test does not depend on the machine's speed.
+// for seconds (advise, sweep, simulate, calibrate reading many profiles, validate's
+// --leave-one-out and --leave-one-gpu-out checks) draw a line on stderr when it is a terminal and
+// print none when it is piped. The terminal is a real pseudo-terminal (python3's pty module runs
+// vitsim on it); VITSIM_PROGRESS_AFTER_S=0 lets the line appear at once instead of after a second,
+// so that the test does not depend on the machine's speed.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <regex>
 #include <string>
 
@@ -17,6 +19,9 @@ namespace {
 const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
 const std::string kSrc = VITSIM_SOURCE_DIR;
 const std::string kCosts = kSrc + "/tests/sim/fixtures/costs.json";
+const std::string kProfiles = kSrc + "/platforms/profiles/";
+// calibrate's output: this test's own folder (made by the test before it runs).
+const std::string kOut = ::testing::TempDir() + "/vitsim_progress_pty";
 
 // `args` run by vitsim on a pseudo-terminal (stdin, stdout and stderr): everything it wrote, and
 // its exit status on the last line ("exit N").
@@ -64,9 +69,18 @@ const Case kCases[] = {
      "vitsim sweep: [0-9]+/[0-9]+ configurations, [0-9]+ s"},
     {"simulate " + kSrc + "/scenarios/tesla-strong.json --costs " + kCosts,
      "vitsim simulate: [0-9]+/[0-9]+ configurations, [0-9]+ s"},
+    {"calibrate " + kProfiles + "h100-sxm-vit_b_16-fp32.json " + kProfiles +
+         "h100-sxm-vit_b_16-amp-bf16.json " + kProfiles + "h200-sxm-vit_b_16-fp32.json " +
+         kProfiles + "h200-sxm-vit_b_16-amp-bf16.json -o " + kOut + "/costs.json",
+     "vitsim calibrate: [0-9]+/4 profiles read, [0-9]+ s"},
+    {"validate --leave-one-out", "vitsim validate --leave-one-out: [0-9]+/[0-9]+ parts, [0-9]+ s"},
+    {"validate --leave-one-gpu-out",
+     "vitsim validate --leave-one-gpu-out: [0-9]+/[0-9]+ GPUs held out, [0-9]+ s"},
 };
 
 TEST(ProgressPty, ALineOnATerminalNoneInAPipe) {
+  std::filesystem::remove_all(kOut);
+  std::filesystem::create_directories(kOut);
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.args);
     const std::string terminal = on_terminal(c.args);
@@ -75,6 +89,23 @@ TEST(ProgressPty, ALineOnATerminalNoneInAPipe) {
     const std::string pipe = piped(c.args);
     EXPECT_FALSE(std::regex_search(pipe, std::regex(c.line))) << pipe;
   }
+}
+
+// The option the commands share: one help text, "auto" by default, a bad value refused naming it.
+TEST(ProgressPty, CalibrateAndValidateTakeTheSameOption) {
+  for (const std::string cmd : {"calibrate", "validate", "simulate"}) {
+    SCOPED_TRACE(cmd);
+    const test::CommandResult help = test::run_shell(kVitsim + " " + cmd + " --help");
+    EXPECT_NE(help.output.find("--progress"), std::string::npos) << help.output;
+    EXPECT_NE(help.output.find("auto (a line on stderr when it is a terminal, after 1 s of"),
+              std::string::npos)
+        << help.output;
+  }
+  const test::CommandResult bad =
+      test::run_shell(kVitsim + " validate --leave-one-gpu-out --progress sometimes 2>&1");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("--progress"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("auto, always or never"), std::string::npos) << bad.output;
 }
 
 }  // namespace

@@ -6,8 +6,9 @@
 
 #include <filesystem>
 
-#include "read_text.h"    // tests/support/
-#include "run_command.h"  // tests/support/
+#include "read_text.h"     // tests/support/
+#include "run_command.h"   // tests/support/
+#include "study_import.h"  // tests/support/
 
 namespace run_learning_cli_test {
 namespace {
@@ -22,12 +23,8 @@ vitsim::test::CommandResult run(const std::string& args) {
 using vitsim::test::has;  // tests/support/read_text.h
 
 TEST(RunLearningCli, RunLogsThatTeachNothingAreRefusedWithExitTwo) {
-  const std::string dir = ::testing::TempDir() + "/run_learning_cli_test";
-  std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str());
-  auto r = run("import-deepspeed " + kSrc +
-               "/data/vit-deepspeed-study/logs/vector_t4_1gpu_b64_fp32.log --gpu t4 --model "
-               "vit_b_16 -o " +
-               dir + "/t4.json");
+  const std::string dir = vitsim::test::fresh_dir("run_learning_cli_test");
+  auto r = run(vitsim::test::import_study_t4(dir + "/t4.json"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::string run_log = kSrc + "/tests/schema/examples/run_log.json";  // node0 and node1
   r = run("calibrate " + dir + "/t4.json --precisions fp32 --run-logs " + run_log + " -o " + dir +

@@ -55,6 +55,22 @@ TEST(ShardingCli, BadValuesAndListsWhereOneValueIsTakenExitTwo) {
   }
 }
 
+// A stage that does not exist, in each command that takes the option: the option, the value and
+// the stages there are, and nothing about FSDP's hybrid strategies (nobody asked for one).
+TEST(ShardingCli, AStageThatDoesNotExistIsNamedWithTheAcceptedValues) {
+  for (const std::string cmd : {"predict", "sweep", "advise"}) {
+    const Result r = run(cmd + kVector + " --gpus 2 --zero-stage 4", true);
+    EXPECT_EQ(r.exit_code, 2) << cmd << ": " << r.output;
+    EXPECT_TRUE(has(r.output, "--zero-stage: cannot read '4': expected 0, 1, 2, 3")) << r.output;
+    EXPECT_TRUE(has(r.output, "NO_SHARD, SHARD_GRAD_OP, FULL_SHARD")) << r.output;
+    EXPECT_FALSE(has(r.output, "HYBRID")) << cmd << ": " << r.output;
+  }
+  const Result hybrid = run("predict" + kVector + " --gpus 2 --zero-stage HYBRID_SHARD", true);
+  EXPECT_EQ(hybrid.exit_code, 2) << hybrid.output;
+  EXPECT_TRUE(has(hybrid.output, "HYBRID_SHARD and _HYBRID_SHARD_ZERO2 are not built"))
+      << hybrid.output;
+}
+
 TEST(ShardingCli, SweepSearchesStagesAndCheckpointingAndLabelsItsRows) {
   const std::string out = ::testing::TempDir() + "/sharding_cli_sweep";
   const Result r = run("sweep" + kVector +

@@ -11,7 +11,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "run_command.h"  // tests/support/
+#include "run_command.h"      // tests/support/
+#include "validate_inputs.h"  // tests/support/
 
 namespace validate_gate_test {
 namespace {
@@ -21,30 +22,15 @@ using Json = nlohmann::json;
 using Result = vitsim::test::CommandResult;
 
 const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
-const std::string kExamples = std::string(VITSIM_SOURCE_DIR) + "/tests/schema/examples/";
-
-Json example(const std::string& name) {
-  return Json::parse(std::ifstream(kExamples + name + ".json"));
-}
 
 class ValidateGate : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::path(::testing::TempDir()) / ("validate_gate_" + std::to_string(::getpid()));
     fs::create_directories(dir_);
-    // The run log of the example prediction's configuration: cluster "example", 2 ranks on two
-    // hosts, micro-batch 16, all images, fp32.
-    run_ = example("run_log");
-    run_["config"]["cluster"] = "example";
-    run_["config"]["data_fraction"] = 1.0;
-    // ... and the rest of what a step's time depends on as the prediction has it
-    // (present/run_match.h): accumulation 1, no overlap, 500 MB buckets, 1563 steps an epoch.
-    run_["config"]["accumulation"] = 1;
-    run_["config"]["global_batch"] = 32;
-    run_["config"]["overlap"] = false;
-    run_["config"]["bucket_bytes"] = 5e8;
-    run_["epochs"][0]["steps"] = 1563;
-    prediction_ = example("prediction");
+    // The run log of the example prediction's configuration (tests/support/validate_inputs.h).
+    run_ = vitsim::test::run_log_of_example_prediction();
+    prediction_ = vitsim::test::format_example("prediction");
   }
   std::string write(const std::string& name, const Json& doc) const {
     const std::string p = (dir_ / name).string();
@@ -78,16 +64,7 @@ TEST_F(ValidateGate, APredictionThatDoesNotSayItsModelIsNotComparedWithARunLog) 
             std::string::npos)
       << r.output;
   Json same = prediction_;  // the run's own model: compared
-  same["context"]["model"] = {{"preset", "vit_ti_16"},
-                              {"name", "vit_ti_16+overrides"},
-                              {"image_size", 32},
-                              {"patch_size", 4},
-                              {"channels", 3},
-                              {"width", 192},
-                              {"depth", 1},
-                              {"heads", 3},
-                              {"mlp_ratio", 4.0},
-                              {"classes", 10}};
+  same["context"]["model"] = vitsim::test::example_run_model();
   r = validate(run_, same);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("matched configurations:       1"), std::string::npos) << r.output;
@@ -128,16 +105,7 @@ TEST_F(ValidateGate, MachineSpeedIsReadByRunNameAndABadOneRefused) {
   const std::string speeds = (dir_ / "speeds.txt").string();
   std::ofstream(speeds) << "# RUN FACTOR\nrun 1.05\n";
   Json same = prediction_;  // the run's own model (as above)
-  same["context"]["model"] = {{"preset", "vit_ti_16"},
-                              {"name", "vit_ti_16+overrides"},
-                              {"image_size", 32},
-                              {"patch_size", 4},
-                              {"channels", 3},
-                              {"width", 192},
-                              {"depth", 1},
-                              {"heads", 3},
-                              {"mlp_ratio", 4.0},
-                              {"classes", 10}};
+  same["context"]["model"] = vitsim::test::example_run_model();
   Result r = validate(run_, same, " --machine-speed " + speeds);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("at the profiles' machine speed (" + speeds), std::string::npos)

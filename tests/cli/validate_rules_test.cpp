@@ -13,8 +13,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "read_text.h"    // tests/support/
-#include "run_command.h"  // tests/support/
+#include "read_text.h"        // tests/support/
+#include "run_command.h"      // tests/support/
+#include "validate_inputs.h"  // tests/support/
 
 namespace validate_rules_test {
 namespace {
@@ -23,14 +24,10 @@ namespace fs = std::filesystem;
 using Json = nlohmann::json;
 using Result = vitsim::test::CommandResult;
 using vitsim::test::read_text;
+constexpr auto example = &vitsim::test::format_example;
 
 const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
 const std::string kSrc = VITSIM_SOURCE_DIR;
-const std::string kExamples = kSrc + "/tests/schema/examples/";
-
-Json example(const std::string& name) {
-  return Json::parse(std::ifstream(kExamples + name + ".json"));
-}
 
 class ValidateRules : public ::testing::Test {
  protected:
@@ -41,26 +38,10 @@ class ValidateRules : public ::testing::Test {
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     // The run log of the example prediction's configuration, field for field.
-    run_ = example("run_log");
-    run_["config"]["cluster"] = "example";
-    run_["config"]["data_fraction"] = 1.0;
-    run_["config"]["accumulation"] = 1;
-    run_["config"]["global_batch"] = 32;
-    run_["config"]["overlap"] = false;
-    run_["config"]["bucket_bytes"] = 5e8;
-    run_["epochs"][0]["steps"] = 1563;
+    run_ = vitsim::test::run_log_of_example_prediction();
     run_["epochs"][0]["epoch_time_s"] = 1500;  // 4.2 % below the prediction's 1563 s
     prediction_ = example("prediction");
-    prediction_["context"]["model"] = {{"preset", "vit_ti_16"},
-                                       {"name", "vit_ti_16+overrides"},
-                                       {"image_size", 32},
-                                       {"patch_size", 4},
-                                       {"channels", 3},
-                                       {"width", 192},
-                                       {"depth", 1},
-                                       {"heads", 3},
-                                       {"mlp_ratio", 4.0},
-                                       {"classes", 10}};
+    prediction_["context"]["model"] = vitsim::test::example_run_model();
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }

@@ -85,6 +85,36 @@ TEST(Validate, OneConfigurationHasNoRankCorrelation) {
   EXPECT_NE(two.find("Spearman rank correlation:    1.000"), std::string::npos) << two;
 }
 
+// validate-local's sharded rows beside their stage-0 row (docs/validation.md): the same cluster,
+// GPUs and micro-batch; each row of the table says its ZeRO stage and checkpointing.
+TEST(Validate, ShardedRowsSayTheirStageAndCheckpointing) {
+  NamedPrediction f;
+  std::vector<MeasuredRun> m;
+  const std::pair<int, bool> sharding[] = {
+      {0, false}, {1, false}, {3, false}, {3, true}, {0, true}};
+  for (const auto& [stage, ckpt] : sharding) {
+    schema::ConfigPrediction p = predicted("emulated-400mbit", 2, 100 + stage);
+    p.config.zero_stage = stage;
+    p.config.activation_checkpointing = ckpt;
+    f.prediction.configurations.push_back(p);
+    MeasuredRun run = measured("emulated-400mbit", 2, 100);
+    run.key.zero_stage = stage;
+    run.key.activation_checkpointing = ckpt;
+    m.push_back(run);
+  }
+  const std::string text = format_validation(validate(m, {f}));
+  std::vector<std::string> rows;  // the five rows' text before the measured figure
+  for (size_t at = text.find("\nemulated-400mbit"); at != std::string::npos;
+       at = text.find("\nemulated-400mbit", at + 1))
+    rows.push_back(text.substr(at + 1, text.find("100.0", at) - at - 1));
+  ASSERT_EQ(rows.size(), 5u) << text;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    for (size_t j = i + 1; j < rows.size(); ++j) EXPECT_NE(rows[i], rows[j]) << text;
+  }
+  for (const char* cell : {"fp32 zero1 ", "fp32 zero3 ", "fp32 zero3 ckpt ", "fp32 ckpt "})
+    EXPECT_NE(text.find(cell), std::string::npos) << cell << "\n" << text;
+}
+
 // Coverage by hand: four ranged predictions, the measured epoch inside two of them (one exactly on
 // the p90 edge, which counts as inside), below one and above one; a fifth without a range is
 // left out of the share.

@@ -3,8 +3,8 @@
 // by hand from the equations there (ring operations of costmodel/collective_ring.h, the stage-3
 // prefetch one unit ahead, a reduce-scatter per unit, the all-gather after the optimizer, the
 // recomputation), with the synthetic constant costs of sim_test_support.h; the class level equal
-// to rank by rank, the flow level to the step level; a measured reduce-scatter fit; what each
-// algorithm refuses; the memory per stage.
+// to rank by rank, the flow level to the step level; a measured reduce-scatter fit, and a fit
+// faster than the link (the link's speed holds); what each algorithm refuses; the memory per stage.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -187,6 +187,21 @@ TEST(ShardedGolden, AMeasuredReduceScatterFitReplacesTheAllReducesFigures) {
   for (const auto& line : p.provenance.unmeasured)
     said = said || line.find("all-gather over link class test-nic") != std::string::npos;
   EXPECT_TRUE(said);
+}
+
+// An all-gather fit faster than the link (twice its bandwidth, as a benchmark inside a token
+// bucket's credit reads it) does not make the link faster: the gathers keep the link's figures.
+TEST(ShardedGolden, AnOperationFitFasterThanTheLinkRunsAtTheLinksSpeed) {
+  auto costs = costs_for({constant_costs("testgpu", kFwd)});
+  costmodel::LinkCost link;
+  link.link_class = "test-nic";
+  link.bandwidth_bytes_per_s = kBw;
+  link.latency_s = kLat;
+  link.operations.push_back({CollectiveOp::kAllGather, kLat / 2, 2 * kBw, 0, "test"});
+  costs.links.push_back(link);
+  const auto p = run(tiny_cluster(kRanks, 1, kBw, kLat), sharded(2), costs);
+  const double expected = compute() + scatters() + gathers();
+  EXPECT_NEAR(p.step_time_s, expected, 1e-9 * expected);
 }
 
 // The class level gives rank by rank's predictions (flow level, 2 nodes x 4 GPUs, overlap and

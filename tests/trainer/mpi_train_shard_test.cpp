@@ -296,6 +296,8 @@ TEST_F(MpiShard, BadStagesAreRefused) {
   Result r = train(1, "--zero-stage 4", 60, "", kModel);
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--zero-stage: expected 0, 1, 2, 3"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("got '4'"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("HYBRID_SHARD"), std::string::npos) << r.output;
   r = train(1, "--zero-stage HYBRID_SHARD", 60, "", kModel);
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("HYBRID_SHARD"), std::string::npos) << r.output;

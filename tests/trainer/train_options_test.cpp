@@ -127,7 +127,14 @@ TEST(ZeroStage, NumbersAndFsdpNames) {
   EXPECT_EQ(parse_zero_stage("NO_SHARD"), 0);
   const std::string e = error_of([] { parse_zero_stage("HYBRID_SHARD"); });
   EXPECT_NE(e.find("--zero-stage: expected 0, 1, 2, 3"), std::string::npos) << e;
-  EXPECT_NE(error_of([] { parse_zero_stage("4"); }), "");
+  EXPECT_NE(e.find("HYBRID_SHARD"), std::string::npos) << e;
+  // A stage that does not exist: the option, the value and the accepted values, and no word of
+  // FSDP's hybrid strategies, which nobody asked for.
+  const std::string four = error_of([] { parse_zero_stage("4"); });
+  EXPECT_NE(four.find("--zero-stage: expected 0, 1, 2, 3"), std::string::npos) << four;
+  EXPECT_NE(four.find("got '4'"), std::string::npos) << four;
+  EXPECT_NE(four.find("FULL_SHARD"), std::string::npos) << four;
+  EXPECT_EQ(four.find("HYBRID"), std::string::npos) << four;
 }
 
 TEST(ResolveBatch, InconsistentBatchIsAClearError) {
