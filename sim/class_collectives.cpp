@@ -34,8 +34,9 @@ void ClassCollectives::run(int64_t rank_class, costmodel::CollectiveOp op, doubl
 
 // The same simulated times as the patterns' rank-by-rank flow level (collective_ring.cpp,
 // collective_tree.cpp): the edges start when the last member arrives; a ring ends after its
-// slowest edge, and not before its least duration (flow_least_duration_s), a tree's members sleep the extra latency after the barrier
-// that follows its slowest edge (StagePattern::latency_after_barrier).
+// slowest edge, and not before its least duration (flow_least_duration_s), a tree's members sleep
+// the extra latency after the barrier that follows its slowest edge
+// (StagePattern::latency_after_barrier).
 void ClassCollectives::run_stage(size_t s, int rank_class, double bytes) {
   const StageRule& stage = classes_.stages[s];
   const auto gi = static_cast<size_t>(classes_.group_of_class[s][static_cast<size_t>(rank_class)]);

@@ -63,6 +63,8 @@ struct StagePattern {
   // Rank by rank (collectives.h): what the flow level needs made before any actor runs (in
   // maestro; may be null), and one rank's part of the stage at step and at flow level.
   void (*prepare_flow)(Collectives& engine, size_t stage);
+  // Step level, in maestro before any actor runs (may be null).
+  void (*prepare_step)(Collectives& engine, size_t stage);
   void (*run_step)(Collectives& engine, size_t stage, int64_t rank, double bytes);
   void (*run_flow)(Collectives& engine, size_t stage, int64_t rank, double bytes);
 };

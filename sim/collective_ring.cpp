@@ -64,6 +64,23 @@ void ring_prepare(Collectives& e, size_t s) {
   }
 }
 
+// Step level: NCCL's sender writes into the receiver's slots whether or not it has arrived, so
+// every ring mailbox has a permanent receiver on its rank's host from the start (its sends flow
+// at once, the first collective's as the later ones').
+void ring_prepare_step(Collectives& e, size_t s) {
+  for (const CollectiveGroup& g : e.stage(s).groups) {
+    const size_t n = g.ranks.size();
+    std::vector<std::vector<int64_t>> one;
+    const auto& all = ring_orders(g, one);
+    for (size_t c = 0; n > 1 && c < all.size(); ++c) {
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t to = all[c][(i + 1) % n];
+        e.box(all[c][i], to, ring_tag(e, s, g, c))->set_receiver(e.receiver(to));
+      }
+    }
+  }
+}
+
 // `phases` messages of `chunk_bytes` to the next rank of `order`, each sent once the previous
 // phase's message from the previous rank is in (its data). As NCCL's connections do, a receiver
 // has kNcclSteps slots (its receives are posted that many phases ahead) and a sender waits for
@@ -77,9 +94,6 @@ void ring_step(Collectives& e, const std::vector<int64_t>& order, size_t pos, in
   const int64_t me = order[pos], next = order[(pos + 1) % n], prev = order[(pos + n - 1) % n];
   sg4::Mailbox* out = e.box(me, next, tag);
   sg4::Mailbox* in = e.box(prev, me, tag);
-  // NCCL's sender writes into the receiver's slots whether or not it has arrived: once this rank
-  // has received here, the mailbox's sends flow at once (a permanent receiver on this host).
-  in->set_receiver(sg4::Actor::self());
   const int64_t window = costmodel::kNcclSteps;
   std::vector<int*> slots(static_cast<size_t>(window), nullptr);
   std::vector<sg4::CommPtr> sends(static_cast<size_t>(phases)), recvs(static_cast<size_t>(phases));
@@ -114,8 +128,8 @@ void ring_channels_step(Collectives& e, size_t s, int64_t rank, double bytes) {
     const size_t pos = g.channel_pos[i][static_cast<size_t>(rank)];
     rings.push_back(
         sg4::Actor::create("channel", e.host(rank), [&e, &g, i, pos, phases, bytes, n, c] {
-          ring_step(e, g.channels[i], pos, phases, bytes / n / c,
-                    kChannelTag + static_cast<int>(i), g.edge_seconds_per_byte[i][pos]);
+          ring_step(e, g.channels[i], pos, phases, bytes / n / c, kChannelTag + static_cast<int>(i),
+                    g.edge_seconds_per_byte[i][pos]);
         }));
   }
   for (auto& a : rings) a->join();
@@ -126,6 +140,7 @@ void ring_run_step(Collectives& e, size_t s, int64_t rank, double bytes) {
   const CollectiveGroup& g = st.groups[st.group_of[static_cast<size_t>(rank)]];
   if (!g.channels.empty()) return ring_channels_step(e, s, rank, bytes);
   const int64_t n = static_cast<int64_t>(g.ranks.size());
+  if (n < 2) return;  // nothing to send (and no edge to read a rate of)
   ring_step(e, g.ranks, st.pos_of[static_cast<size_t>(rank)], costmodel::ring_phases(st.rule.op, n),
             bytes / (static_cast<double>(n) * st.rule.message_parts), st.rule.mailbox_tag,
             g.edge_seconds_per_byte[0][st.pos_of[static_cast<size_t>(rank)]]);
@@ -146,9 +161,9 @@ void ring_run_flow(Collectives& e, size_t s, int64_t rank, double bytes) {
     ins.push_back(&g.edges[c][(pos + n - 1) % n]);
   }
   const auto members = static_cast<int64_t>(n);
-  e.flow_edges(g, st.rule, outs, ins,
-               message_payload(flow_edge_bytes(st.rule, members, bytes)),
-               flow_least_duration_s(st.rule, members, g.plan->pipelined, g.plan->chunk_path, bytes));
+  e.flow_edges(
+      g, st.rule, outs, ins, message_payload(flow_edge_bytes(st.rule, members, bytes)),
+      flow_least_duration_s(st.rule, members, g.plan->pipelined, g.plan->chunk_path, bytes));
 }
 
 // NCCL's ring channels (costmodel::ring_channels), counted from the NICs of the ranks' GPUs (a
@@ -200,8 +215,9 @@ CollectivePlan plan_ring(const PlatformPlan& plan, costmodel::CollectiveOp op) {
   return out;
 }
 
-// put, get and two waits (the receive, the send a window back) per phase; with channels an actor per channel (create, run, join). Flow level: a
-// put, a wait and a get per channel, and the barriers.
+// put, get and two waits (the receive, the send a window back) per phase; with channels an actor
+// per channel (create, run, join). Flow level: a put, a wait and a get per channel, and the
+// barriers.
 double ring_simcalls(const CollectiveSize& s) {
   const double phases = static_cast<double>(costmodel::ring_phases(s.op, s.ranks));
   const double c = static_cast<double>(std::max<int64_t>(1, s.ring_channels));
@@ -259,6 +275,7 @@ const StagePattern kRingPattern{
     ring_edges,
     false,  // latency_after_barrier
     ring_prepare,
+    ring_prepare_step,
     ring_run_step,
     ring_run_flow,
 };

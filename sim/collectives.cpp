@@ -26,10 +26,24 @@ Collectives::Collectives(const CollectivePlan& plan, std::vector<sg4::Host*> hos
       groups_.back().push_back(std::move(state));
     }
   }
-  for (size_t s = 0; flow_level_ && s < plan_.stages.size(); ++s) {
+  for (size_t s = 0; s < plan_.stages.size(); ++s) {
     const StagePattern& pattern = *plan_.stages[s].rule.pattern;
-    if (pattern.prepare_flow) pattern.prepare_flow(*this, s);
+    if (flow_level_ && pattern.prepare_flow) pattern.prepare_flow(*this, s);
+    if (!flow_level_ && pattern.prepare_step) pattern.prepare_step(*this, s);
   }
+}
+
+// A daemon that waits for ever: it only stands for its host as a mailbox's permanent receiver (a
+// comm's data goes to its receiver's host). Not suspended: SimGrid suspends the comms of a
+// suspended receiver.
+sg4::ActorPtr Collectives::receiver(int64_t rank) {
+  auto it = receivers_.find(rank);
+  if (it != receivers_.end()) return it->second;
+  sg4::ActorPtr a = sg4::Actor::create("receiver" + std::to_string(rank), host(rank),
+                                       [] { sg4::Semaphore::create(0)->acquire(); });
+  a->daemonize();
+  receivers_[rank] = a;
+  return a;
 }
 
 sg4::Mailbox* Collectives::box(int64_t src, int64_t dst, int tag) {

@@ -54,6 +54,9 @@ class Collectives : public AllReduce {
   }
   simgrid::s4u::Host* host(int64_t rank) const { return hosts_[static_cast<size_t>(rank)]; }
   simgrid::s4u::Mailbox* box(int64_t src, int64_t dst, int tag);
+  // In maestro: an actor on `rank`'s host that may be a mailbox's permanent receiver, so that
+  // sends to it flow before the rank's own actor arrives (one per rank, made on first use).
+  simgrid::s4u::ActorPtr receiver(int64_t rank);
   int* token() { return &token_; }  // what every comm carries (only its size matters)
   // Flow level: this member's edges `outs` flow at once with every other member's, from the moment
   // the last member arrives; the stage ends for all when the slowest edge is done, plus the
@@ -70,6 +73,7 @@ class Collectives : public AllReduce {
   int64_t n_;
   std::vector<std::vector<Group>> groups_;  // per stage, per group
   std::unordered_map<uint64_t, simgrid::s4u::Mailbox*> boxes_;
+  std::unordered_map<int64_t, simgrid::s4u::ActorPtr> receivers_;
   int token_ = 0;
 };
 

@@ -26,11 +26,11 @@ Result run(const std::string& args) {
 }
 
 double epoch_s(const std::string& costs, const std::string& options) {
-  const Result r = run("predict --cluster " + kSrc + "/platforms/h200-cluster.json --costs " +
-                       costs +
-                       " --nodes 8 --gpus 64 --micro-batch 64 --precision amp-bf16 "
-                       "--dataset imagenet-1k --model vit_b_16 --json " +
-                       options);
+  const Result r =
+      run("predict --cluster " + kSrc + "/platforms/h200-cluster.json --costs " + costs +
+          " --nodes 8 --gpus 64 --micro-batch 64 --precision amp-bf16 "
+          "--dataset imagenet-1k --model vit_b_16 --json " +
+          options);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   const auto brace = r.output.find('{');
   if (r.exit_code != 0 || brace == std::string::npos) return std::nan("");

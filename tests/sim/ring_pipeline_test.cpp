@@ -49,15 +49,14 @@ TEST(RingPipeline, SixtyFourRanksOnEightNodesPayTheNetworkOnlyOnTheCrossingHops)
   auto t = ring_config(64);
   const auto step = run(cl, t);
   const double m = gradient_bytes();
-  const double hop_sum = costmodel::chunk_path_time_s(
-      rank_order_path(8, 8, nic_lat, bw, fab_lat, bw), m / 64);
+  const double hop_sum =
+      costmodel::chunk_path_time_s(rank_order_path(8, 8, nic_lat, bw, fab_lat, bw), m / 64);
   EXPECT_NEAR(hop_sum, 16 * nic_lat + 110 * fab_lat + 126 * (m / 64) / bw, 1e-12);
   EXPECT_NEAR(step.exposed_comm_time_s, hop_sum, 0.02 * hop_sum);
   EXPECT_LT(step.exposed_comm_time_s, 0.5 * 126 * nic_lat);  // not the lockstep's
   t.collective_level = costmodel::CollectiveLevel::kFlow;
   const auto flow = run(cl, t);
-  EXPECT_NEAR(flow.exposed_comm_time_s, step.exposed_comm_time_s,
-              0.02 * step.exposed_comm_time_s);
+  EXPECT_NEAR(flow.exposed_comm_time_s, step.exposed_comm_time_s, 0.02 * step.exposed_comm_time_s);
 }
 
 // Two nodes of 16 and a network 1000 times slower in latency than the fabric: a chunk crosses it
@@ -74,8 +73,7 @@ TEST(RingPipeline, SendsNeverRunMoreThanAWindowAheadOfTheSlowestEdge) {
   EXPECT_NEAR(step.exposed_comm_time_s, windows * nic_lat, 0.02 * windows * nic_lat);
   t.collective_level = costmodel::CollectiveLevel::kFlow;
   const auto flow = run(cl, t);
-  EXPECT_NEAR(flow.exposed_comm_time_s, step.exposed_comm_time_s,
-              0.02 * step.exposed_comm_time_s);
+  EXPECT_NEAR(flow.exposed_comm_time_s, step.exposed_comm_time_s, 0.02 * step.exposed_comm_time_s);
 }
 
 // A network so slow in bandwidth that the window fills: every message waits for the link, and the
