@@ -88,7 +88,7 @@ int cmd_platform(int argc, char** argv) {
       }
     }
     int64_t gpus = 0;
-    for (const auto& n : plan.nodes) gpus += static_cast<int64_t>(n.gpu_hosts.size());
+    for (const auto& n : plan.nodes) gpus += static_cast<int64_t>(n.gpus());
     std::cout << fmt::format("{}: {} node(s), {} GPU(s), {} link(s), topology {}\n", cluster.name,
                              plan.nodes.size(), gpus, plan.links.size(),
                              schema::to_string(plan.topology));
@@ -99,8 +99,8 @@ int cmd_platform(int argc, char** argv) {
     const size_t shown = std::min<size_t>(plan.links.size(), 24);
     for (size_t i = 0; i < shown; ++i) {
       const auto& l = plan.links[i];
-      std::cout << fmt::format("{:<24} {:<22} {:>12.3f} {:>12.2f} {:<10}\n", l.name, l.link_class,
-                               l.bandwidth_bytes_per_s / 1e9, l.latency_s * 1e6,
+      std::cout << fmt::format("{:<24} {:<22} {:>12.3f} {:>12.2f} {:<10}\n", plan.link_name(i),
+                               plan.link_class(i), l.bandwidth_bytes_per_s / 1e9, l.latency_s * 1e6,
                                costmodel::to_string(l.source));
     }
     if (shown < plan.links.size()) std::cout << "... " << plan.links.size() - shown << " more\n";

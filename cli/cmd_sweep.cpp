@@ -83,10 +83,7 @@ void add_options(CLI::App& app, SweepArgs& a, CostArgs& cost, clikit::ModelOptio
   app.add_option("--out", a.out_prefix,
                  "write PREFIX.json, PREFIX.csv (one row per configuration) and PREFIX.ranks.csv "
                  "(one per rank); also when interrupted: the rows finished");
-  app.add_option("--progress", a.progress,
-                 "auto (a line on stderr when it is a terminal and the sweep runs over 1 s) | "
-                 "always (one line per configuration) | never")
-      ->capture_default_str();
+  clikit::add_progress_option(app, a.progress, "the sweep", "configuration");
   app.add_option("--json", a.json_path, "write the prediction (with --shard: the shard file)");
   app.add_option("--jobs", a.jobs,
                  "configurations simulated at once (default: the cores, fewer when that many "

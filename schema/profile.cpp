@@ -285,9 +285,17 @@ Json write_allreduce(const AllreduceProfile& a) {
 int64_t fewest_ranks_per_host(const std::vector<std::string>& host_of_rank) {
   std::map<std::string, int64_t> per_host;
   for (const std::string& h : host_of_rank) ++per_host[h];
-  int64_t fewest = per_host.empty() ? 1 : static_cast<int64_t>(host_of_rank.size());
-  for (const auto& [host, n] : per_host) fewest = std::min(fewest, n);
-  return fewest;
+  std::vector<int64_t> ranks_on_host;
+  for (const auto& [host, n] : per_host) ranks_on_host.push_back(n);
+  return fewest_ranks_on_a_host(ranks_on_host);
+}
+
+int64_t fewest_ranks_on_a_host(const std::vector<int64_t>& ranks_on_host) {
+  int64_t fewest = 0;
+  for (int64_t n : ranks_on_host) {
+    if (n > 0) fewest = fewest == 0 ? n : std::min(fewest, n);
+  }
+  return fewest == 0 ? 1 : fewest;
 }
 
 Json write_profile_json(const Profile& p) {

@@ -112,6 +112,8 @@ struct AllreduceProfile {
 // `ranks_per_node` from the host of each rank: the ranks of the host that held the fewest (1
 // for no hosts).
 int64_t fewest_ranks_per_host(const std::vector<std::string>& host_of_rank);
+// The same from the ranks on each host (hosts without ranks, 0, are not counted).
+int64_t fewest_ranks_on_a_host(const std::vector<int64_t>& ranks_on_host);
 
 struct Profile {
   Json context = Json::object();

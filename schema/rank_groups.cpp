@@ -22,6 +22,14 @@ bool same_times(const RankPrediction& a, const RankPrediction& b, double relativ
          close(a.idle_time_s, b.idle_time_s, relative, absolute_s);
 }
 
+// The same key and the same times, exactly: a rank that joins the group of the rank before it.
+bool same_row(const RankPrediction& a, const RankPrediction& b) {
+  return a.device == b.device && a.micro_batch == b.micro_batch &&
+         a.memory_bytes == b.memory_bytes && a.device_memory_bytes == b.device_memory_bytes &&
+         a.compute_time_s == b.compute_time_s && a.exposed_comm_time_s == b.exposed_comm_time_s &&
+         a.idle_time_s == b.idle_time_s;
+}
+
 // "node12" -> ("node", 12); names not ending in digits, or with a leading zero, -> (name, -1).
 std::pair<std::string, int64_t> split_number(const std::string& host) {
   size_t i = host.size();
@@ -39,8 +47,19 @@ std::vector<RankGroup> group_identical_ranks(const std::vector<RankPrediction>& 
   using Key = std::tuple<std::string, int64_t, double, double>;
   std::map<Key, std::vector<size_t>> by_kind;  // what must be equal -> candidate groups
   std::vector<RankGroup> out;
+  size_t last_group = 0;  // the group of the rank before
   std::vector<std::set<std::string>> seen_hosts;
-  for (const RankPrediction& r : ranks) {
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    const RankPrediction& r = ranks[i];
+    // A rank like the one before joins its group (the first candidate that took that rank takes
+    // this one too), and a host already seen there adds nothing: a million ranks in a few rows.
+    if (i > 0 && same_row(ranks[i - 1], r)) {
+      RankGroup& g = out[last_group];
+      g.ranks.push_back(r.rank);
+      if (r.host != ranks[i - 1].host && seen_hosts[last_group].insert(r.host).second)
+        g.hosts.push_back(r.host);
+      continue;
+    }
     auto& candidates = by_kind[{r.device, r.micro_batch, r.memory_bytes, r.device_memory_bytes}];
     size_t g = out.size();
     for (size_t c : candidates) {
@@ -56,6 +75,7 @@ std::vector<RankGroup> group_identical_ranks(const std::vector<RankPrediction>& 
     }
     out[g].ranks.push_back(r.rank);
     if (seen_hosts[g].insert(r.host).second) out[g].hosts.push_back(r.host);
+    last_group = g;
   }
   for (RankGroup& g : out) std::sort(g.ranks.begin(), g.ranks.end());
   return out;

@@ -21,7 +21,7 @@ LinkBottleneckRecorder::~LinkBottleneckRecorder() {
 LinkBottleneckRecorder::LinkBottleneckRecorder(const PlatformPlan& plan) {
   for (size_t i = 0; i < plan.links.size(); ++i) {
     // platform_builder makes every plan link a split-duplex pair: both directions can saturate.
-    const sg4::SplitDuplexLink* l = sg4::SplitDuplexLink::by_name(plan.links[i].name);
+    const sg4::SplitDuplexLink* l = sg4::SplitDuplexLink::by_name(plan.link_name(i));
     directions_.emplace_back(l->get_link_up(), static_cast<int>(i));
     directions_.emplace_back(l->get_link_down(), static_cast<int>(i));
   }

@@ -19,7 +19,7 @@ bool is_measurement(costmodel::LinkSource s) {
 
 std::vector<costmodel::LinkProvenance> link_classes_used(const PlatformPlan& plan) {
   std::vector<costmodel::LinkProvenance> out;
-  const int64_t ranks = static_cast<int64_t>(plan.rank_hosts.size());
+  const int64_t ranks = static_cast<int64_t>(plan.ranks());
   if (ranks < 2) return out;
   std::set<int> seen;
   auto add_route = [&](int64_t a, int64_t b) {
@@ -55,7 +55,7 @@ std::vector<schema::LinkUse> link_uses(const PlatformPlan& plan) {
       if (out[u].link.link_class == plan.provenance[p].link_class) use_of[p] = static_cast<int>(u);
     }
   }
-  const int64_t ranks = static_cast<int64_t>(plan.rank_hosts.size());
+  const int64_t ranks = static_cast<int64_t>(plan.ranks());
   std::vector<int64_t> seen_by(out.size(), -1);  // the last rank that counted each use
   for (int64_t r = 0; r < ranks; ++r) {
     for (int64_t peer : {(r + 1) % ranks, (r + ranks - 1) % ranks}) {

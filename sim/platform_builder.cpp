@@ -16,8 +16,10 @@ using Dir = sg4::LinkInRoute::Direction;
 // Flows of the class-level platform per zone (build_class_platform).
 constexpr size_t kFlowsPerZone = 16;
 
-sg4::Link* make_link(sg4::NetZone* zone, const PlanLink& l) {
-  sg4::SplitDuplexLink* link = zone->create_split_duplex_link(l.name, l.bandwidth_bytes_per_s);
+sg4::Link* make_link(sg4::NetZone* zone, const PlatformPlan& plan, size_t index) {
+  const PlanLink& l = plan.links[index];
+  sg4::SplitDuplexLink* link =
+      zone->create_split_duplex_link(plan.link_name(index), l.bandwidth_bytes_per_s);
   link->set_latency(l.latency_s);
   link->seal();
   return link;
@@ -30,7 +32,8 @@ std::pair<sg4::NetZone*, simgrid::kernel::routing::NetPoint*> build_node(
   sg4::NetZone* zone = sg::full_zone(node.host, parent);
   auto link = [&](int index) { return links[static_cast<size_t>(index)]; };
   std::vector<sg4::Host*> gpus;
-  for (const auto& name : node.gpu_hosts) {
+  for (size_t k = 0; k < node.gpus(); ++k) {
+    const std::string name = node.gpu_host(k);
     sg4::Host* h = zone->create_host(name, 1e9);
     h->seal();
     gpus.push_back(h);
@@ -60,7 +63,7 @@ std::vector<sg4::Host*> build_platform(const PlatformPlan& plan) {
   // Every link is created in the root zone before any other zone exists: SimGrid 3.32 checks a new
   // link's name against every zone's links, so creating them inside 500 node zones costs O(N^2).
   std::vector<sg4::Link*> links;
-  for (const PlanLink& l : plan.links) links.push_back(make_link(root, l));
+  for (size_t i = 0; i < plan.links.size(); ++i) links.push_back(make_link(root, plan, i));
   std::map<std::string, sg4::Host*> hosts;
   std::map<int64_t, sg4::NetZone*> leaf_zones;
   std::map<int64_t, simgrid::kernel::routing::NetPoint*> leaf_switches;
@@ -93,7 +96,7 @@ std::vector<sg4::Host*> build_platform(const PlatformPlan& plan) {
   }
   root->seal();
   std::vector<sg4::Host*> out;
-  for (const auto& h : plan.rank_hosts) out.push_back(hosts.at(h));
+  for (size_t r = 0; r < plan.ranks(); ++r) out.push_back(hosts.at(plan.rank_host(r)));
   return out;
 }
 

@@ -31,10 +31,11 @@ struct LinkSources {
 // The job's ring shape: its ranks, and the ranks of the node that holds the fewest of them, by
 // the rule a benchmark records its own with.
 void set_ring_shape(LinkSources& src, const Placement& placement) {
-  std::vector<std::string> host_of_rank;
-  for (const auto& r : placement.ranks) host_of_rank.push_back(r.host);
+  // Counted per node index (host names are unique in a cluster), not per name: a million ranks.
+  std::vector<int64_t> ranks_on_node(placement.nodes.size(), 0);
+  for (const auto& r : placement.ranks) ++ranks_on_node[static_cast<size_t>(r.node)];
   src.ring_ranks = static_cast<int64_t>(placement.ranks.size());
-  src.ring_ranks_per_node = schema::fewest_ranks_per_host(host_of_rank);
+  src.ring_ranks_per_node = schema::fewest_ranks_on_a_host(ranks_on_node);
 }
 
 // Adds a link with the figures of its class (costmodel::resolve_link); `latency_share` is the
@@ -64,13 +65,20 @@ const std::pair<costmodel::LinkProvenance, int>& resolve(PlatformPlan& plan,
   return src.resolved.emplace(key, std::make_pair(std::move(p), index)).first->second;
 }
 
-int add_link(PlatformPlan& plan, const std::string& name, const schema::LinkSpec& spec,
-             LinkSources& src, double latency_share, double bandwidth_multiple = 1,
-             bool fabric = false) {
+// Who a link is (PlanLink: its role, owner and GPU), from which its name is made.
+struct LinkId {
+  LinkRole role;
+  int64_t owner;
+  int gpu;
+};
+
+int add_link(PlatformPlan& plan, LinkId id, const schema::LinkSpec& spec, LinkSources& src,
+             double latency_share, double bandwidth_multiple = 1, bool fabric = false) {
   const auto& [p, provenance] = resolve(plan, spec, src, fabric);
   PlanLink l;
-  l.name = name;
-  l.link_class = spec.link_class;
+  l.role = id.role;
+  l.owner = id.owner;
+  l.gpu = id.gpu;
   l.source = p.source;
   l.bandwidth_bytes_per_s = p.bandwidth_bytes_per_s * bandwidth_multiple;
   l.latency_s = p.latency_s * latency_share;
@@ -85,18 +93,21 @@ PlanNode plan_node(PlatformPlan& plan, const NodeInstance& n, const schema::Netw
   node.host = n.host;
   node.leaf = net.topology == schema::Topology::kFatTree ? n.index / net.nodes_per_leaf : 0;
   const size_t gpus = n.gpu_devices.size();
+  const auto self = static_cast<int64_t>(plan.nodes.size());  // the caller appends it next
   int shared_nic = -1;
   if (!n.spec->nic_per_gpu)
-    shared_nic = add_link(plan, n.host + ".nic", n.spec->nic, costs, kEndpointLatencyShare);
+    shared_nic =
+        add_link(plan, {LinkRole::kNodeNic, self, -1}, n.spec->nic, costs, kEndpointLatencyShare);
   for (size_t k = 0; k < gpus; ++k) {
-    const std::string gpu = n.host + ".gpu" + std::to_string(k);
-    node.gpu_hosts.push_back(gpu);
-    node.port_links.push_back(gpus > 1 ? add_link(plan, gpu + ".port", n.spec->intra_node.link,
-                                                  costs, kEndpointLatencyShare)
-                                       : -1);
-    node.nic_links.push_back(n.spec->nic_per_gpu ? add_link(plan, gpu + ".nic", n.spec->nic, costs,
-                                                            kEndpointLatencyShare)
-                                                 : shared_nic);
+    const int gpu = static_cast<int>(k);
+    node.port_links.push_back(gpus > 1
+                                  ? add_link(plan, {LinkRole::kPort, self, gpu},
+                                             n.spec->intra_node.link, costs, kEndpointLatencyShare)
+                                  : -1);
+    node.nic_links.push_back(n.spec->nic_per_gpu
+                                 ? add_link(plan, {LinkRole::kGpuNic, self, gpu}, n.spec->nic,
+                                            costs, kEndpointLatencyShare)
+                                 : shared_nic);
   }
   return node;
 }
@@ -140,7 +151,7 @@ PlatformPlan plan_platform(const schema::ClusterSpec& cluster, const Placement& 
     for (int64_t leaf : plan.leaves) {
       // One link stands for the leaf's `spines` uplinks (one per spine): their sum, crossed at the
       // switch latency; a route between leaves climbs one and descends another.
-      plan.leaf_uplinks.push_back(add_link(plan, "leaf" + std::to_string(leaf) + ".uplink",
+      plan.leaf_uplinks.push_back(add_link(plan, {LinkRole::kLeafUplink, leaf, -1},
                                            cluster.network.switch_link, costs, 1.0,
                                            static_cast<double>(cluster.network.spines), true));
     }
@@ -149,8 +160,6 @@ PlatformPlan plan_platform(const schema::ClusterSpec& cluster, const Placement& 
     const int64_t ni = plan_index.at(r.node);
     plan.rank_nodes.push_back(ni);
     plan.rank_locals.push_back(r.local);
-    plan.rank_hosts.push_back(
-        plan.nodes[static_cast<size_t>(ni)].gpu_hosts[static_cast<size_t>(r.local)]);
   }
   return plan;
 }
@@ -197,6 +206,14 @@ double PlatformPlan::simgrid_route_latency_s(const RouteLinks& r) const {
   double t = 0;
   for (size_t i = 0; i < r.size(); ++i) t += lat(i);
   return t;
+}
+
+std::string PlatformPlan::link_name(size_t link) const {
+  const PlanLink& l = links.at(link);
+  if (l.role == LinkRole::kLeafUplink) return "leaf" + std::to_string(l.owner) + ".uplink";
+  const std::string& host = nodes.at(static_cast<size_t>(l.owner)).host;
+  if (l.role == LinkRole::kNodeNic) return host + ".nic";
+  return host + ".gpu" + std::to_string(l.gpu) + (l.role == LinkRole::kPort ? ".port" : ".nic");
 }
 
 double PlatformPlan::route_bandwidth_bytes_per_s(int64_t rank_a, int64_t rank_b) const {

@@ -23,21 +23,34 @@
 
 namespace vitsim::sim {
 
+// What a link is, from which its name is made (PlatformPlan::link_name): a million GPUs' ports and
+// NICs would otherwise hold a million formatted strings that only an export or a bottleneck report
+// of a few ranks reads.
+enum class LinkRole : uint8_t {
+  kPort,        // "<host>.gpu<k>.port": a GPU's intra-node fabric port
+  kGpuNic,      // "<host>.gpu<k>.nic": a GPU's own NIC
+  kNodeNic,     // "<host>.nic": the node's shared NIC
+  kLeafUplink,  // "leaf<leaf>.uplink": a fat-tree leaf's uplinks to the spines
+};
+
 struct PlanLink {
-  std::string name;
   double bandwidth_bytes_per_s = 0;  // per direction (split-duplex link)
   double latency_s = 0;  // SimGrid latency of this link (half the class latency for endpoints)
-  std::string link_class;
+  int64_t owner = 0;     // index into PlatformPlan::nodes; the leaf for kLeafUplink
+  int gpu = -1;          // GPU index within the node (kPort, kGpuNic)
+  int provenance = -1;   // index into PlatformPlan::provenance (which holds its link class)
   costmodel::LinkSource source = costmodel::LinkSource::kDatasheet;  // where the figures came from
-  int provenance = -1;  // index into PlatformPlan::provenance
+  LinkRole role = LinkRole::kNodeNic;
 };
 
 struct PlanNode {
-  std::string host;                    // node host name
-  int64_t leaf = 0;                    // fat-tree leaf (0 for a star)
-  std::vector<std::string> gpu_hosts;  // SimGrid host of each GPU: "<host>.gpu<k>"
-  std::vector<int> port_links;         // per GPU: intra-node fabric port (-1 for a 1-GPU node)
-  std::vector<int> nic_links;          // per GPU: NIC link (the same index when the NIC is shared)
+  std::string host;             // node host name
+  int64_t leaf = 0;             // fat-tree leaf (0 for a star)
+  std::vector<int> port_links;  // per GPU: intra-node fabric port (-1 for a 1-GPU node)
+  std::vector<int> nic_links;   // per GPU: NIC link (the same index when the NIC is shared)
+  size_t gpus() const { return nic_links.size(); }
+  // SimGrid host of GPU k: "<host>.gpu<k>" (made when asked, as the link names are).
+  std::string gpu_host(size_t k) const { return host + ".gpu" + std::to_string(k); }
 };
 
 // The links of one route, in order: at most four (header comment), kept inline, since the class
@@ -59,14 +72,19 @@ struct PlatformPlan {
   std::string name;
   schema::Topology topology = schema::Topology::kStar;
   std::vector<PlanLink> links;
-  std::vector<PlanNode> nodes;          // nodes that run ranks (or every node, see plan_platform)
-  std::vector<int64_t> leaves;          // fat-tree leaves used, ascending
-  std::vector<int> leaf_uplinks;        // uplink link index of each entry of `leaves`
-  std::vector<std::string> rank_hosts;  // SimGrid host of each rank
-  std::vector<int64_t> rank_nodes;      // index into `nodes` of each rank
+  std::vector<PlanNode> nodes;      // nodes that run ranks (or every node, see plan_platform)
+  std::vector<int64_t> leaves;      // fat-tree leaves used, ascending
+  std::vector<int> leaf_uplinks;    // uplink link index of each entry of `leaves`
+  std::vector<int64_t> rank_nodes;  // index into `nodes` of each rank
   // Each distinct link class of `links` with its figures and their source (first link of it).
   std::vector<costmodel::LinkProvenance> provenance;
   std::vector<int64_t> rank_locals;  // GPU index within its node of each rank
+
+  size_t ranks() const { return rank_nodes.size(); }
+  std::string rank_host(size_t rank) const {  // SimGrid host of the rank (PlanNode::gpu_host)
+    return nodes[static_cast<size_t>(rank_nodes[rank])].gpu_host(
+        static_cast<size_t>(rank_locals[rank]));
+  }
 
   // Link indices a message from rank a to rank b crosses (up/down as in the header comment): the
   // first half of the route goes up (source side), the second half down.
@@ -79,6 +97,12 @@ struct PlatformPlan {
   double simgrid_route_latency_s(int64_t rank_a, int64_t rank_b) const;
   double simgrid_route_latency_s(const RouteLinks& route) const;             // of route(a, b)
   double route_bandwidth_bytes_per_s(int64_t rank_a, int64_t rank_b) const;  // bottleneck
+  // The link's name, unique in the plan (the SimGrid link's; LinkRole).
+  std::string link_name(size_t link) const;
+  // The link's class (the cluster file's link_class), kept once per class in its provenance.
+  const std::string& link_class(size_t link) const {
+    return provenance[static_cast<size_t>(links[link].provenance)].link_class;
+  }
 };
 
 // Platform for the ranks of `placement` (nodes without ranks are left out; `all_nodes` keeps them,

@@ -16,39 +16,40 @@ X x(const std::string& name) {
   return xml_escape(name);
 }
 
-std::string link_xml(const PlanLink& l, const std::string& indent) {
+std::string link_xml(const PlatformPlan& plan, int link, const std::string& indent) {
+  const PlanLink& l = plan.links[static_cast<size_t>(link)];
   return fmt::format(
       "{}<link id=\"{}\" bandwidth=\"{}Bps\" latency=\"{}s\" sharing_policy=\"SPLITDUPLEX\"/>\n",
-      indent, x(l.name), l.bandwidth_bytes_per_s, l.latency_s);
+      indent, x(plan.link_name(static_cast<size_t>(link))), l.bandwidth_bytes_per_s, l.latency_s);
 }
 
 std::string ctn(const PlatformPlan& plan, int link, const char* dir) {
   return fmt::format("<link_ctn id=\"{}\" direction=\"{}\"/>",
-                     x(plan.links[static_cast<size_t>(link)].name), dir);
+                     x(plan.link_name(static_cast<size_t>(link))), dir);
 }
 
 std::string node_xml(const PlatformPlan& plan, const PlanNode& n, const std::string& in) {
   std::string s = fmt::format("{}<zone id=\"{}\" routing=\"Full\">\n", in, x(n.host));
   const std::string in2 = in + "  ";
-  for (const auto& h : n.gpu_hosts)
-    s += fmt::format("{}<host id=\"{}\" speed=\"1Gf\"/>\n", in2, x(h));
+  for (size_t k = 0; k < n.gpus(); ++k)
+    s += fmt::format("{}<host id=\"{}\" speed=\"1Gf\"/>\n", in2, x(n.gpu_host(k)));
   s += fmt::format("{}<router id=\"{}\"/>\n", in2, x(n.host + ".gw"));
   std::set<int> done;
-  for (size_t k = 0; k < n.gpu_hosts.size(); ++k) {
+  for (size_t k = 0; k < n.gpus(); ++k) {
     for (int l : {n.port_links[k], n.nic_links[k]}) {
-      if (l >= 0 && done.insert(l).second) s += link_xml(plan.links[static_cast<size_t>(l)], in2);
+      if (l >= 0 && done.insert(l).second) s += link_xml(plan, l, in2);
     }
   }
   auto route = [&](const std::string& a, const std::string& b, const std::string& links) {
     s += fmt::format("{}<route src=\"{}\" dst=\"{}\" symmetrical=\"NO\">{}</route>\n", in2, x(a),
                      x(b), links);
   };
-  for (size_t a = 0; a < n.gpu_hosts.size(); ++a) {
-    route(n.gpu_hosts[a], n.host + ".gw", ctn(plan, n.nic_links[a], "UP"));
-    route(n.host + ".gw", n.gpu_hosts[a], ctn(plan, n.nic_links[a], "DOWN"));
-    for (size_t b = 0; b < n.gpu_hosts.size(); ++b) {
+  for (size_t a = 0; a < n.gpus(); ++a) {
+    route(n.gpu_host(a), n.host + ".gw", ctn(plan, n.nic_links[a], "UP"));
+    route(n.host + ".gw", n.gpu_host(a), ctn(plan, n.nic_links[a], "DOWN"));
+    for (size_t b = 0; b < n.gpus(); ++b) {
       if (a != b)
-        route(n.gpu_hosts[a], n.gpu_hosts[b],
+        route(n.gpu_host(a), n.gpu_host(b),
               ctn(plan, n.port_links[a], "UP") + ctn(plan, n.port_links[b], "DOWN"));
     }
   }
@@ -137,7 +138,7 @@ uint64_t platform_xml_elements(const PlatformPlan& plan) {
   uint64_t n = 7 + plan.links.size();
   std::map<int64_t, uint64_t> per_leaf;
   for (const auto& node : plan.nodes) {
-    const uint64_t g = node.gpu_hosts.size();
+    const uint64_t g = node.gpus();
     n = saturating_add(n, saturating_add(3 + 3 * g, saturating_add(pairs(g), pairs(g))));
     ++per_leaf[node.leaf];
   }
@@ -211,7 +212,7 @@ std::string platform_xml(const PlatformPlan& plan) {
       s += "    </zone>\n";
       leaves.push_back({leaf, leaf + ".switch"});
     }
-    for (int l : plan.leaf_uplinks) s += link_xml(plan.links[static_cast<size_t>(l)], "    ");
+    for (int l : plan.leaf_uplinks) s += link_xml(plan, l, "    ");
     s += zone_routes(leaves, "    ", [&](size_t a, size_t b) {
       return ctn(plan, plan.leaf_uplinks[a], "UP") + ctn(plan, plan.leaf_uplinks[b], "DOWN");
     });

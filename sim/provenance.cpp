@@ -80,8 +80,10 @@ costmodel::PredictionRange range_of(const schema::ConfigPrediction& p,
   in.epoch_time_s = p.epoch_time_s;
   in.compute_s = p.compute_time_s;
   in.ranks = static_cast<int64_t>(p.ranks.size());
-  std::set<std::string> nodes;
-  for (const auto& r : p.ranks) nodes.insert(r.host);
+  std::set<std::string> nodes;  // a node's ranks come one after the other: one insert a node
+  for (size_t i = 0; i < p.ranks.size(); ++i) {
+    if (i == 0 || p.ranks[i].host != p.ranks[i - 1].host) nodes.insert(p.ranks[i].host);
+  }
   in.nodes = static_cast<int64_t>(nodes.size());
   in.steps_per_epoch = std::max<int64_t>(1, p.steps_per_epoch);
   // The slowest rank's device sets the compute's spread (first such rank).

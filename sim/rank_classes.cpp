@@ -19,12 +19,13 @@ struct Graph {
   size_t size() const { return start.size() - 1; }
 };
 
+// One per flow: 32 bytes (a million ranks have a few million flows).
 struct FlowRecord {
-  size_t stage = 0;
+  uint16_t stage = 0;
+  uint16_t units = 0;
   uint32_t group = 0;              // group element
   std::array<uint32_t, 4> unit{};  // link directions crossed (a route has at most 4 links)
-  size_t units = 0;
-  double simgrid_latency_s = 0;  // its route's, as SimGrid sums it
+  double simgrid_latency_s = 0;    // its route's, as SimGrid sums it
 };
 
 struct Built {
@@ -57,7 +58,7 @@ void add_flows(const PlatformPlan& plan, const StageRule& stage, size_t stage_in
                const CollectiveGroup& group, uint32_t group_element, Built& b) {
   for (const auto& [src, dst] : flow_edges(stage, group)) {
     FlowRecord f;
-    f.stage = stage_index;
+    f.stage = static_cast<uint16_t>(stage_index);
     f.group = group_element;
     const RouteLinks route = plan.route(src, dst);
     f.simgrid_latency_s = plan.simgrid_route_latency_s(route);
@@ -179,12 +180,20 @@ size_t refine_once(const Graph& g, std::vector<uint32_t>& color) {
   std::unordered_map<uint64_t, std::vector<uint32_t>> seen;  // hash -> colours with that hash
   std::vector<uint32_t> next(n);
   uint32_t colors = 0;
+  // Elements are laid out kind by kind in plan order, so an element's signature is most often
+  // its predecessor's: then it takes the same colour without the hash and the look-up (the
+  // colour the look-up would find), which is most of a round's work at a million ranks.
+  std::vector<uint64_t> previous;
   for (size_t e = 0; e < n; ++e) {
     sig.clear();
     sig.push_back(color[e]);
     for (uint32_t i = g.start[e]; i < g.start[e + 1]; ++i)
       sig.push_back((static_cast<uint64_t>(g.label[i]) << 32) | color[g.nbr[i]]);
     std::sort(sig.begin() + 1, sig.end());
+    if (e > 0 && sig == previous) {
+      next[e] = next[e - 1];
+      continue;
+    }
     auto& candidates = seen[hash_words(sig.data(), sig.size())];
     bool found = false;
     for (uint32_t c : candidates) {
@@ -202,6 +211,7 @@ size_t refine_once(const Graph& g, std::vector<uint32_t>& color) {
       known_at.push_back(known.size());
       next[e] = colors++;
     }
+    previous.swap(sig);
   }
   color = std::move(next);
   return colors;

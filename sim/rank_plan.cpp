@@ -173,6 +173,11 @@ double learned_step_overhead_s(const Placement& placement, const costmodel::Cost
   return t == nullptr ? 0 : t->overhead_s;
 }
 
+int64_t micro_batch_of(const schema::TrainingConfig& config, size_t rank) {
+  return config.per_rank_micro_batch.empty() ? config.micro_batch
+                                             : config.per_rank_micro_batch[rank];
+}
+
 }  // namespace
 
 RankKinds plan_rank_kinds(const Placement& placement, const costmodel::DeviceCatalog& catalog,
@@ -185,8 +190,14 @@ RankKinds plan_rank_kinds(const Placement& placement, const costmodel::DeviceCat
   const double params = static_cast<double>(graph.parameters());
   for (size_t r = 0; r < placement.ranks.size(); ++r) {
     const RankSlot& slot = placement.ranks[r];
-    const int64_t micro_batch =
-        config.per_rank_micro_batch.empty() ? config.micro_batch : config.per_rank_micro_batch[r];
+    const int64_t micro_batch = micro_batch_of(config, r);
+    // Ranks of a node, and nodes of a group, come one after the other: the kind of the rank
+    // before, when it is the same, without a look-up of the device's name.
+    if (r > 0 && micro_batch == micro_batch_of(config, r - 1) &&
+        slot.device == placement.ranks[r - 1].device) {
+      out.kind_of_rank.push_back(out.kind_of_rank.back());
+      continue;
+    }
     const auto [it, added] =
         kinds.emplace(std::make_pair(slot.device, micro_batch), static_cast<int>(kinds.size()));
     out.kind_of_rank.push_back(it->second);

@@ -133,7 +133,7 @@ void adjust_operations(ShardedStep& step, const PlatformPlan& platform,
     for (const PlanLink& l : platform.links) {
       const costmodel::LinkProvenance& prov =
           platform.provenance[static_cast<size_t>(l.provenance)];
-      const costmodel::LinkCost* link = costs.find_link(l.link_class);
+      const costmodel::LinkCost* link = costs.find_link(prov.link_class);
       const costmodel::OperationLinkCost* fit = link ? link->find_operation(op) : nullptr;
       if (fit == nullptr || !(prov.bandwidth_bytes_per_s > 0)) continue;
       scale = std::max(scale, prov.bandwidth_bytes_per_s / fit->bandwidth_bytes_per_s);

@@ -166,7 +166,7 @@ void name_links(const PlatformPlan& plan, SimulationResult& result) {
   for (size_t i = 0; i < out.link_bottleneck_s.size() && i < plan.links.size(); ++i) {
     if (out.link_bottleneck_s[i] > 0)
       result.blocked_by_link.push_back(
-          {plan.links[i].name, plan.links[i].link_class, out.link_bottleneck_s[i]});
+          {plan.link_name(i), plan.link_class(i), out.link_bottleneck_s[i]});
   }
   std::stable_sort(result.blocked_by_link.begin(), result.blocked_by_link.end(),
                    [](const auto& a, const auto& b) { return a.seconds > b.seconds; });

@@ -13,20 +13,13 @@
 
 #include "costmodel/collective_ring.h"
 #include "costmodel/layer_graph.h"
-#include "costmodel/vit_config.h"
+#include "small_vit.h"  // tests/support/
 
 namespace vitsim::calibrate {
 namespace run_overhead_test {
 namespace {
 
-costmodel::ViTConfig tiny_model() {
-  costmodel::ViTConfig c = costmodel::vit_preset("vit_ti_16");
-  c.image_size = 32;
-  c.patch_size = 4;
-  c.depth = 2;
-  c.classes = 10;
-  return c;
-}
+using test::small_vit;
 
 schema::ClusterSpec one_host() {
   schema::ClusterSpec c;
@@ -73,7 +66,7 @@ RunLogInput two_ranks() {
   RunLogInput in;
   in.file = "dir/run.json";
   schema::RunConfig& c = in.log.config;
-  c.model = tiny_model();
+  c.model = small_vit();
   c.hosts = {"h", "h"};
   c.device = "cpu";
   c.world_size = 2;
@@ -87,7 +80,7 @@ RunLogInput two_ranks() {
 
 double fit_transfer_s() {
   const double bytes = static_cast<double>(
-      costmodel::build_layer_graph(tiny_model()).gradient_bytes(costmodel::Regime::kFp32));
+      costmodel::build_layer_graph(small_vit()).gradient_bytes(costmodel::Regime::kFp32));
   return costmodel::ring_allreduce_time_s(2, bytes, 1e9, 1e-5);
 }
 

@@ -371,6 +371,10 @@ TEST(Profile, FewestRanksPerHostCountsTheHostThatHeldTheFewest) {
   EXPECT_EQ(fewest_ranks_per_host({"a", "a", "a"}), 3);  // one host
   EXPECT_EQ(fewest_ranks_per_host({"a", "b"}), 1);
   EXPECT_EQ(fewest_ranks_per_host({}), 1);
+  // From counts per host (the simulator's, per node): hosts without ranks do not count.
+  EXPECT_EQ(fewest_ranks_on_a_host({2, 0, 3}), 2);
+  EXPECT_EQ(fewest_ranks_on_a_host({0, 0}), 1);
+  EXPECT_EQ(fewest_ranks_on_a_host({}), 1);
 }
 
 TEST(Profile, LayersMustBelongToTheModel) {

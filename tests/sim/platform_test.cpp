@@ -57,7 +57,12 @@ std::string describe_routes(const std::vector<std::string>& hosts) {
   return out;
 }
 
-std::string routes_in_child(const PlatformPlan& plan, const std::string& xml_file) {
+// The routes between `hosts` (default: every rank's) of `plan`, built in C++ or loaded from XML.
+std::string routes_in_child(const PlatformPlan& plan, const std::string& xml_file,
+                            std::vector<std::string> hosts = {}) {
+  if (hosts.empty()) {
+    for (size_t r = 0; r < plan.ranks(); ++r) hosts.push_back(plan.rank_host(r));
+  }
   return process::run_in_child([&] {
     int argc = 2;
     std::string a0 = "test", a1 = "--log=root.thres:critical";
@@ -67,14 +72,14 @@ std::string routes_in_child(const PlatformPlan& plan, const std::string& xml_fil
       build_platform(plan);
     else
       e.load_platform(xml_file);
-    return describe_routes(plan.rank_hosts);
+    return describe_routes(hosts);
   });
 }
 
 TEST(Platform, TeslaRoutesCrossTwoNicsWithHalfTheirClassLatencyEach) {
   const auto c = schema::read_cluster(kPlatforms + "tesla.json");
   const auto plan = plan_platform(c, every_gpu(c), nullptr);
-  ASSERT_EQ(plan.rank_hosts.size(), 5u);
+  ASSERT_EQ(plan.ranks(), 5u);
   // tesla1 -> tesla2: 10 GbE both ends: 25 us end to end; tesla1 -> tesla3: (25 + 50) / 2 us.
   EXPECT_NEAR(plan.route_latency_s(1, 2), 2.5e-5, 1e-15);
   EXPECT_NEAR(plan.route_latency_s(1, 3), 3.75e-5, 1e-15);
@@ -187,11 +192,11 @@ TEST(Platform, ExportedXmlHasTheSameRoutesAsTheCppPlatform) {
     const std::string xml = ::testing::TempDir() + "/vitsim_platform_test.xml";
     std::ofstream(xml) << platform_xml(plan);
     // A subset of hosts keeps the pair count small: the first GPUs of the first and last node.
-    PlatformPlan probe = plan;
-    probe.rank_hosts = {plan.nodes.front().gpu_hosts[0], plan.nodes.front().gpu_hosts.back(),
-                        plan.nodes.back().gpu_hosts[0], plan.nodes.back().gpu_hosts.back()};
-    const std::string cpp = routes_in_child(probe, "");
-    const std::string from_xml = routes_in_child(probe, xml);
+    const PlanNode &first = plan.nodes.front(), &last = plan.nodes.back();
+    const std::vector<std::string> probe = {first.gpu_host(0), first.gpu_host(first.gpus() - 1),
+                                            last.gpu_host(0), last.gpu_host(last.gpus() - 1)};
+    const std::string cpp = routes_in_child(plan, "", probe);
+    const std::string from_xml = routes_in_child(plan, xml, probe);
     EXPECT_EQ(cpp, from_xml) << file;
     EXPECT_NE(cpp.find("nic"), std::string::npos) << cpp;
   }
@@ -204,9 +209,9 @@ TEST(Platform, H200RoutesBetweenLeavesClimbTheUplinks) {
   // Node 0 (leaf 0) to node 4 (leaf 1): nic, uplink, uplink, nic; rail k uses GPU k's own NIC.
   const auto r = plan.route(0, 32);
   ASSERT_EQ(r.size(), 4u);
-  EXPECT_EQ(plan.links[static_cast<size_t>(r[1])].name, "leaf0.uplink");
-  EXPECT_EQ(plan.links[static_cast<size_t>(r[2])].name, "leaf1.uplink");
-  EXPECT_EQ(plan.links[static_cast<size_t>(plan.route(1, 33)[0])].name, "h200-0.gpu1.nic");
+  EXPECT_EQ(plan.link_name(static_cast<size_t>(r[1])), "leaf0.uplink");
+  EXPECT_EQ(plan.link_name(static_cast<size_t>(r[2])), "leaf1.uplink");
+  EXPECT_EQ(plan.link_name(static_cast<size_t>(plan.route(1, 33)[0])), "h200-0.gpu1.nic");
   EXPECT_DOUBLE_EQ(plan.links[static_cast<size_t>(r[1])].bandwidth_bytes_per_s, 32 * 5e10);
   EXPECT_EQ(plan.route(0, 1).size(), 2u);  // NVLink ports within a node
 }
@@ -236,7 +241,7 @@ TEST(Platform, RingChannelsUseEveryNicOnceEachWay) {
     }
   }
   EXPECT_EQ(crossings.size(), 2u * 24);  // 24 NICs, each way
-  for (const auto& [link, n] : crossings) EXPECT_EQ(n, 1) << plan.links[link.first].name;
+  for (const auto& [link, n] : crossings) EXPECT_EQ(n, 1) << plan.link_name(link.first);
   // The flow-level edges are every channel's, each with 1/8 of the ring's bytes.
   EXPECT_EQ(flow_edges(world.rule, world.groups.front()).size(), 8u * 24);
   EXPECT_DOUBLE_EQ(flow_edge_bytes(world.rule, 24, 800.0), 2.0 * 23 / 24 * 800 / 8);
