@@ -45,22 +45,42 @@ double largest_cyclic_sum(const std::vector<double>& x, int64_t hops) {
 
 }  // namespace
 
+int64_t ring_phase_chunks(double bytes_per_channel, double buffsize_bytes) {
+  const double chunk_bytes =
+      buffsize_bytes / static_cast<double>(kNcclSteps) * static_cast<double>(kNcclRingChunkSteps);
+  if (!(bytes_per_channel > chunk_bytes)) return 1;  // NaN and empty phases too
+  const double chunks = std::ceil(bytes_per_channel / chunk_bytes);
+  return chunks >= static_cast<double>(kRingBufferChunks) ? kRingBufferChunks
+                                                          : static_cast<int64_t>(chunks);
+}
+
+int64_t ring_window_phases(double bytes_per_channel, double buffsize_bytes) {
+  return std::max<int64_t>(
+      1, kRingBufferChunks / ring_phase_chunks(bytes_per_channel, buffsize_bytes));
+}
+
 ChunkPath ring_chunk_path(const std::vector<RingHop>& ring, int64_t hops) {
   if (ring.empty() || hops < 1) return {};
   std::vector<double> latency, per_byte;
-  double slowest_s = 0;
+  ChunkPath out;
   for (const RingHop& h : ring) {
     latency.push_back(h.latency_s);
     per_byte.push_back(h.seconds_per_byte);
-    slowest_s = std::max(slowest_s, h.latency_s);
+    out.slowest_latency_s = std::max(out.slowest_latency_s, h.latency_s);
+    out.slowest_seconds_per_byte = std::max(out.slowest_seconds_per_byte, h.seconds_per_byte);
   }
-  const double windows = std::ceil(static_cast<double>(hops) / static_cast<double>(kNcclSteps));
-  return {std::max(largest_cyclic_sum(latency, hops), windows * slowest_s),
-          largest_cyclic_sum(per_byte, hops)};
+  out.latency_s = largest_cyclic_sum(latency, hops);
+  out.seconds_per_byte = largest_cyclic_sum(per_byte, hops);
+  out.hops = hops;
+  return out;
 }
 
 double chunk_path_time_s(const ChunkPath& path, double bytes_per_hop) {
-  return path.latency_s + bytes_per_hop * path.seconds_per_byte;
+  const double window = static_cast<double>(ring_window_phases(bytes_per_hop));
+  const double windows = std::ceil(static_cast<double>(path.hops) / window);
+  return std::max(
+      path.latency_s + bytes_per_hop * path.seconds_per_byte,
+      windows * (path.slowest_latency_s + bytes_per_hop * path.slowest_seconds_per_byte));
 }
 
 }  // namespace vitsim::costmodel

@@ -119,8 +119,10 @@ std::string allreduce_cache_key(const SimInput& in) {
     k += fmt::format("s {} {} {} ", s.pattern->name, static_cast<int>(s.op), s.message_parts);
   for (size_t s = 0; s < c.groups.size(); ++s) {
     for (const ClassGroup& g : c.groups[s]) {
-      k += fmt::format("g{} {} {} {} {} {} {} [", s, g.group_ranks, g.extra_latency_s, g.count,
-                       g.pipelined, g.chunk_path.latency_s, g.chunk_path.seconds_per_byte);
+      const costmodel::ChunkPath& p = g.chunk_path;
+      k += fmt::format("g{} {} {} {} {} {} {} {} {} [", s, g.group_ranks, g.extra_latency_s,
+                       g.count, g.pipelined, p.latency_s, p.seconds_per_byte, p.slowest_latency_s,
+                       p.slowest_seconds_per_byte);
       for (int f : g.flows) k += fmt::format("{} ", f);
       k += "] ";
     }

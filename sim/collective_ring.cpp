@@ -82,11 +82,12 @@ void ring_prepare_step(Collectives& e, size_t s) {
 }
 
 // `phases` messages of `chunk_bytes` to the next rank of `order`, each sent once the previous
-// phase's message from the previous rank is in (its data). As NCCL's connections do, a receiver
-// has kNcclSteps slots (its receives are posted that many phases ahead) and a sender waits for
-// its send of phase p - kNcclSteps before the send of p: no phase waits for both neighbours, so
-// a chunk's path pays each hop's own latency, not the slowest edge's in every phase
-// (docs/simulator.md, "Collectives").
+// phase's message from the previous rank is in (its data). As NCCL's connections do, a sender
+// writes into its receiver's buffer whether or not the receiver has arrived, and only while it
+// has room: a phase takes costmodel::ring_phase_chunks of the connection's kRingBufferChunks,
+// given back when the receiver has the phase. So a sender runs ring_window_phases ahead of its
+// receiver (2 phases of up to 2 MiB, 1 above), no phase waits for both neighbours, and a chunk's
+// path pays each hop's own latency (docs/simulator.md, "Small buckets on many ranks").
 void ring_step(Collectives& e, const std::vector<int64_t>& order, size_t pos, int64_t phases,
                double chunk_bytes, int tag, double seconds_per_byte) {
   const size_t n = order.size();
@@ -94,19 +95,26 @@ void ring_step(Collectives& e, const std::vector<int64_t>& order, size_t pos, in
   const int64_t me = order[pos], next = order[(pos + 1) % n], prev = order[(pos + n - 1) % n];
   sg4::Mailbox* out = e.box(me, next, tag);
   sg4::Mailbox* in = e.box(prev, me, tag);
-  const int64_t window = costmodel::kNcclSteps;
+  const auto capacity = static_cast<unsigned>(costmodel::kRingBufferChunks);
+  const sg4::SemaphorePtr room_out = e.buffer(me, next, tag, capacity);
+  const sg4::SemaphorePtr room_in = e.buffer(prev, me, tag, capacity);
+  const int64_t chunks = costmodel::ring_phase_chunks(chunk_bytes);
+  const int64_t window = costmodel::ring_window_phases(chunk_bytes);
   std::vector<int*> slots(static_cast<size_t>(window), nullptr);
   std::vector<sg4::CommPtr> sends(static_cast<size_t>(phases)), recvs(static_cast<size_t>(phases));
   double next_send_s = 0;
   for (int64_t p = 0; p < std::min(window, phases); ++p)
     recvs[static_cast<size_t>(p)] = in->get_async<int>(&slots[static_cast<size_t>(p)]);
   for (int64_t p = 0; p < phases; ++p) {
+    for (int64_t c = 0; c < chunks; ++c) room_out->acquire();
+    // The receiver had phase p - window, so that send is done (the wait returns at once).
     if (p >= window) sends[static_cast<size_t>(p - window)]->wait();
     // A connection sends its slots in order: a message's bytes leave after the previous one's.
     if (sg4::Engine::get_clock() < next_send_s) sg4::this_actor::sleep_until(next_send_s);
     sends[static_cast<size_t>(p)] = out->put_async(e.token(), message_payload(chunk_bytes));
     next_send_s = sg4::Engine::get_clock() + chunk_bytes * seconds_per_byte;
     recvs[static_cast<size_t>(p)]->wait();
+    for (int64_t c = 0; c < chunks; ++c) room_in->release();
     if (p + window < phases) {
       recvs[static_cast<size_t>(p + window)] =
           in->get_async<int>(&slots[static_cast<size_t>(p % window)]);
@@ -215,14 +223,14 @@ CollectivePlan plan_ring(const PlatformPlan& plan, costmodel::CollectiveOp op) {
   return out;
 }
 
-// put, get and two waits (the receive, the send a window back) per phase; with channels an actor
-// per channel (create, run, join). Flow level: a put, a wait and a get per channel, and the
-// barriers.
+// put, get, two waits (the receive, the send a window back), a buffer chunk taken and given back
+// per phase (two of each above 2 MiB, not counted); with channels an actor per channel (create,
+// run, join). Flow level: a put, a wait and a get per channel, and the barriers.
 double ring_simcalls(const CollectiveSize& s) {
   const double phases = static_cast<double>(costmodel::ring_phases(s.op, s.ranks));
   const double c = static_cast<double>(std::max<int64_t>(1, s.ring_channels));
   if (s.flow_level) return c > 1 ? 4 + 3 * c : 4;
-  return c > 1 ? c * (4 * phases + 3) : 4 * phases;
+  return c > 1 ? c * (6 * phases + 3) : 6 * phases;
 }
 
 // A link direction's index: the first half of a route goes up, the second down (platform_plan.h).
@@ -262,8 +270,12 @@ void plan_ring_chunk_paths(const PlatformPlan& plan, CollectiveStage& stage) {
       for (const auto& h : hops) g.edge_seconds_per_byte.back().push_back(h.seconds_per_byte);
       const costmodel::ChunkPath p = costmodel::ring_chunk_path(
           hops, costmodel::ring_phases(stage.rule.op, static_cast<int64_t>(n)));
-      g.chunk_path.latency_s = std::max(g.chunk_path.latency_s, p.latency_s);
-      g.chunk_path.seconds_per_byte = std::max(g.chunk_path.seconds_per_byte, p.seconds_per_byte);
+      costmodel::ChunkPath& c = g.chunk_path;
+      c.latency_s = std::max(c.latency_s, p.latency_s);
+      c.seconds_per_byte = std::max(c.seconds_per_byte, p.seconds_per_byte);
+      c.hops = p.hops;
+      c.slowest_latency_s = std::max(c.slowest_latency_s, p.slowest_latency_s);
+      c.slowest_seconds_per_byte = std::max(c.slowest_seconds_per_byte, p.slowest_seconds_per_byte);
     }
   }
 }

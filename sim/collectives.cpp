@@ -46,11 +46,20 @@ sg4::ActorPtr Collectives::receiver(int64_t rank) {
   return a;
 }
 
+uint64_t Collectives::edge_key(int64_t src, int64_t dst, int tag) const {
+  return (static_cast<uint64_t>(src) * static_cast<uint64_t>(n_) + static_cast<uint64_t>(dst)) *
+             kMailboxTags +
+         static_cast<uint64_t>(tag);
+}
+
+sg4::SemaphorePtr Collectives::buffer(int64_t src, int64_t dst, int tag, unsigned chunks) {
+  auto [it, made] = buffers_.try_emplace(edge_key(src, dst, tag));
+  if (made) it->second = sg4::Semaphore::create(chunks);
+  return it->second;
+}
+
 sg4::Mailbox* Collectives::box(int64_t src, int64_t dst, int tag) {
-  const uint64_t key =
-      (static_cast<uint64_t>(src) * static_cast<uint64_t>(n_) + static_cast<uint64_t>(dst)) *
-          kMailboxTags +
-      static_cast<uint64_t>(tag);
+  const uint64_t key = edge_key(src, dst, tag);
   auto it = boxes_.find(key);
   if (it != boxes_.end()) return it->second;
   sg4::Mailbox* m = sg4::Mailbox::by_name(std::to_string(src) + ">" + std::to_string(dst) + "#" +

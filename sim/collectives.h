@@ -54,6 +54,10 @@ class Collectives : public AllReduce {
   }
   simgrid::s4u::Host* host(int64_t rank) const { return hosts_[static_cast<size_t>(rank)]; }
   simgrid::s4u::Mailbox* box(int64_t src, int64_t dst, int tag);
+  // The free chunks of the connection src -> dst (tag): a semaphore of `chunks`, made on first use
+  // by either end; a sender takes a phase's chunks, its receiver gives them back once it has the
+  // phase (collective_ring.cpp, ring_step).
+  simgrid::s4u::SemaphorePtr buffer(int64_t src, int64_t dst, int tag, unsigned chunks);
   // In maestro: an actor on `rank`'s host that may be a mailbox's permanent receiver, so that
   // sends to it flow before the rank's own actor arrives (one per rank, made on first use).
   simgrid::s4u::ActorPtr receiver(int64_t rank);
@@ -72,7 +76,9 @@ class Collectives : public AllReduce {
   bool flow_level_;
   int64_t n_;
   std::vector<std::vector<Group>> groups_;  // per stage, per group
+  uint64_t edge_key(int64_t src, int64_t dst, int tag) const;
   std::unordered_map<uint64_t, simgrid::s4u::Mailbox*> boxes_;
+  std::unordered_map<uint64_t, simgrid::s4u::SemaphorePtr> buffers_;
   std::unordered_map<int64_t, simgrid::s4u::ActorPtr> receivers_;
   int token_ = 0;
 };

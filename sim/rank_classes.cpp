@@ -150,7 +150,8 @@ void start_colours(const PlatformPlan& plan, const CollectivePlan& collective,
     b.color[group0 + e] =
         ids({1, b.group_stage[e], grp.ranks.size(), bits(flow_extra_latency_s(stage, grp)),
              grp.pipelined ? 1u : 0u, bits(grp.chunk_path.latency_s),
-             bits(grp.chunk_path.seconds_per_byte)});
+             bits(grp.chunk_path.seconds_per_byte), bits(grp.chunk_path.slowest_latency_s),
+             bits(grp.chunk_path.slowest_seconds_per_byte)});
   }
   for (size_t f = 0; f < g.flows; ++f) {
     b.color[flow0 + f] = ids({2, bits(b.flows[f].simgrid_latency_s)});

@@ -90,13 +90,15 @@ TEST(Golden, OneSlowRankSetsEveryRanksStepAndTheOthersIdleTheDifference) {
   const auto p = run(cl, ring_config(4), costs);
   const double fast = compute_per_step(layer_count()),
                slow_c = compute_per_step(layer_count(), 3 * kFwd);
-  // The ring's sends run ahead of their receives (docs/simulator.md, "Collectives"): before the
-  // slow rank 3 arrives, ranks 0-2 have sent what needs no data from it (phase p from rank r for
-  // p <= r), each message t = M/4/bw + lat. From its arrival T, with 6 phases: rank 3 sends
-  // phases 0-3 back to back (T + p M/4/bw; its inputs 0-2 are in), phase 4 at T + 4t (the chunk
-  // it waits for has gone 0 -> 1 -> 2 -> 3), phase 5 at T + 4t + M/4/bw, which arrives at rank 0
-  // at T + 5t + M/4/bw = T + 6t - lat; its last receive (T + 4t + 2 M/4/bw) is earlier. Rank 3
-  // thus leaves the all-reduce one latency before the lockstep ring's 6t, and sets the step.
+  // The ring's sends run ahead of their receives (docs/simulator.md, "Small buckets on many
+  // ranks"): before the slow rank 3 arrives, ranks 0-2 have sent what needs no data from it
+  // (phase p from rank r for p <= r) as far as rank 3's buffer goes (M/4 < 2 MiB: 2 phases;
+  // rank 2's phase 2 leaves when rank 3 takes phase 0 at T and is in at T + t, before rank 3
+  // needs it at T + 3 M/4/bw), each message t = M/4/bw + lat. From its arrival T, with 6 phases:
+  // rank 3 sends phases 0-3 back to back (T + p M/4/bw; its inputs 0-2 are in), phase 4 at T + 4t
+  // (the chunk it waits for has gone 0 -> 1 -> 2 -> 3), phase 5 at T + 4t + M/4/bw, which arrives
+  // at rank 0 at T + 5t + M/4/bw = T + 6t - lat; its last receive (T + 4t + 2 M/4/bw) is earlier.
+  // Rank 3 thus leaves the all-reduce one latency before the lockstep ring's 6t, and sets the step.
   const double comm = ring_time(4, gradient_bytes(), 1.25e9, 5e-5) - 5e-5;
   EXPECT_NEAR(p.step_time_s, slow_c + comm, 1e-9 * p.step_time_s);
   EXPECT_NEAR(p.compute_time_s, slow_c, 1e-12);
