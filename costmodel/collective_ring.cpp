@@ -59,6 +59,10 @@ int64_t ring_window_phases(double bytes_per_channel, double buffsize_bytes) {
       1, kRingBufferChunks / ring_phase_chunks(bytes_per_channel, buffsize_bytes));
 }
 
+bool ring_phase_fits_buffer(double bytes_per_channel, double buffsize_bytes) {
+  return !(bytes_per_channel > buffsize_bytes);
+}
+
 ChunkPath ring_chunk_path(const std::vector<RingHop>& ring, int64_t hops) {
   if (ring.empty() || hops < 1) return {};
   std::vector<double> latency, per_byte;

@@ -48,6 +48,11 @@ inline constexpr int64_t kRingBufferChunks = kNcclSteps / kNcclRingChunkSteps;
 // chunks, floored, at least 1: 2 for phases of up to 2 MiB per channel, 1 above.
 int64_t ring_window_phases(double bytes_per_channel, double buffsize_bytes = kNcclBuffSizeBytes);
 
+// Whether a ring phase of `bytes_per_channel` fits its connection's buffer (<= buffsize): if so
+// its sender writes all of it before its receiver takes any; a larger phase streams through the
+// buffer, so all but buffsize of it waits for the receiver.
+bool ring_phase_fits_buffer(double bytes_per_channel, double buffsize_bytes = kNcclBuffSizeBytes);
+
 // One edge of a ring as one message pays it: its route's latency and the seconds per byte of its
 // share of the route's narrowest link (bandwidth / the edges crossing that link at once).
 struct RingHop {

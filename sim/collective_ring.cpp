@@ -87,26 +87,34 @@ void ring_prepare_step(Collectives& e, size_t s) {
 // has room: a phase takes costmodel::ring_phase_chunks of the connection's kRingBufferChunks,
 // given back when the receiver has the phase. So a sender runs ring_window_phases ahead of its
 // receiver (2 phases of up to 2 MiB, 1 above), no phase waits for both neighbours, and a chunk's
-// path pays each hop's own latency (docs/simulator.md, "Small buckets on many ranks").
+// path pays each hop's own latency. A phase larger than the whole buffer waits for its receiver
+// to come for it (receiver_ready; the buffer's 4 MiB head start is not modelled).
+// docs/simulator.md, "Small buckets on many ranks".
 void ring_step(Collectives& e, const std::vector<int64_t>& order, size_t pos, int64_t phases,
                double chunk_bytes, int tag, double seconds_per_byte) {
   const size_t n = order.size();
   if (n < 2 || phases < 1) return;
   const int64_t me = order[pos], next = order[(pos + 1) % n], prev = order[(pos + n - 1) % n];
+  const bool fits = costmodel::ring_phase_fits_buffer(chunk_bytes);
   sg4::Mailbox* out = e.box(me, next, tag);
   sg4::Mailbox* in = e.box(prev, me, tag);
+  const sg4::SemaphorePtr next_ready = fits ? nullptr : e.receiver_ready(me, next, tag);
+  const sg4::SemaphorePtr me_ready = fits ? nullptr : e.receiver_ready(prev, me, tag);
   const auto capacity = static_cast<unsigned>(costmodel::kRingBufferChunks);
   const sg4::SemaphorePtr room_out = e.buffer(me, next, tag, capacity);
   const sg4::SemaphorePtr room_in = e.buffer(prev, me, tag, capacity);
-  const int64_t chunks = costmodel::ring_phase_chunks(chunk_bytes);
+  const int64_t chunks = fits ? costmodel::ring_phase_chunks(chunk_bytes) : 0;
   const int64_t window = costmodel::ring_window_phases(chunk_bytes);
   std::vector<int*> slots(static_cast<size_t>(window), nullptr);
   std::vector<sg4::CommPtr> sends(static_cast<size_t>(phases)), recvs(static_cast<size_t>(phases));
   double next_send_s = 0;
-  for (int64_t p = 0; p < std::min(window, phases); ++p)
+  for (int64_t p = 0; p < std::min(window, phases); ++p) {
     recvs[static_cast<size_t>(p)] = in->get_async<int>(&slots[static_cast<size_t>(p)]);
+    if (me_ready) me_ready->release();
+  }
   for (int64_t p = 0; p < phases; ++p) {
     for (int64_t c = 0; c < chunks; ++c) room_out->acquire();
+    if (next_ready) next_ready->acquire();
     // The receiver had phase p - window, so that send is done (the wait returns at once).
     if (p >= window) sends[static_cast<size_t>(p - window)]->wait();
     // A connection sends its slots in order: a message's bytes leave after the previous one's.
@@ -118,6 +126,7 @@ void ring_step(Collectives& e, const std::vector<int64_t>& order, size_t pos, in
     if (p + window < phases) {
       recvs[static_cast<size_t>(p + window)] =
           in->get_async<int>(&slots[static_cast<size_t>(p % window)]);
+      if (me_ready) me_ready->release();
     }
   }
   for (int64_t p = std::max<int64_t>(0, phases - window); p < phases; ++p)

@@ -58,6 +58,12 @@ sg4::SemaphorePtr Collectives::buffer(int64_t src, int64_t dst, int tag, unsigne
   return it->second;
 }
 
+sg4::SemaphorePtr Collectives::receiver_ready(int64_t src, int64_t dst, int tag) {
+  auto [it, made] = ready_.try_emplace(edge_key(src, dst, tag));
+  if (made) it->second = sg4::Semaphore::create(0);
+  return it->second;
+}
+
 sg4::Mailbox* Collectives::box(int64_t src, int64_t dst, int tag) {
   const uint64_t key = edge_key(src, dst, tag);
   auto it = boxes_.find(key);

@@ -54,6 +54,10 @@ class Collectives : public AllReduce {
   }
   simgrid::s4u::Host* host(int64_t rank) const { return hosts_[static_cast<size_t>(rank)]; }
   simgrid::s4u::Mailbox* box(int64_t src, int64_t dst, int tag);
+  // The phases of src -> dst (tag) that the receiver has come to take, a semaphore from 0 made on
+  // first use: a ring phase larger than NCCL's connection buffer waits for one before it is sent
+  // (collective_ring.cpp, ring_step).
+  simgrid::s4u::SemaphorePtr receiver_ready(int64_t src, int64_t dst, int tag);
   // The free chunks of the connection src -> dst (tag): a semaphore of `chunks`, made on first use
   // by either end; a sender takes a phase's chunks, its receiver gives them back once it has the
   // phase (collective_ring.cpp, ring_step).
@@ -78,6 +82,7 @@ class Collectives : public AllReduce {
   std::vector<std::vector<Group>> groups_;  // per stage, per group
   uint64_t edge_key(int64_t src, int64_t dst, int tag) const;
   std::unordered_map<uint64_t, simgrid::s4u::Mailbox*> boxes_;
+  std::unordered_map<uint64_t, simgrid::s4u::SemaphorePtr> ready_;
   std::unordered_map<uint64_t, simgrid::s4u::SemaphorePtr> buffers_;
   std::unordered_map<int64_t, simgrid::s4u::ActorPtr> receivers_;
   int token_ = 0;

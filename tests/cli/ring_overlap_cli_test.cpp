@@ -1,9 +1,9 @@
 // Issue 67, item 5, as a user asks it: 64 H200s (platforms/h200-cluster.json, 8 nodes, amp-bf16,
 // micro-batch 64, one ImageNet-1k epoch, costs calibrated from the H200 profiles of
 // platforms/profiles/): PyTorch DDP's default, overlap with 25 MiB buckets, is no slower than one
-// bucket without overlap, with NCCL's ring (whose sends run up to NCCL_STEPS phases ahead, so a
-// 25 MiB bucket pays a chunk path's latency, not 126 network latencies: docs/simulator.md, "Small
-// buckets on many ranks") and with the hierarchical collective.
+// bucket without overlap, with NCCL's ring (whose sends run 2 phases of a 25 MiB bucket ahead, so
+// it pays 63 network latencies, not the lockstep's 126: docs/simulator.md, "Small buckets on many
+// ranks") and with the hierarchical collective.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
