@@ -34,8 +34,9 @@ void ClassCollectives::run(int64_t rank_class, costmodel::CollectiveOp op, doubl
 
 // The same simulated times as the patterns' rank-by-rank flow level (collective_ring.cpp,
 // collective_tree.cpp): the edges start when the last member arrives; a ring ends after its
-// slowest edge plus the extra latency, a tree's members sleep the extra latency after the barrier
-// that follows its slowest edge (StagePattern::latency_after_barrier).
+// slowest edge, and not before its least duration (flow_least_duration_s), a tree's members sleep
+// the extra latency after the barrier that follows its slowest edge
+// (StagePattern::latency_after_barrier).
 void ClassCollectives::run_stage(size_t s, int rank_class, double bytes) {
   const StageRule& stage = classes_.stages[s];
   const auto gi = static_cast<size_t>(classes_.group_of_class[s][static_cast<size_t>(rank_class)]);
@@ -43,6 +44,7 @@ void ClassCollectives::run_stage(size_t s, int rank_class, double bytes) {
   if (g.group_ranks < 2 || flow_phases(stage, g.group_ranks) < 1) return;
   const sg4::BarrierPtr& barrier = barriers_[s][gi];
   if (barrier) barrier->wait();
+  const double start_s = sg4::Engine::get_clock();
   if (rank_class == g.members.front()) {
     const uint64_t payload = message_payload(flow_edge_bytes(stage, g.group_ranks, bytes));
     std::vector<sg4::CommPtr> comms;
@@ -51,6 +53,9 @@ void ClassCollectives::run_stage(size_t s, int rank_class, double bytes) {
                                               hosts_.flow_dst[static_cast<size_t>(f)], payload));
     }
     sg::wait_all(comms);
+    const double until =
+        start_s + flow_least_duration_s(stage, g.group_ranks, g.pipelined, g.chunk_path, bytes);
+    if (until > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(until);
     if (!stage.pattern->latency_after_barrier && g.extra_latency_s > 0)
       sg4::this_actor::sleep_for(g.extra_latency_s);
   }

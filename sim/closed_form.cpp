@@ -72,6 +72,7 @@ double ClosedFormAllReduce::end(double t) const {
     double done = t;
     for (const auto& [latency_s, transfer] : s.flows)
       done = std::max(done, (t + latency_s) + transfer);
+    done = std::max(done, t + s.least_duration_s);
     t = s.extra_latency_s > 0 ? done + s.extra_latency_s : done;
   }
   return t;
@@ -101,6 +102,8 @@ std::optional<std::vector<ClosedFormAllReduce>> allreduce_equations(
         stage.flows.emplace_back(flow.simgrid_latency_s, transfer_s(classes, flow, payload));
       }
       stage.extra_latency_s = g.extra_latency_s;
+      stage.least_duration_s =
+          flow_least_duration_s(rule, g.group_ranks, g.pipelined, g.chunk_path, b.bytes);
       a.stages.push_back(std::move(stage));
     }
     out.push_back(std::move(a));
@@ -116,7 +119,10 @@ std::string allreduce_cache_key(const SimInput& in) {
     k += fmt::format("s {} {} {} ", s.pattern->name, static_cast<int>(s.op), s.message_parts);
   for (size_t s = 0; s < c.groups.size(); ++s) {
     for (const ClassGroup& g : c.groups[s]) {
-      k += fmt::format("g{} {} {} {} [", s, g.group_ranks, g.extra_latency_s, g.count);
+      const costmodel::ChunkPath& p = g.chunk_path;
+      k += fmt::format("g{} {} {} {} {} {} {} {} {} [", s, g.group_ranks, g.extra_latency_s,
+                       g.count, g.pipelined, p.latency_s, p.seconds_per_byte, p.slowest_latency_s,
+                       p.slowest_seconds_per_byte);
       for (int f : g.flows) k += fmt::format("{} ", f);
       k += "] ";
     }

@@ -25,10 +25,12 @@
 namespace vitsim::sim {
 
 // One stage of a one-class all-reduce for a given message: its flow classes' route latencies and
-// transfer times, and the latency of its remaining phases.
+// transfer times, the latency of its remaining phases, and its least duration (a pipelined ring's
+// chunk path: flow_least_duration_s).
 struct ClosedFormStage {
   std::vector<std::pair<double, double>> flows;  // (route latency s, payload / rate s)
   double extra_latency_s = 0;
+  double least_duration_s = 0;
 };
 
 // How one all-reduce of a bucket moves the clock.
@@ -36,7 +38,8 @@ struct ClosedFormAllReduce {
   std::vector<ClosedFormStage> stages;  // equations; or, when empty, `duration_s`
   double duration_s = 0;
   // The clock after the all-reduce started at `t`: per stage, the slowest flow's
-  // (t + latency) + transfer, then the stage's extra latency (as SimGrid adds them).
+  // (t + latency) + transfer, or t + the least duration if later, then the stage's extra latency
+  // (as SimGrid adds them).
   double end(double t) const;
 };
 

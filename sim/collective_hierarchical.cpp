@@ -70,8 +70,9 @@ CollectivePlan plan_hierarchical(const PlatformPlan& plan, costmodel::Collective
   const double k = static_cast<double>(g.k);
   // Each stage is the groups with a rule; the groups are moved in where last used, since a stage
   // holds a group per node and an entry per rank.
-  auto stage = [](CollectiveStage groups, StageRule rule) {
+  auto stage = [&plan](CollectiveStage groups, StageRule rule) {
     groups.rule = rule;
+    plan_ring_chunk_paths(plan, groups);
     return groups;
   };
   const StageRule intra_rs{&kRingPattern, CollectiveOp::kReduceScatter, 1, kIntraReduceScatterTag};
@@ -93,13 +94,13 @@ CollectivePlan plan_hierarchical(const PlatformPlan& plan, costmodel::Collective
 }
 
 // Ring stages (three for an all-reduce, two for the others): at flow level four simcalls each; at
-// step level three per phase.
+// step level six per phase (collective_ring.cpp, ring_simcalls).
 double hierarchical_simcalls(const CollectiveSize& s) {
   const double n = static_cast<double>(s.ranks), k = static_cast<double>(s.ranks_per_node);
   const double nodes = std::max(1.0, n / k);
   const bool all_reduce = s.op == costmodel::CollectiveOp::kAllReduce;
   if (s.flow_level) return (all_reduce ? 3 : 2) * 4;
-  return 3 * (all_reduce ? 2 * (k - 1) + 2 * (nodes - 1) : (k - 1) + (nodes - 1));
+  return 6 * (all_reduce ? 2 * (k - 1) + 2 * (nodes - 1) : (k - 1) + (nodes - 1));
 }
 
 }  // namespace

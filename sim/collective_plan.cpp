@@ -73,8 +73,17 @@ int64_t flow_phases(const StageRule& stage, int64_t group_ranks) {
 }
 
 double flow_extra_latency_s(const StageRule& stage, const CollectiveGroup& group) {
+  if (group.pipelined) return 0;
   const int64_t phases = flow_phases(stage, static_cast<int64_t>(group.ranks.size()));
   return static_cast<double>(phases - 1) * group.max_latency_s;
+}
+
+double flow_least_duration_s(const StageRule& stage, int64_t group_ranks, bool pipelined,
+                             const costmodel::ChunkPath& path, double bytes) {
+  const int64_t phases = flow_phases(stage, group_ranks);
+  if (!pipelined || phases < 1) return 0;
+  const double per_hop = flow_edge_bytes(stage, group_ranks, bytes) / static_cast<double>(phases);
+  return costmodel::chunk_path_time_s(path, per_hop);
 }
 
 std::vector<std::pair<int64_t, int64_t>> flow_edges(const StageRule& stage,

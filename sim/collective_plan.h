@@ -15,6 +15,7 @@
 
 #include "costmodel/collective.h"
 #include "costmodel/collective_op.h"
+#include "costmodel/collective_ring.h"
 #include "sim/platform_plan.h"
 
 namespace vitsim::sim {
@@ -31,6 +32,14 @@ struct CollectiveGroup {
   std::vector<std::vector<int64_t>> channels;
   std::vector<std::vector<size_t>> channel_pos;  // per channel, per rank: its place in the order
   double max_latency_s = 0;  // largest route latency of the group's edges (StagePattern::edges)
+  // A ring whose sends run ahead of their receives (collective_ring.h, plan_ring_chunk_paths):
+  // the largest chunk path over its ring orders, which the flow level charges instead of
+  // (phases - 1) x max_latency_s.
+  bool pipelined = false;
+  costmodel::ChunkPath chunk_path;
+  // Per ring order, per position: the seconds per byte of the edge from that rank (its share of
+  // its route's narrowest link): the step level spaces a connection's sends by it (in order).
+  std::vector<std::vector<double>> edge_seconds_per_byte;
   int64_t ring_count() const {
     return channels.empty() ? 1 : static_cast<int64_t>(channels.size());
   }
@@ -54,6 +63,8 @@ struct StagePattern {
   // Rank by rank (collectives.h): what the flow level needs made before any actor runs (in
   // maestro; may be null), and one rank's part of the stage at step and at flow level.
   void (*prepare_flow)(Collectives& engine, size_t stage);
+  // Step level, in maestro before any actor runs (may be null).
+  void (*prepare_step)(Collectives& engine, size_t stage);
   void (*run_step)(Collectives& engine, size_t stage, int64_t rank, double bytes);
   void (*run_flow)(Collectives& engine, size_t stage, int64_t rank, double bytes);
 };
@@ -118,8 +129,15 @@ uint64_t message_payload(double bytes);
 double flow_edge_bytes(const StageRule& stage, int64_t group_ranks, double bytes);
 // Message phases the stage stands for; < 1: the stage does nothing (a group of one rank).
 int64_t flow_phases(const StageRule& stage, int64_t group_ranks);
-// Latency of the phases after the first: (phases - 1) x the group's largest route latency.
+// Latency of the phases after the first: (phases - 1) x the group's largest route latency; 0 for a
+// pipelined ring, which lasts at least flow_least_duration_s instead.
 double flow_extra_latency_s(const StageRule& stage, const CollectiveGroup& group);
+// A pipelined ring's least duration, from the moment its last member arrives, for `bytes` of the
+// operation: its chunk path with each hop carrying flow_edge_bytes / phases
+// (costmodel::chunk_path_time_s); the stage ends at the later of this and its slowest edge. 0 for
+// other groups. The class level calls it with its groups' figures (rank_classes.h).
+double flow_least_duration_s(const StageRule& stage, int64_t group_ranks, bool pipelined,
+                             const costmodel::ChunkPath& path, double bytes);
 // The edges (sender, receiver) of one group of a stage, each carrying flow_edge_bytes.
 std::vector<std::pair<int64_t, int64_t>> flow_edges(const StageRule& stage,
                                                     const CollectiveGroup& group);

@@ -64,21 +64,73 @@ void ring_prepare(Collectives& e, size_t s) {
   }
 }
 
-// `phases` messages of `chunk_bytes` to the next rank of `order`, each with a receive from the
-// previous one.
+// Step level: NCCL's sender writes into the receiver's slots whether or not it has arrived, so
+// every ring mailbox has a permanent receiver on its rank's host from the start (its sends flow
+// at once, the first collective's as the later ones').
+void ring_prepare_step(Collectives& e, size_t s) {
+  for (const CollectiveGroup& g : e.stage(s).groups) {
+    const size_t n = g.ranks.size();
+    std::vector<std::vector<int64_t>> one;
+    const auto& all = ring_orders(g, one);
+    for (size_t c = 0; n > 1 && c < all.size(); ++c) {
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t to = all[c][(i + 1) % n];
+        e.box(all[c][i], to, ring_tag(e, s, g, c))->set_receiver(e.receiver(to));
+      }
+    }
+  }
+}
+
+// `phases` messages of `chunk_bytes` to the next rank of `order`, each sent once the previous
+// phase's message from the previous rank is in (its data). As NCCL's connections do, a sender
+// writes into its receiver's buffer whether or not the receiver has arrived, and only while it
+// has room: a phase takes costmodel::ring_phase_chunks of the connection's kRingBufferChunks,
+// given back when the receiver has the phase. So a sender runs ring_window_phases ahead of its
+// receiver (2 phases of up to 2 MiB, 1 above), no phase waits for both neighbours, and a chunk's
+// path pays each hop's own latency. A phase larger than the whole buffer waits for its receiver
+// to come for it (receiver_ready; the buffer's 4 MiB head start is not modelled).
+// docs/simulator.md, "Small buckets on many ranks".
 void ring_step(Collectives& e, const std::vector<int64_t>& order, size_t pos, int64_t phases,
-               double chunk_bytes, int tag) {
+               double chunk_bytes, int tag, double seconds_per_byte) {
   const size_t n = order.size();
   if (n < 2 || phases < 1) return;
   const int64_t me = order[pos], next = order[(pos + 1) % n], prev = order[(pos + n - 1) % n];
+  const bool fits = costmodel::ring_phase_fits_buffer(chunk_bytes);
   sg4::Mailbox* out = e.box(me, next, tag);
   sg4::Mailbox* in = e.box(prev, me, tag);
-  for (int64_t p = 0; p < phases; ++p) {
-    int* data = nullptr;
-    sg4::CommPtr send = out->put_async(e.token(), message_payload(chunk_bytes));
-    sg4::CommPtr recv = in->get_async<int>(&data);
-    sg::wait_all({send, recv});
+  const sg4::SemaphorePtr next_ready = fits ? nullptr : e.receiver_ready(me, next, tag);
+  const sg4::SemaphorePtr me_ready = fits ? nullptr : e.receiver_ready(prev, me, tag);
+  const auto capacity = static_cast<unsigned>(costmodel::kRingBufferChunks);
+  const sg4::SemaphorePtr room_out = e.buffer(me, next, tag, capacity);
+  const sg4::SemaphorePtr room_in = e.buffer(prev, me, tag, capacity);
+  const int64_t chunks = fits ? costmodel::ring_phase_chunks(chunk_bytes) : 0;
+  const int64_t window = costmodel::ring_window_phases(chunk_bytes);
+  std::vector<int*> slots(static_cast<size_t>(window), nullptr);
+  std::vector<sg4::CommPtr> sends(static_cast<size_t>(phases)), recvs(static_cast<size_t>(phases));
+  double next_send_s = 0;
+  for (int64_t p = 0; p < std::min(window, phases); ++p) {
+    recvs[static_cast<size_t>(p)] = in->get_async<int>(&slots[static_cast<size_t>(p)]);
+    if (me_ready) me_ready->release();
   }
+  for (int64_t p = 0; p < phases; ++p) {
+    for (int64_t c = 0; c < chunks; ++c) room_out->acquire();
+    if (next_ready) next_ready->acquire();
+    // The receiver had phase p - window, so that send is done (the wait returns at once).
+    if (p >= window) sends[static_cast<size_t>(p - window)]->wait();
+    // A connection sends its slots in order: a message's bytes leave after the previous one's.
+    if (sg4::Engine::get_clock() < next_send_s) sg4::this_actor::sleep_until(next_send_s);
+    sends[static_cast<size_t>(p)] = out->put_async(e.token(), message_payload(chunk_bytes));
+    next_send_s = sg4::Engine::get_clock() + chunk_bytes * seconds_per_byte;
+    recvs[static_cast<size_t>(p)]->wait();
+    for (int64_t c = 0; c < chunks; ++c) room_in->release();
+    if (p + window < phases) {
+      recvs[static_cast<size_t>(p + window)] =
+          in->get_async<int>(&slots[static_cast<size_t>(p % window)]);
+      if (me_ready) me_ready->release();
+    }
+  }
+  for (int64_t p = std::max<int64_t>(0, phases - window); p < phases; ++p)
+    sends[static_cast<size_t>(p)]->wait();
 }
 
 // The channels, step by step: each in an actor of its own on the rank's host (a rank waiting in
@@ -93,8 +145,8 @@ void ring_channels_step(Collectives& e, size_t s, int64_t rank, double bytes) {
     const size_t pos = g.channel_pos[i][static_cast<size_t>(rank)];
     rings.push_back(
         sg4::Actor::create("channel", e.host(rank), [&e, &g, i, pos, phases, bytes, n, c] {
-          ring_step(e, g.channels[i], pos, phases, bytes / n / c,
-                    kChannelTag + static_cast<int>(i));
+          ring_step(e, g.channels[i], pos, phases, bytes / n / c, kChannelTag + static_cast<int>(i),
+                    g.edge_seconds_per_byte[i][pos]);
         }));
   }
   for (auto& a : rings) a->join();
@@ -105,8 +157,10 @@ void ring_run_step(Collectives& e, size_t s, int64_t rank, double bytes) {
   const CollectiveGroup& g = st.groups[st.group_of[static_cast<size_t>(rank)]];
   if (!g.channels.empty()) return ring_channels_step(e, s, rank, bytes);
   const int64_t n = static_cast<int64_t>(g.ranks.size());
+  if (n < 2) return;  // nothing to send (and no edge to read a rate of)
   ring_step(e, g.ranks, st.pos_of[static_cast<size_t>(rank)], costmodel::ring_phases(st.rule.op, n),
-            bytes / (static_cast<double>(n) * st.rule.message_parts), st.rule.mailbox_tag);
+            bytes / (static_cast<double>(n) * st.rule.message_parts), st.rule.mailbox_tag,
+            g.edge_seconds_per_byte[0][st.pos_of[static_cast<size_t>(rank)]]);
 }
 
 // Every edge of the member's group flows at once (collectives.h, flow_edges); a member has one
@@ -123,8 +177,10 @@ void ring_run_flow(Collectives& e, size_t s, int64_t rank, double bytes) {
     outs.push_back(&g.edges[c][pos]);
     ins.push_back(&g.edges[c][(pos + n - 1) % n]);
   }
-  e.flow_edges(g, st.rule, outs, ins,
-               message_payload(flow_edge_bytes(st.rule, static_cast<int64_t>(n), bytes)));
+  const auto members = static_cast<int64_t>(n);
+  e.flow_edges(
+      g, st.rule, outs, ins, message_payload(flow_edge_bytes(st.rule, members, bytes)),
+      flow_least_duration_s(st.rule, members, g.plan->pipelined, g.plan->chunk_path, bytes));
 }
 
 // NCCL's ring channels (costmodel::ring_channels), counted from the NICs of the ranks' GPUs (a
@@ -165,6 +221,7 @@ CollectivePlan plan_ring(const PlatformPlan& plan, costmodel::CollectiveOp op) {
   if (!channels.empty()) rule.message_parts = static_cast<double>(channels.size());
   CollectivePlan out;
   out.stages.push_back(world_stage(plan, rule, std::move(channels)));
+  plan_ring_chunk_paths(plan, out.stages.back());
   CollectiveGroup& world = out.stages.back().groups.front();
   for (const auto& order : world.channels) {
     world.channel_pos.emplace_back(order.size());
@@ -175,16 +232,62 @@ CollectivePlan plan_ring(const PlatformPlan& plan, costmodel::CollectiveOp op) {
   return out;
 }
 
-// put, get, wait per phase; with channels an actor per channel (create, run, join). Flow level: a
-// put, a wait and a get per channel, and the barriers.
+// put, get, two waits (the receive, the send a window back), a buffer chunk taken and given back
+// per phase (two of each above 2 MiB, not counted); with channels an actor per channel (create,
+// run, join). Flow level: a put, a wait and a get per channel, and the barriers.
 double ring_simcalls(const CollectiveSize& s) {
   const double phases = static_cast<double>(costmodel::ring_phases(s.op, s.ranks));
   const double c = static_cast<double>(std::max<int64_t>(1, s.ring_channels));
   if (s.flow_level) return c > 1 ? 4 + 3 * c : 4;
-  return c > 1 ? c * (3 * phases + 3) : 3 * phases;
+  return c > 1 ? c * (6 * phases + 3) : 6 * phases;
+}
+
+// A link direction's index: the first half of a route goes up, the second down (platform_plan.h).
+size_t link_direction(const RouteLinks& r, size_t i) {
+  return 2 * static_cast<size_t>(r[i]) + (2 * i < r.size() ? 0 : 1);
 }
 
 }  // namespace
+
+void plan_ring_chunk_paths(const PlatformPlan& plan, CollectiveStage& stage) {
+  std::vector<int64_t> sharing(2 * plan.links.size(), 0);
+  for (const CollectiveGroup& g : stage.groups) {
+    for (const auto& [src, dst] : ring_edges(g)) {
+      const RouteLinks r = plan.route(src, dst);
+      for (size_t i = 0; i < r.size(); ++i) ++sharing[link_direction(r, i)];
+    }
+  }
+  for (CollectiveGroup& g : stage.groups) {
+    const size_t n = g.ranks.size();
+    g.pipelined = true;
+    g.chunk_path = {};
+    g.edge_seconds_per_byte.clear();
+    std::vector<std::vector<int64_t>> one;
+    for (const auto& order : ring_orders(g, one)) {
+      std::vector<costmodel::RingHop> hops;
+      for (size_t i = 0; n > 1 && i < n; ++i) {
+        const RouteLinks r = plan.route(order[i], order[(i + 1) % n]);
+        costmodel::RingHop h{plan.route_latency_s(order[i], order[(i + 1) % n]), 0};
+        for (size_t k = 0; k < r.size(); ++k) {
+          h.seconds_per_byte = std::max(
+              h.seconds_per_byte, static_cast<double>(sharing[link_direction(r, k)]) /
+                                      plan.links[static_cast<size_t>(r[k])].bandwidth_bytes_per_s);
+        }
+        hops.push_back(h);
+      }
+      g.edge_seconds_per_byte.emplace_back();
+      for (const auto& h : hops) g.edge_seconds_per_byte.back().push_back(h.seconds_per_byte);
+      const costmodel::ChunkPath p = costmodel::ring_chunk_path(
+          hops, costmodel::ring_phases(stage.rule.op, static_cast<int64_t>(n)));
+      costmodel::ChunkPath& c = g.chunk_path;
+      c.latency_s = std::max(c.latency_s, p.latency_s);
+      c.seconds_per_byte = std::max(c.seconds_per_byte, p.seconds_per_byte);
+      c.hops = p.hops;
+      c.slowest_latency_s = std::max(c.slowest_latency_s, p.slowest_latency_s);
+      c.slowest_seconds_per_byte = std::max(c.slowest_seconds_per_byte, p.slowest_seconds_per_byte);
+    }
+  }
+}
 
 const StagePattern kRingPattern{
     "ring",
@@ -193,6 +296,7 @@ const StagePattern kRingPattern{
     ring_edges,
     false,  // latency_after_barrier
     ring_prepare,
+    ring_prepare_step,
     ring_run_step,
     ring_run_flow,
 };

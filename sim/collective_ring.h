@@ -12,4 +12,9 @@ namespace vitsim::sim {
 // bus_factor(op, n) x M / message_parts. A group with channels runs one ring per channel at once.
 extern const StagePattern kRingPattern;
 
+// Marks each group of a ring stage pipelined and sets its chunk path (costmodel::ring_chunk_path
+// over each ring order, the largest): each edge's route latency, and its seconds per byte at its
+// share of its route's narrowest link, shared by the stage's edges that cross it (all groups').
+void plan_ring_chunk_paths(const PlatformPlan& plan, CollectiveStage& stage);
+
 }  // namespace vitsim::sim

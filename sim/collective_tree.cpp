@@ -144,6 +144,7 @@ const StagePattern kTreePattern{
     tree_edges,
     true,           // latency_after_barrier
     nullptr,        // prepare_flow: the tree's mailboxes are made as they are used
+    nullptr,        // prepare_step
     tree_run_step,  // an actor per tree, chunks pipelined
     tree_run_flow,  // every tree edge at once, between two barriers
 };

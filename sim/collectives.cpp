@@ -26,17 +26,46 @@ Collectives::Collectives(const CollectivePlan& plan, std::vector<sg4::Host*> hos
       groups_.back().push_back(std::move(state));
     }
   }
-  for (size_t s = 0; flow_level_ && s < plan_.stages.size(); ++s) {
+  for (size_t s = 0; s < plan_.stages.size(); ++s) {
     const StagePattern& pattern = *plan_.stages[s].rule.pattern;
-    if (pattern.prepare_flow) pattern.prepare_flow(*this, s);
+    if (flow_level_ && pattern.prepare_flow) pattern.prepare_flow(*this, s);
+    if (!flow_level_ && pattern.prepare_step) pattern.prepare_step(*this, s);
   }
 }
 
+// A daemon that waits for ever: it only stands for its host as a mailbox's permanent receiver (a
+// comm's data goes to its receiver's host). Not suspended: SimGrid suspends the comms of a
+// suspended receiver.
+sg4::ActorPtr Collectives::receiver(int64_t rank) {
+  auto it = receivers_.find(rank);
+  if (it != receivers_.end()) return it->second;
+  sg4::ActorPtr a = sg4::Actor::create("receiver" + std::to_string(rank), host(rank),
+                                       [] { sg4::Semaphore::create(0)->acquire(); });
+  a->daemonize();
+  receivers_[rank] = a;
+  return a;
+}
+
+uint64_t Collectives::edge_key(int64_t src, int64_t dst, int tag) const {
+  return (static_cast<uint64_t>(src) * static_cast<uint64_t>(n_) + static_cast<uint64_t>(dst)) *
+             kMailboxTags +
+         static_cast<uint64_t>(tag);
+}
+
+sg4::SemaphorePtr Collectives::buffer(int64_t src, int64_t dst, int tag, unsigned chunks) {
+  auto [it, made] = buffers_.try_emplace(edge_key(src, dst, tag));
+  if (made) it->second = sg4::Semaphore::create(chunks);
+  return it->second;
+}
+
+sg4::SemaphorePtr Collectives::receiver_ready(int64_t src, int64_t dst, int tag) {
+  auto [it, made] = ready_.try_emplace(edge_key(src, dst, tag));
+  if (made) it->second = sg4::Semaphore::create(0);
+  return it->second;
+}
+
 sg4::Mailbox* Collectives::box(int64_t src, int64_t dst, int tag) {
-  const uint64_t key =
-      (static_cast<uint64_t>(src) * static_cast<uint64_t>(n_) + static_cast<uint64_t>(dst)) *
-          kMailboxTags +
-      static_cast<uint64_t>(tag);
+  const uint64_t key = edge_key(src, dst, tag);
   auto it = boxes_.find(key);
   if (it != boxes_.end()) return it->second;
   sg4::Mailbox* m = sg4::Mailbox::by_name(std::to_string(src) + ">" + std::to_string(dst) + "#" +
@@ -52,7 +81,8 @@ sg4::Mailbox* Collectives::box(int64_t src, int64_t dst, int tag) {
 // two waits, two barriers, a sleep): the cost of a large simulation is its context switches
 // (bench/RESULTS.md, "Simulator").
 void Collectives::flow_edges(Group& g, const StageRule& stage, const std::vector<Box*>& outs,
-                             const std::vector<Box*>& ins, uint64_t payload) {
+                             const std::vector<Box*>& ins, uint64_t payload,
+                             double least_duration_s) {
   for (Box* in : ins) {
     if (!in->receiver_set) {
       in->mailbox->set_receiver(sg4::Actor::self());
@@ -60,6 +90,7 @@ void Collectives::flow_edges(Group& g, const StageRule& stage, const std::vector
     }
   }
   g.barrier->wait();
+  g.start_s = sg4::Engine::get_clock();
   if (outs.size() == 1) {
     outs.front()->mailbox->put(&token_, payload);
   } else {
@@ -69,6 +100,8 @@ void Collectives::flow_edges(Group& g, const StageRule& stage, const std::vector
   }
   if (++g.finished == g.plan->ranks.size()) {
     g.finished = 0;
+    const double until = g.start_s + least_duration_s;
+    if (until > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(until);
     const double extra = flow_extra_latency_s(stage, *g.plan);
     if (extra > 0) sg4::this_actor::sleep_for(extra);
   }

@@ -41,6 +41,7 @@ class Collectives : public AllReduce {
     const CollectiveGroup* plan = nullptr;
     simgrid::s4u::BarrierPtr barrier;
     size_t finished = 0;  // flow level (flow_edges): members whose outgoing edges are done
+    double start_s = 0;   // flow level: when the stage's last member arrived
     // Flow level, made by the pattern's prepare_flow: per ring order (channel), the mailbox of
     // edge i -> i+1.
     std::vector<std::vector<Box>> edges;
@@ -53,13 +54,25 @@ class Collectives : public AllReduce {
   }
   simgrid::s4u::Host* host(int64_t rank) const { return hosts_[static_cast<size_t>(rank)]; }
   simgrid::s4u::Mailbox* box(int64_t src, int64_t dst, int tag);
+  // The phases of src -> dst (tag) that the receiver has come to take, a semaphore from 0 made on
+  // first use: a ring phase larger than NCCL's connection buffer waits for one before it is sent
+  // (collective_ring.cpp, ring_step).
+  simgrid::s4u::SemaphorePtr receiver_ready(int64_t src, int64_t dst, int tag);
+  // The free chunks of the connection src -> dst (tag): a semaphore of `chunks`, made on first use
+  // by either end; a sender takes a phase's chunks, its receiver gives them back once it has the
+  // phase (collective_ring.cpp, ring_step).
+  simgrid::s4u::SemaphorePtr buffer(int64_t src, int64_t dst, int tag, unsigned chunks);
+  // In maestro: an actor on `rank`'s host that may be a mailbox's permanent receiver, so that
+  // sends to it flow before the rank's own actor arrives (one per rank, made on first use).
+  simgrid::s4u::ActorPtr receiver(int64_t rank);
   int* token() { return &token_; }  // what every comm carries (only its size matters)
   // Flow level: this member's edges `outs` flow at once with every other member's, from the moment
   // the last member arrives; the stage ends for all when the slowest edge is done, plus the
-  // latencies of the phases the flow stands for (the member whose edges end last sleeps them).
+  // latencies of the phases the flow stands for, and not before `least_duration_s` after it
+  // started (flow_least_duration_s; the member whose edges end last sleeps for both).
   // `ins`: the member's incoming edges, of which it is the permanent receiver.
   void flow_edges(Group& g, const StageRule& stage, const std::vector<Box*>& outs,
-                  const std::vector<Box*>& ins, uint64_t payload);
+                  const std::vector<Box*>& ins, uint64_t payload, double least_duration_s);
 
  private:
   const CollectivePlan& plan_;
@@ -67,7 +80,11 @@ class Collectives : public AllReduce {
   bool flow_level_;
   int64_t n_;
   std::vector<std::vector<Group>> groups_;  // per stage, per group
+  uint64_t edge_key(int64_t src, int64_t dst, int tag) const;
   std::unordered_map<uint64_t, simgrid::s4u::Mailbox*> boxes_;
+  std::unordered_map<uint64_t, simgrid::s4u::SemaphorePtr> ready_;
+  std::unordered_map<uint64_t, simgrid::s4u::SemaphorePtr> buffers_;
+  std::unordered_map<int64_t, simgrid::s4u::ActorPtr> receivers_;
   int token_ = 0;
 };
 

@@ -148,7 +148,10 @@ void start_colours(const PlatformPlan& plan, const CollectivePlan& collective,
     const CollectiveGroup& grp = *b.group_plan[e];
     const StageRule& stage = collective.stages[b.group_stage[e]].rule;
     b.color[group0 + e] =
-        ids({1, b.group_stage[e], grp.ranks.size(), bits(flow_extra_latency_s(stage, grp))});
+        ids({1, b.group_stage[e], grp.ranks.size(), bits(flow_extra_latency_s(stage, grp)),
+             grp.pipelined ? 1u : 0u, bits(grp.chunk_path.latency_s),
+             bits(grp.chunk_path.seconds_per_byte), bits(grp.chunk_path.slowest_latency_s),
+             bits(grp.chunk_path.slowest_seconds_per_byte)});
   }
   for (size_t f = 0; f < g.flows; ++f) {
     b.color[flow0 + f] = ids({2, bits(b.flows[f].simgrid_latency_s)});
@@ -290,6 +293,8 @@ ClassGroup quotient_group(const Built& b, const Cells& cells, size_t e, RankClas
   const CollectiveGroup& grp = *b.group_plan[e];
   cg.group_ranks = static_cast<int64_t>(grp.ranks.size());
   cg.extra_latency_s = flow_extra_latency_s(out.stages[b.group_stage[e]], grp);
+  cg.pipelined = grp.pipelined;
+  cg.chunk_path = grp.chunk_path;
   for (int64_t r : grp.ranks) cg.members.push_back(out.class_of_rank[static_cast<size_t>(r)]);
   std::sort(cg.members.begin(), cg.members.end());
   cg.members.erase(std::unique(cg.members.begin(), cg.members.end()), cg.members.end());

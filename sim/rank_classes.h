@@ -7,10 +7,10 @@
 // the timing of a flow-level all-reduce: rank -- its group in each stage (the group starts when its
 // last member arrives and ends for all when its last edge is done); group -- its edges (flows);
 // flow -- the link directions it crosses (max-min sharing). Starting colours: a rank's compute
-// kind; a group's stage, size and extra latency; a flow's route latency (CM02 shares a link in
-// inverse proportion to it); a link's bandwidth. Each flow class then crosses one link per class
-// of links, with a weight: how many flows of the class share one such link.
-// Pure data, no SimGrid.
+// kind; a group's stage, size, extra latency and chunk path; a flow's route latency (CM02 shares a
+// link in inverse proportion to it); a link's bandwidth. Each flow class then crosses one link per
+// class of links, with a weight: how many flows of the class share one such link. Pure data, no
+// SimGrid.
 #pragma once
 
 #include <cstdint>
@@ -40,7 +40,9 @@ struct ClassGroup {
   std::vector<int> flows;      // flow classes of its edges, all posted when the group starts
   int64_t group_ranks = 0;     // ranks per group
   double extra_latency_s = 0;  // flow_extra_latency_s of each group of the class
-  int64_t count = 0;           // groups it stands for
+  bool pipelined = false;      // each group's CollectiveGroup::pipelined and chunk_path
+  costmodel::ChunkPath chunk_path;
+  int64_t count = 0;  // groups it stands for
 };
 
 struct RankClasses {
