@@ -11,7 +11,7 @@ namespace {
 
 bool same_link(const PlanLink& a, const PlanLink& b) {
   return a.bandwidth_bytes_per_s == b.bandwidth_bytes_per_s && a.latency_s == b.latency_s &&
-         a.provenance == b.provenance && a.source == b.source && a.role == b.role && a.gpu == b.gpu;
+         a.provenance == b.provenance && a.role == b.role && a.gpu == b.gpu;
 }
 
 // Nodes per leaf when the leaves are consecutive runs of one length (1 on a star); 0 otherwise.
