@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -16,6 +17,7 @@
 #include "calibrate/cost_fit.h"
 #include "calibrate/repeat_check.h"
 #include "costmodel/collective_ring.h"
+#include "costmodel/statistics.h"
 
 namespace vitsim::calibrate {
 
@@ -84,6 +86,39 @@ std::vector<costmodel::RingLinkCost> fit_rings(
   return rings;
 }
 
+// The benchmarks' run-to-run spread of one class: the relative spread of each point's independent
+// blocks (block_times_s) around the point's mean, pooled over the points, and the fewest blocks a
+// point's mean rests on.
+struct BlockSpread {
+  double ss = 0;
+  int degrees_of_freedom = 0;
+  int fewest_blocks = 0;
+  std::string files;
+  void add(const schema::AllreducePoint& p, const std::string& file) {
+    if (p.block_times_s.size() < 2) return;
+    const auto k = static_cast<int>(p.block_times_s.size());
+    const double sd = costmodel::relative_sample_sd(p.block_times_s);
+    ss += sd * sd * (k - 1);
+    degrees_of_freedom += k - 1;
+    fewest_blocks = fewest_blocks == 0 ? k : std::min(fewest_blocks, k);
+    if (files.find(file) == std::string::npos) files += (files.empty() ? "" : ", ") + file;
+  }
+  // What a run's collective may differ from the fit by for the link's own variation: a new draw
+  // of it, and the benchmark's mean of `fewest_blocks` draws: spread x sqrt(1 + 1/blocks).
+  double rel() const {
+    if (degrees_of_freedom == 0) return 0;
+    return std::sqrt(ss / degrees_of_freedom) * std::sqrt(1 + 1.0 / fewest_blocks);
+  }
+  std::string text() const {
+    if (degrees_of_freedom == 0) return "";  // older benchmarks, imports: not measured
+    return fmt::format(
+        "; measured run-to-run spread of benchmark {}: {:.2f} % over independent blocks ({} "
+        "degree(s) of freedom), x sqrt(1 + 1/{} blocks) = {:.2f} % in the uncertainty",
+        files, 100 * std::sqrt(ss / degrees_of_freedom), degrees_of_freedom, fewest_blocks,
+        100 * rel());
+  }
+};
+
 }  // namespace
 
 std::vector<costmodel::LinkCost> fit_links(const std::vector<schema::ProfileInput>& profiles,
@@ -98,6 +133,7 @@ std::vector<costmodel::LinkCost> fit_links(const std::vector<schema::ProfileInpu
   std::map<std::string, std::string> files;
   std::map<std::string, bool> measured;
   std::map<std::string, int64_t> most_channels;
+  std::map<std::string, BlockSpread> blocks;
   for (const auto& in : profiles) {
     for (const auto& a : in.profile.allreduce) {
       // A ring over hosts with a NIC per GPU ran NCCL's channels, each through its own NIC:
@@ -112,6 +148,7 @@ std::vector<costmodel::LinkCost> fit_links(const std::vector<schema::ProfileInpu
         samples[a.link_class].push_back(x);
         sourced[a.link_class].push_back({x, a.ranks_per_node, in.file});
         by_ring[a.link_class][{a.ranks, a.ranks_per_node}].push_back(x);
+        blocks[a.link_class].add(p, in.file);
       }
       std::string& f = files[a.link_class];
       if (f.find(in.file) == std::string::npos) f += (f.empty() ? "" : ", ") + in.file;
@@ -130,10 +167,12 @@ std::vector<costmodel::LinkCost> fit_links(const std::vector<schema::ProfileInpu
     l.latency_s = f.latency_s;
     l.bandwidth_bytes_per_s = f.bandwidth_bytes_per_s;
     l.source = measured[cls] ? CostSource::kMeasured : CostSource::kImported;
-    l.uncertainty_rel = f.residual_rel;
+    // The fit's residual (how well the form holds the points) and the link's own variation
+    // (docs/uncertainty.md, "link, measured"), independent: in quadrature.
+    l.uncertainty_rel = std::hypot(f.residual_rel, blocks[cls].rel());
     l.derived_from = fmt::format(
         "alpha-beta fit (ring: 2(N-1)/N*M/bw + 2(N-1)*lat) of {} point(s){} from [{}]{}; {}; "
-        "residual {:.2f}%",
+        "residual {:.2f}%{}",
         pts.size(), repeats_note(measured_pts.size(), pts.size(), spread_rel), files[cls],
         most_channels[cls] > 1
             ? fmt::format(" (rings over hosts with a NIC per GPU: M / {} channels per NIC)",
@@ -144,9 +183,13 @@ std::vector<costmodel::LinkCost> fit_links(const std::vector<schema::ProfileInpu
                                                 "(the points cannot determine it)",
                                                 *prior * 1e6)
                                   : std::string("latency = 0 (no cluster file names this class)")),
-        100 * f.residual_rel);
+        100 * f.residual_rel, blocks[cls].text());
     if (!f.latency_fitted && !prior) notes.push_back("link " + cls + ": latency unknown, set to 0");
     l.rings = fit_rings(cls, by_ring[cls], f.latency_s, notes);
+    for (auto& r : l.rings) {  // a shape's points are the class's: the class's pooled spread
+      r.uncertainty_rel = std::hypot(r.uncertainty_rel, blocks[cls].rel());
+      r.derived_from += blocks[cls].text();
+    }
     links.push_back(l);
   }
   return links;

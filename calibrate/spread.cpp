@@ -51,6 +51,33 @@ double fit_residual(const std::map<int64_t, std::vector<double>>& totals,
   return std::sqrt(ss / static_cast<double>(totals.size()));
 }
 
+// The profiles' independent blocks (block_step_times_s): the pooled relative variance of the
+// blocks' mean steps around each (profile, micro-batch)'s mean, and how many blocks stand behind
+// a micro-batch's mean over the profiles.
+void add_repeat_spread(const std::vector<const schema::ProfileInput*>& group, ComputeSpread& out) {
+  double ss = 0;
+  std::map<int64_t, int> blocks;  // micro-batch -> blocks over the profiles
+  std::vector<std::string> files;
+  for (const schema::ProfileInput* in : group) {
+    bool recorded = false;
+    for (const auto& m : in->profile.compute) {
+      const auto& v = m.block_step_times_s;
+      if (v.size() < 2) continue;
+      const double sd = costmodel::relative_sample_sd(v);
+      ss += sd * sd * static_cast<double>(v.size() - 1);
+      out.repeat_degrees_of_freedom += static_cast<int>(v.size() - 1);
+      blocks[m.micro_batch] += static_cast<int>(v.size());
+      recorded = true;
+    }
+    if (recorded) files.push_back(in->file);
+  }
+  if (out.repeat_degrees_of_freedom == 0) return;
+  out.repeat_spread_rel = std::sqrt(ss / out.repeat_degrees_of_freedom);
+  out.repeat_blocks = blocks.begin()->second;
+  for (const auto& [b, n] : blocks) out.repeat_blocks = std::min(out.repeat_blocks, n);
+  for (const auto& f : files) out.repeat_files += (out.repeat_files.empty() ? "" : ", ") + f;
+}
+
 }  // namespace
 
 double forward_backward_s(const schema::MicroBatchProfile& m, double* iqr_s) {
@@ -99,6 +126,7 @@ ComputeSpread compute_spread(const std::vector<const schema::ProfileInput*>& gro
     }
   }
   out.profiles = static_cast<int>(group.size());
+  add_repeat_spread(group, out);
   if (!whole.empty()) out.step_spread_rel = costmodel::median(whole);
   out.step_noise_rel = out.step_spread_rel ? *out.step_spread_rel
                        : noise.empty()     ? 0.0
@@ -123,7 +151,7 @@ ComputeSpread compute_spread(const std::vector<const schema::ProfileInput*>& gro
     out.launch_spread_rel = std::sqrt(launch_ss / out.launch_degrees_of_freedom);
   out.from = fmt::format(
       "step noise: median IQR/1.349 of {} profile micro-batch(es) ({}); node spread: {}; launch "
-      "spread: {}",
+      "spread: {}; run-to-run spread within a profile: {}",
       noise.size(),
       out.step_spread_rel ? "whole steps"
                           : "the layers' ranges summed: no whole-step range recorded",
@@ -132,7 +160,13 @@ ComputeSpread compute_spread(const std::vector<const schema::ProfileInput*>& gro
           : std::string("no micro-batch profiled on two hosts"),
       out.launch_spread_rel ? fmt::format("repeated profiles on one host, {} degree(s) of freedom",
                                           out.launch_degrees_of_freedom)
-                            : std::string("no host profiled a micro-batch twice"));
+                            : std::string("no host profiled a micro-batch twice"),
+      out.repeat_spread_rel
+          ? fmt::format("{:.2f} % over independent blocks of {}, {} degree(s) of freedom",
+                        100 * *out.repeat_spread_rel, out.repeat_files,
+                        out.repeat_degrees_of_freedom)
+          : std::string("unknown: the profiles record no independent blocks "
+                        "(block_step_times_s; older profiles, imports)"));
   return out;
 }
 
@@ -159,18 +193,41 @@ double launch_spread_or_prior(const PooledSpreads& pooled) {
   return pooled.launch_rel.value_or(costmodel::kDefaultLaunchSpreadRel);
 }
 
+namespace {
+
+bool own_launch_spread(const ComputeSpread& own) {
+  return own.launch_spread_rel &&
+         own.launch_degrees_of_freedom >= kOwnLaunchSpreadMinDegreesOfFreedom;
+}
+
+// launch_spread_of takes the profiles' blocks: no repeated profiles to go by, blocks recorded.
+bool launch_from_blocks(const ComputeSpread& own, const PooledSpreads& pooled) {
+  return !own_launch_spread(own) && !pooled.launch_rel && own.repeat_spread_rel;
+}
+
+}  // namespace
+
 double launch_spread_of(const ComputeSpread& own, const PooledSpreads& pooled, std::string* from) {
-  if (own.launch_spread_rel &&
-      own.launch_degrees_of_freedom >= kOwnLaunchSpreadMinDegreesOfFreedom) {
+  if (own_launch_spread(own)) {
     if (from)
       *from = fmt::format("the device's own: repeated profiles on one host, {} degrees of freedom",
                           own.launch_degrees_of_freedom);
     return *own.launch_spread_rel;
   }
-  if (from)
-    *from = pooled.launch_rel ? "pooled over the device types profiled twice on one host"
-                              : "prior: the study's repeated runs (costmodel/uncertainty.h)";
-  return launch_spread_or_prior(pooled);
+  if (pooled.launch_rel) {
+    if (from) *from = "pooled over the device types profiled twice on one host";
+    return *pooled.launch_rel;
+  }
+  if (launch_from_blocks(own, pooled)) {
+    if (from)
+      *from = fmt::format(
+          "measured run-to-run spread of profile {}: its independent blocks' mean steps, {} "
+          "degree(s) of freedom",
+          own.repeat_files, own.repeat_degrees_of_freedom);
+    return *own.repeat_spread_rel;
+  }
+  if (from) *from = "prior: the study's repeated runs (costmodel/uncertainty.h)";
+  return costmodel::kDefaultLaunchSpreadRel;
 }
 
 void set_measured_spreads(const ComputeSpread& own, const PooledSpreads& pooled,
@@ -181,21 +238,25 @@ void set_measured_spreads(const ComputeSpread& own, const PooledSpreads& pooled,
   std::string launch_from;
   const double launch = launch_spread_of(own, pooled, &launch_from);
   // What the mean of the profiles is uncertain by: the spread between them, node to node where
-  // they come from several hosts (or hosts not known), launch to launch where from one.
+  // they come from several hosts (or hosts not known), launch to launch where from one; where
+  // the launch spread is the profiles' own blocks', the blocks' spread over the blocks behind
+  // the mean (the profile's mean is one of them averaged, a run another draw).
   const bool one_host = own.launch_spread_rel && !own.node_spread_rel;
-  const double between = one_host ? launch : node;
+  const bool from_blocks = !one_host && !own.node_spread_rel && launch_from_blocks(own, pooled);
+  const double between = one_host ? launch : from_blocks ? launch : node;
+  const int behind = from_blocks ? own.repeat_blocks : own.profiles;
   c.node_spread_rel = node;
   c.step_noise_rel = own.step_noise_rel;
   c.step_spread_rel = own.step_spread_rel.value_or(0.0);
   c.launch_spread_rel = launch;
   c.process_spread_rel =
       pooled.process_rel && pooled.launch_rel ? std::min(*pooled.process_rel, launch) : 0.0;
-  c.uncertainty_rel =
-      std::hypot(own.fit_residual_rel, between / std::sqrt(std::max(1, own.profiles)));
+  c.uncertainty_rel = std::hypot(own.fit_residual_rel, between / std::sqrt(std::max(1, behind)));
   c.uncertainty_from = fmt::format(
-      "systematic = hypot(fitted step's residual {:.2f} %, {} spread / sqrt({} profiles)); node "
+      "systematic = hypot(fitted step's residual {:.2f} %, {} spread / sqrt({} {})); node "
       "spread {:.2f} % ({}); launch spread {:.2f} % ({}); process spread {:.2f} % ({}); {}",
-      100 * own.fit_residual_rel, one_host ? "launch" : "node", own.profiles, 100 * node,
+      100 * own.fit_residual_rel, one_host || from_blocks ? "launch" : "node", behind,
+      from_blocks ? "blocks" : "profiles", 100 * node,
       pooled.node_rel ? "pooled over the device types profiled on two or more hosts"
                       : "unknown: no device type profiled on two hosts",
       100 * launch, launch_from, 100 * c.process_spread_rel,

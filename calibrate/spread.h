@@ -34,6 +34,13 @@ struct ComputeSpread {
   int node_degrees_of_freedom = 0;          // sum over micro-batches of (hosts - 1)
   std::optional<double> launch_spread_rel;  // absent: no host has two profiles of a micro-batch
   int launch_degrees_of_freedom = 0;        // sum over (micro-batch, host) of (profiles - 1)
+  // Run to run within a profile: the relative spread of its independent blocks' mean steps
+  // (block_step_times_s), pooled over its micro-batches and the group's profiles; absent where no
+  // profile recorded blocks (older profiles, imports: unknown).
+  std::optional<double> repeat_spread_rel;
+  int repeat_degrees_of_freedom = 0;  // sum over (profile, micro-batch) of (blocks - 1)
+  int repeat_blocks = 0;              // blocks behind the profiles' mean at a micro-batch, fewest
+  std::string repeat_files;           // the profiles that recorded blocks, comma-separated
   // RMS over the profiled micro-batches of (fitted step / mean measured step - 1), forward and
   // backward of every layer summed; 0 with a single micro-batch (scaled through it, not fitted).
   double fit_residual_rel = 0;
@@ -77,8 +84,10 @@ double launch_spread_or_prior(const PooledSpreads& pooled);
 // gives each device 30 (11 passes x 3 micro-batches); its quick loop 6, so it pools.
 inline constexpr int kOwnLaunchSpreadMinDegreesOfFreedom = 10;
 
-// The launch spread of a device: its own where it has kOwnLaunchSpreadMinDegreesOfFreedom,
-// else the pooled one, else the prior; `from` (if given) says which.
+// The launch spread of a device: its own repeated profiles' where they have
+// kOwnLaunchSpreadMinDegreesOfFreedom, else the pooled one, else the measured run-to-run spread
+// of its profiles' independent blocks (repeat_spread_rel), else the prior; `from` (if given) says
+// which.
 double launch_spread_of(const ComputeSpread& own, const PooledSpreads& pooled,
                         std::string* from = nullptr);
 

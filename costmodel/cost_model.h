@@ -109,8 +109,8 @@ struct DeviceCosts {
   // the whole step's step-to-step spread where measured on whole steps (else 0): the noise the
   // slowest of N ranks brings to every synchronisation (docs/simulator.md, "Stragglers")
   double step_spread_rel = 0;
-  // launch to launch of one configuration (repeated profiles on one host; else the study's
-  // figure, kDefaultLaunchSpreadRel in costmodel/uncertainty.h)
+  // launch to launch of one configuration (repeated profiles on one host; else the profile's
+  // independent blocks; else the study's figure, kDefaultLaunchSpreadRel in uncertainty.h)
   double launch_spread_rel = 0;
   // the part of launch_spread_rel that each rank's process draws on its own (<= it; 0 where not
   // measured): the ranks' slowest sets the step (docs/uncertainty.md, "process to process")
@@ -169,7 +169,9 @@ struct LinkCost {
   double bandwidth_bytes_per_s = 0;
   CostSource source = CostSource::kMeasured;
   std::string derived_from;
-  double uncertainty_rel = 0;  // the alpha-beta fit's relative residual (1 sigma)
+  // The alpha-beta fit's relative residual, with the benchmarks' measured run-to-run spread
+  // where they recorded blocks (calibrate/link_fit.cpp), 1 sigma.
+  double uncertainty_rel = 0;
   // Fits of single ring shapes, where the class was measured at several shapes with two or more
   // message sizes each; a job whose ring has one of these shapes takes that fit.
   std::vector<RingLinkCost> rings;

@@ -63,4 +63,13 @@ double spearman(const std::vector<double>& a, const std::vector<double>& b) {
   return sab / std::sqrt(saa * sbb);
 }
 
+double relative_sample_sd(const std::vector<double>& values) {
+  if (values.size() < 2) return 0.0;
+  const double m = mean(values);
+  if (m == 0) return 0.0;
+  double ss = 0;
+  for (double x : values) ss += (x - m) * (x - m);
+  return std::sqrt(ss / static_cast<double>(values.size() - 1)) / std::abs(m);
+}
+
 }  // namespace vitsim::costmodel

@@ -18,6 +18,11 @@ double interquartile_range(const std::vector<double>& values);
 
 double mean(const std::vector<double>& values);
 
+// Sample standard deviation (n - 1 in the denominator) relative to the mean: the dispersion of
+// repeated measurements of one quantity (a profile's independent blocks, docs/uncertainty.md).
+// 0 for fewer than two values or a mean of 0.
+double relative_sample_sd(const std::vector<double>& values);
+
 // Fractional ranks (1-based), ties get the mean of the ranks they span.
 std::vector<double> fractional_ranks(const std::vector<double>& values);
 

@@ -115,10 +115,11 @@ std::pair<double, double> compute_offsets(const RangeInputs& in, double noise_re
           std::hypot(common, std::hypot(rank_hi, proc_hi))};
 }
 
-// launch_half: the launch's half-width, relative to the whole step.
+// launch_half: the launch's half-width, relative to the whole step; run_half: the learned run
+// term's, in seconds per step (both common to every rank and step of a launch).
 Quantiles scaled(double median, double compute_s, double comm_s, std::pair<double, double> c,
-                 double comm_half, double launch_half) {
-  const double whole = median * launch_half;
+                 double comm_half, double launch_half, double run_half_s) {
+  const double whole = std::hypot(median * launch_half, run_half_s);
   const double lo = std::hypot(std::hypot(compute_s * c.first, comm_s * comm_half), whole);
   const double hi = std::hypot(std::hypot(compute_s * c.second, comm_s * comm_half), whole);
   return {std::max(0.0, median - lo), median, median + hi};
@@ -131,6 +132,8 @@ PredictionRange prediction_range(const RangeInputs& in) {
     throw std::invalid_argument("prediction_range: coverage must be in (0, 1)");
   if (in.ranks < 1 || in.steps_per_epoch < 1)
     throw std::invalid_argument("prediction_range: ranks and steps_per_epoch must be >= 1");
+  if (!(in.run_term_spread_s >= 0))
+    throw std::invalid_argument("prediction_range: run_term_spread_s must be >= 0");
   PredictionRange r;
   r.coverage = in.coverage;
   const double z = normal_quantile(0.5 + in.coverage / 2);
@@ -139,7 +142,7 @@ PredictionRange prediction_range(const RangeInputs& in) {
   const double compute_s = std::min(in.compute_s, in.step_time_s);
   const double comm_s = in.step_time_s - compute_s;
   r.step_time_s = scaled(in.step_time_s, compute_s, comm_s, compute_offsets(in, in.step_noise_rel),
-                         z * in.comm_rel, z * in.launch_rel);
+                         z * in.comm_rel, z * in.launch_rel, z * in.run_term_spread_s);
   // Over an epoch the step-to-step noise averages out (1/sqrt(steps)); what is common to all
   // steps (a slower node, a mis-estimated cost, this launch) does not. A launch spread is
   // measured between whole runs or passes: their step noise, averaged, is in it already.
@@ -149,7 +152,7 @@ PredictionRange prediction_range(const RangeInputs& in) {
           : in.step_noise_rel / std::sqrt(static_cast<double>(in.steps_per_epoch));
   const double k = in.step_time_s > 0 ? in.epoch_time_s / in.step_time_s : 0.0;
   const Quantiles e = scaled(in.step_time_s, compute_s, comm_s, compute_offsets(in, epoch_noise),
-                             z * in.comm_rel, z * in.launch_rel);
+                             z * in.comm_rel, z * in.launch_rel, z * in.run_term_spread_s);
   // e x (epoch / step) is not the epoch to the last bit: a zero-width range must still hold it.
   r.epoch_time_s = {std::min(e.p10 * k, in.epoch_time_s), in.epoch_time_s,
                     std::max(e.p90 * k, in.epoch_time_s)};

@@ -62,6 +62,10 @@ struct RangeInputs {
   // passes, so it already holds their step noise averaged over their steps, and the epoch counts
   // no step noise of its own. Also true where launch_rel > 0.
   bool launch_measured = false;
+  // A term learned from training runs (docs/learning-from-runs.md) in the step: one sigma of it
+  // in seconds per step, the runs' rank-to-rank spread of what they paid beyond the fit; common
+  // to the step's ranks (one host) and to every step of a launch. 0: no learned term.
+  double run_term_spread_s = 0;
   double coverage = 0.8;  // central share of the interval
 };
 

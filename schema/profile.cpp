@@ -37,16 +37,41 @@ LayerTiming read_layer_timing(const Node& n, LayerOrderCheck& order) {
   return t;
 }
 
+// Independent blocks' mean times (block_step_times_s, block_times_s): two or more, each > 0.
+std::vector<double> read_blocks(const Node& n) {
+  std::vector<double> out;
+  for (const Node& b : n.items()) out.push_back(b.within(costmodel::kPositiveDurationS));
+  if (out.size() < 2) {
+    n.fail("two or more blocks' mean times", n.describe(),
+           "one block has no spread; leave the key out where the timings were not repeated");
+  }
+  return out;
+}
+
 // `first_step_as_epoch_start`: a measured profile of version 2 or older, whose
 // epoch_start_time_s timed the process's first step (docs/formats/profile.md).
 MicroBatchProfile read_micro_batch(const Node& n, const costmodel::LayerGraph& graph,
                                    bool first_step_as_epoch_start) {
-  n.expect_keys({"micro_batch", "repetitions", "layers", "optimizer_time_s",
-                 "host_to_device_time_s", "data_time_s", "step_overhead_time_s",
-                 "peak_memory_bytes", "step_spread_s", "epoch_start_time_s", "process_start_time_s",
-                 "optimizer_after_wait_time_s", "optimizer_wait_s", "data_after_wait_time_s",
-                 "gradient_local_time_s", "bucket_copy_time_s", "recompute_time_s",
-                 "unit_gather_time_s", "unit_free_time_s"});
+  n.expect_keys({"micro_batch",
+                 "repetitions",
+                 "layers",
+                 "optimizer_time_s",
+                 "host_to_device_time_s",
+                 "data_time_s",
+                 "step_overhead_time_s",
+                 "peak_memory_bytes",
+                 "step_spread_s",
+                 "epoch_start_time_s",
+                 "process_start_time_s",
+                 "optimizer_after_wait_time_s",
+                 "optimizer_wait_s",
+                 "data_after_wait_time_s",
+                 "gradient_local_time_s",
+                 "bucket_copy_time_s",
+                 "recompute_time_s",
+                 "unit_gather_time_s",
+                 "unit_free_time_s",
+                 "block_step_times_s"});
   MicroBatchProfile m;
   m.micro_batch = n["micro_batch"].count(costmodel::kMicroBatch);
   m.repetitions = n["repetitions"].count(costmodel::kRepetitions);
@@ -80,6 +105,7 @@ MicroBatchProfile read_micro_batch(const Node& n, const costmodel::LayerGraph& g
   if (auto p = n.get("unit_free_time_s")) m.unit_free_time_s = p->within(costmodel::kDurationS);
   if (auto p = n.get("peak_memory_bytes")) m.peak_memory_bytes = p->within(costmodel::kBytesOrZero);
   if (auto p = n.get("step_spread_s")) m.step_spread_s = p->within(costmodel::kDurationS);
+  if (auto p = n.get("block_step_times_s")) m.block_step_times_s = read_blocks(*p);
   const auto after_wait = n.get("optimizer_after_wait_time_s");
   const auto wait = n.get("optimizer_wait_s");
   if (after_wait.has_value() != wait.has_value()) {
@@ -123,7 +149,8 @@ void check_bandwidth(const Node& n, double stated, double expected, const std::s
 }
 
 AllreducePoint read_point(const Node& n, int64_t ranks, costmodel::CollectiveOp collective) {
-  n.expect_keys({"message_bytes", "time_s", "algbw_bytes_per_s", "busbw_bytes_per_s"});
+  n.expect_keys(
+      {"message_bytes", "time_s", "algbw_bytes_per_s", "busbw_bytes_per_s", "block_times_s"});
   AllreducePoint p;
   p.message_bytes = n["message_bytes"].within(costmodel::kBytes);
   p.time_s = n["time_s"].within(costmodel::kPositiveDurationS);
@@ -136,6 +163,7 @@ AllreducePoint read_point(const Node& n, int64_t ranks, costmodel::CollectiveOp 
       std::string(collective == costmodel::CollectiveOp::kAllReduce ? "algbw * 2(n-1)/n"
                                                                     : "algbw * (n-1)/n") +
           " (n = " + std::to_string(ranks) + ")");
+  if (auto b = n.get("block_times_s")) p.block_times_s = read_blocks(*b);
   return p;
 }
 
@@ -256,6 +284,7 @@ Json write_micro_batch(const MicroBatchProfile& m) {
   if (m.unit_free_time_s) j["unit_free_time_s"] = *m.unit_free_time_s;
   if (m.peak_memory_bytes) j["peak_memory_bytes"] = *m.peak_memory_bytes;
   if (m.step_spread_s) j["step_spread_s"] = *m.step_spread_s;
+  if (!m.block_step_times_s.empty()) j["block_step_times_s"] = m.block_step_times_s;
   if (m.epoch_start_time_s) j["epoch_start_time_s"] = *m.epoch_start_time_s;
   if (m.process_start_time_s) j["process_start_time_s"] = *m.process_start_time_s;
   if (m.optimizer_after_wait_time_s && m.optimizer_wait_s) {
@@ -273,6 +302,7 @@ Json write_allreduce(const AllreduceProfile& a) {
                       {"time_s", p.time_s},
                       {"algbw_bytes_per_s", p.algbw_bytes_per_s},
                       {"busbw_bytes_per_s", p.busbw_bytes_per_s}});
+    if (!p.block_times_s.empty()) points.back()["block_times_s"] = p.block_times_s;
   }
   Json j = {
       {"link_class", a.link_class}, {"ranks", a.ranks}, {"backend", a.backend}, {"points", points}};

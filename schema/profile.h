@@ -73,6 +73,13 @@ struct MicroBatchProfile {
   // optimizer and the rest together): its step-to-step noise as measured, not a sum of the
   // phases' ranges; absent where it was not measured (older profiles, compute summaries).
   std::optional<double> step_spread_s;
+  // The mean whole step of each of two or more independent blocks of timed steps, the blocks
+  // taken one after another over the profile's span, interleaved with the other micro-batches'
+  // (vitsim-train profile --repeat-blocks): their dispersion is the machine's own run-to-run
+  // spread (frequency, memory bandwidth, neighbours moving over minutes), which consecutive
+  // steps of one block hide (docs/formats/profile.md). Empty where not measured (older profiles,
+  // imports): the spread is then unknown.
+  std::vector<double> block_step_times_s;
   // How much longer an epoch's first step takes than a steady one when the epoch is not the
   // process's first (the data loader's restart): a vitsim-train profile's first step after a
   // restart of its loader, an imported log's epoch-first steps after the first epoch; absent
@@ -94,6 +101,10 @@ struct AllreducePoint {
   double time_s = 0;             // median
   double algbw_bytes_per_s = 0;  // message_bytes / time_s
   double busbw_bytes_per_s = 0;  // algbw * busbw_factor (nccl-tests' definition)
+  // The mean time of each of two or more independent blocks of the timed iterations, the blocks
+  // taken in rounds over the message sizes (vitsim-train bench-allreduce --repeat-blocks): the
+  // link's run-to-run spread. Empty where not measured (older files, imports).
+  std::vector<double> block_times_s;
 };
 
 struct AllreduceProfile {

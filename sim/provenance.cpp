@@ -104,6 +104,16 @@ costmodel::PredictionRange range_of(const schema::ConfigPrediction& p,
   }
   for (const auto& u : p.provenance.links)
     in.comm_rel = std::max(in.comm_rel, u.link.uncertainty_rel);
+  // The term learned from runs, where the simulator added one (sim/rank_plan.cpp: ranks sharing
+  // one host): its runs' spread (docs/learning-from-runs.md).
+  if (in.nodes == 1 && in.ranks >= 2 && slowest != p.ranks.end()) {
+    for (const auto& u : p.provenance.links) {
+      const costmodel::LinkCost* link = costs.find_link(u.link.link_class);
+      const costmodel::RunStepOverhead* t =
+          link ? link->find_run_overhead(slowest->device, p.config.precision, in.ranks) : nullptr;
+      if (t) in.run_term_spread_s = std::max(in.run_term_spread_s, t->spread_s);
+    }
+  }
   return costmodel::prediction_range(in);
 }
 

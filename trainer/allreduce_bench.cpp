@@ -80,6 +80,47 @@ void compute_for(double seconds) {
   }
 }
 
+// One message size: its iterations' times over every block, each block's mean.
+struct SizeRun {
+  int64_t count = 0;
+  double message_bytes = 0;
+  int64_t iterations = 0;
+  std::vector<double> times;          // from the last rank's start, rank 0's clock
+  std::vector<double> own_s;          // the slowest rank's own time from the barrier
+  std::vector<double> block_means_s;  // the mean of `times` in each block
+};
+
+// `untimed` then `timed` iterations of one size, each after a barrier (and the compute before it).
+void time_block(const AllreduceBenchOptions& o, MpiWorld& world, Communicator& comm,
+                const BenchBuffers& buffers, int64_t untimed, int64_t timed, double clock_offset_s,
+                SizeRun& r) {
+  std::vector<double> starts, ends, own_s;
+  for (int64_t i = 0; i < untimed + timed; ++i) {
+    world.barrier();
+    comm.synchronize();
+    if (o.compute_before_s > 0) compute_for(o.compute_before_s);
+    const double t0 = MpiWorld::now_s();
+    comm.wait(buffers.start(comm, o.collective));
+    comm.synchronize();
+    if (i >= untimed) {
+      const double t1 = MpiWorld::now_s();
+      starts.push_back(t0 + clock_offset_s);
+      ends.push_back(t1 + clock_offset_s);
+      own_s.push_back(t1 - t0);
+    }
+  }
+  // A rank that leaves the barrier late (a CPU quota's throttled period, a descheduled process)
+  // makes the others wait inside the all-reduce: the simulator adds that wait itself, for the
+  // stragglers it models (docs/simulator.md, "Stragglers"), so the point is the transfer alone.
+  const std::vector<double> times =
+      times_from_last_arrival(world.allgather(starts), world.allgather(ends), world.size());
+  // Printed beside it: the slowest rank's own time from the barrier (the late start counted in).
+  world.allreduce_max(own_s);
+  r.times.insert(r.times.end(), times.begin(), times.end());
+  r.own_s.insert(r.own_s.end(), own_s.begin(), own_s.end());
+  r.block_means_s.push_back(mean_and_spread(times).mean);
+}
+
 }  // namespace
 
 schema::AllreduceProfile run_allreduce_bench(const AllreduceBenchOptions& o, MpiWorld& world,
@@ -129,47 +170,42 @@ schema::AllreduceProfile run_allreduce_bench(const AllreduceBenchOptions& o, Mpi
   }
   // Reduce-scatter and all-gather: whole buffers of n equal blocks (count a multiple of n).
   const int64_t granule = o.collective == costmodel::CollectiveOp::kAllReduce ? 1 : n;
+  std::vector<SizeRun> sizes;
   for (double bytes = o.min_bytes; bytes <= o.max_bytes * (1 + 1e-9); bytes *= 2) {
-    const int64_t count = std::max<int64_t>(1, static_cast<int64_t>(bytes / 4) / granule) * granule;
-    const double msg_bytes = static_cast<double>(count) * 4;
-    const BenchBuffers buffers = make_buffers(o.collective, count, n, options);
-    const int64_t iters =
-        std::clamp<int64_t>(static_cast<int64_t>(o.bytes_per_size / msg_bytes), 3, o.iterations);
-    std::vector<double> starts, ends, own_s;
-    for (int64_t i = 0; i < o.warmup + iters; ++i) {
-      world.barrier();
-      comm.synchronize();
-      if (o.compute_before_s > 0) compute_for(o.compute_before_s);
-      const double t0 = MpiWorld::now_s();
-      comm.wait(buffers.start(comm, o.collective));
-      comm.synchronize();
-      if (i >= o.warmup) {
-        const double t1 = MpiWorld::now_s();
-        starts.push_back(t0 + clock_offset_s);
-        ends.push_back(t1 + clock_offset_s);
-        own_s.push_back(t1 - t0);
-      }
+    SizeRun r;
+    r.count = std::max<int64_t>(1, static_cast<int64_t>(bytes / 4) / granule) * granule;
+    r.message_bytes = static_cast<double>(r.count) * 4;
+    r.iterations = std::clamp<int64_t>(static_cast<int64_t>(o.bytes_per_size / r.message_bytes), 3,
+                                       o.iterations);
+    sizes.push_back(r);
+  }
+  // The timed iterations of each size in up to `repeat_blocks` blocks, the sizes in turn within
+  // each round: a size's blocks lie apart over the benchmark's span (docs/formats/profile.md,
+  // block_times_s). The first block follows the warm-up, each later one a single untimed
+  // iteration.
+  for (int64_t k = 0; k < std::max<int64_t>(1, o.repeat_blocks); ++k) {
+    for (SizeRun& r : sizes) {
+      const int64_t blocks = std::clamp<int64_t>(o.repeat_blocks, 1, r.iterations);
+      if (k >= blocks) continue;
+      const int64_t timed = r.iterations / blocks + (k < r.iterations % blocks ? 1 : 0);
+      time_block(o, world, comm, make_buffers(o.collective, r.count, n, options),
+                 k == 0 ? o.warmup : std::min<int64_t>(1, o.warmup), timed, clock_offset_s, r);
     }
-    // A rank that leaves the barrier late (a CPU quota's throttled period, a descheduled process)
-    // makes the others wait inside the all-reduce: the simulator adds that wait itself, for the
-    // stragglers it models (docs/simulator.md, "Stragglers"), so the point is the transfer alone.
-    const std::vector<double> times =
-        times_from_last_arrival(world.allgather(starts), world.allgather(ends), n);
-    // Printed beside it: the slowest rank's own time from the barrier (the late start counted in).
-    world.allreduce_max(own_s);
-    const double from_barrier_s = mean_and_spread(own_s).mean;
+  }
+  for (const SizeRun& r : sizes) {
     schema::AllreducePoint p;
-    p.message_bytes = msg_bytes;
-    p.time_s = mean_and_spread(times).mean;  // a training step pays the mean, as nccl-tests times
-    p.algbw_bytes_per_s = msg_bytes / p.time_s;
+    p.message_bytes = r.message_bytes;
+    p.time_s = mean_and_spread(r.times).mean;  // a training step pays the mean, as nccl-tests times
+    p.algbw_bytes_per_s = r.message_bytes / p.time_s;
     p.busbw_bytes_per_s = p.algbw_bytes_per_s * costmodel::bus_factor(o.collective, n);
+    if (r.block_means_s.size() >= 2) p.block_times_s = r.block_means_s;
     profile.points.push_back(p);
     if (world.rank() == 0) {
-      std::printf(" %13.0f %12lld %8s %6s %12.2f %9.3f %9.3f %13.2f\n", msg_bytes,
-                  static_cast<long long>(count), "float",
+      std::printf(" %13.0f %12lld %8s %6s %12.2f %9.3f %9.3f %13.2f\n", r.message_bytes,
+                  static_cast<long long>(r.count), "float",
                   o.collective == costmodel::CollectiveOp::kAllGather ? "none" : "sum",
                   p.time_s * 1e6, p.algbw_bytes_per_s / 1e9, p.busbw_bytes_per_s / 1e9,
-                  from_barrier_s * 1e6);
+                  mean_and_spread(r.own_s).mean * 1e6);
       std::fflush(stdout);
     }
   }

@@ -6,7 +6,8 @@
 // each started after a barrier (and the compute before it, if asked) and timed from the last rank's
 // start until the last rank has the sum (on rank 0's clock: times_from_last_arrival); the mean is
 // reported (what an epoch of all-reduces pays, and what nccl-tests reports: its time is a timed
-// loop's over its iterations).
+// loop's over its iterations). The timed iterations come in independent blocks, the sizes in
+// turn, whose means are recorded too.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +35,9 @@ struct AllreduceBenchOptions {
   // to back, as nccl-tests.
   double compute_before_s = 0;
   costmodel::CollectiveOp collective = costmodel::CollectiveOp::kAllReduce;
+  // Each size's timed iterations in this many independent blocks (at most its iterations), the
+  // sizes in turn: their means' spread is the link's run-to-run spread (block_times_s).
+  int64_t repeat_blocks = 4;
 };
 
 // "4K", "16M", "512M", "1G" (binary multiples, like nccl-tests), or plain bytes.

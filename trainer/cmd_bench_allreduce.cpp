@@ -29,6 +29,10 @@ int cmd_bench_allreduce(int argc, char** argv) {
   app.add_option("--warmup", o.warmup, "untimed iterations per size")->capture_default_str();
   app.add_option("--iterations", o.iterations, "timed iterations per size (max)")
       ->capture_default_str();
+  app.add_option("--repeat-blocks", o.repeat_blocks,
+                 "each size's timed iterations in this many independent blocks (at most its "
+                 "iterations), the sizes in turn; 1: no run-to-run spread recorded")
+      ->capture_default_str();
   app.add_option("--collective", collective,
                  "all-reduce | reduce-scatter | all-gather (ZeRO's; size = the whole buffer of n "
                  "blocks, busbw = algbw x (n-1)/n, as nccl-tests)")
@@ -72,6 +76,8 @@ int cmd_bench_allreduce(int argc, char** argv) {
       if (!(o.compute_before_s >= 0 && o.compute_before_s <= 3600)) {
         throw std::invalid_argument("--compute-before-s must be in [0, 3600] seconds");
       }
+      if (o.repeat_blocks < 1 || o.repeat_blocks > 1000000)
+        throw std::invalid_argument("--repeat-blocks must be in 1..1000000");
       if (o.min_bytes > o.max_bytes) throw std::invalid_argument("--min-bytes exceeds --max-bytes");
       if (!(timeout_s >= 1e-3 && timeout_s <= 1e7)) {
         throw std::invalid_argument("--collective-timeout-s must be in [0.001, 1e7] seconds");

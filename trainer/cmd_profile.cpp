@@ -1,4 +1,5 @@
 // vitsim-train profile: per-layer forward/backward times per micro-batch -> profile JSON.
+#include <algorithm>
 #include <iostream>
 
 #include "clikit/list_options.h"
@@ -33,6 +34,11 @@ int cmd_profile(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--repetitions", o.repetitions, "timed training steps per micro-batch (means)")
       ->capture_default_str();
+  auto* blocks =
+      app.add_option("--repeat-blocks", o.repeat_blocks,
+                     "the timed steps in this many independent blocks, the micro-batches "
+                     "in turn (1 to --repetitions; 1: no run-to-run spread recorded; "
+                     "default: 4, at most --repetitions)");
   app.add_option("--full-steps", full_steps,
                  "no longer used (every timed repetition is a whole step); accepted for old "
                  "command lines");
@@ -68,6 +74,13 @@ int cmd_profile(int argc, char** argv) {
       o.optimizer = clikit::parse_option(optimizer, "optimizer", costmodel::parse_optimizer);
       if (o.repetitions < 1 || o.warmup < 0) {
         throw std::invalid_argument("--repetitions must be >= 1, --warmup >= 0");
+      }
+      if (blocks->count() == 0) o.repeat_blocks = std::min<int64_t>(4, o.repetitions);
+      if (o.repeat_blocks < 1 || o.repeat_blocks > o.repetitions) {
+        throw std::invalid_argument("--repeat-blocks: expected 1 to --repetitions (" +
+                                    std::to_string(o.repetitions) + "), got " +
+                                    std::to_string(o.repeat_blocks) +
+                                    " (hint: each block needs one timed step at least)");
       }
       validate_threads(o.threads);
       if (full_steps != 0) {

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
+#include <iterator>
 #include <limits>
+#include <map>
+#include <memory>
 #include <optional>
 #include <random>
 #include <thread>
@@ -23,6 +25,8 @@
 #include "trainer/master_weights.h"
 #include "trainer/mpi_world.h"
 #include "trainer/multi_tensor_adamw.h"
+#include "trainer/profile_table.h"
+#include "trainer/resident_set.h"
 #include "trainer/run_context.h"
 #include "trainer/step_stats.h"
 #include "trainer/tf32_switch.h"
@@ -83,9 +87,27 @@ class Profiler {
     }
   }
 
-  schema::MicroBatchProfile profile(int64_t b);
+  // The first block of micro-batch b (after the warm-up) and everything measured once per
+  // micro-batch (starts, the optimizer after a wait, peak memory, sharding costs).
+  schema::MicroBatchProfile profile(int64_t b, int64_t block_steps);
+  // Another independent block of b's timed steps: a fresh loader, one untimed step (its restart),
+  // then `block_steps` timed ones.
+  void repeat_block(int64_t b, int64_t block_steps);
+  // m's means over every block's timed steps, and the blocks' mean steps where there are two.
+  void finish(schema::MicroBatchProfile& m) const;
 
  private:
+  // Random CIFAR-sized images through the real loader, so the data wait is the one training sees.
+  struct Feed {
+    CifarImages data;
+    std::vector<int64_t> order;
+    std::unique_ptr<BatchLoader> loader;
+  };
+  std::unique_ptr<Feed> feed(int64_t b, int64_t steps) const;
+  void add_block(int64_t b, std::vector<ProfiledStep> timed);
+  std::map<int64_t, std::vector<ProfiledStep>> timed_;  // micro-batch -> every block's steps
+  std::map<int64_t, std::vector<double>> block_means_;  // micro-batch -> each block's mean step
+
   void sync() {
     if (device_.is_cuda()) torch::cuda::synchronize();
   }
@@ -153,27 +175,6 @@ class Profiler {
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
 };
 
-// Peak resident set since the last reset, bytes; -1 where /proc cannot tell.
-double peak_rss_bytes() {
-  std::ifstream in("/proc/self/status");
-  std::string key;
-  while (in >> key) {
-    if (key == "VmHWM:") {
-      double kb = 0;
-      in >> kb;
-      return kb * 1024;
-    }
-    std::getline(in, key);
-  }
-  return -1;
-}
-
-bool reset_peak_rss() {
-  std::ofstream out("/proc/self/clear_refs");
-  out << "5";  // resets VmHWM to the current RSS (Linux >= 4.0)
-  return static_cast<bool>(out.flush());
-}
-
 // One training step with contiguous timestamps: every phase's time is measured, none is a
 // difference of separate measurements, and the phases add up to the step.
 ProfiledStep Profiler::step(BatchLoader& loader, double wait_before_optimizer_s) {
@@ -236,7 +237,47 @@ ProfiledStep Profiler::step(BatchLoader& loader, double wait_before_optimizer_s)
   return s;
 }
 
-schema::MicroBatchProfile Profiler::profile(int64_t b) {
+std::unique_ptr<Profiler::Feed> Profiler::feed(int64_t b, int64_t steps) const {
+  auto f = std::make_unique<Feed>();
+  f->data.pixels.resize(b * steps * kCifarImageBytes);
+  std::mt19937 rng(static_cast<uint32_t>(o_.seed));
+  for (auto& p : f->data.pixels) p = static_cast<uint8_t>(rng() & 0xff);
+  for (int64_t i = 0; i < b * steps; ++i)
+    f->data.labels.push_back(static_cast<int32_t>(i % o_.model.classes % 10));
+  BatchLoaderOptions lo;
+  lo.image_size = o_.model.image_size;
+  lo.pin_memory = device_.is_cuda();  // as the trainer loads
+  f->loader = std::make_unique<BatchLoader>(f->data, lo);
+  f->order.resize(b * steps);
+  for (int64_t i = 0; i < b * steps; ++i) f->order[i] = i;
+  f->loader->start_epoch(f->order, b, 0);
+  return f;
+}
+
+void Profiler::add_block(int64_t b, std::vector<ProfiledStep> timed) {
+  double sum_s = 0;
+  for (const auto& t : timed) sum_s += step_total_s(t);
+  block_means_[b].push_back(sum_s / static_cast<double>(timed.size()));
+  auto& all = timed_[b];
+  all.insert(all.end(), std::make_move_iterator(timed.begin()),
+             std::make_move_iterator(timed.end()));
+}
+
+void Profiler::repeat_block(int64_t b, int64_t block_steps) {
+  const std::unique_ptr<Feed> f = feed(b, block_steps + 1);
+  step(*f->loader);  // the loader's restart: an epoch's first step, not a steady one
+  std::vector<ProfiledStep> timed;
+  for (int64_t s = 0; s < block_steps; ++s) timed.push_back(step(*f->loader));
+  add_block(b, std::move(timed));
+}
+
+void Profiler::finish(schema::MicroBatchProfile& m) const {
+  summarize_profiled_steps(timed_.at(m.micro_batch), m);
+  const auto& means = block_means_.at(m.micro_batch);
+  if (means.size() >= 2) m.block_step_times_s = means;
+}
+
+schema::MicroBatchProfile Profiler::profile(int64_t b, int64_t block_steps) {
   schema::MicroBatchProfile m;
   m.micro_batch = b;
   const bool cpu_peak = device_.is_cpu() && b >= largest_ && reset_peak_rss();
@@ -252,21 +293,12 @@ schema::MicroBatchProfile Profiler::profile(int64_t b) {
     t.kind = graph.layers[i].kind;
     m.layers.push_back(t);
   }
-  // Random CIFAR-sized images through the real loader, so the data wait is the one training sees.
-  CifarImages data;
-  const int64_t steps = o_.warmup + o_.repetitions;
-  data.pixels.resize(b * steps * kCifarImageBytes);
-  std::mt19937 rng(static_cast<uint32_t>(o_.seed));
-  for (auto& p : data.pixels) p = static_cast<uint8_t>(rng() & 0xff);
-  for (int64_t i = 0; i < b * steps; ++i)
-    data.labels.push_back(static_cast<int32_t>(i % o_.model.classes % 10));
-  BatchLoaderOptions lo;
-  lo.image_size = o_.model.image_size;
-  lo.pin_memory = device_.is_cuda();  // as the trainer loads
-  BatchLoader loader(data, lo);
-  std::vector<int64_t> order(b * steps);
-  for (int64_t i = 0; i < b * steps; ++i) order[i] = i;
-  loader.start_epoch(order, b, 0);
+  const int64_t steps = o_.warmup + block_steps;
+  // Images for the warm-up and every timed step, as many as the once-a-micro-batch steps below use.
+  const int64_t fed = o_.warmup + o_.repetitions;
+  const std::unique_ptr<Feed> f = feed(b, fed);
+  BatchLoader& loader = *f->loader;
+  const std::vector<int64_t>& order = f->order;
   std::vector<ProfiledStep> timed;
   double first_s = 0;
   for (int64_t s = 0; s < steps; ++s) {
@@ -274,7 +306,8 @@ schema::MicroBatchProfile Profiler::profile(int64_t b) {
     if (s == 0) first_s = step_total_s(st);
     if (s >= o_.warmup) timed.push_back(std::move(st));
   }
-  summarize_profiled_steps(timed, m);
+  summarize_profiled_steps(timed, m);  // this block's: finish() takes every block's
+  add_block(b, timed);
   if (cold_) {
     // What an epoch's first step costs more than a steady one (docs/simulator.md, "From steps to
     // an epoch"), both kinds: the process's first training step, as a run's first (the loader's
@@ -295,7 +328,7 @@ schema::MicroBatchProfile Profiler::profile(int64_t b) {
     // step's data wait follows the last one's all-reduce).
     loader.start_epoch(order, b, 2);
     double optimizer_sum_s = 0, data_sum_s = 0;
-    const int64_t n = std::min(kStepsAfterWait, steps);
+    const int64_t n = std::min(kStepsAfterWait, fed);
     for (int64_t s = 0; s < n; ++s) {
       const ProfiledStep st = step(loader, kOptimizerWaitS);
       optimizer_sum_s += st.optimizer_s;
@@ -313,7 +346,7 @@ schema::MicroBatchProfile Profiler::profile(int64_t b) {
   }
 #endif
   if (o_.sharding_costs)
-    sharding_costs(loader, order, b, std::min<int64_t>(o_.repetitions, steps), m);
+    sharding_costs(loader, order, b, std::min<int64_t>(o_.repetitions, fed), m);
   return m;
 }
 
@@ -336,41 +369,6 @@ void Profiler::sharding_costs(BatchLoader& loader, const std::vector<int64_t>& o
   m.unit_free_time_s = gather.free_s;
 }
 
-void print_table(const schema::MicroBatchProfile& m) {
-  std::printf("micro-batch %lld (mean of %lld timed training steps)\n",
-              static_cast<long long>(m.micro_batch), static_cast<long long>(m.repetitions));
-  std::printf("  %-24s %12s %10s %12s %10s\n", "layer", "forward", "spread", "backward", "spread");
-  std::printf("  %-24s %12s %10s %12s %10s\n", "", "(ms)", "(ms)", "(ms)", "(ms)");
-  double step_s =
-      m.optimizer_time_s + m.host_to_device_time_s + m.data_time_s + m.step_overhead_time_s;
-  for (const auto& l : m.layers) {
-    std::printf("  %-24s %12.3f %10.3f %12.3f %10.3f\n", l.name.c_str(), l.forward_time_s * 1e3,
-                l.forward_spread_s * 1e3, l.backward_time_s * 1e3, l.backward_spread_s * 1e3);
-    step_s += l.forward_time_s + l.backward_time_s;
-  }
-  std::printf(
-      "  optimizer %.3f ms, host-to-device %.3f ms, data wait %.3f ms, step overhead "
-      "%.3f ms, whole step %.3f ms",
-      m.optimizer_time_s * 1e3, m.host_to_device_time_s * 1e3, m.data_time_s * 1e3,
-      m.step_overhead_time_s * 1e3, step_s * 1e3);
-  if (m.peak_memory_bytes) std::printf(", peak memory %.1f MiB", *m.peak_memory_bytes / 1048576.0);
-  if (m.bucket_copy_time_s)
-    std::printf(", bucket copy at 2+ ranks %.3f ms", *m.bucket_copy_time_s * 1e3);
-  if (m.recompute_time_s && m.unit_gather_time_s && m.unit_free_time_s)
-    std::printf(
-        ", checkpointed blocks' recomputation %.3f ms, a block's gather %.3f ms and free "
-        "%.3f ms at one rank",
-        *m.recompute_time_s * 1e3, *m.unit_gather_time_s * 1e3, *m.unit_free_time_s * 1e3);
-  if (m.optimizer_after_wait_time_s && m.optimizer_wait_s) {
-    std::printf(", optimizer after a %.0f-ms idle wait %.3f ms", *m.optimizer_wait_s * 1e3,
-                *m.optimizer_after_wait_time_s * 1e3);
-    if (m.data_after_wait_time_s)
-      std::printf(" (next data wait %.3f ms)", *m.data_after_wait_time_s * 1e3);
-  }
-  std::printf("\n");
-  std::fflush(stdout);
-}
-
 }  // namespace
 
 schema::Profile run_profile(const ProfileOptions& o, const std::vector<std::string>& argv) {
@@ -386,9 +384,20 @@ schema::Profile run_profile(const ProfileOptions& o, const std::vector<std::stri
   // start measured at several micro-batches (profiles that begin at each in turn) tells how it
   // grows with the micro-batch (docs/cost-model.md section 1, "The first step"). Written in
   // ascending order.
-  for (int64_t b : o.micro_batches) {
-    p.compute.push_back(profiler.profile(b));
-    if (o.verbose) print_table(p.compute.back());
+  // The timed steps in `repeat_blocks` blocks of (nearly) equal size, the micro-batches in turn
+  // within each round: a micro-batch's blocks lie minutes apart over the profile's span, so their
+  // spread holds what moves the machine between a profile and a run (docs/formats/profile.md).
+  const int64_t blocks = std::clamp<int64_t>(o.repeat_blocks, 1, o.repetitions);
+  const auto block_steps = [&](int64_t k) {
+    return o.repetitions / blocks + (k < o.repetitions % blocks ? 1 : 0);
+  };
+  for (int64_t b : o.micro_batches) p.compute.push_back(profiler.profile(b, block_steps(0)));
+  for (int64_t k = 1; k < blocks; ++k) {
+    for (int64_t b : o.micro_batches) profiler.repeat_block(b, block_steps(k));
+  }
+  for (auto& m : p.compute) {
+    profiler.finish(m);
+    if (o.verbose) print_profile_table(m);
   }
   std::stable_sort(p.compute.begin(), p.compute.end(),
                    [](const schema::MicroBatchProfile& x, const schema::MicroBatchProfile& y) {
@@ -397,6 +406,7 @@ schema::Profile run_profile(const ProfileOptions& o, const std::vector<std::stri
   p.context = trainer_context(argv, {{"device", p.device},
                                      {"device_name", p.device_name},
                                      {"warmup", o.warmup},
+                                     {"repeat_blocks", blocks},
                                      {"timing", "mean of timed training steps, phase by phase"}});
   return p;
 }

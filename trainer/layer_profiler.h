@@ -4,7 +4,8 @@
 // gradients dropped) and times every phase of each step with contiguous timestamps: each layer's
 // forward between layers, each layer's backward between the autograd hooks on the layers'
 // outputs. After `warmup` untimed steps, every layer time and host-side cost is the MEAN over the
-// `repetitions` timed steps (spread: the IQR), and the phases add up to the whole step.
+// `repetitions` timed steps (spread: the IQR), and the phases add up to the whole step. The timed
+// steps come in independent blocks, the micro-batches in turn, whose mean steps are recorded too.
 // Why not each layer alone, at its median (the first version): under a CPU quota a layer shorter
 // than the CFS period runs unthrottled or with a whole throttled gap, by the luck of its phase, so
 // medians of short layers came out up to 60% fast and the sum of the parts did not predict a step
@@ -29,6 +30,10 @@ struct ProfileOptions {
   std::vector<int64_t> micro_batches = {4, 8, 16};
   int64_t warmup = 2;        // untimed training steps first
   int64_t repetitions = 10;  // timed training steps behind each mean
+  // The timed steps of each micro-batch in this many independent blocks (at most `repetitions`),
+  // the micro-batches in turn: their mean steps' spread is the machine's run-to-run spread
+  // (docs/formats/profile.md, `block_step_times_s`); 1 = one block, no spread recorded.
+  int64_t repeat_blocks = 4;
   costmodel::Regime precision = costmodel::Regime::kFp32;
   std::string device = "cpu";  // "cpu" | "cuda"
   std::string device_id;       // recorded id (default "cpu" / "cuda")

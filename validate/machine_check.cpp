@@ -2,7 +2,9 @@
 #include "validate/machine_check.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <exception>
 
@@ -60,11 +62,17 @@ std::vector<std::string> machine_differences(const std::string& run_file,
 
 std::vector<std::string> machine_warnings(const std::string& run_file,
                                           const schema::Json& run_context,
-                                          const schema::Json& costs_context) {
+                                          const schema::Json& costs_context,
+                                          const std::vector<std::string>& run_hosts) {
   std::vector<std::string> out;
   const auto* profiles = field(costs_context, "profiles");
   if (!profiles || !profiles->is_array()) return out;
   const auto* device = field(run_context, "device");
+  std::vector<std::string> hosts;  // the run's, once each, in rank order
+  for (const auto& h : run_hosts)
+    if (std::find(hosts.begin(), hosts.end(), h) == hosts.end()) hosts.push_back(h);
+  if (const auto* h = field(run_context, "host"); hosts.empty() && h && h->is_string())
+    hosts.push_back(h->get<std::string>());
   for (const auto& path : *profiles) {
     if (!path.is_string()) continue;
     schema::Profile p;
@@ -77,6 +85,14 @@ std::vector<std::string> machine_warnings(const std::string& run_file,
     if (device && profile_device && *device != *profile_device) continue;
     for (auto& line : machine_differences(run_file, run_context, path, p.context))
       out.push_back(std::move(line));
+    const auto* profile_host = field(p.context, "host");
+    if (profile_host && profile_host->is_string() && !hosts.empty() &&
+        std::find(hosts.begin(), hosts.end(), profile_host->get<std::string>()) == hosts.end())
+      out.push_back(fmt::format(
+          "the profile {} was measured on host '{}', {} ran on {}: the costs are another "
+          "machine's speed, whatever its device id (hint: profile on a host of the run)",
+          path.get<std::string>(), profile_host->get<std::string>(), run_file,
+          fmt::join(hosts, ", ")));
   }
   return out;
 }

@@ -1,6 +1,6 @@
 // Whether a run and the profiles its cost model was calibrated from saw the same machine
-// (docs/formats/README.md, "context"): the CPU or GPU model (`device_name`), what else ran when
-// each started (`load_avg_1m`) and the CPU quota (`cpu_quota_cpus`), as vitsim-train records them.
+// (docs/formats/README.md, "context"): the host (`host`), the CPU or GPU model (`device_name`),
+// what else ran (`load_avg_1m`) and the CPU quota (`cpu_quota_cpus`), as vitsim-train records them.
 // A profile taken under other load, or on another model of the device, is not the speed the run
 // had: `vitsim validate --like` warns, naming both files, rather than leave a large error
 // unexplained. It predicts nothing from these figures.
@@ -25,9 +25,12 @@ std::vector<std::string> machine_differences(const std::string& run_file,
                                              const schema::Json& profile_context);
 
 // machine_differences against every profile the cost model's context lists under "profiles"
-// (vitsim calibrate records them) that can be read; a profile of another device is skipped.
+// (vitsim calibrate records them) that can be read; a profile of another device is skipped. Also
+// a profile measured on a host none of `run_hosts` (the run's ranks' hosts; the run context's
+// "host" where empty) is: the same device id on another machine is not that machine's speed.
 std::vector<std::string> machine_warnings(const std::string& run_file,
                                           const schema::Json& run_context,
-                                          const schema::Json& costs_context);
+                                          const schema::Json& costs_context,
+                                          const std::vector<std::string>& run_hosts = {});
 
 }  // namespace vitsim::validate

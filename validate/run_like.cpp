@@ -153,7 +153,7 @@ LikeResult predict_like(const std::vector<std::string>& run_logs, const LikeOpti
     r.cluster_file = cluster_file_of(file, r.log.config, o);
     const schema::ClusterSpec cluster = schema::read_cluster(r.cluster_file);
     std::vector<std::string> warnings = schema::fabric_warnings(cluster, catalog);
-    for (auto& w : machine_warnings(file, r.log.context, costs.context))
+    for (auto& w : machine_warnings(file, r.log.context, costs.context, r.log.config.hosts))
       warnings.push_back(std::move(w));
     for (auto& w : warnings)
       if (std::find(out.warnings.begin(), out.warnings.end(), w) == out.warnings.end())

@@ -3,6 +3,8 @@
 // one message size at a shape, gives no fit by shape (and a note that names the shape).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "calibrate/calibrator.h"
 #include "costmodel/collective_ring.h"
 #include "costmodel/transport_model.h"
@@ -71,6 +73,29 @@ TEST(LinkFit, OneShapeOrOneSizeGivesNoFitByShape) {
                           "message size: it takes the class fit";
   }
   EXPECT_TRUE(named);
+}
+
+// A benchmark whose points recorded independent blocks carries their measured run-to-run spread
+// into the link's uncertainty, in quadrature with the fit's residual and named with its file:
+// blocks that spread more give the wider uncertainty; points without blocks leave the residual.
+TEST(LinkFit, TheBenchmarksBlocksAreTheLinksRunToRunSpread) {
+  const auto with_blocks = [](const std::vector<double>& blocks) {
+    schema::AllreduceProfile a = bench(2, 11.4e6, 2e-4, kSizes);
+    for (auto& p : a.points)
+      for (double x : blocks) p.block_times_s.push_back(x * p.time_s);
+    return links_of({a}).costs.links.at(0);
+  };
+  const costmodel::LinkCost plain = links_of({bench(2, 11.4e6, 2e-4, kSizes)}).costs.links.at(0);
+  const costmodel::LinkCost quiet = with_blocks({1.00, 1.01, 0.99, 1.00});
+  const costmodel::LinkCost busy = with_blocks({1.00, 1.10, 0.90, 1.00});
+  EXPECT_LT(plain.uncertainty_rel, 1e-6);  // the points lie on the curve
+  // 4 points x 3 degrees of freedom, each block set's sample spread: sqrt(0.02 / 3) for busy.
+  EXPECT_NEAR(busy.uncertainty_rel, std::sqrt(0.02 / 3) * std::sqrt(1 + 1.0 / 4), 1e-6);
+  EXPECT_GT(busy.uncertainty_rel, 5 * quiet.uncertainty_rel);
+  EXPECT_NE(busy.derived_from.find("measured run-to-run spread of benchmark links.json"),
+            std::string::npos)
+      << busy.derived_from;
+  EXPECT_EQ(plain.derived_from.find("run-to-run"), std::string::npos) << plain.derived_from;
 }
 
 }  // namespace

@@ -102,6 +102,78 @@ TEST(Spread, ADeviceWithTenDegreesOfFreedomKeepsItsOwnLaunchSpread) {
   EXPECT_DOUBLE_EQ(c5.launch_spread_rel, *pooled5.launch_rel);
 }
 
+// One profile whose micro-batches record independent blocks' mean steps `blocks` x its step.
+schema::ProfileInput blocked(const std::vector<double>& blocks) {
+  schema::ProfileInput in = profile("node0", 1.0, costmodel::CostSource::kMeasured);
+  in.file = "blocked.json";
+  for (auto& m : in.profile.compute) {
+    const double step = forward_backward_s(m);
+    for (double x : blocks) m.block_step_times_s.push_back(x * step);
+  }
+  return in;
+}
+
+// The 80 % range of a one-rank step of 1 s that is all compute, from the device's costs as the
+// simulator's range takes them (sim/provenance.cpp, range_of).
+double range_width(const costmodel::DeviceCosts& c) {
+  costmodel::RangeInputs in;
+  in.step_time_s = in.epoch_time_s = in.compute_s = 1.0;
+  in.compute_systematic_rel = c.uncertainty_rel;
+  in.launch_rel = c.launch_spread_rel;
+  in.launch_measured = true;
+  const costmodel::PredictionRange r = costmodel::prediction_range(in);
+  return r.epoch_time_s.p90 - r.epoch_time_s.p10;
+}
+
+// A single profile with independent blocks: its blocks' spread is the launch spread (labelled
+// with the file), the profile's mean uncertain by it / sqrt(blocks); a profile whose blocks
+// spread more gives the wider range; one without blocks keeps the prior and says the spread is
+// unknown.
+TEST(Spread, AProfilesBlocksAreItsRunToRunSpreadAndWidenTheRange) {
+  const std::vector<double> quiet = {1.00, 1.01, 0.99, 1.00}, busy = {1.00, 1.12, 0.90, 1.05};
+  const ComputeSpread q = spread_of({blocked(quiet)}), b = spread_of({blocked(busy)});
+  ASSERT_TRUE(q.repeat_spread_rel.has_value());
+  EXPECT_NEAR(*q.repeat_spread_rel, rel_sample_std(quiet), 1e-12);
+  EXPECT_EQ(q.repeat_degrees_of_freedom, 6);  // two micro-batches x (4 blocks - 1)
+  EXPECT_EQ(q.repeat_blocks, 4);
+  EXPECT_FALSE(q.launch_spread_rel.has_value());  // no repeated profiles
+  costmodel::DeviceCosts cq, cb;
+  set_measured_spreads(q, pool_spreads({q}), cq);
+  set_measured_spreads(b, pool_spreads({b}), cb);
+  EXPECT_NEAR(cq.launch_spread_rel, rel_sample_std(quiet), 1e-12);
+  EXPECT_NEAR(cb.launch_spread_rel, rel_sample_std(busy), 1e-12);
+  EXPECT_NEAR(cq.uncertainty_rel, std::hypot(q.fit_residual_rel, cq.launch_spread_rel / 2), 1e-12);
+  EXPECT_NE(cq.uncertainty_from.find("measured run-to-run spread of profile blocked.json"),
+            std::string::npos)
+      << cq.uncertainty_from;
+  EXPECT_GT(range_width(cb), 3 * range_width(cq));
+  // Without blocks: the prior, and the spread said to be unknown.
+  const ComputeSpread none = spread_of({profile("node0", 1.0, costmodel::CostSource::kMeasured)});
+  EXPECT_FALSE(none.repeat_spread_rel.has_value());
+  costmodel::DeviceCosts cn;
+  set_measured_spreads(none, pool_spreads({none}), cn);
+  EXPECT_DOUBLE_EQ(cn.launch_spread_rel, costmodel::kDefaultLaunchSpreadRel);
+  EXPECT_NE(cn.uncertainty_from.find("run-to-run spread within a profile: unknown"),
+            std::string::npos)
+      << cn.uncertainty_from;
+}
+
+// Repeated profiles on one host stay the launch spread where they exist: the blocks within each
+// are the fallback, not a second opinion.
+TEST(Spread, RepeatedProfilesOutrankTheBlocksWithinOne) {
+  schema::ProfileInput a = blocked({1.0, 1.2, 0.8, 1.0}), b = blocked({1.0, 1.2, 0.8, 1.0});
+  for (auto& m : b.profile.compute)
+    for (auto& l : m.layers) l.forward_time_s *= 1.02, l.backward_time_s *= 1.02;
+  const ComputeSpread s = spread_of({a, b});
+  ASSERT_TRUE(s.launch_spread_rel.has_value());
+  costmodel::DeviceCosts c;
+  set_measured_spreads(s, pool_spreads({s}), c);
+  EXPECT_DOUBLE_EQ(c.launch_spread_rel, *s.launch_spread_rel);
+  EXPECT_NE(c.uncertainty_from.find("pooled over the device types profiled twice"),
+            std::string::npos)
+      << c.uncertainty_from;
+}
+
 // The forward time at micro-batch 8 that the fit gives every layer, in units of 1 ms (the
 // profiles' scale there).
 double fitted_scale(const std::vector<schema::ProfileInput>& in) {

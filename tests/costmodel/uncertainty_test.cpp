@@ -141,6 +141,31 @@ TEST(Uncertainty, LaunchSpreadCoversTheWholeStepAndReplacesTheEpochsStepNoise) {
               1e-9);
 }
 
+// The rule that combines the parts (docs/cost-model.md section 3, "Ranges"): a learned run
+// term's spread is seconds per step, common to the step, in quadrature with the launch spread
+// (a share of the whole step) and the compute's and communication's parts; epoch = the step's
+// offsets x steps. A negative spread is refused.
+TEST(Uncertainty, ALearnedRunTermsSpreadAddsInQuadratureWithTheLaunchSpread) {
+  RangeInputs in = base();  // compute 0.6 s of a 1 s step, 1000 steps
+  const double z = normal_quantile(0.9);
+  in.launch_rel = 0.05;
+  in.run_term_spread_s = 0.02;
+  PredictionRange r = prediction_range(in);
+  EXPECT_NEAR(r.step_time_s.p90 - 1.0, z * std::hypot(0.05, 0.02), 1e-12);
+  EXPECT_NEAR(1.0 - r.step_time_s.p10, z * std::hypot(0.05, 0.02), 1e-12);
+  EXPECT_NEAR(r.epoch_time_s.p90 - 1000.0, 1000 * z * std::hypot(0.05, 0.02), 1e-9);
+  in.compute_systematic_rel = 0.04;
+  in.comm_rel = 0.1;
+  r = prediction_range(in);
+  EXPECT_NEAR(r.epoch_time_s.p90 - 1000.0,
+              1000 * z * std::hypot(std::hypot(0.6 * 0.04, 0.4 * 0.1), std::hypot(0.05, 0.02)),
+              1e-9);
+  in.run_term_spread_s = 0;
+  EXPECT_LT(prediction_range(in).epoch_time_s.p90, r.epoch_time_s.p90);
+  in.run_term_spread_s = -0.01;
+  EXPECT_THROW(prediction_range(in), std::invalid_argument);
+}
+
 // The process part of the launch spread: each rank's process draws its own, so the slowest
 // rank's compute follows the maximum of the ranks' draws (over the ranks, even on one node: each
 // rank is a process); one rank takes it in full, as if it were common. A measured launch spread

@@ -218,6 +218,44 @@ TEST(Profile, TheBucketCopyRoundTripsWhereMeasured) {
   EXPECT_NE(e.find("bad.json: /compute/0/bucket_copy_time_s"), std::string::npos) << e;
 }
 
+// The independent blocks' mean steps and all-reduce times (the run-to-run spread): read and
+// written where measured, absent in older profiles (the spread unknown), refused with fewer than
+// two blocks or a block of 0 s, naming the field.
+TEST(Profile, TheBlocksMeanTimesRoundTripWhereMeasuredAndNeedTwo) {
+  Json doc = load_example("profile");
+  EXPECT_TRUE(read_profile(Node(doc, "old.json", "")).compute[0].block_step_times_s.empty());
+  EXPECT_FALSE(write_profile_json(read_profile(Node(doc, "old.json", "")))["compute"][0].contains(
+      "block_step_times_s"));
+  doc["compute"][0]["block_step_times_s"] = {0.0101, 0.0097, 0.0112};
+  const Profile p = read_profile(Node(doc, "blocks.json", ""));
+  EXPECT_EQ(p.compute[0].block_step_times_s, (std::vector<double>{0.0101, 0.0097, 0.0112}));
+  EXPECT_EQ(write_profile_json(p)["compute"][0]["block_step_times_s"],
+            Json({0.0101, 0.0097, 0.0112}));
+  doc["compute"][0]["block_step_times_s"] = {0.0101};
+  const std::string one = profile_error(doc);
+  EXPECT_NE(one.find("bad.json: /compute/0/block_step_times_s: expected two or more blocks' mean "
+                     "times"),
+            std::string::npos)
+      << one;
+  doc["compute"][0]["block_step_times_s"] = {0.0101, 0.0};
+  const std::string zero = profile_error(doc);
+  EXPECT_NE(zero.find("bad.json: /compute/0/block_step_times_s/1"), std::string::npos) << zero;
+  doc["compute"][0]["block_step_times_s"] = 0.01;
+  EXPECT_NE(profile_error(doc).find("/compute/0/block_step_times_s"), std::string::npos);
+  // An all-reduce point's blocks alike.
+  doc = load_example("profile");
+  doc["allreduce"][0]["points"][1]["block_times_s"] = {0.031, 0.033};
+  const Profile a = read_profile(Node(doc, "ar.json", ""));
+  EXPECT_TRUE(a.allreduce[0].points[0].block_times_s.empty());
+  EXPECT_EQ(a.allreduce[0].points[1].block_times_s, (std::vector<double>{0.031, 0.033}));
+  EXPECT_EQ(write_profile_json(a)["allreduce"][0]["points"][1]["block_times_s"],
+            Json({0.031, 0.033}));
+  EXPECT_FALSE(write_profile_json(a)["allreduce"][0]["points"][0].contains("block_times_s"));
+  doc["allreduce"][0]["points"][1]["block_times_s"] = Json::array();
+  EXPECT_NE(profile_error(doc).find("bad.json: /allreduce/0/points/1/block_times_s: expected two"),
+            std::string::npos);
+}
+
 TEST(Profile, NegativeTimeAndSize) {
   Json doc = load_example("profile");
   doc["compute"][0]["layers"][2]["backward_time_s"] = -0.001;

@@ -1,6 +1,7 @@
 // A link class's term learned from training runs (costmodel::RunStepOverhead; docs/cost-model.md
 // section 3, "Learned from runs") reaches a rank's step overhead only in a one-host job of the
-// term's device, precision and ranks per host, and nowhere else.
+// term's device, precision and ranks per host, and nowhere else; its spread widens the range of
+// those jobs alone.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -8,7 +9,9 @@
 #include <vector>
 
 #include "costmodel/layer_graph.h"
+#include "costmodel/uncertainty.h"
 #include "sim/placement.h"
+#include "sim/provenance.h"
 #include "sim/rank_plan.h"
 #include "sim_test_support.h"
 
@@ -64,6 +67,26 @@ TEST(LearnedOverhead, LeavesOtherShapesDevicesAndHostsAlone) {
     EXPECT_DOUBLE_EQ(x, 2e-3);
   for (double x : overheads(costs_with_term("testgpu", 2), 1))  // one rank: nothing shared
     EXPECT_DOUBLE_EQ(x, 2e-3);
+}
+
+// The range of a prediction a learned term entered carries the term's spread (seconds per step,
+// docs/uncertainty.md, "Method"): a one-host job of the term's shape, and no other.
+TEST(LearnedOverhead, ItsSpreadWidensTheRangeOfTheJobsItEnters) {
+  const costmodel::CostModel costs = costs_with_term("testgpu", 2);  // spread 1 ms
+  schema::ConfigPrediction p;
+  p.config = ring_config(2);
+  p.step_time_s = 0.1;
+  p.compute_time_s = 0.1;
+  p.epoch_time_s = 10;
+  p.steps_per_epoch = 100;
+  for (int r = 0; r < 2; ++r) p.ranks.push_back({r, "node0", "testgpu", 8, 0.1, 0, 0, 0, 0});
+  p.provenance.links.push_back({{"test-fabric"}, 2});
+  const double z = costmodel::normal_quantile(0.9);
+  const costmodel::PredictionRange one_host = range_of(p, costs);
+  EXPECT_NEAR(one_host.step_time_s.p90 - 0.1, z * 1e-3, 1e-9);  // nothing else uncertain here
+  EXPECT_NEAR(one_host.epoch_time_s.p90 - 10, 100 * z * 1e-3, 1e-7);
+  p.ranks[1].host = "node1";  // two hosts: the term is not in the step, nor its spread
+  EXPECT_NEAR(range_of(p, costs).step_time_s.p90, 0.1, 1e-12);
 }
 
 }  // namespace

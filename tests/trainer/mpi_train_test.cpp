@@ -110,7 +110,27 @@ TEST_F(MpiTrain, ProfileAndAllreduceBenchWriteValidProfiles) {
     // The copy a 2+-rank step makes into its buckets, timed outside the one-rank step.
     ASSERT_TRUE(m.bucket_copy_time_s.has_value());
     EXPECT_GT(*m.bucket_copy_time_s, 0);
+    // Three timed steps: by default three independent blocks of one, each block's mean step
+    // recorded, and the whole step their mean (docs/formats/profile.md, block_step_times_s).
+    EXPECT_EQ(m.repetitions, 3);
+    ASSERT_EQ(m.block_step_times_s.size(), 3u);
+    double step_s = m.optimizer_time_s + m.host_to_device_time_s + m.data_time_s +
+                    m.step_overhead_time_s,
+           blocks_s = 0;
+    for (const auto& l : m.layers) step_s += l.forward_time_s + l.backward_time_s;
+    for (double x : m.block_step_times_s) blocks_s += x / 3;
+    EXPECT_NEAR(blocks_s, step_s, 1e-9 * step_s);
   }
+  // More blocks than timed steps: exit 2, naming the option.
+  const Result bad = run(std::string(VITSIM_TRAIN_EXE) +
+                         " profile --model vit_ti_16 --image-size 16 --patch-size 4 --width 32"
+                         " --depth 1 --heads 2 --micro-batches 2 --repetitions 3 --repeat-blocks 4"
+                         " --out " +
+                         dir_ + "/bad-profile.json");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("--repeat-blocks: expected 1 to --repetitions (3), got 4"),
+            std::string::npos)
+      << bad.output;
 
   const Result bench =
       run(mpirun(2, 120) +

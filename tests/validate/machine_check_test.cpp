@@ -60,6 +60,35 @@ TEST(MachineCheck, ReadsTheProfilesTheCostModelWasCalibratedFrom) {
   EXPECT_NE(lines[0].find("the profile " + busy + " under 4.00"), std::string::npos) << lines[0];
 }
 
+// A profile measured on a host none of the run's ranks ran on is named; one of the run's hosts,
+// or a profile without a host (older, imported), is not. Without the ranks' hosts the run
+// context's own host stands for them.
+TEST(MachineCheck, AProfileOfAnotherHostIsNamed) {
+  const std::string dir = ::testing::TempDir();
+  const std::string there = dir + "/machine_check_host_a.json";
+  const std::string unknown = dir + "/machine_check_host_unknown.json";
+  std::ifstream shipped(std::string(VITSIM_SOURCE_DIR) +
+                        "/platforms/profiles/h200-sxm-vit_b_16-fp32.json");
+  Json p = Json::parse(shipped);
+  p["context"] = context(0.5, nullptr);
+  std::ofstream(unknown) << p.dump();
+  p["context"]["host"] = "vm-a";
+  std::ofstream(there) << p.dump();
+  const Json costs = {{"profiles", {there, unknown}}};
+  const auto lines = machine_warnings("run.json", context(0.5, nullptr), costs, {"vm-b", "vm-b"});
+  ASSERT_EQ(lines.size(), 1u) << (lines.empty() ? "" : lines.back());
+  EXPECT_EQ(lines[0], "the profile " + there +
+                          " was measured on host 'vm-a', run.json ran on vm-b: the costs are "
+                          "another machine's speed, whatever its device id (hint: profile on a "
+                          "host of the run)");
+  EXPECT_TRUE(machine_warnings("run.json", context(0.5, nullptr), costs, {"vm-b", "vm-a"}).empty());
+  Json run = context(0.5, nullptr);
+  run["host"] = "vm-a";
+  EXPECT_TRUE(machine_warnings("run.json", run, costs).empty());
+  run["host"] = "vm-c";
+  EXPECT_EQ(machine_warnings("run.json", run, costs).size(), 1u);
+}
+
 }  // namespace
 }  // namespace machine_check_test
 }  // namespace vitsim::validate
