@@ -93,6 +93,12 @@ PlatformPlan first_block(const PlatformPlan& plan, size_t block) {
   return s;
 }
 
+bool same_chunk_path(const costmodel::ChunkPath& a, const costmodel::ChunkPath& b) {
+  return a.latency_s == b.latency_s && a.seconds_per_byte == b.seconds_per_byte &&
+         a.hops == b.hops && a.slowest_latency_s == b.slowest_latency_s &&
+         a.slowest_seconds_per_byte == b.slowest_seconds_per_byte;
+}
+
 // The block's classes on the whole plan: each rank takes the class of its image in the block;
 // ranks, flows and links count `blocks` times; groups are counted, sized and timed on the plan.
 bool lift(RankClasses& c, const CollectivePlan& collective, size_t ranks, int64_t blocks) {
@@ -115,10 +121,19 @@ bool lift(RankClasses& c, const CollectivePlan& collective, size_t ranks, int64_
           static_cast<size_t>(c.group_of_class[s][static_cast<size_t>(c.class_of_rank[first])]);
       ClassGroup& g = c.groups[s][gc];
       ++g.count;
-      if (seen[gc]) continue;
+      if (seen[gc]) {
+        // The block's classes hold only if every group of a class is alike on the whole plan.
+        if (g.group_ranks != static_cast<int64_t>(grp.ranks.size()) ||
+            g.pipelined != grp.pipelined || !same_chunk_path(g.chunk_path, grp.chunk_path))
+          return false;
+        continue;
+      }
       seen[gc] = true;
       g.group_ranks = static_cast<int64_t>(grp.ranks.size());
       g.extra_latency_s = flow_extra_latency_s(collective.stages[s].rule, grp);
+      // A ring's chunk path goes round the whole ring (its hops and slowest edge), not the block's.
+      g.pipelined = grp.pipelined;
+      g.chunk_path = grp.chunk_path;
       for (int f : g.flows) c.flows[static_cast<size_t>(f)].group_ranks = g.group_ranks;
     }
     if (std::find(seen.begin(), seen.end(), false) != seen.end()) return false;

@@ -60,6 +60,13 @@ void expect_equal(const RankClasses& a, const RankClasses& b) {
       EXPECT_EQ(x.flows, y.flows);
       EXPECT_EQ(x.group_ranks, y.group_ranks);
       EXPECT_EQ(x.extra_latency_s, y.extra_latency_s);
+      // A ring's chunk path is the whole ring's, not the block's (its hops, its slowest edge).
+      EXPECT_EQ(x.pipelined, y.pipelined);
+      EXPECT_EQ(x.chunk_path.hops, y.chunk_path.hops);
+      EXPECT_EQ(x.chunk_path.latency_s, y.chunk_path.latency_s);
+      EXPECT_EQ(x.chunk_path.seconds_per_byte, y.chunk_path.seconds_per_byte);
+      EXPECT_EQ(x.chunk_path.slowest_latency_s, y.chunk_path.slowest_latency_s);
+      EXPECT_EQ(x.chunk_path.slowest_seconds_per_byte, y.chunk_path.slowest_seconds_per_byte);
       EXPECT_EQ(x.count, y.count);
     }
   }
