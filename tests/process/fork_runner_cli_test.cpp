@@ -1,9 +1,9 @@
 // The forked simulation child (process/fork_runner.h) never outlives `vitsim`: issue 11 saw three
 // orphans of a SIGKILLed `vitsim predict` still at full CPU 20 minutes later. The test becomes
 // the subreaper of its descendants, so that an orphan is re-parented to it and it can tell when
-// the orphan dies. The configuration (ViT-B/16, 64 GPUs of the tesla cluster's template, every
-// all-reduce step by step, many steps) simulates for several seconds, long enough to be killed
-// in the middle.
+// the orphan dies. The configuration (ViT-B/16, 64 GPUs of the H200 cluster, every
+// all-reduce step by step, many steps) simulates for minutes, long enough to be killed in the
+// middle; --force, since the size guard would refuse so long a simulation before it forks.
 #include <gtest/gtest.h>
 
 #include <csignal>
@@ -20,9 +20,10 @@ const std::string kSrc = VITSIM_SOURCE_DIR;
 const std::string kCosts = kSrc + "/tests/sim/fixtures/costs.json";
 
 pid_t start_long_predict() {
-  return vitsim::testing::spawn(
-      {kVitsim, "predict", "--cluster", kSrc + "/platforms/h200-cluster.json", "--costs", kCosts,
-       "--gpus", "64", "--collective-level", "step", "--steps", "400", "--micro-batch", "16"});
+  return vitsim::testing::spawn({kVitsim, "predict", "--cluster",
+                                 kSrc + "/platforms/h200-cluster.json", "--costs", kCosts, "--gpus",
+                                 "64", "--collective-level", "step", "--steps", "400",
+                                 "--micro-batch", "16", "--force"});
 }
 
 TEST(ForkRunner, SigkilledPredictLeavesNoProcess) {
