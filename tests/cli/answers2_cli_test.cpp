@@ -18,7 +18,6 @@
 namespace answers2_cli_test {
 namespace {
 
-const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
 const std::string kSrc = VITSIM_SOURCE_DIR;
 const std::string kCosts = kSrc + "/tests/sim/fixtures/costs.json";
 // The Tesla lab and the synthetic costs: what most cases ask about.
@@ -28,9 +27,8 @@ using Result = vitsim::test::CommandResult;
 using vitsim::test::has;
 using vitsim::test::import_study_t4;
 
-Result run(const std::string& args) {
-  return vitsim::test::run_command(kVitsim + " " + args);
-}
+// `vitsim ARGS` of this build, stdout and stderr together.
+auto* const run = &vitsim::test::run_vitsim;
 
 std::string fresh_dir(const std::string& name) {
   return vitsim::test::fresh_dir("answers2_" + name);

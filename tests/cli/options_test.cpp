@@ -11,15 +11,13 @@
 namespace options_test {
 namespace {
 
-const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
 const std::string kSrc = VITSIM_SOURCE_DIR;
 const std::string kCosts = kSrc + "/tests/sim/fixtures/costs.json";
 
 using Result = vitsim::test::CommandResult;
 
-Result run(const std::string& args) {
-  return vitsim::test::run_command(kVitsim + " " + args);
-}
+// `vitsim ARGS` of this build, stdout and stderr together.
+auto* const run = &vitsim::test::run_vitsim;
 
 using vitsim::test::has;  // tests/support/read_text.h
 

@@ -14,14 +14,12 @@
 namespace own_cluster_test {
 namespace {
 
-const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
 const std::string kSrc = VITSIM_SOURCE_DIR;
 
 using Result = vitsim::test::CommandResult;
 
-Result run(const std::string& args) {
-  return vitsim::test::run_command(kVitsim + " " + args);
-}
+// `vitsim ARGS` of this build, stdout and stderr together.
+auto* const run = &vitsim::test::run_vitsim;
 
 // tests/support/read_text.h
 constexpr auto slurp = &vitsim::test::read_text;

@@ -16,14 +16,12 @@
 namespace ring_overlap_cli_test {
 namespace {
 
-const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
 const std::string kSrc = VITSIM_SOURCE_DIR;
 
 using Result = vitsim::test::CommandResult;
 
-Result run(const std::string& args) {
-  return vitsim::test::run_command(kVitsim + " " + args);
-}
+// `vitsim ARGS` of this build, stdout and stderr together.
+auto* const run = &vitsim::test::run_vitsim;
 
 double epoch_s(const std::string& costs, const std::string& options) {
   const Result r =

@@ -13,12 +13,10 @@
 namespace run_learning_cli_test {
 namespace {
 
-const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
 const std::string kSrc = VITSIM_SOURCE_DIR;
 
-vitsim::test::CommandResult run(const std::string& args) {
-  return vitsim::test::run_command(kVitsim + " " + args);
-}
+// `vitsim ARGS` of this build, stdout and stderr together.
+auto* const run = &vitsim::test::run_vitsim;
 
 using vitsim::test::has;  // tests/support/read_text.h
 

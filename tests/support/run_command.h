@@ -51,6 +51,13 @@ inline CommandResult run_command(const std::string& command) {
   return run_shell(command + " 2>&1");
 }
 
+#ifdef VITSIM_BINARY_DIR
+// `vitsim ARGS` of this build (ARGS as the shell reads them), stdout and stderr together.
+inline CommandResult run_vitsim(const std::string& args) {
+  return run_command(std::string(VITSIM_BINARY_DIR) + "/bin/vitsim " + args);
+}
+#endif
+
 // A command-line word: single-quoted for the shell.
 inline std::string quoted(const std::string& word) {
   std::string q = "'";
