@@ -97,8 +97,7 @@ struct BlockSpread {
   void add(const schema::AllreducePoint& p, const std::string& file) {
     if (p.block_times_s.size() < 2) return;
     const auto k = static_cast<int>(p.block_times_s.size());
-    const double sd = costmodel::relative_sample_sd(p.block_times_s);
-    ss += sd * sd * (k - 1);
+    ss += costmodel::relative_sum_of_squares(p.block_times_s);
     degrees_of_freedom += k - 1;
     fewest_blocks = fewest_blocks == 0 ? k : std::min(fewest_blocks, k);
     if (files.find(file) == std::string::npos) files += (files.empty() ? "" : ", ") + file;

@@ -18,20 +18,6 @@ namespace {
 // IQR of a normal distribution in standard deviations: 2 x Phi^-1(0.75).
 constexpr double kIqrPerSigma = 1.349;
 
-double mean_of(const std::vector<double>& v) {
-  double sum = 0;
-  for (double x : v) sum += x;
-  return sum / static_cast<double>(v.size());
-}
-
-// Relative sample variance x (n - 1): a pooled estimate's numerator.
-double relative_sum_of_squares(const std::vector<double>& v) {
-  const double mean = mean_of(v);
-  double ss = 0;
-  for (double x : v) ss += (x - mean) * (x - mean);
-  return ss / (mean * mean);
-}
-
 // The fitted forms' step (forward + backward of every layer) against the mean measured one at
 // each profiled micro-batch. The forms', not the knots' (which pass through the measured points):
 // how far the measured points stray from a smooth cost is how far one can trust the line between
@@ -45,7 +31,7 @@ double fit_residual(const std::map<int64_t, std::vector<double>>& totals,
   double ss = 0;
   for (const auto& [b, v] : totals) {
     const costmodel::LayerTimes t = costmodel::layer_times(fitted, graph, static_cast<double>(b));
-    const double miss = (t.forward_total_s() + t.backward_total_s()) / mean_of(v) - 1;
+    const double miss = (t.forward_total_s() + t.backward_total_s()) / costmodel::mean(v) - 1;
     ss += miss * miss;
   }
   return std::sqrt(ss / static_cast<double>(totals.size()));
@@ -63,8 +49,7 @@ void add_repeat_spread(const std::vector<const schema::ProfileInput*>& group, Co
     for (const auto& m : in->profile.compute) {
       const auto& v = m.block_step_times_s;
       if (v.size() < 2) continue;
-      const double sd = costmodel::relative_sample_sd(v);
-      ss += sd * sd * static_cast<double>(v.size() - 1);
+      ss += costmodel::relative_sum_of_squares(v);
       out.repeat_degrees_of_freedom += static_cast<int>(v.size() - 1);
       blocks[m.micro_batch] += static_cast<int>(v.size());
       recorded = true;
@@ -136,13 +121,13 @@ ComputeSpread compute_spread(const std::vector<const schema::ProfileInput*>& gro
   for (const auto& [b, hosts] : by_host) {
     std::vector<double> host_means;
     for (const auto& [host, v] : hosts) {
-      host_means.push_back(mean_of(v));
+      host_means.push_back(costmodel::mean(v));
       if (v.size() < 2) continue;
-      launch_ss += relative_sum_of_squares(v);
+      launch_ss += costmodel::relative_sum_of_squares(v);
       out.launch_degrees_of_freedom += static_cast<int>(v.size() - 1);
     }
     if (host_means.size() < 2) continue;
-    node_ss += relative_sum_of_squares(host_means);
+    node_ss += costmodel::relative_sum_of_squares(host_means);
     out.node_degrees_of_freedom += static_cast<int>(host_means.size() - 1);
   }
   if (out.node_degrees_of_freedom > 0)

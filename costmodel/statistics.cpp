@@ -63,13 +63,18 @@ double spearman(const std::vector<double>& a, const std::vector<double>& b) {
   return sab / std::sqrt(saa * sbb);
 }
 
-double relative_sample_sd(const std::vector<double>& values) {
+double relative_sum_of_squares(const std::vector<double>& values) {
   if (values.size() < 2) return 0.0;
   const double m = mean(values);
   if (m == 0) return 0.0;
   double ss = 0;
   for (double x : values) ss += (x - m) * (x - m);
-  return std::sqrt(ss / static_cast<double>(values.size() - 1)) / std::abs(m);
+  return ss / (m * m);
+}
+
+double relative_sample_sd(const std::vector<double>& values) {
+  if (values.size() < 2) return 0.0;
+  return std::sqrt(relative_sum_of_squares(values) / static_cast<double>(values.size() - 1));
 }
 
 }  // namespace vitsim::costmodel

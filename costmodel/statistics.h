@@ -23,6 +23,11 @@ double mean(const std::vector<double>& values);
 // 0 for fewer than two values or a mean of 0.
 double relative_sample_sd(const std::vector<double>& values);
 
+// Relative sample variance x (n - 1), sum((x - mean)^2) / mean^2: a pooled relative spread's
+// numerator (pooled over groups: sqrt(sum of these / sum of (n - 1))). 0 for fewer than two values
+// or a mean of 0.
+double relative_sum_of_squares(const std::vector<double>& values);
+
 // Fractional ranks (1-based), ties get the mean of the ranks they span.
 std::vector<double> fractional_ranks(const std::vector<double>& values);
 
