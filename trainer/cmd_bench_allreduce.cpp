@@ -59,6 +59,9 @@ int cmd_bench_allreduce(int argc, char** argv) {
   app.add_option("--compute-before-s", o.compute_before_s,
                  "CPU busy this long before each iteration, as a step's compute (0 = back to back)")
       ->capture_default_str();
+  app.add_flag("--compute-beside", o.compute_beside,
+               "a second thread keeps a CPU busy during each collective, as a backward beside a "
+               "prefetched or overlapped collective (under a CPU quota the two share it)");
   add_mpi_wait_option(app, mpi_wait);
   app.add_option("--collective-timeout-s", timeout_s, "end the job when one all-reduce hangs, s")
       ->capture_default_str();
