@@ -82,6 +82,11 @@ int cmd_bench_allreduce(int argc, char** argv) {
       if (o.repeat_blocks < 1 || o.repeat_blocks > 1000000)
         throw std::invalid_argument("--repeat-blocks must be in 1..1000000");
       if (o.min_bytes > o.max_bytes) throw std::invalid_argument("--min-bytes exceeds --max-bytes");
+      // Its times are the collective's while compute shares the CPU, not the link's figures: a
+      // profile of them would be calibrated as the link (docs/trainer.md).
+      if (o.compute_beside && !out.empty())
+        throw std::invalid_argument(
+            "--compute-beside: the times are not a link's figures; read the table, no --out");
       if (!(timeout_s >= 1e-3 && timeout_s <= 1e7)) {
         throw std::invalid_argument("--collective-timeout-s must be in [0.001, 1e7] seconds");
       }
