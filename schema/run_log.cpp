@@ -91,7 +91,8 @@ RankStepSummary read_rank(const Node& n, int64_t world_size) {
   n.expect_keys({"rank", "host", "steps", "step_time_s", "data_time_s", "host_to_device_time_s",
                  "forward_time_s", "backward_time_s", "allreduce_time_s", "allreduce_wait_time_s",
                  "optimizer_time_s", "sync_time_s", "bucket_copy_time_s", "reduce_scatter_time_s",
-                 "allgather_time_s", "unit_free_time_s", "recompute_time_s", "peak_memory_bytes"});
+                 "reduce_scatter_wait_time_s", "allgather_time_s", "unit_free_time_s",
+                 "recompute_time_s", "peak_memory_bytes"});
   RankStepSummary r;
   r.rank = n["rank"].integer_at_least(0);
   if (r.rank >= world_size) {
@@ -120,6 +121,7 @@ RankStepSummary read_rank(const Node& n, int64_t world_size) {
     r.bucket_copy_time_s = n["bucket_copy_time_s"].within(costmodel::kDurationS);
   // Each a part of the step: none can exceed it.
   for (auto [key, field] : {std::pair{"reduce_scatter_time_s", &r.reduce_scatter_time_s},
+                            std::pair{"reduce_scatter_wait_time_s", &r.reduce_scatter_wait_time_s},
                             std::pair{"allgather_time_s", &r.allgather_time_s},
                             std::pair{"unit_free_time_s", &r.unit_free_time_s},
                             std::pair{"recompute_time_s", &r.recompute_time_s}}) {
@@ -235,6 +237,8 @@ Json write_rank(const RankStepSummary& r) {
             {"sync_time_s", r.sync_time_s}};
   if (r.bucket_copy_time_s > 0) j["bucket_copy_time_s"] = r.bucket_copy_time_s;
   if (r.reduce_scatter_time_s > 0) j["reduce_scatter_time_s"] = r.reduce_scatter_time_s;
+  if (r.reduce_scatter_wait_time_s > 0)
+    j["reduce_scatter_wait_time_s"] = r.reduce_scatter_wait_time_s;
   if (r.allgather_time_s > 0) j["allgather_time_s"] = r.allgather_time_s;
   if (r.unit_free_time_s > 0) j["unit_free_time_s"] = r.unit_free_time_s;
   if (r.recompute_time_s > 0) j["recompute_time_s"] = r.recompute_time_s;

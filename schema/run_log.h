@@ -71,6 +71,9 @@ struct RankStepSummary {
   // (stages 2-3), for the parameters' all-gathers (stages 1-3), freeing gathered units (stage 3),
   // recomputing checkpointed blocks.
   double reduce_scatter_time_s = 0;
+  // The reduce-scatters' barriers on the communication thread, summed over the step: waiting for
+  // the slowest peer to arrive (the skew), apart from the transfer (optional, absent = 0).
+  double reduce_scatter_wait_time_s = 0;
   double allgather_time_s = 0;
   double unit_free_time_s = 0;
   double recompute_time_s = 0;

@@ -2,9 +2,11 @@
 #include "trainer/allreduce_bench.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstdio>
 #include <stdexcept>
+#include <thread>
 
 #include "costmodel/collective_op.h"
 #include "costmodel/physical_bounds.h"
@@ -80,6 +82,28 @@ void compute_for(double seconds) {
   }
 }
 
+// Keeps a CPU busy on a thread of its own from construction until destruction.
+class BusyThread {
+ public:
+  explicit BusyThread(bool on) {
+    if (on)
+      thread_ = std::thread([this] {
+        volatile double sink = 0;
+        while (!stop_.load(std::memory_order_relaxed)) {
+          for (int i = 0; i < 1000; ++i) sink = sink + 1.0;
+        }
+      });
+  }
+  ~BusyThread() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
 // One message size: its iterations' times over every block, each block's mean.
 struct SizeRun {
   int64_t count = 0;
@@ -100,10 +124,14 @@ void time_block(const AllreduceBenchOptions& o, MpiWorld& world, Communicator& c
     comm.synchronize();
     if (o.compute_before_s > 0) compute_for(o.compute_before_s);
     const double t0 = MpiWorld::now_s();
-    comm.wait(buffers.start(comm, o.collective));
-    comm.synchronize();
+    double t1 = 0;
+    {
+      const BusyThread beside(o.compute_beside);
+      comm.wait(buffers.start(comm, o.collective));
+      comm.synchronize();
+      t1 = MpiWorld::now_s();
+    }
     if (i >= untimed) {
-      const double t1 = MpiWorld::now_s();
       starts.push_back(t0 + clock_offset_s);
       ends.push_back(t1 + clock_offset_s);
       own_s.push_back(t1 - t0);
@@ -160,9 +188,9 @@ schema::AllreduceProfile run_allreduce_bench(const AllreduceBenchOptions& o, Mpi
   if (world.rank() == 0) {
     std::printf(
         "# vitsim-train bench-allreduce: %s, %d ranks, backend %s, link class %s, %.3f s of "
-        "compute before each\n",
+        "compute before each%s\n",
         costmodel::label_of(o.collective), n, comm.backend(), profile.link_class.c_str(),
-        o.compute_before_s);
+        o.compute_before_s, o.compute_beside ? ", a busy thread beside each" : "");
     std::printf("#%13s %12s %8s %6s %12s %9s %9s %13s\n", "size", "count", "type", "redop", "time",
                 "algbw", "busbw", "from barrier");
     std::printf("#%13s %12s %8s %6s %12s %9s %9s %13s\n", "(B)", "(elements)", "", "", "(us)",

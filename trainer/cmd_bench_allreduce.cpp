@@ -59,6 +59,9 @@ int cmd_bench_allreduce(int argc, char** argv) {
   app.add_option("--compute-before-s", o.compute_before_s,
                  "CPU busy this long before each iteration, as a step's compute (0 = back to back)")
       ->capture_default_str();
+  app.add_flag("--compute-beside", o.compute_beside,
+               "a second thread keeps a CPU busy during each collective, as a backward beside a "
+               "prefetched or overlapped collective (under a CPU quota the two share it)");
   add_mpi_wait_option(app, mpi_wait);
   app.add_option("--collective-timeout-s", timeout_s, "end the job when one all-reduce hangs, s")
       ->capture_default_str();
@@ -79,6 +82,11 @@ int cmd_bench_allreduce(int argc, char** argv) {
       if (o.repeat_blocks < 1 || o.repeat_blocks > 1000000)
         throw std::invalid_argument("--repeat-blocks must be in 1..1000000");
       if (o.min_bytes > o.max_bytes) throw std::invalid_argument("--min-bytes exceeds --max-bytes");
+      // Its times are the collective's while compute shares the CPU, not the link's figures: a
+      // profile of them would be calibrated as the link (docs/trainer.md).
+      if (o.compute_beside && !out.empty())
+        throw std::invalid_argument(
+            "--compute-beside: the times are not a link's figures; read the table, no --out");
       if (!(timeout_s >= 1e-3 && timeout_s <= 1e7)) {
         throw std::invalid_argument("--collective-timeout-s must be in [0.001, 1e7] seconds");
       }

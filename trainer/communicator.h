@@ -59,6 +59,10 @@ class Communicator {
   // (nccl-tests' "size" of both collectives).
   int64_t reduce_scatter_bytes() const { return reduce_scatter_bytes_.load(); }
   int64_t allgather_bytes() const { return allgather_bytes_.load(); }
+  // Seconds the reduce-scatters so far spent in the barrier before each (MPI: waiting for the
+  // slowest peer to arrive, the skew; the transfer is the rest of the call), summed over calls;
+  // 0 where the backend has no barrier (NCCL). The run log's reduce_scatter_wait_time_s.
+  double reduce_scatter_barrier_s() const { return 1e-9 * reduce_scatter_barrier_ns_.load(); }
 
  protected:
   void count_allreduce(const at::Tensor& buffer) {
@@ -70,6 +74,9 @@ class Communicator {
   void count_allgather(const at::Tensor& whole) {
     allgather_bytes_ += whole.numel() * static_cast<int64_t>(whole.element_size());
   }
+  void add_reduce_scatter_barrier(double seconds) {
+    reduce_scatter_barrier_ns_ += static_cast<int64_t>(seconds * 1e9);
+  }
   // Throws std::invalid_argument unless `send` and `recv` fit a reduce-scatter (all-gather:
   // `gather`) over `ranks` ranks: same dtype, the whole buffer ranks x the block.
   static void check_block_shapes(const at::Tensor& send, const at::Tensor& recv, int ranks,
@@ -78,6 +85,7 @@ class Communicator {
  private:
   // the MPI communicator counts on its thread
   std::atomic<int64_t> allreduce_bytes_{0}, reduce_scatter_bytes_{0}, allgather_bytes_{0};
+  std::atomic<int64_t> reduce_scatter_barrier_ns_{0};
 };
 
 // backend "mpi" or "nccl"; device "cpu" or "cuda". Throws std::invalid_argument for a backend

@@ -79,7 +79,9 @@ void MpiCommunicator::reduce(const at::Tensor& buffer) {
 
 // ZeRO stages 2-3: each rank's block of the sum, in the same wire types as the all-reduce.
 void MpiCommunicator::reduce_scatter(const at::Tensor& send, const at::Tensor& recv) {
+  const double arrived_s = MpiWorld::now_s();
   wait_for_peers();
+  add_reduce_scatter_barrier(MpiWorld::now_s() - arrived_s);
   const bool bf16 = send.scalar_type() == at::kBFloat16;
   count_reduce_scatter(send);
   const int count = static_cast<int>(recv.numel());

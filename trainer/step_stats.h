@@ -31,10 +31,11 @@ struct StepTimes {
   double optimizer_s = 0;  // clipping + optimizer step + zeroing gradients
   double sync_s = 0;       // the ranks' agreement on loss, NaN, interrupt (before the step)
   // ZeRO and checkpointing, each a part of the phases above (docs/formats/run-log.md):
-  double reduce_scatter_s = 0;    // waiting for gradient reduce-scatters (stages 2-3)
-  double allgather_s = 0;         // waiting for parameter all-gathers (stages 1-3)
-  double unit_free_s = 0;         // freeing gathered units (stage 3)
-  double recompute_s = 0;         // recomputing checkpointed blocks in the backward
+  double reduce_scatter_s = 0;       // waiting for gradient reduce-scatters (stages 2-3)
+  double reduce_scatter_wait_s = 0;  // their barriers' waits for the slowest peer (comm thread)
+  double allgather_s = 0;            // waiting for parameter all-gathers (stages 1-3)
+  double unit_free_s = 0;            // freeing gathered units (stage 3)
+  double recompute_s = 0;            // recomputing checkpointed blocks in the backward
   double peak_memory_bytes = -1;  // the step's peak of live tensor bytes (memory_meter.h); -1: none
   double step_s = 0;              // whole step, wall clock
   double gradients_ready_s = 0;   // rank 0's clock: when this rank's gradients were all ready

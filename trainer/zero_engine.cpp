@@ -94,8 +94,12 @@ ZeroEngine::ZeroEngine(ViT& model, const std::vector<torch::Tensor>& master, Com
 ZeroEngine::~ZeroEngine() = default;
 
 ZeroTimes ZeroEngine::take_times() {
-  const ZeroTimes t = times_;
+  ZeroTimes t = times_;
   times_ = {};
+  // Every reduce-scatter of the step is done (finish_backward waited for them all).
+  const double barrier_s = comm_.reduce_scatter_barrier_s();
+  t.reduce_scatter_wait_s = barrier_s - barrier_taken_s_;
+  barrier_taken_s_ = barrier_s;
   return t;
 }
 

@@ -71,6 +71,7 @@ TEST(RunLog, ShardingKeysAreOptionalAndHeldToTheirBounds) {
   doc["config"]["activation_checkpointing"] = true;
   doc["ranks"][0]["allgather_time_s"] = 0.05;
   doc["ranks"][0]["reduce_scatter_time_s"] = 0.04;
+  doc["ranks"][0]["reduce_scatter_wait_time_s"] = 0.015;
   doc["ranks"][0]["unit_free_time_s"] = 0.001;
   doc["ranks"][0]["recompute_time_s"] = 0.1;
   doc["ranks"][0]["peak_memory_bytes"] = 4.5e7;
@@ -80,6 +81,7 @@ TEST(RunLog, ShardingKeysAreOptionalAndHeldToTheirBounds) {
   EXPECT_TRUE(log.config.activation_checkpointing);
   EXPECT_DOUBLE_EQ(log.ranks[0].allgather_time_s, 0.05);
   EXPECT_DOUBLE_EQ(log.ranks[0].recompute_time_s, 0.1);
+  EXPECT_DOUBLE_EQ(log.ranks[0].reduce_scatter_wait_time_s, 0.015);
   const Json written = write_run_log_json(log);
   EXPECT_EQ(written["ranks"], doc["ranks"]);
   EXPECT_EQ(written["config"]["zero_stage"], 3);
@@ -96,6 +98,12 @@ TEST(RunLog, ShardingKeysAreOptionalAndHeldToTheirBounds) {
   doc["ranks"][0]["recompute_time_s"] = -0.1;
   EXPECT_NE(run_log_error(doc).find("/ranks/0/recompute_time_s"), std::string::npos);
   doc["ranks"][0]["recompute_time_s"] = 0.1;
+  doc["ranks"][0]["reduce_scatter_wait_time_s"] = 0.6;
+  EXPECT_NE(
+      run_log_error(doc).find("/ranks/0/reduce_scatter_wait_time_s: expected at most step_time_s"),
+      std::string::npos)
+      << run_log_error(doc);
+  doc["ranks"][0]["reduce_scatter_wait_time_s"] = 0.015;
   doc["ranks"][0]["peak_memory_bytes"] = -1;
   EXPECT_NE(run_log_error(doc).find("/ranks/0/peak_memory_bytes"), std::string::npos);
 }

@@ -17,6 +17,7 @@
 // their difference, at most kRtol = 3e-5 (measured on a 2-core EPYC: 0 at 2 ranks, bit for bit;
 // 4.3e-6 at 3 ranks; 5.8e-6 with accumulation; 1.4e-7 with clipping), and each step's loss within
 // kLossRtol = 1e-5 relative (identical to the 6 printed decimals in every case measured).
+#include <filesystem>
 #include <map>
 #include <regex>
 
@@ -251,6 +252,9 @@ TEST_F(MpiShard, RunLogCarriesTheShardedPhases) {
   for (const auto& rank : parsed.ranks) {
     EXPECT_GT(rank.allgather_time_s, 0);
     EXPECT_GT(rank.reduce_scatter_time_s, 0);
+    // The barriers before the reduce-scatters (MPI_Ibarrier takes microseconds even with no skew).
+    EXPECT_GT(rank.reduce_scatter_wait_time_s, 0);
+    EXPECT_LT(rank.reduce_scatter_wait_time_s, rank.step_time_s);
     EXPECT_GT(rank.unit_free_time_s, 0);
     EXPECT_GT(rank.recompute_time_s, 0);
     EXPECT_LT(rank.recompute_time_s, rank.backward_time_s);
@@ -264,6 +268,7 @@ TEST_F(MpiShard, RunLogCarriesTheShardedPhases) {
   EXPECT_EQ(two.config.zero_stage, 2);
   EXPECT_FALSE(two.config.activation_checkpointing);
   EXPECT_GT(two.ranks[0].reduce_scatter_time_s, 0);
+  EXPECT_GT(two.ranks[0].reduce_scatter_wait_time_s, 0);
   EXPECT_GT(two.ranks[0].allgather_time_s, 0);  // after the optimizer
   EXPECT_EQ(two.ranks[0].recompute_time_s, 0);
 }
@@ -324,6 +329,28 @@ TEST_F(MpiShard, BenchTimesReduceScatterAndAllGather) {
   }
   const Result bad = run(std::string(VITSIM_TRAIN_EXE) + " bench-allreduce --collective gather");
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
+}
+
+// --compute-beside: a busy thread runs during each collective (docs/sharding.md, "Against the
+// emulated cluster"); the header says so, and no profile is written (its times are not the
+// link's figures, which calibrate would take them for).
+TEST_F(MpiShard, BenchRunsABusyThreadBesideEachCollectiveWhenAsked) {
+  const Result r = run(mpirun(2, 120) + VITSIM_TRAIN_EXE
+                       " bench-allreduce --collective reduce-scatter --compute-beside"
+                       " --min-bytes 4K --max-bytes 4K --iterations 3");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("a busy thread beside each"), std::string::npos) << r.output;
+  const Result plain = run(mpirun(2, 120) + VITSIM_TRAIN_EXE
+                           " bench-allreduce --collective reduce-scatter --min-bytes 4K"
+                           " --max-bytes 4K --iterations 3");
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  EXPECT_EQ(plain.output.find("busy thread"), std::string::npos) << plain.output;
+  const std::string out = dir_ + "/beside.json";
+  const Result refused =
+      run(std::string(VITSIM_TRAIN_EXE) + " bench-allreduce --compute-beside --out " + out);
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("--compute-beside"), std::string::npos) << refused.output;
+  EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 }  // namespace
