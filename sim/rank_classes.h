@@ -59,9 +59,17 @@ struct RankClasses {
   size_t size() const { return representative.size(); }
 };
 
+// How a group's members enter its colour. A group starts when the last of its members arrives and
+// ends alike for all of them, so which classes of ranks it holds decides its timing, not how many
+// of each: kDistinct (the default) colours a group by the set of its members' colours, kCounted by
+// their multiset, a finer partition with the same timelines (the tests compare the two;
+// docs/simulator.md, "Classes of ranks").
+enum class GroupMembers { kDistinct, kCounted };
+
 // `rank_kind[r]`: ranks with the same kind compute alike (the caller's key, e.g. device and
 // micro-batch). Deterministic: classes are numbered by their lowest rank.
 RankClasses find_rank_classes(const PlatformPlan& plan, const CollectivePlan& collective,
-                              const std::vector<int>& rank_kind);
+                              const std::vector<int>& rank_kind,
+                              GroupMembers members = GroupMembers::kDistinct);
 
 }  // namespace vitsim::sim
