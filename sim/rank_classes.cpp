@@ -183,7 +183,8 @@ void distinct_members(std::vector<uint64_t>& sig) {
   sig.erase(std::unique(sig.begin() + 1, ranks_end), ranks_end);
 }
 
-// One round: new colour = (old colour, multiset of (relation, neighbour's colour)). Returns the
+// One round: new colour = (old colour, multiset of (relation, neighbour's colour); a group's
+// members as a set under kDistinct). Returns the
 // number of colours. Each element's signature is built in a scratch buffer and compared with the
 // signatures of the colours found so far (kept once per colour), so memory grows with the
 // colours, not with the graph (a million ranks have a few colours and tens of millions of edges).

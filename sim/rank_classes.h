@@ -6,11 +6,11 @@
 // The classes are the coarsest equitable partition (colour refinement) of the graph that decides
 // the timing of a flow-level all-reduce: rank -- its group in each stage (the group starts when its
 // last member arrives and ends for all when its last edge is done); group -- its edges (flows);
-// flow -- the link directions it crosses (max-min sharing). Starting colours: a rank's compute
-// kind; a group's stage, size, extra latency and chunk path; a flow's route latency (CM02 shares a
-// link in inverse proportion to it); a link's bandwidth. Each flow class then crosses one link per
-// class of links, with a weight: how many flows of the class share one such link. Pure data, no
-// SimGrid.
+// flow -- the link directions it crosses (max-min sharing); a group counts each class of its
+// members once (GroupMembers). Starting colours: a rank's compute kind; a group's stage, size,
+// extra latency and chunk path; a flow's route latency (CM02 shares a link in inverse proportion
+// to it); a link's bandwidth. Each flow class then crosses one link per class of links, with a
+// weight: how many flows of the class share one such link. Pure data, no SimGrid.
 #pragma once
 
 #include <cstdint>
