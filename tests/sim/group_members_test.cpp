@@ -165,6 +165,25 @@ TEST(GroupMembers, DistinctMembersEqualRankByRankOnMixedMicroBatches) {
   }
 }
 
+// The benchmark's shape (bench/sim/mixed_cluster.py) in small: half fast, half slow nodes on a
+// fat-tree of two nodes a leaf, a NIC per GPU (a node's rails share its leaf's uplink), drawn
+// micro-batches.
+TEST(GroupMembers, FatTreeWithANicPerGpuEqualsRankByRank) {
+  for (auto collective : {costmodel::Collective::kHierarchical, costmodel::Collective::kRing}) {
+    for (bool overlap : {false, true}) {
+      MixedCase s = mixed_case(4, 4, collective, false);
+      s.config.overlap = overlap;
+      s.cluster.network.topology = schema::Topology::kFatTree;
+      s.cluster.network.nodes_per_leaf = 2;
+      s.cluster.network.spines = 1;
+      s.cluster.network.switch_link = {2e9, 5e-6, "test-uplink"};
+      for (schema::NodeSpec& n : s.cluster.nodes) n.nic_per_gpu = true;
+      SCOPED_TRACE(std::string(costmodel::to_string(collective)) + (overlap ? " overlap" : ""));
+      compare(s);
+    }
+  }
+}
+
 // Node 0 all micro-batch 4; node 1 three of 4 and one of 8. Ranks 0 (node 0) and 4 (node 1) are
 // of one kind, but node 1's groups wait for the larger micro-batch and node 0's do not: one actor
 // for both would have to join two different barriers. They must be in different classes.
