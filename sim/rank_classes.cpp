@@ -5,6 +5,7 @@
 #include <array>
 #include <cstring>
 #include <map>
+#include <stdexcept>
 #include <unordered_map>
 
 namespace vitsim::sim {
@@ -54,6 +55,9 @@ class KeyIds {
   std::map<std::vector<uint64_t>, uint32_t> ids_;
 };
 
+// Relation labels: a rank - group relation is labelled by its stage (0 to 7), then these.
+constexpr uint8_t kGroupFlowLabel = 8;
+
 void add_flows(const PlatformPlan& plan, const StageRule& stage, size_t stage_index,
                const CollectiveGroup& group, uint32_t group_element, Built& b) {
   for (const auto& [src, dst] : flow_edges(stage, group)) {
@@ -78,6 +82,8 @@ Built build_graph(const PlatformPlan& plan, const CollectivePlan& collective,
                   const std::vector<int>& rank_kind) {
   Built b;
   Graph& g = b.graph;
+  if (collective.stages.size() > kGroupFlowLabel)
+    throw std::logic_error("find_rank_classes: more stages than relation labels");
   g.ranks = rank_kind.size();
   for (size_t s = 0; s < collective.stages.size(); ++s) {
     b.stage_first.push_back(b.group_plan.size());
@@ -110,7 +116,7 @@ void for_each_relation(const CollectivePlan& collective, const Built& b, F f) {
   }
   for (size_t fl = 0; fl < g.flows; ++fl) {
     const FlowRecord& rec = b.flows[fl];
-    f(rec.group, static_cast<uint32_t>(flow0 + fl), uint8_t{8});
+    f(rec.group, static_cast<uint32_t>(flow0 + fl), kGroupFlowLabel);
     for (size_t i = 0; i < rec.units; ++i)
       f(static_cast<uint32_t>(flow0 + fl), static_cast<uint32_t>(link0 + rec.unit[i]), uint8_t{9});
   }
@@ -169,11 +175,20 @@ uint64_t hash_words(const uint64_t* w, size_t n) {
   return h;
 }
 
-// One round: new colour = (old colour, multiset of (relation, neighbour's colour)). Returns the
+// A group's signature with each of its members' colours once: the relations to its ranks (labelled
+// by their stage, below the group - flow label 8) come first in the sorted signature.
+void distinct_members(std::vector<uint64_t>& sig) {
+  const auto ranks_end = std::find_if(sig.begin() + 1, sig.end(),
+                                      [](uint64_t x) { return (x >> 32) >= kGroupFlowLabel; });
+  sig.erase(std::unique(sig.begin() + 1, ranks_end), ranks_end);
+}
+
+// One round: new colour = (old colour, multiset of (relation, neighbour's colour); a group's
+// members as a set under kDistinct). Returns the
 // number of colours. Each element's signature is built in a scratch buffer and compared with the
 // signatures of the colours found so far (kept once per colour), so memory grows with the
 // colours, not with the graph (a million ranks have a few colours and tens of millions of edges).
-size_t refine_once(const Graph& g, std::vector<uint32_t>& color) {
+size_t refine_once(const Graph& g, GroupMembers members, std::vector<uint32_t>& color) {
   const size_t n = g.size();
   std::vector<uint64_t> sig;
   std::vector<uint64_t> known;      // signatures of the new colours, back to back
@@ -191,6 +206,8 @@ size_t refine_once(const Graph& g, std::vector<uint32_t>& color) {
     for (uint32_t i = g.start[e]; i < g.start[e + 1]; ++i)
       sig.push_back((static_cast<uint64_t>(g.label[i]) << 32) | color[g.nbr[i]]);
     std::sort(sig.begin() + 1, sig.end());
+    if (members == GroupMembers::kDistinct && e >= g.ranks && e < g.ranks + g.groups)
+      distinct_members(sig);
     if (e > 0 && sig == previous) {
       next[e] = next[e - 1];
       continue;
@@ -218,12 +235,12 @@ size_t refine_once(const Graph& g, std::vector<uint32_t>& color) {
   return colors;
 }
 
-int refine(const Graph& g, std::vector<uint32_t>& color) {
+int refine(const Graph& g, GroupMembers members, std::vector<uint32_t>& color) {
   std::vector<uint32_t> sorted = color;
   std::sort(sorted.begin(), sorted.end());
   size_t colors = static_cast<size_t>(std::unique(sorted.begin(), sorted.end()) - sorted.begin());
   for (int round = 1;; ++round) {
-    const size_t now = refine_once(g, color);
+    const size_t now = refine_once(g, members, color);
     if (now == colors) return round;  // stable: the partition is equitable
     colors = now;
   }
@@ -337,13 +354,13 @@ void quotient_groups(const CollectivePlan& collective, const Built& b, const Cel
 }  // namespace
 
 RankClasses find_rank_classes(const PlatformPlan& plan, const CollectivePlan& collective,
-                              const std::vector<int>& rank_kind) {
+                              const std::vector<int>& rank_kind, GroupMembers members) {
   RankClasses out;
   for (const CollectiveStage& s : collective.stages) out.stages.push_back(s.rule);
   out.operations = operations_of(collective);
   Built b = build_graph(plan, collective, rank_kind);
   const Graph& g = b.graph;
-  out.refinement_rounds = refine(g, b.color);
+  out.refinement_rounds = refine(g, members, b.color);
   const size_t group0 = g.ranks, flow0 = group0 + g.groups, link0 = flow0 + g.flows;
   size_t n_classes = 0;
   Cells cells;

@@ -6,11 +6,11 @@
 // The classes are the coarsest equitable partition (colour refinement) of the graph that decides
 // the timing of a flow-level all-reduce: rank -- its group in each stage (the group starts when its
 // last member arrives and ends for all when its last edge is done); group -- its edges (flows);
-// flow -- the link directions it crosses (max-min sharing). Starting colours: a rank's compute
-// kind; a group's stage, size, extra latency and chunk path; a flow's route latency (CM02 shares a
-// link in inverse proportion to it); a link's bandwidth. Each flow class then crosses one link per
-// class of links, with a weight: how many flows of the class share one such link. Pure data, no
-// SimGrid.
+// flow -- the link directions it crosses (max-min sharing); a group counts each class of its
+// members once (GroupMembers). Starting colours: a rank's compute kind; a group's stage, size,
+// extra latency and chunk path; a flow's route latency (CM02 shares a link in inverse proportion
+// to it); a link's bandwidth. Each flow class then crosses one link per class of links, with a
+// weight: how many flows of the class share one such link. Pure data, no SimGrid.
 #pragma once
 
 #include <cstdint>
@@ -59,9 +59,17 @@ struct RankClasses {
   size_t size() const { return representative.size(); }
 };
 
+// How a group's members enter its colour. A group starts when the last of its members arrives and
+// ends alike for all of them, so which classes of ranks it holds decides its timing, not how many
+// of each: kDistinct (the default) colours a group by the set of its members' colours, kCounted by
+// their multiset, a finer partition with the same timelines (the tests compare the two;
+// docs/simulator.md, "Classes of ranks").
+enum class GroupMembers { kDistinct, kCounted };
+
 // `rank_kind[r]`: ranks with the same kind compute alike (the caller's key, e.g. device and
 // micro-batch). Deterministic: classes are numbered by their lowest rank.
 RankClasses find_rank_classes(const PlatformPlan& plan, const CollectivePlan& collective,
-                              const std::vector<int>& rank_kind);
+                              const std::vector<int>& rank_kind,
+                              GroupMembers members = GroupMembers::kDistinct);
 
 }  // namespace vitsim::sim
