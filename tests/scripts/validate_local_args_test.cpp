@@ -38,6 +38,9 @@ TEST(ValidateLocalArgs, BadValuesNameTheOptionAndExit2) {
       {"--steps 2", "--steps: expected an integer >= 4, got '2'"},
       {"--quick --repeats -1", "--repeats: expected an integer >= 1, got '-1'"},
       {"--frobnicate", "unknown option '--frobnicate'"},
+      {"--host-at-start 'fast enough'",
+       "--host-at-start: expected scripts/host-check's line ('a 16-MiB sum ... of its share' or "
+       "'not measured (...)'), got 'fast enough'"},
   };
   for (const auto& c : cases) {
     const auto r = validate_local(c.args);
