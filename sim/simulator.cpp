@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "costmodel/epoch.h"
 #include "costmodel/global_batch.h"
@@ -183,9 +184,11 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
   const RankKinds kinds = plan_rank_kinds(placement, devices, graph, config, costs, sources);
   fill_fit(placement, kinds, out);
   out.provenance.compute = compute_provenance(kinds, costs, config.precision);
-  const PlatformPlan plan = plan_platform(cluster, placement, &costs, false,
-                                          options.transports ? &*options.transports : nullptr);
-  out.provenance.links = link_uses(plan);
+  // Held until the simulation ends, then dropped: its links (~100 MB at a million GPUs) need not
+  // share the peak with the per-rank records made after it.
+  std::optional<PlatformPlan> plan = plan_platform(
+      cluster, placement, &costs, false, options.transports ? &*options.transports : nullptr);
+  out.provenance.links = link_uses(*plan);
   out.provenance.unmeasured = unmeasured_lines(out.provenance, kinds);
   for (std::string& line : sharding_unmeasured_lines(config, out.provenance, costs))
     out.provenance.unmeasured.push_back(std::move(line));
@@ -197,7 +200,7 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
   SimulationRequest q;
   q.cluster = &cluster;
   q.placement = &placement;
-  q.plan = &plan;
+  q.plan = &*plan;
   q.costs = &costs;
   q.graph = &graph;
   q.kinds = &kinds;
@@ -206,6 +209,7 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
   q.options = &options;
   q.trace = trace != nullptr;
   const SimulationResult run = run_configuration(q);
+  plan.reset();
   out.engine = engine_label(run);
   fill_ranks(placement, kinds, out);
   fill_timings(run, out);
