@@ -18,7 +18,7 @@ namespace {
 
 std::string class_key(const sim::NodeInstance& n) {
   std::string devices;
-  for (const auto& d : n.gpu_devices) devices += (devices.empty() ? "" : "+") + d;
+  for (const auto& d : *n.gpu_devices) devices += (devices.empty() ? "" : "+") + d;
   const schema::NodeSpec& s = *n.spec;
   return fmt::format("{} | nic {} {:g} B/s{} | {} {:g} B/s", devices, s.nic.link_class,
                      s.nic.bandwidth_bytes_per_s, s.nic_per_gpu ? " per GPU" : "",
@@ -190,8 +190,7 @@ SubsetResult search_subsets(const SubsetSearch& s, const schema::ClusterSpec& cl
   out.predictions.scenario = "subset-search";
   const std::vector<HostClass> classes = host_classes(cluster, s.hosts);
   std::map<std::string, int64_t> gpus_of;
-  for (const auto& n : sim::expand_nodes(cluster))
-    gpus_of[n.host] = static_cast<int64_t>(n.gpu_devices.size());
+  for (const auto& n : sim::expand_nodes(cluster)) gpus_of[n.host] = static_cast<int64_t>(n.gpus());
   out.combinations = 1;
   for (const auto& c : classes) {
     out.combinations *= static_cast<int64_t>(c.hosts.size()) + 1;

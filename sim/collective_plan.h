@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -39,7 +40,9 @@ struct CollectiveGroup {
   costmodel::ChunkPath chunk_path;
   // Per ring order, per position: the seconds per byte of the edge from that rank (its share of
   // its route's narrowest link): the step level spaces a connection's sends by it (in order).
-  std::vector<std::vector<double>> edge_seconds_per_byte;
+  // Held once for the groups whose figures are equal (every node's group of a homogeneous cluster:
+  // a copy per node would be ~15 MB a stage at a million ranks).
+  std::shared_ptr<const std::vector<std::vector<double>>> edge_seconds_per_byte;
   int64_t ring_count() const {
     return channels.empty() ? 1 : static_cast<int64_t>(channels.size());
   }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "costmodel/collective_ring.h"
@@ -146,7 +147,7 @@ void ring_channels_step(Collectives& e, size_t s, int64_t rank, double bytes) {
     rings.push_back(
         sg4::Actor::create("channel", e.host(rank), [&e, &g, i, pos, phases, bytes, n, c] {
           ring_step(e, g.channels[i], pos, phases, bytes / n / c, kChannelTag + static_cast<int>(i),
-                    g.edge_seconds_per_byte[i][pos]);
+                    (*g.edge_seconds_per_byte)[i][pos]);
         }));
   }
   for (auto& a : rings) a->join();
@@ -160,7 +161,7 @@ void ring_run_step(Collectives& e, size_t s, int64_t rank, double bytes) {
   if (n < 2) return;  // nothing to send (and no edge to read a rate of)
   ring_step(e, g.ranks, st.pos_of[static_cast<size_t>(rank)], costmodel::ring_phases(st.rule.op, n),
             bytes / (static_cast<double>(n) * st.rule.message_parts), st.rule.mailbox_tag,
-            g.edge_seconds_per_byte[0][st.pos_of[static_cast<size_t>(rank)]]);
+            (*g.edge_seconds_per_byte)[0][st.pos_of[static_cast<size_t>(rank)]]);
 }
 
 // Every edge of the member's group flows at once (collectives.h, flow_edges); a member has one
@@ -250,7 +251,12 @@ size_t link_direction(const RouteLinks& r, size_t i) {
 }  // namespace
 
 void plan_ring_chunk_paths(const PlatformPlan& plan, CollectiveStage& stage) {
-  std::vector<int64_t> sharing(2 * plan.links.size(), 0);
+  // Edges per link direction (32 bits: a stage has far fewer edges than 2^31; at a million GPUs
+  // the vector is 2 x 2.1 million entries, held beside the whole plan).
+  std::vector<int32_t> sharing(2 * plan.links.size(), 0);
+  using Rates = std::shared_ptr<const std::vector<std::vector<double>>>;
+  auto by_value = [](const Rates& a, const Rates& b) { return *a < *b; };
+  std::set<Rates, decltype(by_value)> rates_held(by_value);  // each distinct one once
   for (const CollectiveGroup& g : stage.groups) {
     for (const auto& [src, dst] : ring_edges(g)) {
       const RouteLinks r = plan.route(src, dst);
@@ -261,7 +267,7 @@ void plan_ring_chunk_paths(const PlatformPlan& plan, CollectiveStage& stage) {
     const size_t n = g.ranks.size();
     g.pipelined = true;
     g.chunk_path = {};
-    g.edge_seconds_per_byte.clear();
+    std::vector<std::vector<double>> rates;
     std::vector<std::vector<int64_t>> one;
     for (const auto& order : ring_orders(g, one)) {
       std::vector<costmodel::RingHop> hops;
@@ -275,8 +281,8 @@ void plan_ring_chunk_paths(const PlatformPlan& plan, CollectiveStage& stage) {
         }
         hops.push_back(h);
       }
-      g.edge_seconds_per_byte.emplace_back();
-      for (const auto& h : hops) g.edge_seconds_per_byte.back().push_back(h.seconds_per_byte);
+      rates.emplace_back();
+      for (const auto& h : hops) rates.back().push_back(h.seconds_per_byte);
       const costmodel::ChunkPath p = costmodel::ring_chunk_path(
           hops, costmodel::ring_phases(stage.rule.op, static_cast<int64_t>(n)));
       costmodel::ChunkPath& c = g.chunk_path;
@@ -286,6 +292,10 @@ void plan_ring_chunk_paths(const PlatformPlan& plan, CollectiveStage& stage) {
       c.slowest_latency_s = std::max(c.slowest_latency_s, p.slowest_latency_s);
       c.slowest_seconds_per_byte = std::max(c.slowest_seconds_per_byte, p.slowest_seconds_per_byte);
     }
+    g.edge_seconds_per_byte =
+        *rates_held
+             .insert(std::make_shared<const std::vector<std::vector<double>>>(std::move(rates)))
+             .first;
   }
 }
 

@@ -38,14 +38,16 @@ schema::ClusterSpec with_node_count(const schema::ClusterSpec& cluster, int64_t 
 std::vector<NodeInstance> expand_nodes(const schema::ClusterSpec& cluster) {
   std::vector<NodeInstance> out;
   for (const auto& spec : cluster.nodes) {
+    auto devices = std::make_shared<std::vector<std::string>>();
+    for (const auto& g : spec.gpus) {
+      for (int64_t k = 0; k < g.count; ++k) devices->push_back(g.device);
+    }
     for (const auto& host : schema::node_host_names(spec)) {
       NodeInstance n;
       n.host = host;
       n.spec = &spec;
       n.index = static_cast<int64_t>(out.size());
-      for (const auto& g : spec.gpus) {
-        for (int64_t k = 0; k < g.count; ++k) n.gpu_devices.push_back(g.device);
-      }
+      n.gpu_devices = devices;
       out.push_back(std::move(n));
     }
   }
@@ -71,10 +73,9 @@ std::vector<RankSlot> place_on_hosts(const std::vector<NodeInstance>& nodes,
     }
     const NodeInstance& n = nodes[static_cast<size_t>(it->second)];
     const int64_t local = taken[n.index]++;
-    if (local >= static_cast<int64_t>(n.gpu_devices.size())) {
+    if (local >= static_cast<int64_t>(n.gpus())) {
       throw std::invalid_argument("host '" + h + "' is listed " + std::to_string(local + 1) +
-                                  " times but has " + std::to_string(n.gpu_devices.size()) +
-                                  " GPU(s)");
+                                  " times but has " + std::to_string(n.gpus()) + " GPU(s)");
     }
     out.push_back({n.index, local});
   }
@@ -87,7 +88,7 @@ std::vector<RankSlot> fill_nodes(const std::vector<NodeInstance>& nodes, int64_t
   std::vector<RankSlot> out;
   int64_t total = 0;
   for (const auto& n : nodes) {
-    const int64_t have = static_cast<int64_t>(n.gpu_devices.size());
+    const int64_t have = static_cast<int64_t>(n.gpus());
     total += per_node > 0 ? std::min(per_node, have) : have;
     const int64_t take = per_node > 0 ? per_node : have;
     if (per_node > have) {

@@ -91,7 +91,7 @@ PlanNode plan_node(PlatformPlan& plan, const NodeInstance& n, const schema::Netw
   PlanNode node;
   node.host = n.host;
   node.leaf = net.topology == schema::Topology::kFatTree ? n.index / net.nodes_per_leaf : 0;
-  const size_t gpus = n.gpu_devices.size();
+  const size_t gpus = n.gpus();
   const auto self = static_cast<int64_t>(plan.nodes.size());  // the caller appends it next
   int shared_nic = -1;
   if (!n.spec->nic_per_gpu)
@@ -132,8 +132,7 @@ PlatformPlan plan_platform(const schema::ClusterSpec& cluster, const Placement& 
   // At most a port and a NIC link per GPU and a NIC per node, plus a leaf uplink per node: sized
   // up front, so that a million GPUs' links are not moved on each growth of the vector.
   size_t most_links = 0;
-  for (int64_t idx : wanted)
-    most_links += 2 + 2 * placement.nodes[static_cast<size_t>(idx)].gpu_devices.size();
+  for (int64_t idx : wanted) most_links += 2 + 2 * placement.nodes[static_cast<size_t>(idx)].gpus();
   plan.links.reserve(most_links);
   plan.nodes.reserve(wanted.size());
   std::map<int64_t, int64_t> plan_index;  // node instance index -> index in plan.nodes

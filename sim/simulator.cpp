@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "costmodel/epoch.h"
 #include "costmodel/global_batch.h"
@@ -120,11 +121,27 @@ void fill_timings(const SimulationResult& run, schema::ConfigPrediction& out) {
   out.throughput_images_per_s = step > 0 ? images_per_step / step : 0.0;
 }
 
-// Per-rank figures known before the simulation (device, micro-batch, memory), whether every rank
-// fits, and the steps of an epoch.
-void fill_ranks(const Placement& placement, const RankKinds& kinds, schema::ConfigPrediction& out) {
+// What the ranks' plans say before the simulation: whether every rank fits, and the steps of an
+// epoch.
+void fill_fit(const Placement& placement, const RankKinds& kinds, schema::ConfigPrediction& out) {
   std::vector<int64_t> micro_batches;
+  micro_batches.reserve(placement.ranks.size());
+  for (size_t i = 0; i < placement.ranks.size(); ++i)
+    micro_batches.push_back(kinds.plans[static_cast<size_t>(kinds.kind_of_rank[i])].micro_batch);
   out.max_micro_batch_that_fits = std::numeric_limits<int64_t>::max();
+  for (const RankPlan& r : kinds.plans) {
+    out.out_of_memory = out.out_of_memory || r.memory_bytes > r.device_memory_bytes;
+    out.max_micro_batch_that_fits =
+        std::min(out.max_micro_batch_that_fits, r.memory.max_micro_batch(r.device_memory_bytes));
+  }
+  out.steps_per_epoch = costmodel::steps_per_epoch(out.config.data_fraction, out.config.images,
+                                                   micro_batches, out.config.accumulation);
+}
+
+// The per-rank records (device, micro-batch, memory; the step figures come from fill_timings).
+// Made after the simulation: at a million ranks they are ~120 MB that would otherwise be held
+// beside the collective plan, the peak of the run (docs/simulator.md, "Performance").
+void fill_ranks(const Placement& placement, const RankKinds& kinds, schema::ConfigPrediction& out) {
   out.ranks.reserve(placement.ranks.size());
   for (size_t i = 0; i < placement.ranks.size(); ++i) {
     const RankPlan& r = kinds.plans[static_cast<size_t>(kinds.kind_of_rank[i])];
@@ -136,15 +153,7 @@ void fill_ranks(const Placement& placement, const RankKinds& kinds, schema::Conf
     rp.memory_bytes = r.memory_bytes;
     rp.device_memory_bytes = r.device_memory_bytes;
     out.ranks.push_back(rp);
-    micro_batches.push_back(r.micro_batch);
   }
-  for (const RankPlan& r : kinds.plans) {
-    out.out_of_memory = out.out_of_memory || r.memory_bytes > r.device_memory_bytes;
-    out.max_micro_batch_that_fits =
-        std::min(out.max_micro_batch_that_fits, r.memory.max_micro_batch(r.device_memory_bytes));
-  }
-  out.steps_per_epoch = costmodel::steps_per_epoch(out.config.data_fraction, out.config.images,
-                                                   micro_batches, out.config.accumulation);
 }
 
 schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
@@ -173,20 +182,25 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
   out.config.collective_level = level;
   std::map<std::string, costmodel::CostSource> sources;
   const RankKinds kinds = plan_rank_kinds(placement, devices, graph, config, costs, sources);
-  fill_ranks(placement, kinds, out);
+  fill_fit(placement, kinds, out);
   out.provenance.compute = compute_provenance(kinds, costs, config.precision);
-  const PlatformPlan plan = plan_platform(cluster, placement, &costs, false,
-                                          options.transports ? &*options.transports : nullptr);
-  out.provenance.links = link_uses(plan);
+  // Held until the simulation ends, then dropped: its links (~100 MB at a million GPUs) need not
+  // share the peak with the per-rank records made after it.
+  std::optional<PlatformPlan> plan = plan_platform(
+      cluster, placement, &costs, false, options.transports ? &*options.transports : nullptr);
+  out.provenance.links = link_uses(*plan);
   out.provenance.unmeasured = unmeasured_lines(out.provenance, kinds);
   for (std::string& line : sharding_unmeasured_lines(config, out.provenance, costs))
     out.provenance.unmeasured.push_back(std::move(line));
-  if (out.out_of_memory) return out;  // not simulated: the trainer would stop at its first step
+  if (out.out_of_memory) {  // not simulated: the trainer would stop at its first step
+    fill_ranks(placement, kinds, out);
+    return out;
+  }
 
   SimulationRequest q;
   q.cluster = &cluster;
   q.placement = &placement;
-  q.plan = &plan;
+  q.plan = &*plan;
   q.costs = &costs;
   q.graph = &graph;
   q.kinds = &kinds;
@@ -195,7 +209,9 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
   q.options = &options;
   q.trace = trace != nullptr;
   const SimulationResult run = run_configuration(q);
+  plan.reset();
   out.engine = engine_label(run);
+  fill_ranks(placement, kinds, out);
   fill_timings(run, out);
   const double other_epoch_s =
       out.steps_per_epoch > 0

@@ -31,9 +31,9 @@ const std::string kPlatforms = std::string(VITSIM_SOURCE_DIR) + "/platforms/";
 Placement every_gpu(const schema::ClusterSpec& c) {
   schema::TrainingConfig t;
   int64_t gpus = 0;
-  for (const auto& n : expand_nodes(c)) gpus += static_cast<int64_t>(n.gpu_devices.size());
+  for (const auto& n : expand_nodes(c)) gpus += static_cast<int64_t>(n.gpus());
   t.gpus = gpus;
-  t.gpus_per_node = static_cast<int64_t>(expand_nodes(c).front().gpu_devices.size());
+  t.gpus_per_node = static_cast<int64_t>(expand_nodes(c).front().gpus());
   return place_ranks(c, t);
 }
 
