@@ -29,8 +29,9 @@ constexpr double kParentBytesPerRank = 2.5e3;
 // instead of 153 MB at 8,192 ranks).
 constexpr double kSimBytesPerRank = 24e3;
 // Per extra actor (an all-reduce stream: overlap with 14 buckets at 4,096 ranks, 123 instead of
-// 81 MB, 10 kB each; a class actor: 13,904 classes of 16,384 ranks, about 7 kB each) and per
-// class of flows (its zone, two hosts, a latency link; folded into the same run).
+// 81 MB, 10 kB each; a class actor: 16,384 mixed ranks in 13,904 classes, as the multiset rule
+// GroupMembers::kCounted kept them, about 7 kB each) and per class of flows (its zone, two hosts,
+// a latency link; folded into the same run).
 constexpr double kSimBytesPerActor = 12e3;
 constexpr double kSimBytesPerFlowClass = 8e3;
 // A trace span, recorded in the simulation and held as a JSON event by the parent (nlohmann
