@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "planned.h"
 #include "sim/rank_classes.h"
 #include "sim/simulator.h"
 #include "sim_test_support.h"
@@ -24,6 +25,7 @@ namespace vitsim::sim {
 namespace group_members_test {
 namespace {
 
+using test::Planned;
 using test::tiny_cluster;
 using test::tiny_model;
 
@@ -83,18 +85,6 @@ schema::ConfigPrediction run(const MixedCase& s, SimEngine engine) {
   return predict(s.cluster, costmodel::DeviceCatalog{}, tiny_model(), s.config, costs, o);
 }
 
-struct Planned {
-  PlatformPlan plan;
-  CollectivePlan collective;
-};
-
-Planned plan_of(const MixedCase& s) {
-  const Placement placement = place_ranks(s.cluster, s.config);
-  PlatformPlan plan = plan_platform(s.cluster, placement, nullptr);
-  CollectivePlan collective = plan_collective(plan, s.config.collective);
-  return {std::move(plan), std::move(collective)};
-}
-
 // What the class-level simulation relies on: every rank of a class has the kind of its class and,
 // in each stage, a group of the class group_of_class names; every group of a class holds exactly
 // that class's member classes.
@@ -126,7 +116,7 @@ void expect_consistent(const Planned& p, const std::vector<int>& kinds, const Ra
 // Both rules' classes against each other (consistent, kDistinct a coarsening of kCounted) and the
 // class-level simulation against rank by rank; returns the two rules' class counts.
 std::pair<size_t, size_t> compare(const MixedCase& s) {
-  const Planned p = plan_of(s);
+  const Planned p = test::planned(s.cluster, s.config);
   const RankClasses distinct = find_rank_classes(p.plan, p.collective, s.kinds);
   const RankClasses counted =
       find_rank_classes(p.plan, p.collective, s.kinds, GroupMembers::kCounted);
@@ -193,7 +183,7 @@ TEST(GroupMembers, RanksOfOneKindWaitingOnDifferentMembersStayApart) {
   s.config.collective_level = costmodel::CollectiveLevel::kFlow;
   s.config.per_rank_micro_batch = {4, 4, 4, 4, 4, 4, 4, 8};
   s.kinds = {4, 4, 4, 4, 4, 4, 4, 8};
-  const Planned p = plan_of(s);
+  const Planned p = test::planned(s.cluster, s.config);
   for (GroupMembers rule : {GroupMembers::kDistinct, GroupMembers::kCounted}) {
     const RankClasses c = find_rank_classes(p.plan, p.collective, s.kinds, rule);
     expect_consistent(p, s.kinds, c);

@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "sim/collective_registry.h"
+#include "planned.h"
 #include "sim/rank_classes_periodic.h"
 #include "sim/simulator.h"
 #include "sim_test_support.h"
@@ -17,6 +17,7 @@ namespace vitsim::sim {
 namespace periodic_classes_test {
 namespace {
 
+using test::Planned;
 using test::ring_config;
 using test::tiny_cluster;
 
@@ -28,19 +29,11 @@ schema::ClusterSpec fat_tree(schema::ClusterSpec c, int nodes_per_leaf) {
   return c;
 }
 
-struct Planned {
-  PlatformPlan plan;
-  CollectivePlan collective;
-};
-
 Planned planned(const schema::ClusterSpec& c, int gpus, costmodel::Collective algorithm,
                 const std::vector<costmodel::CollectiveOp>& ops) {
   schema::TrainingConfig t = ring_config(gpus);
   t.collective = algorithm;
-  Planned p;
-  p.plan = plan_platform(c, place_ranks(c, t), nullptr);
-  p.collective = plan_collectives(p.plan, algorithm, ops);
-  return p;
+  return test::planned(c, t, ops);
 }
 
 void expect_equal(const RankClasses& a, const RankClasses& b) {
