@@ -11,7 +11,8 @@
 // medians of short layers came out up to 60% fast and the sum of the parts did not predict a step
 // (docs/trainer.md, "Profiling"). Peak memory per
 // micro-batch is the process's peak resident set (VmHWM, reset before each size) on CPU, the CUDA
-// allocator's peak on GPU.
+// allocator's peak on GPU. layer_profiler.cpp chooses the steps and averages them; each step is
+// run and timed by StepProfiler (step_profiler.h).
 #pragma once
 
 #include <cstdint>

@@ -12,8 +12,8 @@
 #include <sstream>
 
 #include "read_text.h"     // tests/support/
-#include "run_command.h"   // tests/support/
 #include "study_import.h"  // tests/support/
+#include "vitsim_cli.h"    // tests/support/
 
 namespace answers2_cli_test {
 namespace {

@@ -8,26 +8,24 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "run_command.h"  // tests/support/
+#include "vitsim_cli.h"  // tests/support/
 
 namespace answers_cli_test {
 namespace {
 
-const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+using vitsim::test::run_vitsim;
+using vitsim::test::run_vitsim_stdout;
+
 const std::string kSrc = VITSIM_SOURCE_DIR;
 const std::string kTesla = "--cluster " + kSrc + "/platforms/tesla.json --costs " + kSrc +
                            "/tests/sim/fixtures/costs.json";
 
 using Result = vitsim::test::CommandResult;
 
-Result run(const std::string& args, bool with_stderr = false) {
-  return vitsim::test::run_shell(kVitsim + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null"));
-}
-
 TEST(AnswersCli, AdviseNamesTesla3sPortAndSimulatesWhatHelps) {
-  const Result r = run("advise " + kTesla +
-                       " --gpus 5 --micro-batch 16 --json --epochs 10 "
-                       "--price p4=0.6,rtx3070=0.3,gtx1070=0.2");
+  const Result r = run_vitsim_stdout("advise " + kTesla +
+                                     " --gpus 5 --micro-batch 16 --json --epochs 10 "
+                                     "--price p4=0.6,rtx3070=0.3,gtx1070=0.2");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto j = nlohmann::json::parse(r.output)["configurations"][0];  // predict --json's document
   const std::string bottleneck = j["breakdown"]["bottleneck"];
@@ -48,7 +46,7 @@ TEST(AnswersCli, AdviseNamesTesla3sPortAndSimulatesWhatHelps) {
 }
 
 TEST(AnswersCli, AdviseTextSaysWhyAndWhatWouldHelp) {
-  const Result r = run("advise " + kTesla + " --gpus 4 --micro-batch 16");
+  const Result r = run_vitsim_stdout("advise " + kTesla + " --gpus 4 --micro-batch 16");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* s : {"Why the step takes", "Bottleneck: ", "What would help (each simulated"})
     EXPECT_NE(r.output.find(s), std::string::npos) << s << "\n" << r.output;
@@ -56,7 +54,7 @@ TEST(AnswersCli, AdviseTextSaysWhyAndWhatWouldHelp) {
 
 TEST(AnswersCli, MissingPriceIsAWarningWithTheHint) {
   // tesla0 (p4: a cloud price only) and rtx3070s (a purchase price only): neither mode prices all.
-  const Result r = run("predict " + kTesla + " --gpus 4 --micro-batch 16", true);
+  const Result r = run_vitsim("predict " + kTesla + " --gpus 4 --micro-batch 16");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("warning: no cost: no owned price for device p4"), std::string::npos)
       << r.output;
@@ -70,7 +68,7 @@ TEST(AnswersCli, SweepCsvHasCostColumnsAndUnverifiedPricesAreLabelled) {
   const std::string out = ::testing::TempDir() + "/answers_cli_cost";
   const std::string vector = "sweep --cluster " + kSrc + "/platforms/vector.json --costs " + kSrc +
                              "/tests/sim/fixtures/costs.json --gpus 2 --micro-batch 16 --epochs 3";
-  Result r = run(vector + " --out " + out, true);
+  Result r = run_vitsim(vector + " --out " + out);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("* cost from a price not checked"), std::string::npos) << r.output;
   std::ifstream in(out + ".csv");
@@ -82,7 +80,7 @@ TEST(AnswersCli, SweepCsvHasCostColumnsAndUnverifiedPricesAreLabelled) {
             std::string::npos)
       << header;
   EXPECT_NE(row.find(",unverified,cloud,"), std::string::npos) << row;
-  r = run(vector + " --price t4=0.5 --out " + out, true);
+  r = run_vitsim(vector + " --price t4=0.5 --out " + out);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output.find("* cost from a price not checked"), std::string::npos) << r.output;
   std::ifstream again(out + ".csv");
@@ -92,13 +90,14 @@ TEST(AnswersCli, SweepCsvHasCostColumnsAndUnverifiedPricesAreLabelled) {
 }
 
 TEST(AnswersCli, BadPriceExitsTwo) {
-  const Result r = run("predict " + kTesla + " --gpus 2 --price rtx3070=cheap", true);
+  const Result r = run_vitsim("predict " + kTesla + " --gpus 2 --price rtx3070=cheap");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--price"), std::string::npos) << r.output;
 }
 
 TEST(AnswersCli, BestEfficiencyWithOneGpuCountExplainsInsteadOfNothingFits) {
-  const Result r = run("sweep " + kTesla + " --gpus 1 --micro-batch 16,32 --goal best-efficiency");
+  const Result r =
+      run_vitsim_stdout("sweep " + kTesla + " --gpus 1 --micro-batch 16,32 --goal best-efficiency");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output.find("no configuration fits and runs"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("only 1-GPU configurations ran"), std::string::npos) << r.output;
@@ -106,7 +105,8 @@ TEST(AnswersCli, BestEfficiencyWithOneGpuCountExplainsInsteadOfNothingFits) {
 }
 
 TEST(AnswersCli, OneBucketOverlapRowsAreExplained) {
-  const Result r = run("sweep " + kTesla + " --gpus 2 --overlap off,on --bucket-mb 500,25");
+  const Result r =
+      run_vitsim_stdout("sweep " + kTesla + " --gpus 2 --overlap off,on --bucket-mb 500,25");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("note: one 500 MiB bucket holds the whole"), std::string::npos)
       << r.output;
@@ -115,7 +115,7 @@ TEST(AnswersCli, OneBucketOverlapRowsAreExplained) {
 }
 
 TEST(AnswersCli, HostSubsetSearchLeavesTheSlowPortOut) {
-  const Result r = run("sweep " + kTesla + " --hosts-from all --micro-batch 16");
+  const Result r = run_vitsim_stdout("sweep " + kTesla + " --hosts-from all --micro-batch 16");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   // Classes: tesla0 (p4), tesla1/2/4 (rtx3070), tesla3 (gtx1070, 1 GbE): 2 x 4 x 2 - 1.
   EXPECT_NE(r.output.find("exhaustive search: 15 host subset(s) per device"), std::string::npos)

@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "run_command.h"  // tests/support/
+#include "vitsim_cli.h"  // tests/support/
 
 namespace bounded_readers_test {
 namespace {
@@ -26,7 +26,6 @@ namespace {
 namespace fs = std::filesystem;
 using Result = vitsim::test::CommandResult;
 
-const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
 const std::string kSrc = VITSIM_SOURCE_DIR;
 
 // The address-space limit; none under AddressSanitizer, whose shadow memory alone reserves far
@@ -37,9 +36,9 @@ const std::string kSrc = VITSIM_SOURCE_DIR;
 #endif
 #endif
 #if defined(__SANITIZE_ADDRESS__) || defined(VITSIM_TEST_ASAN)
-const std::string kLimit = "";
+constexpr long kAddressSpaceKib = 0;
 #else
-const std::string kLimit = "ulimit -v 1048576; ";
+constexpr long kAddressSpaceKib = 1048576;
 #endif
 
 class BoundedReaders : public ::testing::Test {
@@ -55,7 +54,10 @@ class BoundedReaders : public ::testing::Test {
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
   // vitsim with at most 1 GiB of address space, and 60 s: a hang is a failure too.
   Result vitsim(const std::string& args) const {
-    return vitsim::test::run_command(kLimit + "timeout 60 " + kVitsim + " " + args);
+    vitsim::test::VitsimRun how;
+    how.address_space_kib = kAddressSpaceKib;
+    how.timeout_s = 60;
+    return vitsim::test::run_vitsim_with(args, how);
   }
   Result init_from(const std::string& hosts) const {
     return vitsim("cluster init --name lab --hosts-file " + hosts + " -o " + path("c.json"));

@@ -21,12 +21,17 @@
 
 #include "process_support.h"  // tests/support/
 #include "read_text.h"        // tests/support/
-#include "run_command.h"      // tests/support/
+#include "vitsim_cli.h"       // tests/support/
 
 namespace cmd_sweep_test {
 namespace {
 
-const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+using vitsim::test::kVitsim;  // tests/support/vitsim_cli.h
+using vitsim::test::run_vitsim;
+using vitsim::test::run_vitsim_stdout;
+using vitsim::test::run_vitsim_with;
+using vitsim::test::VitsimRun;
+
 const std::string kSrc = VITSIM_SOURCE_DIR;
 const std::string kCosts = kSrc + "/tests/sim/fixtures/costs.json";
 // 2 micro-batches x (1 + 3 GPU counts x 2 collectives) = 14 configurations, one of which
@@ -36,10 +41,6 @@ const std::string kSweep = "sweep --cluster " + kSrc + "/platforms/vector.json -
                            " --goal best-efficiency";
 
 using Result = vitsim::test::CommandResult;
-
-Result run(const std::string& command) {
-  return vitsim::test::run_shell(command);
-}
 
 // tests/support/read_text.h
 constexpr auto slurp = &vitsim::test::read_text;
@@ -56,8 +57,8 @@ std::string tmp(const std::string& name) {
 }
 
 TEST(CmdSweep, JobsTwoEqualsJobsOneByteForByte) {
-  const Result one = run(kVitsim + " " + kSweep + " --jobs 1 --out " + tmp("j1") + " 2>/dev/null");
-  const Result two = run(kVitsim + " " + kSweep + " --jobs 2 --out " + tmp("j2") + " 2>/dev/null");
+  const Result one = run_vitsim_stdout(kSweep + " --jobs 1 --out " + tmp("j1"));
+  const Result two = run_vitsim_stdout(kSweep + " --jobs 2 --out " + tmp("j2"));
   ASSERT_EQ(one.exit_code, 0) << one.output;
   ASSERT_EQ(two.exit_code, 0) << two.output;
   EXPECT_NE(one.output.find("best (best-efficiency)"), std::string::npos) << one.output;
@@ -71,24 +72,25 @@ TEST(CmdSweep, JobsTwoEqualsJobsOneByteForByte) {
 }
 
 TEST(CmdSweep, ThreeShardsMergedEqualOneRun) {
-  const Result whole = run(kVitsim + " " + kSweep + " --jobs 1 --out " + tmp("whole") + " 2>&1");
+  const Result whole = run_vitsim(kSweep + " --jobs 1 --out " + tmp("whole"));
   ASSERT_EQ(whole.exit_code, 0) << whole.output;
   // Three separate processes, as three machines would run them; the last as a Slurm array task.
   for (int i = 0; i < 2; ++i) {
-    const Result s = run(kVitsim + " " + kSweep + " --jobs 1 --shard " + std::to_string(i) +
-                         "/3 --json " + tmp("shard" + std::to_string(i) + ".json") + " 2>&1");
+    const Result s = run_vitsim(kSweep + " --jobs 1 --shard " + std::to_string(i) + "/3 --json " +
+                                tmp("shard" + std::to_string(i) + ".json"));
     ASSERT_EQ(s.exit_code, 0) << s.output;
   }
+  VitsimRun slurm_task;  // task 7 of an array 5-7, as Slurm sets it
+  slurm_task.env = "SLURM_ARRAY_TASK_ID=7 SLURM_ARRAY_TASK_MIN=5 SLURM_ARRAY_TASK_COUNT=3";
   const Result slurm =
-      run("SLURM_ARRAY_TASK_ID=7 SLURM_ARRAY_TASK_MIN=5 SLURM_ARRAY_TASK_COUNT=3 " + kVitsim + " " +
-          kSweep + " --jobs 2 --shard slurm --json " + tmp("shard2.json") + " 2>&1");
+      run_vitsim_with(kSweep + " --jobs 2 --shard slurm --json " + tmp("shard2.json"), slurm_task);
   ASSERT_EQ(slurm.exit_code, 0) << slurm.output;
   EXPECT_NE(slurm.output.find("shard 2/3: 4 of 14 configurations"), std::string::npos)
       << slurm.output;
   // Given in any order: the merge puts them back.
   const Result merged =
-      run(kVitsim + " sweep --merge " + tmp("shard2.json") + " " + tmp("shard0.json") + " " +
-          tmp("shard1.json") + " --out " + tmp("merged") + " 2>&1");
+      run_vitsim("sweep --merge " + tmp("shard2.json") + " " + tmp("shard0.json") + " " +
+                 tmp("shard1.json") + " --out " + tmp("merged"));
   ASSERT_EQ(merged.exit_code, 0) << merged.output;
   EXPECT_EQ(merged.output, whole.output);  // table, skipped line, best line
   EXPECT_NE(whole.output.find("skipped 12x mb16 hierarchical"), std::string::npos) << whole.output;
@@ -99,32 +101,32 @@ TEST(CmdSweep, ThreeShardsMergedEqualOneRun) {
 
 TEST(CmdSweep, MergeRefusesShardsThatDoNotMakeOneSweep) {
   for (int i = 0; i < 2; ++i) {
-    ASSERT_EQ(run(kVitsim + " " + kSweep + " --jobs 1 --shard " + std::to_string(i) + "/2 --json " +
-                  tmp("m" + std::to_string(i) + ".json") + " 2>&1")
+    ASSERT_EQ(run_vitsim(kSweep + " --jobs 1 --shard " + std::to_string(i) + "/2 --json " +
+                         tmp("m" + std::to_string(i) + ".json"))
                   .exit_code,
               0);
   }
   // Another sweep (other images): another digest.
-  ASSERT_EQ(run(kVitsim + " " + kSweep + " --images 40000 --jobs 1 --shard 1/2 --json " +
-                tmp("other.json") + " 2>&1")
+  ASSERT_EQ(run_vitsim(kSweep + " --images 40000 --jobs 1 --shard 1/2 --json " + tmp("other.json"))
                 .exit_code,
             0);
-  Result r = run(kVitsim + " sweep --merge " + tmp("m0.json") + " " + tmp("other.json") + " 2>&1");
+  Result r = run_vitsim("sweep --merge " + tmp("m0.json") + " " + tmp("other.json"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find(tmp("other.json") + ": /shard/sweep_digest: expected fnv1a64:"),
             std::string::npos)
       << r.output;
-  r = run(kVitsim + " sweep --merge " + tmp("m0.json") + " " + tmp("m0.json") + " 2>&1");
+  r = run_vitsim("sweep --merge " + tmp("m0.json") + " " + tmp("m0.json"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("/shard/index"), std::string::npos) << r.output;
-  r = run(kVitsim + " sweep --merge " + tmp("m1.json") + " 2>&1");
+  r = run_vitsim("sweep --merge " + tmp("m1.json"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("shard 0 of 2 is missing"), std::string::npos) << r.output;
-  r = run(kVitsim + " " + kSweep + " --shard 2/2 --json " + tmp("bad.json") + " 2>&1");
+  r = run_vitsim(kSweep + " --shard 2/2 --json " + tmp("bad.json"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--shard: expected 0 <= I < N"), std::string::npos) << r.output;
-  r = run("env -u SLURM_ARRAY_TASK_ID " + kVitsim + " " + kSweep + " --shard slurm --json " +
-          tmp("bad.json") + " 2>&1");
+  VitsimRun no_slurm;  // outside a Slurm array, whatever the test's environment holds
+  no_slurm.launcher = "env -u SLURM_ARRAY_TASK_ID";
+  r = run_vitsim_with(kSweep + " --shard slurm --json " + tmp("bad.json"), no_slurm);
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("SLURM_ARRAY_TASK_ID is not set"), std::string::npos) << r.output;
 }
@@ -139,17 +141,16 @@ TEST(CmdSweep, CostGoalShardsMergeToOneRun) {
   const std::string sweep = "sweep --cluster " + kSrc + "/platforms/vector.json --costs " + kCosts +
                             " --gpus 1,2,12 --collective ring,hierarchical --goal cheapest-epoch" +
                             " --jobs 1";
-  const Result whole = run(kVitsim + " " + sweep + " 2>&1");
+  const Result whole = run_vitsim(sweep);
   ASSERT_EQ(whole.exit_code, 0) << whole.output;
   std::string shards;
   for (int i = 0; i < 2; ++i) {
     const std::string file = tmp("cost" + std::to_string(i) + ".json");
     shards += " " + file;
-    const Result s = run(kVitsim + " " + sweep + " --shard " + std::to_string(i) + "/2 --json " +
-                         file + " 2>&1");
+    const Result s = run_vitsim(sweep + " --shard " + std::to_string(i) + "/2 --json " + file);
     ASSERT_EQ(s.exit_code, 0) << s.output;
   }
-  const Result merged = run(kVitsim + " sweep --merge" + shards + " 2>&1");
+  const Result merged = run_vitsim("sweep --merge" + shards);
   ASSERT_EQ(merged.exit_code, 0) << merged.output;
   EXPECT_EQ(merged.output, whole.output);
   EXPECT_NE(merged.output.find("best (cheapest-epoch)"), std::string::npos) << merged.output;
@@ -163,7 +164,7 @@ TEST(CmdSweep, CostGoalShardsMergeToOneRun) {
 TEST(CmdSweep, ForceLiftsTheSizeGuardsTimeLimit) {
   const std::string big = " sweep --cluster " + kSrc + "/platforms/vector.json --costs " + kCosts +
                           " --gpus 65536 --collective-level step --jobs 1 --images 2000000";
-  const Result guarded = run(kVitsim + big + " 2>&1");
+  const Result guarded = run_vitsim(big);
   EXPECT_EQ(guarded.exit_code, 2) << guarded.output;
   EXPECT_NE(guarded.output.find("vitsim sweep: no configuration to recommend: nothing asked for "
                                 "could run: 1 skipped (listed above)"),
@@ -172,7 +173,7 @@ TEST(CmdSweep, ForceLiftsTheSizeGuardsTimeLimit) {
   EXPECT_NE(guarded.output.find("would run unreasonably long"), std::string::npos)
       << guarded.output;
   EXPECT_NE(guarded.output.find("--force to wait"), std::string::npos) << guarded.output;
-  const Result forced = run(kVitsim + big + " --force 2>&1");
+  const Result forced = run_vitsim(big + " --force");
   EXPECT_EQ(forced.exit_code, 2) << forced.output;
   EXPECT_EQ(forced.output.find("would run unreasonably long"), std::string::npos) << forced.output;
   EXPECT_NE(forced.output.find("skipped 65536x"), std::string::npos) << forced.output;
@@ -184,18 +185,18 @@ TEST(CmdSweep, ForceLiftsTheSizeGuardsTimeLimit) {
 // pick what the single-machine run with them picks.
 TEST(CmdSweep, MergeAppliesItsPickLimits) {
   const std::string limits = " --min-speedup 3 --max-global-batch 128";
-  const Result whole = run(kVitsim + " " + kSweep + limits + " --jobs 1 2>&1");
+  const Result whole = run_vitsim(kSweep + limits + " --jobs 1");
   ASSERT_EQ(whole.exit_code, 0) << whole.output;
   std::string shards;
   for (int i = 0; i < 2; ++i) {
     shards += " " + tmp("limits" + std::to_string(i) + ".json");
-    ASSERT_EQ(run(kVitsim + " " + kSweep + " --jobs 1 --shard " + std::to_string(i) + "/2 --json " +
-                  tmp("limits" + std::to_string(i) + ".json") + " 2>&1")
+    ASSERT_EQ(run_vitsim(kSweep + " --jobs 1 --shard " + std::to_string(i) + "/2 --json " +
+                         tmp("limits" + std::to_string(i) + ".json"))
                   .exit_code,
               0);
   }
-  const Result plain = run(kVitsim + " sweep --merge" + shards + " 2>&1");
-  const Result limited = run(kVitsim + " sweep --merge" + shards + limits + " 2>&1");
+  const Result plain = run_vitsim("sweep --merge" + shards);
+  const Result limited = run_vitsim("sweep --merge" + shards + limits);
   ASSERT_EQ(limited.exit_code, 0) << limited.output;
   EXPECT_EQ(limited.output, whole.output);
   EXPECT_NE(plain.output, limited.output) << "the limits should change this sweep's pick";
@@ -243,17 +244,13 @@ TEST(CmdSweep, SigtermLeavesNoJobBehind) {
 // --steps, which the size guard's hint names, is an option of sweep as of predict and simulate;
 // shards simulated with different step counts are two sweeps, not one.
 TEST(CmdSweep, StepsIsAnOptionAndPartOfTheDigest) {
-  Result r = run(kVitsim + " " + kSweep + " --steps 0 2>&1");
+  Result r = run_vitsim(kSweep + " --steps 0");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--steps"), std::string::npos) << r.output;
-  ASSERT_EQ(run(kVitsim + " " + kSweep + " --steps 2 --jobs 1 --shard 0/2 --json " +
-                tmp("s0.json") + " 2>&1")
-                .exit_code,
-            0);
-  ASSERT_EQ(run(kVitsim + " " + kSweep + " --jobs 1 --shard 1/2 --json " + tmp("s1.json") + " 2>&1")
-                .exit_code,
-            0);
-  r = run(kVitsim + " sweep --merge " + tmp("s0.json") + " " + tmp("s1.json") + " 2>&1");
+  ASSERT_EQ(
+      run_vitsim(kSweep + " --steps 2 --jobs 1 --shard 0/2 --json " + tmp("s0.json")).exit_code, 0);
+  ASSERT_EQ(run_vitsim(kSweep + " --jobs 1 --shard 1/2 --json " + tmp("s1.json")).exit_code, 0);
+  r = run_vitsim("sweep --merge " + tmp("s0.json") + " " + tmp("s1.json"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("/shard/sweep_digest"), std::string::npos) << r.output;
 }

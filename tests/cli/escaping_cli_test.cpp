@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "run_command.h"  // tests/support/
+#include "vitsim_cli.h"  // tests/support/
 
 namespace escaping_cli_test {
 namespace {
@@ -25,7 +25,8 @@ namespace fs = std::filesystem;
 using Result = vitsim::test::CommandResult;
 using vitsim::test::quoted;
 
-const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+using vitsim::test::run_vitsim;
+
 const std::string kSrc = VITSIM_SOURCE_DIR;
 const std::string kCosts = kSrc + "/tests/sim/fixtures/costs.json";
 const std::string kQuoteHost = "h\"x";         // tesla0 (p4), rank 0 with 4 GPUs
@@ -71,9 +72,6 @@ class Escaping : public ::testing::Test {
       for (auto& h : set) rename(h);
     std::ofstream(path("cluster.json")) << c.dump(1);
   }
-  Result vitsim(const std::string& args) const {
-    return vitsim::test::run_command(kVitsim + " " + args);
-  }
   Result python(const std::string& program) const {
     return vitsim::test::run_command("/usr/bin/python3 -c " + quoted(program));
   }
@@ -81,7 +79,8 @@ class Escaping : public ::testing::Test {
 };
 
 TEST_F(Escaping, TheExportedXmlIsWellFormedAndHoldsTheNamesExactly) {
-  const Result r = vitsim("platform " + path("cluster.json") + " --export-xml " + path("p.xml"));
+  const Result r =
+      run_vitsim("platform " + path("cluster.json") + " --export-xml " + path("p.xml"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   if (std::system("command -v xmllint >/dev/null 2>&1") == 0) {
     const Result lint = vitsim::test::run_command("xmllint --noout --nonet " + path("p.xml"));
@@ -98,7 +97,8 @@ TEST_F(Escaping, TheExportedXmlIsWellFormedAndHoldsTheNamesExactly) {
   EXPECT_EQ(ids.output, "a<b&c'd|h\"x|q\"lab<&>.network\na<b&c'd.gpu0|h\"x.gpu0\n");
   // A control byte has no place in XML 1.0: refused, nothing written.
   write_cluster("h\x01x", kMarkupHost, kClusterName);
-  const Result bad = vitsim("platform " + path("cluster.json") + " --export-xml " + path("b.xml"));
+  const Result bad =
+      run_vitsim("platform " + path("cluster.json") + " --export-xml " + path("b.xml"));
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_NE(bad.output.find("--export-xml " + path("b.xml") + ": the name 'h\\x01x"),
             std::string::npos)
@@ -107,8 +107,8 @@ TEST_F(Escaping, TheExportedXmlIsWellFormedAndHoldsTheNamesExactly) {
 }
 
 TEST_F(Escaping, TheCsvOutputsReadBackToTheNamesExactly) {
-  const Result r =
-      vitsim("simulate " + path("scenario.json") + " --costs " + kCosts + " --out " + path("p"));
+  const Result r = run_vitsim("simulate " + path("scenario.json") + " --costs " + kCosts +
+                              " --out " + path("p"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const Result rows = python(
       "import csv\n"
@@ -127,10 +127,10 @@ TEST_F(Escaping, TheCsvOutputsReadBackToTheNamesExactly) {
 }
 
 TEST_F(Escaping, AQuoteInAHostNameOrALabelKeepsItsPlaceInTheFigures) {
-  Result r =
-      vitsim("simulate " + path("scenario.json") + " --costs " + kCosts + " --out " + path("p"));
+  Result r = run_vitsim("simulate " + path("scenario.json") + " --costs " + kCosts + " --out " +
+                        path("p"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  r = vitsim("report --predicted " + path("p.json") + " --out " + path("r"));
+  r = run_vitsim("report --predicted " + path("p.json") + " --out " + path("r"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const fs::path fig = dir_ / "r" / "figures";
   // The breakdown's two bars: rank 0 on h"x, and the three others; each a row of data.

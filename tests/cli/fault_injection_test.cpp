@@ -23,8 +23,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "read_text.h"    // tests/support/
-#include "run_command.h"  // tests/support/
+#include "read_text.h"   // tests/support/
+#include "vitsim_cli.h"  // tests/support/
 
 namespace fault_injection_test {
 namespace {
@@ -33,7 +33,6 @@ using vitsim::test::read_text;  // tests/support/read_text.h
 
 namespace fs = std::filesystem;
 
-const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
 const std::string kSrc = VITSIM_SOURCE_DIR;
 const std::string kCosts = kSrc + "/tests/sim/fixtures/costs.json";
 const std::string kTesla = kSrc + "/platforms/tesla.json";
@@ -52,7 +51,7 @@ std::string previous(const std::string& name) {
 
 struct Command {
   std::string name;
-  std::string line;  // run in the output folder (OUT below); inputs are absolute
+  std::string args;  // vitsim's, run in the output folder (OUT below); inputs are absolute
   std::vector<std::vector<std::string>> groups;  // outputs that land together
   int every = 1;                                 // run every `every`-th point, and the last
   bool whole = false;  // every file it writes lands together (a group of all of them)
@@ -77,11 +76,11 @@ class FaultInjection : public ::testing::Test {
     fs::remove_all(root_);
     fs::create_directories(root_ / "inputs");
     // Inputs some commands need: two shards, a prediction with its model, a matching run log.
-    const std::string sweep = kVitsim + " sweep --cluster " + kTesla + " --costs " + kCosts +
-                              " --gpus 1,2 --jobs 1 --shard ";
+    const std::string sweep =
+        "sweep --cluster " + kTesla + " --costs " + kCosts + " --gpus 1,2 --jobs 1 --shard ";
     for (const char* i : {"0", "1"}) {
-      ASSERT_EQ(vitsim::test::run_command(sweep + i + "/2 --json " +
-                                          input("shard" + std::string(i) + ".json"))
+      ASSERT_EQ(vitsim::test::run_vitsim(sweep + i + "/2 --json " +
+                                         input("shard" + std::string(i) + ".json"))
                     .exit_code,
                 0);
     }
@@ -131,17 +130,18 @@ class FaultInjection : public ::testing::Test {
     const fs::path out = root_ / c.name;
     fs::remove_all(out);
     fs::create_directories(out);
-    // The variable is exported for the whole command line (pipes and redirections included).
-    auto line = [&](const std::string& inject) {
-      return (inject.empty() ? "" : "export VITSIM_FAULT_INJECT=" + inject + "; ") + "cd " +
-             out.string() + " && " + c.line;
+    // vitsim in `out`, with VITSIM_FAULT_INJECT set to `inject` unless it is empty.
+    auto run = [&](const std::string& inject) {
+      vitsim::test::VitsimRun how = vitsim::test::in_folder(out.string());
+      if (!inject.empty()) how.env = "VITSIM_FAULT_INJECT=" + inject;
+      return vitsim::test::run_vitsim_with(c.args, how);
     };
-    const auto clean = vitsim::test::run_command(line(""));
+    const auto clean = run("");
     EXPECT_EQ(clean.exit_code, 0) << c.name << ": " << clean.output;
     const auto reference = snapshot(out);
     EXPECT_FALSE(reference.empty()) << c.name << " wrote nothing";
     seed_previous(out, reference);
-    const auto counted = vitsim::test::run_command(line("count"));
+    const auto counted = run("count");
     EXPECT_EQ(counted.exit_code, 0) << c.name << ": " << counted.output;
     EXPECT_EQ(snapshot(out), reference) << c.name << ": the counted run differs";
     Covered covered;
@@ -150,7 +150,7 @@ class FaultInjection : public ::testing::Test {
     for (int n = 1; n <= covered.points; ++n) {
       if ((n - 1) % c.every != 0 && n != covered.points) continue;
       seed_previous(out, reference);
-      const auto r = vitsim::test::run_command(line(std::to_string(n)));
+      const auto r = run(std::to_string(n));
       EXPECT_NE(r.output.find("(injected fault " + std::to_string(n)), std::string::npos)
           << c.name << ": point " << n << " of " << covered.points << " was not met";
       check_failed_run(c, n, r, reference, snapshot(out));
@@ -193,21 +193,21 @@ class FaultInjection : public ::testing::Test {
 };
 
 TEST_F(FaultInjection, EveryCommandThatWritesCompletesOrLeavesThePreviousFiles) {
-  const std::string predict = kVitsim + " predict --cluster " + kTesla + " --costs " + kCosts +
-                              " --gpus 2 --micro-batch 16";
+  const std::string predict =
+      "predict --cluster " + kTesla + " --costs " + kCosts + " --gpus 2 --micro-batch 16";
   const std::string sweep =
-      kVitsim + " sweep --cluster " + kTesla + " --costs " + kCosts + " --gpus 1,2 --jobs 1";
+      "sweep --cluster " + kTesla + " --costs " + kCosts + " --gpus 1,2 --jobs 1";
   const std::string simulate =
-      kVitsim + " simulate " + kSrc + "/scenarios/tesla-strong.json --costs " + kCosts;
+      "simulate " + kSrc + "/scenarios/tesla-strong.json --costs " + kCosts;
   const std::vector<Command> commands = {
       {"cluster-init",
-       kVitsim + " cluster init --name lab --host h1:rtx3070:10gbe --host h2:p4:1gbe -o lab.json"},
-      {"calibrate", kVitsim + " calibrate " + kSrc +
-                        "/platforms/profiles/h100-sxm-vit_b_16-fp32.json -o c.json"},
-      {"import-deepspeed", kVitsim + " import-deepspeed " + kSrc +
+       "cluster init --name lab --host h1:rtx3070:10gbe --host h2:p4:1gbe -o lab.json"},
+      {"calibrate",
+       "calibrate " + kSrc + "/platforms/profiles/h100-sxm-vit_b_16-fp32.json -o c.json"},
+      {"import-deepspeed", "import-deepspeed " + kSrc +
                                "/tests/import/data/tesla_rtx3070_1gpu_excerpt.log --gpu rtx3070"
                                " --model vit_b_16 -o profile.json"},
-      {"import-nccl-tests", kVitsim + " import-nccl-tests " + kSrc +
+      {"import-nccl-tests", "import-nccl-tests " + kSrc +
                                 "/tests/import/data/nccl_tests_pcie3_2x2080ti.txt"
                                 " --link-class lab-pcie -o links.json"},
       {"predict-trace", predict + " --trace trace.json"},
@@ -215,21 +215,13 @@ TEST_F(FaultInjection, EveryCommandThatWritesCompletesOrLeavesThePreviousFiles) 
       {"sweep", sweep + " --out p --json j.json", {{"p.json", "p.csv", "j.json"}}},
       {"sweep-shard", sweep + " --shard 0/2 --json shard.json"},
       {"sweep-merge",
-       kVitsim + " sweep --merge " + input("shard0.json") + " " + input("shard1.json") + " --out m",
+       "sweep --merge " + input("shard0.json") + " " + input("shard1.json") + " --out m",
        {{"m.json", "m.csv"}}},
-      {"validate", kVitsim + " validate --measured " + input("run.json") + " --predicted " +
+      {"validate", "validate --measured " + input("run.json") + " --predicted " +
                        input("prediction.json") + " -o validation.txt"},
-      {"platform", kVitsim + " platform " + kTesla + " --export-xml tesla.xml"},
-      {"report",
-       kVitsim + " report --predicted " + input("prediction.json") + " --out r",
-       {},
-       1,
-       true},
-      {"reproduce",
-       kVitsim + " reproduce --study " + one_scenario_study() + " --out r",
-       {},
-       8,
-       true},
+      {"platform", "platform " + kTesla + " --export-xml tesla.xml"},
+      {"report", "report --predicted " + input("prediction.json") + " --out r", {}, 1, true},
+      {"reproduce", "reproduce --study " + one_scenario_study() + " --out r", {}, 8, true},
   };
   int points = 0, run = 0;
   for (const Command& c : commands) {

@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "run_command.h"  // tests/support/
+#include "vitsim_cli.h"  // tests/support/
 
 namespace foreign_input_test {
 namespace {
@@ -27,7 +27,8 @@ namespace fs = std::filesystem;
 using Result = vitsim::test::CommandResult;
 using Json = nlohmann::json;
 
-const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+using vitsim::test::run_vitsim;
+
 const std::string kSrc = VITSIM_SOURCE_DIR;
 const std::string kCosts = kSrc + "/tests/sim/fixtures/costs.json";
 const std::string kTesla = kSrc + "/platforms/tesla.json";
@@ -51,9 +52,6 @@ class ForeignInput : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  Result vitsim(const std::string& args) const {
-    return vitsim::test::run_command(kVitsim + " " + args);
-  }
   // `text` with its `line`-th line (from 1) replaced by `with`.
   static std::string replace_line(const std::string& text, int line, const std::string& with) {
     std::stringstream in(text);
@@ -65,8 +63,9 @@ class ForeignInput : public ::testing::Test {
 };
 
 TEST_F(ForeignInput, ContradictingRepeatsOfALinkPointAreNotAveragedInSilence) {
-  Result r = vitsim("import-nccl-tests " + kData + "nccl_tests_pcie3_2x2080ti.txt --link-class " +
-                    "lab-pcie -o " + path("a.json"));
+  Result r =
+      run_vitsim("import-nccl-tests " + kData + "nccl_tests_pcie3_2x2080ti.txt --link-class " +
+                 "lab-pcie -o " + path("a.json"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   // The same link measured again, every time `scale` times the first's.
   auto scaled = [&](double scale, const std::string& name) {
@@ -79,8 +78,8 @@ TEST_F(ForeignInput, ContradictingRepeatsOfALinkPointAreNotAveragedInSilence) {
     std::ofstream(path(name)) << p.dump(1);
     return path(name);
   };
-  r = vitsim("calibrate " + path("a.json") + " " + scaled(1000, "slow.json") + " -o " +
-             path("c.json"));
+  r = run_vitsim("calibrate " + path("a.json") + " " + scaled(1000, "slow.json") + " -o " +
+                 path("c.json"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("link lab-pcie: 2 measurements of"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("expected repeats of one point within a factor 2 of each other, got "
@@ -89,8 +88,8 @@ TEST_F(ForeignInput, ContradictingRepeatsOfALinkPointAreNotAveragedInSilence) {
             std::string::npos)
       << r.output;
   EXPECT_FALSE(fs::exists(path("c.json")));
-  r = vitsim("calibrate " + path("a.json") + " " + scaled(1.3, "apart.json") + " -o " +
-             path("c.json"));
+  r = run_vitsim("calibrate " + path("a.json") + " " + scaled(1.3, "apart.json") + " -o " +
+                 path("c.json"));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("vitsim calibrate: warning: link lab-pcie: 28 point(s) measured more "
                           "than once are more than 25 % apart"),
@@ -100,8 +99,8 @@ TEST_F(ForeignInput, ContradictingRepeatsOfALinkPointAreNotAveragedInSilence) {
                           path("apart.json") + "]"),
             std::string::npos)
       << r.output;
-  r = vitsim("calibrate " + path("a.json") + " " + scaled(1.1, "close.json") + " -o " +
-             path("c.json"));
+  r = run_vitsim("calibrate " + path("a.json") + " " + scaled(1.1, "close.json") + " -o " +
+                 path("c.json"));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output.find("warning: link lab-pcie"), std::string::npos) << r.output;
 }
@@ -114,13 +113,14 @@ TEST_F(ForeignInput, NcclTestsRankLinesMustBeRanksOfTheRun) {
                                   "Tesla V100-SXM2-16GB");
   for (int line = 8; line <= 11; ++line) text = replace_line(text, line, "#");
   std::ofstream(path("four.txt")) << text;
-  Result r = vitsim("import-nccl-tests " + path("four.txt") + " --ranks 4 --link-class lab -o " +
-                    path("p.json"));
+  Result r = run_vitsim("import-nccl-tests " + path("four.txt") +
+                        " --ranks 4 --link-class lab -o " + path("p.json"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find(path("four.txt") + ":5: expected a rank below 4 (--ranks 4), got rank 5"),
             std::string::npos)
       << r.output;
-  r = vitsim("import-nccl-tests " + path("four.txt") + " --link-class lab -o " + path("p.json"));
+  r = run_vitsim("import-nccl-tests " + path("four.txt") + " --link-class lab -o " +
+                 path("p.json"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("expected the rank count, got incomplete"), std::string::npos)
       << r.output;
@@ -128,8 +128,8 @@ TEST_F(ForeignInput, NcclTestsRankLinesMustBeRanksOfTheRun) {
       slurp(kData + "nccl_tests_pcie3_2x2080ti.txt"), 7,
       "#  Rank  7 Group  0 Pid   4101 on  autodl-c1 device  1 [0000:3c:00] NVIDIA GeForce RTX "
       "2080 Ti");
-  r = vitsim("import-nccl-tests " + path("two.txt") + " --ranks 2 --link-class lab -o " +
-             path("p.json"));
+  r = run_vitsim("import-nccl-tests " + path("two.txt") + " --ranks 2 --link-class lab -o " +
+                 path("p.json"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find(path("two.txt") + ":7: expected a rank below 2 (--ranks 2), got rank 7"),
             std::string::npos)
@@ -146,7 +146,7 @@ TEST_F(ForeignInput, HostSetKeysMustBePlainDigits) {
     for (const std::string command :
          {"platform " + path("c.json"),
           "predict --cluster " + path("c.json") + " --costs " + kCosts + " --gpus 2"}) {
-      const Result r = vitsim(command);
+      const Result r = run_vitsim(command);
       EXPECT_EQ(r.exit_code, 2) << command << "\n" << r.output;
       EXPECT_NE(r.output.find(path("c.json") + ": /host_sets/" + key + ": expected a key that is"),
                 std::string::npos)
@@ -160,7 +160,7 @@ TEST_F(ForeignInput, AFractionThatLeavesLessThanOneGlobalBatchIsRefused) {
   const std::string predict = " --cluster " + kTesla + " --costs " + kCosts + " --gpus 4 ";
   for (const std::string command : {"predict", "advise"}) {
     for (const std::string fraction : {"1e-300", "0.0001"}) {  // 0 and 5 images, batch 64
-      const Result r = vitsim(command + predict + "--data-fraction " + fraction);
+      const Result r = run_vitsim(command + predict + "--data-fraction " + fraction);
       EXPECT_EQ(r.exit_code, 2) << command << " " << fraction << "\n" << r.output;
       EXPECT_NE(r.output.find("--micro-batch 16 x --gpus 4 x --accumulation 1 = a global batch "
                               "of 64 images, more than the epoch holds (--images 50000 x "
@@ -171,12 +171,12 @@ TEST_F(ForeignInput, AFractionThatLeavesLessThanOneGlobalBatchIsRefused) {
       EXPECT_EQ(r.output.find("0.0 s"), std::string::npos) << r.output;
     }
   }
-  EXPECT_EQ(vitsim("predict" + predict + "--data-fraction 0.00128").exit_code, 0);  // 64 images
+  EXPECT_EQ(run_vitsim("predict" + predict + "--data-fraction 0.00128").exit_code, 0);  // 64 images
   Json s = Json::parse(slurp(kSrc + "/scenarios/tesla-strong.json"));
   s["cluster"] = kTesla;
   s["configurations"][2]["data_fraction"] = 1e-300;
   std::ofstream(path("s.json")) << s.dump(1);
-  Result r = vitsim("simulate " + path("s.json") + " --costs " + kCosts);
+  Result r = run_vitsim("simulate " + path("s.json") + " --costs " + kCosts);
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(
       r.output.find(path("s.json") + ": /configurations/2: expected data_fraction x images >= "
@@ -184,8 +184,9 @@ TEST_F(ForeignInput, AFractionThatLeavesLessThanOneGlobalBatchIsRefused) {
       std::string::npos)
       << r.output;
   // A log whose run directory names its fraction: --data-fraction may not say otherwise.
-  r = vitsim("import-deepspeed " + kData + "tesla_rtx3070_1gpu_excerpt.log --gpu rtx3070 --model " +
-             "vit_b_16 --data-fraction 1e-300 -o " + path("p.json"));
+  r = run_vitsim("import-deepspeed " + kData +
+                 "tesla_rtx3070_1gpu_excerpt.log --gpu rtx3070 --model " +
+                 "vit_b_16 --data-fraction 1e-300 -o " + path("p.json"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("run directory: expected the data fraction --data-fraction gives "
                           "(1e-300)"),

@@ -16,8 +16,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "read_text.h"    // tests/support/
-#include "run_command.h"  // tests/support/
+#include "read_text.h"   // tests/support/
+#include "vitsim_cli.h"  // tests/support/
 
 namespace hardening_test {
 namespace {
@@ -27,14 +27,11 @@ using vitsim::test::read_text;  // tests/support/read_text.h
 namespace fs = std::filesystem;
 using Result = vitsim::test::CommandResult;
 
-const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+using vitsim::test::run_vitsim;
+
 const std::string kSrc = VITSIM_SOURCE_DIR;
 const std::string kCosts = kSrc + "/tests/sim/fixtures/costs.json";
 const std::string kTesla = kSrc + "/platforms/tesla.json";
-
-Result vitsim(const std::string& args) {
-  return vitsim::test::run_command(kVitsim + " " + args);
-}
 
 class Hardening : public ::testing::Test {
  protected:
@@ -60,17 +57,17 @@ TEST_F(Hardening, OutputsToDevicesAreWrittenStraightAndLinksFollowed) {
   if (::geteuid() != 0 || ::mknod(null_like.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0 ||
       ::mknod(full_like.c_str(), S_IFCHR | 0666, makedev(1, 7)) != 0)
     GTEST_SKIP() << "mknod of a private device node needs root (uid " << ::geteuid() << ")";
-  Result r = vitsim(init_to(null_like));
+  Result r = run_vitsim(init_to(null_like));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(fs::is_character_file(null_like)) << "the device node was replaced by a file";
-  r = vitsim(init_to(full_like));
+  r = run_vitsim(init_to(full_like));
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find(full_like + ": cannot write (No space left on device)"),
             std::string::npos)
       << r.output;
   EXPECT_TRUE(fs::is_character_file(full_like));
   fs::create_symlink("real.json", path("link.json"));
-  r = vitsim(init_to(path("link.json")));
+  r = run_vitsim(init_to(path("link.json")));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(fs::is_symlink(path("link.json")));
   EXPECT_NE(read_text(path("real.json")).find("\"vitsim.cluster\""), std::string::npos);
@@ -78,8 +75,8 @@ TEST_F(Hardening, OutputsToDevicesAreWrittenStraightAndLinksFollowed) {
 
 TEST_F(Hardening, APrefixsFilesLandTogetherOrNotAtAll) {
   fs::create_directories(path("p.csv"));  // PREFIX.csv cannot be written
-  const Result r = vitsim("simulate " + kSrc + "/scenarios/tesla-strong.json --costs " + kCosts +
-                          " --out " + path("p"));
+  const Result r = run_vitsim("simulate " + kSrc + "/scenarios/tesla-strong.json --costs " +
+                              kCosts + " --out " + path("p"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find(path("p.csv") + ": is a folder"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(path("p.json"))) << "PREFIX.json landed without PREFIX.csv";
@@ -88,24 +85,25 @@ TEST_F(Hardening, APrefixsFilesLandTogetherOrNotAtAll) {
 TEST_F(Hardening, PriceOfNoDeviceOfTheClusterOrGivenTwiceIsRefused) {
   const std::string predict =
       "predict --cluster " + kTesla + " --costs " + kCosts + " --gpus 2 --micro-batch 16 ";
-  Result r = vitsim(predict + "--price rtx3O70=5");
+  Result r = run_vitsim(predict + "--price rtx3O70=5");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--price: no GPU of cluster tesla is a rtx3O70"), std::string::npos)
       << r.output;
-  r = vitsim(predict + "--price rtx3070=5,rtx3070=6");
+  r = run_vitsim(predict + "--price rtx3070=5,rtx3070=6");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--price: device rtx3070 is given twice"), std::string::npos) << r.output;
   for (const char* bad : {"t4", "t4=", "=1", "t4=-1", "t4=abc", "t4=1x", "t4=nan", "t4=5000"}) {
-    r = vitsim(predict + "--price " + bad);  // refused before anything is simulated
+    r = run_vitsim(predict + "--price " + bad);  // refused before anything is simulated
     EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.output;
     EXPECT_NE(r.output.find("--price: expected DEVICE=USD_PER_GPU_HOUR (0..1000), got '" +
                             std::string(bad) + "'"),
               std::string::npos)
         << r.output;
   }
-  r = vitsim(predict + "--price rtx3070=5,p4=0.5 --json");
+  r = run_vitsim(predict + "--price rtx3070=5,p4=0.5 --json");
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  r = vitsim("sweep --cluster " + kTesla + " --costs " + kCosts + " --gpus 1,2 --price gtx1O70=1");
+  r = run_vitsim("sweep --cluster " + kTesla + " --costs " + kCosts +
+                 " --gpus 1,2 --price gtx1O70=1");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--price: no GPU of cluster tesla is a gtx1O70"), std::string::npos)
       << r.output;
@@ -113,25 +111,26 @@ TEST_F(Hardening, PriceOfNoDeviceOfTheClusterOrGivenTwiceIsRefused) {
 
 TEST_F(Hardening, ListsNeverDropOrRepeatAValue) {
   const std::string sweep = "sweep --cluster " + kTesla + " --costs " + kCosts + " ";
-  Result r = vitsim(sweep + "--gpus 1,2,2");
+  Result r = run_vitsim(sweep + "--gpus 1,2,2");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--gpus: '2' names a value given before"), std::string::npos) << r.output;
-  r = vitsim(sweep + "--gpus 1,,2");
+  r = run_vitsim(sweep + "--gpus 1,,2");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--gpus: an empty item in '1,,2'"), std::string::npos) << r.output;
-  r = vitsim(sweep + "--micro-batch 16,016");  // the same number, written twice
+  r = run_vitsim(sweep + "--micro-batch 16,016");  // the same number, written twice
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--micro-batch: '016' names a value given before"), std::string::npos)
       << r.output;
-  r = vitsim(sweep + "--gpus 1,2 --jobs 0");
+  r = run_vitsim(sweep + "--gpus 1,2 --jobs 0");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--jobs: expected a count >= 1, got 0"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("1797"), std::string::npos) << r.output;
-  r = vitsim("sweep --merge " + kCosts + " --gpus 1,2");  // the merge would drop --gpus
+  r = run_vitsim("sweep --merge " + kCosts + " --gpus 1,2");  // the merge would drop --gpus
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--gpus does not apply to --merge"), std::string::npos) << r.output;
-  r = vitsim("calibrate " + kSrc + "/platforms/profiles/h100-sxm-vit_b_16-fp32.json " + kSrc +
-             "/platforms/profiles/../profiles/h100-sxm-vit_b_16-fp32.json -o " + path("c.json"));
+  r = run_vitsim("calibrate " + kSrc + "/platforms/profiles/h100-sxm-vit_b_16-fp32.json " + kSrc +
+                 "/platforms/profiles/../profiles/h100-sxm-vit_b_16-fp32.json -o " +
+                 path("c.json"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("profiles: " + kSrc +
                           "/platforms/profiles/../profiles/h100-sxm-vit_b_16-fp32.json is given "
@@ -142,8 +141,8 @@ TEST_F(Hardening, ListsNeverDropOrRepeatAValue) {
 
 TEST_F(Hardening, EscapeBytesFromAHostsFileAreNotEchoedRaw) {
   std::ofstream(path("hosts.txt")) << "h1:rtx3070:10gbe\nh2\x1b]0;pwned\x07:rtx3070:1gbe\n";
-  const Result r =
-      vitsim("cluster init --name lab --hosts-file " + path("hosts.txt") + " -o " + path("c.json"));
+  const Result r = run_vitsim("cluster init --name lab --hosts-file " + path("hosts.txt") + " -o " +
+                              path("c.json"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_EQ(r.output.find('\x1b'), std::string::npos) << "a raw escape byte reached the terminal";
   EXPECT_EQ(r.output.find('\x07'), std::string::npos);

@@ -17,7 +17,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "run_command.h"  // tests/support/
+#include "vitsim_cli.h"  // tests/support/
 
 namespace host_costs_test {
 namespace {

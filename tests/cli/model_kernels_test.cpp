@@ -10,19 +10,19 @@
 #include "costmodel/kernel_inventory.h"
 #include "costmodel/layer_graph.h"
 #include "costmodel/vit_config.h"
-#include "run_command.h"  // tests/support/
+#include "vitsim_cli.h"  // tests/support/
 
 namespace model_kernels_test {
 namespace {
 
-const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+using vitsim::test::run_vitsim;
 
 using vitsim::costmodel::AttentionImpl;
 using vitsim::costmodel::Regime;
 
 TEST(ModelKernelsCli, JsonListsTheInventoryOfOneStepAndItsTotals) {
-  const auto r = vitsim::test::run_command(
-      kVitsim + " model vit_b_16 --kernels --precision amp-bf16 --micro-batch 32 --json");
+  const auto r =
+      run_vitsim("model vit_b_16 --kernels --precision amp-bf16 --micro-batch 32 --json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto doc = nlohmann::json::parse(r.output);
   const auto graph =
@@ -70,8 +70,7 @@ TEST(ModelKernelsCli, JsonListsTheInventoryOfOneStepAndItsTotals) {
 }
 
 TEST(ModelKernelsCli, TheTableSaysTheSameByClass) {
-  const auto r = vitsim::test::run_command(
-      kVitsim + " model vit_b_16 --kernels --precision ds-bf16 --micro-batch 16");
+  const auto r = run_vitsim("model vit_b_16 --kernels --precision ds-bf16 --micro-batch 16");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("vit_b_16, ds-bf16, micro-batch 16, fused attention"), std::string::npos)
       << r.output;
@@ -94,7 +93,7 @@ TEST(ModelKernelsCli, BadOptionsExitTwoNamingTheOption) {
       {" --precision amp-bf16", "--precision: only with --kernels"},
   };
   for (const auto& c : cases) {
-    const auto r = vitsim::test::run_command(kVitsim + " model vit_b_16" + c.args);
+    const auto r = run_vitsim(std::string("model vit_b_16") + c.args);
     EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.output;
     EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
   }

@@ -8,12 +8,13 @@
 #include <map>
 #include <sstream>
 
-#include "run_command.h"  // tests/support/
+#include "vitsim_cli.h"  // tests/support/
 
 namespace option_groups_test {
 namespace {
 
-const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+using vitsim::test::run_vitsim;
+
 const std::string kSrc = VITSIM_SOURCE_DIR;
 const std::string kListSuffix = "; comma-separated, each value simulated";
 
@@ -21,8 +22,7 @@ const std::string kListSuffix = "; comma-separated, each value simulated";
 // column 30, or on the next line when the name and its type are longer.
 constexpr size_t kColumn = 30;
 std::map<std::string, std::string> help_of(const std::string& command) {
-  const vitsim::test::CommandResult r =
-      vitsim::test::run_command(kVitsim + " " + command + " --help");
+  const vitsim::test::CommandResult r = run_vitsim(command + " --help");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   std::map<std::string, std::string> out;
   std::istringstream in(r.output);
@@ -67,12 +67,11 @@ TEST(OptionGroups, SharedOptionsHaveOneHelpTextInPredictAdviseAndSweep) {
 }
 
 TEST(OptionGroups, ListsWhereOneValueIsTakenExitTwo) {
-  const std::string predict = kVitsim + " predict --cluster " + kSrc +
-                              "/platforms/tesla.json --costs " + kSrc +
-                              "/tests/sim/fixtures/costs.json --gpus 2";
+  const std::string predict = "predict --cluster " + kSrc + "/platforms/tesla.json --costs " +
+                              kSrc + "/tests/sim/fixtures/costs.json --gpus 2";
   for (const std::string bad : {"--collective ring,tree", "--overlap off,on", "--bucket-mb 500,25",
                                 "--micro-batch 16,32", "--precision fp32,amp-bf16"}) {
-    const auto r = vitsim::test::run_command(predict + " " + bad);
+    const auto r = run_vitsim(predict + " " + bad);
     EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.output;
     EXPECT_NE(r.output.find(bad.substr(0, bad.find(' '))), std::string::npos)
         << bad << ": " << r.output;
@@ -94,7 +93,7 @@ TEST(OptionGroups, ALimitThatIsNoNumberIsRefusedNotDropped) {
   for (const std::string command : {"predict", "advise", "sweep"}) {
     for (const auto& [option, expected] : bad) {
       const std::string args = command + inputs + " " + option;
-      const auto r = vitsim::test::run_command(kVitsim + " " + args);
+      const auto r = run_vitsim(args);
       EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
       EXPECT_NE(r.output.find(expected), std::string::npos) << args << ": " << r.output;
       EXPECT_EQ(r.output.find("inf s"), std::string::npos) << args << ": " << r.output;

@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "read_text.h"    // tests/support/
-#include "run_command.h"  // tests/support/
+#include "read_text.h"   // tests/support/
+#include "vitsim_cli.h"  // tests/support/
 
 namespace options_test {
 namespace {

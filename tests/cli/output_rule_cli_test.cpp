@@ -22,7 +22,7 @@
 #include <sstream>
 
 #include "process_support.h"  // tests/support/
-#include "run_command.h"      // tests/support/
+#include "vitsim_cli.h"       // tests/support/
 
 namespace output_rule_cli_test {
 namespace {
@@ -30,7 +30,12 @@ namespace {
 namespace fs = std::filesystem;
 using Result = vitsim::test::CommandResult;
 
-const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+using vitsim::test::in_folder;
+using vitsim::test::kVitsim;  // tests/support/vitsim_cli.h
+using vitsim::test::run_vitsim_with;
+using vitsim::test::Stderr;
+using vitsim::test::vitsim_line;
+
 const std::string kSrc = VITSIM_SOURCE_DIR;
 const std::string kTesla = kSrc + "/platforms/tesla.json";
 const std::string kScenario = kSrc + "/scenarios/tesla-strong.json";
@@ -59,8 +64,9 @@ class OutputRuleCli : public ::testing::Test {
     fs::copy_file(from, path(name), fs::copy_options::overwrite_existing);
     return path(name);
   }
+  // vitsim in the test's folder, which relative paths in `args` name.
   Result vitsim(const std::string& args) const {
-    return vitsim::test::run_command("cd " + dir_.string() + " && " + kVitsim + " " + args);
+    return run_vitsim_with(args, in_folder(dir_.string()));
   }
   // `args` must be refused with exit 2 naming both options, and leave `input` as it was.
   void expect_refused(const std::string& args, const std::string& input,
@@ -164,9 +170,10 @@ TEST_F(OutputRuleCli, ASweepNeverReplacesItsInputs) {
 TEST_F(OutputRuleCli, StdoutRedirectedOntoAnInputIsRefused) {
   const std::string profile = copy(kProfile, "p.json");
   const std::string before = slurp(profile);
-  const Result r = vitsim::test::run_shell("cd " + dir_.string() + " && " + kVitsim +
-                                           " calibrate p.json -o c.json 2>err.txt >> p.json; "
-                                           "echo $?; cat err.txt");
+  const Result r =
+      vitsim::test::run_shell(vitsim_line("calibrate p.json -o c.json 2>err.txt >> p.json",
+                                          in_folder(dir_.string(), Stderr::kAsWritten)) +
+                              "; echo $?; cat err.txt");
   EXPECT_EQ(r.output.substr(0, 2), "2\n") << r.output;
   EXPECT_NE(r.output.find("stdout is the input p.json (profiles)"), std::string::npos) << r.output;
   EXPECT_EQ(slurp(profile), before);

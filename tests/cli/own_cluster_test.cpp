@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "read_text.h"     // tests/support/
-#include "run_command.h"   // tests/support/
 #include "study_import.h"  // tests/support/
+#include "vitsim_cli.h"    // tests/support/
 
 namespace own_cluster_test {
 namespace {

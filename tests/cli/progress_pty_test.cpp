@@ -14,13 +14,14 @@
 #include <regex>
 #include <string>
 
-#include "run_command.h"
+#include "vitsim_cli.h"  // tests/support/
 
 namespace vitsim::cli {
 namespace progress_pty_test {
 namespace {
 
-const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+// The progress line at once instead of after a second (see above).
+const std::string kAtOnce = "VITSIM_PROGRESS_AFTER_S=0";
 const std::string kSrc = VITSIM_SOURCE_DIR;
 const std::string kCosts = kSrc + "/tests/sim/fixtures/costs.json";
 const std::string kProfiles = kSrc + "/platforms/profiles/";
@@ -78,15 +79,18 @@ std::string on_terminal(const std::string& args) {
       "_, status = os.waitpid(pid, 0)\n"
       "sys.stdout.write(out.decode(errors='replace'))\n"
       "sys.stdout.write('\\nexit %d\\n' % os.waitstatus_to_exitcode(status))\n";
-  return test::run_shell("VITSIM_PROGRESS_AFTER_S=0 python3 -c " + test::quoted(script) + " " +
-                         kVitsim + " " + args)
-      .output;
+  test::VitsimRun how;
+  how.stderr_to = test::Stderr::kAsWritten;  // the pty's, which the script copies to its stdout
+  how.env = kAtOnce;
+  how.launcher = "python3 -c " + test::quoted(script);
+  return test::run_vitsim_with(args, how).output;
 }
 
 std::string piped(const std::string& args) {
   // stdout and stderr into a pipe: neither is a terminal.
-  const test::CommandResult r =
-      test::run_shell("VITSIM_PROGRESS_AFTER_S=0 " + kVitsim + " " + args + " 2>&1 | cat");
+  test::VitsimRun how;
+  how.env = kAtOnce;
+  const test::CommandResult r = test::run_vitsim_with(args, how);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   return r.output;
 }
@@ -132,14 +136,14 @@ TEST(ProgressPty, ALineOnATerminalNoneInAPipe) {
 TEST(ProgressPty, CalibrateAndValidateTakeTheSameOption) {
   for (const std::string cmd : {"calibrate", "validate", "simulate"}) {
     SCOPED_TRACE(cmd);
-    const test::CommandResult help = test::run_shell(kVitsim + " " + cmd + " --help");
+    const test::CommandResult help = test::run_vitsim(cmd + " --help");
     EXPECT_NE(help.output.find("--progress"), std::string::npos) << help.output;
     EXPECT_NE(help.output.find("auto (a line on stderr when it is a terminal, after 1 s of"),
               std::string::npos)
         << help.output;
   }
   const test::CommandResult bad =
-      test::run_shell(kVitsim + " validate --leave-one-gpu-out --progress sometimes 2>&1");
+      test::run_vitsim("validate --leave-one-gpu-out --progress sometimes");
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_NE(bad.output.find("--progress"), std::string::npos) << bad.output;
   EXPECT_NE(bad.output.find("auto, always or never"), std::string::npos) << bad.output;

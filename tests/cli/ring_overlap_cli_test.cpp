@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "run_command.h"  // tests/support/
+#include "vitsim_cli.h"  // tests/support/
 
 namespace ring_overlap_cli_test {
 namespace {

@@ -7,8 +7,8 @@
 #include <filesystem>
 
 #include "read_text.h"     // tests/support/
-#include "run_command.h"   // tests/support/
 #include "study_import.h"  // tests/support/
+#include "vitsim_cli.h"    // tests/support/
 
 namespace run_learning_cli_test {
 namespace {

@@ -18,8 +18,8 @@
 #include <regex>
 
 #include "process_support.h"  // tests/support/
-#include "run_command.h"      // tests/support/
 #include "schema/sweep_shard_io.h"
+#include "vitsim_cli.h"  // tests/support/
 
 namespace shard_integrity_test {
 namespace {
@@ -27,46 +27,44 @@ namespace {
 namespace fs = std::filesystem;
 using Result = vitsim::test::CommandResult;
 
-const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+using vitsim::test::kVitsim;  // tests/support/vitsim_cli.h
+using vitsim::test::run_vitsim;
+
 const std::string kSrc = VITSIM_SOURCE_DIR;
 // Two configurations (1 and 2 GPUs): one per shard of two.
-const std::string kSweep = kVitsim + " sweep --cluster " + kSrc + "/platforms/tesla.json --costs " +
-                           kSrc + "/tests/sim/fixtures/costs.json --gpus 1,2 --jobs 1";
+const std::string kSweep = "sweep --cluster " + kSrc + "/platforms/tesla.json --costs " + kSrc +
+                           "/tests/sim/fixtures/costs.json --gpus 1,2 --jobs 1";
 
 std::string tmp(const std::string& name) {
   return ::testing::TempDir() + "/shard_integrity_" + std::to_string(::getpid()) + "_" + name;
 }
 
-Result run(const std::string& command) {
-  return vitsim::test::run_command(command);
-}
-
 TEST(ShardIntegrity, ShardsOfSweepsWithOtherRowOptionsDoNotMerge) {
-  ASSERT_EQ(run(kSweep + " --shard 0/2 --json " + tmp("a0.json")).exit_code, 0);
+  ASSERT_EQ(run_vitsim(kSweep + " --shard 0/2 --json " + tmp("a0.json")).exit_code, 0);
   for (const std::string other : {"--price rtx3070=9", "--epochs 7", "--cost-mode owned"}) {
-    const Result s = run(kSweep + " " + other + " --shard 1/2 --json " + tmp("b1.json"));
+    const Result s = run_vitsim(kSweep + " " + other + " --shard 1/2 --json " + tmp("b1.json"));
     ASSERT_EQ(s.exit_code, 0) << s.output;
-    const Result m = run(kVitsim + " sweep --merge " + tmp("a0.json") + " " + tmp("b1.json"));
+    const Result m = run_vitsim("sweep --merge " + tmp("a0.json") + " " + tmp("b1.json"));
     EXPECT_EQ(m.exit_code, 2) << other << ": " << m.output;
     EXPECT_NE(m.output.find(tmp("b1.json") + ": /shard/sweep_digest: expected fnv1a64:"),
               std::string::npos)
         << other << ": " << m.output;
   }
-  ASSERT_EQ(run(kSweep + " --shard 1/2 --json " + tmp("a1.json")).exit_code, 0);
-  const Result same = run(kVitsim + " sweep --merge " + tmp("a0.json") + " " + tmp("a1.json"));
+  ASSERT_EQ(run_vitsim(kSweep + " --shard 1/2 --json " + tmp("a1.json")).exit_code, 0);
+  const Result same = run_vitsim("sweep --merge " + tmp("a0.json") + " " + tmp("a1.json"));
   EXPECT_EQ(same.exit_code, 0) << same.output;
 }
 
 TEST(ShardIntegrity, AnEditedShardIsRefused) {
-  ASSERT_EQ(run(kSweep + " --shard 0/2 --json " + tmp("e0.json")).exit_code, 0);
-  ASSERT_EQ(run(kSweep + " --shard 1/2 --json " + tmp("e1.json")).exit_code, 0);
+  ASSERT_EQ(run_vitsim(kSweep + " --shard 0/2 --json " + tmp("e0.json")).exit_code, 0);
+  ASSERT_EQ(run_vitsim(kSweep + " --shard 1/2 --json " + tmp("e1.json")).exit_code, 0);
   nlohmann::json doc = nlohmann::json::parse(std::ifstream(tmp("e1.json")));
   ASSERT_EQ(doc["configurations"][0]["config"]["gpus"], 2);
   doc["configurations"][0]["config"]["gpus"] = 3;  // still a valid prediction, another claim:
   doc["configurations"][0]["global_batch"] =       // its global batch follows the GPUs
       doc["configurations"][0]["global_batch"].get<int64_t>() / 2 * 3;
   std::ofstream(tmp("e1.json")) << doc.dump(2);
-  const Result m = run(kVitsim + " sweep --merge " + tmp("e0.json") + " " + tmp("e1.json"));
+  const Result m = run_vitsim("sweep --merge " + tmp("e0.json") + " " + tmp("e1.json"));
   EXPECT_EQ(m.exit_code, 2) << m.output;
   EXPECT_NE(m.output.find(tmp("e1.json") + ": /shard/contents_digest: expected fnv1a64:"),
             std::string::npos)
@@ -82,14 +80,14 @@ void write_resealed(const std::string& path, nlohmann::json doc) {
 }
 
 TEST(ShardIntegrity, AShardOfAnotherVitsimIsRefused) {
-  ASSERT_EQ(run(kSweep + " --shard 0/2 --json " + tmp("v0.json")).exit_code, 0);
-  ASSERT_EQ(run(kSweep + " --shard 1/2 --json " + tmp("v1.json")).exit_code, 0);
+  ASSERT_EQ(run_vitsim(kSweep + " --shard 0/2 --json " + tmp("v0.json")).exit_code, 0);
+  ASSERT_EQ(run_vitsim(kSweep + " --shard 1/2 --json " + tmp("v1.json")).exit_code, 0);
   const nlohmann::json doc = nlohmann::json::parse(std::ifstream(tmp("v1.json")));
   for (const std::string key : {"tool_version", "git_sha"}) {
     nlohmann::json other = doc;
     other["context"][key] = "0.0.1-elsewhere";
     write_resealed(tmp("o1.json"), other);
-    const Result m = run(kVitsim + " sweep --merge " + tmp("v0.json") + " " + tmp("o1.json"));
+    const Result m = run_vitsim("sweep --merge " + tmp("v0.json") + " " + tmp("o1.json"));
     EXPECT_EQ(m.exit_code, 2) << key << ": " << m.output;
     EXPECT_NE(m.output.find(tmp("o1.json") + ": /context/" + key + ": expected a shard written by"),
               std::string::npos)
@@ -98,19 +96,19 @@ TEST(ShardIntegrity, AShardOfAnotherVitsimIsRefused) {
 }
 
 TEST(ShardIntegrity, AShardWhoseEpochHoldsNoGlobalBatchIsRefused) {
-  ASSERT_EQ(run(kSweep + " --shard 0/2 --json " + tmp("f0.json")).exit_code, 0);
-  ASSERT_EQ(run(kSweep + " --shard 1/2 --json " + tmp("f1.json")).exit_code, 0);
+  ASSERT_EQ(run_vitsim(kSweep + " --shard 0/2 --json " + tmp("f0.json")).exit_code, 0);
+  ASSERT_EQ(run_vitsim(kSweep + " --shard 1/2 --json " + tmp("f1.json")).exit_code, 0);
   nlohmann::json doc = nlohmann::json::parse(std::ifstream(tmp("f1.json")));
   doc["configurations"][0]["config"]["data_fraction"] = 1e-300;
   write_resealed(tmp("f1.json"), doc);
-  Result m = run(kVitsim + " sweep --merge " + tmp("f0.json") + " " + tmp("f1.json"));
+  Result m = run_vitsim("sweep --merge " + tmp("f0.json") + " " + tmp("f1.json"));
   EXPECT_EQ(m.exit_code, 2) << m.output;
   EXPECT_NE(m.output.find(tmp("f1.json") + ": /configurations/0/config: expected data_fraction x "
                                            "images >= one global batch"),
             std::string::npos)
       << m.output;
   // The sweep itself: each such configuration skipped, saying why; nothing left to recommend.
-  m = run(kSweep + " --data-fraction 1e-300");
+  m = run_vitsim(kSweep + " --data-fraction 1e-300");
   EXPECT_EQ(m.exit_code, 2) << m.output;
   EXPECT_NE(m.output.find("vitsim sweep: skipped 2x mb16 ring 500MiB no-overlap: a global batch "
                           "of 32 images (micro-batch x GPUs x accumulation) in an epoch of 0: no "
@@ -120,7 +118,8 @@ TEST(ShardIntegrity, AShardWhoseEpochHoldsNoGlobalBatchIsRefused) {
   EXPECT_NE(m.output.find("no configuration to recommend: nothing asked for could run: 2 skipped"),
             std::string::npos)
       << m.output;
-  m = run(kSweep + " --data-fraction 0.0005");  // 25 images: one GPU's batch of 16, not two's 32
+  m = run_vitsim(kSweep +
+                 " --data-fraction 0.0005");  // 25 images: one GPU's batch of 16, not two's 32
   EXPECT_EQ(m.exit_code, 0) << m.output;
   EXPECT_NE(m.output.find("skipped 2x mb16"), std::string::npos) << m.output;
   EXPECT_EQ(m.output.find("skipped 1x"), std::string::npos) << m.output;

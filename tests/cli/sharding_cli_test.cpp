@@ -9,8 +9,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "read_text.h"    // tests/support/
-#include "run_command.h"  // tests/support/
+#include "read_text.h"   // tests/support/
+#include "vitsim_cli.h"  // tests/support/
 
 namespace sharding_cli_test {
 namespace {
@@ -18,29 +18,27 @@ namespace {
 using Result = vitsim::test::CommandResult;
 using vitsim::test::read_text;  // tests/support/read_text.h
 
-const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+using vitsim::test::run_vitsim;
+using vitsim::test::run_vitsim_stdout;
+
 const std::string kSrc = VITSIM_SOURCE_DIR;
 const std::string kVector = " --cluster " + kSrc + "/platforms/vector.json --costs " + kSrc +
                             "/tests/sim/fixtures/costs.json";
-
-Result run(const std::string& args, bool with_stderr = false) {
-  return vitsim::test::run_shell(kVitsim + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null"));
-}
 
 bool has(const std::string& text, const std::string& what) {
   return text.find(what) != std::string::npos;
 }
 
 TEST(ShardingCli, PredictWritesTheStageAndCheckpointingIntoItsConfig) {
-  const Result r =
-      run("predict" + kVector + " --gpus 2 --zero-stage 3 --activation-checkpointing on --json");
+  const Result r = run_vitsim_stdout(
+      "predict" + kVector + " --gpus 2 --zero-stage 3 --activation-checkpointing on --json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const nlohmann::json doc = nlohmann::json::parse(r.output);
   const nlohmann::json& config = doc["configurations"][0]["config"];
   EXPECT_EQ(config["zero_stage"], 3) << config;
   EXPECT_EQ(config["activation_checkpointing"], true) << config;
   // Stage 0 without checkpointing writes neither key (files as before the options).
-  const Result plain = run("predict" + kVector + " --gpus 2 --json");
+  const Result plain = run_vitsim_stdout("predict" + kVector + " --gpus 2 --json");
   ASSERT_EQ(plain.exit_code, 0) << plain.output;
   const nlohmann::json p = nlohmann::json::parse(plain.output)["configurations"][0]["config"];
   EXPECT_FALSE(p.contains("zero_stage") || p.contains("activation_checkpointing")) << p;
@@ -50,7 +48,7 @@ TEST(ShardingCli, BadValuesAndListsWhereOneValueIsTakenExitTwo) {
   for (const std::string bad :
        {"--zero-stage 4", "--zero-stage 0,3", "--activation-checkpointing maybe",
         "--activation-checkpointing off,on"}) {
-    const Result r = run("predict" + kVector + " --gpus 2 " + bad, true);
+    const Result r = run_vitsim("predict" + kVector + " --gpus 2 " + bad);
     EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.output;
     EXPECT_TRUE(has(r.output, bad.substr(0, bad.find(' ')))) << bad << ": " << r.output;
   }
@@ -61,7 +59,7 @@ TEST(ShardingCli, BadValuesAndListsWhereOneValueIsTakenExitTwo) {
 // asked for one).
 TEST(ShardingCli, AStageThatDoesNotExistIsNamedWithTheAcceptedValues) {
   for (const std::string cmd : {"predict", "sweep", "advise"}) {
-    const Result r = run(cmd + kVector + " --gpus 2 --zero-stage 4", true);
+    const Result r = run_vitsim(cmd + kVector + " --gpus 2 --zero-stage 4");
     EXPECT_EQ(r.exit_code, 2) << cmd << ": " << r.output;
     EXPECT_TRUE(has(r.output, "--zero-stage: cannot read '4': expected 0, 1, 2, 3")) << r.output;
     EXPECT_EQ(r.output.find("'4'"), r.output.rfind("'4'")) << cmd << ": " << r.output;
@@ -69,7 +67,7 @@ TEST(ShardingCli, AStageThatDoesNotExistIsNamedWithTheAcceptedValues) {
     EXPECT_TRUE(has(r.output, "NO_SHARD, SHARD_GRAD_OP, FULL_SHARD")) << r.output;
     EXPECT_FALSE(has(r.output, "HYBRID")) << cmd << ": " << r.output;
   }
-  const Result hybrid = run("predict" + kVector + " --gpus 2 --zero-stage HYBRID_SHARD", true);
+  const Result hybrid = run_vitsim("predict" + kVector + " --gpus 2 --zero-stage HYBRID_SHARD");
   EXPECT_EQ(hybrid.exit_code, 2) << hybrid.output;
   EXPECT_TRUE(has(hybrid.output, "HYBRID_SHARD and _HYBRID_SHARD_ZERO2 are not built"))
       << hybrid.output;
@@ -77,10 +75,11 @@ TEST(ShardingCli, AStageThatDoesNotExistIsNamedWithTheAcceptedValues) {
 
 TEST(ShardingCli, SweepSearchesStagesAndCheckpointingAndLabelsItsRows) {
   const std::string out = ::testing::TempDir() + "/sharding_cli_sweep";
-  const Result r = run("sweep" + kVector +
-                       " --gpus 2 --micro-batch 16 --zero-stage 0,3 --activation-checkpointing "
-                       "off,on --out " +
-                       out);
+  const Result r =
+      run_vitsim_stdout("sweep" + kVector +
+                        " --gpus 2 --micro-batch 16 --zero-stage 0,3 --activation-checkpointing "
+                        "off,on --out " +
+                        out);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const nlohmann::json doc = nlohmann::json::parse(read_text(out + ".json"));
   std::map<std::string, nlohmann::json> by_label;
@@ -103,12 +102,12 @@ TEST(ShardingCli, SweepSearchesStagesAndCheckpointingAndLabelsItsRows) {
 TEST(ShardingCli, AdviseSaysWhatWouldMakeAConfigurationFit) {
   // ViT-H/14 at micro-batch 32 on two 16 GB T4s does not fit at stage 0.
   const std::string args = "advise" + kVector + " --gpus 2 --model vit_h_14 --micro-batch 32";
-  const Result r = run(args);
+  const Result r = run_vitsim_stdout(args);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(has(r.output, "Does not fit")) << r.output;
   EXPECT_TRUE(has(r.output, "What would make it fit")) << r.output;
   EXPECT_TRUE(has(r.output, "activation checkpointing: epoch")) << r.output;
-  const Result j = run(args + " --json");
+  const Result j = run_vitsim_stdout(args + " --json");
   ASSERT_EQ(j.exit_code, 0) << j.output;
   const nlohmann::json options =
       nlohmann::json::parse(j.output)["configurations"][0]["fit_options"];

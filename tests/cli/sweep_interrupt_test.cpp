@@ -16,6 +16,7 @@
 
 #include "process_support.h"  // tests/support/
 #include "read_text.h"        // tests/support/
+#include "vitsim_cli.h"       // tests/support/
 
 namespace sweep_interrupt_test {
 namespace {
@@ -23,7 +24,8 @@ namespace {
 using vitsim::testing::Interrupted;
 using vitsim::testing::run_and_signal;
 
-const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+using vitsim::test::kVitsim;  // tests/support/vitsim_cli.h
+
 const std::string kSrc = VITSIM_SOURCE_DIR;
 
 // tests/support/read_text.h
@@ -71,14 +73,11 @@ INSTANTIATE_TEST_SUITE_P(Signals, SweepInterrupt, ::testing::Values(SIGINT, SIGT
                          });
 
 TEST(SimulateProgress, OneLinePerConfigurationWhenAsked) {
-  const std::string cmd = kVitsim + " simulate " + kSrc + "/scenarios/tesla-strong.json --costs " +
-                          kSrc + "/tests/sim/fixtures/costs.json --progress always 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  ASSERT_EQ(pclose(p), 0) << out;
+  const vitsim::test::CommandResult r =
+      vitsim::test::run_vitsim("simulate " + kSrc + "/scenarios/tesla-strong.json --costs " + kSrc +
+                               "/tests/sim/fixtures/costs.json --progress always");
+  const std::string& out = r.output;
+  ASSERT_EQ(r.exit_code, 0) << out;
   std::smatch m;
   ASSERT_TRUE(std::regex_search(out, m, std::regex("vitsim simulate: ([0-9]+)/\\1 configurations")))
       << out;

@@ -11,8 +11,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "run_command.h"      // tests/support/
 #include "validate_inputs.h"  // tests/support/
+#include "vitsim_cli.h"       // tests/support/
 
 namespace validate_gate_test {
 namespace {
@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 using Json = nlohmann::json;
 using Result = vitsim::test::CommandResult;
 
-const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+using vitsim::test::run_vitsim;
 
 class ValidateGate : public ::testing::Test {
  protected:
@@ -38,8 +38,8 @@ class ValidateGate : public ::testing::Test {
     return p;
   }
   Result validate(const Json& run, const Json& prediction, const std::string& more = "") const {
-    return vitsim::test::run_command(kVitsim + " validate --measured " + write("run.json", run) +
-                                     " --predicted " + write("pred.json", prediction) + more);
+    return run_vitsim("validate --measured " + write("run.json", run) + " --predicted " +
+                      write("pred.json", prediction) + more);
   }
   fs::path dir_;
   Json run_, prediction_;
@@ -92,9 +92,8 @@ TEST_F(ValidateGate, TheGateFailsWhenNothingMatched) {
 
 TEST_F(ValidateGate, TheSameFileTwiceIsRefused) {
   const std::string run = write("twice.json", run_);
-  const Result r =
-      vitsim::test::run_command(kVitsim + " validate --measured " + run + " --measured " + run +
-                                " --predicted " + write("p.json", prediction_));
+  const Result r = run_vitsim("validate --measured " + run + " --measured " + run +
+                              " --predicted " + write("p.json", prediction_));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--measured: " + run + " is given twice"), std::string::npos) << r.output;
 }

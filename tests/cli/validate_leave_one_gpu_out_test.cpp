@@ -8,16 +8,17 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "run_command.h"  // tests/support/
+#include "vitsim_cli.h"  // tests/support/
 
 namespace validate_leave_one_gpu_out_test {
 namespace {
 
-const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+using vitsim::test::run_vitsim;
+
 const std::string kStudy = std::string(VITSIM_SOURCE_DIR) + "/data/vit-deepspeed-study/study.json";
 
 TEST(ValidateLeaveOneGpuOutCli, BothTablesHoldEveryGpuOut) {
-  const auto r = vitsim::test::run_command(kVitsim + " validate --leave-one-gpu-out");
+  const auto r = run_vitsim("validate --leave-one-gpu-out");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const size_t training = r.output.find("Training evidence only, held out GPU by GPU");
   ASSERT_NE(training, std::string::npos) << r.output;
@@ -62,8 +63,7 @@ TEST(ValidateLeaveOneGpuOutCli, AMissingGpuProfileExitsTwoNamingIt) {
   study["gpu_profiles"] = {"/nonexistent/h100.json"};
   const std::string file = ::testing::TempDir() + "/vitsim_logo_gpu_study.json";
   std::ofstream(file) << study.dump(2);
-  const auto r =
-      vitsim::test::run_command(kVitsim + " validate --leave-one-gpu-out --study " + file);
+  const auto r = run_vitsim("validate --leave-one-gpu-out --study " + file);
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("/gpu_profiles/0"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("/nonexistent/h100.json"), std::string::npos) << r.output;

@@ -8,20 +8,16 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "run_command.h"  // tests/support/
+#include "vitsim_cli.h"  // tests/support/
 
 namespace validate_leave_one_out_test {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
-const std::string kStudyDir = std::string(VITSIM_SOURCE_DIR) + "/data/vit-deepspeed-study/";
+using vitsim::test::run_vitsim;
 
-// vitsim with `args`, stdout and stderr together.
-vitsim::test::CommandResult run_vitsim(const std::string& args) {
-  return vitsim::test::run_command(kVitsim + " " + args);
-}
+const std::string kStudyDir = std::string(VITSIM_SOURCE_DIR) + "/data/vit-deepspeed-study/";
 
 TEST(ValidateLeaveOneOutCli, ACorruptEmulatedRecordExitsTwoNamingTheFile) {
   std::ifstream in(kStudyDir + "study.json");

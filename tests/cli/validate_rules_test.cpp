@@ -14,8 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "read_text.h"        // tests/support/
-#include "run_command.h"      // tests/support/
 #include "validate_inputs.h"  // tests/support/
+#include "vitsim_cli.h"       // tests/support/
 
 namespace validate_rules_test {
 namespace {
@@ -26,7 +26,11 @@ using Result = vitsim::test::CommandResult;
 using vitsim::test::read_text;
 constexpr auto example = &vitsim::test::format_example;
 
-const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+using vitsim::test::in_folder;
+using vitsim::test::run_vitsim_with;
+using vitsim::test::Stderr;
+using vitsim::test::vitsim_line;
+
 const std::string kSrc = VITSIM_SOURCE_DIR;
 
 class ValidateRules : public ::testing::Test {
@@ -49,8 +53,9 @@ class ValidateRules : public ::testing::Test {
     std::ofstream(path(name)) << doc.dump(2);
     return path(name);
   }
+  // vitsim in the test's folder, which relative paths in `args` name.
   Result vitsim(const std::string& args) const {
-    return vitsim::test::run_command("cd " + dir_.string() + " && " + kVitsim + " " + args);
+    return run_vitsim_with(args, in_folder(dir_.string()));
   }
   Result validate(const Json& run, const std::string& more = "") const {
     write("run.json", run);
@@ -193,8 +198,9 @@ TEST_F(ValidateRules, TheTableNeverReplacesAnInput) {
     EXPECT_NE(r.output.find(option), std::string::npos) << r.output;
     EXPECT_EQ(read_text(path(input)), before) << args;
   }
-  const Result r = vitsim::test::run_shell("cd " + dir_.string() + " && " + kVitsim + " " + base +
-                                           ">> pred.json 2>err.txt; echo $?; cat err.txt");
+  const Result r = vitsim::test::run_shell(
+      vitsim_line(base + ">> pred.json 2>err.txt", in_folder(dir_.string(), Stderr::kAsWritten)) +
+      "; echo $?; cat err.txt");
   EXPECT_EQ(r.output.substr(0, 2), "2\n") << r.output;
   EXPECT_NE(r.output.find("stdout is the input"), std::string::npos) << r.output;
 }

@@ -1,6 +1,8 @@
 // The vitsim subcommands of the simulator, run as a user would: predict --json keys, simulate's
 // PREFIX.json/PREFIX.csv byte-identical across runs, Chrome traces, sweep's best line, platform's
 // XML, and exit code 2 with a pointed message for bad input.
+#include "vitsim_cli.h"  // tests/support/
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,28 +11,28 @@
 #include <set>
 #include <sstream>
 
-#include "read_text.h"    // tests/support/
-#include "run_command.h"  // tests/support/
+#include "read_text.h"  // tests/support/
 
 namespace vitsim_cli_test {
 namespace {
 
-const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+using vitsim::test::run_vitsim;
+using vitsim::test::run_vitsim_stdout;
+using vitsim::test::run_vitsim_with;
+using vitsim::test::Stderr;
+
 const std::string kSrc = VITSIM_SOURCE_DIR;
 const std::string kCosts = std::string(VITSIM_SOURCE_DIR) + "/tests/sim/fixtures/costs.json";
 
 using Result = vitsim::test::CommandResult;
 
-Result run(const std::string& args, bool with_stderr = false) {
-  return vitsim::test::run_shell(kVitsim + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null"));
-}
-
 // tests/support/read_text.h
 constexpr auto slurp = &vitsim::test::read_text;
 
 TEST(VitsimCli, PredictJsonHasTheKeys) {
-  const Result r = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
-                       " --gpus 3 --micro-batch 16 --json");
+  const Result r =
+      run_vitsim_stdout("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
+                        " --gpus 3 --micro-batch 16 --json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto doc = nlohmann::json::parse(r.output);
   EXPECT_EQ(r.output.rfind("{\n  \"schema\": \"vitsim.prediction\",\n  \"schema_version\": 2", 0),
@@ -58,11 +60,12 @@ TEST(VitsimCli, PredictJsonHasTheKeys) {
 // validate reads what predict --json prints: the 3-GPU Tesla row of the development set matches.
 TEST(VitsimCli, ValidateAcceptsPredictJson) {
   const std::string pred = ::testing::TempDir() + "/vitsim_cli_predict.json";
-  Result r = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
-                 " --gpus 3 --micro-batch 16 --json > " + pred + " #");
+  Result r = run_vitsim_with("predict --cluster " + kSrc + "/platforms/tesla.json --costs " +
+                                 kCosts + " --gpus 3 --micro-batch 16 --json > " + pred,
+                             {Stderr::kAsWritten});
   ASSERT_EQ(r.exit_code, 0);
-  r = run("validate --measured " + kSrc + "/data/vit-deepspeed-study/dev_epoch_times.csv " +
-          "--predicted " + pred);
+  r = run_vitsim_stdout("validate --measured " + kSrc +
+                        "/data/vit-deepspeed-study/dev_epoch_times.csv " + "--predicted " + pred);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("matched configurations:       1"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("inside the 80 % interval:"), std::string::npos) << r.output;
@@ -70,13 +73,14 @@ TEST(VitsimCli, ValidateAcceptsPredictJson) {
 
 // --simulate: every development row gets a prediction on its cluster, none stays unmatched.
 TEST(VitsimCli, ValidateSimulatesRowsWithoutAPrediction) {
-  Result r = run("validate --measured " + kSrc + "/data/vit-deepspeed-study/dev_epoch_times.csv " +
-                 "--simulate --costs " + kCosts);
+  Result r = run_vitsim_stdout("validate --measured " + kSrc +
+                               "/data/vit-deepspeed-study/dev_epoch_times.csv " +
+                               "--simulate --costs " + kCosts);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("matched configurations:       7"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("measured, not matched:        0"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("validate --simulate"), std::string::npos) << r.output;
-  r = run("validate --measured " + kSrc + "/data/vit-deepspeed-study/dev_epoch_times.csv", true);
+  r = run_vitsim("validate --measured " + kSrc + "/data/vit-deepspeed-study/dev_epoch_times.csv");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("give --predicted FILE, or --simulate with --costs"), std::string::npos)
       << r.output;
@@ -87,12 +91,12 @@ TEST(VitsimCli, SimulateOutputsAreByteIdenticalAndTracesHaveTheSpans) {
   const std::string args =
       "simulate " + kSrc + "/scenarios/tesla-whatif-uneven-batches.json --costs " + kCosts +
       " --out " + dir + "/vitsim_cli_sim --trace " + dir + "/vitsim_cli_trace.json";
-  const Result a = run(args);
+  const Result a = run_vitsim_stdout(args);
   ASSERT_EQ(a.exit_code, 0) << a.output;
   const std::string json1 = slurp(dir + "/vitsim_cli_sim.json"),
                     csv1 = slurp(dir + "/vitsim_cli_sim.ranks.csv");
   const std::string trace1 = slurp(dir + "/vitsim_cli_trace.json");
-  const Result b = run(args);
+  const Result b = run_vitsim_stdout(args);
   ASSERT_EQ(b.exit_code, 0);
   EXPECT_EQ(a.output, b.output);
   EXPECT_EQ(json1, slurp(dir + "/vitsim_cli_sim.json"));
@@ -115,9 +119,9 @@ TEST(VitsimCli, SimulateOutputsAreByteIdenticalAndTracesHaveTheSpans) {
 }
 
 TEST(VitsimCli, SweepPrintsTheBest) {
-  const Result r =
-      run("sweep --cluster " + kSrc + "/platforms/vector.json --costs " + kCosts +
-          " --gpus 2,4 --micro-batch 16,64 --collective ring,tree --goal best-efficiency");
+  const Result r = run_vitsim_stdout(
+      "sweep --cluster " + kSrc + "/platforms/vector.json --costs " + kCosts +
+      " --gpus 2,4 --micro-batch 16,64 --collective ring,tree --goal best-efficiency");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("best (best-efficiency): "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("(baseline)"), std::string::npos);  // 1-GPU runs added for efficiency
@@ -125,7 +129,8 @@ TEST(VitsimCli, SweepPrintsTheBest) {
 
 TEST(VitsimCli, PlatformExportsXml) {
   const std::string xml = ::testing::TempDir() + "/vitsim_cli_vector.xml";
-  const Result r = run("platform " + kSrc + "/platforms/vector.json --nodes 2 --export-xml " + xml);
+  const Result r = run_vitsim_stdout("platform " + kSrc +
+                                     "/platforms/vector.json --nodes 2 --export-xml " + xml);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::string text = slurp(xml);
   EXPECT_NE(text.find("<platform version=\"4.1\">"), std::string::npos);
@@ -135,7 +140,7 @@ TEST(VitsimCli, PlatformExportsXml) {
 // Run with stderr kept apart: "vitsim ... 2> FILE".
 Result run_split(const std::string& args, std::string& err) {
   const std::string err_file = ::testing::TempDir() + "/vitsim_cli_stderr.txt";
-  Result r = run(args + " 2> " + err_file + " #");
+  Result r = run_vitsim_with(args + " 2> " + err_file, {Stderr::kAsWritten});
   err = slurp(err_file);
   return r;
 }
@@ -211,14 +216,13 @@ TEST(VitsimCli, UnmeasuredLinksWarnOncePerClassAndMeasuredOnesDoNot) {
 TEST(VitsimCli, NcclTestsOutputImportsAndCalibrates) {
   const std::string profile = ::testing::TempDir() + "/vitsim_cli_nccl_profile.json";
   const std::string costs = ::testing::TempDir() + "/vitsim_cli_nccl_costs.json";
-  Result r = run("import-nccl-tests " + kSrc +
-                     "/tests/import/data/nccl_tests_efa_2node_t4.txt --link-class vector-roce "
-                     "-o " +
-                     profile,
-                 true);
+  Result r = run_vitsim("import-nccl-tests " + kSrc +
+                        "/tests/import/data/nccl_tests_efa_2node_t4.txt --link-class vector-roce "
+                        "-o " +
+                        profile);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("wrote " + profile), std::string::npos) << r.output;
-  r = run("calibrate " + profile + " -o " + costs, true);
+  r = run_vitsim("calibrate " + profile + " -o " + costs);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto c = nlohmann::json::parse(slurp(costs));
   ASSERT_EQ(c["links"].size(), 1u);
@@ -229,10 +233,10 @@ TEST(VitsimCli, NcclTestsOutputImportsAndCalibrates) {
   std::ofstream(bad) << "#  Rank  0 Group  0 Pid 1 on h device 0 [0:0:0] T4\n"
                         "     1048576  262144  float  sum  -1  279.5  3.75  3.75  0  280.2  "
                         "3.74  3.74  7\n";
-  r = run("import-nccl-tests " + bad + " --link-class x --ranks 2 -o " + profile, true);
+  r = run_vitsim("import-nccl-tests " + bad + " --link-class x --ranks 2 -o " + profile);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find(bad + ":2: expected #wrong 0, got \"7\""), std::string::npos) << r.output;
-  r = run("import-nccl-tests " + bad + " -o " + profile, true);
+  r = run_vitsim("import-nccl-tests " + bad + " -o " + profile);
   EXPECT_EQ(r.exit_code, 2);  // --link-class is required
 }
 
@@ -242,20 +246,20 @@ TEST(VitsimCli, BadInputExitsTwoWithThePlace) {
   const std::string key = "\"bandwidth_bytes_per_s\": 1.25e8";
   c.replace(c.find(key), key.size(), "\"bandwidth_bytes_per_s\": \"1Gbps\"");
   std::ofstream(bad) << c;
-  Result r = run("predict --cluster " + bad + " --costs " + kCosts + " --gpus 2", true);
+  Result r = run_vitsim("predict --cluster " + bad + " --costs " + kCosts + " --gpus 2");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("/nodes/3/nic/bandwidth_bytes_per_s: expected number"), std::string::npos)
       << r.output;
-  r = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
-              " --gpus 2 --precision amp-bf16",
-          true);
+  r = run_vitsim("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
+                 " --gpus 2 --precision amp-bf16");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("no costs for device 'rtx3070' at precision amp-bf16"), std::string::npos)
       << r.output;
-  r = run("simulate " + kSrc + "/scenarios/tesla-strong.json --costs " + kCosts + " --bogus", true);
+  r = run_vitsim("simulate " + kSrc + "/scenarios/tesla-strong.json --costs " + kCosts +
+                 " --bogus");
   EXPECT_EQ(r.exit_code, 2);
-  r = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts + " --gpus 9",
-          true);
+  r = run_vitsim("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
+                 " --gpus 9");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("9 ranks requested"), std::string::npos) << r.output;
 }
@@ -264,7 +268,8 @@ const std::string kH200 = "predict --cluster " + kSrc + "/platforms/h200-cluster
                           kCosts + " --micro-batch 64 --precision amp-bf16 --images 1281167";
 
 TEST(VitsimCli, PredictAtScaleGroupsIdenticalRanksAndEnginesAgree) {
-  const Result table = run(kH200 + " --collective hierarchical --nodes 128 --gpus 1024");
+  const Result table =
+      run_vitsim_stdout(kH200 + " --collective hierarchical --nodes 128 --gpus 1024");
   ASSERT_EQ(table.exit_code, 0) << table.output;
   // One row for the 1,024 identical ranks, with their count and hosts.
   EXPECT_NE(table.output.find("0-1023"), std::string::npos) << table.output;
@@ -272,11 +277,12 @@ TEST(VitsimCli, PredictAtScaleGroupsIdenticalRanksAndEnginesAgree) {
       << table.output;
   // A few lines (tables, bottleneck, cost), not one per rank.
   EXPECT_LT(std::count(table.output.begin(), table.output.end(), '\n'), 16) << table.output;
-  const Result classes =
-      run(kH200 + " --collective hierarchical --nodes 128 --gpus 1024 --json --engine classes");
-  const Result ranks =
-      run(kH200 + " --collective hierarchical --nodes 128 --gpus 1024 --json --engine ranks");
-  const Result closed = run(kH200 + " --collective hierarchical --nodes 128 --gpus 1024 --json");
+  const Result classes = run_vitsim_stdout(
+      kH200 + " --collective hierarchical --nodes 128 --gpus 1024 --json --engine classes");
+  const Result ranks = run_vitsim_stdout(
+      kH200 + " --collective hierarchical --nodes 128 --gpus 1024 --json --engine ranks");
+  const Result closed =
+      run_vitsim_stdout(kH200 + " --collective hierarchical --nodes 128 --gpus 1024 --json");
   ASSERT_EQ(classes.exit_code, 0);
   ASSERT_EQ(ranks.exit_code, 0);
   ASSERT_EQ(closed.exit_code, 0);
@@ -298,7 +304,7 @@ TEST(VitsimCli, PredictAtScaleGroupsIdenticalRanksAndEnginesAgree) {
 TEST(VitsimCli, TracesStayUsableAtScale) {
   const std::string trace = ::testing::TempDir() + "/vitsim_cli_scale_trace.json";
   auto threads = [&](const std::string& args, std::string* labels) {
-    const Result r = run(kH200 + args + " --trace " + trace);
+    const Result r = run_vitsim_stdout(kH200 + args + " --trace " + trace);
     EXPECT_EQ(r.exit_code, 0) << r.output;
     int n = 0;
     const auto doc = nlohmann::json::parse(slurp(trace));
@@ -324,58 +330,57 @@ TEST(VitsimCli, TooLargeForThisMachineIsRefusedUpFrontWithTheEstimate) {
   // the size guard, docs/cost-model.md section 8).
   const std::string h200 = kH200.substr(0, kH200.find(" --images")) + " --images 1000000000000";
   // 2^30 GPUs: the per-rank data alone would take terabytes.
-  const Result r = run(h200 + " --nodes 134217728 --gpus 1073741824", true);
+  const Result r = run_vitsim(h200 + " --nodes 134217728 --gpus 1073741824");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("too large for this machine: the simulation would need about"),
             std::string::npos)
       << r.output;
   // Step level rank by rank at 65,536 GPUs: O(N^2) messages per all-reduce.
-  const Result s = run(h200 +
-                           " --nodes 8192 --gpus 65536 --collective ring "
-                           "--collective-level step",
-                       true);
+  const Result s = run_vitsim(h200 +
+                              " --nodes 8192 --gpus 65536 --collective ring "
+                              "--collective-level step");
   EXPECT_EQ(s.exit_code, 2) << s.output;
   EXPECT_NE(s.output.find("would run unreasonably long"), std::string::npos) << s.output;
 }
 
 TEST(VitsimCli, BadListItemsNameTheOptionAndTheItem) {
   const std::string base = "--cluster " + kSrc + "/platforms/vector.json --costs " + kCosts;
-  Result r = run("sweep " + base + " --gpus 2,4x", true);
+  Result r = run_vitsim("sweep " + base + " --gpus 2,4x");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("--gpus: cannot read '4x'"), std::string::npos) << r.output;
-  r = run("sweep " + base + " --bucket-mb 25MB", true);
+  r = run_vitsim("sweep " + base + " --bucket-mb 25MB");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("--bucket-mb: cannot read '25MB'"), std::string::npos) << r.output;
-  r = run("predict " + base + " --gpus 2 --per-rank-micro-batch 16,eight", true);
+  r = run_vitsim("predict " + base + " --gpus 2 --per-rank-micro-batch 16,eight");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("--per-rank-micro-batch: cannot read 'eight'"), std::string::npos)
       << r.output;
   const std::string costs_out = ::testing::TempDir() + "/vitsim_cli_bad_precisions.json";
-  r = run("calibrate " + kSrc + "/tests/schema/examples/profile.json -o " + costs_out +
-              " --precisions fp32,fp64",
-          true);
+  r = run_vitsim("calibrate " + kSrc + "/tests/schema/examples/profile.json -o " + costs_out +
+                 " --precisions fp32,fp64");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("--precisions: cannot read 'fp64'"), std::string::npos) << r.output;
 }
 
 TEST(VitsimCli, NamesAreParsedAtTheEdgeAndBadOnesNameTheOption) {
   const std::string base = "--cluster " + kSrc + "/platforms/vector.json --costs " + kCosts;
-  Result r = run("sweep " + base + " --gpus 2 --goal fastest", true);
+  Result r = run_vitsim("sweep " + base + " --gpus 2 --goal fastest");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("--goal: cannot read 'fastest': unknown goal"), std::string::npos)
       << r.output;
-  r = run("sweep " + base + " --gpus 2 --overlap on,maybe", true);
+  r = run_vitsim("sweep " + base + " --gpus 2 --overlap on,maybe");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("--overlap: cannot read 'maybe': expected on or off"), std::string::npos)
       << r.output;
-  r = run("predict " + base + " --gpus 2 --collective-level fast", true);
+  r = run_vitsim("predict " + base + " --gpus 2 --collective-level fast");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("--collective-level: cannot read 'fast'"), std::string::npos) << r.output;
-  r = run("predict " + base + " --gpus 2 --optimizer adam", true);
+  r = run_vitsim("predict " + base + " --gpus 2 --optimizer adam");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("--optimizer: cannot read 'adam': unknown optimizer"), std::string::npos)
       << r.output;
-  r = run("predict " + base + " --gpus 2 --collective tree --collective-level flow --json");
+  r = run_vitsim_stdout("predict " + base +
+                        " --gpus 2 --collective tree --collective-level flow --json");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("\"collective\": \"tree\""), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("\"collective_level\": \"flow\""), std::string::npos) << r.output;
@@ -389,7 +394,7 @@ TEST(VitsimCli, VersionAndContextNameTheBuiltCommit) {
   const Result head = vitsim::test::run_shell("git -C " + vitsim::test::quoted(kSrc) +
                                               " rev-parse --short=12 HEAD 2>/dev/null");
   if (head.exit_code != 0) GTEST_SKIP() << "source tree is not a git checkout";
-  const Result version = run("--version");
+  const Result version = run_vitsim_stdout("--version");
   ASSERT_EQ(version.exit_code, 0) << version.output;
   // The build may lag the tree by commits made after it; it must at least name a commit of it.
   const std::string built = version.output.substr(version.output.find('(') + 1, 12);
@@ -398,8 +403,9 @@ TEST(VitsimCli, VersionAndContextNameTheBuiltCommit) {
                 .exit_code,
             0)
       << version.output;
-  const Result predict = run("predict --cluster " + kSrc + "/platforms/tesla.json --costs " +
-                             kCosts + " --gpus 1 --micro-batch 16 --json");
+  const Result predict =
+      run_vitsim_stdout("predict --cluster " + kSrc + "/platforms/tesla.json --costs " + kCosts +
+                        " --gpus 1 --micro-batch 16 --json");
   ASSERT_EQ(predict.exit_code, 0) << predict.output;
   EXPECT_EQ(nlohmann::json::parse(predict.output)["context"]["git_sha"], built);
 }

@@ -9,13 +9,15 @@
 #include <csignal>
 
 #include "process_support.h"  // tests/support/
+#include "vitsim_cli.h"       // tests/support/
 
 namespace fork_runner_cli_test {
 namespace {
 
 using namespace std::chrono_literals;
 
-const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+using vitsim::test::kVitsim;  // tests/support/vitsim_cli.h
+
 const std::string kSrc = VITSIM_SOURCE_DIR;
 const std::string kCosts = kSrc + "/tests/sim/fixtures/costs.json";
 

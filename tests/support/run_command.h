@@ -1,5 +1,6 @@
 // Runs a shell command for the tests that drive an executable (tests/cli, tests/scripts,
-// tests/bench) and keeps its exit code and output: the one popen helper they share.
+// tests/bench) and keeps its exit code and output: the one popen helper they share. vitsim itself
+// is run through vitsim_cli.h, which builds its line.
 #pragma once
 
 #include <sys/wait.h>
@@ -50,13 +51,6 @@ inline CommandResult run_shell(const std::string& command) {
 inline CommandResult run_command(const std::string& command) {
   return run_shell(command + " 2>&1");
 }
-
-#ifdef VITSIM_BINARY_DIR
-// `vitsim ARGS` of this build (ARGS as the shell reads them), stdout and stderr together.
-inline CommandResult run_vitsim(const std::string& args) {
-  return run_command(std::string(VITSIM_BINARY_DIR) + "/bin/vitsim " + args);
-}
-#endif
 
 // A command-line word: single-quoted for the shell.
 inline std::string quoted(const std::string& word) {
