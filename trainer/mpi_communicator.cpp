@@ -76,7 +76,7 @@ void MpiCommunicator::reduce(const at::Tensor& buffer) {
   poll_until_done(&request, 1);
 }
 
-// ZeRO stages 2-3: each rank's block of the sum, as NCCL's ring (ring_reduce_scatter.h), not
+// ZeRO stages 2-3: each rank's block of the sum, as NCCL's ring (mpi_ring.h), not
 // Open MPI's MPI_(I)reduce_scatter_block, whose reduce to rank 0 and scatter move 3-4x the ring's
 // bytes through rank 0's link (docs/sharding.md, "Against the emulated cluster"). The barrier's
 // wait is counted apart (reduce_scatter_wait_time_s): the ring's steps then only move data.
@@ -85,28 +85,21 @@ void MpiCommunicator::reduce_scatter(const at::Tensor& send, const at::Tensor& r
   wait_for_peers();
   add_reduce_scatter_barrier(MpiWorld::now_s() - arrived_s);
   count_reduce_scatter(send);
-  ring_.run(send.data_ptr(), recv.data_ptr(), recv.numel(),
-            send.scalar_type() == at::kBFloat16 ? RingElement::kBfloat16 : RingElement::kFloat32);
+  ring_.reduce_scatter(
+      send.data_ptr(), recv.data_ptr(), recv.numel(),
+      send.scalar_type() == at::kBFloat16 ? RingElement::kBfloat16 : RingElement::kFloat32);
 }
 
-// ZeRO stages 1-3: every rank's block. A send buffer that is this rank's own block of recv (the
-// flat parameters of stages 1-2) goes as MPI_IN_PLACE: MPI forbids overlapping buffers otherwise.
+// ZeRO stages 1-3: every rank's block, as NCCL's ring (mpi_ring.h), not libnbc's linear
+// MPI_Iallgather, whose N-1 simultaneous sends per rank took up to 2x the ring's time over the
+// emulated links (docs/sharding.md, "Against the emulated cluster"). A send buffer that is this
+// rank's own block of recv (the flat parameters of stages 1-2) is gathered in place.
 void MpiCommunicator::allgather(const at::Tensor& send, const at::Tensor& recv) {
   wait_for_peers();
   count_allgather(recv);
-  const int count = static_cast<int>(send.numel());
-  const MPI_Datatype type = send.scalar_type() == at::kBFloat16 ? MPI_UINT16_T : MPI_FLOAT;
-  const char* own = static_cast<const char*>(recv.data_ptr()) +
-                    static_cast<int64_t>(world_.rank()) * send.numel() * send.element_size();
-  const void* from = send.data_ptr() == own ? MPI_IN_PLACE : send.data_ptr();
-  if (wait_ == MpiWait::kSpin) {
-    VITSIM_MPI_CHECK(MPI_Allgather(from, count, type, recv.data_ptr(), count, type, world_.comm()));
-    return;
-  }
-  MPI_Request request;
-  VITSIM_MPI_CHECK(
-      MPI_Iallgather(from, count, type, recv.data_ptr(), count, type, world_.comm(), &request));
-  poll_until_done(&request, 1);
+  ring_.all_gather(
+      send.data_ptr(), recv.data_ptr(), send.numel(),
+      send.scalar_type() == at::kBFloat16 ? RingElement::kBfloat16 : RingElement::kFloat32);
 }
 
 // Open MPI's blocking collectives busy-poll: a rank that reaches the all-reduce first spins on its

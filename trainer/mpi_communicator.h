@@ -2,16 +2,16 @@
 // bf16_sum.h) and all-gather on contiguous CPU tensors, run in order by a communication thread, so
 // that buckets are reduced while backward goes on (like gloo's and NCCL's background work). Before
 // each collective the ranks meet in a barrier polled with sleeps, so a rank that arrives early
-// does not spin on a core its peers need (mpi_communicator.cpp). The reduce-scatter is NCCL's ring
-// over MPI point-to-point (ring_reduce_scatter.h); the all-reduce and the all-gather are Open
-// MPI's. How they wait (mpi_wait.h):
-// - MpiWait::kSpin (default): the blocking MPI_Allreduce (MPI_Allgather; the ring's steps
-//   MPI_Sendrecv), which busy-poll the core until the last byte arrives;
-// - MpiWait::kPoll: MPI_Iallreduce (MPI_Iallgather; the ring's steps MPI_Isend/MPI_Irecv), tested
-//   with sleeps as the barrier is (mpi_poll.h). Open MPI 4.1 runs the non-blocking collectives
-//   through libnbc, which progresses only inside MPI calls: measured 5x slower than the blocking
-//   call for messages >= 4 MB on fast links (docs/trainer.md), the same on the emulated
-//   100-400 Mbit links, where it leaves an emulated host's CPU quota to its compute.
+// does not spin on a core its peers need (mpi_communicator.cpp). The reduce-scatter and the
+// all-gather are NCCL's rings over MPI point-to-point (mpi_ring.h); the all-reduce is Open MPI's.
+// How they wait (mpi_wait.h):
+// - MpiWait::kSpin (default): the blocking MPI_Allreduce (the rings' steps MPI_Sendrecv), which
+//   busy-poll the core until the last byte arrives;
+// - MpiWait::kPoll: MPI_Iallreduce (the rings' steps MPI_Isend/MPI_Irecv), tested with sleeps as
+//   the barrier is (mpi_poll.h). Open MPI 4.1 runs the non-blocking all-reduce through libnbc,
+//   which progresses only inside MPI calls: measured 5x slower than the blocking call for
+//   messages >= 4 MB on fast links (docs/trainer.md), the same on the emulated 100-400 Mbit links,
+//   where it leaves an emulated host's CPU quota to its compute.
 // MPI is initialised SERIALIZED: the main thread calls MPI only when this thread is idle (all
 // handles waited for). Without SERIALIZED support the collectives run inside wait() on the main
 // thread.
@@ -26,8 +26,8 @@
 #include <thread>
 
 #include "trainer/communicator.h"
+#include "trainer/mpi_ring.h"
 #include "trainer/mpi_world.h"
-#include "trainer/ring_reduce_scatter.h"
 
 namespace vitsim::trainer {
 
@@ -70,9 +70,9 @@ class MpiCommunicator : public Communicator {
   std::set<Handle> done_;  // reduced, not yet waited for
   Handle next_ = 0;
   bool stop_ = false;
-  MPI_Op bf16_sum_;         // created with the communicator, freed before MPI_Finalize
-  RingReduceScatter ring_;  // run by the communication thread only
-  std::thread thread_;      // not started without MPI_THREAD_SERIALIZED
+  MPI_Op bf16_sum_;     // created with the communicator, freed before MPI_Finalize
+  MpiRing ring_;        // run by the communication thread only
+  std::thread thread_;  // not started without MPI_THREAD_SERIALIZED
 };
 
 }  // namespace vitsim::trainer

@@ -2,7 +2,7 @@
 // MPI_Testall in a short spin (peers already there: done in microseconds), then sleeps that double
 // from 20 us to 200 us, so a rank waiting on the network leaves its CPU to the compute
 // (docs/trainer.md, "Data parallelism"). Used for the barrier before each collective, the
-// non-blocking collectives and the ring reduce-scatter's steps (ring_reduce_scatter.h). No Torch.
+// non-blocking collectives and the rings' steps (mpi_ring.h). No Torch.
 #pragma once
 
 #include <mpi.h>
