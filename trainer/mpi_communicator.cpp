@@ -91,7 +91,7 @@ void MpiCommunicator::reduce_scatter(const at::Tensor& send, const at::Tensor& r
 }
 
 // ZeRO stages 1-3: every rank's block, as NCCL's ring (mpi_ring.h), not libnbc's linear
-// MPI_Iallgather, whose N-1 simultaneous sends per rank took up to 2x the ring's time over the
+// MPI_Iallgather, whose N-1 simultaneous sends per rank took up to 1.8x the ring's time over the
 // emulated links (docs/sharding.md, "Against the emulated cluster"). A send buffer that is this
 // rank's own block of recv (the flat parameters of stages 1-2) is gathered in place.
 void MpiCommunicator::allgather(const at::Tensor& send, const at::Tensor& recv) {

@@ -5,7 +5,7 @@
 // assumes (docs/sharding.md, "What is measured"). Open MPI 4.1's reduce-scatter is a reduce to
 // rank 0 and a scatter, several times those bytes through rank 0's link; its non-blocking
 // all-gather (libnbc) sends each block to all N-1 peers at once, which over the emulated
-// cluster's shaped links took up to 2x the ring's time (docs/sharding.md, "Against the emulated
+// cluster's shaped links took up to 1.8x the ring's time (docs/sharding.md, "Against the emulated
 // cluster").
 // - reduce_scatter: NCCL's order (src/device/reduce_scatter.h, runRing): at step 1 rank r sends
 //   its own part of block r-1; each rank adds its part to the partial sum it receives and passes
