@@ -82,17 +82,21 @@ void compute_for(double seconds) {
   }
 }
 
-// Keeps a CPU busy on a thread of its own from construction until destruction.
+// Keeps a CPU busy on a thread of its own from construction until destruction. The constructor
+// returns once the thread runs, so that a timer started after it times the collective beside
+// running compute, not the thread's start.
 class BusyThread {
  public:
   explicit BusyThread(bool on) {
-    if (on)
-      thread_ = std::thread([this] {
-        volatile double sink = 0;
-        while (!stop_.load(std::memory_order_relaxed)) {
-          for (int i = 0; i < 1000; ++i) sink = sink + 1.0;
-        }
-      });
+    if (!on) return;
+    thread_ = std::thread([this] {
+      running_ = true;
+      volatile double sink = 0;
+      while (!stop_.load(std::memory_order_relaxed)) {
+        for (int i = 0; i < 1000; ++i) sink = sink + 1.0;
+      }
+    });
+    while (!running_.load()) std::this_thread::yield();
   }
   ~BusyThread() {
     stop_ = true;
@@ -100,7 +104,7 @@ class BusyThread {
   }
 
  private:
-  std::atomic<bool> stop_{false};
+  std::atomic<bool> stop_{false}, running_{false};
   std::thread thread_;
 };
 
@@ -123,10 +127,10 @@ void time_block(const AllreduceBenchOptions& o, MpiWorld& world, Communicator& c
     world.barrier();
     comm.synchronize();
     if (o.compute_before_s > 0) compute_for(o.compute_before_s);
-    const double t0 = MpiWorld::now_s();
-    double t1 = 0;
+    double t0 = 0, t1 = 0;
     {
-      const BusyThread beside(o.compute_beside);
+      const BusyThread beside(o.compute_beside);  // running before the timer starts
+      t0 = MpiWorld::now_s();
       comm.wait(buffers.start(comm, o.collective));
       comm.synchronize();
       t1 = MpiWorld::now_s();

@@ -34,9 +34,10 @@ struct AllreduceBenchOptions {
   // does to them (a token bucket refilling, TCP restarting its window) is in the time. 0 = back
   // to back, as nccl-tests.
   double compute_before_s = 0;
-  // A second thread of the process keeps a CPU busy from each collective's start until it is
-  // done, as a backward's compute runs beside a prefetched or overlapped collective: under a CPU
-  // quota (an emulated host) the two share it (docs/sharding.md, "Against the emulated cluster").
+  // A second thread of the process keeps a CPU busy during each collective, started (and
+  // running) before the collective's timer and stopped once it is done, as a backward's compute
+  // runs beside a prefetched or overlapped collective: under a CPU quota (an emulated host) the
+  // two share it (docs/sharding.md, "Against the emulated cluster").
   bool compute_beside = false;
   costmodel::CollectiveOp collective = costmodel::CollectiveOp::kAllReduce;
   // Each size's timed iterations in this many independent blocks (at most its iterations), the

@@ -2,13 +2,12 @@
 #include "trainer/mpi_communicator.h"
 
 #include <algorithm>
-#include <chrono>
 #include <climits>
 #include <stdexcept>
-#include <thread>
 #include <vector>
 
 #include "trainer/bf16_sum.h"
+#include "trainer/mpi_poll.h"
 
 #ifdef VITSIM_HAVE_CUDA
 #include "trainer/nccl_communicator.h"
@@ -30,7 +29,7 @@ void check_buffer(const at::Tensor& t) {
 }  // namespace
 
 MpiCommunicator::MpiCommunicator(MpiWorld& world, MpiWait wait)
-    : world_(world), wait_(wait), bf16_sum_(create_bf16_sum_op()) {
+    : world_(world), wait_(wait), bf16_sum_(create_bf16_sum_op()), ring_(world.comm(), wait) {
   if (world_.thread_level() >= MPI_THREAD_SERIALIZED) thread_ = std::thread([this] { loop(); });
 }
 
@@ -74,48 +73,33 @@ void MpiCommunicator::reduce(const at::Tensor& buffer) {
   MPI_Request request;
   VITSIM_MPI_CHECK(
       MPI_Iallreduce(MPI_IN_PLACE, buffer.data_ptr(), count, type, op, world_.comm(), &request));
-  poll_until_done(request);
+  poll_until_done(&request, 1);
 }
 
-// ZeRO stages 2-3: each rank's block of the sum, in the same wire types as the all-reduce.
+// ZeRO stages 2-3: each rank's block of the sum, as NCCL's ring (mpi_ring.h), not
+// Open MPI's MPI_(I)reduce_scatter_block, whose reduce to rank 0 and scatter move 3-4x the ring's
+// bytes through rank 0's link (docs/sharding.md, "Against the emulated cluster"). The barrier's
+// wait is counted apart (reduce_scatter_wait_time_s): the ring's steps then only move data.
 void MpiCommunicator::reduce_scatter(const at::Tensor& send, const at::Tensor& recv) {
   const double arrived_s = MpiWorld::now_s();
   wait_for_peers();
   add_reduce_scatter_barrier(MpiWorld::now_s() - arrived_s);
-  const bool bf16 = send.scalar_type() == at::kBFloat16;
   count_reduce_scatter(send);
-  const int count = static_cast<int>(recv.numel());
-  const MPI_Datatype type = bf16 ? MPI_UINT16_T : MPI_FLOAT;
-  const MPI_Op op = bf16 ? bf16_sum_ : MPI_SUM;
-  if (wait_ == MpiWait::kSpin) {
-    VITSIM_MPI_CHECK(
-        MPI_Reduce_scatter_block(send.data_ptr(), recv.data_ptr(), count, type, op, world_.comm()));
-    return;
-  }
-  MPI_Request request;
-  VITSIM_MPI_CHECK(MPI_Ireduce_scatter_block(send.data_ptr(), recv.data_ptr(), count, type, op,
-                                             world_.comm(), &request));
-  poll_until_done(request);
+  ring_.reduce_scatter(
+      send.data_ptr(), recv.data_ptr(), recv.numel(),
+      send.scalar_type() == at::kBFloat16 ? RingElement::kBfloat16 : RingElement::kFloat32);
 }
 
-// ZeRO stages 1-3: every rank's block. A send buffer that is this rank's own block of recv (the
-// flat parameters of stages 1-2) goes as MPI_IN_PLACE: MPI forbids overlapping buffers otherwise.
+// ZeRO stages 1-3: every rank's block, as NCCL's ring (mpi_ring.h), not libnbc's linear
+// MPI_Iallgather, whose N-1 simultaneous sends per rank took up to 1.8x the ring's time over the
+// emulated links (docs/sharding.md, "Against the emulated cluster"). A send buffer that is this
+// rank's own block of recv (the flat parameters of stages 1-2) is gathered in place.
 void MpiCommunicator::allgather(const at::Tensor& send, const at::Tensor& recv) {
   wait_for_peers();
   count_allgather(recv);
-  const int count = static_cast<int>(send.numel());
-  const MPI_Datatype type = send.scalar_type() == at::kBFloat16 ? MPI_UINT16_T : MPI_FLOAT;
-  const char* own = static_cast<const char*>(recv.data_ptr()) +
-                    static_cast<int64_t>(world_.rank()) * send.numel() * send.element_size();
-  const void* from = send.data_ptr() == own ? MPI_IN_PLACE : send.data_ptr();
-  if (wait_ == MpiWait::kSpin) {
-    VITSIM_MPI_CHECK(MPI_Allgather(from, count, type, recv.data_ptr(), count, type, world_.comm()));
-    return;
-  }
-  MPI_Request request;
-  VITSIM_MPI_CHECK(
-      MPI_Iallgather(from, count, type, recv.data_ptr(), count, type, world_.comm(), &request));
-  poll_until_done(request);
+  ring_.all_gather(
+      send.data_ptr(), recv.data_ptr(), send.numel(),
+      send.scalar_type() == at::kBFloat16 ? RingElement::kBfloat16 : RingElement::kFloat32);
 }
 
 // Open MPI's blocking collectives busy-poll: a rank that reaches the all-reduce first spins on its
@@ -129,21 +113,7 @@ void MpiCommunicator::wait_for_peers() {
   if (world_.size() < 2) return;
   MPI_Request request;
   VITSIM_MPI_CHECK(MPI_Ibarrier(world_.comm(), &request));
-  poll_until_done(request);
-}
-
-void MpiCommunicator::poll_until_done(MPI_Request& request) {
-  int done = 0;
-  const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
-  while (!done && std::chrono::steady_clock::now() < spin_until) {
-    VITSIM_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
-  }
-  int sleep_us = 20;
-  while (!done) {
-    std::this_thread::sleep_for(std::chrono::microseconds(sleep_us));
-    sleep_us = std::min(2 * sleep_us, 200);
-    VITSIM_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
-  }
+  poll_until_done(&request, 1);
 }
 
 void MpiCommunicator::loop() {

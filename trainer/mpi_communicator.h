@@ -1,19 +1,19 @@
 // Communicator over MPI: all-reduce and reduce-scatter (sum; fp32, or bf16 through the custom op of
 // bf16_sum.h) and all-gather on contiguous CPU tensors, run in order by a communication thread, so
 // that buckets are reduced while backward goes on (like gloo's and NCCL's background work). Before
-// each collective the
-// ranks meet in a barrier polled with sleeps, so a rank that arrives early does not spin on a
-// core its peers need (mpi_communicator.cpp). How the all-reduce itself waits (mpi_wait.h):
-// - MpiWait::kSpin (default): the blocking MPI_Allreduce (MPI_Reduce_scatter_block,
-//   MPI_Allgather), Open MPI's tuned algorithms, which busy-poll the core until the last byte
-//   arrives;
-// - MpiWait::kPoll: MPI_Iallreduce (MPI_Ireduce_scatter_block, MPI_Iallgather), tested with sleeps
-//   as the barrier is. Open MPI 4.1 runs it
-//   through libnbc, which progresses only inside MPI calls: measured 5x slower than the blocking
-//   call for messages >= 4 MB on fast links (docs/trainer.md), the same on the emulated
-//   100-400 Mbit links, where it leaves an emulated host's CPU quota to its compute.
+// each collective the ranks meet in a barrier polled with sleeps, so a rank that arrives early
+// does not spin on a core its peers need (mpi_communicator.cpp). The reduce-scatter and the
+// all-gather are NCCL's rings over MPI point-to-point (mpi_ring.h); the all-reduce is Open MPI's.
+// How they wait (mpi_wait.h):
+// - MpiWait::kSpin (default): the blocking MPI_Allreduce (the rings' steps MPI_Sendrecv), which
+//   busy-poll the core until the last byte arrives;
+// - MpiWait::kPoll: MPI_Iallreduce (the rings' steps MPI_Isend/MPI_Irecv), tested with sleeps as
+//   the barrier is (mpi_poll.h). Open MPI 4.1 runs the non-blocking all-reduce through libnbc,
+//   which progresses only inside MPI calls: measured 5x slower than the blocking call for
+//   messages >= 4 MB on fast links (docs/trainer.md), the same on the emulated 100-400 Mbit links,
+//   where it leaves an emulated host's CPU quota to its compute.
 // MPI is initialised SERIALIZED: the main thread calls MPI only when this thread is idle (all
-// handles waited for). Without SERIALIZED support the all-reduce runs inside wait() on the main
+// handles waited for). Without SERIALIZED support the collectives run inside wait() on the main
 // thread.
 #pragma once
 
@@ -26,6 +26,7 @@
 #include <thread>
 
 #include "trainer/communicator.h"
+#include "trainer/mpi_ring.h"
 #include "trainer/mpi_world.h"
 
 namespace vitsim::trainer {
@@ -60,7 +61,6 @@ class MpiCommunicator : public Communicator {
   void reduce_scatter(const at::Tensor& send, const at::Tensor& recv);
   void allgather(const at::Tensor& send, const at::Tensor& recv);
   void wait_for_peers();
-  void poll_until_done(MPI_Request& request);  // MPI_Test, a short spin, then sleeps
 
   MpiWorld& world_;
   MpiWait wait_;
@@ -71,6 +71,7 @@ class MpiCommunicator : public Communicator {
   Handle next_ = 0;
   bool stop_ = false;
   MPI_Op bf16_sum_;     // created with the communicator, freed before MPI_Finalize
+  MpiRing ring_;        // run by the communication thread only
   std::thread thread_;  // not started without MPI_THREAD_SERIALIZED
 };
 
