@@ -1,9 +1,12 @@
 // scripts/validate-local's argument handling, which runs before it needs root or a build: a bad
-// value names the option and the value and exits 2; --help lists every option with its default.
-// The loop itself runs in tests/emulate (root).
+// value names the option and the value and exits 2; --help lists every option with its default; a
+// second loop into a folder another loop holds is refused. The loop itself runs in tests/emulate
+// (root).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
+#include <vector>
 
 #include "run_command.h"  // tests/support/
 
@@ -47,6 +50,25 @@ TEST(ValidateLocalArgs, BadValuesNameTheOptionAndExit2) {
     EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.output;
     EXPECT_NE(r.output.find(c.says), std::string::npos) << c.args << "\n" << r.output;
   }
+}
+
+// flock(1) holds the folder's lock as a running loop does; the second loop must refuse before it
+// writes anything there (the folder stays as it was: the lock file alone).
+TEST(ValidateLocalArgs, ASecondLoopIntoAFolderInUseIsRefused) {
+  namespace fs = std::filesystem;
+  const fs::path out = fs::path(::testing::TempDir()) / "validate_local_in_use";
+  fs::remove_all(out);
+  fs::create_directories(out);
+  const auto r = run_command("flock -n " + quoted((out / ".lock").string()) + " " +
+                             quoted(kScript) + " --out " + quoted(out.string()));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(
+      r.output.find("--out " + out.string() + ": another validate-local is using this folder"),
+      std::string::npos)
+      << r.output;
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(out)) names.push_back(e.path().filename().string());
+  EXPECT_EQ(names, std::vector<std::string>{".lock"});
 }
 
 TEST(ValidateLocalArgs, HelpListsTheProfilePassesAndRounds) {
