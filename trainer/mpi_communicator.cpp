@@ -26,6 +26,11 @@ void check_buffer(const at::Tensor& t) {
                                 " elements exceeds MPI's int count; use smaller buckets");
   }
 }
+
+// The rings' element type of a buffer check_buffer accepted (fp32 or bf16).
+RingElement ring_element(const at::Tensor& t) {
+  return t.scalar_type() == at::kBFloat16 ? RingElement::kBfloat16 : RingElement::kFloat32;
+}
 }  // namespace
 
 MpiCommunicator::MpiCommunicator(MpiWorld& world, MpiWait wait)
@@ -85,9 +90,7 @@ void MpiCommunicator::reduce_scatter(const at::Tensor& send, const at::Tensor& r
   wait_for_peers();
   add_reduce_scatter_barrier(MpiWorld::now_s() - arrived_s);
   count_reduce_scatter(send);
-  ring_.reduce_scatter(
-      send.data_ptr(), recv.data_ptr(), recv.numel(),
-      send.scalar_type() == at::kBFloat16 ? RingElement::kBfloat16 : RingElement::kFloat32);
+  ring_.reduce_scatter(send.data_ptr(), recv.data_ptr(), recv.numel(), ring_element(send));
 }
 
 // ZeRO stages 1-3: every rank's block, as NCCL's ring (mpi_ring.h), not libnbc's linear
@@ -97,9 +100,7 @@ void MpiCommunicator::reduce_scatter(const at::Tensor& send, const at::Tensor& r
 void MpiCommunicator::allgather(const at::Tensor& send, const at::Tensor& recv) {
   wait_for_peers();
   count_allgather(recv);
-  ring_.all_gather(
-      send.data_ptr(), recv.data_ptr(), send.numel(),
-      send.scalar_type() == at::kBFloat16 ? RingElement::kBfloat16 : RingElement::kFloat32);
+  ring_.all_gather(send.data_ptr(), recv.data_ptr(), send.numel(), ring_element(send));
 }
 
 // Open MPI's blocking collectives busy-poll: a rank that reaches the all-reduce first spins on its
