@@ -49,10 +49,17 @@ class MpiTrain : public ::testing::Test {
   static constexpr const char* kTinyModel =
       " --model vit_ti_16 --image-size 16 --patch-size 4 --width 32 --depth 1 --heads 2";
 
-  // "mpirun --oversubscribe -np N " under `timeout`; root needs Open MPI's consent.
+  // "mpirun --oversubscribe -np N " under `timeout`; root needs Open MPI's consent. One rank:
+  // mpirun's grace between SIGTERM and SIGKILL (odls_base_sigkill_timeout, 1 s) set to 0. When
+  // a job's only rank exits non-zero (every refusal these tests check), mpirun still "kills" the
+  // job and waits out that grace twice, though no process is left: 2.0 s of each refused run
+  // (docs/build.md, "What make test runs"). Several ranks keep the grace: a rank that another's
+  // failure stops may still be ending by itself.
   static std::string mpirun(int ranks, int timeout_s) {
     return vitsim::test::mpi_root_consent() + "timeout -k 5 " + std::to_string(timeout_s) +
-           " " VITSIM_MPIRUN " --oversubscribe -np " + std::to_string(ranks) + " ";
+           " " VITSIM_MPIRUN " --oversubscribe " +
+           (ranks == 1 ? "--mca odls_base_sigkill_timeout 0 " : "") + "-np " +
+           std::to_string(ranks) + " ";
   }
 
   // Runs the shell command `cmd`, its output in dir_/out.txt: exit code, wall time and output.
