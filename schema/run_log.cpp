@@ -88,11 +88,26 @@ EpochRecord read_epoch(const Node& n) {
 }
 
 RankStepSummary read_rank(const Node& n, int64_t world_size) {
-  n.expect_keys({"rank", "host", "steps", "step_time_s", "data_time_s", "host_to_device_time_s",
-                 "forward_time_s", "backward_time_s", "allreduce_time_s", "allreduce_wait_time_s",
-                 "optimizer_time_s", "sync_time_s", "bucket_copy_time_s", "reduce_scatter_time_s",
-                 "reduce_scatter_wait_time_s", "allgather_time_s", "unit_free_time_s",
-                 "recompute_time_s", "peak_memory_bytes"});
+  n.expect_keys({"rank",
+                 "host",
+                 "steps",
+                 "step_time_s",
+                 "data_time_s",
+                 "host_to_device_time_s",
+                 "forward_time_s",
+                 "backward_time_s",
+                 "allreduce_time_s",
+                 "allreduce_wait_time_s",
+                 "optimizer_time_s",
+                 "sync_time_s",
+                 "bucket_copy_time_s",
+                 "reduce_scatter_time_s",
+                 "reduce_scatter_wait_time_s",
+                 "allgather_time_s",
+                 "allgather_wait_time_s",
+                 "unit_free_time_s",
+                 "recompute_time_s",
+                 "peak_memory_bytes"});
   RankStepSummary r;
   r.rank = n["rank"].integer_at_least(0);
   if (r.rank >= world_size) {
@@ -123,6 +138,7 @@ RankStepSummary read_rank(const Node& n, int64_t world_size) {
   for (auto [key, field] : {std::pair{"reduce_scatter_time_s", &r.reduce_scatter_time_s},
                             std::pair{"reduce_scatter_wait_time_s", &r.reduce_scatter_wait_time_s},
                             std::pair{"allgather_time_s", &r.allgather_time_s},
+                            std::pair{"allgather_wait_time_s", &r.allgather_wait_time_s},
                             std::pair{"unit_free_time_s", &r.unit_free_time_s},
                             std::pair{"recompute_time_s", &r.recompute_time_s}}) {
     if (!n.has(key)) continue;
@@ -240,6 +256,7 @@ Json write_rank(const RankStepSummary& r) {
   if (r.reduce_scatter_wait_time_s > 0)
     j["reduce_scatter_wait_time_s"] = r.reduce_scatter_wait_time_s;
   if (r.allgather_time_s > 0) j["allgather_time_s"] = r.allgather_time_s;
+  if (r.allgather_wait_time_s > 0) j["allgather_wait_time_s"] = r.allgather_wait_time_s;
   if (r.unit_free_time_s > 0) j["unit_free_time_s"] = r.unit_free_time_s;
   if (r.recompute_time_s > 0) j["recompute_time_s"] = r.recompute_time_s;
   if (r.peak_memory_bytes) j["peak_memory_bytes"] = *r.peak_memory_bytes;

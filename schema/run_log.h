@@ -75,6 +75,7 @@ struct RankStepSummary {
   // the slowest peer to arrive (the skew), apart from the transfer (optional, absent = 0).
   double reduce_scatter_wait_time_s = 0;
   double allgather_time_s = 0;
+  double allgather_wait_time_s = 0;  // the all-gathers' barriers, as above (optional, absent = 0)
   double unit_free_time_s = 0;
   double recompute_time_s = 0;
   // The step's peak of live tensor bytes on the rank's device (optional, absent = not measured):

@@ -11,6 +11,7 @@
 
 #include <ATen/ATen.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -25,6 +26,7 @@ class MpiWorld;
 class Communicator {
  public:
   using Handle = int64_t;
+  enum class Collective { kAllreduce, kReduceScatter, kAllgather };
   virtual ~Communicator() = default;
 
   virtual const char* backend() const = 0;  // "mpi" | "nccl"
@@ -59,10 +61,14 @@ class Communicator {
   // (nccl-tests' "size" of both collectives).
   int64_t reduce_scatter_bytes() const { return reduce_scatter_bytes_.load(); }
   int64_t allgather_bytes() const { return allgather_bytes_.load(); }
-  // Seconds the reduce-scatters so far spent in the barrier before each (MPI: waiting for the
-  // slowest peer to arrive, the skew; the transfer is the rest of the call), summed over calls;
-  // 0 where the backend has no barrier (NCCL). The run log's reduce_scatter_wait_time_s.
-  double reduce_scatter_barrier_s() const { return 1e-9 * reduce_scatter_barrier_ns_.load(); }
+  // Seconds the collectives of kind `op` so far spent in the barrier before each (MPI: waiting
+  // for the slowest peer to arrive, the skew; the transfer is the rest of the call), summed over
+  // calls; 0 where the backend has no barrier (NCCL). The run log's reduce_scatter_wait_time_s and
+  // allgather_wait_time_s (docs/formats/run-log.md); its allreduce_wait_time_s is not this but the
+  // gradients' readiness skew (step_stats.h, estimate_allreduce_waits), which NCCL has too.
+  double barrier_wait_s(Collective op) const {
+    return 1e-9 * static_cast<double>(barrier_wait_ns_[index(op)].load());
+  }
 
  protected:
   void count_allreduce(const at::Tensor& buffer) {
@@ -74,8 +80,8 @@ class Communicator {
   void count_allgather(const at::Tensor& whole) {
     allgather_bytes_ += whole.numel() * static_cast<int64_t>(whole.element_size());
   }
-  void add_reduce_scatter_barrier(double seconds) {
-    reduce_scatter_barrier_ns_ += static_cast<int64_t>(seconds * 1e9);
+  void add_barrier_wait(Collective op, double seconds) {
+    barrier_wait_ns_[index(op)] += static_cast<int64_t>(seconds * 1e9);
   }
   // Throws std::invalid_argument unless `send` and `recv` fit a reduce-scatter (all-gather:
   // `gather`) over `ranks` ranks: same dtype, the whole buffer ranks x the block.
@@ -85,7 +91,8 @@ class Communicator {
  private:
   // the MPI communicator counts on its thread
   std::atomic<int64_t> allreduce_bytes_{0}, reduce_scatter_bytes_{0}, allgather_bytes_{0};
-  std::atomic<int64_t> reduce_scatter_barrier_ns_{0};
+  std::array<std::atomic<int64_t>, 3> barrier_wait_ns_{};  // by Collective
+  static size_t index(Collective op) { return static_cast<size_t>(op); }
 };
 
 // backend "mpi" or "nccl"; device "cpu" or "cuda". Throws std::invalid_argument for a backend

@@ -64,7 +64,6 @@ void Communicator::check_block_shapes(const at::Tensor& send, const at::Tensor& 
 // fp32 buffers use MPI's own sum; bf16 buffers (ds-bf16) travel as 2-byte MPI_UINT16_T elements
 // summed by the custom op of bf16_sum.h, since Open MPI 4.1 has no bf16 datatype.
 void MpiCommunicator::reduce(const at::Tensor& buffer) {
-  wait_for_peers();
   const bool bf16 = buffer.scalar_type() == at::kBFloat16;
   count_allreduce(buffer);
   const int count = static_cast<int>(buffer.numel());
@@ -83,12 +82,8 @@ void MpiCommunicator::reduce(const at::Tensor& buffer) {
 
 // ZeRO stages 2-3: each rank's block of the sum, as NCCL's ring (mpi_ring.h), not
 // Open MPI's MPI_(I)reduce_scatter_block, whose reduce to rank 0 and scatter move 3-4x the ring's
-// bytes through rank 0's link (docs/sharding.md, "Against the emulated cluster"). The barrier's
-// wait is counted apart (reduce_scatter_wait_time_s): the ring's steps then only move data.
+// bytes through rank 0's link (docs/sharding.md, "Against the emulated cluster").
 void MpiCommunicator::reduce_scatter(const at::Tensor& send, const at::Tensor& recv) {
-  const double arrived_s = MpiWorld::now_s();
-  wait_for_peers();
-  add_reduce_scatter_barrier(MpiWorld::now_s() - arrived_s);
   count_reduce_scatter(send);
   ring_.reduce_scatter(send.data_ptr(), recv.data_ptr(), recv.numel(), ring_element(send));
 }
@@ -98,7 +93,6 @@ void MpiCommunicator::reduce_scatter(const at::Tensor& send, const at::Tensor& r
 // emulated links (docs/sharding.md, "Against the emulated cluster"). A send buffer that is this
 // rank's own block of recv (the flat parameters of stages 1-2) is gathered in place.
 void MpiCommunicator::allgather(const at::Tensor& send, const at::Tensor& recv) {
-  wait_for_peers();
   count_allgather(recv);
   ring_.all_gather(send.data_ptr(), recv.data_ptr(), send.numel(), ring_element(send));
 }
@@ -109,12 +103,16 @@ void MpiCommunicator::allgather(const at::Tensor& send, const at::Tensor& recv) 
 // instead). So the ranks first meet in a non-blocking barrier, polled with MPI_Test: a short spin
 // (peers already there: the barrier takes microseconds), then sleeps that double from 20 us to
 // 200 us. The all-reduce then starts with every rank present and only moves data.
-// Measured in bench/RESULTS.md ("Trainer on a CPU": under load).
-void MpiCommunicator::wait_for_peers() {
+// Measured in bench/RESULTS.md ("Trainer on a CPU": under load). The barrier's wait is counted
+// apart, by collective (barrier_wait_s): the run log's reduce_scatter_wait_time_s and
+// allgather_wait_time_s; what follows it is the transfer.
+void MpiCommunicator::wait_for_peers(Collective op) {
   if (world_.size() < 2) return;
+  const double arrived_s = MpiWorld::now_s();
   MPI_Request request;
   VITSIM_MPI_CHECK(MPI_Ibarrier(world_.comm(), &request));
   poll_until_done(&request, 1);
+  add_barrier_wait(op, MpiWorld::now_s() - arrived_s);
 }
 
 void MpiCommunicator::loop() {
@@ -132,13 +130,15 @@ void MpiCommunicator::loop() {
   }
 }
 
+// Every collective starts after the ranks meet (wait_for_peers).
 void MpiCommunicator::run(const Job& job) {
+  wait_for_peers(job.kind);
   switch (job.kind) {
-    case Kind::kAllreduce:
+    case Collective::kAllreduce:
       return reduce(job.buffer);
-    case Kind::kReduceScatter:
+    case Collective::kReduceScatter:
       return reduce_scatter(job.buffer, job.recv);
-    case Kind::kAllgather:
+    case Collective::kAllgather:
       return allgather(job.buffer, job.recv);
   }
 }
@@ -153,7 +153,7 @@ Communicator::Handle MpiCommunicator::enqueue(Job job) {
 
 Communicator::Handle MpiCommunicator::start_allreduce(const at::Tensor& buffer) {
   check_buffer(buffer);
-  return enqueue({0, Kind::kAllreduce, buffer, {}});
+  return enqueue({0, Collective::kAllreduce, buffer, {}});
 }
 
 Communicator::Handle MpiCommunicator::start_reduce_scatter(const at::Tensor& send,
@@ -161,7 +161,7 @@ Communicator::Handle MpiCommunicator::start_reduce_scatter(const at::Tensor& sen
   check_buffer(send);
   check_buffer(recv);
   check_block_shapes(send, recv, world_.size(), /*gather=*/false);
-  return enqueue({0, Kind::kReduceScatter, send, recv});
+  return enqueue({0, Collective::kReduceScatter, send, recv});
 }
 
 Communicator::Handle MpiCommunicator::start_allgather(const at::Tensor& send,
@@ -169,7 +169,7 @@ Communicator::Handle MpiCommunicator::start_allgather(const at::Tensor& send,
   check_buffer(send);
   check_buffer(recv);
   check_block_shapes(send, recv, world_.size(), /*gather=*/true);
-  return enqueue({0, Kind::kAllgather, send, recv});
+  return enqueue({0, Collective::kAllgather, send, recv});
 }
 
 void MpiCommunicator::wait(Handle handle) {

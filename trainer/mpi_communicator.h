@@ -47,10 +47,9 @@ class MpiCommunicator : public Communicator {
   void broadcast(const at::Tensor& tensor, int root) override;
 
  private:
-  enum class Kind { kAllreduce, kReduceScatter, kAllgather };
   struct Job {
     Handle handle;
-    Kind kind;
+    Collective kind;
     at::Tensor buffer;  // all-reduce: in place; reduce-scatter and all-gather: the send buffer
     at::Tensor recv;    // reduce-scatter and all-gather only
   };
@@ -60,7 +59,7 @@ class MpiCommunicator : public Communicator {
   void reduce(const at::Tensor& buffer);
   void reduce_scatter(const at::Tensor& send, const at::Tensor& recv);
   void allgather(const at::Tensor& send, const at::Tensor& recv);
-  void wait_for_peers();
+  void wait_for_peers(Collective op);  // the barrier, its wait counted under `op`
 
   MpiWorld& world_;
   MpiWait wait_;

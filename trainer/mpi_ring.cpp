@@ -34,13 +34,16 @@ void add_block(const void* in, void* inout, int64_t count, RingElement element) 
   for (int64_t i = 0; i < count; ++i) b[i] += a[i];
 }
 
+MpiRing::MpiRing(MPI_Comm comm, MpiWait wait) : comm_(comm), wait_(wait) {
+  VITSIM_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
+  VITSIM_MPI_CHECK(MPI_Comm_size(comm_, &n_));
+}
+
 void MpiRing::size_up(int64_t block_count, RingElement element) {
   if (block_count < 0 || block_count > INT_MAX) {
     throw std::invalid_argument("MPI ring: block of " + std::to_string(block_count) +
                                 " elements: expected 0 .. MPI's int count");
   }
-  VITSIM_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
-  VITSIM_MPI_CHECK(MPI_Comm_size(comm_, &n_));
   const bool fp32 = element == RingElement::kFloat32;
   bytes_ = static_cast<size_t>(block_count) * (fp32 ? 4 : 2);
   type_ = fp32 ? MPI_FLOAT : MPI_UINT16_T;

@@ -30,7 +30,8 @@ enum class RingElement { kFloat32, kBfloat16 };  // bf16 as 2-byte words, summed
 
 class MpiRing {
  public:
-  MpiRing(MPI_Comm comm, MpiWait wait) : comm_(comm), wait_(wait) {}
+  // Reads the communicator's rank and size once: a ring serves one communicator for its life.
+  MpiRing(MPI_Comm comm, MpiWait wait);
 
   // `send`: size(comm) blocks of `block_count` elements, block b destined for rank b; `recv`:
   // this rank's block of the element-wise sum over ranks. The two must not overlap. Every rank
@@ -45,12 +46,12 @@ class MpiRing {
  private:
   // Sends `out` to the right neighbour while receiving `in` from the left, `count` elements.
   void exchange(const void* out, void* in, int count, MPI_Datatype type);
-  void size_up(int64_t block_count, RingElement element);  // rank_, n_, bytes_, type_; checks
+  void size_up(int64_t block_count, RingElement element);  // bytes_, type_; checks the count
 
   MPI_Comm comm_;
   MpiWait wait_;
-  int rank_ = 0, n_ = 1;
-  size_t bytes_ = 0;  // one block's
+  int rank_ = 0, n_ = 1;  // this rank and the ranks in comm_, read where the ring is made
+  size_t bytes_ = 0;      // one block's
   MPI_Datatype type_ = MPI_FLOAT;
   std::vector<unsigned char> scratch_;  // the second of the two blocks a reduce-scatter alternates
 };

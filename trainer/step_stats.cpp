@@ -112,6 +112,7 @@ schema::RankStepSummary summarize_steps(int rank, const std::string& host,
   r.reduce_scatter_time_s = med(&StepTimes::reduce_scatter_s);
   r.reduce_scatter_wait_time_s = med(&StepTimes::reduce_scatter_wait_s);
   r.allgather_time_s = med(&StepTimes::allgather_s);
+  r.allgather_wait_time_s = med(&StepTimes::allgather_wait_s);
   r.unit_free_time_s = med(&StepTimes::unit_free_s);
   r.recompute_time_s = med(&StepTimes::recompute_s);
   if (!kept.empty() && kept.front()->peak_memory_bytes >= 0)

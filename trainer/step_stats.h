@@ -34,6 +34,7 @@ struct StepTimes {
   double reduce_scatter_s = 0;       // waiting for gradient reduce-scatters (stages 2-3)
   double reduce_scatter_wait_s = 0;  // their barriers' waits for the slowest peer (comm thread)
   double allgather_s = 0;            // waiting for parameter all-gathers (stages 1-3)
+  double allgather_wait_s = 0;       // their barriers' waits for the slowest peer (comm thread)
   double unit_free_s = 0;            // freeing gathered units (stage 3)
   double recompute_s = 0;            // recomputing checkpointed blocks in the backward
   double peak_memory_bytes = -1;  // the step's peak of live tensor bytes (memory_meter.h); -1: none

@@ -251,7 +251,8 @@ std::vector<schema::RankStepSummary> Trainer::gather_rank_summaries(StepStatisti
                                  mine.unit_free_time_s,
                                  mine.recompute_time_s,
                                  mine.peak_memory_bytes.value_or(-1),
-                                 mine.reduce_scatter_wait_time_s};
+                                 mine.reduce_scatter_wait_time_s,
+                                 mine.allgather_wait_time_s};
   const std::vector<double> all = world_.allgather(v);
   std::vector<schema::RankStepSummary> out;
   for (int r = 0; r < world_.size(); ++r) {
@@ -276,6 +277,7 @@ std::vector<schema::RankStepSummary> Trainer::gather_rank_summaries(StepStatisti
     s.recompute_time_s = x[14];
     if (x[15] >= 0) s.peak_memory_bytes = x[15];
     s.reduce_scatter_wait_time_s = x[16];
+    s.allgather_wait_time_s = x[17];
     out.push_back(s);
   }
   return out;

@@ -139,6 +139,7 @@ StepTimes Trainer::train_window(int64_t window, EpochTotals& totals, StepOutcome
     t.reduce_scatter_s = z.reduce_scatter_s;
     t.reduce_scatter_wait_s = z.reduce_scatter_wait_s;
     t.allgather_s = z.allgather_s;
+    t.allgather_wait_s = z.allgather_wait_s;
     t.unit_free_s = z.unit_free_s;
   }
   return t;

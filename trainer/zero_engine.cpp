@@ -96,10 +96,15 @@ ZeroEngine::~ZeroEngine() = default;
 ZeroTimes ZeroEngine::take_times() {
   ZeroTimes t = times_;
   times_ = {};
-  // Every reduce-scatter of the step is done (finish_backward waited for them all).
-  const double barrier_s = comm_.reduce_scatter_barrier_s();
-  t.reduce_scatter_wait_s = barrier_s - barrier_taken_s_;
-  barrier_taken_s_ = barrier_s;
+  // Every reduce-scatter of the step is done (finish_backward waited for them all), and every
+  // all-gather it waited for; a stage-3 prefetch still in flight counts in the step that waits.
+  using Op = Communicator::Collective;
+  const double rs_s = comm_.barrier_wait_s(Op::kReduceScatter);
+  const double ag_s = comm_.barrier_wait_s(Op::kAllgather);
+  t.reduce_scatter_wait_s = rs_s - rs_barrier_taken_s_;
+  t.allgather_wait_s = ag_s - ag_barrier_taken_s_;
+  rs_barrier_taken_s_ = rs_s;
+  ag_barrier_taken_s_ = ag_s;
   return t;
 }
 

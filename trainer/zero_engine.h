@@ -42,8 +42,9 @@ struct ZeroTimes {
   double reduce_scatter_s = 0;  // waiting for gradient reduce-scatters (stages 2-3)
   // their barriers' part on the communication thread: waiting for the slowest peer to arrive
   double reduce_scatter_wait_s = 0;
-  double allgather_s = 0;  // waiting for parameter all-gathers
-  double unit_free_s = 0;  // stage 3: freeing gathered units
+  double allgather_s = 0;       // waiting for parameter all-gathers
+  double allgather_wait_s = 0;  // their barriers' part, as for the reduce-scatters
+  double unit_free_s = 0;       // stage 3: freeing gathered units
 };
 
 class ZeroEngine : public UnitHooks {
@@ -117,7 +118,8 @@ class ZeroEngine : public UnitHooks {
   static constexpr size_t kNone = static_cast<size_t>(-1);
   size_t last_started_ = kNone;  // the unit whose reduce-scatter started last
   ZeroTimes times_;
-  double barrier_taken_s_ = 0;  // comm_.reduce_scatter_barrier_s() at the last take_times()
+  // comm_.barrier_wait_s() of the reduce-scatters and the all-gathers at the last take_times()
+  double rs_barrier_taken_s_ = 0, ag_barrier_taken_s_ = 0;
 };
 
 }  // namespace vitsim::trainer

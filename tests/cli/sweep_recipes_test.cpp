@@ -22,6 +22,7 @@
 
 #include "read_text.h"    // tests/support/
 #include "run_command.h"  // tests/support/
+#include "vitsim_cli.h"   // tests/support/
 
 namespace sweep_recipes_test {
 namespace {
@@ -34,7 +35,7 @@ std::string q(const std::string& word) {  // vitsim::test::quoted (ADL would fin
   return vitsim::test::quoted(word);
 }
 const std::string kSrc = VITSIM_SOURCE_DIR;
-const std::string kBin = std::string(VITSIM_BINARY_DIR) + "/bin";
+using vitsim::test::kBinDir;  // tests/support/vitsim_cli.h
 
 std::string without_context(const std::string& path) {
   nlohmann::json j = nlohmann::json::parse(read_text(path));
@@ -103,7 +104,7 @@ class SweepRecipes : public ::testing::Test {
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     fs::create_directory_symlink(kSrc + "/docs", dir_ + "/docs");  // the recipes' scripts
-    env_ = "cd " + q(dir_) + " && export PATH=" + q(kBin) + ":$PATH && ";
+    env_ = "cd " + q(dir_) + " && export PATH=" + q(kBinDir) + ":$PATH && ";
     // The single-machine run each recipe's merge must equal: the doc's sweep, as here.
     options_ = sweep_options(as_here(doc_block("sweep-parallel.sh"), dir_));
     ASSERT_NE(options_.find("--gpus 8,16"), std::string::npos)

@@ -12,12 +12,13 @@
 #include <sstream>
 
 #include "run_command.h"  // tests/support/
+#include "vitsim_cli.h"   // tests/support/
 
 namespace typo_suggestion_test {
 namespace {
 
+using vitsim::test::kBinDir;  // tests/support/vitsim_cli.h
 using vitsim::test::run_command;
-const std::string kBin = std::string(VITSIM_BINARY_DIR) + "/bin/";
 
 std::vector<std::string> tools() {
   std::vector<std::string> out = {"vitsim"};
@@ -29,7 +30,7 @@ std::vector<std::string> tools() {
 
 // The subcommands `tool --help` lists under "Commands:".
 std::vector<std::string> commands_of(const std::string& tool) {
-  std::istringstream in(run_command(kBin + tool + " --help").output);
+  std::istringstream in(run_command(kBinDir + "/" + tool + " --help").output);
   std::vector<std::string> out;
   bool listed = false;
   for (std::string line; std::getline(in, line);) {
@@ -80,7 +81,7 @@ TEST(TypoSuggestion, EverySubcommandOfBothToolsNamesTheOptionMeant) {
     std::vector<std::string> commands = commands_of(tool);
     ASSERT_GE(commands.size(), 3u) << tool << " --help lists no commands";
     std::vector<std::string> helps;
-    for (const auto& c : commands) helps.push_back(kBin + tool + " " + c + " --help");
+    for (const auto& c : commands) helps.push_back(kBinDir + "/" + tool + " " + c + " --help");
     std::vector<vitsim::test::CommandResult> help = run_all(helps);
     std::vector<std::string> typos, meant;
     for (size_t i = 0; i < commands.size(); ++i) {
@@ -91,7 +92,7 @@ TEST(TypoSuggestion, EverySubcommandOfBothToolsNamesTheOptionMeant) {
         std::string sub;
         in >> sub;
         commands[i] += " " + sub;
-        help[i] = run_command(kBin + tool + " " + commands[i] + " --help");
+        help[i] = run_command(kBinDir + "/" + tool + " " + commands[i] + " --help");
       }
       const std::vector<std::string> options = options_of(help[i].output);
       ASSERT_FALSE(options.empty()) << tool << " " << commands[i] << " --help lists no option";
@@ -105,7 +106,7 @@ TEST(TypoSuggestion, EverySubcommandOfBothToolsNamesTheOptionMeant) {
     }
     std::vector<std::string> calls;
     for (size_t i = 0; i < commands.size(); ++i)
-      calls.push_back(kBin + tool + " " + commands[i] + " " + typos[i] + " x");
+      calls.push_back(kBinDir + "/" + tool + " " + commands[i] + " " + typos[i] + " x");
     const std::vector<vitsim::test::CommandResult> results = run_all(calls);
     for (size_t i = 0; i < commands.size(); ++i) {
       const auto& r = results[i];
@@ -124,7 +125,8 @@ TEST(TypoSuggestion, EverySubcommandOfBothToolsNamesTheOptionMeant) {
 }
 
 TEST(TypoSuggestion, TheExampleOfTheIssue) {
-  const auto r = run_command(kBin + "vitsim predict --clustr platforms/tesla.json --costs x.json");
+  const auto r =
+      run_command(kBinDir + "/vitsim predict --clustr platforms/tesla.json --costs x.json");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("vitsim predict: unknown option --clustr (did you mean --cluster?)"),
             std::string::npos)
@@ -136,7 +138,7 @@ TEST(TypoSuggestion, AMistypedSubcommandIsNamed) {
     const std::string command = commands_of(tool).front();
     std::string typo = command;
     std::swap(typo[1], typo[2]);
-    const auto r = run_command(kBin + tool + " " + typo);
+    const auto r = run_command(kBinDir + "/" + tool + " " + typo);
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_NE(r.output.find("unknown command '" + typo + "' (did you mean " + command),
               std::string::npos)

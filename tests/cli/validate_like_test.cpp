@@ -18,6 +18,7 @@
 #include "mpi_consent.h"  // tests/support/
 #include "read_text.h"    // tests/support/
 #include "run_command.h"  // tests/support/
+#include "vitsim_cli.h"   // tests/support/
 
 #ifdef VITSIM_TRAIN_BUILT
 namespace validate_like_test {
@@ -30,7 +31,7 @@ using vitsim::test::CommandResult;
 std::string q(const std::string& word) {  // vitsim::test::quoted (ADL would find std::quoted)
   return vitsim::test::quoted(word);
 }
-const std::string kBin = std::string(VITSIM_BINARY_DIR) + "/bin/";
+using vitsim::test::kBinDir;  // tests/support/vitsim_cli.h
 const std::string kModel =
     " --model vit_ti_16 --image-size 32 --patch-size 4 --depth 2 --classes 10";
 
@@ -41,7 +42,7 @@ CommandResult in_dir(const std::string& command) {
 }
 
 CommandResult vitsim(const std::string& args) {
-  return in_dir(kBin + "vitsim " + args);
+  return in_dir(kBinDir + "/vitsim " + args);
 }
 
 // The measurements: profile, a 2-rank run, the cluster file, the costs; "" or what failed.
@@ -50,17 +51,17 @@ std::string measure() {
   fs::create_directories(kDir);
   const std::string root_ok = vitsim::test::mpi_root_consent();
   const std::vector<std::string> steps = {
-      kBin + "vitsim-train make-dataset --out data --format cifar10 --train-images 256 " +
+      kBinDir + "/vitsim-train make-dataset --out data --format cifar10 --train-images 256 " +
           "--test-images 32",
-      kBin + "vitsim-train profile" + kModel +
+      kBinDir + "/vitsim-train profile" + kModel +
           " --micro-batches 8,16 --warmup 1 --repetitions 3 --threads 1 --out profile.json",
-      root_ok + "OPENBLAS_NUM_THREADS=1 mpirun -np 2 --oversubscribe " + kBin +
-          "vitsim-train train --data data" + kModel +
+      root_ok + "OPENBLAS_NUM_THREADS=1 mpirun -np 2 --oversubscribe " + kBinDir +
+          "/vitsim-train train --data data" + kModel +
           " --micro-batch 16 --epochs 1 --threads 1 --no-eval --no-progress --cluster here "
           "--run-log run.json",
-      kBin + "vitsim cluster init --name here --host $(hostname):2xcpu:10gbe --profiles " +
+      kBinDir + "/vitsim cluster init --name here --host $(hostname):2xcpu:10gbe --profiles " +
           "profile.json -o here.json",
-      kBin + "vitsim calibrate profile.json --clusters here.json --precisions fp32 -o " +
+      kBinDir + "/vitsim calibrate profile.json --clusters here.json --precisions fp32 -o " +
           "costs.json",
   };
   for (const auto& step : steps) {

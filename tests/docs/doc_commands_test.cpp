@@ -22,6 +22,7 @@
 #include "mpi_consent.h"  // tests/support/
 #include "read_text.h"    // tests/support/
 #include "run_command.h"  // tests/support/
+#include "vitsim_cli.h"   // tests/support/
 
 namespace vitsim::doc_test {
 namespace doc_commands_test {
@@ -31,7 +32,7 @@ using vitsim::test::read_text;  // tests/support/read_text.h
 
 namespace fs = std::filesystem;
 const std::string kSrc = VITSIM_SOURCE_DIR;
-const std::string kBin = std::string(VITSIM_BINARY_DIR) + "/bin";
+using vitsim::test::kBinDir;  // tests/support/vitsim_cli.h
 
 std::string tail(const std::string& text, size_t n = 4000) {
   return text.size() <= n ? text : "..." + text.substr(text.size() - n);
@@ -70,7 +71,7 @@ class DocCommands : public ::testing::Test {
       fs::create_directory_symlink(kSrc + "/" + part, dir_ + "/" + part);
     fs::create_directory_symlink(VITSIM_BINARY_DIR, dir_ + "/build");
     // Open MPI refuses root without consent; one BLAS thread per rank on a shared machine.
-    env_ = "cd " + test::quoted(dir_) + " && export PATH=" + test::quoted(kBin) +
+    env_ = "cd " + test::quoted(dir_) + " && export PATH=" + test::quoted(kBinDir) +
            ":$PATH OPENBLAS_NUM_THREADS=1 OMPI_MCA_rmaps_base_oversubscribe=1 " +
            test::mpi_root_consent() + "&& ";
   }

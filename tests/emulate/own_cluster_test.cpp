@@ -13,18 +13,20 @@
 #include <sstream>
 
 #include "emulate_harness.h"
+#include "vitsim_cli.h"  // tests/support/
 
 namespace vitsim::emulate_test {
 namespace own_cluster_test {
 namespace {
 
+using vitsim::test::kBinDir;  // tests/support/vitsim_cli.h
+
 TEST(EmulateOwnCluster, ThreeCommandsFromEmulatedMeasurementsToAPrediction) {
   const std::string why = why_cannot_emulate();
   if (!why.empty()) GTEST_SKIP() << "own-cluster test skipped: " << why;
-  const std::string bin = std::string(VITSIM_BINARY_DIR) + "/bin/";
   for (const char* exe : {"vitsim", "vitsim-train"}) {
-    if (access((bin + exe).c_str(), X_OK) != 0)
-      GTEST_SKIP() << "own-cluster test skipped: " << bin << exe << " is not built";
+    if (access((kBinDir + "/" + exe).c_str(), X_OK) != 0)
+      GTEST_SKIP() << "own-cluster test skipped: " << kBinDir << "/" << exe << " is not built";
   }
   char dir_template[] = "/tmp/vitsim-own-cluster-XXXXXX";
   const char* made = mkdtemp(dir_template);
@@ -44,7 +46,7 @@ TEST(EmulateOwnCluster, ThreeCommandsFromEmulatedMeasurementsToAPrediction) {
                               "--cpu",
                               "0.4",
                               "--",
-                              bin + "vitsim-train",
+                              kBinDir + "/vitsim-train",
                               "profile",
                               "--micro-batches",
                               "8,16",
@@ -72,7 +74,7 @@ TEST(EmulateOwnCluster, ThreeCommandsFromEmulatedMeasurementsToAPrediction) {
            "--cpu",
            "0.4",
            "--",
-           bin + "vitsim-train",
+           kBinDir + "/vitsim-train",
            "bench-allreduce",
            "--min-bytes",
            "2M",
@@ -91,20 +93,20 @@ TEST(EmulateOwnCluster, ThreeCommandsFromEmulatedMeasurementsToAPrediction) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
 
   // 1. cluster init: the hosts as stated, the device named by the profile.
-  r = run({bin + "vitsim", "cluster", "init", "--name", "own", "--host", "node0:emu-cpu:400mbit",
-           "--host", "node1:emu-cpu:400mbit", "--transport", "tcp", "--profiles",
-           dir + "/profile.json", dir + "/link.json", "-o", dir + "/own.json"});
+  r = run({kBinDir + "/vitsim", "cluster", "init", "--name", "own", "--host",
+           "node0:emu-cpu:400mbit", "--host", "node1:emu-cpu:400mbit", "--transport", "tcp",
+           "--profiles", dir + "/profile.json", dir + "/link.json", "-o", dir + "/own.json"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output.find("no measurement"), std::string::npos) << r.output;
   // 2. calibrate
-  r = run({bin + "vitsim", "calibrate", dir + "/profile.json", dir + "/link.json", "--clusters",
-           dir + "/own.json", "--precisions", "fp32", "-o", dir + "/costs.json"});
+  r = run({kBinDir + "/vitsim", "calibrate", dir + "/profile.json", dir + "/link.json",
+           "--clusters", dir + "/own.json", "--precisions", "fp32", "-o", dir + "/costs.json"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   // 3. predict a micro-batch the profile did not measure, on both hosts.
-  r = run(with(
-      {bin + "vitsim", "predict", "--cluster", dir + "/own.json", "--costs", dir + "/costs.json",
-       "--hosts", "node0,node1", "--micro-batch", "12", "--images", "4096", "--json"},
-      model));
+  r = run(with({kBinDir + "/vitsim", "predict", "--cluster", dir + "/own.json", "--costs",
+                dir + "/costs.json", "--hosts", "node0,node1", "--micro-batch", "12", "--images",
+                "4096", "--json"},
+               model));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   // Every link class was measured: no link warning.
   EXPECT_EQ(r.output.find("run vitsim-train bench-allreduce on these hosts"), std::string::npos)

@@ -28,11 +28,13 @@
 #include "emulate_harness.h"
 #include "number_after.h"
 #include "read_text.h"
+#include "vitsim_cli.h"  // tests/support/
 
 namespace vitsim::emulate_test {
 namespace validate_local_test {
 namespace {
 
+using vitsim::test::kBinDir;  // tests/support/vitsim_cli.h
 using vitsim::test::number_after;
 
 // The loop targets loosened for a 12-step run on a shared 2-core machine
@@ -123,13 +125,12 @@ bool degraded(const HostCheck& c) {
 TEST(ValidateLocal, QuickLoopMeetsLoosenedTargets) {
   const std::string why = why_cannot_emulate();
   if (!why.empty()) GTEST_SKIP() << "validate-local skipped: " << why;
-  const std::string bin = std::string(VITSIM_BINARY_DIR) + "/bin/";
   for (const char* exe : {"vitsim", "vitsim-train"}) {
-    if (access((bin + exe).c_str(), X_OK) != 0) {
-      GTEST_SKIP() << "validate-local skipped: " << bin << exe << " is not built";
+    if (access((kBinDir + "/" + exe).c_str(), X_OK) != 0) {
+      GTEST_SKIP() << "validate-local skipped: " << kBinDir << "/" << exe << " is not built";
     }
   }
-  const CommandResult help = run({bin + "vitsim", "simulate", "--help"});
+  const CommandResult help = run({kBinDir + "/vitsim", "simulate", "--help"});
   if (help.exit_code != 0)
     GTEST_SKIP() << "validate-local skipped: vitsim simulate: " << help.output;
 

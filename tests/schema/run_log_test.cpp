@@ -66,12 +66,15 @@ TEST(RunLog, ShardingKeysAreOptionalAndHeldToTheirBounds) {
   RunLog log = read_run_log(Node(doc, "r.json", ""));
   EXPECT_EQ(log.config.zero_stage, 0);
   EXPECT_FALSE(log.config.activation_checkpointing);
+  EXPECT_EQ(log.ranks[0].allgather_wait_time_s, 0);  // a log without it (older, or no ZeRO)
   EXPECT_FALSE(write_run_log_json(log)["config"].contains("zero_stage"));
+  EXPECT_FALSE(write_run_log_json(log)["ranks"][0].contains("allgather_wait_time_s"));
   doc["config"]["zero_stage"] = 3;
   doc["config"]["activation_checkpointing"] = true;
   doc["ranks"][0]["allgather_time_s"] = 0.05;
   doc["ranks"][0]["reduce_scatter_time_s"] = 0.04;
   doc["ranks"][0]["reduce_scatter_wait_time_s"] = 0.015;
+  doc["ranks"][0]["allgather_wait_time_s"] = 0.012;
   doc["ranks"][0]["unit_free_time_s"] = 0.001;
   doc["ranks"][0]["recompute_time_s"] = 0.1;
   doc["ranks"][0]["peak_memory_bytes"] = 4.5e7;
@@ -82,6 +85,7 @@ TEST(RunLog, ShardingKeysAreOptionalAndHeldToTheirBounds) {
   EXPECT_DOUBLE_EQ(log.ranks[0].allgather_time_s, 0.05);
   EXPECT_DOUBLE_EQ(log.ranks[0].recompute_time_s, 0.1);
   EXPECT_DOUBLE_EQ(log.ranks[0].reduce_scatter_wait_time_s, 0.015);
+  EXPECT_DOUBLE_EQ(log.ranks[0].allgather_wait_time_s, 0.012);
   const Json written = write_run_log_json(log);
   EXPECT_EQ(written["ranks"], doc["ranks"]);
   EXPECT_EQ(written["config"]["zero_stage"], 3);
@@ -104,6 +108,11 @@ TEST(RunLog, ShardingKeysAreOptionalAndHeldToTheirBounds) {
       std::string::npos)
       << run_log_error(doc);
   doc["ranks"][0]["reduce_scatter_wait_time_s"] = 0.015;
+  doc["ranks"][0]["allgather_wait_time_s"] = 0.6;
+  EXPECT_NE(run_log_error(doc).find("/ranks/0/allgather_wait_time_s: expected at most step_time_s"),
+            std::string::npos)
+      << run_log_error(doc);
+  doc["ranks"][0]["allgather_wait_time_s"] = 0.012;
   doc["ranks"][0]["peak_memory_bytes"] = -1;
   EXPECT_NE(run_log_error(doc).find("/ranks/0/peak_memory_bytes"), std::string::npos);
 }

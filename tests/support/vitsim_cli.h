@@ -15,8 +15,12 @@
 
 namespace vitsim::test {
 
+// The folder of this build tree's executables (vitsim, vitsim-train), without a trailing slash:
+// kBinDir + "/vitsim", or a PATH entry as it stands. The one spelling of the folder for every test.
+inline const std::string kBinDir = std::string(VITSIM_BINARY_DIR) + "/bin";
+
 // The executable in this build tree.
-inline const std::string kVitsim = std::string(VITSIM_BINARY_DIR) + "/bin/vitsim";
+inline const std::string kVitsim = kBinDir + "/vitsim";
 
 // Where vitsim's stderr goes.
 enum class Stderr {

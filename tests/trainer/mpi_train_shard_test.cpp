@@ -256,6 +256,9 @@ TEST_F(MpiShard, RunLogCarriesTheShardedPhases) {
     // The barriers before the reduce-scatters (MPI_Ibarrier takes microseconds even with no skew).
     EXPECT_GT(rank.reduce_scatter_wait_time_s, 0);
     EXPECT_LT(rank.reduce_scatter_wait_time_s, rank.step_time_s);
+    // And before the all-gathers (stage 3: each unit's, in forward and backward).
+    EXPECT_GT(rank.allgather_wait_time_s, 0);
+    EXPECT_LT(rank.allgather_wait_time_s, rank.step_time_s);
     EXPECT_GT(rank.unit_free_time_s, 0);
     EXPECT_GT(rank.recompute_time_s, 0);
     EXPECT_LT(rank.recompute_time_s, rank.backward_time_s);
@@ -271,6 +274,7 @@ TEST_F(MpiShard, RunLogCarriesTheShardedPhases) {
   EXPECT_GT(two.ranks[0].reduce_scatter_time_s, 0);
   EXPECT_GT(two.ranks[0].reduce_scatter_wait_time_s, 0);
   EXPECT_GT(two.ranks[0].allgather_time_s, 0);  // after the optimizer
+  EXPECT_GT(two.ranks[0].allgather_wait_time_s, 0);
   EXPECT_EQ(two.ranks[0].recompute_time_s, 0);
 }
 
