@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <simgrid/s4u.hpp>
 #include <string>
+#include <tuple>
 
 #include "costmodel/collective_ring.h"
 #include "process/fork_runner.h"
@@ -117,6 +118,27 @@ TEST(TokenBuckets, ACollectiveAfterIdleRunsBurstOverRateFasterThanOneRightAfterA
   // Without buckets every one takes T.
   const auto plain = three_allreduces_s(emulated_like(2, 0, 0), m);
   for (double x : plain) EXPECT_NEAR(x, 0.16, 1e-9);
+}
+
+// Only the rank-by-rank step level's rings grant the credit; any other run on a platform with
+// buckets says in its provenance that it did not (an upper bound), a platform without says nothing.
+TEST(TokenBuckets, ARunThatDoesNotModelThemSaysSo) {
+  using costmodel::Collective;
+  using costmodel::CollectiveLevel;
+  const PlatformPlan buckets = emulated_like(2, 0), plain = emulated_like(2, 0, 0);
+  EXPECT_EQ(token_bucket_line(buckets, "ranks", CollectiveLevel::kStep, Collective::kRing), "");
+  EXPECT_EQ(token_bucket_line(buckets, "ranks", CollectiveLevel::kStep, Collective::kHierarchical),
+            "");
+  for (const auto& [engine, level, collective] :
+       {std::tuple{"ranks", CollectiveLevel::kFlow, Collective::kRing},
+        std::tuple{"classes", CollectiveLevel::kFlow, Collective::kRing},
+        std::tuple{"closed-form", CollectiveLevel::kFlow, Collective::kRing},
+        std::tuple{"ranks", CollectiveLevel::kStep, Collective::kTree}}) {
+    const std::string line = token_bucket_line(buckets, engine, level, collective);
+    EXPECT_NE(line.find("not modelled by this run"), std::string::npos) << line;
+    EXPECT_NE(line.find("an upper bound"), std::string::npos) << line;
+    EXPECT_EQ(token_bucket_line(plain, engine, level, collective), "");
+  }
 }
 
 }  // namespace
