@@ -14,6 +14,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "calibrate/burst_credit.h"
 #include "calibrate/cost_fit.h"
 #include "calibrate/repeat_check.h"
 #include "costmodel/collective_ring.h"
@@ -133,6 +134,7 @@ std::vector<costmodel::LinkCost> fit_links(const std::vector<schema::ProfileInpu
   std::map<std::string, bool> measured;
   std::map<std::string, int64_t> most_channels;
   std::map<std::string, BlockSpread> blocks;
+  std::map<std::string, double> most_credit_s;  // the most credit put back into a point
   for (const auto& in : profiles) {
     for (const auto& a : in.profile.allreduce) {
       // A ring over hosts with a NIC per GPU ran NCCL's channels, each through its own NIC:
@@ -142,8 +144,15 @@ std::vector<costmodel::LinkCost> fit_links(const std::vector<schema::ProfileInpu
               ? costmodel::ring_channels(a.ranks / a.ranks_per_node, a.ranks_per_node)
               : 1;
       most_channels[a.link_class] = std::max(most_channels[a.link_class], channels);
+      const auto bucket = link_bucket(o.clusters, a.link_class);
+      const double idle_s = benchmark_idle_s(in.profile, a);
       for (const auto& p : a.points) {
-        const AllreduceSample x{a.ranks, p.message_bytes / static_cast<double>(channels), p.time_s};
+        const double per_channel = p.message_bytes / static_cast<double>(channels);
+        // The bucket's credit back in (burst_credit.h): the simulator grants it itself.
+        const double back_s =
+            credit_s(bucket, idle_s, costmodel::CollectiveOp::kAllReduce, a.ranks, per_channel);
+        most_credit_s[a.link_class] = std::max(most_credit_s[a.link_class], back_s);
+        const AllreduceSample x{a.ranks, per_channel, p.time_s + back_s};
         samples[a.link_class].push_back(x);
         sourced[a.link_class].push_back({x, a.ranks_per_node, in.file});
         by_ring[a.link_class][{a.ranks, a.ranks_per_node}].push_back(x);
@@ -183,6 +192,7 @@ std::vector<costmodel::LinkCost> fit_links(const std::vector<schema::ProfileInpu
                                                 *prior * 1e6)
                                   : std::string("latency = 0 (no cluster file names this class)")),
         100 * f.residual_rel, blocks[cls].text());
+    l.derived_from += credit_text(most_credit_s[cls], link_bucket(o.clusters, cls));
     if (!f.latency_fitted && !prior) notes.push_back("link " + cls + ": latency unknown, set to 0");
     l.rings = fit_rings(cls, by_ring[cls], f.latency_s, notes);
     for (auto& r : l.rings) {  // a shape's points are the class's: the class's pooled spread

@@ -3,9 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
+#include "calibrate/burst_credit.h"
 #include "calibrate/cost_fit.h"
 #include "calibrate/link_fit.h"
 #include "costmodel/collective_ring.h"
@@ -26,6 +28,7 @@ const std::vector<schema::AllreduceProfile>& benchmarks(const schema::Profile& p
 struct OperationPoints {
   std::vector<AllreduceSample> points;
   std::string files;
+  double most_credit_s = 0;  // the most token-bucket credit put back into a point
 };
 
 std::map<std::string, OperationPoints> operation_points(
@@ -38,8 +41,15 @@ std::map<std::string, OperationPoints> operation_points(
               ? costmodel::ring_channels(a.ranks / a.ranks_per_node, a.ranks_per_node)
               : 1;
       OperationPoints& pts = out[a.link_class];
-      for (const auto& p : a.points)
-        pts.points.push_back({a.ranks, p.message_bytes / static_cast<double>(channels), p.time_s});
+      const auto bucket = link_bucket(o.clusters, a.link_class);
+      const double idle_s = benchmark_idle_s(in.profile, a);
+      for (const auto& p : a.points) {
+        const double per_channel = p.message_bytes / static_cast<double>(channels);
+        // The bucket's credit back in, as the all-reduce's (burst_credit.h).
+        const double back_s = credit_s(bucket, idle_s, op, a.ranks, per_channel);
+        pts.most_credit_s = std::max(pts.most_credit_s, back_s);
+        pts.points.push_back({a.ranks, per_channel, p.time_s + back_s});
+      }
       if (pts.files.find(in.file) == std::string::npos)
         pts.files += (pts.files.empty() ? "" : ", ") + in.file;
     }
@@ -121,6 +131,7 @@ void fit_operation_links(const std::vector<schema::ProfileInput>& profiles,
           costmodel::label_of(op), pts.size(), measured.files,
           f.latency_fitted ? "latency fitted" : "latency = the all-reduce fit's",
           100 * f.residual_rel);
+      o.derived_from += credit_text(measured.most_credit_s, link_bucket(options.clusters, cls));
       link->operations.push_back(o);
     }
   }

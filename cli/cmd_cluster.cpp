@@ -13,6 +13,7 @@
 #include "cli/file_options.h"
 #include "clikit/list_options.h"
 #include "clikit/run_app.h"
+#include "costmodel/physical_bounds.h"
 #include "import/cluster_init.h"
 #include "import/hosts_file.h"
 #include "schema/gpus_io.h"
@@ -60,6 +61,10 @@ int cmd_cluster(int argc, char** argv) {
   init->add_option("--mtu-bytes", opt.mtu_bytes, "IP MTU of the NICs")->capture_default_str();
   init->add_option("--nic-latency-s", opt.nic_latency_s, "NIC + switch latency")
       ->capture_default_str();
+  init->add_option("--nic-burst-bytes", opt.nic_burst_bytes,
+                   "every NIC's token bucket per direction: bytes sent at line speed after idling "
+                   "(a shaper's or a cloud NIC's credit; docs/formats/cluster.md, burst_bytes)")
+      ->capture_default_str();
   init->add_option("--intra", opt.intra_kind,
                    "hosts with 2+ GPUs: pcie-host | pcie-p2p | nvlink (default: the part's own "
                    "fabric in the catalog, intra_node_fabric: NVLink for an SXM part, PCIe "
@@ -87,6 +92,10 @@ int cmd_cluster(int argc, char** argv) {
                                   std::to_string(opt.mtu_bytes));
     if (!(opt.nic_latency_s >= 0 && opt.nic_latency_s <= 1))
       throw std::invalid_argument("--nic-latency-s: expected 0 to 1 s");
+    if (std::string why = costmodel::bound_violation(costmodel::kBurstBytes, opt.nic_burst_bytes);
+        !why.empty())
+      throw std::invalid_argument(std::string("--nic-burst-bytes: expected ") +
+                                  costmodel::kBurstBytes.what + ", got " + why);
     std::vector<schema::ProfileInput> profiles;
     for (const auto& f : profile_paths) profiles.push_back({f, schema::read_profile(f)});
     opt.cpuinfo_text = slurp("/proc/cpuinfo");

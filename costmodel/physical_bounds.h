@@ -62,6 +62,10 @@ inline constexpr Bound kBytes{1, 1e15, false, "a size in bytes: 1 .. 1e15",
 // The same where 0 says "nothing" (memory not measured, no fixed memory).
 inline constexpr Bound kBytesOrZero{1, 1e15, true, "a size in bytes: 0 or 1 .. 1e15",
                                     "a size above 1 PB is no real message, bucket or memory"};
+// A port's token bucket (a NIC's burst credit, `tc tbf` burst): 0 (none) or 1 byte .. 1e10 (10 GB;
+// tc's own limit is 4 GiB, a cloud NIC's credit is seconds at its rate).
+inline constexpr Bound kBurstBytes{1, 1e10, true, "a size in bytes: 0 (no bucket) or 1 .. 1e10",
+                                   "a token bucket's size; above 10 GB is no real port's credit"};
 // A device's peak arithmetic rate: 1e6 .. 1e18 FLOP/s (a B200's sparse FP4 peak is ~2e16).
 inline constexpr Bound kPeakFlopPerS{1e6, 1e18, false, "a rate in FLOP/s: 1e6 .. 1e18",
                                      "write 2.03e13 for 20.3 TFLOP/s"};

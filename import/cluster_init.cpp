@@ -232,6 +232,7 @@ schema::NodeSpec node_of(const HostStatement& h, const std::string& device,
   n.gpus.push_back({device, h.gpus});
   n.nic.bandwidth_bytes_per_s = nic_rate_bytes_per_s(h.nic);
   n.nic.latency_s = options.nic_latency_s;
+  n.nic.burst_bytes = options.nic_burst_bytes;
   n.nic.link_class =
       h.link_class.empty() ? schema::nic_link_class(options.name, h.nic) : h.link_class;
   n.nic.transport.kind = options.nic_transport;

@@ -43,6 +43,7 @@ struct ClusterInitOptions {
   costmodel::Transport nic_transport = costmodel::Transport::kSocket;  // socket | tcp
   int64_t mtu_bytes = 1500;
   double nic_latency_s = 2.5e-5;  // NIC + switch, as platforms/tesla.json assumes for Ethernet
+  double nic_burst_bytes = 0;     // every NIC's token bucket (LinkSpec::burst_bytes), 0 = none
   // Hosts with 2+ GPUs: pcie-host | pcie-p2p | nvlink; empty: the device's own fabric from the
   // catalog (intra_node_fabric: an SXM part's NVLink, a card's PCIe through host memory).
   std::string intra_kind;

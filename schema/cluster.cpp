@@ -48,6 +48,7 @@ Json link_json(const LinkSpec& l, bool fabric) {
   Json j = {{"bandwidth_bytes_per_s", l.bandwidth_bytes_per_s},
             {"latency_s", l.latency_s},
             {"link_class", l.link_class}};
+  if (l.burst_bytes > 0) j["burst_bytes"] = l.burst_bytes;
   write_transport_spec(l.transport, fabric, j);
   return j;
 }
@@ -72,8 +73,10 @@ const char* to_string(Topology topology) {
 }
 
 LinkSpec read_link_spec(const Node& n, TransportRule rule) {
-  n.expect_keys(link_keys());
+  // A token bucket is a NIC port's (a host's shaper, a cloud NIC's credit), not a switch's.
+  n.expect_keys(rule == TransportRule::kFabric ? link_keys() : link_keys({"burst_bytes"}));
   LinkSpec l = read_link_figures(n);
+  if (auto b = n.get("burst_bytes")) l.burst_bytes = b->within(costmodel::kBurstBytes);
   l.transport =
       read_transport_spec(n, rule != TransportRule::kOptional, rule == TransportRule::kFabric);
   return l;

@@ -27,6 +27,9 @@ struct LinkSpec {
   double latency_s = 0;
   std::string link_class;
   costmodel::TransportSpec transport;
+  // A NIC's token bucket per direction (docs/formats/cluster.md, "burst_bytes"): the bytes a port
+  // sends at line speed after idling, refilled at the link's rate up to this size; 0 = none.
+  double burst_bytes = 0;
 };
 
 // Whether a link object must name its transport: cluster files (kRequired); switch-to-switch

@@ -169,7 +169,7 @@ AllreducePoint read_point(const Node& n, int64_t ranks, costmodel::CollectiveOp 
 
 AllreduceProfile read_allreduce(
     const Node& n, costmodel::CollectiveOp collective = costmodel::CollectiveOp::kAllReduce) {
-  n.expect_keys({"link_class", "ranks", "ranks_per_node", "backend", "points"});
+  n.expect_keys({"link_class", "ranks", "ranks_per_node", "backend", "points", "idle_before_s"});
   AllreduceProfile a;
   a.link_class = n["link_class"].string();
   if (a.link_class.empty()) n["link_class"].fail("non-empty link class", "empty string");
@@ -182,6 +182,7 @@ AllreduceProfile read_allreduce(
               "the ranks on the host that held the fewest");
   }
   a.backend = n["backend"].one_of({"mpi", "nccl", "deepspeed-nccl"});
+  if (auto i = n.get("idle_before_s")) a.idle_before_s = i->within(costmodel::kDurationS);
   for (const Node& p : n["points"].items_nonempty()) {
     a.points.push_back(read_point(p, a.ranks, collective));
     if (a.points.size() > 1 &&
@@ -307,6 +308,7 @@ Json write_allreduce(const AllreduceProfile& a) {
   Json j = {
       {"link_class", a.link_class}, {"ranks", a.ranks}, {"backend", a.backend}, {"points", points}};
   if (a.ranks_per_node > 1) j["ranks_per_node"] = a.ranks_per_node;
+  if (a.idle_before_s) j["idle_before_s"] = *a.idle_before_s;
   return j;
 }
 

@@ -118,6 +118,10 @@ struct AllreduceProfile {
   int64_t ranks_per_node = 1;
   std::string backend;  // "mpi", "nccl", "deepspeed-nccl"
   std::vector<AllreducePoint> points;
+  // Seconds every rank idled (computed) before each timed collective (bench-allreduce
+  // --compute-before-s; optional key "idle_before_s"): a port with a token bucket refilled its
+  // credit meanwhile (docs/formats/profile.md). Absent in older files and imports.
+  std::optional<double> idle_before_s;
 };
 
 // `ranks_per_node` from the host of each rank: the ranks of the host that held the fewest (1

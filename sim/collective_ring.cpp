@@ -120,8 +120,11 @@ void ring_step(Collectives& e, const std::vector<int64_t>& order, size_t pos, in
     if (p >= window) sends[static_cast<size_t>(p - window)]->wait();
     // A connection sends its slots in order: a message's bytes leave after the previous one's.
     if (sg4::Engine::get_clock() < next_send_s) sg4::this_actor::sleep_until(next_send_s);
-    sends[static_cast<size_t>(p)] = out->put_async(e.token(), message_payload(chunk_bytes));
-    next_send_s = sg4::Engine::get_clock() + chunk_bytes * seconds_per_byte;
+    // The route's token buckets let their credit through at once; the rest flows at the link's
+    // rate (token_buckets.h).
+    const double paced_bytes = chunk_bytes - e.credit(me, next, chunk_bytes);
+    sends[static_cast<size_t>(p)] = out->put_async(e.token(), message_payload(paced_bytes));
+    next_send_s = sg4::Engine::get_clock() + paced_bytes * seconds_per_byte;
     recvs[static_cast<size_t>(p)]->wait();
     for (int64_t c = 0; c < chunks; ++c) room_in->release();
     if (p + window < phases) {

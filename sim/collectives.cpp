@@ -112,6 +112,11 @@ void Collectives::flow_edges(Group& g, const StageRule& stage, const std::vector
   }
 }
 
+double Collectives::credit(int64_t src, int64_t dst, double bytes) {
+  if (!buckets_) return 0;
+  return buckets_->spend(src, dst, bytes, sg4::Engine::get_clock());
+}
+
 void Collectives::run(int64_t rank, costmodel::CollectiveOp op, double bytes) {
   const OperationStages stages = stages_of(plan_, op);
   for (size_t s = stages.first; s < stages.end; ++s) {

@@ -10,12 +10,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <simgrid/s4u.hpp>
 #include <unordered_map>
 #include <vector>
 
 #include "sim/all_reduce.h"
 #include "sim/collective_plan.h"
+#include "sim/token_buckets.h"
 
 namespace vitsim::sim {
 
@@ -66,6 +68,15 @@ class Collectives : public AllReduce {
   // sends to it flow before the rank's own actor arrives (one per rank, made on first use).
   simgrid::s4u::ActorPtr receiver(int64_t rank);
   int* token() { return &token_; }  // what every comm carries (only its size matters)
+  // The platform's ports' token buckets (token_buckets.h), where it has any: the step level's
+  // sends and the flow level's edges then carry what the buckets' credit leaves (credit()).
+  void use_token_buckets(const PlatformPlan& platform) {
+    buckets_ = std::make_unique<TokenBuckets>(platform);
+    if (!buckets_->any()) buckets_.reset();
+  }
+  // The bytes of a transfer src -> dst of `bytes`, starting now, that its route's buckets let
+  // through at once (TokenBuckets::spend); 0 without buckets.
+  double credit(int64_t src, int64_t dst, double bytes);
   // Flow level: this member's edges `outs` flow at once with every other member's, from the moment
   // the last member arrives; the stage ends for all when the slowest edge is done, plus the
   // latencies of the phases the flow stands for, and not before `least_duration_s` after it
@@ -86,6 +97,7 @@ class Collectives : public AllReduce {
   std::unordered_map<uint64_t, simgrid::s4u::SemaphorePtr> buffers_;
   std::unordered_map<int64_t, simgrid::s4u::ActorPtr> receivers_;
   int token_ = 0;
+  std::unique_ptr<TokenBuckets> buckets_;
 };
 
 }  // namespace vitsim::sim

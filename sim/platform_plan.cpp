@@ -82,6 +82,7 @@ int add_link(PlatformPlan& plan, LinkId id, const schema::LinkSpec& spec, LinkSo
   l.bandwidth_bytes_per_s = p.bandwidth_bytes_per_s * bandwidth_multiple;
   l.latency_s = p.latency_s * latency_share;
   l.provenance = provenance;
+  l.burst_bytes = spec.burst_bytes;
   plan.links.push_back(std::move(l));
   return static_cast<int>(plan.links.size()) - 1;
 }

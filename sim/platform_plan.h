@@ -42,6 +42,9 @@ struct PlanLink {
   // from (LinkProvenance::source): once per class, not once per link.
   int provenance = -1;
   LinkRole role = LinkRole::kNodeNic;
+  // Its token bucket per direction (schema::LinkSpec::burst_bytes; NICs only), 0 = none:
+  // sim/token_buckets.h.
+  double burst_bytes = 0;
 };
 
 struct PlanNode {

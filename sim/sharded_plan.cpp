@@ -125,10 +125,11 @@ void adjust_operations(ShardedStep& step, const PlatformPlan& platform,
     OperationAdjust& a = op == CollectiveOp::kReduceScatter ? step.reduce_scatter : step.all_gather;
     a = OperationAdjust{};
     a.phases = op == CollectiveOp::kReduceScatter ? reduce_scatter_phases : all_gather_phases;
-    // At least 1 and 0: the operation's bytes cross the same links as the all-reduce's, so a fit
-    // faster than the link's own figures is a benchmark that never sustained a transfer (its
-    // sizes inside a token bucket's or a switch buffer's credit), not a faster link; the trainer's
-    // operations run back to back at the link's speed (docs/sharding.md, "Simulated").
+    // At least 1 and 0: the operation's bytes cross the same links as the all-reduce's at the
+    // link's rate, so a fit faster than the link's own figures is a benchmark that never
+    // sustained a transfer, not a faster link. A port's token-bucket credit is not in the fit
+    // (calibration takes it out) and the simulation grants it where a port idled
+    // (token_buckets.h); this binds where a fit is still faster (docs/sharding.md, "Simulated").
     double scale = 1;
     for (const PlanLink& l : platform.links) {
       const costmodel::LinkProvenance& prov =

@@ -23,6 +23,7 @@
 #include "sim/simulation_run.h"
 #include "sim/size_guard.h"
 #include "sim/step_breakdown.h"
+#include "sim/token_buckets.h"
 #include "sim/training_sim.h"
 
 namespace vitsim::sim {
@@ -209,8 +210,11 @@ schema::ConfigPrediction predict_one(const schema::ClusterSpec& cluster,
   q.options = &options;
   q.trace = trace != nullptr;
   const SimulationResult run = run_configuration(q);
-  plan.reset();
   out.engine = engine_label(run);
+  if (const std::string line = token_bucket_line(*plan, out.engine, level, config.collective);
+      !line.empty())
+    out.provenance.unmeasured.push_back(line);
+  plan.reset();
   fill_ranks(placement, kinds, out);
   fill_timings(run, out);
   const double other_epoch_s =

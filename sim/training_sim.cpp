@@ -127,7 +127,9 @@ SimOutput run_simulation(const SimInput& input) {
     hosts = build_platform(input.plan);
     sh.collective = std::make_unique<CollectivePlan>(plan_collectives(
         input.plan, input.collective, costmodel::stage_operations(input.sharding.zero_stage)));
-    sh.collectives = std::make_unique<Collectives>(*sh.collective, hosts, input.flow_level);
+    auto collectives = std::make_unique<Collectives>(*sh.collective, hosts, input.flow_level);
+    collectives->use_token_buckets(input.plan);
+    sh.collectives = std::move(collectives);
   }
   std::unique_ptr<ShardedActors> sharded;  // ZeRO stages 1-3: their own actors
   if (input.sharding.active()) {

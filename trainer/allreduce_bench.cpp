@@ -167,6 +167,7 @@ schema::AllreduceProfile run_allreduce_bench(const AllreduceBenchOptions& o, Mpi
   schema::AllreduceProfile profile;
   profile.ranks = n;
   profile.backend = comm.backend();
+  profile.idle_before_s = o.compute_before_s;  // a token bucket's refill (calibrate reads it)
   profile.link_class = !o.link_class.empty() ? o.link_class
                        : world.single_host()
                            ? schema::intra_link_class(o.cluster, o.device_id, o.intra_kind)

@@ -7,7 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "read_text.h"     // tests/support/
+#include "read_text.h"  // tests/support/
+#include "schema/cluster.h"
 #include "study_import.h"  // tests/support/
 #include "vitsim_cli.h"    // tests/support/
 
@@ -85,6 +86,21 @@ TEST(OwnCluster, ClusterInitRefusesBadStatementsWithExitTwo) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(has(r.output, "(2 host(s), 3 GPU(s))")) << r.output;
   EXPECT_TRUE(has(r.output, "lab-t4-shm has no measurement")) << r.output;
+}
+
+// --nic-burst-bytes: every NIC's token bucket (docs/formats/cluster.md, burst_bytes), in bounds.
+TEST(OwnCluster, ClusterInitTakesTheNicsTokenBucket) {
+  const std::string out = ::testing::TempDir() + "/own_cluster_burst.json";
+  for (const std::string bad : {"-1", "1e11", "nan"}) {
+    const Result r =
+        run("cluster init --name lab --host h1:t4:10gbe --nic-burst-bytes " + bad + " -o " + out);
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.output;
+    EXPECT_TRUE(has(r.output, "--nic-burst-bytes")) << r.output;
+  }
+  const Result r =
+      run("cluster init --name lab --host h1:t4:400mbit --nic-burst-bytes 1e6 -o " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(vitsim::schema::read_cluster(out).nodes.at(0).nic.burst_bytes, 1e6);
 }
 
 }  // namespace

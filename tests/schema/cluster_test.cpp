@@ -83,6 +83,30 @@ TEST(Cluster, MalformedFilesNameThePlace) {
       << error_of(doc.dump());
 }
 
+// A NIC's token bucket (burst_bytes, docs/formats/cluster.md): optional, 0 = none; the emulated
+// platforms carry scripts/emulate-cluster's rule (rate x 20 ms); out of bounds, on a switch link,
+// or a string with a unit: refused naming the file and field.
+TEST(Cluster, BurstBytesIsANicsTokenBucketWithinBounds) {
+  EXPECT_EQ(read_cluster(kExample).nodes[0].nic.burst_bytes, 0);
+  const std::string dir = std::string(VITSIM_SOURCE_DIR) + "/platforms/";
+  EXPECT_EQ(read_cluster(dir + "emulated-100mbit.json").nodes[0].nic.burst_bytes, 250000);
+  EXPECT_EQ(read_cluster(dir + "emulated-400mbit.json").nodes[0].nic.burst_bytes, 1e6);
+  for (const auto& n : read_cluster(dir + "emulated-400mbit-slow.json").nodes)
+    EXPECT_EQ(n.nic.burst_bytes, 1e6);
+  const std::string nic = "\"latency_s\":2.5e-05,\"link_class\":\"example-10gbe\"";
+  EXPECT_EQ(error_of(with(nic, nic + ",\"burst_bytes\":250000")), "");
+  for (const std::string bad : {"-1", "1e11", "1e-320", "\"250kb\""}) {
+    const std::string e = error_of(with(nic, nic + ",\"burst_bytes\":" + bad));
+    EXPECT_NE(e.find("c.json: /nodes/0/nic/burst_bytes: expected"), std::string::npos)
+        << bad << ": " << e;
+  }
+  ClusterSpec c = read_cluster(kExample);
+  c.nodes[0].nic.burst_bytes = 250000;
+  const ClusterSpec back =
+      read_cluster(Node::parse_text(write_cluster_json(c).dump(), "back.json"));
+  EXPECT_EQ(back.nodes[0].nic.burst_bytes, 250000);
+}
+
 // Issue 68, class 10: a rank count is one key, written in plain digits; "02", " 2" and "+2" would
 // each be a second entry for 2 ranks, the later replacing the earlier without a word.
 TEST(Cluster, HostSetKeysArePlainDigits) {

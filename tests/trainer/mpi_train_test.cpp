@@ -146,14 +146,22 @@ TEST_F(MpiTrain, ProfileAndAllreduceBenchWriteValidProfiles) {
 }
 
 // --compute-before-s: every rank computes that long before each iteration (warm-up included), so
-// the benchmark's wall time is at least iterations x the compute; a negative one is refused.
+// the benchmark's wall time is at least iterations x the compute, and the profile records it as
+// the idle before each collective (idle_before_s: a token bucket's refill, calibrate reads it); a
+// negative one is refused.
 TEST_F(MpiTrain, AllreduceBenchComputesBeforeEachIteration) {
-  const Result r = run(mpirun(2, 120) + VITSIM_TRAIN_EXE
+  const std::string out = dir_ + "/bench-idle.json";
+  const Result r = run(mpirun(2, 120) +
+                       VITSIM_TRAIN_EXE
                        " bench-allreduce --min-bytes 4K --max-bytes 4K --warmup 1"
-                       " --iterations 4 --compute-before-s 0.25");
+                       " --iterations 4 --compute-before-s 0.25 --out " +
+                       out);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_GE(r.wall_s, 5 * 0.25);  // 1 warm-up + 4 timed iterations
   EXPECT_NE(r.output.find("0.250 s of compute before each"), std::string::npos) << r.output;
+  const vitsim::schema::Profile p = vitsim::schema::read_profile(out);
+  ASSERT_EQ(p.allreduce.size(), 1u);
+  EXPECT_EQ(p.allreduce[0].idle_before_s, 0.25);
 
   const Result bad = run(std::string(VITSIM_TRAIN_EXE) + " bench-allreduce --compute-before-s -1");
   EXPECT_EQ(bad.exit_code, 2);
