@@ -90,7 +90,8 @@ TEST(BurstCredit, AnOlderFilesIdleIsItsCommandsComputeBefore) {
   schema::AllreduceProfile a = bench(0.15, costmodel::CollectiveOp::kAllReduce);
   EXPECT_DOUBLE_EQ(benchmark_idle_s(p, a), 0.15);
   p.allreduce = {a};
-  const costmodel::LinkCost& l = calibrated(p, kBurst).costs.links.at(0);
+  const Calibration c = calibrated(p, kBurst);  // held: its links outlive the reference below
+  const costmodel::LinkCost& l = c.costs.links.at(0);
   EXPECT_NEAR(l.bandwidth_bytes_per_s, kRate, 1e-6 * kRate);
   EXPECT_NEAR(l.latency_s, kLatency, 1e-9);
   // The field wins over the command; no command (an import): no idle; the command without the
