@@ -11,9 +11,9 @@
 #include <simgrid/s4u.hpp>
 #include <string>
 
+#include "analytic_engine.h"
 #include "costmodel/collective_op.h"
 #include "costmodel/collective_ring.h"
-#include "process/fork_runner.h"
 #include "sim/collectives.h"
 #include "sim/placement.h"
 #include "sim/platform_builder.h"
@@ -98,12 +98,7 @@ TEST(CollectiveRegistry, HierarchicalIsRingOperationsOnGroups) {
 double simulated_s(const PlatformPlan& platform, CollectiveOp op, bool flow_level, double bytes,
                    costmodel::Collective algorithm = costmodel::Collective::kRing) {
   const CollectivePlan plan = plan_collective(platform, algorithm, op);
-  const std::string out = process::run_in_child([&] {
-    int argc = 4;
-    std::string a0 = "test", a1 = "--log=root.thres:critical", a2 = "--cfg=network/model:CM02",
-                a3 = "--cfg=network/crosstraffic:0";
-    char* argv[] = {a0.data(), a1.data(), a2.data(), a3.data(), nullptr};
-    sg4::Engine e(&argc, argv);
+  const std::string out = test::in_analytic_engine([&](sg4::Engine& e) {
     const auto hosts = build_platform(platform);
     Collectives engine(plan, hosts, flow_level);
     double end_s = 0;

@@ -11,8 +11,8 @@
 #include <string>
 #include <tuple>
 
+#include "analytic_engine.h"
 #include "costmodel/collective_ring.h"
-#include "process/fork_runner.h"
 #include "sim/collective_registry.h"
 #include "sim/collectives.h"
 #include "sim/placement.h"
@@ -71,12 +71,7 @@ TEST(TokenBuckets, ARouteSpendsTheLeastOfItsPortsAndRefillsOnlyWhileIdle) {
 // the third after 1 s of idle; their durations.
 std::array<double, 3> three_allreduces_s(const PlatformPlan& platform, double bytes) {
   const CollectivePlan plan = plan_collective(platform, costmodel::Collective::kRing);
-  const std::string out = process::run_in_child([&] {
-    int argc = 4;
-    std::string a0 = "test", a1 = "--log=root.thres:critical", a2 = "--cfg=network/model:CM02",
-                a3 = "--cfg=network/crosstraffic:0";
-    char* argv[] = {a0.data(), a1.data(), a2.data(), a3.data(), nullptr};
-    sg4::Engine e(&argc, argv);
+  const std::string out = test::in_analytic_engine([&](sg4::Engine& e) {
     const auto hosts = build_platform(platform);
     Collectives engine(plan, hosts, false);
     engine.use_token_buckets(platform);
