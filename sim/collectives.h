@@ -69,10 +69,10 @@ class Collectives : public AllReduce {
   simgrid::s4u::ActorPtr receiver(int64_t rank);
   int* token() { return &token_; }  // what every comm carries (only its size matters)
   // The platform's ports' token buckets (token_buckets.h), where it has any: the step level's
-  // sends and the flow level's edges then carry what the buckets' credit leaves (credit()).
+  // ring sends then carry what the buckets' credit leaves (credit()); the flow level's edges do
+  // not (an upper bound, token_bucket_line).
   void use_token_buckets(const PlatformPlan& platform) {
-    buckets_ = std::make_unique<TokenBuckets>(platform);
-    if (!buckets_->any()) buckets_.reset();
+    if (has_token_buckets(platform)) buckets_ = std::make_unique<TokenBuckets>(platform);
   }
   // The bytes of a transfer src -> dst of `bytes`, starting now, that its route's buckets let
   // through at once (TokenBuckets::spend); 0 without buckets.

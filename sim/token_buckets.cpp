@@ -17,7 +17,6 @@ TokenBuckets::TokenBuckets(const PlatformPlan& plan) : plan_(plan) {
   for (size_t l = 0; l < plan.links.size(); ++l) {
     const double burst = plan.links[l].burst_bytes;
     if (!(burst > 0)) continue;
-    any_ = true;
     for (bool up : {true, false}) ports_[port_key(static_cast<int>(l), up)] = Port{burst, 0.0};
   }
 }
@@ -34,7 +33,7 @@ double TokenBuckets::tokens(int link, bool up, double now_s) const {
 }
 
 double TokenBuckets::spend(int64_t src, int64_t dst, double bytes, double now_s) {
-  if (!any_ || !(bytes > 0)) return 0;
+  if (ports_.empty() || !(bytes > 0)) return 0;
   const RouteLinks route = plan_.route(src, dst);
   if (route.empty()) return 0;
   // The route's first half goes up (source side), the second half down (platform_plan.h). A port
@@ -61,9 +60,14 @@ double TokenBuckets::spend(int64_t src, int64_t dst, double bytes, double now_s)
   return credit;
 }
 
+bool has_token_buckets(const PlatformPlan& plan) {
+  return std::any_of(plan.links.begin(), plan.links.end(),
+                     [](const PlanLink& l) { return l.burst_bytes > 0; });
+}
+
 std::string token_bucket_line(const PlatformPlan& plan, const std::string& engine,
                               costmodel::CollectiveLevel level, costmodel::Collective collective) {
-  if (!TokenBuckets(plan).any()) return "";
+  if (!has_token_buckets(plan)) return "";
   if (engine == "ranks" && level == costmodel::CollectiveLevel::kStep &&
       collective != costmodel::Collective::kTree)
     return "";

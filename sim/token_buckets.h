@@ -6,7 +6,8 @@
 // burst_bytes; a transfer first spends the tokens that every port of its route has (the least
 // along the route: the bytes all of them let through at once) and sends the rest at the link's
 // rate, the port busy meanwhile. So a collective after idle gets the credit; transfers back to
-// back do not. The one home of this rule; the step and flow levels' sends call spend(). No
+// back do not. The one home of this rule; the step level's ring sends call spend() (through
+// Collectives::credit); the other levels do not grant it (token_bucket_line). No
 // SimGrid here: the state is a function of the simulated times it is given.
 #pragma once
 
@@ -24,7 +25,7 @@ class TokenBuckets {
   // The buckets of `plan`'s links with burst_bytes > 0, full at time 0; `plan` must outlive this.
   explicit TokenBuckets(const PlatformPlan& plan);
   // Whether any port has a bucket (else spend() is always 0).
-  bool any() const { return any_; }
+  bool any() const { return !ports_.empty(); }
   // A transfer of `bytes` from rank `src` to rank `dst` starting at `now_s`: the credit in bytes
   // (what leaves at once: the least of the route's bucketed ports' tokens, at most `bytes`; 0 where
   // none of its ports has a bucket), taken from every bucketed port of the route, each
@@ -41,10 +42,12 @@ class TokenBuckets {
     double busy_until_s = 0;  // the end of what it sends at its rate
   };
   const PlatformPlan& plan_;
-  bool any_ = false;
   std::unordered_map<int64_t, Port> ports_;  // key: 2 x link + (0 up, 1 down)
   double tokens_at(int link, const Port& p, double now_s) const;
 };
+
+// Whether any link of `plan` has a bucket.
+bool has_token_buckets(const PlatformPlan& plan);
 
 // Where `plan` has buckets but the run did not model them (only the rank-by-rank engine's step
 // level does, in its rings: `engine` "ranks", a ring or hierarchical collective), the line the
