@@ -50,6 +50,24 @@ double credit_s(const std::optional<LinkBucket>& bucket, double idle_s, costmode
   return credit / bucket->rate_bytes_per_s;
 }
 
+std::vector<AllreduceSample> credited_samples(const schema::Profile& profile,
+                                              const schema::AllreduceProfile& a,
+                                              costmodel::CollectiveOp op, int64_t channels,
+                                              const std::vector<schema::ClusterSpec>& clusters,
+                                              double& most_credit_s) {
+  const auto bucket = link_bucket(clusters, a.link_class);
+  const double idle_s = benchmark_idle_s(profile, a);
+  std::vector<AllreduceSample> out;
+  out.reserve(a.points.size());
+  for (const auto& p : a.points) {
+    const double per_channel = p.message_bytes / static_cast<double>(channels);
+    const double back_s = credit_s(bucket, idle_s, op, a.ranks, per_channel);
+    most_credit_s = std::max(most_credit_s, back_s);
+    out.push_back({a.ranks, per_channel, p.time_s + back_s});
+  }
+  return out;
+}
+
 std::string credit_text(double most_credit_s, const std::optional<LinkBucket>& bucket) {
   if (!bucket || !(most_credit_s > 0)) return "";
   return fmt::format(

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "calibrate/cost_fit.h"
 #include "costmodel/collective_op.h"
 #include "schema/cluster.h"
 #include "schema/profile.h"
@@ -36,6 +37,16 @@ double benchmark_idle_s(const schema::Profile& profile, const schema::AllreduceP
 // without a bucket or idle.
 double credit_s(const std::optional<LinkBucket>& bucket, double idle_s, costmodel::CollectiveOp op,
                 int64_t ranks, double message_bytes_per_channel);
+
+// The points of benchmark `a` of `profile` (operation `op`) as fit samples: each message per
+// channel (`channels` rings sharing it), its time with the credit of the class's bucket in
+// `clusters` put back (link_bucket, benchmark_idle_s, credit_s); `most_credit_s` is raised to the
+// largest credit put back. The one loop the all-reduce's and the other operations' fits share.
+std::vector<AllreduceSample> credited_samples(const schema::Profile& profile,
+                                              const schema::AllreduceProfile& a,
+                                              costmodel::CollectiveOp op, int64_t channels,
+                                              const std::vector<schema::ClusterSpec>& clusters,
+                                              double& most_credit_s);
 
 // The clause a fit's derived_from adds for it ("" where nothing was put back).
 std::string credit_text(double most_credit_s, const std::optional<LinkBucket>& bucket);

@@ -144,20 +144,15 @@ std::vector<costmodel::LinkCost> fit_links(const std::vector<schema::ProfileInpu
               ? costmodel::ring_channels(a.ranks / a.ranks_per_node, a.ranks_per_node)
               : 1;
       most_channels[a.link_class] = std::max(most_channels[a.link_class], channels);
-      const auto bucket = link_bucket(o.clusters, a.link_class);
-      const double idle_s = benchmark_idle_s(in.profile, a);
-      for (const auto& p : a.points) {
-        const double per_channel = p.message_bytes / static_cast<double>(channels);
-        // The bucket's credit back in (burst_credit.h): the simulator grants it itself.
-        const double back_s =
-            credit_s(bucket, idle_s, costmodel::CollectiveOp::kAllReduce, a.ranks, per_channel);
-        most_credit_s[a.link_class] = std::max(most_credit_s[a.link_class], back_s);
-        const AllreduceSample x{a.ranks, per_channel, p.time_s + back_s};
+      // The bucket's credit back in (burst_credit.h): the simulator grants it itself.
+      for (const AllreduceSample& x :
+           credited_samples(in.profile, a, costmodel::CollectiveOp::kAllReduce, channels,
+                            o.clusters, most_credit_s[a.link_class])) {
         samples[a.link_class].push_back(x);
         sourced[a.link_class].push_back({x, a.ranks_per_node, in.file});
         by_ring[a.link_class][{a.ranks, a.ranks_per_node}].push_back(x);
-        blocks[a.link_class].add(p, in.file);
       }
+      for (const auto& p : a.points) blocks[a.link_class].add(p, in.file);
       std::string& f = files[a.link_class];
       if (f.find(in.file) == std::string::npos) f += (f.empty() ? "" : ", ") + in.file;
       measured[a.link_class] = measured[a.link_class] || in.profile.source == CostSource::kMeasured;

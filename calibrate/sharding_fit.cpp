@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <map>
 #include <stdexcept>
 
@@ -41,15 +40,10 @@ std::map<std::string, OperationPoints> operation_points(
               ? costmodel::ring_channels(a.ranks / a.ranks_per_node, a.ranks_per_node)
               : 1;
       OperationPoints& pts = out[a.link_class];
-      const auto bucket = link_bucket(o.clusters, a.link_class);
-      const double idle_s = benchmark_idle_s(in.profile, a);
-      for (const auto& p : a.points) {
-        const double per_channel = p.message_bytes / static_cast<double>(channels);
-        // The bucket's credit back in, as the all-reduce's (burst_credit.h).
-        const double back_s = credit_s(bucket, idle_s, op, a.ranks, per_channel);
-        pts.most_credit_s = std::max(pts.most_credit_s, back_s);
-        pts.points.push_back({a.ranks, per_channel, p.time_s + back_s});
-      }
+      // The bucket's credit back in, as the all-reduce's (burst_credit.h).
+      for (const AllreduceSample& x :
+           credited_samples(in.profile, a, op, channels, o.clusters, pts.most_credit_s))
+        pts.points.push_back(x);
       if (pts.files.find(in.file) == std::string::npos)
         pts.files += (pts.files.empty() ? "" : ", ") + in.file;
     }
