@@ -2,6 +2,7 @@
 // --export-xml write the SimGrid XML platform equivalent to the one vitsim builds in C++.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -21,10 +22,14 @@ namespace vitsim::cli {
 
 namespace {
 
-// One row per host: its GPUs and NIC (the first 24; a template's hosts share one entry's figures).
+// One row per host: its GPUs and NIC (the first 24; a template's hosts share one entry's figures),
+// and the NIC's token bucket where a node has one (docs/formats/cluster.md, burst_bytes).
 void print_nodes(const schema::ClusterSpec& cluster) {
-  const char* row = "{:<24} {:<28} {:<22} {:>10}\n";
-  std::cout << fmt::format(row, "node", "GPUs", "NIC class", "NIC GB/s");
+  const bool bursts = std::any_of(cluster.nodes.begin(), cluster.nodes.end(),
+                                  [](const schema::NodeSpec& n) { return n.nic.burst_bytes > 0; });
+  const char* row = "{:<24} {:<28} {:<22} {:>10}";
+  std::cout << fmt::format(row, "node", "GPUs", "NIC class", "NIC GB/s")
+            << (bursts ? fmt::format(" {:>14}", "NIC burst B") : "") << "\n";
   size_t shown = 0, total = 0;
   for (const auto& n : cluster.nodes) {
     std::string gpus;
@@ -34,12 +39,36 @@ void print_nodes(const schema::ClusterSpec& cluster) {
       ++total;
       if (shown == 24) continue;
       ++shown;
-      std::cout << fmt::format("{:<24} {:<28} {:<22} {:>10.3f}\n", host, gpus, n.nic.link_class,
-                               n.nic.bandwidth_bytes_per_s / 1e9);
+      std::cout << fmt::format("{:<24} {:<28} {:<22} {:>10.3f}", host, gpus, n.nic.link_class,
+                               n.nic.bandwidth_bytes_per_s / 1e9)
+                << (bursts ? fmt::format(" {:>14.0f}", n.nic.burst_bytes) : "") << "\n";
     }
   }
   if (shown < total) std::cout << "... " << total - shown << " more node(s)\n";
   std::cout << "\n";
+}
+
+// One row per link (the first 24), with its token bucket where a link of the plan has one.
+void print_links(const sim::PlatformPlan& plan) {
+  const bool bursts = std::any_of(plan.links.begin(), plan.links.end(),
+                                  [](const sim::PlanLink& l) { return l.burst_bytes > 0; });
+  const char* row = "{:<24} {:<22} {:>12} {:>12} {:<10}";
+  const auto burst = [&](const std::string& text) {
+    return bursts ? fmt::format(" {:>12}", text) : std::string();
+  };
+  std::cout << fmt::format(row, "link", "class", "bandwidth", "latency", "figures")
+            << burst("burst") << "\n";
+  std::cout << fmt::format(row, "", "", "GB/s", "us", "") << burst("B") << "\n";
+  const size_t shown = std::min<size_t>(plan.links.size(), 24);
+  for (size_t i = 0; i < shown; ++i) {
+    const auto& l = plan.links[i];
+    std::cout << fmt::format("{:<24} {:<22} {:>12.3f} {:>12.2f} {:<10}", plan.link_name(i),
+                             plan.link_class(i), l.bandwidth_bytes_per_s / 1e9, l.latency_s * 1e6,
+                             costmodel::to_string(
+                                 plan.provenance[static_cast<size_t>(l.provenance)].source))
+              << burst(fmt::format("{:.0f}", l.burst_bytes)) << "\n";
+  }
+  if (shown < plan.links.size()) std::cout << "... " << plan.links.size() - shown << " more\n";
 }
 
 }  // namespace
@@ -93,18 +122,7 @@ int cmd_platform(int argc, char** argv) {
                              plan.nodes.size(), gpus, plan.links.size(),
                              schema::to_string(plan.topology));
     print_nodes(cluster);
-    const char* row = "{:<24} {:<22} {:>12} {:>12} {:<10}\n";
-    std::cout << fmt::format(row, "link", "class", "bandwidth", "latency", "figures");
-    std::cout << fmt::format(row, "", "", "GB/s", "us", "");
-    const size_t shown = std::min<size_t>(plan.links.size(), 24);
-    for (size_t i = 0; i < shown; ++i) {
-      const auto& l = plan.links[i];
-      std::cout << fmt::format(
-          "{:<24} {:<22} {:>12.3f} {:>12.2f} {:<10}\n", plan.link_name(i), plan.link_class(i),
-          l.bandwidth_bytes_per_s / 1e9, l.latency_s * 1e6,
-          costmodel::to_string(plan.provenance[static_cast<size_t>(l.provenance)].source));
-    }
-    if (shown < plan.links.size()) std::cout << "... " << plan.links.size() - shown << " more\n";
+    print_links(plan);
     std::cout << "(latency: each endpoint link carries half its class's per-message latency; see "
                  "docs/simulator.md)\n";
     for (const auto& p : plan.provenance) {

@@ -16,11 +16,15 @@ X x(const std::string& name) {
   return xml_escape(name);
 }
 
+// One line, as platform_xml_elements counts it. A NIC's token bucket is a SimGrid property of
+// its link (`burst_bytes`, docs/simulator.md, "Token buckets"): SimGrid itself does not model it.
 std::string link_xml(const PlatformPlan& plan, int link, const std::string& indent) {
   const PlanLink& l = plan.links[static_cast<size_t>(link)];
-  return fmt::format(
-      "{}<link id=\"{}\" bandwidth=\"{}Bps\" latency=\"{}s\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+  const std::string head = fmt::format(
+      "{}<link id=\"{}\" bandwidth=\"{}Bps\" latency=\"{}s\" sharing_policy=\"SPLITDUPLEX\"",
       indent, x(plan.link_name(static_cast<size_t>(link))), l.bandwidth_bytes_per_s, l.latency_s);
+  if (l.burst_bytes <= 0) return head + "/>\n";
+  return head + fmt::format("><prop id=\"burst_bytes\" value=\"{}\"/></link>\n", l.burst_bytes);
 }
 
 std::string ctn(const PlatformPlan& plan, int link, const char* dir) {

@@ -61,11 +61,13 @@ class Communicator {
   // (nccl-tests' "size" of both collectives).
   int64_t reduce_scatter_bytes() const { return reduce_scatter_bytes_.load(); }
   int64_t allgather_bytes() const { return allgather_bytes_.load(); }
-  // Seconds the collectives of kind `op` so far spent in the barrier before each (MPI: waiting
-  // for the slowest peer to arrive, the skew; the transfer is the rest of the call), summed over
-  // calls; 0 where the backend has no barrier (NCCL). The run log's reduce_scatter_wait_time_s and
-  // allgather_wait_time_s (docs/formats/run-log.md); its allreduce_wait_time_s is not this but the
-  // gradients' readiness skew (step_stats.h, estimate_allreduce_waits), which NCCL has too.
+  // Seconds the reduce-scatters (op kReduceScatter) or all-gathers (kAllgather) so far spent in
+  // the barrier before each (MPI: waiting for the slowest peer to arrive, the skew; the transfer
+  // is the rest of the call), summed over calls; 0 where the backend has no barrier (NCCL). The
+  // run log's reduce_scatter_wait_time_s and allgather_wait_time_s (docs/formats/run-log.md).
+  // The all-reduce's barrier is not counted (0): its run log wait, allreduce_wait_time_s, is the
+  // gradients' readiness skew instead (step_stats.h, estimate_allreduce_waits), which NCCL has
+  // too, so nothing would read it.
   double barrier_wait_s(Collective op) const {
     return 1e-9 * static_cast<double>(barrier_wait_ns_[index(op)].load());
   }

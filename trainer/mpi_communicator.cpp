@@ -103,16 +103,17 @@ void MpiCommunicator::allgather(const at::Tensor& send, const at::Tensor& recv) 
 // instead). So the ranks first meet in a non-blocking barrier, polled with MPI_Test: a short spin
 // (peers already there: the barrier takes microseconds), then sleeps that double from 20 us to
 // 200 us. The all-reduce then starts with every rank present and only moves data.
-// Measured in bench/RESULTS.md ("Trainer on a CPU": under load). The barrier's wait is counted
-// apart, by collective (barrier_wait_s): the run log's reduce_scatter_wait_time_s and
-// allgather_wait_time_s; what follows it is the transfer.
+// Measured in bench/RESULTS.md ("Trainer on a CPU": under load). A reduce-scatter's or
+// all-gather's barrier wait is counted apart (barrier_wait_s): the run log's
+// reduce_scatter_wait_time_s and allgather_wait_time_s; what follows it is the transfer. The
+// all-reduce's is not: the run log's all-reduce wait is the readiness skew (communicator.h).
 void MpiCommunicator::wait_for_peers(Collective op) {
   if (world_.size() < 2) return;
   const double arrived_s = MpiWorld::now_s();
   MPI_Request request;
   VITSIM_MPI_CHECK(MPI_Ibarrier(world_.comm(), &request));
   poll_until_done(&request, 1);
-  add_barrier_wait(op, MpiWorld::now_s() - arrived_s);
+  if (op != Collective::kAllreduce) add_barrier_wait(op, MpiWorld::now_s() - arrived_s);
 }
 
 void MpiCommunicator::loop() {

@@ -59,7 +59,7 @@ class MpiCommunicator : public Communicator {
   void reduce(const at::Tensor& buffer);
   void reduce_scatter(const at::Tensor& send, const at::Tensor& recv);
   void allgather(const at::Tensor& send, const at::Tensor& recv);
-  void wait_for_peers(Collective op);  // the barrier, its wait counted under `op`
+  void wait_for_peers(Collective op);  // the barrier, its wait counted under `op` (not all-reduce)
 
   MpiWorld& world_;
   MpiWait wait_;

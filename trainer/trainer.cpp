@@ -13,6 +13,7 @@
 #include "schema/json_file.h"
 #include "schema/temp_cleanup.h"
 #include "trainer/multi_tensor_adamw.h"
+#include "trainer/rank_summary_pack.h"
 #include "trainer/run_context.h"
 #include "trainer/tf32_switch.h"
 #include "trainer/train_files.h"
@@ -232,55 +233,10 @@ void Trainer::print_allreduce_summary() {
 }
 
 std::vector<schema::RankStepSummary> Trainer::gather_rank_summaries(StepStatistic statistic) {
-  // Every rank's medians (or means) go to every rank (rank 0 writes them).
+  // Every rank's medians (or means) go to every rank (rank 0 writes them), one packed row each.
   const schema::RankStepSummary mine =
       summarize_steps(world_.rank(), world_.host(), steps_, statistic);
-  const std::vector<double> v = {static_cast<double>(mine.steps),
-                                 mine.step_time_s,
-                                 mine.data_time_s,
-                                 mine.host_to_device_time_s,
-                                 mine.forward_time_s,
-                                 mine.backward_time_s,
-                                 mine.allreduce_time_s,
-                                 mine.allreduce_wait_time_s,
-                                 mine.optimizer_time_s,
-                                 mine.sync_time_s,
-                                 mine.bucket_copy_time_s,
-                                 mine.reduce_scatter_time_s,
-                                 mine.allgather_time_s,
-                                 mine.unit_free_time_s,
-                                 mine.recompute_time_s,
-                                 mine.peak_memory_bytes.value_or(-1),
-                                 mine.reduce_scatter_wait_time_s,
-                                 mine.allgather_wait_time_s};
-  const std::vector<double> all = world_.allgather(v);
-  std::vector<schema::RankStepSummary> out;
-  for (int r = 0; r < world_.size(); ++r) {
-    const double* x = all.data() + r * v.size();
-    schema::RankStepSummary s;
-    s.rank = r;
-    s.host = world_.hosts()[r];
-    s.steps = static_cast<int64_t>(x[0]);
-    s.step_time_s = x[1];
-    s.data_time_s = x[2];
-    s.host_to_device_time_s = x[3];
-    s.forward_time_s = x[4];
-    s.backward_time_s = x[5];
-    s.allreduce_time_s = x[6];
-    s.allreduce_wait_time_s = x[7];
-    s.optimizer_time_s = x[8];
-    s.sync_time_s = x[9];
-    s.bucket_copy_time_s = x[10];
-    s.reduce_scatter_time_s = x[11];
-    s.allgather_time_s = x[12];
-    s.unit_free_time_s = x[13];
-    s.recompute_time_s = x[14];
-    if (x[15] >= 0) s.peak_memory_bytes = x[15];
-    s.reduce_scatter_wait_time_s = x[16];
-    s.allgather_wait_time_s = x[17];
-    out.push_back(s);
-  }
-  return out;
+  return unpack_rank_summaries(world_.allgather(pack_rank_summary(mine)), world_.hosts());
 }
 
 schema::RunConfig Trainer::run_config() const {

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "run_command.h"  // tests/support/
+#include "vitsim_cli.h"   // tests/support/: kVitsim
 
 namespace vitsim::test {
 
@@ -25,8 +26,8 @@ inline std::filesystem::path bench_temp_dir(const std::string& name) {
 
 // python3 SCRIPT --vitsim <the built vitsim> ARGS, stdout and stderr together.
 inline CommandResult run_bench_script(const std::string& script, const std::string& args) {
-  return run_command("/usr/bin/python3 " + quoted(script) + " --vitsim " + quoted(VITSIM_EXE) +
-                     " " + args);
+  return run_command("/usr/bin/python3 " + quoted(script) + " --vitsim " + quoted(kVitsim) + " " +
+                     args);
 }
 
 // The fixture of a script's test suite: the script runs once, with `--out DIR/<Suite::kOut>`,

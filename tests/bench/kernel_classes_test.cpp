@@ -19,6 +19,7 @@ namespace kernel_classes_test {
 namespace {
 
 namespace fs = std::filesystem;
+using vitsim::test::kVitsim;
 using vitsim::test::quoted;
 using vitsim::test::run_command;
 
@@ -34,7 +35,7 @@ class KernelClasses : public ::testing::Test {
 
 TEST_F(KernelClasses, MeasureRehearsedOnTheCpuWritesEveryClass) {
   const std::string model = (dir_ / "tiny.json").string();
-  ASSERT_EQ(run_command(std::string(VITSIM_EXE) +
+  ASSERT_EQ(run_command(kVitsim +
                         " model vit_ti_16 --image-size 16 --patch-size 4 --width 32 --depth 1"
                         " --heads 2 --json > " +
                         quoted(model))
@@ -67,7 +68,7 @@ TEST_F(KernelClasses, CompareDividesTheInventoryByTheMeasuredTimes) {
       vitsim::costmodel::build_layer_graph(vitsim::costmodel::vit_preset("vit_b_16"));
   nlohmann::json model_doc;
   {
-    const auto r = run_command(std::string(VITSIM_EXE) + " model vit_b_16 --json");
+    const auto r = run_command(kVitsim + " model vit_b_16 --json");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     model_doc = nlohmann::json::parse(r.output).at("model");
   }
@@ -86,7 +87,7 @@ TEST_F(KernelClasses, CompareDividesTheInventoryByTheMeasuredTimes) {
   const std::string file = (dir_ / "m.json").string();
   std::ofstream(file) << measured.dump();
   const auto r = run_command(kPython + " compare --measured " + quoted(file) + " --vitsim " +
-                             quoted(VITSIM_EXE) + " --device-id h100-sxm");
+                             quoted(kVitsim) + " --device-id h100-sxm");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   double flop = 0, bytes = 0;
   int matrix = 0;
@@ -119,13 +120,13 @@ TEST_F(KernelClasses, CompareDividesTheInventoryByTheMeasuredTimes) {
 TEST_F(KernelClasses, BadInputExitsTwoNamingIt) {
   const std::string missing = (dir_ / "nothing.json").string();
   auto r = run_command(kPython + " compare --measured " + quoted(missing) + " --vitsim " +
-                       quoted(VITSIM_EXE) + " --device-id h100-sxm");
+                       quoted(kVitsim) + " --device-id h100-sxm");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find(missing), std::string::npos) << r.output;
   const std::string other = (dir_ / "other.json").string();
   std::ofstream(other) << R"({"schema": "vitsim.profile"})";
   r = run_command(kPython + " compare --measured " + quoted(other) + " --vitsim " +
-                  quoted(VITSIM_EXE) + " --device-id h100-sxm");
+                  quoted(kVitsim) + " --device-id h100-sxm");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("vitsim.kernel_classes"), std::string::npos) << r.output;
   r = run_command(kPython + " measure --model-json " + quoted(missing) + " --out " +

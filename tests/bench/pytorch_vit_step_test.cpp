@@ -14,11 +14,13 @@
 
 #include "costmodel/layer_graph.h"
 #include "run_command.h"  // tests/support/
+#include "vitsim_cli.h"   // tests/support/: kVitsim
 
 namespace pytorch_vit_step_test {
 namespace {
 
 namespace fs = std::filesystem;
+using vitsim::test::kVitsim;
 using vitsim::test::quoted;
 using vitsim::test::run_command;
 
@@ -43,8 +45,7 @@ class PytorchVitStep : public ::testing::Test {
 
   static std::string model_json(const std::string& args, const std::string& name) {
     const std::string path = (dir_ / name).string();
-    const auto r =
-        run_command(std::string(VITSIM_EXE) + " model " + args + " --json > " + quoted(path));
+    const auto r = run_command(kVitsim + " model " + args + " --json > " + quoted(path));
     EXPECT_EQ(r.exit_code, 0) << r.output;
     return path;
   }

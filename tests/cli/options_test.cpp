@@ -1,6 +1,7 @@
 // Options that do what users expect (issue 14, item 5), each refused or honoured as said:
 // --hosts sets the rank count, zero counts exit 2, import-deepspeed's --model has no default,
-// --trace says where it wrote, platform lists nodes and GPUs, the exported XML is well-formed.
+// --trace says where it wrote, platform lists nodes and GPUs (and NICs' token buckets), the
+// exported XML is well-formed.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -75,6 +76,19 @@ TEST(OptionsDoWhatUsersExpect, PlatformListsNodesAndGpus) {
   EXPECT_TRUE(has(r.output, "1 x rtx3070")) << r.output;
   EXPECT_TRUE(has(r.output, "1 x p4")) << r.output;
   EXPECT_TRUE(has(r.output, "tesla3")) << r.output;
+}
+
+// A NIC's token bucket (burst_bytes) is shown beside its rate, in the nodes' and the links'
+// tables; a cluster without one keeps the tables it had.
+TEST(OptionsDoWhatUsersExpect, PlatformShowsTokenBucketsWhereThereAreSome) {
+  Result r = run("platform " + kSrc + "/platforms/emulated-400mbit.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "NIC burst B")) << r.output;
+  EXPECT_TRUE(has(r.output, "        1000000\n")) << r.output;  // the node row's last column
+  EXPECT_TRUE(has(r.output, " burst\n")) << r.output;           // the links' header
+  r = run("platform " + kSrc + "/platforms/tesla.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(has(r.output, "burst")) << r.output;
 }
 
 TEST(OptionsDoWhatUsersExpect, ExportedSimgridXmlIsWellFormed) {

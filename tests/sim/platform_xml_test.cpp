@@ -1,7 +1,8 @@
 // The SimGrid XML writer's bounds and escape (sim/platform_xml.h, issue 68 classes 4 and 6): the
 // elements counted before writing match the document (one a line, within the few lines of its
-// head), a plan past the bound is refused with the count before anything is built, and
-// xml_escape gives every special character its entity and refuses a control byte.
+// head), a NIC's token bucket is a property of its link, a plan past the bound is refused with
+// the count before anything is built, and xml_escape gives every special character its entity and
+// refuses a control byte.
 #include "sim/platform_xml.h"
 
 #include <gtest/gtest.h>
@@ -26,7 +27,8 @@ PlatformPlan plan_of(schema::ClusterSpec c) {
 }
 
 TEST(PlatformXml, TheCountedElementsAreTheDocumentsLines) {
-  for (const char* file : {"tesla.json", "vector.json", "nebula.json", "h200-cluster.json"}) {
+  for (const char* file :
+       {"tesla.json", "vector.json", "nebula.json", "h200-cluster.json", "emulated-400mbit.json"}) {
     for (const int64_t nodes : {int64_t{0}, int64_t{6}}) {  // as shipped, then 6 nodes
       schema::ClusterSpec c = schema::read_cluster(kPlatforms + file);
       if (nodes > 0 && !c.nodes[0].is_template) continue;
@@ -38,6 +40,21 @@ TEST(PlatformXml, TheCountedElementsAreTheDocumentsLines) {
           << file << ", " << plan.nodes.size() << " nodes";
     }
   }
+}
+
+// A NIC's token bucket rides on its link as a property (SimGrid does not model it); links
+// without one are written as before.
+TEST(PlatformXml, TokenBucketsAreLinkProperties) {
+  const std::string with =
+      platform_xml(plan_of(schema::read_cluster(kPlatforms + "emulated-400mbit.json")));
+  EXPECT_NE(
+      with.find(
+          "sharing_policy=\"SPLITDUPLEX\"><prop id=\"burst_bytes\" value=\"1000000\"/></link>\n"),
+      std::string::npos)
+      << with;
+  const std::string without =
+      platform_xml(plan_of(schema::read_cluster(kPlatforms + "tesla.json")));
+  EXPECT_EQ(without.find("<prop"), std::string::npos);
 }
 
 TEST(PlatformXml, APlanPastTheBoundIsRefusedWithItsCount) {
