@@ -1,10 +1,10 @@
-// The latency a message phase of a sharded step's reduce-scatters and all-gathers (docs/sharding.md,
-// "Simulated"): where a profile measured an operation, a phase costs that fit's latency, never
-// below the wire's (the cluster file's latency), even where the platform's link carries the
-// all-reduce fit's larger intercept; the all-reduce keeps its own; the class level still equals
-// rank by rank and the flow level the step level over links lowered so. Every expected step is
-// the ring equations of costmodel/collective_ring.h at the figures each operation should pay, with
-// the synthetic constant costs of sim_test_support.h on a ring of four single-GPU nodes.
+// The latency a message phase of a sharded step's reduce-scatters and all-gathers
+// (docs/sharding.md, "Simulated"): where a profile measured an operation, a phase costs that fit's
+// latency, never below the wire's (the cluster file's latency), even where the platform's link
+// carries the all-reduce fit's larger intercept; the all-reduce keeps its own; the class level
+// still equals rank by rank and the flow level the step level over links lowered so. Every expected
+// step is the ring equations of costmodel/collective_ring.h at the figures each operation should
+// pay, with the synthetic constant costs of sim_test_support.h on a ring of four single-GPU nodes.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -39,7 +39,8 @@ costmodel::CostModel costs(const std::vector<std::pair<CollectiveOp, double>>& f
   link.link_class = "test-nic";
   link.bandwidth_bytes_per_s = kBw;
   link.latency_s = kAllReduceLat;
-  for (const auto& [op, latency_s] : fits) link.operations.push_back({op, latency_s, kBw, 0, "test"});
+  for (const auto& [op, latency_s] : fits)
+    link.operations.push_back({op, latency_s, kBw, 0, "test"});
   c.links.push_back(link);
   return c;
 }
@@ -67,7 +68,9 @@ double operations_s(CollectiveOp op, double latency_s) {
 }
 
 // data 1 ms + every layer's forward (1 ms) and backward (2 ms) + the optimizer's 3 ms.
-double compute() { return 1e-3 + 3e-3 + 3 * kFwd * test::layer_count(); }
+double compute() {
+  return 1e-3 + 3e-3 + 3 * kFwd * test::layer_count();
+}
 
 // Stage 2, a reduce-scatter measured at a latency between the wire's and the all-reduce's: each
 // of its phases costs its own; the all-gathers, not measured, the all-reduce's.
@@ -94,15 +97,16 @@ TEST(ShardedLatency, AFitBelowTheWiresLatencyPaysTheWires) {
 TEST(ShardedLatency, TheAllReduceKeepsItsOwnLatencyBesideALowerAllGather) {
   const double own = kAllReduceLat / 4;
   const auto p = run(sharded(1), costs({{CollectiveOp::kAllGather, own}}));
-  const double ar = costmodel::ring_time_s(CollectiveOp::kAllReduce, kRanks,
-                                           test::gradient_bytes(), kBw, kAllReduceLat);
+  const double ar = costmodel::ring_time_s(CollectiveOp::kAllReduce, kRanks, test::gradient_bytes(),
+                                           kBw, kAllReduceLat);
   const double expected = compute() + ar + operations_s(CollectiveOp::kAllGather, own);
   EXPECT_NEAR(p.step_time_s, expected, 1e-9 * expected);
 }
 
 // Over links lowered to the operations' latency (2 nodes x 4 GPUs, overlap and accumulation,
-// ring and hierarchical, stages 2-3; stage 1 over these two classes keeps them): the class level gives rank by rank's predictions, the flow
-// level the step level's (as tests/sim/sharded_golden_test.cpp without fits).
+// ring and hierarchical, stages 2-3; stage 1 over these two classes keeps them): the class level
+// gives rank by rank's predictions, the flow level the step level's (as
+// tests/sim/sharded_golden_test.cpp without fits).
 TEST(ShardedLatency, LevelsAgreeOverLoweredLinks) {
   const auto cl = tiny_cluster(2, 4, kBw, kWireLat, 2e9, 2e-6);
   const auto c = costs({{CollectiveOp::kReduceScatter, kAllReduceLat / 5},
