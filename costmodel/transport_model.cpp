@@ -265,6 +265,7 @@ LinkProvenance resolve_link(const LinkModelInput& in, const CostModel* costs,
   double fit_residual_rel = 0;
   LinkProvenance out = resolve_link_figures(in, costs, params, fit_residual_rel);
   out.transport = in.transport.kind;
+  out.wire_latency_s = in.latency_s;
   out.uncertainty_rel = link_uncertainty_rel(out.source, out.transport, fit_residual_rel);
   return out;
 }

@@ -102,6 +102,9 @@ struct LinkProvenance {
   LinkSource source = LinkSource::kDatasheet;
   double bandwidth_bytes_per_s = 0;  // alpha-beta convention of LinkCost (docs/cost-model.md)
   double latency_s = 0;
+  // The cluster file's hardware latency of the path (NIC, cable, switch), whatever the figures'
+  // source: the floor of an operation's latency a phase (sim/sharded_plan.h, OperationAdjust).
+  double wire_latency_s = 0;
   std::string model;         // short: "socket transport over 10 Gbit/s Ethernet, MTU 1500"
   std::string derived_from;  // formula with its inputs, or the profiles of a measurement
   Transport transport = Transport::kNone;  // the cluster file's transport of the link

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <memory>
 #include <set>
+#include <utility>
 
 #include "costmodel/memory.h"
 #include "costmodel/sharding.h"
@@ -118,30 +119,87 @@ void apply_sharding(RankPlan& p, const costmodel::DeviceCosts& costs,
   };
 }
 
+namespace {
+
+// An operation's latency a message phase over a link class (OperationAdjust): its own fit's where
+// a profile measured it, never below the wire's (the cluster file's latency; the all-reduce's fit
+// where that is lower, since a fit below the nominal figure shows it is no floor), else the
+// all-reduce's. A phase costs at least the wire's latency, and the all-reduce's intercept is a line
+// through the gradient's sizes extrapolated to zero bytes, not a floor of the other operations
+// (docs/sharding.md, "Simulated").
+double phase_latency_s(const costmodel::LinkProvenance& prov,
+                       const costmodel::OperationLinkCost* fit) {
+  if (fit == nullptr) return prov.latency_s;
+  return std::max(fit->latency_s, std::min(prov.wire_latency_s, prov.latency_s));
+}
+
+const costmodel::OperationLinkCost* operation_fit(const costmodel::CostModel& costs,
+                                                  const costmodel::LinkProvenance& prov,
+                                                  CollectiveOp op) {
+  if (op == CollectiveOp::kAllReduce || !(prov.bandwidth_bytes_per_s > 0)) return nullptr;
+  const costmodel::LinkCost* link = costs.find_link(prov.link_class);
+  return link ? link->find_operation(op) : nullptr;
+}
+
+}  // namespace
+
 void adjust_operations(ShardedStep& step, const PlatformPlan& platform,
-                       const costmodel::CostModel& costs, int64_t reduce_scatter_phases,
-                       int64_t all_gather_phases) {
-  for (CollectiveOp op : {CollectiveOp::kReduceScatter, CollectiveOp::kAllGather}) {
-    OperationAdjust& a = op == CollectiveOp::kReduceScatter ? step.reduce_scatter : step.all_gather;
+                       const costmodel::CostModel& costs, const OperationPhases& phases) {
+  const std::vector<std::pair<CollectiveOp, int64_t>> ops = {
+      {CollectiveOp::kAllReduce, phases.all_reduce},
+      {CollectiveOp::kReduceScatter, phases.reduce_scatter},
+      {CollectiveOp::kAllGather, phases.all_gather}};
+  // Each class's links carry the lowest latency a phase among the operations the stage runs,
+  // never more than the class's own (the all-reduce's: stage 0's platform). The others sleep their
+  // excess on every phase, exact on a platform of one class; where classes differ, a phase inside
+  // a node would pay a NIC's excess, which the gradient's all-reduce (stage 1) must not: there
+  // every class keeps its own and the other operations pay at least the all-reduce's latency.
+  const size_t classes = platform.provenance.size();
+  const bool lower = phases.all_reduce == 0 || classes == 1;
+  std::vector<double> lowest_s(classes);
+  bool lowered = false;
+  for (size_t c = 0; c < classes; ++c) {
+    const costmodel::LinkProvenance& prov = platform.provenance[c];
+    lowest_s[c] = prov.latency_s;
+    for (const auto& [op, n] : ops) {
+      if (lower && n > 0)
+        lowest_s[c] = std::min(lowest_s[c], phase_latency_s(prov, operation_fit(costs, prov, op)));
+    }
+    lowered = lowered || lowest_s[c] < prov.latency_s;
+  }
+  step.link_latency_s = lowered ? lowest_s : std::vector<double>{};
+  for (const auto& [op, n] : ops) {
+    OperationAdjust& a = op == CollectiveOp::kAllReduce       ? step.all_reduce
+                         : op == CollectiveOp::kReduceScatter ? step.reduce_scatter
+                                                              : step.all_gather;
     a = OperationAdjust{};
-    a.phases = op == CollectiveOp::kReduceScatter ? reduce_scatter_phases : all_gather_phases;
-    // At least 1 and 0: the operation's bytes cross the same links as the all-reduce's at the
+    a.phases = n;
+    // Bytes: at least 1, as the operation's bytes cross the same links as the all-reduce's at the
     // link's rate, so a fit faster than the link's own figures is a benchmark that never
     // sustained a transfer, not a faster link. A port's token-bucket credit is not in the fit
     // (calibration takes it out) and the simulation grants it where a port idled
     // (token_buckets.h); this binds where a fit is still faster (docs/sharding.md, "Simulated").
-    double scale = 1;
-    for (const PlanLink& l : platform.links) {
-      const costmodel::LinkProvenance& prov =
-          platform.provenance[static_cast<size_t>(l.provenance)];
-      const costmodel::LinkCost* link = costs.find_link(prov.link_class);
-      const costmodel::OperationLinkCost* fit = link ? link->find_operation(op) : nullptr;
-      if (fit == nullptr || !(prov.bandwidth_bytes_per_s > 0)) continue;
-      scale = std::max(scale, prov.bandwidth_bytes_per_s / fit->bandwidth_bytes_per_s);
-      a.extra_latency_s = std::max(a.extra_latency_s, fit->latency_s - prov.latency_s);
+    for (size_t c = 0; c < classes; ++c) {
+      const costmodel::LinkProvenance& prov = platform.provenance[c];
+      const costmodel::OperationLinkCost* fit = operation_fit(costs, prov, op);
+      if (fit != nullptr)
+        a.bytes_scale =
+            std::max(a.bytes_scale, prov.bandwidth_bytes_per_s / fit->bandwidth_bytes_per_s);
+      a.extra_latency_s = std::max(a.extra_latency_s, phase_latency_s(prov, fit) - lowest_s[c]);
     }
-    a.bytes_scale = scale;
   }
+}
+
+PlatformPlan lowered_link_latencies(const PlatformPlan& platform, const ShardedStep& step) {
+  PlatformPlan out = platform;
+  if (step.link_latency_s.empty()) return out;
+  for (PlanLink& l : out.links) {
+    if (l.provenance < 0) continue;
+    const double class_s = platform.provenance[static_cast<size_t>(l.provenance)].latency_s;
+    const double lowered_s = step.link_latency_s[static_cast<size_t>(l.provenance)];
+    if (lowered_s < class_s) l.latency_s *= lowered_s / class_s;
+  }
+  return out;
 }
 
 std::vector<std::string> sharding_unmeasured_lines(const schema::TrainingConfig& config,

@@ -44,13 +44,10 @@ class CommStream {
       const Job job = queue_.front();
       queue_.pop_front();
       const double t0 = sg4::Engine::get_clock();
-      double bytes = job.bytes;
-      double extra_s = 0;
-      if (job.op != CollectiveOp::kAllReduce) {
-        const OperationAdjust& a = in_.sharding.adjust(job.op);
-        bytes *= a.bytes_scale;
-        extra_s = a.extra_latency_s * static_cast<double>(a.phases);
-      }
+      // Each operation's own figures over the links (sharded_plan.h, OperationAdjust).
+      const OperationAdjust& a = in_.sharding.adjust(job.op);
+      const double bytes = job.bytes * a.bytes_scale;
+      const double extra_s = a.extra_latency_s * static_cast<double>(a.phases);
       collectives_.run(who_, job.op, bytes);
       if (extra_s > 0) sg4::this_actor::sleep_for(extra_s);
       if (in_.trace && who_ < in_.trace_actors) {

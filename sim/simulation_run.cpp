@@ -90,15 +90,17 @@ SimInput common_input(const SimulationRequest& q) {
   return in;
 }
 
-// Message phases of `op` in the plan: its stages' phases in the groups of rank 0.
-int64_t operation_phases(const CollectivePlan& plan, costmodel::CollectiveOp op) {
-  int64_t phases = 0;
+// Message phases of each operation in the plan: its stages' phases in the groups of rank 0.
+OperationPhases operation_phases(const CollectivePlan& plan) {
+  OperationPhases phases;
   for (const OperationStages& o : operations_of(plan)) {
-    if (o.op != op) continue;
+    int64_t& n = o.op == costmodel::CollectiveOp::kAllReduce       ? phases.all_reduce
+                 : o.op == costmodel::CollectiveOp::kReduceScatter ? phases.reduce_scatter
+                                                                   : phases.all_gather;
     for (size_t s = o.first; s < o.end; ++s) {
       const CollectiveStage& stage = plan.stages[s];
       const auto size = static_cast<int64_t>(stage.groups[stage.group_of.front()].ranks.size());
-      phases += std::max<int64_t>(0, flow_phases(stage.rule, size));
+      n += std::max<int64_t>(0, flow_phases(stage.rule, size));
     }
   }
   return phases;
@@ -252,31 +254,39 @@ SimulationResult run_configuration(const SimulationRequest& q) {
         "cross-traffic, and more than one rank (hint: --collective-level flow, or --engine ranks)");
   }
   SimInput in = common_input(q);
-  const CollectivePlan collective =
-      plan_collectives(*q.plan, in.collective, costmodel::stage_operations(q.config->zero_stage));
+  const std::vector<costmodel::CollectiveOp> ops =
+      costmodel::stage_operations(q.config->zero_stage);
+  CollectivePlan collective = plan_collectives(*q.plan, in.collective, ops);
+  // A sharded stage's operations at their own latencies: the links may carry a lower one than
+  // the all-reduce's (sharded_plan.h, OperationAdjust), the collectives planned over them.
+  PlatformPlan lowered;
   if (in.sharding.active()) {
-    adjust_operations(in.sharding, *q.plan, *q.costs,
-                      operation_phases(collective, costmodel::CollectiveOp::kReduceScatter),
-                      operation_phases(collective, costmodel::CollectiveOp::kAllGather));
+    adjust_operations(in.sharding, *q.plan, *q.costs, operation_phases(collective));
+    if (!in.sharding.link_latency_s.empty()) {
+      lowered = lowered_link_latencies(*q.plan, in.sharding);
+      collective = plan_collectives(lowered, in.collective, ops);
+    }
   }
-  SimulationShape shape = base_shape(*q.config, *q.graph, q.collective_level, *q.options);
+  SimulationRequest r = q;
+  if (!in.sharding.link_latency_s.empty()) r.plan = &lowered;
+  SimulationShape shape = base_shape(*r.config, *r.graph, q.collective_level, *r.options);
   shape.ranks_per_node = collective.ranks_per_node;
   shape.ring_channels = collective.ring_channels;
   SimulationResult result;
-  if (!(can_collapse && q.options->engine != SimEngine::kRanks &&
-        collapse(q, collective, in, shape, result)))
-    rank_by_rank(q, in, result);
+  if (!(can_collapse && r.options->engine != SimEngine::kRanks &&
+        collapse(r, collective, in, shape, result)))
+    rank_by_rank(r, in, result);
   const SimulationEstimate estimate = estimate_simulation(shape);
-  const MachineLimits limits = this_machine(q.options->force);
-  check_simulation_size(estimate, limits, what(*q.config));
+  const MachineLimits limits = this_machine(r.options->force);
+  check_simulation_size(estimate, limits, what(*r.config));
   in.stack_guard_pages = !stacks_without_guard_pages(estimate, limits);
   in.trace_actors = kMaxTraceTracks;
   in.attribute_links = !in.classes && static_cast<int64_t>(in.ranks.size()) <= kMaxAttributedRanks;
-  if (run_closed_form(q, in, result)) return result;
+  if (run_closed_form(r, in, result)) return result;
   result.actors =
       deserialize_sim_output(process::run_in_child([&] { return serialize(run_simulation(in)); }));
   if (in.classes) result.actor_of_rank = in.classes->class_of_rank;
-  name_links(*q.plan, result);
+  name_links(*r.plan, result);
   return result;
 }
 
