@@ -46,6 +46,20 @@ std::vector<PlacedRanks> run_placement(const ClusterSpec& cluster,
   return out;
 }
 
+namespace {
+
+// "'a'", "'a', 'b'", "'a', 'b', 'c' and 5 more": the hosts of one count, a long list cut short.
+std::string host_list(const std::vector<std::string>& hosts) {
+  constexpr size_t kNamed = 3;
+  std::string out;
+  for (size_t i = 0; i < hosts.size() && i < kNamed; ++i)
+    out += (i == 0 ? "'" : ", '") + hosts[i] + "'";
+  if (hosts.size() > kNamed) out += fmt::format(" and {} more", hosts.size() - kNamed);
+  return out;
+}
+
+}  // namespace
+
 std::vector<std::string> host_sharing_warnings(const std::vector<ProfileInput>& profiles,
                                                const std::vector<PlacedRanks>& placed,
                                                const std::string& placed_by) {
@@ -53,16 +67,17 @@ std::vector<std::string> host_sharing_warnings(const std::vector<ProfileInput>& 
   for (const auto& in : profiles) {
     const Profile& p = in.profile;
     if (p.compute.empty()) continue;  // a benchmark's ranks are its own entries' `ranks`
-    for (const auto& at : placed) {
-      if (at.device != p.device || at.ranks == p.ranks_per_host) continue;
-      std::string line = fmt::format(
+    std::map<int64_t, std::vector<std::string>> hosts_of;  // ranks placed -> hosts, in order
+    for (const auto& at : placed)
+      if (at.device == p.device && at.ranks != p.ranks_per_host)
+        hosts_of[at.ranks].push_back(at.host);
+    for (const auto& [ranks, hosts] : hosts_of)
+      out.push_back(fmt::format(
           "the profile {} measured device '{}' with {} rank(s) sharing its host, {} places {} "
-          "on host '{}': ranks that share a CPU's cores, memory bandwidth and caches each run "
+          "on host {}: ranks that share a CPU's cores, memory bandwidth and caches each run "
           "slower than one alone, so the profile is not the speed they have (hint: profile as "
           "they share it: mpirun -np {} vitsim-train profile ...)",
-          in.file, p.device, p.ranks_per_host, placed_by, at.ranks, at.host, at.ranks);
-      if (std::find(out.begin(), out.end(), line) == out.end()) out.push_back(std::move(line));
-    }
+          in.file, p.device, p.ranks_per_host, placed_by, ranks, host_list(hosts), ranks));
   }
   return out;
 }

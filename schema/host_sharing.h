@@ -36,9 +36,9 @@ std::vector<PlacedRanks> cluster_placement(const ClusterSpec& cluster);
 std::vector<PlacedRanks> run_placement(const ClusterSpec& cluster,
                                        const std::vector<std::string>& host_of_rank);
 
-// One warning for each profile with layer timings of a placed device whose `ranks_per_host`
-// differs from the ranks placed on a host, naming the profile file, both counts, `placed_by`
-// (the cluster file or the run log) and the fix. Identical lines once.
+// One warning for each profile with layer timings of a placed device and each count of ranks
+// placed on its hosts that differs from the profile's `ranks_per_host`, naming the profile file,
+// both counts, `placed_by` (the cluster file or the run log), the hosts and the fix.
 std::vector<std::string> host_sharing_warnings(const std::vector<ProfileInput>& profiles,
                                                const std::vector<PlacedRanks>& placed,
                                                const std::string& placed_by);

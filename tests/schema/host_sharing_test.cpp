@@ -52,6 +52,13 @@ TEST(HostSharing, ACpuProfileOfOtherSharingIsWarnedAboutAndAGpuNot) {
       << w[0];
   EXPECT_NE(w[0].find("mpirun -np 2 vitsim-train profile"), std::string::npos) << w[0];
   EXPECT_TRUE(host_sharing_warnings({profile("cpu", 2)}, placed, "c").empty());
+  // Many hosts of one count: one line, the first three named.
+  const std::vector<PlacedRanks> many = {
+      {"h0", "cpu", 2}, {"h1", "cpu", 2}, {"h2", "cpu", 2}, {"h3", "cpu", 2}, {"h4", "cpu", 2}};
+  const auto one = host_sharing_warnings({profile("cpu", 1)}, many, "c");
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_NE(one[0].find("places 2 on host 'h0', 'h1', 'h2' and 2 more:"), std::string::npos)
+      << one[0];
   ProfileInput benchmark = profile("cpu", 1);  // all-reduce only: its ranks are its entries'
   benchmark.profile.compute.clear();
   EXPECT_TRUE(host_sharing_warnings({benchmark}, placed, "c").empty());
