@@ -99,6 +99,9 @@ inline constexpr CountBound kNodes{1, 1000000, "a node count 1 .. 1000000",
 // GPUs in one node: 1 .. 1024 (the largest NVLink domains hold 72 to 576 GPUs).
 inline constexpr CountBound kGpusPerNode{1, 1024, "a GPU count per node 1 .. 1024",
                                          "no node holds more than 1024 GPUs"};
+// Ranks sharing one host while a profile measured: 1 .. 1024, as a node's devices above.
+inline constexpr CountBound kRanksPerHost{1, 1024, "a rank count per host 1 .. 1024",
+                                          "a cluster file places at most 1024 ranks on a node"};
 // Samples per micro-step on one device: 1 .. 10^6.
 inline constexpr CountBound kMicroBatch{1, 1000000, "a micro-batch 1 .. 1000000",
                                         "samples per device per micro-step"};

@@ -203,7 +203,7 @@ Profile read_profile(const Node& root) {
   root.expect_schema(kProfileSchema, kProfileVersion, kPreRegimeVersion);
   root.expect_keys({"schema", "schema_version", "context", "device", "device_name", "source",
                     "precision", "model", "compute", "allreduce", "reduce_scatter", "all_gather",
-                    "superseded"});
+                    "superseded", "ranks_per_host"});
   Profile p;
   p.context = read_context(root);
   p.device = root["device"].string();
@@ -218,6 +218,7 @@ Profile read_profile(const Node& root) {
       s->fail("what replaces this measurement and why", "an empty string",
               "leave the key out of a current profile");
   }
+  if (auto k = root.get("ranks_per_host")) p.ranks_per_host = k->count(costmodel::kRanksPerHost);
   if (auto m = root.get("model")) p.model = read_model(*m);
   const Node compute = root["compute"];
   const auto compute_items = compute.items();
@@ -342,6 +343,7 @@ Json write_profile_json(const Profile& p) {
   j["allreduce"] = Json::array();
   for (const auto& a : p.allreduce) j["allreduce"].push_back(write_allreduce(a));
   if (!p.superseded.empty()) j["superseded"] = p.superseded;
+  if (p.ranks_per_host > 1) j["ranks_per_host"] = p.ranks_per_host;
   for (const auto& a : p.reduce_scatter) j["reduce_scatter"].push_back(write_allreduce(a));
   for (const auto& a : p.all_gather) j["all_gather"].push_back(write_allreduce(a));
   return j;

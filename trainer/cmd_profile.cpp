@@ -1,6 +1,8 @@
-// vitsim-train profile: per-layer forward/backward times per micro-batch -> profile JSON.
+// vitsim-train profile: per-layer forward/backward times per micro-batch -> profile JSON; under
+// mpirun -np K on one host, K ranks profiling together (profile_ranks.h).
 #include <algorithm>
 #include <iostream>
+#include <memory>
 
 #include "clikit/list_options.h"
 #include "clikit/model_options.h"
@@ -9,15 +11,24 @@
 #include "schema/profile.h"
 #include "trainer/commands.h"
 #include "trainer/layer_profiler.h"
+#include "trainer/profile_ranks.h"
 #include "trainer/torch_errors.h"
 #include "trainer/train_options.h"
 
 namespace vitsim::trainer {
+namespace {
+
+// Ranks profiling together wait for each other only at a block's start, where they differ by
+// their drift over one block: a wait this long is a rank that failed or hangs, and ends the job.
+constexpr double kProfileBarrierTimeoutS = 600;
+
+}  // namespace
 
 int cmd_profile(int argc, char** argv) {
   CLI::App app(
       "Times training steps per micro-batch, each layer's forward and backward within them; "
-      "writes a profile JSON.",
+      "writes a profile JSON. Under mpirun -np K (one host, CPU): K ranks profile at once, as K "
+      "training ranks share the host, and rank 0 writes their pooled samples (ranks_per_host K).",
       argv[0]);
   ProfileOptions o;
   clikit::ModelOptions model;
@@ -102,9 +113,32 @@ int cmd_profile(int argc, char** argv) {
                                     ": the profiler runs fp32, amp-bf16, amp-fp16 or ds-bf16 "
                                     "(vitsim-train has no ds-fp16 mode)");
       }
+      // Under mpirun -np K: K profilers sharing this host as K training ranks would
+      // (profile_ranks.h).
+      std::unique_ptr<MpiWorld> world;
+      std::unique_ptr<ProfileRanks> ranks;
+      if (const int64_t k = launched_ranks(); k > 1) {
+        if (o.device != "cpu")
+          throw std::invalid_argument(
+              "--device " + o.device + " under mpirun -np " + std::to_string(k) +
+              ": ranks on one host do not share a GPU; profile one device alone (no mpirun)");
+        world = std::make_unique<MpiWorld>(nullptr, nullptr);
+        if (!world->single_host())
+          throw std::invalid_argument(
+              "mpirun placed the " + std::to_string(world->size()) +
+              " ranks on several hosts: a profile describes the ranks sharing one host (hint: "
+              "mpirun -np N --host HOST:N, N the ranks the run puts on each host)");
+        world->start_watchdog(kProfileBarrierTimeoutS);
+        ranks = std::make_unique<ProfileRanks>(*world);
+        o.ranks = ranks.get();
+        o.verbose = world->rank() == 0;
+      }
       const schema::Profile p = run_profile(o, args);
+      if (ranks && ranks->rank() != 0) return 0;
       schema::write_profile(out, p);
-      std::cout << "vitsim-train profile: written to " << out << "\n";
+      std::cout << "vitsim-train profile: written to " << out
+                << (ranks ? " (" + std::to_string(ranks->size()) + " ranks sharing this host)" : "")
+                << "\n";
       return 0;
     });
   });

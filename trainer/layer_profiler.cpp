@@ -20,6 +20,7 @@
 
 #include "costmodel/layer_graph.h"
 #include "trainer/batch_loader.h"
+#include "trainer/profile_ranks.h"
 #include "trainer/profile_table.h"
 #include "trainer/resident_set.h"
 #include "trainer/run_context.h"
@@ -118,9 +119,22 @@ void Profiler::repeat_block(int64_t b, int64_t block_steps) {
 }
 
 void Profiler::finish(schema::MicroBatchProfile& m) const {
-  summarize_profiled_steps(timed_.at(m.micro_batch), m);
-  const auto& means = block_means_.at(m.micro_batch);
+  ProfileRanks* ranks = o_.ranks;
+  if (ranks == nullptr) {
+    summarize_profiled_steps(timed_.at(m.micro_batch), m);
+    const auto& means = block_means_.at(m.micro_batch);
+    if (means.size() >= 2) m.block_step_times_s = means;
+    return;
+  }
+  // Every rank's samples pooled (profile_ranks.h): each rank calls these in the same order.
+  summarize_profiled_steps(ranks->pool(timed_.at(m.micro_batch), m.layers.size()), m);
+  const std::vector<double> means = ranks->pool(block_means_.at(m.micro_batch));
   if (means.size() >= 2) m.block_step_times_s = means;
+  for (std::optional<double>* once :
+       {&m.process_start_time_s, &m.epoch_start_time_s, &m.optimizer_after_wait_time_s,
+        &m.data_after_wait_time_s, &m.recompute_time_s, &m.unit_gather_time_s, &m.unit_free_time_s})
+    *once = ranks->mean(*once);
+  m.peak_memory_bytes = ranks->max(m.peak_memory_bytes);
 }
 
 schema::MicroBatchProfile Profiler::profile(int64_t b, int64_t block_steps) {
@@ -241,6 +255,7 @@ schema::Profile run_profile(const ProfileOptions& o, const std::vector<std::stri
   p.source = costmodel::CostSource::kMeasured;
   p.precision = o.precision;
   p.model = o.model;
+  p.ranks_per_host = o.ranks == nullptr ? 1 : o.ranks->size();
   // In the order given: the first carries the process's start (process_start_time_s), and a
   // start measured at several micro-batches (profiles that begin at each in turn) tells how it
   // grows with the micro-batch (docs/cost-model.md section 1, "The first step"). Written in
@@ -252,9 +267,19 @@ schema::Profile run_profile(const ProfileOptions& o, const std::vector<std::stri
   const auto block_steps = [&](int64_t k) {
     return o.repetitions / blocks + (k < o.repetitions % blocks ? 1 : 0);
   };
-  for (int64_t b : o.micro_batches) p.compute.push_back(profiler.profile(b, block_steps(0)));
+  // Ranks profiling together start each block together (profile_ranks.h).
+  const auto together = [&] {
+    if (o.ranks != nullptr) o.ranks->barrier();
+  };
+  for (int64_t b : o.micro_batches) {
+    together();
+    p.compute.push_back(profiler.profile(b, block_steps(0)));
+  }
   for (int64_t k = 1; k < blocks; ++k) {
-    for (int64_t b : o.micro_batches) profiler.repeat_block(b, block_steps(k));
+    for (int64_t b : o.micro_batches) {
+      together();
+      profiler.repeat_block(b, block_steps(k));
+    }
   }
   for (auto& m : p.compute) {
     profiler.finish(m);

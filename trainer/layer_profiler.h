@@ -26,6 +26,8 @@
 
 namespace vitsim::trainer {
 
+class ProfileRanks;
+
 struct ProfileOptions {
   costmodel::ViTConfig model = costmodel::vit_preset("vit_b_16");
   std::vector<int64_t> micro_batches = {4, 8, 16};
@@ -45,6 +47,9 @@ struct ProfileOptions {
   // Also time the checkpointed blocks' recomputation and a block's gather and free (ZeRO stage 3)
   // per micro-batch (unit_profile.h), outside the profiled steps: a few more steps each.
   bool sharding_costs = false;
+  // The ranks profiling together on this host (profile_ranks.h), null when this process profiles
+  // alone: each rank runs this schedule, and every rank's figures come back pooled.
+  ProfileRanks* ranks = nullptr;
 };
 
 schema::Profile run_profile(const ProfileOptions& options, const std::vector<std::string>& argv);

@@ -8,8 +8,6 @@
 #include <cmath>
 #include <exception>
 
-#include "schema/profile.h"
-
 namespace vitsim::validate {
 namespace {
 
@@ -60,27 +58,33 @@ std::vector<std::string> machine_differences(const std::string& run_file,
   return out;
 }
 
+std::vector<schema::ProfileInput> calibrated_profiles(const schema::Json& costs_context) {
+  std::vector<schema::ProfileInput> out;
+  const auto* profiles = field(costs_context, "profiles");
+  if (!profiles || !profiles->is_array()) return out;
+  for (const auto& path : *profiles) {
+    if (!path.is_string()) continue;
+    try {
+      out.push_back({path.get<std::string>(), schema::read_profile(path.get<std::string>())});
+    } catch (const std::exception&) {
+      continue;  // moved or removed since calibration: nothing to compare
+    }
+  }
+  return out;
+}
+
 std::vector<std::string> machine_warnings(const std::string& run_file,
                                           const schema::Json& run_context,
                                           const schema::Json& costs_context,
                                           const std::vector<std::string>& run_hosts) {
   std::vector<std::string> out;
-  const auto* profiles = field(costs_context, "profiles");
-  if (!profiles || !profiles->is_array()) return out;
   const auto* device = field(run_context, "device");
   std::vector<std::string> hosts;  // the run's, once each, in rank order
   for (const auto& h : run_hosts)
     if (std::find(hosts.begin(), hosts.end(), h) == hosts.end()) hosts.push_back(h);
   if (const auto* h = field(run_context, "host"); hosts.empty() && h && h->is_string())
     hosts.push_back(h->get<std::string>());
-  for (const auto& path : *profiles) {
-    if (!path.is_string()) continue;
-    schema::Profile p;
-    try {
-      p = schema::read_profile(path.get<std::string>());
-    } catch (const std::exception&) {
-      continue;  // moved or removed since calibration: nothing to compare
-    }
+  for (const auto& [path, p] : calibrated_profiles(costs_context)) {
     const auto* profile_device = field(p.context, "device");
     if (device && profile_device && *device != *profile_device) continue;
     for (auto& line : machine_differences(run_file, run_context, path, p.context))
@@ -91,8 +95,7 @@ std::vector<std::string> machine_warnings(const std::string& run_file,
       out.push_back(fmt::format(
           "the profile {} was measured on host '{}', {} ran on {}: the costs are another "
           "machine's speed, whatever its device id (hint: profile on a host of the run)",
-          path.get<std::string>(), profile_host->get<std::string>(), run_file,
-          fmt::join(hosts, ", ")));
+          path, profile_host->get<std::string>(), run_file, fmt::join(hosts, ", ")));
   }
   return out;
 }

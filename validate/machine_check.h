@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "schema/json_node.h"
+#include "schema/profile.h"
 
 namespace vitsim::validate {
 
@@ -23,6 +24,10 @@ std::vector<std::string> machine_differences(const std::string& run_file,
                                              const schema::Json& run_context,
                                              const std::string& profile_file,
                                              const schema::Json& profile_context);
+
+// The profiles the cost model's context lists under "profiles" (vitsim calibrate records them)
+// that can still be read; one moved or removed since calibration is left out.
+std::vector<schema::ProfileInput> calibrated_profiles(const schema::Json& costs_context);
 
 // machine_differences against every profile the cost model's context lists under "profiles"
 // (vitsim calibrate records them) that can be read; a profile of another device is skipped. Also

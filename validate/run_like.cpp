@@ -12,6 +12,7 @@
 #include "schema/cluster_fabric.h"
 #include "schema/cost_model_io.h"
 #include "schema/gpus_io.h"
+#include "schema/host_sharing.h"
 #include "schema/input_error.h"
 #include "schema/model_io.h"
 #include "schema/safe_name.h"
@@ -154,6 +155,10 @@ LikeResult predict_like(const std::vector<std::string>& run_logs, const LikeOpti
     const schema::ClusterSpec cluster = schema::read_cluster(r.cluster_file);
     std::vector<std::string> warnings = schema::fabric_warnings(cluster, catalog);
     for (auto& w : machine_warnings(file, r.log.context, costs.context, r.log.config.hosts))
+      warnings.push_back(std::move(w));
+    for (auto& w : schema::host_sharing_warnings(calibrated_profiles(costs.context),
+                                                 schema::run_placement(cluster, r.log.config.hosts),
+                                                 "the run " + file))
       warnings.push_back(std::move(w));
     for (auto& w : warnings)
       if (std::find(out.warnings.begin(), out.warnings.end(), w) == out.warnings.end())

@@ -5,8 +5,9 @@
 // configuration and compares, in one command: one matched row whose measured epoch is the run
 // log's, the step compared part by part, no meaningless rank correlation for one configuration.
 // A run log that cannot be predicted as recorded (no cluster file, a device the cluster lacks)
-// exits 2 naming the file and field. Needs vitsim-train (not built in the sanitizer build, so the
-// test is compiled only where it is). About 15 s on 2 cores.
+// exits 2 naming the file and field. A profile measured by one process alone, for a host the run
+// shares between 2 ranks, is warned about. Needs vitsim-train (not built in the sanitizer build, so
+// the test is compiled only where it is). About 15 s on 2 cores.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -135,6 +136,39 @@ void what_cannot_be_predicted_exits_two() {
   EXPECT_NE(r.output.find("--like needs --costs"), std::string::npos) << r.output;
 }
 
+// The profile was measured by one process alone, the cluster and the run put 2 ranks on the host:
+// calibrate and validate --like say so, naming the profile, both counts and the fix
+// (schema/host_sharing.h); a profile that records 2 ranks sharing the host is not warned about.
+void a_profile_of_other_sharing_is_warned_about() {
+  const std::string sharing = "measured device 'cpu' with 1 rank(s) sharing its host";
+  CommandResult r =
+      vitsim("calibrate profile.json --clusters here.json --precisions fp32 -o costs-again.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("vitsim calibrate: warning: the profile profile.json " + sharing +
+                          ", the cluster file here.json places 2 on host"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("(hint: profile as they share it: mpirun -np 2 vitsim-train profile"),
+            std::string::npos)
+      << r.output;
+  r = vitsim("validate --like run.json --cluster here.json --costs costs.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("vitsim validate: warning: the profile profile.json " + sharing +
+                          ", the run run.json places 2 on host"),
+            std::string::npos)
+      << r.output;
+  auto shared = nlohmann::json::parse(read_text(kDir + "/profile.json"));
+  shared["ranks_per_host"] = 2;
+  std::ofstream(kDir + "/profile-shared.json") << shared.dump(2);
+  r = vitsim(
+      "calibrate profile-shared.json --clusters here.json --precisions fp32 -o costs-shared.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("sharing its host"), std::string::npos) << r.output;
+  r = vitsim("validate --like run.json --cluster here.json --costs costs-shared.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("sharing its host"), std::string::npos) << r.output;
+}
+
 // One test, so that the measurements (~15 s) are made once: CTest runs each test in its own
 // process.
 TEST(ValidateLike, OwnRunPredictedAndComparedInOneCommand) {
@@ -151,6 +185,10 @@ TEST(ValidateLike, OwnRunPredictedAndComparedInOneCommand) {
   {
     SCOPED_TRACE("refusals");
     what_cannot_be_predicted_exits_two();
+  }
+  {
+    SCOPED_TRACE("ranks sharing the host");
+    a_profile_of_other_sharing_is_warned_about();
   }
   if (!::testing::Test::HasFailure()) fs::remove_all(kDir);
 }

@@ -338,6 +338,28 @@ TEST(Profile, RanksPerNodeIsOptionalAndAtMostTheRanks) {
   EXPECT_NE(profile_error(doc).find("/allreduce/0/ranks_per_node: expected"), std::string::npos);
 }
 
+// The ranks that shared the host while the profile measured (mpirun -np K vitsim-train profile):
+// absent reads as 1 (one profiler alone), written only above 1, held to 1 .. 1024.
+TEST(Profile, RanksPerHostIsOptionalAndBounded) {
+  Json doc = load_example("profile");
+  const Profile alone = read_profile(Node(doc, "p.json", ""));
+  EXPECT_EQ(alone.ranks_per_host, 1);
+  EXPECT_FALSE(write_profile_json(alone).contains("ranks_per_host"));
+  doc["ranks_per_host"] = 2;
+  const Profile shared = read_profile(Node(doc, "p.json", ""));
+  EXPECT_EQ(shared.ranks_per_host, 2);
+  EXPECT_EQ(write_profile_json(shared)["ranks_per_host"], 2);
+  for (const Json bad : {Json(0), Json(1025), Json(1.5), Json("2")}) {
+    doc["ranks_per_host"] = bad;
+    EXPECT_NE(profile_error(doc).find("bad.json: /ranks_per_host: expected"), std::string::npos)
+        << profile_error(doc);
+  }
+  doc["ranks_per_host"] = 1025;
+  EXPECT_NE(profile_error(doc).find("expected a rank count per host 1 .. 1024, got number 1025"),
+            std::string::npos)
+      << profile_error(doc);
+}
+
 // ZeRO's collectives (bench-allreduce --collective): optional lists of the all-reduce's entries,
 // busbw with nccl-tests' factor of each, (n-1)/n, which the reader holds them to.
 TEST(Profile, ReduceScatterAndAllGatherEntriesRoundTripWithTheirOwnBusFactor) {

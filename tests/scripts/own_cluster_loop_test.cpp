@@ -10,6 +10,7 @@
 #include <string>
 
 #include "mpi_consent.h"  // tests/support/
+#include "read_text.h"    // tests/support/
 #include "run_command.h"  // tests/support/
 
 namespace own_cluster_loop_test {
@@ -57,6 +58,12 @@ TEST(OwnClusterLoop, RunsTheLoopAndPrintsTheErrorAndTheRange) {
                            "predicted [0-9.]+ s, range [0-9.]+-[0-9.]+ s\\): (inside|outside)")))
       << r.output;
   EXPECT_NE(r.output.find("+ " + bin + "/vitsim validate --like"), std::string::npos) << r.output;
+  // The profile measured as the run's 2 ranks share the host: recorded, and nothing to warn of.
+  EXPECT_NE(r.output.find("+ mpirun -np 2 " + bin + "/vitsim-train profile"), std::string::npos)
+      << r.output;
+  EXPECT_NE(vitsim::test::read_text(out + "/profile.json").find("\"ranks_per_host\": 2"),
+            std::string::npos);
+  EXPECT_EQ(r.output.find("sharing its host"), std::string::npos) << r.output;
 }
 
 // --learn: the first run (micro-batch 16) is learned by calibrate --run-logs, the second (8) is
