@@ -76,7 +76,7 @@ std::vector<std::string> host_sharing_warnings(const std::vector<ProfileInput>& 
           "the profile {} measured device '{}' with {} rank(s) sharing its host, {} places {} "
           "on host {}: ranks that share a CPU's cores, memory bandwidth and caches each run "
           "slower than one alone, so the profile is not the speed they have (hint: profile as "
-          "they share it: mpirun -np {} vitsim-train profile ...)",
+          "they share it: mpirun -np {} vitsim-train profile --shared-host ...)",
           in.file, p.device, p.ranks_per_host, placed_by, ranks, host_list(hosts), ranks));
   }
   return out;

@@ -1,10 +1,11 @@
 // Whether a CPU device's profile saw as many ranks sharing its host as a cluster, or a run, puts
 // there: ranks on one host share a CPU's cores, memory bandwidth and caches, so a profile taken by
 // one process alone (the other cores idle) is faster than each of two ranks beside each other
-// (docs/validation.md, "A neighbour on every CPU"). `mpirun -np N vitsim-train profile` measures
-// as N ranks share the host and records `ranks_per_host` (docs/formats/profile.md). The one rule
-// of the warning `vitsim calibrate` and `vitsim validate --like` print; it changes no figure.
-// GPUs: ranks on one host each have their own device, and no warning is given for them.
+// (docs/validation.md, "A neighbour on every CPU"). `mpirun -np N vitsim-train profile
+// --shared-host` measures as N ranks share the host and records `ranks_per_host`
+// (docs/formats/profile.md). The one rule of the warning `vitsim calibrate` and `vitsim validate
+// --like` print; it changes no figure. GPUs: ranks on one host each have their own device, and no
+// warning is given for them.
 #pragma once
 
 #include <cstdint>

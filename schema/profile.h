@@ -149,8 +149,8 @@ struct Profile {
   std::vector<AllreduceProfile> reduce_scatter;
   std::vector<AllreduceProfile> all_gather;
   // Ranks that shared the host while `compute` was measured (optional key "ranks_per_host",
-  // written above 1; `mpirun -np K vitsim-train profile`): a CPU device's ranks share its cores,
-  // memory bandwidth and caches, so its speed depends on how many run beside each other
+  // written above 1; `mpirun -np K vitsim-train profile --shared-host`): a CPU device's ranks share
+  // its cores, memory bandwidth and caches, so its speed depends on how many run beside each other
   // (docs/formats/profile.md). 1: the profiler ran alone.
   int64_t ranks_per_host = 1;
 };

@@ -1,5 +1,5 @@
-// vitsim-train profile: per-layer forward/backward times per micro-batch -> profile JSON; under
-// mpirun -np K on one host, K ranks profiling together (profile_ranks.h).
+// vitsim-train profile: per-layer forward/backward times per micro-batch -> profile JSON; with
+// --shared-host under mpirun -np K on one host, K ranks profiling together (profile_ranks.h).
 #include <algorithm>
 #include <iostream>
 #include <memory>
@@ -27,13 +27,15 @@ constexpr double kProfileBarrierTimeoutS = 600;
 int cmd_profile(int argc, char** argv) {
   CLI::App app(
       "Times training steps per micro-batch, each layer's forward and backward within them; "
-      "writes a profile JSON. Under mpirun -np K (one host, CPU): K ranks profile at once, as K "
-      "training ranks share the host, and rank 0 writes their pooled samples (ranks_per_host K).",
+      "writes a profile JSON. With --shared-host under mpirun -np K (one host, CPU): K ranks "
+      "profile at once, as K training ranks share the host, and rank 0 writes their pooled "
+      "samples (ranks_per_host K).",
       argv[0]);
   ProfileOptions o;
   clikit::ModelOptions model;
   std::string sizes = "4,8,16", precision = "fp32", optimizer = "adamw", out;
   int64_t full_steps = 0;
+  bool shared_host = false;
   clikit::add_model_options(app, model);
   app.add_option(
          "--micro-batches", sizes,
@@ -73,6 +75,13 @@ int cmd_profile(int argc, char** argv) {
   app.add_flag("--sharding-costs", o.sharding_costs,
                "also time the checkpointed blocks' recomputation and a block's gather and free "
                "(ZeRO stage 3) per micro-batch, in a few more steps (docs/sharding.md)");
+  // Opt-in, not inferred from the launcher's environment: a script that mpirun started (one per
+  // emulated host, scripts/emulate-cluster) runs a different profile in each rank, each alone on
+  // its own CPU, and ranks that joined would wait for each other's different schedules.
+  app.add_flag("--shared-host", shared_host,
+               "under mpirun -np K on one host: the K ranks profile together, as K training ranks "
+               "share the host's cores, memory bandwidth and caches, and rank 0 writes their "
+               "pooled samples (ranks_per_host K; CPU only). Without it each rank profiles alone");
   std::vector<std::string> args(argv, argv + argc);
   args[0] = "vitsim-train";
   args.insert(args.begin() + 1, "profile");
@@ -113,15 +122,16 @@ int cmd_profile(int argc, char** argv) {
                                     ": the profiler runs fp32, amp-bf16, amp-fp16 or ds-bf16 "
                                     "(vitsim-train has no ds-fp16 mode)");
       }
-      // Under mpirun -np K: K profilers sharing this host as K training ranks would
-      // (profile_ranks.h).
+      // With --shared-host under mpirun -np K: K profilers sharing this host as K training ranks
+      // would (profile_ranks.h). Alone (one rank): the plain profile.
       std::unique_ptr<MpiWorld> world;
       std::unique_ptr<ProfileRanks> ranks;
-      if (const int64_t k = launched_ranks(); k > 1) {
+      if (const int64_t k = launched_ranks(); shared_host && k > 1) {
         if (o.device != "cpu")
           throw std::invalid_argument(
-              "--device " + o.device + " under mpirun -np " + std::to_string(k) +
-              ": ranks on one host do not share a GPU; profile one device alone (no mpirun)");
+              "--shared-host --device " + o.device + " under mpirun -np " + std::to_string(k) +
+              ": ranks on one host do not share a GPU; profile one device alone (no "
+              "--shared-host)");
         world = std::make_unique<MpiWorld>(nullptr, nullptr);
         if (!world->single_host())
           throw std::invalid_argument(

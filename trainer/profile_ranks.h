@@ -1,9 +1,9 @@
-// The ranks of `mpirun -np K vitsim-train profile`: K profilers on one host, each running the same
-// schedule with the same seeds, started together after a barrier and kept together by one before
-// each block of timed steps, so every timed step overlaps the others' as a training step's does
-// (ranks that share a host's cores, memory bandwidth and caches run slower than one alone:
-// docs/formats/profile.md, `ranks_per_host`). Rank 0 writes the one profile; its figures pool
-// every rank's samples: the timed steps of all ranks summarised together (means and IQRs over
+// The ranks of `mpirun -np K vitsim-train profile --shared-host`: K profilers on one host, each
+// running the same schedule with the same seeds, started together after a barrier and kept together
+// by one before each block of timed steps, so every timed step overlaps the others' as a training
+// step's does (ranks that share a host's cores, memory bandwidth and caches run slower than one
+// alone: docs/formats/profile.md, `ranks_per_host`). Rank 0 writes the one profile; its figures
+// pool every rank's samples: the timed steps of all ranks summarised together (means and IQRs over
 // them all, so the spread holds the ranks' differences), every rank's blocks listed, and what is
 // measured once a micro-batch (first steps, the optimizer after a wait, sharding costs) the mean
 // over the ranks (peak memory: the largest). No Torch.

@@ -148,7 +148,8 @@ void a_profile_of_other_sharing_is_warned_about() {
                           ", the cluster file here.json places 2 on host"),
             std::string::npos)
       << r.output;
-  EXPECT_NE(r.output.find("(hint: profile as they share it: mpirun -np 2 vitsim-train profile"),
+  EXPECT_NE(r.output.find(
+                "(hint: profile as they share it: mpirun -np 2 vitsim-train profile --shared-host"),
             std::string::npos)
       << r.output;
   r = vitsim("validate --like run.json --cluster here.json --costs costs.json");

@@ -50,7 +50,8 @@ TEST(HostSharing, ACpuProfileOfOtherSharingIsWarnedAboutAndAGpuNot) {
                       "host, the cluster file c places 2 on host 'here'"),
             std::string::npos)
       << w[0];
-  EXPECT_NE(w[0].find("mpirun -np 2 vitsim-train profile"), std::string::npos) << w[0];
+  EXPECT_NE(w[0].find("mpirun -np 2 vitsim-train profile --shared-host"), std::string::npos)
+      << w[0];
   EXPECT_TRUE(host_sharing_warnings({profile("cpu", 2)}, placed, "c").empty());
   // Many hosts of one count: one line, the first three named.
   const std::vector<PlacedRanks> many = {

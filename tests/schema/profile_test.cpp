@@ -338,8 +338,8 @@ TEST(Profile, RanksPerNodeIsOptionalAndAtMostTheRanks) {
   EXPECT_NE(profile_error(doc).find("/allreduce/0/ranks_per_node: expected"), std::string::npos);
 }
 
-// The ranks that shared the host while the profile measured (mpirun -np K vitsim-train profile):
-// absent reads as 1 (one profiler alone), written only above 1, held to 1 .. 1024.
+// The ranks that shared the host while the profile measured (mpirun -np K vitsim-train profile
+// --shared-host): absent reads as 1 (one profiler alone), written only above 1, held to 1 .. 1024.
 TEST(Profile, RanksPerHostIsOptionalAndBounded) {
   Json doc = load_example("profile");
   const Profile alone = read_profile(Node(doc, "p.json", ""));

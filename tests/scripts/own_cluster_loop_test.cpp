@@ -59,7 +59,8 @@ TEST(OwnClusterLoop, RunsTheLoopAndPrintsTheErrorAndTheRange) {
       << r.output;
   EXPECT_NE(r.output.find("+ " + bin + "/vitsim validate --like"), std::string::npos) << r.output;
   // The profile measured as the run's 2 ranks share the host: recorded, and nothing to warn of.
-  EXPECT_NE(r.output.find("+ mpirun -np 2 " + bin + "/vitsim-train profile"), std::string::npos)
+  EXPECT_NE(r.output.find("+ mpirun -np 2 " + bin + "/vitsim-train profile --shared-host"),
+            std::string::npos)
       << r.output;
   EXPECT_NE(vitsim::test::read_text(out + "/profile.json").find("\"ranks_per_host\": 2"),
             std::string::npos);
