@@ -35,6 +35,18 @@ struct Result {
   std::string output;
 };
 
+// A profiled micro-batch's whole step (its phases' means) is the mean of its blocks'
+// (docs/formats/profile.md, block_step_times_s), `blocks` of them.
+inline void expect_blocks_make_the_step(const vitsim::schema::MicroBatchProfile& m, size_t blocks) {
+  ASSERT_EQ(m.block_step_times_s.size(), blocks);
+  double step_s =
+      m.optimizer_time_s + m.host_to_device_time_s + m.data_time_s + m.step_overhead_time_s;
+  double blocks_s = 0;
+  for (const auto& l : m.layers) step_s += l.forward_time_s + l.backward_time_s;
+  for (double x : m.block_step_times_s) blocks_s += x / static_cast<double>(blocks);
+  EXPECT_NEAR(blocks_s, step_s, 1e-9 * step_s);
+}
+
 class MpiTrain : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {

@@ -113,13 +113,7 @@ TEST_F(MpiTrain, ProfileAndAllreduceBenchWriteValidProfiles) {
     // Three timed steps: by default three independent blocks of one, each block's mean step
     // recorded, and the whole step their mean (docs/formats/profile.md, block_step_times_s).
     EXPECT_EQ(m.repetitions, 3);
-    ASSERT_EQ(m.block_step_times_s.size(), 3u);
-    double step_s = m.optimizer_time_s + m.host_to_device_time_s + m.data_time_s +
-                    m.step_overhead_time_s,
-           blocks_s = 0;
-    for (const auto& l : m.layers) step_s += l.forward_time_s + l.backward_time_s;
-    for (double x : m.block_step_times_s) blocks_s += x / 3;
-    EXPECT_NEAR(blocks_s, step_s, 1e-9 * step_s);
+    expect_blocks_make_the_step(m, 3);
   }
   // More blocks than timed steps: exit 2, naming the option.
   const Result bad = run(std::string(VITSIM_TRAIN_EXE) +
