@@ -75,7 +75,7 @@ std::vector<schema::ProfileInput> calibrated_profiles(const schema::Json& costs_
 
 std::vector<std::string> machine_warnings(const std::string& run_file,
                                           const schema::Json& run_context,
-                                          const schema::Json& costs_context,
+                                          const std::vector<schema::ProfileInput>& profiles,
                                           const std::vector<std::string>& run_hosts) {
   std::vector<std::string> out;
   const auto* device = field(run_context, "device");
@@ -84,7 +84,7 @@ std::vector<std::string> machine_warnings(const std::string& run_file,
     if (std::find(hosts.begin(), hosts.end(), h) == hosts.end()) hosts.push_back(h);
   if (const auto* h = field(run_context, "host"); hosts.empty() && h && h->is_string())
     hosts.push_back(h->get<std::string>());
-  for (const auto& [path, p] : calibrated_profiles(costs_context)) {
+  for (const auto& [path, p] : profiles) {
     const auto* profile_device = field(p.context, "device");
     if (device && profile_device && *device != *profile_device) continue;
     for (auto& line : machine_differences(run_file, run_context, path, p.context))

@@ -29,13 +29,13 @@ std::vector<std::string> machine_differences(const std::string& run_file,
 // that can still be read; one moved or removed since calibration is left out.
 std::vector<schema::ProfileInput> calibrated_profiles(const schema::Json& costs_context);
 
-// machine_differences against every profile the cost model's context lists under "profiles"
-// (vitsim calibrate records them) that can be read; a profile of another device is skipped. Also
+// machine_differences against each of `profiles` (calibrated_profiles: those the cost model's
+// context lists); a profile of another device is skipped. Also
 // a profile measured on a host none of `run_hosts` (the run's ranks' hosts; the run context's
 // "host" where empty) is: the same device id on another machine is not that machine's speed.
 std::vector<std::string> machine_warnings(const std::string& run_file,
                                           const schema::Json& run_context,
-                                          const schema::Json& costs_context,
+                                          const std::vector<schema::ProfileInput>& profiles,
                                           const std::vector<std::string>& run_hosts = {});
 
 }  // namespace vitsim::validate

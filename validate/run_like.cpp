@@ -139,6 +139,8 @@ void check_against_log(const LikeRun& r, const schema::ClusterSpec& cluster,
 LikeResult predict_like(const std::vector<std::string>& run_logs, const LikeOptions& o) {
   const costmodel::DeviceCatalog catalog = schema::read_gpus(o.gpus_json);
   const schema::CostModelFile costs = schema::read_cost_model(o.costs_path);
+  // The profiles the costs came from, read once for every run's checks against them.
+  const std::vector<schema::ProfileInput> profiles = calibrated_profiles(costs.context);
   sim::SimOptions options;
   options.transports = schema::read_transports(o.transports);
   LikeResult out;
@@ -154,11 +156,10 @@ LikeResult predict_like(const std::vector<std::string>& run_logs, const LikeOpti
     r.cluster_file = cluster_file_of(file, r.log.config, o);
     const schema::ClusterSpec cluster = schema::read_cluster(r.cluster_file);
     std::vector<std::string> warnings = schema::fabric_warnings(cluster, catalog);
-    for (auto& w : machine_warnings(file, r.log.context, costs.context, r.log.config.hosts))
+    for (auto& w : machine_warnings(file, r.log.context, profiles, r.log.config.hosts))
       warnings.push_back(std::move(w));
-    for (auto& w : schema::host_sharing_warnings(calibrated_profiles(costs.context),
-                                                 schema::run_placement(cluster, r.log.config.hosts),
-                                                 "the run " + file))
+    for (auto& w : schema::host_sharing_warnings(
+             profiles, schema::run_placement(cluster, r.log.config.hosts), "the run " + file))
       warnings.push_back(std::move(w));
     for (auto& w : warnings)
       if (std::find(out.warnings.begin(), out.warnings.end(), w) == out.warnings.end())

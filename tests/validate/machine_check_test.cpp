@@ -55,7 +55,8 @@ TEST(MachineCheck, ReadsTheProfilesTheCostModelWasCalibratedFrom) {
   p["context"]["device"] = "cuda";  // another device: not compared
   std::ofstream(gpu) << p.dump();
   const Json costs = {{"profiles", {busy, gpu, dir + "/machine_check_gone.json"}}};
-  const auto lines = machine_warnings("run.json", context(0.5, nullptr), costs);
+  const auto lines =
+      machine_warnings("run.json", context(0.5, nullptr), calibrated_profiles(costs));
   ASSERT_EQ(lines.size(), 1u) << (lines.empty() ? "" : lines.back());
   EXPECT_NE(lines[0].find("the profile " + busy + " under 4.00"), std::string::npos) << lines[0];
 }
@@ -75,18 +76,21 @@ TEST(MachineCheck, AProfileOfAnotherHostIsNamed) {
   p["context"]["host"] = "vm-a";
   std::ofstream(there) << p.dump();
   const Json costs = {{"profiles", {there, unknown}}};
-  const auto lines = machine_warnings("run.json", context(0.5, nullptr), costs, {"vm-b", "vm-b"});
+  const auto lines = machine_warnings("run.json", context(0.5, nullptr), calibrated_profiles(costs),
+                                      {"vm-b", "vm-b"});
   ASSERT_EQ(lines.size(), 1u) << (lines.empty() ? "" : lines.back());
   EXPECT_EQ(lines[0], "the profile " + there +
                           " was measured on host 'vm-a', run.json ran on vm-b: the costs are "
                           "another machine's speed, whatever its device id (hint: profile on a "
                           "host of the run)");
-  EXPECT_TRUE(machine_warnings("run.json", context(0.5, nullptr), costs, {"vm-b", "vm-a"}).empty());
+  EXPECT_TRUE(machine_warnings("run.json", context(0.5, nullptr), calibrated_profiles(costs),
+                               {"vm-b", "vm-a"})
+                  .empty());
   Json run = context(0.5, nullptr);
   run["host"] = "vm-a";
-  EXPECT_TRUE(machine_warnings("run.json", run, costs).empty());
+  EXPECT_TRUE(machine_warnings("run.json", run, calibrated_profiles(costs)).empty());
   run["host"] = "vm-c";
-  EXPECT_EQ(machine_warnings("run.json", run, costs).size(), 1u);
+  EXPECT_EQ(machine_warnings("run.json", run, calibrated_profiles(costs)).size(), 1u);
 }
 
 }  // namespace
