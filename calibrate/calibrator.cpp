@@ -2,8 +2,9 @@
 // docs/calibration.md): the profiles checked (evidence_check.h), the links fitted (link_fit.h,
 // sharding_fit.h), the measured devices' entries with their host-side costs and spreads, then an
 // entry for every required pair no profile measured (the transfers of pipeline.h), and one
-// roofline record per regime a transfer used. The fits and transfers themselves are the files
-// named; this file only chains them.
+// roofline record per regime a transfer used, and the warnings of CPU profiles measured with
+// other ranks sharing their host than a cluster puts there (schema/host_sharing.h). The fits and
+// transfers themselves are the files named; this file only chains them.
 #include "calibrate/calibrator.h"
 
 #include <map>
@@ -13,6 +14,7 @@
 #include "calibrate/link_fit.h"
 #include "calibrate/pipeline.h"
 #include "calibrate/sharding_fit.h"
+#include "schema/host_sharing.h"
 
 namespace vitsim::calibrate {
 
@@ -25,6 +27,21 @@ using Key = Pipeline::Key;
 
 std::string key_name(const Key& k) {
   return k.first + "/" + costmodel::to_string(k.second);
+}
+
+// A CPU profile measured with other ranks sharing its host than a cluster of `clusters` puts
+// there: one warning each (schema/host_sharing.h), once (a study's scenario clusters repeat the
+// cluster file they override).
+void add_host_sharing_warnings(const std::vector<schema::ProfileInput>& profiles,
+                               const std::vector<schema::ClusterSpec>& clusters,
+                               std::vector<std::string>& warnings) {
+  std::set<std::string> seen;
+  for (const auto& c : clusters) {
+    const std::string placed_by =
+        c.file.empty() ? "the cluster '" + c.name + "'" : "the cluster file " + c.file;
+    for (auto& w : schema::host_sharing_warnings(profiles, schema::cluster_placement(c), placed_by))
+      if (seen.insert(w).second) warnings.push_back(std::move(w));
+  }
 }
 
 }  // namespace
@@ -66,6 +83,7 @@ Calibration calibrate(const std::vector<schema::ProfileInput>& profiles,
   out.notes = pipe.notes_;
   out.gpu_evidence = pipe.evidence_;
   out.pooled_node_spread_rel = pipe.pooled_.node_rel.value_or(0.0);
+  add_host_sharing_warnings(profiles, options.clusters, out.warnings);
   return out;
 }
 

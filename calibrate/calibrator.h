@@ -16,6 +16,8 @@
 //   5. give devices without host-side costs (transfers, compute-only imports) those of their own
 //      measurement, else of a measured device of their cluster, else of the hosts their cluster
 //      names, else first principles (0) (docs/cost-model.md section 5).
+//   6. warn of each CPU profile measured with other ranks sharing its host than a cluster puts
+//      there (schema/host_sharing.h); it changes no figure.
 #pragma once
 
 #include <optional>
@@ -57,7 +59,8 @@ struct CalibrateOptions {
 struct Calibration {
   costmodel::CostModel costs;
   std::vector<std::string> notes;  // transfers, assumptions, skipped pairs: for stderr/context
-  // Measurements that contradict each other but were used (calibrate/repeat_check.h): stderr.
+  // Measurements that contradict each other but were used (calibrate/repeat_check.h), CPU
+  // profiles of other host sharing than a cluster's (schema/host_sharing.h): stderr.
   std::vector<std::string> warnings;
   std::vector<GpuEvidence> gpu_evidence;  // what the transfer was fitted on
   double pooled_node_spread_rel = 0;      // 0 when no device type has two profiles

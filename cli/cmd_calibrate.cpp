@@ -18,7 +18,6 @@
 #include "schema/cost_model_io.h"
 #include "schema/data_dir.h"
 #include "schema/gpus_io.h"
-#include "schema/host_sharing.h"
 #include "schema/json_file.h"
 #include "schema/run_log.h"
 
@@ -153,13 +152,6 @@ int cmd_calibrate(int argc, char** argv) {
                                                            costmodel::parse_regime, true);
     for (const auto& f : clusters) opt.clusters.push_back(schema::read_cluster(f));
     warn_cluster_fabric("vitsim calibrate", opt.clusters, catalog);
-    // A CPU profile measured with other ranks sharing its host than a cluster puts there.
-    std::vector<std::string> sharing;
-    for (size_t i = 0; i < clusters.size(); ++i)
-      for (auto& w :
-           schema::host_sharing_warnings(profiles, schema::cluster_placement(opt.clusters[i]),
-                                         "the cluster file " + clusters[i]))
-        sharing.push_back(std::move(w));
     const schema::ProfileInput* with_model = nullptr;
     for (const auto& p : profiles) {
       if (p.profile.model && !with_model) with_model = &p;
@@ -175,7 +167,6 @@ int cmd_calibrate(int argc, char** argv) {
             calibrate::tensor_efficiency_from_timm(table, catalog, *with_model->profile.model);
     }
     calibrate::Calibration cal = calibrate::calibrate(profiles, catalog, opt);
-    cal.warnings.insert(cal.warnings.end(), sharing.begin(), sharing.end());
     std::vector<calibrate::RunLogInput> runs;
     for (const auto& f : run_logs) runs.push_back({f, schema::read_run_log(f)});
     for (auto& n : calibrate::add_run_overheads(cal.costs, runs, opt.clusters))

@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <map>
 
 namespace vitsim::schema {
@@ -28,21 +27,20 @@ std::vector<PlacedRanks> cluster_placement(const ClusterSpec& cluster) {
 std::vector<PlacedRanks> run_placement(const ClusterSpec& cluster,
                                        const std::vector<std::string>& host_of_rank) {
   std::map<std::string, int64_t> ranks_on;  // host -> the run's ranks there
-  std::vector<std::string> order;           // hosts in rank order, once each
+  std::vector<std::string> order;           // hosts in rank order (first appearance), once each
   for (const auto& h : host_of_rank)
     if (ranks_on[h]++ == 0) order.push_back(h);
-  std::vector<PlacedRanks> out;
+  std::map<std::string, std::vector<std::string>> cpus_on;  // host -> its CPU devices, in order
   for (const auto& node : cluster.nodes) {
     for (const auto& host : node_host_names(node)) {
       if (ranks_on.count(host) == 0) continue;
       for (const auto& g : node.gpus)
-        if (is_cpu_device(cluster, g.device)) out.push_back({host, g.device, ranks_on[host]});
+        if (is_cpu_device(cluster, g.device)) cpus_on[host].push_back(g.device);
     }
   }
-  std::stable_sort(out.begin(), out.end(), [&](const PlacedRanks& a, const PlacedRanks& b) {
-    return std::find(order.begin(), order.end(), a.host) <
-           std::find(order.begin(), order.end(), b.host);
-  });
+  std::vector<PlacedRanks> out;
+  for (const auto& host : order)
+    for (const auto& device : cpus_on[host]) out.push_back({host, device, ranks_on[host]});
   return out;
 }
 

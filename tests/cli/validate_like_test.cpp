@@ -32,18 +32,18 @@ using vitsim::test::CommandResult;
 std::string q(const std::string& word) {  // vitsim::test::quoted (ADL would find std::quoted)
   return vitsim::test::quoted(word);
 }
-using vitsim::test::kBinDir;  // tests/support/vitsim_cli.h
+using vitsim::test::kBinDir;          // tests/support/vitsim_cli.h
+using vitsim::test::run_vitsim_with;  // tests/support/vitsim_cli.h
 const std::string kModel =
     " --model vit_ti_16 --image-size 32 --patch-size 4 --depth 2 --classes 10";
 
 const std::string kDir = std::string(VITSIM_BINARY_DIR) + "/tests/cli/validate-like";
 
+// vitsim in the folder of the measurements (tests/support/vitsim_cli.h).
+const vitsim::test::VitsimRun kInDir = vitsim::test::in_folder(kDir);
+
 CommandResult in_dir(const std::string& command) {
   return vitsim::test::run_command("cd " + q(kDir) + " && " + command);
-}
-
-CommandResult vitsim(const std::string& args) {
-  return in_dir(kBinDir + "/vitsim " + args);
 }
 
 // The measurements: profile, a 2-rank run, the cluster file, the costs; "" or what failed.
@@ -73,8 +73,8 @@ std::string measure() {
 }
 
 void one_command_predicts_and_compares() {
-  const CommandResult r =
-      vitsim("validate --like run.json --cluster here.json --costs costs.json -o table.txt");
+  const CommandResult r = run_vitsim_with(
+      "validate --like run.json --cluster here.json --costs costs.json -o table.txt", kInDir);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("like run.json: 2 rank(s)"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("matched configurations:       1"), std::string::npos) << r.output;
@@ -104,8 +104,9 @@ void one_command_predicts_and_compares() {
 
 void repeats_make_one_row_of_two_runs() {
   fs::copy_file(kDir + "/run.json", kDir + "/run-again.json", fs::copy_options::overwrite_existing);
-  const CommandResult r = vitsim(
-      "validate --like run.json --like run-again.json --cluster here.json --costs costs.json");
+  const CommandResult r = run_vitsim_with(
+      "validate --like run.json --like run-again.json --cluster here.json --costs costs.json",
+      kInDir);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("matched configurations:       1"), std::string::npos) << r.output;
   // The row shows the two runs and their range (both the same log here).
@@ -119,7 +120,7 @@ void repeats_make_one_row_of_two_runs() {
 
 void what_cannot_be_predicted_exits_two() {
   // The log names cluster "here", which platforms/ has no file of: --cluster is asked for.
-  CommandResult r = vitsim("validate --like run.json --costs costs.json");
+  CommandResult r = run_vitsim_with("validate --like run.json --costs costs.json", kInDir);
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("run.json: /config/cluster"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("give --cluster FILE"), std::string::npos) << r.output;
@@ -127,11 +128,12 @@ void what_cannot_be_predicted_exits_two() {
   auto log = nlohmann::json::parse(read_text(kDir + "/run.json"));
   log["config"]["device"] = "rtx3070";
   std::ofstream(kDir + "/run-gpu.json") << log.dump(2);
-  r = vitsim("validate --like run-gpu.json --cluster here.json --costs costs.json");
+  r = run_vitsim_with("validate --like run-gpu.json --cluster here.json --costs costs.json",
+                      kInDir);
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("run-gpu.json: /config/device"), std::string::npos) << r.output;
   // --like predicts: --predicted with it is refused, and --like needs --costs.
-  r = vitsim("validate --like run.json --cluster here.json");
+  r = run_vitsim_with("validate --like run.json --cluster here.json", kInDir);
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--like needs --costs"), std::string::npos) << r.output;
 }
@@ -141,8 +143,8 @@ void what_cannot_be_predicted_exits_two() {
 // (schema/host_sharing.h); a profile that records 2 ranks sharing the host is not warned about.
 void a_profile_of_other_sharing_is_warned_about() {
   const std::string sharing = "measured device 'cpu' with 1 rank(s) sharing its host";
-  CommandResult r =
-      vitsim("calibrate profile.json --clusters here.json --precisions fp32 -o costs-again.json");
+  CommandResult r = run_vitsim_with(
+      "calibrate profile.json --clusters here.json --precisions fp32 -o costs-again.json", kInDir);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("vitsim calibrate: warning: the profile profile.json " + sharing +
                           ", the cluster file here.json places 2 on host"),
@@ -152,7 +154,7 @@ void a_profile_of_other_sharing_is_warned_about() {
                 "(hint: profile as they share it: mpirun -np 2 vitsim-train profile --shared-host"),
             std::string::npos)
       << r.output;
-  r = vitsim("validate --like run.json --cluster here.json --costs costs.json");
+  r = run_vitsim_with("validate --like run.json --cluster here.json --costs costs.json", kInDir);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("vitsim validate: warning: the profile profile.json " + sharing +
                           ", the run run.json places 2 on host"),
@@ -161,11 +163,13 @@ void a_profile_of_other_sharing_is_warned_about() {
   auto shared = nlohmann::json::parse(read_text(kDir + "/profile.json"));
   shared["ranks_per_host"] = 2;
   std::ofstream(kDir + "/profile-shared.json") << shared.dump(2);
-  r = vitsim(
-      "calibrate profile-shared.json --clusters here.json --precisions fp32 -o costs-shared.json");
+  r = run_vitsim_with(
+      "calibrate profile-shared.json --clusters here.json --precisions fp32 -o costs-shared.json",
+      kInDir);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output.find("sharing its host"), std::string::npos) << r.output;
-  r = vitsim("validate --like run.json --cluster here.json --costs costs-shared.json");
+  r = run_vitsim_with("validate --like run.json --cluster here.json --costs costs-shared.json",
+                      kInDir);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output.find("sharing its host"), std::string::npos) << r.output;
 }

@@ -12,10 +12,12 @@
 #include "mpi_consent.h"  // tests/support/
 #include "read_text.h"    // tests/support/
 #include "run_command.h"  // tests/support/
+#include "vitsim_cli.h"   // tests/support/
 
 namespace own_cluster_loop_test {
 namespace {
 
+using vitsim::test::kBinDir;  // tests/support/vitsim_cli.h
 using vitsim::test::quoted;
 using vitsim::test::run_command;
 
@@ -49,17 +51,17 @@ TEST(OwnClusterLoop, BadArgumentsNameWhatIsWrongAndExit2) {
 TEST(OwnClusterLoop, RunsTheLoopAndPrintsTheErrorAndTheRange) {
   const std::string out = ::testing::TempDir() + "/own_cluster_loop_run";
   std::system(("rm -rf '" + out + "'").c_str());
-  const std::string bin = std::string(VITSIM_EXE).substr(0, std::string(VITSIM_EXE).rfind('/'));
   const auto r = run_command(vitsim::test::mpi_root_consent() + quoted(kScript) + " " +
-                             quoted(out) + " --bin " + quoted(bin));
+                             quoted(out) + " --bin " + quoted(kBinDir));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(std::regex_search(
       r.output, std::regex("own-cluster-loop: error [-+]?[0-9.]+ % \\(measured [0-9.]+ s, "
                            "predicted [0-9.]+ s, range [0-9.]+-[0-9.]+ s\\): (inside|outside)")))
       << r.output;
-  EXPECT_NE(r.output.find("+ " + bin + "/vitsim validate --like"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("+ " + kBinDir + "/vitsim validate --like"), std::string::npos)
+      << r.output;
   // The profile measured as the run's 2 ranks share the host: recorded, and nothing to warn of.
-  EXPECT_NE(r.output.find("+ mpirun -np 2 " + bin + "/vitsim-train profile --shared-host"),
+  EXPECT_NE(r.output.find("+ mpirun -np 2 " + kBinDir + "/vitsim-train profile --shared-host"),
             std::string::npos)
       << r.output;
   EXPECT_NE(vitsim::test::read_text(out + "/profile.json").find("\"ranks_per_host\": 2"),
@@ -73,9 +75,8 @@ TEST(OwnClusterLoop, RunsTheLoopAndPrintsTheErrorAndTheRange) {
 TEST(OwnClusterLoop, LearnsFromOneRunAndValidatesTheNextBeforeAndAfter) {
   const std::string out = ::testing::TempDir() + "/own_cluster_loop_learn";
   std::system(("rm -rf '" + out + "'").c_str());
-  const std::string bin = std::string(VITSIM_EXE).substr(0, std::string(VITSIM_EXE).rfind('/'));
   const auto r = run_command(vitsim::test::mpi_root_consent() + quoted(kScript) + " --learn " +
-                             quoted(out) + " --bin " + quoted(bin));
+                             quoted(out) + " --bin " + quoted(kBinDir));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(std::regex_search(r.output, std::regex("--run-logs \\S*/own_cluster_loop_learn/"
                                                      "run\\.json -o")))
