@@ -1,5 +1,5 @@
-// A link class's term learned from training runs; see run_overhead.h and docs/cost-model.md
-// section 3, "Learned from runs".
+// A link class's correction learned from training runs; see run_overhead.h and
+// docs/learning-from-runs.md.
 #include "calibrate/run_overhead.h"
 
 #include <fmt/format.h>
@@ -8,9 +8,8 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "costmodel/buckets.h"
-#include "costmodel/collective_ring.h"
 #include "costmodel/layer_graph.h"
+#include "costmodel/uncertainty.h"
 
 namespace vitsim::calibrate {
 
@@ -32,35 +31,27 @@ const schema::NodeSpec* find_node(const std::vector<schema::ClusterSpec>& cluste
   return nullptr;
 }
 
-// What the benchmark fit charges for the run's gradient all-reduce: its buckets (the run's cap,
-// costmodel::assign_buckets), each a ring all-reduce at the fit of the run's ring shape where the
-// class has one, else the class fit.
-double fit_transfer_s(const schema::RunConfig& cfg, const costmodel::LinkCost& link) {
+// A rank's compute per optimizer step as the run log times it.
+double measured_compute_s(const schema::RankStepSummary& m) {
+  return m.data_time_s + m.host_to_device_time_s + m.forward_time_s + m.backward_time_s +
+         m.optimizer_time_s;
+}
+
+// The same parts from the costs at the run's micro-batch, as the simulator's rank plan takes them
+// (sim/rank_plan.cpp): accumulation x (data + copy + forward + backward) + optimizer.
+double predicted_compute_s(const schema::RunConfig& cfg, const costmodel::DeviceCosts& c) {
   const costmodel::LayerGraph graph = costmodel::build_layer_graph(cfg.model);
-  std::vector<double> bytes;
-  for (auto it = graph.layers.rbegin(); it != graph.layers.rend(); ++it)
-    bytes.push_back(static_cast<double>(it->gradient_bytes(cfg.precision)));
-  const double cap = cfg.bucket_bytes > 0 ? cfg.bucket_bytes : costmodel::kDefaultBucketBytes;
-  const costmodel::RingLinkCost* ring = link.find_ring(cfg.world_size, cfg.world_size);
-  const double lat = ring ? ring->latency_s : link.latency_s;
-  const double bw = ring ? ring->bandwidth_bytes_per_s : link.bandwidth_bytes_per_s;
-  double t = 0;
-  for (const auto& members : costmodel::assign_buckets(bytes, cap)) {
-    double b = 0;
-    for (size_t k : members) b += bytes[k];
-    t += costmodel::ring_allreduce_time_s(cfg.world_size, b, bw, lat);
-  }
-  return t;
+  const double b = static_cast<double>(cfg.micro_batch);
+  const costmodel::LayerTimes t = costmodel::layer_times(c, graph, b);
+  const double micro =
+      c.data_wait.at(b) + c.host_to_device.at(b) + t.forward_total_s() + t.backward_total_s();
+  return static_cast<double>(cfg.accumulation) * micro +
+         c.optimizer.at(static_cast<double>(graph.parameters()));
 }
 
-// A rank's exposed all-reduce, agreement and the step's part no phase timed (means add up).
-double measured_s(const schema::RankStepSummary& m) {
-  const double timed = m.data_time_s + m.host_to_device_time_s + m.forward_time_s +
-                       m.backward_time_s + m.allreduce_time_s + m.optimizer_time_s + m.sync_time_s;
-  return m.allreduce_time_s + m.sync_time_s + std::max(0.0, m.step_time_s - timed);
-}
+}  // namespace
 
-void check_run(const RunLogInput& run) {
+void check_run_log(const RunLogInput& run) {
   const schema::RunConfig& cfg = run.log.config;
   if (cfg.world_size < 2)
     refuse(run,
@@ -79,11 +70,9 @@ void check_run(const RunLogInput& run) {
            "means, which add up to the step, not medians");
 }
 
-}  // namespace
-
 RunResidual run_residual(const RunLogInput& run, const costmodel::CostModel& costs,
                          const std::vector<schema::ClusterSpec>& clusters) {
-  check_run(run);
+  check_run_log(run);
   const schema::RunConfig& cfg = run.log.config;
   const schema::NodeSpec* node = find_node(clusters, cfg.hosts.front());
   if (node == nullptr)
@@ -105,21 +94,28 @@ RunResidual run_residual(const RunLogInput& run, const costmodel::CostModel& cos
   if (dc == nullptr)
     refuse(run, "no costs of device " + r.key.device + " in " +
                     costmodel::to_string(cfg.precision) + " (give its profile)");
-  const double b = static_cast<double>(cfg.micro_batch);
-  const double params = static_cast<double>(costmodel::build_layer_graph(cfg.model).parameters());
-  r.transfer_s = fit_transfer_s(cfg, *link);
-  r.profile_overhead_s = dc->step_overhead.at(b);
-  if (!cfg.overlap && dc->bucket_copy) r.profile_overhead_s += dc->bucket_copy->at(params);
-  double sum = 0, steps = 0;
+  if (!(run.predicted_step_s > 0))
+    refuse(run, "no prediction of the run's configuration to learn against");
+  r.predicted_step_s = run.predicted_step_s;
+  r.predicted_compute_s = predicted_compute_s(cfg, *dc);
+  if (!(r.predicted_compute_s > 0))
+    refuse(run, "the costs of " + r.key.device + " predict no compute at micro-batch " +
+                    std::to_string(cfg.micro_batch));
+  r.launch_spread_rel =
+      dc->launch_spread_rel > 0 ? dc->launch_spread_rel : costmodel::kDefaultLaunchSpreadRel;
+  double step = 0, compute = 0, steps = 0;
   for (const auto& m : run.log.rank_means) {
-    const double x = measured_s(m);
-    r.rank_residuals_s.push_back(x - r.transfer_s - r.profile_overhead_s);
-    r.rank_steps.push_back(m.steps);
-    sum += x * static_cast<double>(m.steps);
-    steps += static_cast<double>(m.steps);
+    const auto w = static_cast<double>(m.steps);
+    step += w * m.step_time_s;
+    compute += w * measured_compute_s(m);
+    steps += w;
   }
   if (!(steps > 0)) refuse(run, "rank_means[].steps: 0 steps behind every rank's means");
-  r.measured_s = sum / steps;
+  if (!(compute > 0))
+    refuse(run, "rank_means: no compute timed (data, forward, backward, optimizer all 0)");
+  r.measured_step_s = step / steps;
+  r.measured_compute_s = compute / steps;
+  r.steps = static_cast<int64_t>(steps);
   return r;
 }
 
@@ -129,7 +125,9 @@ std::vector<std::string> add_run_overheads(costmodel::CostModel& costs,
   struct Group {
     std::string link_class;
     costmodel::RunStepOverhead term;
-    std::vector<double> x, w;
+    double steps = 0, measured_compute = 0, predicted_compute = 0, rest = 0, step = 0;
+    double launch_rel = 0;
+    int runs = 0;
     std::string from;
   };
   std::vector<Group> groups;
@@ -139,42 +137,47 @@ std::vector<std::string> add_run_overheads(costmodel::CostModel& costs,
       return q.link_class == r.link_class && q.term.device == r.key.device &&
              q.term.precision == r.key.precision && q.term.ranks_per_node == r.key.ranks_per_node;
     });
-    if (g == groups.end()) g = groups.insert(groups.end(), Group{r.link_class, r.key, {}, {}, ""});
-    for (size_t i = 0; i < r.rank_residuals_s.size(); ++i) {
-      g->x.push_back(r.rank_residuals_s[i]);
-      g->w.push_back(static_cast<double>(r.rank_steps[i]));
+    if (g == groups.end()) {
+      Group fresh;
+      fresh.link_class = r.link_class;
+      fresh.term = r.key;
+      g = groups.insert(groups.end(), fresh);
     }
+    const auto w = static_cast<double>(r.steps);
+    g->steps += w;
+    g->measured_compute += w * r.measured_compute_s;
+    g->predicted_compute += w * r.predicted_compute_s;
+    g->rest += w * r.rest_residual_s();
+    g->step += w * r.measured_step_s;
+    g->launch_rel = std::max(g->launch_rel, r.launch_spread_rel);
+    g->runs++;
     g->from += fmt::format(
-        "{}run log {} (micro-batch {}, {} steps): measured {:.3f} ms per step (exposed "
-        "all-reduce + agreement + untimed, rank means), less the fit's transfer {:.3f} ms and the "
-        "profile's step overhead {:.3f} ms",
-        g->from.empty() ? "" : "; ", run.file, run.log.config.micro_batch,
-        run.log.rank_means.front().steps, r.measured_s * 1e3, r.transfer_s * 1e3,
-        r.profile_overhead_s * 1e3);
+        "{}run log {} (micro-batch {}, {} rank steps): step measured {:.3f} ms, predicted "
+        "{:.3f} ms; compute measured {:.3f} ms, predicted {:.3f} ms (x{:.4f}); the rest "
+        "measured {:.3f} ms, predicted {:.3f} ms",
+        g->from.empty() ? "" : "; ", run.file, run.log.config.micro_batch, r.steps,
+        r.measured_step_s * 1e3, r.predicted_step_s * 1e3, r.measured_compute_s * 1e3,
+        r.predicted_compute_s * 1e3, r.compute_scale(),
+        (r.measured_step_s - r.measured_compute_s) * 1e3,
+        (r.predicted_step_s - r.predicted_compute_s) * 1e3);
   }
   std::vector<std::string> notes;
   for (auto& g : groups) {
-    double sw = 0, mean = 0, var = 0;
-    for (size_t i = 0; i < g.x.size(); ++i) sw += g.w[i], mean += g.w[i] * g.x[i];
-    mean /= sw;
-    for (size_t i = 0; i < g.x.size(); ++i) var += g.w[i] * (g.x[i] - mean) * (g.x[i] - mean);
-    g.term.overhead_s = std::max(0.0, mean);
-    g.term.spread_s = g.x.size() > 1 ? std::sqrt(var / sw) : 0;
-    g.term.steps = static_cast<int64_t>(sw);
+    g.term.compute_scale = g.measured_compute / g.predicted_compute;
+    g.term.overhead_s = g.rest / g.steps;
+    // One run is one launch's draw of its step: the launch spread of the step, over sqrt(runs).
+    g.term.spread_s = g.launch_rel * (g.step / g.steps) / std::sqrt(static_cast<double>(g.runs));
+    g.term.steps = static_cast<int64_t>(g.steps);
     g.term.derived_from = g.from + " (docs/learning-from-runs.md)";
     for (auto& link : costs.links) {
       if (link.link_class == g.link_class) link.run_overheads.push_back(g.term);
     }
     notes.push_back(fmt::format(
-        "link {}: {} {} with {} ranks on one host learned {:.3f} ms per step (spread {:.3f} ms) "
-        "over its benchmark fit, which stays as fitted{}; from {}",
+        "link {}: {} {} with {} ranks on one host learned from {} run(s): compute x{:.4f}, "
+        "{:+.3f} ms per step beyond the predicted rest of the step (spread {:.3f} ms); the "
+        "benchmark fit and the profile's costs stay as fitted; from {}",
         g.link_class, g.term.device, costmodel::to_string(g.term.precision), g.term.ranks_per_node,
-        g.term.overhead_s * 1e3, g.term.spread_s * 1e3,
-        mean < 0 ? fmt::format(" (the runs took {:.3f} ms less than the fit and the profile: "
-                               "recorded as 0)",
-                               -mean * 1e3)
-                 : "",
-        g.from));
+        g.runs, g.term.compute_scale, g.term.overhead_s * 1e3, g.term.spread_s * 1e3, g.from));
   }
   return notes;
 }

@@ -1,10 +1,12 @@
-// Learning from training runs (vitsim calibrate --run-logs; docs/cost-model.md section 3,
-// "Learned from runs"): a vitsim-train run log of ranks sharing one host measures phases no
-// profile sees: the exposed all-reduce with the ranks' wait for each other, their per-step
-// agreement and the loop's untimed remainder. What they took per step beyond the benchmark fit's
-// transfer of the gradient and the profile's step overhead becomes a term of the host's link
-// class (costmodel::RunStepOverhead), keyed by device, precision and ranks per host. The fit is
-// not touched: a run's one message size cannot tell latency from bandwidth.
+// Learning from training runs (vitsim calibrate --run-logs; docs/learning-from-runs.md): a
+// vitsim-train run log of ranks sharing one host set against the model's own prediction of it
+// (the simulator's step for the run's configuration, with the costs fitted without runs), part
+// by part as the run times them: its ranks' compute (data, copy, forward, backward, optimizer)
+// against the costs' compute at its micro-batch, a factor; the rest of its step (exposed
+// all-reduce, agreement, the ranks' wait for each other, step overhead, what no phase timed)
+// against the rest of the predicted step, seconds per step. Both become a correction of the
+// host's link class (costmodel::RunStepOverhead), keyed by device, precision and ranks per host.
+// Neither the benchmark's fit nor the profile's costs are touched.
 #pragma once
 
 #include <string>
@@ -19,29 +21,44 @@ namespace vitsim::calibrate {
 struct RunLogInput {
   std::string file;
   schema::RunLog log;
+  // The simulator's step for the run's configuration on its cluster with the costs fitted
+  // without runs (validate/run_learning.h fills it); > 0.
+  double predicted_step_s = 0;
 };
 
-// One run's figures per step, each a steps-weighted mean over its ranks' means.
+// One run's figures per optimizer step; measured ones are steps-weighted means over its ranks'
+// means (rank_means: means add up to the step, medians do not).
 struct RunResidual {
   std::string link_class;
-  costmodel::RunStepOverhead key;        // device, precision, ranks_per_node
-  double measured_s = 0;                 // exposed all-reduce + agreement + untimed remainder
-  double transfer_s = 0;                 // the benchmark fit's all-reduce of the run's buckets
-  double profile_overhead_s = 0;         // the profile's step overhead (+ bucket copy, overlap off)
-  std::vector<double> rank_residuals_s;  // measured - transfer - profile, per rank
-  std::vector<int64_t> rank_steps;
+  costmodel::RunStepOverhead key;  // device, precision, ranks_per_node
+  double measured_step_s = 0;
+  double measured_compute_s = 0;  // data + copy + forward + backward + optimizer
+  double predicted_step_s = 0;
+  double predicted_compute_s = 0;  // the same parts from the costs at the run's micro-batch
+  double launch_spread_rel = 0;    // the device's launch-to-launch spread (its costs')
+  int64_t steps = 0;               // summed over the ranks
+  double compute_scale() const { return measured_compute_s / predicted_compute_s; }
+  // The step beyond its compute, measured less predicted.
+  double rest_residual_s() const {
+    return (measured_step_s - measured_compute_s) - (predicted_step_s - predicted_compute_s);
+  }
 };
 
-// The run's residual against `costs` (fitted without runs). Throws std::invalid_argument naming
-// `run.file` and the field: one rank, ranks on several hosts, no rank_means, a sharded run, a host
-// in none of `clusters`, no benchmark fit of its link class, no costs of its device.
+// Throws std::invalid_argument naming `run.file` and the field for a run that is no evidence of
+// ranks sharing one host: one rank, ranks on several hosts, a sharded run, no rank_means.
+void check_run_log(const RunLogInput& run);
+
+// The run's residual against its prediction. Throws std::invalid_argument naming `run.file` and
+// the field: one rank, ranks on several hosts, no rank_means, a sharded run, a host in none of
+// `clusters`, no benchmark fit of its link class, no costs of its device, no prediction.
 RunResidual run_residual(const RunLogInput& run, const costmodel::CostModel& costs,
                          const std::vector<schema::ClusterSpec>& clusters);
 
-// Adds one term per (link class, device, precision, ranks per host) of `runs` to `costs`: the
-// mean of every rank's residual weighted by its steps, floored at 0 (a run faster than the fit
-// leaves the fit as it is, said in a note), its spread the weighted standard deviation. Returns
-// notes naming each term and its runs.
+// Adds one correction per (link class, device, precision, ranks per host) of `runs` to `costs`:
+// over its runs, pooled by steps, the measured over the predicted compute and the measured less
+// the predicted rest of the step; its spread one launch's draw of the step (the device's launch
+// spread x the measured step) over the square root of the runs. Returns notes naming each
+// correction, its runs and their figures.
 std::vector<std::string> add_run_overheads(costmodel::CostModel& costs,
                                            const std::vector<RunLogInput>& runs,
                                            const std::vector<schema::ClusterSpec>& clusters);

@@ -19,7 +19,8 @@
 #include "schema/data_dir.h"
 #include "schema/gpus_io.h"
 #include "schema/json_file.h"
-#include "schema/run_log.h"
+#include "schema/transports_io.h"
+#include "validate/run_learning.h"
 
 namespace vitsim::cli {
 
@@ -50,10 +51,10 @@ void print_costs(const costmodel::CostModel& c) {
                              l.bandwidth_bytes_per_s / 1e9);
     for (const auto& t : l.run_overheads) {
       std::cout << fmt::format(
-          "  learned from runs: {} {} x{} on one host: +{:.3f} ms per step "
+          "  learned from runs: {} {} x{} on one host: compute x{:.4f}, {:+.3f} ms per step "
           "(spread {:.3f} ms)\n",
-          t.device, costmodel::to_string(t.precision), t.ranks_per_node, t.overhead_s * 1e3,
-          t.spread_s * 1e3);
+          t.device, costmodel::to_string(t.precision), t.ranks_per_node, t.compute_scale,
+          t.overhead_s * 1e3, t.spread_s * 1e3);
     }
     for (const auto& r : l.rings) {
       std::cout << fmt::format("{:<16} {:<12} {:>12.1f} {:>12.3f}\n",
@@ -110,9 +111,10 @@ int cmd_calibrate(int argc, char** argv) {
           "vit_inference_aitemplate_a100,gemm_throughput}.csv"));
   std::vector<std::string> run_logs;
   app.add_option("--run-logs", run_logs,
-                 "vitsim-train run logs of ranks sharing one host of --clusters: what their "
-                 "exposed all-reduce, agreement and untimed remainder took beyond the link's "
-                 "benchmark fit and the profile becomes a term of the host's link class "
+                 "vitsim-train run logs of ranks sharing one host of --clusters: each run set "
+                 "against the simulator's prediction of it, its compute as a factor and the rest "
+                 "of its step as seconds per step, becomes a correction of the host's link class "
+                 "for one-host jobs of its device, precision and ranks "
                  "(docs/learning-from-runs.md)")
       ->check(CLI::ExistingFile);
   std::string progress = "auto";
@@ -167,8 +169,9 @@ int cmd_calibrate(int argc, char** argv) {
             calibrate::tensor_efficiency_from_timm(table, catalog, *with_model->profile.model);
     }
     calibrate::Calibration cal = calibrate::calibrate(profiles, catalog, opt);
-    std::vector<calibrate::RunLogInput> runs;
-    for (const auto& f : run_logs) runs.push_back({f, schema::read_run_log(f)});
+    // Each run against its own prediction with the costs just fitted, before any run's term.
+    const std::vector<calibrate::RunLogInput> runs = validate::predicted_runs(
+        run_logs, cal.costs, opt.clusters, catalog, schema::default_transports_path());
     for (auto& n : calibrate::add_run_overheads(cal.costs, runs, opt.clusters))
       cal.notes.push_back(std::move(n));
     for (const auto& n : cal.notes) std::cerr << "vitsim calibrate: note: " << n << "\n";

@@ -146,19 +146,21 @@ struct OperationLinkCost {
   std::string derived_from;
 };
 
-// What training runs measured per step beyond the benchmark's fit, for ranks sharing a host over
-// this link class (docs/learning-from-runs.md): the exposed all-reduce
-// with its wait, the ranks' per-step agreement and the loop's untimed remainder, less the fit's
-// transfer of the gradient and the profile's step overhead. A term of its own, added to every
-// step of a one-host job of the same device, precision and ranks; the fit is left as measured.
+// What training runs of ranks sharing a host over this link class measured against the model's
+// own prediction of them (docs/learning-from-runs.md), part by part as the run log times them:
+// the ranks' compute (data, copy, forward, backward, optimizer) as a factor on the costs' compute,
+// and the rest of the step (exposed all-reduce, agreement, wait, overhead, untimed) as seconds per
+// step beyond what the simulator predicted for it. Applied to every step of a one-host job of the
+// same device, precision and ranks; the link's fit and the device's costs are left as measured.
 struct RunStepOverhead {
   std::string device;  // the ranks' device id (the cluster's)
   Regime precision = Regime::kFp32;
   int64_t ranks_per_node = 2;  // ranks sharing the host
-  double overhead_s = 0;       // per optimizer step, >= 0
-  double spread_s = 0;         // 1 sigma over the runs' ranks (0 from one rank)
+  double overhead_s = 0;       // per optimizer step beyond the predicted rest of the step (signed)
+  double compute_scale = 1;    // measured compute / predicted compute (1 = as profiled)
+  double spread_s = 0;         // 1 sigma of the correction in a new launch, seconds per step
   int64_t steps = 0;           // the runs' steps behind it (each rank's steps, summed)
-  std::string derived_from;    // the run logs and the figures subtracted
+  std::string derived_from;    // the run logs, the measured and the predicted figures
 };
 
 // Alpha-beta cost of one link class: a message of n bytes over one link takes

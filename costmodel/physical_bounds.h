@@ -42,6 +42,12 @@ inline constexpr Bound kDurationS{0, 1e7, true, "a duration in seconds: 0 .. 1e7
 inline constexpr Bound kPositiveDurationS{
     1e-9, 1e7, false, "a duration in seconds: 1e-9 .. 1e7",
     "times below 1 ns are below any clock's resolution, above 1e7 s (116 days) not a measurement"};
+// A factor a run's measured compute puts on the compute the costs predicted for it (calibrate
+// --run-logs): 1e-3 .. 1e3; a run a thousand times faster or slower than its own profile measured
+// another machine or another model.
+inline constexpr Bound kComputeScale{1e-3, 1e3, false, "a ratio of compute times: 1e-3 .. 1e3",
+                                     "measured over predicted compute of one run; beyond a factor "
+                                     "of 1000 the run and the profile measured different work"};
 // A link's bandwidth: 1 kB/s (8 kbit/s, slower than any network) .. 1e14 B/s (100 TB/s; NVLink 5
 // is 1.8e12 B/s per GPU).
 inline constexpr Bound kLinkBandwidthBytesPerS{

@@ -2,6 +2,8 @@
 // `links[].run_overheads`; the term: docs/learning-from-runs.md).
 #include "schema/run_overhead_io.h"
 
+#include <cmath>
+
 #include "costmodel/physical_bounds.h"
 #include "schema/common_io.h"
 
@@ -10,8 +12,8 @@ namespace vitsim::schema {
 namespace {
 
 costmodel::RunStepOverhead read_one(const Node& n) {
-  n.expect_keys(
-      {"device", "precision", "ranks_per_node", "overhead_s", "spread_s", "steps", "derived_from"});
+  n.expect_keys({"device", "precision", "ranks_per_node", "overhead_s", "compute_scale", "spread_s",
+                 "steps", "derived_from"});
   costmodel::RunStepOverhead r;
   r.device = n["device"].string();
   if (r.device.empty()) n["device"].fail("a device id", "empty string");
@@ -19,7 +21,13 @@ costmodel::RunStepOverhead read_one(const Node& n) {
   r.ranks_per_node = n["ranks_per_node"].count(costmodel::kRanks);
   if (r.ranks_per_node < 2)
     n["ranks_per_node"].fail("2 or more ranks sharing a host", n["ranks_per_node"].describe());
-  r.overhead_s = n["overhead_s"].within(costmodel::kDurationS);
+  // Signed: a run faster than its prediction learns a negative term.
+  r.overhead_s = n["overhead_s"].number();
+  if (std::abs(r.overhead_s) > costmodel::kDurationS.max)
+    n["overhead_s"].fail("seconds per step: -1e7 .. 1e7", n["overhead_s"].describe(),
+                         costmodel::kDurationS.why);
+  if (const auto scale = n.get("compute_scale"))  // absent (files before 2026-12-07): 1
+    r.compute_scale = scale->within(costmodel::kComputeScale);
   r.spread_s = n["spread_s"].within(costmodel::kDurationS);
   r.steps = n["steps"].count(costmodel::kRepetitions);
   r.derived_from = n["derived_from"].string();
@@ -53,6 +61,7 @@ void write_run_overheads(const std::vector<costmodel::RunStepOverhead>& terms, J
                  {"precision", costmodel::to_string(r.precision)},
                  {"ranks_per_node", r.ranks_per_node},
                  {"overhead_s", r.overhead_s},
+                 {"compute_scale", r.compute_scale},
                  {"spread_s", r.spread_s},
                  {"steps", r.steps},
                  {"derived_from", r.derived_from}});

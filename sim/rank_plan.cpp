@@ -159,18 +159,30 @@ void add_straggler_wait(RankKinds& kinds, const std::vector<KindSpread>& spread,
   }
 }
 
-// The term a link class learned from training runs of this device and precision with as many
-// ranks sharing one host, for a job on one host (docs/cost-model.md section 3, "Learned from
-// runs"); 0 elsewhere: a run on one host is no evidence for a ring across hosts.
-double learned_step_overhead_s(const Placement& placement, const costmodel::CostModel& costs,
-                               const costmodel::DeviceCosts& c) {
+// The correction a link class learned from training runs of this device and precision with as
+// many ranks sharing one host, for a job on one host (docs/learning-from-runs.md); none elsewhere:
+// a run on one host is no evidence for a ring across hosts.
+const costmodel::RunStepOverhead* learned_term(const Placement& placement,
+                                               const costmodel::CostModel& costs,
+                                               const costmodel::DeviceCosts& c) {
   const auto ranks = static_cast<int64_t>(placement.ranks.size());
-  if (ranks < 2 || !placement.single_node()) return 0;
+  if (ranks < 2 || !placement.single_node()) return nullptr;
   const NodeInstance& node = placement.nodes[static_cast<size_t>(placement.ranks.front().node)];
   const costmodel::LinkCost* link = costs.find_link(node.spec->intra_node.link.link_class);
-  if (link == nullptr) return 0;
-  const costmodel::RunStepOverhead* t = link->find_run_overhead(c.device, c.precision, ranks);
-  return t == nullptr ? 0 : t->overhead_s;
+  return link == nullptr ? nullptr : link->find_run_overhead(c.device, c.precision, ranks);
+}
+
+// A learned correction on a rank's plan: its compute (data, copy, forward, backward, optimizer)
+// by the runs' factor, its step overhead by their seconds per step (never below 0 in all).
+void apply_learned(RankPlan& p, const costmodel::RunStepOverhead& t) {
+  const double k = t.compute_scale;
+  for (double& x : p.forward_s) x *= k;
+  for (double& x : p.backward_s) x *= k;
+  p.data_s *= k;
+  p.optimizer_s *= k;
+  p.optimizer_after_wait_s *= k;
+  if (p.data_after_wait_s) *p.data_after_wait_s *= k;
+  p.overhead_s = std::max(0.0, p.overhead_s + t.overhead_s);
 }
 
 int64_t micro_batch_of(const schema::TrainingConfig& config, size_t rank) {
@@ -229,10 +241,12 @@ RankKinds plan_rank_kinds(const Placement& placement, const costmodel::DeviceCat
       if (c.data_after_wait)
         p.data_after_wait_s = c.data_after_wait->at(b) + c.host_to_device.at(b);
     }
-    p.overhead_s = c.step_overhead.at(b) + learned_step_overhead_s(placement, costs, c);
+    p.overhead_s = c.step_overhead.at(b);
     if (c.bucket_copy && placement.ranks.size() > 1) p.bucket_copy_s = c.bucket_copy->at(params);
     p.epoch_start_s = config.first_epoch ? c.process_start_at(b) : c.epoch_start_s;
     p.other_epoch_start_s = config.first_epoch ? c.epoch_start_s : c.process_start_at(b);
+    if (const costmodel::RunStepOverhead* t = learned_term(placement, costs, c))
+      apply_learned(p, *t);
     p.memory = memory_model(c, graph, config.precision, config.optimizer);
     apply_sharding(p, c, graph, config, static_cast<int64_t>(placement.ranks.size()));
     p.memory_bytes = p.memory.at(p.micro_batch);

@@ -1,17 +1,17 @@
-// calibrate --run-logs (calibrate/run_overhead.h; docs/cost-model.md section 3, "Learned from
-// runs"): a run of ranks sharing one host becomes a term of the host's link class, the steps-
-// weighted mean of its ranks' exposed all-reduce + agreement + untimed remainder less the
-// benchmark fit's transfer and the profile's step overhead; the fit stays as it was. Runs that
-// are no evidence for such a term are refused naming the file and the field.
+// calibrate --run-logs (calibrate/run_overhead.h; docs/learning-from-runs.md): a run of ranks
+// sharing one host, set against the simulator's prediction of it, becomes a correction of the
+// host's link class: its ranks' measured compute over the costs' (a factor) and the rest of its
+// step measured less predicted (seconds per step), pooled over runs by their steps; the fit and
+// the costs stay as they were. Runs that are no evidence are refused naming the file and field.
 #include "calibrate/run_overhead.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "costmodel/collective_ring.h"
 #include "costmodel/layer_graph.h"
 #include "small_vit.h"  // tests/support/
 
@@ -33,11 +33,25 @@ schema::ClusterSpec one_host() {
   return c;
 }
 
+// Costs of small_vit: every layer 1 ms forward and 2 ms backward at any micro-batch, data 4 ms,
+// optimizer 6 ms, step overhead 1 ms, launch spread 2 %.
 costmodel::CostModel fitted() {
   costmodel::CostModel m;
   costmodel::DeviceCosts d;
   d.device = "here-cpu";
+  d.model = small_vit();
+  for (const auto& l : costmodel::build_layer_graph(d.model).layers) {
+    costmodel::LayerCost lc;
+    lc.layer = l.name;
+    lc.kind = l.kind;
+    lc.forward.fixed_s = 1e-3;
+    lc.backward.fixed_s = 2e-3;
+    d.layers.push_back(lc);
+  }
+  d.data_wait.fixed_s = 4e-3;
+  d.optimizer.fixed_s = 6e-3;
   d.step_overhead.fixed_s = 1e-3;
+  d.launch_spread_rel = 0.02;
   m.devices.push_back(d);
   costmodel::LinkCost l;
   l.link_class = "here-cpu-shm";
@@ -47,6 +61,13 @@ costmodel::CostModel fitted() {
   return m;
 }
 
+double predicted_compute_s() {
+  const double layers =
+      static_cast<double>(costmodel::build_layer_graph(small_vit()).layers.size());
+  return 4e-3 + layers * 3e-3 + 6e-3;
+}
+
+// A rank's means: compute 5 + 20 + backward + 10 ms, step 100 ms.
 schema::RankStepSummary rank(int r, double allreduce_s, double backward_s) {
   schema::RankStepSummary m;
   m.rank = r;
@@ -73,18 +94,13 @@ RunLogInput two_ranks() {
   c.micro_batch = 16;
   c.bucket_bytes = 25e6;
   c.overlap = false;
-  // untimed 8 ms each: measured 15 + 2 + 8 = 25 ms and 25 + 2 + 8 = 35 ms
+  // compute 75 ms and 65 ms (mean 70), step 100 ms each: the rest 30 ms
   in.log.rank_means = {rank(0, 0.015, 0.040), rank(1, 0.025, 0.030)};
+  in.predicted_step_s = 0.080;
   return in;
 }
 
-double fit_transfer_s() {
-  const double bytes = static_cast<double>(
-      costmodel::build_layer_graph(small_vit()).gradient_bytes(costmodel::Regime::kFp32));
-  return costmodel::ring_allreduce_time_s(2, bytes, 1e9, 1e-5);
-}
-
-TEST(RunOverhead, ATermOverTheFitFromTheRanksMeans) {
+TEST(RunOverhead, ACorrectionAgainstTheRunsOwnPrediction) {
   costmodel::CostModel costs = fitted();
   const auto notes = add_run_overheads(costs, {two_ranks()}, {one_host()});
   const costmodel::LinkCost& l = costs.links.front();
@@ -92,15 +108,20 @@ TEST(RunOverhead, ATermOverTheFitFromTheRanksMeans) {
   const costmodel::RunStepOverhead& t = l.run_overheads.front();
   EXPECT_EQ(t.device, "here-cpu");
   EXPECT_EQ(t.ranks_per_node, 2);
-  EXPECT_NEAR(t.overhead_s, 0.030 - fit_transfer_s() - 1e-3, 1e-12);
-  EXPECT_NEAR(t.spread_s, 0.005, 1e-12);
+  const double pc = predicted_compute_s();
+  EXPECT_NEAR(t.compute_scale, 0.070 / pc, 1e-12);
+  EXPECT_NEAR(t.overhead_s, 0.030 - (0.080 - pc), 1e-12);
+  // Measured step and compute again where the run was predicted: the correction reproduces it.
+  EXPECT_NEAR(pc * t.compute_scale + (0.080 - pc) + t.overhead_s, 0.100, 1e-12);
+  EXPECT_NEAR(t.spread_s, 0.02 * 0.100, 1e-12);  // one launch's draw of the step
   EXPECT_EQ(t.steps, 100);
   EXPECT_NE(t.derived_from.find("run log dir/run.json"), std::string::npos) << t.derived_from;
-  // The benchmark's fit is as it was: a run's one message size is no point of it.
+  // The benchmark's fit and the device's costs are as they were.
   EXPECT_EQ(l.latency_s, 1e-5);
   EXPECT_EQ(l.bandwidth_bytes_per_s, 1e9);
+  EXPECT_EQ(costs.devices.front().step_overhead.fixed_s, 1e-3);
   ASSERT_EQ(notes.size(), 1u);
-  EXPECT_NE(notes.front().find("stays as fitted"), std::string::npos) << notes.front();
+  EXPECT_NE(notes.front().find("stay as fitted"), std::string::npos) << notes.front();
 }
 
 TEST(RunOverhead, TwoRunsOfOneShapeAreWeightedByTheirSteps) {
@@ -114,17 +135,22 @@ TEST(RunOverhead, TwoRunsOfOneShapeAreWeightedByTheirSteps) {
   }
   add_run_overheads(costs, {two_ranks(), b}, {one_host()});
   ASSERT_EQ(costs.links.front().run_overheads.size(), 1u);
-  // (100 steps at 30 ms + 300 at 34 ms) / 400 = 33 ms
-  EXPECT_NEAR(costs.links.front().run_overheads.front().overhead_s, 0.033 - fit_transfer_s() - 1e-3,
-              1e-12);
+  const costmodel::RunStepOverhead& t = costs.links.front().run_overheads.front();
+  // The rest: (100 steps at 30 ms + 300 at 34 ms) / 400 = 33 ms, against 80 ms less the compute
+  EXPECT_NEAR(t.overhead_s, 0.033 - (0.080 - predicted_compute_s()), 1e-12);
+  EXPECT_NEAR(t.compute_scale, 0.070 / predicted_compute_s(), 1e-12);
+  // Two launches: the step's launch spread over sqrt(2); the step (100 x 100 + 300 x 104) / 400
+  EXPECT_NEAR(t.spread_s, 0.02 * 0.103 / std::sqrt(2.0), 1e-12);
 }
 
-TEST(RunOverhead, ARunFasterThanTheFitLearnsNothingAndSaysSo) {
+TEST(RunOverhead, ARunFasterThanItsPredictionLearnsANegativeTerm) {
   costmodel::CostModel costs = fitted();
-  costs.devices.front().step_overhead.fixed_s = 0.050;  // the profile's overhead alone exceeds it
-  const auto notes = add_run_overheads(costs, {two_ranks()}, {one_host()});
-  EXPECT_EQ(costs.links.front().run_overheads.front().overhead_s, 0);
-  EXPECT_NE(notes.front().find("recorded as 0"), std::string::npos) << notes.front();
+  RunLogInput fast = two_ranks();
+  fast.predicted_step_s = 0.150;  // the prediction's rest of the step exceeds the run's
+  add_run_overheads(costs, {fast}, {one_host()});
+  const costmodel::RunStepOverhead& t = costs.links.front().run_overheads.front();
+  EXPECT_NEAR(t.overhead_s, 0.030 - (0.150 - predicted_compute_s()), 1e-12);
+  EXPECT_LT(t.overhead_s, 0);
 }
 
 void expect_refused(const RunLogInput& in, const costmodel::CostModel& costs,
@@ -163,6 +189,9 @@ TEST(RunOverhead, RunsThatAreNoEvidenceAreRefusedNamingTheField) {
   costmodel::CostModel no_device = fitted();
   no_device.devices.clear();
   expect_refused(two_ranks(), no_device, "no costs of device here-cpu in fp32");
+  RunLogInput unpredicted = two_ranks();
+  unpredicted.predicted_step_s = 0;
+  expect_refused(unpredicted, fitted(), "no prediction of the run's configuration");
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
-// A link class's term learned from training runs (costmodel::RunStepOverhead; docs/cost-model.md
-// section 3, "Learned from runs") reaches a rank's step overhead only in a one-host job of the
-// term's device, precision and ranks per host, and nowhere else; its spread widens the range of
-// those jobs alone.
+// A link class's correction learned from training runs (costmodel::RunStepOverhead;
+// docs/learning-from-runs.md) reaches a rank's compute (its factor) and step overhead (its
+// seconds) only in a one-host job of the term's device, precision and ranks per host, and nowhere
+// else; the overhead never goes below 0; its spread widens the range of those jobs alone.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -25,29 +25,32 @@ using test::ring_config;
 using test::tiny_cluster;
 using test::tiny_model;
 
-// Each rank's overhead_s for `gpus` ranks of a two-node cluster of two GPUs each.
-std::vector<double> overheads(const costmodel::CostModel& costs, int gpus) {
+// Each rank's plan for `gpus` ranks of a two-node cluster of two GPUs each.
+std::vector<RankPlan> plans(const costmodel::CostModel& costs, int gpus) {
   const schema::ClusterSpec cluster = tiny_cluster(2, 2, 1e9, 1e-5);
   const schema::TrainingConfig config = ring_config(gpus);
   const costmodel::DeviceCatalog devices = merged_catalog(costmodel::DeviceCatalog{}, cluster);
   std::map<std::string, costmodel::CostSource> sources;
+  return plan_ranks(place_ranks(cluster, config), devices,
+                    costmodel::build_layer_graph(tiny_model()), config, costs, sources);
+}
+
+std::vector<double> overheads(const costmodel::CostModel& costs, int gpus) {
   std::vector<double> out;
-  for (const RankPlan& p :
-       plan_ranks(place_ranks(cluster, config), devices, costmodel::build_layer_graph(tiny_model()),
-                  config, costs, sources))
-    out.push_back(p.overhead_s);
+  for (const RankPlan& p : plans(costs, gpus)) out.push_back(p.overhead_s);
   return out;
 }
 
-costmodel::CostModel costs_with_term(const std::string& device, int64_t ranks_per_node) {
+costmodel::CostModel costs_with_term(const std::string& device, int64_t ranks_per_node,
+                                     double overhead_s = 5e-3, double compute_scale = 1) {
   costmodel::CostModel costs = costs_for({constant_costs("testgpu", 1e-3)});
   costs.devices.front().step_overhead.fixed_s = 2e-3;
   costmodel::LinkCost fabric;
   fabric.link_class = "test-fabric";
   fabric.latency_s = 1e-6;
   fabric.bandwidth_bytes_per_s = 1e11;
-  fabric.run_overheads.push_back(
-      {device, costmodel::Regime::kFp32, ranks_per_node, 5e-3, 1e-3, 100, "a test run"});
+  fabric.run_overheads.push_back({device, costmodel::Regime::kFp32, ranks_per_node, overhead_s,
+                                  compute_scale, 1e-3, 100, "a test run"});
   costs.links.push_back(fabric);
   return costs;
 }
@@ -56,6 +59,28 @@ TEST(LearnedOverhead, AddsToEveryRankOfAOneHostJobOfItsShape) {
   const auto o = overheads(costs_with_term("testgpu", 2), 2);
   ASSERT_EQ(o.size(), 2u);
   for (double x : o) EXPECT_DOUBLE_EQ(x, 2e-3 + 5e-3);
+}
+
+TEST(LearnedOverhead, ScalesTheComputeOfAOneHostJobOfItsShape) {
+  const auto base = plans(costs_with_term("testgpu", 2, 0, 1), 2);
+  const auto scaled = plans(costs_with_term("testgpu", 2, 0, 1.25), 2);
+  ASSERT_EQ(scaled.size(), 2u);
+  for (size_t r = 0; r < 2; ++r) {
+    EXPECT_DOUBLE_EQ(scaled[r].data_s, 1.25 * base[r].data_s);
+    EXPECT_DOUBLE_EQ(scaled[r].optimizer_s, 1.25 * base[r].optimizer_s);
+    for (size_t i = 0; i < base[r].forward_s.size(); ++i) {
+      EXPECT_DOUBLE_EQ(scaled[r].forward_s[i], 1.25 * base[r].forward_s[i]);
+      EXPECT_DOUBLE_EQ(scaled[r].backward_s[i], 1.25 * base[r].backward_s[i]);
+    }
+    EXPECT_DOUBLE_EQ(scaled[r].overhead_s, base[r].overhead_s);
+  }
+  for (const RankPlan& p : plans(costs_with_term("testgpu", 2, 0, 1.25), 4))  // two hosts
+    EXPECT_DOUBLE_EQ(p.data_s, 1e-3);
+}
+
+TEST(LearnedOverhead, ANegativeTermTakesTheOverheadToZeroAtMost) {
+  for (double x : overheads(costs_with_term("testgpu", 2, -1.5e-3), 2)) EXPECT_DOUBLE_EQ(x, 0.5e-3);
+  for (double x : overheads(costs_with_term("testgpu", 2, -5e-3), 2)) EXPECT_DOUBLE_EQ(x, 0);
 }
 
 TEST(LearnedOverhead, LeavesOtherShapesDevicesAndHostsAlone) {
