@@ -103,6 +103,8 @@ RunResidual run_residual(const RunLogInput& run, const costmodel::CostModel& cos
                     std::to_string(cfg.micro_batch));
   r.launch_spread_rel =
       dc->launch_spread_rel > 0 ? dc->launch_spread_rel : costmodel::kDefaultLaunchSpreadRel;
+  r.compute_rel = dc->uncertainty_rel;
+  r.link_rel = link->uncertainty_rel;
   double step = 0, compute = 0, steps = 0;
   for (const auto& m : run.log.rank_means) {
     const auto w = static_cast<double>(m.steps);
@@ -119,14 +121,25 @@ RunResidual run_residual(const RunLogInput& run, const costmodel::CostModel& cos
   return r;
 }
 
+RunWeights run_weights(double compute_rel, double link_rel, double launch_spread_rel, int runs) {
+  const double runs_var = launch_spread_rel * launch_spread_rel / static_cast<double>(runs);
+  const auto weight = [&](double costs_rel) {
+    // The costs' uncertainty not known (0): nothing to weigh the runs against, taken as measured.
+    if (!(costs_rel > 0)) return 1.0;
+    const double costs_var = costs_rel * costs_rel;
+    return costs_var / (costs_var + runs_var);
+  };
+  return {weight(compute_rel), weight(link_rel)};
+}
+
 std::vector<std::string> add_run_overheads(costmodel::CostModel& costs,
                                            const std::vector<RunLogInput>& runs,
                                            const std::vector<schema::ClusterSpec>& clusters) {
   struct Group {
     std::string link_class;
     costmodel::RunStepOverhead term;
-    double steps = 0, measured_compute = 0, predicted_compute = 0, rest = 0, step = 0;
-    double launch_rel = 0;
+    double steps = 0, measured_compute = 0, predicted_compute = 0, rest = 0;
+    double launch_rel = 0, compute_rel = 0, link_rel = 0, measured_rest = 0;
     int runs = 0;
     std::string from;
   };
@@ -148,8 +161,10 @@ std::vector<std::string> add_run_overheads(costmodel::CostModel& costs,
     g->measured_compute += w * r.measured_compute_s;
     g->predicted_compute += w * r.predicted_compute_s;
     g->rest += w * r.rest_residual_s();
-    g->step += w * r.measured_step_s;
     g->launch_rel = std::max(g->launch_rel, r.launch_spread_rel);
+    g->compute_rel = std::max(g->compute_rel, r.compute_rel);
+    g->link_rel = std::max(g->link_rel, r.link_rel);
+    g->measured_rest += w * (r.measured_step_s - r.measured_compute_s);
     g->runs++;
     g->from += fmt::format(
         "{}run log {} (micro-batch {}, {} rank steps): step measured {:.3f} ms, predicted "
@@ -163,21 +178,35 @@ std::vector<std::string> add_run_overheads(costmodel::CostModel& costs,
   }
   std::vector<std::string> notes;
   for (auto& g : groups) {
-    g.term.compute_scale = g.measured_compute / g.predicted_compute;
-    g.term.overhead_s = g.rest / g.steps;
-    // One run is one launch's draw of its step: the launch spread of the step, over sqrt(runs).
-    g.term.spread_s = g.launch_rel * (g.step / g.steps) / std::sqrt(static_cast<double>(g.runs));
+    const RunWeights w = run_weights(g.compute_rel, g.link_rel, g.launch_rel, g.runs);
+    const double measured_scale = g.measured_compute / g.predicted_compute;
+    const double measured_rest_s = g.rest / g.steps;
+    g.term.compute_scale = 1 + w.compute * (measured_scale - 1);
+    g.term.overhead_s = w.rest * measured_rest_s;
+    // The runs' launch draw, common to the whole step, in what each part took of it.
+    g.term.spread_s = g.launch_rel / std::sqrt(static_cast<double>(g.runs)) *
+                      (w.compute * g.measured_compute + w.rest * g.measured_rest) / g.steps;
     g.term.steps = static_cast<int64_t>(g.steps);
-    g.term.derived_from = g.from + " (docs/learning-from-runs.md)";
+    g.term.derived_from = g.from +
+                          fmt::format(
+                              "; taken at weights {:.2f} (compute) and {:.2f} (the rest) "
+                              "against the costs' own estimate",
+                              w.compute, w.rest) +
+                          " (docs/learning-from-runs.md)";
     for (auto& link : costs.links) {
       if (link.link_class == g.link_class) link.run_overheads.push_back(g.term);
     }
     notes.push_back(fmt::format(
         "link {}: {} {} with {} ranks on one host learned from {} run(s): compute x{:.4f}, "
         "{:+.3f} ms per step beyond the predicted rest of the step (spread {:.3f} ms); the "
-        "benchmark fit and the profile's costs stay as fitted; from {}",
+        "runs measured x{:.4f} and {:+.3f} ms, taken at weights {:.2f} and {:.2f} against the "
+        "costs' own estimate (their compute uncertainty {:.1f} %, the link fit's {:.1f} %, the "
+        "runs' launch spread {:.1f} % over sqrt({})); the benchmark fit and the profile's costs "
+        "stay as fitted; from {}",
         g.link_class, g.term.device, costmodel::to_string(g.term.precision), g.term.ranks_per_node,
-        g.runs, g.term.compute_scale, g.term.overhead_s * 1e3, g.term.spread_s * 1e3, g.from));
+        g.runs, g.term.compute_scale, g.term.overhead_s * 1e3, g.term.spread_s * 1e3,
+        measured_scale, measured_rest_s * 1e3, w.compute, w.rest, 100 * g.compute_rel,
+        100 * g.link_rel, 100 * g.launch_rel, g.runs, g.from));
   }
   return notes;
 }

@@ -36,6 +36,8 @@ struct RunResidual {
   double predicted_step_s = 0;
   double predicted_compute_s = 0;  // the same parts from the costs at the run's micro-batch
   double launch_spread_rel = 0;    // the device's launch-to-launch spread (its costs')
+  double compute_rel = 0;          // the costs' own compute uncertainty (systematic, 1 sigma)
+  double link_rel = 0;             // the host link's fit uncertainty (1 sigma)
   int64_t steps = 0;               // summed over the ranks
   double compute_scale() const { return measured_compute_s / predicted_compute_s; }
   // The step beyond its compute, measured less predicted.
@@ -48,6 +50,18 @@ struct RunResidual {
 // ranks sharing one host: one rank, ranks on several hosts, a sharded run, no rank_means.
 void check_run_log(const RunLogInput& run);
 
+// How much of what the runs measured a correction takes, against the estimate the costs already
+// hold (docs/learning-from-runs.md, "Weights"): two estimates of one quantity, each with its 1
+// sigma, combine by inverse variance, w = sigma_costs^2 / (sigma_costs^2 + sigma_runs^2). The
+// runs' sigma is one launch's draw (the launch spread) over sqrt(runs); the costs' is their
+// compute uncertainty for the compute, the link fit's for the rest of the step (the range's rule:
+// costmodel::prediction_range). A costs' sigma of 0 is not known: weight 1, the runs as measured.
+struct RunWeights {
+  double compute = 1;
+  double rest = 1;
+};
+RunWeights run_weights(double compute_rel, double link_rel, double launch_spread_rel, int runs);
+
 // The run's residual against its prediction. Throws std::invalid_argument naming `run.file` and
 // the field: one rank, ranks on several hosts, no rank_means, a sharded run, a host in none of
 // `clusters`, no benchmark fit of its link class, no costs of its device, no prediction.
@@ -56,9 +70,9 @@ RunResidual run_residual(const RunLogInput& run, const costmodel::CostModel& cos
 
 // Adds one correction per (link class, device, precision, ranks per host) of `runs` to `costs`:
 // over its runs, pooled by steps, the measured over the predicted compute and the measured less
-// the predicted rest of the step; its spread one launch's draw of the step (the device's launch
-// spread x the measured step) over the square root of the runs. Returns notes naming each
-// correction, its runs and their figures.
+// the predicted rest of the step, each weighted against the costs' own estimate by inverse
+// variance (RunWeights); its spread what the runs' launch draw leaves in it. Returns notes naming
+// each correction, its runs and their figures.
 std::vector<std::string> add_run_overheads(costmodel::CostModel& costs,
                                            const std::vector<RunLogInput>& runs,
                                            const std::vector<schema::ClusterSpec>& clusters);

@@ -1,8 +1,9 @@
 // calibrate --run-logs (calibrate/run_overhead.h; docs/learning-from-runs.md): a run of ranks
 // sharing one host, set against the simulator's prediction of it, becomes a correction of the
 // host's link class: its ranks' measured compute over the costs' (a factor) and the rest of its
-// step measured less predicted (seconds per step), pooled over runs by their steps; the fit and
-// the costs stay as they were. Runs that are no evidence are refused naming the file and field.
+// step measured less predicted (seconds per step), pooled over runs by their steps, each taken
+// at its inverse-variance weight against the costs' own estimate; the fit and the costs stay. Runs
+// that are no evidence are refused naming the file and field.
 #include "calibrate/run_overhead.h"
 
 #include <gtest/gtest.h>
@@ -34,7 +35,8 @@ schema::ClusterSpec one_host() {
 }
 
 // Costs of small_vit: every layer 1 ms forward and 2 ms backward at any micro-batch, data 4 ms,
-// optimizer 6 ms, step overhead 1 ms, launch spread 2 %.
+// optimizer 6 ms, step overhead 1 ms, launch spread 2 %, compute uncertainty 4 %; the link's
+// uncertainty not known (the rest taken as measured).
 costmodel::CostModel fitted() {
   costmodel::CostModel m;
   costmodel::DeviceCosts d;
@@ -52,6 +54,7 @@ costmodel::CostModel fitted() {
   d.optimizer.fixed_s = 6e-3;
   d.step_overhead.fixed_s = 1e-3;
   d.launch_spread_rel = 0.02;
+  d.uncertainty_rel = 0.04;  // against one run's 2 %: weight 0.04^2 / (0.04^2 + 0.02^2) = 0.8
   m.devices.push_back(d);
   costmodel::LinkCost l;
   l.link_class = "here-cpu-shm";
@@ -109,11 +112,14 @@ TEST(RunOverhead, ACorrectionAgainstTheRunsOwnPrediction) {
   EXPECT_EQ(t.device, "here-cpu");
   EXPECT_EQ(t.ranks_per_node, 2);
   const double pc = predicted_compute_s();
-  EXPECT_NEAR(t.compute_scale, 0.070 / pc, 1e-12);
+  // The compute at weight 0.8 against the costs' own; the rest as measured (link sigma unknown).
+  EXPECT_NEAR(t.compute_scale, 1 + 0.8 * (0.070 / pc - 1), 1e-12);
   EXPECT_NEAR(t.overhead_s, 0.030 - (0.080 - pc), 1e-12);
-  // Measured step and compute again where the run was predicted: the correction reproduces it.
-  EXPECT_NEAR(pc * t.compute_scale + (0.080 - pc) + t.overhead_s, 0.100, 1e-12);
-  EXPECT_NEAR(t.spread_s, 0.02 * 0.100, 1e-12);  // one launch's draw of the step
+  // The run's step where it was predicted: 80 % of the way from the costs' compute to the run's.
+  EXPECT_NEAR(pc * t.compute_scale + (0.080 - pc) + t.overhead_s, 0.100 - 0.2 * (0.070 - pc),
+              1e-12);
+  // One launch's draw (2 %) in what each part took: 0.8 x 70 ms of compute, all 30 ms of the rest.
+  EXPECT_NEAR(t.spread_s, 0.02 * (0.8 * 0.070 + 0.030), 1e-12);
   EXPECT_EQ(t.steps, 100);
   EXPECT_NE(t.derived_from.find("run log dir/run.json"), std::string::npos) << t.derived_from;
   // The benchmark's fit and the device's costs are as they were.
@@ -138,9 +144,11 @@ TEST(RunOverhead, TwoRunsOfOneShapeAreWeightedByTheirSteps) {
   const costmodel::RunStepOverhead& t = costs.links.front().run_overheads.front();
   // The rest: (100 steps at 30 ms + 300 at 34 ms) / 400 = 33 ms, against 80 ms less the compute
   EXPECT_NEAR(t.overhead_s, 0.033 - (0.080 - predicted_compute_s()), 1e-12);
-  EXPECT_NEAR(t.compute_scale, 0.070 / predicted_compute_s(), 1e-12);
-  // Two launches: the step's launch spread over sqrt(2); the step (100 x 100 + 300 x 104) / 400
-  EXPECT_NEAR(t.spread_s, 0.02 * 0.103 / std::sqrt(2.0), 1e-12);
+  // Two launches halve the runs' variance: weight 0.04^2 / (0.04^2 + 0.02^2 / 2) = 8/9.
+  const double w = 8.0 / 9.0;
+  EXPECT_NEAR(t.compute_scale, 1 + w * (0.070 / predicted_compute_s() - 1), 1e-12);
+  // The launch spread over sqrt(2) in w x 70 ms of compute and the rest, 33 ms.
+  EXPECT_NEAR(t.spread_s, 0.02 / std::sqrt(2.0) * (w * 0.070 + 0.033), 1e-12);
 }
 
 TEST(RunOverhead, ARunFasterThanItsPredictionLearnsANegativeTerm) {
@@ -151,6 +159,17 @@ TEST(RunOverhead, ARunFasterThanItsPredictionLearnsANegativeTerm) {
   const costmodel::RunStepOverhead& t = costs.links.front().run_overheads.front();
   EXPECT_NEAR(t.overhead_s, 0.030 - (0.150 - predicted_compute_s()), 1e-12);
   EXPECT_LT(t.overhead_s, 0);
+}
+
+// Inverse-variance weights: the costs' sigma against one launch's over sqrt(runs).
+TEST(RunOverhead, WeightsTheRunsAgainstTheCostsByInverseVariance) {
+  const RunWeights one = run_weights(0.06, 0.5, 0.08, 1);
+  EXPECT_NEAR(one.compute, 0.36 / (0.36 + 0.64), 1e-12);  // a noisy run: less than half
+  EXPECT_NEAR(one.rest, 25.0 / (25.0 + 0.64), 1e-12);     // a loose link fit: the run's
+  EXPECT_NEAR(run_weights(0.06, 0.5, 0.08, 4).compute, 0.36 / (0.36 + 0.16), 1e-12);
+  const RunWeights unknown = run_weights(0, 0, 0.08, 1);  // nothing to weigh the run against
+  EXPECT_EQ(unknown.compute, 1);
+  EXPECT_EQ(unknown.rest, 1);
 }
 
 void expect_refused(const RunLogInput& in, const costmodel::CostModel& costs,
