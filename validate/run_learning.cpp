@@ -49,8 +49,8 @@ std::vector<calibrate::RunLogInput> predicted_runs(const std::vector<std::string
         run.predicted_step_s =
             sim::predict(*cluster, catalog, cfg.model, config, costs, options).step_time_s;
       } catch (const std::invalid_argument& e) {
-        throw schema::InputError(fmt::format(
-            "--run-logs {}: predicting the run on cluster {}: {}", file, cluster->name, e.what()));
+        throw schema::InputError(fmt::format("--run-logs {}: predicting the run on cluster {}: {}",
+                                             file, cluster->name, e.what()));
       }
     }
     out.push_back(std::move(run));

@@ -119,9 +119,9 @@ TEST(RunLearning, TheLearnedRunIsPredictedAsItRan) {
   const costmodel::DeviceCosts& c = costs.devices.front();
   const costmodel::LayerTimes lt =
       costmodel::layer_times(c, costmodel::build_layer_graph(tiny_model()), 8);
-  const double compute8 = c.data_wait.at(8) + lt.forward_total_s() + lt.backward_total_s() +
-                           c.optimizer.at(static_cast<double>(
-                               costmodel::build_layer_graph(tiny_model()).parameters()));
+  const double compute8 =
+      c.data_wait.at(8) + lt.forward_total_s() + lt.backward_total_s() +
+      c.optimizer.at(static_cast<double>(costmodel::build_layer_graph(tiny_model()).parameters()));
   EXPECT_NEAR(predicted_step_s(other, costs),
               other_before + (t.compute_scale - 1) * compute8 + t.overhead_s, 1e-9);
   EXPECT_GT(t.compute_scale, 1);
@@ -136,9 +136,9 @@ TEST(RunLearning, ARunOfNoClusterKeepsNoPrediction) {
   for (auto& m : run.rank_means) m.host = "x";
   for (auto& m : run.ranks) m.host = "x";
   schema::write_run_log(dir + "/run.json", run);
-  const auto runs = predicted_runs({dir + "/run.json"}, fitted(),
-                                   {tiny_cluster(1, 2, 1.25e9, 1e-5)}, costmodel::DeviceCatalog{},
-                                   schema::default_transports_path());
+  const auto runs =
+      predicted_runs({dir + "/run.json"}, fitted(), {tiny_cluster(1, 2, 1.25e9, 1e-5)},
+                     costmodel::DeviceCatalog{}, schema::default_transports_path());
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs.front().predicted_step_s, 0);  // calibrate then names the host
 }
