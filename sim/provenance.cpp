@@ -9,6 +9,7 @@
 #include <set>
 
 #include "sim/link_provenance.h"
+#include "sim/sharded_plan.h"
 
 namespace vitsim::sim {
 
@@ -104,6 +105,10 @@ costmodel::PredictionRange range_of(const schema::ConfigPrediction& p,
   }
   for (const auto& u : p.provenance.links)
     in.comm_rel = std::max(in.comm_rel, u.link.uncertainty_rel);
+  // A sharded stage's reduce-scatters and all-gathers run over their own measured fits where the
+  // plan takes them (sim/sharded_plan.h): their residuals are the communication's too.
+  for (const costmodel::OperationLinkCost* fit : operation_fits_used(p.config, p.provenance, costs))
+    in.comm_rel = std::max(in.comm_rel, fit->uncertainty_rel);
   // The term learned from runs, where the simulator added one (sim/rank_plan.cpp: ranks sharing
   // one host): its runs' spread (docs/learning-from-runs.md).
   if (in.nodes == 1 && in.ranks >= 2 && slowest != p.ranks.end()) {

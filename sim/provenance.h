@@ -25,7 +25,8 @@ std::vector<std::string> unmeasured_lines(const schema::Provenance& provenance,
                                           const RankKinds& kinds);
 
 // The range of a simulated prediction from its provenance: the slowest rank's device gives the
-// compute spread, the least certain link the communication's (docs/uncertainty.md).
+// compute spread, the least certain link (or, at a sharded stage, measured reduce-scatter or
+// all-gather fit over a link used) the communication's (docs/uncertainty.md).
 costmodel::PredictionRange range_of(const schema::ConfigPrediction& prediction,
                                     const costmodel::CostModel& costs);
 

@@ -202,6 +202,20 @@ PlatformPlan lowered_link_latencies(const PlatformPlan& platform, const ShardedS
   return out;
 }
 
+std::vector<const costmodel::OperationLinkCost*> operation_fits_used(
+    const schema::TrainingConfig& config, const schema::Provenance& provenance,
+    const costmodel::CostModel& costs) {
+  std::vector<const costmodel::OperationLinkCost*> out;
+  if (config.zero_stage == 0) return out;
+  for (CollectiveOp op : costmodel::stage_operations(config.zero_stage)) {
+    for (const auto& use : provenance.links) {
+      const costmodel::OperationLinkCost* fit = operation_fit(costs, use.link, op);
+      if (fit != nullptr) out.push_back(fit);
+    }
+  }
+  return out;
+}
+
 std::vector<std::string> sharding_unmeasured_lines(const schema::TrainingConfig& config,
                                                    const schema::Provenance& provenance,
                                                    const costmodel::CostModel& costs) {

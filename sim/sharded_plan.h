@@ -86,6 +86,14 @@ void adjust_operations(ShardedStep& step, const PlatformPlan& platform,
 // class latency each link carries kept); `platform` itself where none is lowered.
 PlatformPlan lowered_link_latencies(const PlatformPlan& platform, const ShardedStep& step);
 
+// The measured reduce-scatter and all-gather fits the configuration's stage runs over the link
+// classes of `provenance` (each that adjust_operations takes; none at stage 0, nor for an
+// operation that runs over the all-reduce's figures): what widens the range's communication term
+// (range_of, docs/uncertainty.md, "Method").
+std::vector<const costmodel::OperationLinkCost*> operation_fits_used(
+    const schema::TrainingConfig& config, const schema::Provenance& provenance,
+    const costmodel::CostModel& costs);
+
 // The provenance.unmeasured lines of sharding: an operation over a link class that no benchmark
 // of its own measured, a recomputation or gather not timed on a device.
 std::vector<std::string> sharding_unmeasured_lines(const schema::TrainingConfig& config,
