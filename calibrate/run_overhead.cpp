@@ -19,15 +19,11 @@ namespace {
   throw std::invalid_argument("--run-logs " + run.file + ": " + why);
 }
 
-// The node of `clusters` that has `host`, with its cluster's file for messages.
+// The node of `clusters` that has `host`.
 const schema::NodeSpec* find_node(const std::vector<schema::ClusterSpec>& clusters,
                                   const std::string& host) {
-  for (const auto& c : clusters) {
-    for (const auto& n : c.nodes) {
-      const auto names = schema::node_host_names(n);
-      if (std::find(names.begin(), names.end(), host) != names.end()) return &n;
-    }
-  }
+  for (const auto& c : clusters)
+    if (const schema::NodeSpec* n = schema::node_of_host(c, host)) return n;
   return nullptr;
 }
 

@@ -8,6 +8,7 @@
 // Whether device ids exist is checked by the simulator, which holds the device catalog.
 #include "schema/cluster.h"
 
+#include <algorithm>
 #include <set>
 
 #include "schema/common_io.h"
@@ -219,6 +220,14 @@ std::vector<std::string> node_host_names(const NodeSpec& node) {
   std::vector<std::string> out;
   for (int64_t i = 0; i < node.count; ++i) out.push_back(node.name + std::to_string(i));
   return out;
+}
+
+const NodeSpec* node_of_host(const ClusterSpec& cluster, const std::string& host) {
+  for (const auto& n : cluster.nodes) {
+    const auto names = node_host_names(n);
+    if (std::find(names.begin(), names.end(), host) != names.end()) return &n;
+  }
+  return nullptr;
 }
 
 int64_t node_gpu_count(const NodeSpec& node) {

@@ -101,6 +101,9 @@ GpuGroup read_gpu_group(const Node& node);
 
 // Names of the hosts a node entry expands to: {name}, or name0..name{count-1} for a template.
 std::vector<std::string> node_host_names(const NodeSpec& node);
+// The node entry of `cluster` whose hosts include `host` (a template's expanded names too);
+// nullptr where none has it.
+const NodeSpec* node_of_host(const ClusterSpec& cluster, const std::string& host);
 // GPUs in one node of the template (sum of its groups).
 int64_t node_gpu_count(const NodeSpec& node);
 // The transport model's view of a link (costmodel/transport_model.h).

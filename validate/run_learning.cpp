@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <stdexcept>
 
 #include "schema/input_error.h"
@@ -17,12 +16,8 @@ namespace {
 
 const schema::ClusterSpec* cluster_with(const std::vector<schema::ClusterSpec>& clusters,
                                         const std::string& host) {
-  for (const auto& c : clusters) {
-    for (const auto& n : c.nodes) {
-      const auto names = schema::node_host_names(n);
-      if (std::find(names.begin(), names.end(), host) != names.end()) return &c;
-    }
-  }
+  for (const auto& c : clusters)
+    if (schema::node_of_host(c, host) != nullptr) return &c;
   return nullptr;
 }
 
