@@ -43,9 +43,12 @@ asan: deps
 	  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" $(ASAN_CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
+# RingOverlap is left to the main build: 64 H200s rank by rank at step level, 114 s of the
+# sanitizer run's 516 s of test time for code paths (the ring's window, overlapped buckets) that
+# tests/sim and the CLI tests run under the sanitizers at a few ranks (docs/build.md).
 test-asan:
 	cd $(ASAN_BUILD) && $(SANITIZER_ENV) ctest --output-on-failure -j $(JOBS) --timeout 900 \
-	  --output-junit junit.xml
+	  --output-junit junit.xml -E '^RingOverlap\.'
 	scripts/check-skips $(ASAN_BUILD)/junit.xml
 
 # Emulated cluster on this machine (root): measure, calibrate, predict, run, validate
