@@ -14,11 +14,11 @@
 #include <set>
 #include <stdexcept>
 
+#include "calibrate/block_spread.h"
 #include "calibrate/burst_credit.h"
 #include "calibrate/cost_fit.h"
 #include "calibrate/repeat_check.h"
 #include "costmodel/collective_ring.h"
-#include "costmodel/statistics.h"
 
 namespace vitsim::calibrate {
 
@@ -86,38 +86,6 @@ std::vector<costmodel::RingLinkCost> fit_rings(
   }
   return rings;
 }
-
-// The benchmarks' run-to-run spread of one class: the relative spread of each point's independent
-// blocks (block_times_s) around the point's mean, pooled over the points, and the fewest blocks a
-// point's mean rests on.
-struct BlockSpread {
-  double ss = 0;
-  int degrees_of_freedom = 0;
-  int fewest_blocks = 0;
-  std::string files;
-  void add(const schema::AllreducePoint& p, const std::string& file) {
-    if (p.block_times_s.size() < 2) return;
-    const auto k = static_cast<int>(p.block_times_s.size());
-    ss += costmodel::relative_sum_of_squares(p.block_times_s);
-    degrees_of_freedom += k - 1;
-    fewest_blocks = fewest_blocks == 0 ? k : std::min(fewest_blocks, k);
-    if (files.find(file) == std::string::npos) files += (files.empty() ? "" : ", ") + file;
-  }
-  // What a run's collective may differ from the fit by for the link's own variation: a new draw
-  // of it, and the benchmark's mean of `fewest_blocks` draws: spread x sqrt(1 + 1/blocks).
-  double rel() const {
-    if (degrees_of_freedom == 0) return 0;
-    return std::sqrt(ss / degrees_of_freedom) * std::sqrt(1 + 1.0 / fewest_blocks);
-  }
-  std::string text() const {
-    if (degrees_of_freedom == 0) return "";  // older benchmarks, imports: not measured
-    return fmt::format(
-        "; measured run-to-run spread of benchmark {}: {:.2f} % over independent blocks ({} "
-        "degree(s) of freedom), x sqrt(1 + 1/{} blocks) = {:.2f} % in the uncertainty",
-        files, 100 * std::sqrt(ss / degrees_of_freedom), degrees_of_freedom, fewest_blocks,
-        100 * rel());
-  }
-};
 
 }  // namespace
 

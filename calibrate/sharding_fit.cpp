@@ -3,9 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 #include <stdexcept>
 
+#include "calibrate/block_spread.h"
 #include "calibrate/burst_credit.h"
 #include "calibrate/cost_fit.h"
 #include "calibrate/link_fit.h"
@@ -28,6 +30,7 @@ struct OperationPoints {
   std::vector<AllreduceSample> points;
   std::string files;
   double most_credit_s = 0;  // the most token-bucket credit put back into a point
+  BlockSpread blocks;        // the benchmarks' run-to-run spread, as the all-reduce's
 };
 
 std::map<std::string, OperationPoints> operation_points(
@@ -44,6 +47,7 @@ std::map<std::string, OperationPoints> operation_points(
       for (const AllreduceSample& x :
            credited_samples(in.profile, a, op, channels, o.clusters, pts.most_credit_s))
         pts.points.push_back(x);
+      for (const auto& p : a.points) pts.blocks.add(p, in.file);
       if (pts.files.find(in.file) == std::string::npos)
         pts.files += (pts.files.empty() ? "" : ", ") + in.file;
     }
@@ -118,13 +122,16 @@ void fit_operation_links(const std::vector<schema::ProfileInput>& profiles,
       o.op = op;
       o.latency_s = f.latency_s;
       o.bandwidth_bytes_per_s = f.bandwidth_bytes_per_s;
-      o.uncertainty_rel = f.residual_rel;
+      // The fit's residual and the benchmarks' own variation, in quadrature, as the all-reduce's
+      // (link_fit.cpp; docs/uncertainty.md, "link, measured").
+      o.uncertainty_rel = std::hypot(f.residual_rel, measured.blocks.rel());
       o.derived_from = fmt::format(
           "alpha-beta fit ({}: (N-1)/N*M/bw + (N-1)*lat) of {} point(s) from [{}]; {}; residual "
           "{:.2f}%",
           costmodel::label_of(op), pts.size(), measured.files,
           f.latency_fitted ? "latency fitted" : "latency = the all-reduce fit's",
           100 * f.residual_rel);
+      o.derived_from += measured.blocks.text();
       o.derived_from += credit_text(measured.most_credit_s, link_bucket(options.clusters, cls));
       link->operations.push_back(o);
     }

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "calibrate/calibrator.h"
 #include "calibrate/device_fit.h"
 #include "costmodel/collective_ring.h"
@@ -78,12 +80,19 @@ std::vector<schema::AllreduceProfile> bench(CollectiveOp op, double bw, double l
   return out;
 }
 
-TEST(ShardingFit, ALinksReduceScatterAndAllGatherGetFitsOfTheirOwn) {
+// A profile benchmarking the class emu: all-reduce 4e7 B/s and 0.2 ms, reduce-scatter 2.5e7 and
+// 0.3 ms, all-gather 4.5e7 and 0.1 ms.
+schema::Profile links_profile() {
   schema::Profile p;
   p.context = {{"tool", "test"}};
   p.allreduce = bench(CollectiveOp::kAllReduce, 4e7, 2e-4);
   p.reduce_scatter = bench(CollectiveOp::kReduceScatter, 2.5e7, 3e-4);
   p.all_gather = bench(CollectiveOp::kAllGather, 4.5e7, 1e-4);
+  return p;
+}
+
+TEST(ShardingFit, ALinksReduceScatterAndAllGatherGetFitsOfTheirOwn) {
+  schema::Profile p = links_profile();
   CalibrateOptions o;
   o.precisions = {};
   const Calibration c = calibrate({{"links.json", p}}, costmodel::DeviceCatalog{}, o);
@@ -110,6 +119,33 @@ TEST(ShardingFit, ALinksReduceScatterAndAllGatherGetFitsOfTheirOwn) {
   for (const auto& n : none.notes)
     named = named || n.find("link emu: reduce-scatter benchmarked but no all-reduce") == 0;
   EXPECT_TRUE(named);
+}
+
+// An operation's benchmark whose points recorded independent blocks carries their run-to-run
+// spread into its fit's uncertainty, in quadrature with the residual and named with its file, as
+// the all-reduce's does (docs/uncertainty.md, "link, measured"): before, an operation fit kept
+// its residual alone, so a reduce-scatter measured through a noisy port looked exact.
+TEST(ShardingFit, AnOperationsBenchmarkBlocksAreItsRunToRunSpread) {
+  schema::Profile p = links_profile();
+  for (auto& a : p.reduce_scatter)
+    for (auto& pt : a.points)
+      for (double x : {1.00, 1.10, 0.90, 1.00}) pt.block_times_s.push_back(x * pt.time_s);
+  CalibrateOptions o;
+  o.precisions = {};
+  const Calibration c = calibrate({{"links.json", p}}, costmodel::DeviceCatalog{}, o);
+  ASSERT_EQ(c.costs.links.size(), 1u);
+  const auto* rs = c.costs.links[0].find_operation(CollectiveOp::kReduceScatter);
+  const auto* ag = c.costs.links[0].find_operation(CollectiveOp::kAllGather);
+  ASSERT_NE(rs, nullptr);
+  ASSERT_NE(ag, nullptr);
+  // 6 points x 3 degrees of freedom, each block set's relative sum of squares 0.02: sqrt(0.02 / 3)
+  // x sqrt(1 + 1/4); the points lie on the curve, so the residual adds nothing.
+  EXPECT_NEAR(rs->uncertainty_rel, std::sqrt(0.02 / 3) * std::sqrt(1 + 1.0 / 4), 1e-6);
+  EXPECT_NE(rs->derived_from.find("measured run-to-run spread of benchmark links.json"),
+            std::string::npos)
+      << rs->derived_from;
+  EXPECT_LT(ag->uncertainty_rel, 1e-6);  // no blocks: the residual alone
+  EXPECT_EQ(ag->derived_from.find("run-to-run"), std::string::npos) << ag->derived_from;
 }
 
 }  // namespace
