@@ -71,11 +71,8 @@ void drop_host(const AdviceRequest& q, const std::string& host, std::vector<Cand
 
 // The node entry (index into cluster.nodes) that `host` expands from; -1 when none.
 int node_entry_of(const schema::ClusterSpec& cluster, const std::string& host) {
-  for (size_t i = 0; i < cluster.nodes.size(); ++i) {
-    const auto names = schema::node_host_names(cluster.nodes[i]);
-    if (std::find(names.begin(), names.end(), host) != names.end()) return static_cast<int>(i);
-  }
-  return -1;
+  const schema::NodeSpec* n = schema::node_of_host(cluster, host);
+  return n == nullptr ? -1 : static_cast<int>(n - cluster.nodes.data());
 }
 
 // The fastest NIC of another node of the cluster, given to `host` (to every host of its
