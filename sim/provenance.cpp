@@ -106,7 +106,8 @@ costmodel::PredictionRange range_of(const schema::ConfigPrediction& p,
   for (const auto& u : p.provenance.links)
     in.comm_rel = std::max(in.comm_rel, u.link.uncertainty_rel);
   // A sharded stage's reduce-scatters and all-gathers run over their own measured fits where the
-  // plan takes them (sim/sharded_plan.h): their residuals are the communication's too.
+  // plan takes them (sim/sharded_plan.h): their uncertainty (residual and benchmarks' spread,
+  // calibrate/sharding_fit.cpp) is the communication's too.
   for (const costmodel::OperationLinkCost* fit : operation_fits_used(p.config, p.provenance, costs))
     in.comm_rel = std::max(in.comm_rel, fit->uncertainty_rel);
   // The term learned from runs, where the simulator added one (sim/rank_plan.cpp: ranks sharing
