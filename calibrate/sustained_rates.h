@@ -4,8 +4,8 @@
 // gemm_throughput.csv: square products of 1024-10240, the best size, in fp32, TF32, fp16 and
 // bf16) give each GPU's sustained fraction of its datasheet peak, per matrix unit:
 //   - fp32: the fp32 units (a datacenter die's one FP32 pipe per core reaches 0.77-0.98 of its
-//     peak, a GA10x/AD10x/GB20x die's two datapaths, one shared with INT32, 0.61-0.69, a 70-W card
-//     whatever clock its power limit leaves);
+//     peak, a GA10x/AD10x/GB20x die's two datapaths, one shared with INT32, 0.61-0.69 (0.51 in
+//     the 350-W L40S), a 70-W card whatever clock its power limit leaves (0.51-0.90);
 //   - 16-bit: the tensor cores in fp16 and bf16 (one datasheet peak for both);
 //   - tf32: the tensor cores in TF32.
 // The kernel-class transfer runs each GPU at (fitted efficiency) x (sustained fraction) x

@@ -33,7 +33,7 @@ TEST_F(SustainedRatesTest, RowsOfUnitsTheCatalogLacksAreNoEvidence) {
       "t4,T4,tf32,3.97,2.6,x\n"           // Turing has no TF32: fp32 under another name
       "p4,P4,fp16,4.80,2.2,x\n"           // Pascal's fp16 on the fp32 units: no tensor cores
       "v100-sxm2,V100,bf16,10.3,2.7,x\n"  // no bf16 on Volta
-      "l40s,L40S,fp32,46.9,2.8,x\n"       // not in the catalog
+      "l20,L20,fp32,37.3,2.8,x\n"         // not in the catalog
       "a100-pcie-40gb,A100,tf32,108.32,2.8,x\n");
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r[0].gpu, "t4");
@@ -120,6 +120,30 @@ TEST_F(SustainedRatesTest, TheShippedTableSeparatesTheClasses) {
             std::string::npos);
   // The GTX 1070's class (GeForce Pascal) has no row: first principles.
   EXPECT_FALSE(rates.fraction(spec("gtx1070"), MatrixUnit::kFp32).evidence);
+}
+
+// The L4 (72 W), the L40S and the RTX A6000 (GeForce dies in datacenter and workstation boards)
+// have rows of their own, and a card of their class without rows takes them with the others'.
+TEST_F(SustainedRatesTest, TheL4VotesInTheSeventyWattClassAndTheAdaAndAmpereBoardsInGeForce) {
+  const auto table = schema::CsvTable::read(std::string(VITSIM_SOURCE_DIR) +
+                                            "/data/public-benchmarks/gemm_throughput.csv");
+  const std::vector<GpuEvidence> all = evidence_from_gemm_table(table, catalog);
+  const SustainedRates rates(all, catalog);
+  const SustainedFraction l4 = rates.fraction(spec("l4"), MatrixUnit::kFp32);
+  EXPECT_NE(l4.from.find("its own"), std::string::npos) << l4.from;
+  EXPECT_NEAR(l4.value, 15.38 / 30.3, 1e-9);  // a power-limited clock, as the T4's
+  // The T4 held out takes its class's other two cards: the median of two is their mean.
+  std::vector<GpuEvidence> without_t4;
+  for (const auto& r : all) {
+    if (r.gpu != "t4") without_t4.push_back(r);
+  }
+  const SustainedRates rest(without_t4, catalog);
+  const SustainedFraction t4 = rest.fraction(spec("t4"), MatrixUnit::kFp32);
+  EXPECT_NE(t4.from.find("l4, p4"), std::string::npos) << t4.from;
+  EXPECT_NEAR(t4.value, (l4.value + rates.fraction(spec("p4"), MatrixUnit::kFp32).value) / 2,
+              1e-12);
+  const std::string pro = rates.fraction(spec("rtx-pro-6000-max-q"), MatrixUnit::kFp32).from;
+  EXPECT_NE(pro.find("l40s, rtx-a6000"), std::string::npos) << pro;
 }
 
 }  // namespace

@@ -26,11 +26,11 @@ constexpr auto shipped = &vitsim::test::shipped_catalog;
 
 TEST(Gpus, ShippedCatalogHasEveryRow) {
   const costmodel::DeviceCatalog c = shipped();
-  EXPECT_EQ(c.ids(),
-            (std::vector<std::string>{"gtx1070", "rtx3070", "p4", "t4", "v100-pcie", "v100-sxm2",
-                                      "a100-pcie-40gb", "a100-sxm4-40gb", "a100-pcie-80gb",
-                                      "a100-sxm4-80gb", "rtx3090", "rtx4090", "h100-sxm",
-                                      "h200-sxm", "rtx5090", "rtx-pro-6000-max-q"}));
+  EXPECT_EQ(c.ids(), (std::vector<std::string>{"gtx1070", "rtx3070", "p4", "t4", "v100-pcie",
+                                               "v100-sxm2", "a100-pcie-40gb", "a100-sxm4-40gb",
+                                               "a100-pcie-80gb", "a100-sxm4-80gb", "rtx3090",
+                                               "rtx4090", "h100-sxm", "h200-sxm", "rtx5090",
+                                               "rtx-pro-6000-max-q", "rtx-a6000", "l4", "l40s"}));
   for (const auto& d : c.devices) {
     EXPECT_FALSE(d.source.empty()) << d.id;
     EXPECT_NE(d.source.find("cross-check"), std::string::npos) << d.id;
@@ -91,6 +91,13 @@ TEST(Gpus, ShippedFigures) {
   EXPECT_TRUE(c.find("a100-pcie-40gb")->same_chip(*c.find("a100-sxm4-80gb")));
   EXPECT_FALSE(c.find("rtx5090")->same_chip(*c.find("rtx-pro-6000-max-q")));
   EXPECT_FALSE(c.find("rtx3070")->same_chip(*c.find("rtx3090")));
+  // The datasheets' sparse tensor figures halved; the AD102 of the L40S is not the RTX 4090's.
+  EXPECT_DOUBLE_EQ(c.find("l40s")->fp16_tensor_peak_flop_per_s, 362.05e12);
+  EXPECT_DOUBLE_EQ(c.find("l4")->tf32_tensor_peak_flop_per_s, 60e12);
+  EXPECT_DOUBLE_EQ(c.find("rtx-a6000")->tf32_tensor_peak_flop_per_s, 77.4e12);
+  EXPECT_EQ(c.find("l4")->arch_class, "inference-70w");
+  EXPECT_EQ(c.find("l40s")->arch_class, "geforce");
+  EXPECT_FALSE(c.find("l40s")->same_chip(*c.find("rtx4090")));
 }
 
 TEST(Gpus, PrecisionSupport) {
