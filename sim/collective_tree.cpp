@@ -1,7 +1,7 @@
 // NCCL's double binary tree, as the simulator runs it: its pattern (step and flow level) and its
 // algorithm's registry entry (docs/simulator.md, "Collectives"; its pure rules:
 // costmodel/collective_tree.h).
-//   tree  two trees, half of M each, reduce then broadcast, pipelined in chunks
+//   tree  two trees, half of M each, reduced up and broadcast down at once, in chunks
 #include "costmodel/collective_tree.h"
 
 #include <algorithm>
@@ -54,6 +54,41 @@ std::vector<std::pair<int64_t, int64_t>> tree_edges(const CollectiveGroup& g) {
   return out;
 }
 
+// One tree at one rank, as NCCL's runTreeSplit runs it (src/device/all_reduce.h): a rank that is
+// not the root reduces up and broadcasts down at once (two thread groups there, two actors here),
+// so chunk k goes down while chunk k + 1 still comes up; the root reduces each chunk and sends it
+// straight back down.
+void tree_up(Collectives& e, int64_t me, int64_t parent, const std::vector<int64_t>& children,
+             int t, int chunks, uint64_t chunk) {
+  std::vector<sg4::CommPtr> pending;
+  int* sink[2] = {nullptr, nullptr};
+  for (int k = 0; k < chunks; ++k) {  // reduce: children -> me (-> parent, or down at the root)
+    std::vector<sg4::CommPtr> gets;
+    for (size_t c = 0; c < children.size(); ++c)
+      gets.push_back(e.box(children[c], me, kTreeReduceTag + t)->get_async<int>(&sink[c]));
+    sg::wait_all(gets);
+    if (parent >= 0) {
+      pending.push_back(e.box(me, parent, kTreeReduceTag + t)->put_async(e.token(), chunk));
+      continue;
+    }
+    for (int64_t c : children)
+      pending.push_back(e.box(me, c, kTreeBroadcastTag + t)->put_async(e.token(), chunk));
+  }
+  sg::wait_all(pending);
+}
+
+void tree_down(Collectives& e, int64_t me, int64_t parent, const std::vector<int64_t>& children,
+               int t, int chunks, uint64_t chunk) {
+  std::vector<sg4::CommPtr> pending;
+  int* sink = nullptr;
+  for (int k = 0; k < chunks; ++k) {  // broadcast: parent -> me -> children
+    e.box(parent, me, kTreeBroadcastTag + t)->get_async<int>(&sink)->wait();
+    for (int64_t c : children)
+      pending.push_back(e.box(me, c, kTreeBroadcastTag + t)->put_async(e.token(), chunk));
+  }
+  sg::wait_all(pending);
+}
+
 void tree_one(Collectives& e, const CollectiveGroup& g, size_t pos, int t, double half_bytes) {
   const size_t n = g.ranks.size();
   const int64_t me = g.ranks[pos];
@@ -66,22 +101,16 @@ void tree_one(Collectives& e, const CollectiveGroup& g, size_t pos, int t, doubl
   for (size_t c : {2 * p + 1, 2 * p + 2}) {
     if (c < n) children.push_back(g.ranks[tree_pos(c, n, t)]);
   }
-  std::vector<sg4::CommPtr> pending;
-  int* sink[2] = {nullptr, nullptr};
-  for (int k = 0; k < chunks; ++k) {  // reduce: children -> me -> parent
-    std::vector<sg4::CommPtr> gets;
-    for (size_t c = 0; c < children.size(); ++c)
-      gets.push_back(e.box(children[c], me, kTreeReduceTag + t)->get_async<int>(&sink[c]));
-    sg::wait_all(gets);
-    if (parent >= 0)
-      pending.push_back(e.box(me, parent, kTreeReduceTag + t)->put_async(e.token(), chunk));
+  if (parent < 0) {
+    tree_up(e, me, parent, children, t, chunks, chunk);
+    return;
   }
-  for (int k = 0; k < chunks; ++k) {  // broadcast: parent -> me -> children
-    if (parent >= 0) e.box(parent, me, kTreeBroadcastTag + t)->get_async<int>(&sink[0])->wait();
-    for (int64_t c : children)
-      pending.push_back(e.box(me, c, kTreeBroadcastTag + t)->put_async(e.token(), chunk));
-  }
-  sg::wait_all(pending);
+  sg4::ActorPtr down =
+      sg4::Actor::create("tree-down", e.host(me), [&e, me, parent, children, t, chunks, chunk] {
+        tree_down(e, me, parent, children, t, chunks, chunk);
+      });
+  tree_up(e, me, parent, children, t, chunks, chunk);
+  down->join();
 }
 
 void tree_run_step(Collectives& e, size_t s, int64_t rank, double bytes) {
@@ -145,7 +174,7 @@ const StagePattern kTreePattern{
     true,           // latency_after_barrier
     nullptr,        // prepare_flow: the tree's mailboxes are made as they are used
     nullptr,        // prepare_step
-    tree_run_step,  // an actor per tree, chunks pipelined
+    tree_run_step,  // per tree an actor up and one down, chunks pipelined
     tree_run_flow,  // every tree edge at once, between two barriers
 };
 
