@@ -3,7 +3,7 @@
 // throughput tables of one large torch.mm per datatype (data/public-benchmarks/
 // gemm_throughput.csv: square products of 1024-10240, the best size, in fp32, TF32, fp16 and
 // bf16) give each GPU's sustained fraction of its datasheet peak, per matrix unit:
-//   - fp32: the fp32 units (a datacenter die's one FP32 pipe per core reaches 0.77-0.98 of its
+//   - fp32: the fp32 units (a datacenter die's one FP32 pipe per core reaches 0.72-0.98 of its
 //     peak, a GA10x/AD10x/GB20x die's two datapaths, one shared with INT32, 0.61-0.69 (0.51 in
 //     the 350-W L40S), a 70-W card whatever clock its power limit leaves (0.51-0.90);
 //   - 16-bit: the tensor cores in fp16 and bf16 (one datasheet peak for both);

@@ -64,9 +64,10 @@ constexpr const char* kChoicesMadeOnTheScore =
     "cap in the tile cost's place, a fitted clock headroom for GeForce cards and the linear "
     "layers' separate bias kernels (docs/cost-model.md section 4, docs/gpu-transfer.md). Fixed "
     "before the check was run: the sustained matrix rates per GPU and architecture class from "
-    "torch.mm throughput (with the L4's, L40S's and RTX A6000's rows, added before the check "
-    "was run with them), the tf32 regime, the ranges widened where a class has no step on a "
-    "matrix unit.\n\n";
+    "torch.mm throughput (with the L4's, L40S's, RTX A6000's and H100 PCIe's rows, added before "
+    "the check was run with them), the tf32 regime, the ranges widened where a class has no "
+    "step on a matrix unit, and what leaves with a held-out GPU (its same-chip siblings: the "
+    "same die and SMs, what calibration takes as the GPU's own rows).\n\n";
 
 }  // namespace
 

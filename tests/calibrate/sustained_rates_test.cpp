@@ -146,6 +146,27 @@ TEST_F(SustainedRatesTest, TheL4VotesInTheSeventyWattClassAndTheAdaAndAmpereBoar
   EXPECT_NE(pro.find("l40s, rtx-a6000"), std::string::npos) << pro;
 }
 
+// The H100 PCIe (GH100 with 114 SMs, 350 W) runs at its own rows, below the SXM's; it is no
+// sibling of the SXM, so with the H100 and H200 held out its row stays a vote of their class.
+TEST_F(SustainedRatesTest, TheH100PcieRunsAtItsOwnRowsAndVotesForTheHeldOutSxm) {
+  const auto table = schema::CsvTable::read(std::string(VITSIM_SOURCE_DIR) +
+                                            "/data/public-benchmarks/gemm_throughput.csv");
+  const std::vector<GpuEvidence> all = evidence_from_gemm_table(table, catalog);
+  const SustainedRates rates(all, catalog);
+  const SustainedFraction pcie = rates.fraction(spec("h100-pcie"), MatrixUnit::kFp32);
+  EXPECT_NE(pcie.from.find("its own"), std::string::npos) << pcie.from;
+  EXPECT_NEAR(pcie.value, 36.95 / 51.2, 1e-9);
+  EXPECT_NEAR(rates.fraction(spec("h100-pcie"), MatrixUnit::kTf32).value, 240.43 / 378, 1e-9);
+  EXPECT_LT(pcie.value, rates.fraction(spec("h100-sxm"), MatrixUnit::kFp32).value);
+  std::vector<GpuEvidence> without_gh100_sxm;
+  for (const auto& r : all) {
+    if (r.gpu != "h100-sxm" && r.gpu != "h200-sxm") without_gh100_sxm.push_back(r);
+  }
+  const SustainedRates rest(without_gh100_sxm, catalog);
+  const SustainedFraction sxm = rest.fraction(spec("h100-sxm"), MatrixUnit::kFp32);
+  EXPECT_NE(sxm.from.find("h100-pcie"), std::string::npos) << sxm.from;
+}
+
 }  // namespace
 }  // namespace sustained_rates_test
 }  // namespace vitsim::calibrate

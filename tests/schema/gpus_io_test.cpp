@@ -26,11 +26,13 @@ constexpr auto shipped = &vitsim::test::shipped_catalog;
 
 TEST(Gpus, ShippedCatalogHasEveryRow) {
   const costmodel::DeviceCatalog c = shipped();
-  EXPECT_EQ(c.ids(), (std::vector<std::string>{"gtx1070", "rtx3070", "p4", "t4", "v100-pcie",
-                                               "v100-sxm2", "a100-pcie-40gb", "a100-sxm4-40gb",
-                                               "a100-pcie-80gb", "a100-sxm4-80gb", "rtx3090",
-                                               "rtx4090", "h100-sxm", "h200-sxm", "rtx5090",
-                                               "rtx-pro-6000-max-q", "rtx-a6000", "l4", "l40s"}));
+  std::string ids;
+  for (const auto& id : c.ids()) ids += id + " ";
+  EXPECT_EQ(
+      ids,
+      "gtx1070 rtx3070 p4 t4 v100-pcie v100-sxm2 a100-pcie-40gb a100-sxm4-40gb a100-pcie-80gb "
+      "a100-sxm4-80gb rtx3090 rtx4090 h100-sxm h100-pcie h200-sxm rtx5090 rtx-pro-6000-max-q "
+      "rtx-a6000 l4 l40s ");
   for (const auto& d : c.devices) {
     EXPECT_FALSE(d.source.empty()) << d.id;
     EXPECT_NE(d.source.find("cross-check"), std::string::npos) << d.id;
@@ -98,6 +100,18 @@ TEST(Gpus, ShippedFigures) {
   EXPECT_EQ(c.find("l4")->arch_class, "inference-70w");
   EXPECT_EQ(c.find("l40s")->arch_class, "geforce");
   EXPECT_FALSE(c.find("l40s")->same_chip(*c.find("rtx4090")));
+  // The H100 PCIe: GH100 with 114 SMs, not the SXM's sibling; a card, its dense peaks half the
+  // datasheet's sparse figures; "H100" now names two devices and finds none.
+  const auto* pcie = c.find("h100-pcie");
+  ASSERT_NE(pcie, nullptr);
+  EXPECT_EQ(pcie->sm_count, 114);
+  EXPECT_DOUBLE_EQ(pcie->fp16_tensor_peak_flop_per_s, 756e12);
+  EXPECT_DOUBLE_EQ(pcie->tf32_tensor_peak_flop_per_s, 378e12);
+  EXPECT_DOUBLE_EQ(pcie->memory_bandwidth_bytes_per_s, 2e12);
+  EXPECT_EQ(pcie->arch_class, "datacenter");
+  EXPECT_EQ(pcie->intra_node_fabric, "pcie");
+  EXPECT_FALSE(pcie->same_chip(*c.find("h100-sxm")));
+  EXPECT_EQ(c.find("H100"), nullptr);
 }
 
 TEST(Gpus, PrecisionSupport) {
