@@ -36,6 +36,11 @@ struct DeviceSpec {
   // (a PCIe card: the slot, through the host, unless a bridge pairs two); "" = not stated
   // (docs/formats/gpus.md). `vitsim cluster init` takes it as --intra's default.
   std::string intra_node_fabric;
+  // One GPU's NVLink per direction, bytes/s: the datasheet's total over both directions halved
+  // (H100 SXM 18 links: 4.5e11; A100 SXM4 12 links: 3e11; V100 SXM2 6 links: 1.5e11); for a card,
+  // its bridge's, which pairs two cards only; 0 = no NVLink. What an `nvlink` fabric of this part
+  // carries (schema/cluster_fabric.h).
+  double nvlink_bandwidth_bytes_per_s = 0;
   std::string source;  // datasheet / whitepaper the row comes from
 
   // Peak FLOP/s for matrix work in this regime's math type: fp32 -> fp32 peak; fp16 -> tensor peak

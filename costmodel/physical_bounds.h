@@ -53,6 +53,10 @@ inline constexpr Bound kComputeScale{1e-3, 1e3, false, "a ratio of compute times
 inline constexpr Bound kLinkBandwidthBytesPerS{
     1e3, 1e14, false, "a bandwidth in bytes/s: 1e3 .. 1e14",
     "write 1.25e9 for 10 Gbit/s; below 1 kB/s or above 100 TB/s is no real link"};
+// A part's NVLink per direction: 0 (none) or 1 kB/s .. 1e14 B/s (an H100 SXM's 18 links: 4.5e11).
+inline constexpr Bound kLinkBandwidthBytesPerSOrZero{
+    1e3, 1e14, true, "a bandwidth in bytes/s: 0 (none) or 1e3 .. 1e14",
+    "write 4.5e11 for NVLink 4's 900 GB/s (both directions); 0 = no NVLink"};
 // A link's latency: 0 or 1 ns .. 10 s (a geostationary satellite hop is 0.6 s).
 inline constexpr Bound kLinkLatencyS{
     1e-9, 10, true, "a latency in seconds: 0 or 1e-9 .. 10",

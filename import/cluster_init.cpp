@@ -89,24 +89,6 @@ std::string resolve_device(const HostStatement& h,
                   h.name, h.name, devices.size(), h.name));
 }
 
-schema::LinkSpec intra_link(const std::string& kind, const std::string& link_class) {
-  schema::LinkSpec l;
-  l.link_class = link_class;
-  // Datasheet line rates (docs/formats/cluster.md): PCIe 3.0 x16 after 128b/130b encoding, the
-  // most common workstation slot; NVLink 4 per direction. Latencies as platforms/vector.json
-  // (PCIe through host memory) and platforms/h200-cluster.json (NVLink) assume.
-  if (kind == "nvlink") {
-    l.bandwidth_bytes_per_s = 4.5e11;
-    l.latency_s = 2e-6;
-    l.transport.kind = costmodel::Transport::kNvlink;
-  } else {
-    l.bandwidth_bytes_per_s = 1.575e10;
-    l.latency_s = 1e-5;
-    l.transport.kind = kind == "pcie-p2p" ? costmodel::Transport::kP2p : costmodel::Transport::kShm;
-  }
-  return l;
-}
-
 }  // namespace
 
 HostStatement parse_host_statement(const std::string& text) {
@@ -225,8 +207,8 @@ std::pair<std::string, std::string> measured_intra_class(
 }
 
 schema::NodeSpec node_of(const HostStatement& h, const std::string& device,
-                         const std::string& intra_kind, const std::string& intra_class,
-                         const ClusterInitOptions& options) {
+                         const costmodel::DeviceSpec* spec, const std::string& intra_kind,
+                         const std::string& intra_class, const ClusterInitOptions& options) {
   schema::NodeSpec n;
   n.name = h.name;
   n.gpus.push_back({device, h.gpus});
@@ -239,9 +221,12 @@ schema::NodeSpec node_of(const HostStatement& h, const std::string& device,
   n.nic.transport.mtu_bytes = options.mtu_bytes;
   if (h.gpus > 1) {
     n.intra_node.kind = intra_kind;
-    n.intra_node.link = intra_link(
-        intra_kind, intra_class.empty() ? schema::intra_link_class(options.name, device, intra_kind)
-                                        : intra_class);
+    n.intra_node.link = schema::intra_link_of(
+        intra_kind, spec, h.gpus,
+        intra_class.empty() ? schema::intra_link_class(options.name, device, intra_kind)
+                            : intra_class,
+        "--host " + h.name + ": " + (options.intra_kind.empty() ? "the part's " : "--intra ") +
+            intra_kind);
   }
   n.description = fmt::format("stated: {} x {}, NIC {} ({} line rate{})", h.gpus, device, h.nic,
                               costmodel::to_string(options.nic_transport),
@@ -325,8 +310,9 @@ ClusterInit init_cluster(const std::vector<schema::ProfileInput>& profiles,
           fmt::format("host {}: its GPUs' link class is {}, measured on one host "
                       "by {}",
                       h.name, intra_class, measured_by));
-    c.nodes.push_back(node_of(h, device, schema::intra_kind_of(match.device, options.intra_kind),
-                              intra_class, options));
+    c.nodes.push_back(node_of(h, device, match.device,
+                              schema::intra_kind_of(match.device, options.intra_kind), intra_class,
+                              options));
   }
   c.network.topology = schema::Topology::kStar;
   std::vector<std::string> ranks;

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "costmodel/buckets.h"
+#include "schema/cluster_fabric.h"
 #include "schema/input_error.h"
 #include "sim/placement.h"
 
@@ -173,11 +174,12 @@ std::vector<HostClass> host_classes(const schema::ClusterSpec& cluster,
   return out;
 }
 
-schema::ClusterSpec with_device(const schema::ClusterSpec& cluster, const std::string& device) {
+schema::ClusterSpec with_device(const schema::ClusterSpec& cluster, const std::string& device,
+                                const costmodel::DeviceCatalog& catalog) {
   schema::ClusterSpec out = cluster;
-  for (auto& n : out.nodes) {
-    for (auto& g : n.gpus) g.device = device;
-  }
+  const costmodel::DeviceSpec* spec =
+      costmodel::with_devices(catalog, cluster.devices).find(device);
+  for (auto& n : out.nodes) schema::replace_gpus(n, device, spec, cluster.name);
   return out;
 }
 
@@ -205,7 +207,7 @@ SubsetResult search_subsets(const SubsetSearch& s, const schema::ClusterSpec& cl
   const std::vector<schema::TrainingConfig> variants =
       s.variants.empty() ? std::vector<schema::TrainingConfig>{s.base} : s.variants;
   for (const auto& d : devices) {
-    const schema::ClusterSpec cl = d.empty() ? cluster : with_device(cluster, d);
+    const schema::ClusterSpec cl = d.empty() ? cluster : with_device(cluster, d, catalog);
     for (const schema::TrainingConfig& v : variants) {
       SubsetSearch with = s;
       with.base = v;

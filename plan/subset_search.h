@@ -37,8 +37,10 @@ struct HostClass {
 std::vector<HostClass> host_classes(const schema::ClusterSpec& cluster,
                                     const std::vector<std::string>& hosts);
 
-// The cluster with every GPU of every node replaced by `device` (counts kept).
-schema::ClusterSpec with_device(const schema::ClusterSpec& cluster, const std::string& device);
+// The cluster with every GPU of every node replaced by `device` (counts kept), each host with the
+// fabric the part brings (schema::replace_gpus: an SXM part its NVLink baseboard, a card PCIe).
+schema::ClusterSpec with_device(const schema::ClusterSpec& cluster, const std::string& device,
+                                const costmodel::DeviceCatalog& catalog);
 
 struct SubsetSearch {
   std::vector<std::string> hosts;    // --hosts-from (empty: every host)

@@ -57,6 +57,7 @@ costmodel::DeviceSpec read_device_spec(const Node& n) {
                  "launch_year",
                  "arch_class",
                  "intra_node_fabric",
+                 "nvlink_bandwidth_bytes_per_s",
                  "source"});
   costmodel::DeviceSpec d;
   d.id = n["id"].string();
@@ -91,6 +92,8 @@ costmodel::DeviceSpec read_device_spec(const Node& n) {
     n["intra_node_fabric"].fail("\"nvlink\" or \"pcie\"", n["intra_node_fabric"].describe(),
                                 "how the part's GPUs are joined inside a node by construction");
   }
+  d.nvlink_bandwidth_bytes_per_s =
+      optional_within(n, "nvlink_bandwidth_bytes_per_s", costmodel::kLinkBandwidthBytesPerSOrZero);
   d.source = optional_string(n, "source");
   return d;
 }
@@ -117,6 +120,8 @@ Json write_device_spec(const costmodel::DeviceSpec& d) {
   if (d.launch_year > 0) j["launch_year"] = d.launch_year;
   if (!d.arch_class.empty()) j["arch_class"] = d.arch_class;
   if (!d.intra_node_fabric.empty()) j["intra_node_fabric"] = d.intra_node_fabric;
+  if (d.nvlink_bandwidth_bytes_per_s > 0)
+    j["nvlink_bandwidth_bytes_per_s"] = d.nvlink_bandwidth_bytes_per_s;
   return j;
 }
 

@@ -100,6 +100,29 @@ TEST(CatalogFabric, SxmPartsOverPcieAreLoudOnEveryCommandThatReadsTheFile) {
   EXPECT_FALSE(has(r.output, "SXM parts")) << r.output;
 }
 
+// `sweep --devices` asks what another part would do in these hosts: an SXM part comes on its
+// NVLink baseboard (before: the T4 host's PCIe path, 0.15 s of a step's all-reduce), a card
+// where SXM modules were comes in a PCIe host; cluster init joins each SXM part at its own
+// NVLink rate (before: NVLink 4's for every part).
+TEST(CatalogFabric, APartBringsItsOwnFabricToSweepDevicesAndClusterInit) {
+  const std::string dir = fresh_dir("fabric_devices");
+  Result r = run("sweep --cluster " + kSrc + "/platforms/vector.json --costs " + kCosts +
+                 " --devices h200-sxm --hosts-from vector0 --precision fp32 --micro-batch 64");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(has(r.output,
+                  "note: h200-sxm brings its own fabric inside a host: nvlink at 450 GB/s per "
+                  "direction (catalog: the part's NVLink), in place of host vector0's pcie-host"))
+      << r.output;
+  EXPECT_TRUE(has(r.output, "vector-h200-sxm-nvlink=modelled")) << r.output;
+  r = run("cluster init --name old --host a1:8xv100-sxm2:100gbe -o " + dir + "/v.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto c = nlohmann::json::parse(vitsim::test::read_text(dir + "/v.json"));
+  EXPECT_DOUBLE_EQ(c["nodes"][0]["intra_node"]["bandwidth_bytes_per_s"].get<double>(), 1.5e11);
+  r = run("cluster init --name x --host a1:8xl4:100gbe --intra nvlink -o " + dir + "/l.json");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "--host a1: --intra nvlink: l4 has no NVLink")) << r.output;
+}
+
 TEST(DeviceNames, AnAmbiguousNameIsRefusedEverywhereWithItsIds) {
   const std::string dir = fresh_dir("names");
   // cluster init
