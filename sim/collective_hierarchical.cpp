@@ -13,6 +13,7 @@
 
 #include "sim/collective_registry.h"
 #include "sim/collective_ring.h"
+#include "sim/size_guard.h"
 
 namespace vitsim::sim {
 namespace {
@@ -103,6 +104,17 @@ double hierarchical_simcalls(const CollectiveSize& s) {
   return 6 * (all_reduce ? 2 * (k - 1) + 2 * (nodes - 1) : (k - 1) + (nodes - 1));
 }
 
+// Its stages are rings without channels: at step level the ring's receiver per rank
+// (collective_ring.cpp, ring_actors), at flow level none.
+int64_t hierarchical_actors(const CollectiveSize& s) {
+  return s.flow_level ? 0 : 1;
+}
+
+// Not measured apart: as an extra actor each (kSimBytesPerActor).
+double hierarchical_sim_bytes(const CollectiveSize& s) {
+  return kSimBytesPerActor * static_cast<double>(hierarchical_actors(s));
+}
+
 }  // namespace
 
 extern const CollectiveAlgorithm kHierarchicalAlgorithm{
@@ -110,6 +122,8 @@ extern const CollectiveAlgorithm kHierarchicalAlgorithm{
     "ring reduce-scatter inside each node, a ring per local GPU across nodes, ring all-gather",
     plan_hierarchical,
     hierarchical_simcalls,
+    hierarchical_actors,
+    hierarchical_sim_bytes,
 };
 
 }  // namespace vitsim::sim

@@ -68,4 +68,18 @@ double allreduce_simcalls_per_rank(costmodel::Collective algorithm, bool flow_le
       {costmodel::CollectiveOp::kAllReduce, flow_level, ranks, ranks_per_node, ring_channels});
 }
 
+int64_t allreduce_actors_per_rank(costmodel::Collective algorithm, bool flow_level, int64_t ranks,
+                                  int64_t ranks_per_node, int64_t ring_channels) {
+  if (ranks < 2) return 0;
+  return collective_algorithm(algorithm).actors_per_rank(
+      {costmodel::CollectiveOp::kAllReduce, flow_level, ranks, ranks_per_node, ring_channels});
+}
+
+double allreduce_sim_bytes_per_rank(costmodel::Collective algorithm, bool flow_level, int64_t ranks,
+                                    int64_t ranks_per_node, int64_t ring_channels) {
+  if (ranks < 2) return 0;
+  return collective_algorithm(algorithm).sim_bytes_per_rank(
+      {costmodel::CollectiveOp::kAllReduce, flow_level, ranks, ranks_per_node, ring_channels});
+}
+
 }  // namespace vitsim::sim

@@ -35,6 +35,15 @@ struct CollectiveAlgorithm {
   // Context switches (simcalls) one rank makes in one operation on one bucket, as the stages'
   // patterns run it at that level: the size guard's work estimate (size_guard.h).
   double (*simcalls_per_rank)(const CollectiveSize& size);
+  // Actors the algorithm creates per rank at that level beyond the rank's own, the most alive at
+  // once: for the whole simulation (the ring's step-level receivers) or while an operation runs
+  // (the ring's channels, the tree's up and down actors). A rank runs one operation at a time
+  // (its stream, or its rank actor, waits for each), so these are all. The size guard's memory
+  // and memory-mapping estimate (size_guard.h).
+  int64_t (*actors_per_rank)(const CollectiveSize& size);
+  // Memory (bytes) the simulation holds per rank for those actors and the comms they keep in
+  // flight, measured (size_guard.h, the memory estimate).
+  double (*sim_bytes_per_rank)(const CollectiveSize& size);
 };
 
 // The entry of `id`; std::logic_error when the registry lacks one (a test checks every name has).
@@ -55,5 +64,12 @@ CollectivePlan plan_collectives(const PlatformPlan& plan, costmodel::Collective 
                                 const std::vector<costmodel::CollectiveOp>& ops);
 double allreduce_simcalls_per_rank(costmodel::Collective algorithm, bool flow_level, int64_t ranks,
                                    int64_t ranks_per_node, int64_t ring_channels = 1);
+// The actors an all-reduce of `algorithm` creates per rank (CollectiveAlgorithm::actors_per_rank);
+// 0 for one rank, which runs none.
+int64_t allreduce_actors_per_rank(costmodel::Collective algorithm, bool flow_level, int64_t ranks,
+                                  int64_t ranks_per_node, int64_t ring_channels = 1);
+// Their memory per rank (CollectiveAlgorithm::sim_bytes_per_rank); 0 for one rank.
+double allreduce_sim_bytes_per_rank(costmodel::Collective algorithm, bool flow_level, int64_t ranks,
+                                    int64_t ranks_per_node, int64_t ring_channels = 1);
 
 }  // namespace vitsim::sim

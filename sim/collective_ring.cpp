@@ -14,6 +14,7 @@
 #include "sim/collective_registry.h"
 #include "sim/collectives.h"
 #include "sim/sg_compat.h"
+#include "sim/size_guard.h"
 
 namespace vitsim::sim {
 
@@ -246,6 +247,20 @@ double ring_simcalls(const CollectiveSize& s) {
   return c > 1 ? c * (6 * phases + 3) : 6 * phases;
 }
 
+// Step level: a receiver per rank for the whole simulation (ring_prepare_step) and, with channels,
+// an actor per channel while an operation runs (ring_channels_step). Flow level: none, each member
+// receives on its own mailboxes.
+int64_t ring_actors(const CollectiveSize& s) {
+  if (s.flow_level) return 0;
+  return 1 + (s.ring_channels > 1 ? s.ring_channels : 0);
+}
+
+// Not measured apart: each as an extra actor (kSimBytesPerActor); the receivers only wait, a
+// channel keeps a window of two phases' comms in flight.
+double ring_sim_bytes(const CollectiveSize& s) {
+  return kSimBytesPerActor * static_cast<double>(ring_actors(s));
+}
+
 // A link direction's index: the first half of a route goes up, the second down (platform_plan.h).
 size_t link_direction(const RouteLinks& r, size_t i) {
   return 2 * static_cast<size_t>(r[i]) + (2 * i < r.size() ? 0 : 1);
@@ -319,6 +334,8 @@ extern const CollectiveAlgorithm kRingAlgorithm{
     "NCCL's ring: 2(N-1) phases of M/N to the next rank; a channel per NIC across nodes",
     plan_ring,
     ring_simcalls,
+    ring_actors,
+    ring_sim_bytes,
 };
 
 }  // namespace vitsim::sim

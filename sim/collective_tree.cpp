@@ -193,6 +193,23 @@ double tree_simcalls(const CollectiveSize& s) {
   return s.flow_level ? 12 : 2 * kTreeMaxChunks * 8;
 }
 
+// Step level, while an all-reduce runs: an actor per tree and, on a rank that is not the tree's
+// root (all but two ranks), a broadcast-down actor per tree (tree_run_step, tree_one). Flow level:
+// none.
+int64_t tree_actors(const CollectiveSize& s) {
+  return s.flow_level ? 0 : 4;
+}
+
+// Step level: the four actors and the chunks' comms they keep waiting in the mailboxes (a leaf
+// posts all its chunks at once; up to 2 x 3 x kTreeMaxChunks a rank). Measured: `vitsim predict
+// --collective tree --engine ranks --steps 1` on platforms/h200-cluster.json (ViT-B/16,
+// amp-bf16, micro-batch 16, one 500 MiB bucket: 64 chunks a tree), peak RSS at step level 86.9 /
+// 130.8 MB at 320 / 512 GPUs (flow level 38.6 / 38.3 MB): 229 kB per rank between the two, of
+// which the rank's own 24 kB (kSimBytesPerRank); rounded up.
+double tree_sim_bytes(const CollectiveSize& s) {
+  return s.flow_level ? 0 : 240e3;
+}
+
 }  // namespace
 
 extern const CollectiveAlgorithm kTreeAlgorithm{
@@ -200,6 +217,8 @@ extern const CollectiveAlgorithm kTreeAlgorithm{
     "NCCL's double binary tree: two trees of M/2 each, reduce then broadcast, O(log N) latency",
     plan_tree,
     tree_simcalls,
+    tree_actors,
+    tree_sim_bytes,
 };
 
 }  // namespace vitsim::sim

@@ -28,11 +28,7 @@ constexpr double kParentBytesPerRank = 2.5e3;
 // 17.7 kB per rank with the parent's; stacks without guard pages add a page per actor: 187
 // instead of 153 MB at 8,192 ranks).
 constexpr double kSimBytesPerRank = 24e3;
-// Per extra actor (an all-reduce stream: overlap with 14 buckets at 4,096 ranks, 123 instead of
-// 81 MB, 10 kB each; a class actor: 16,384 mixed ranks in 13,904 classes, as the multiset rule
-// GroupMembers::kCounted kept them, about 7 kB each) and per class of flows (its zone, two hosts,
-// a latency link; folded into the same run).
-constexpr double kSimBytesPerActor = 12e3;
+// Per class of flows (its zone, two hosts, a latency link; measured with kSimBytesPerActor).
 constexpr double kSimBytesPerFlowClass = 8e3;
 // A trace span, recorded in the simulation and held as a JSON event by the parent (nlohmann
 // objects of 7 keys: about 600 B; chrome_trace.h keeps the spans of 64 actors at most).
@@ -120,13 +116,19 @@ MachineLimits this_machine(bool force) {
 SimulationEstimate estimate_simulation(const SimulationShape& s) {
   SimulationEstimate e;
   const double sim = static_cast<double>(s.simulated_ranks);
-  e.actors = s.simulated_ranks * (s.stream_actors ? 2 : 1);
+  // The rank's actor, its stream's, and those its collective creates (collective_registry.h).
+  const int64_t collective = allreduce_actors_per_rank(s.algorithm, s.flow_level, s.ranks,
+                                                       s.ranks_per_node, s.ring_channels);
+  const int64_t own = s.simulated_ranks * (s.stream_actors ? 2 : 1);
+  e.actors = own + s.simulated_ranks * collective;
   e.stack_mappings = 2 * e.actors;  // the stack and its guard page
   const bool classes = s.flow_classes > 0;
   e.memory_bytes =
       kBaseBytes + kParentBytesPerRank * static_cast<double>(s.ranks) +
       (classes ? 0.0 : kSimBytesPerRank * sim) +
-      kSimBytesPerActor * static_cast<double>(e.actors - (classes ? 0 : s.simulated_ranks)) +
+      kSimBytesPerActor * static_cast<double>(own - (classes ? 0 : s.simulated_ranks)) +
+      sim * allreduce_sim_bytes_per_rank(s.algorithm, s.flow_level, s.ranks, s.ranks_per_node,
+                                         s.ring_channels) +
       kSimBytesPerFlowClass * static_cast<double>(s.flow_classes);
   if (s.trace) {  // per traced actor and step: a span per layer and pass, the others, the buckets
     const double spans =

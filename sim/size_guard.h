@@ -54,6 +54,12 @@ struct MachineLimits {
 inline constexpr double kMaxSimulationSeconds = 600;
 // Share of the available memory a simulation may take (the rest for the system and the others).
 inline constexpr double kMemoryShare = 0.8;
+// Memory per extra actor, measured on the development VM with `vitsim predict` (peak RSS): an
+// all-reduce stream (overlap with 14 buckets at 4,096 ranks, 123 instead of 81 MB, 10 kB each); a
+// class actor (16,384 mixed ranks in 13,904 classes, as the multiset rule GroupMembers::kCounted
+// kept them, about 7 kB each). A collective's own actors: its registry entry's
+// sim_bytes_per_rank (collective_registry.h).
+inline constexpr double kSimBytesPerActor = 12e3;
 
 // `force`: no time limit (--force).
 MachineLimits this_machine(bool force = false);

@@ -111,6 +111,39 @@ TEST(SizeGuard, ActorsBeyondTheMappingLimitGoWithoutGuardPages) {
   EXPECT_FALSE(stacks_without_guard_pages(estimate_simulation(h200(65536, true)), m));
 }
 
+// The step-level tree creates four actors per rank while an all-reduce runs (an actor per tree,
+// a broadcast-down actor per tree: collective_tree.cpp), which the estimate counts in its memory
+// and its stacks' mappings; its flow level creates none.
+TEST(SizeGuard, CountsTheActorsACollectiveCreates) {
+  SimulationShape tree = h200(8192, false);
+  tree.algorithm = costmodel::Collective::kTree;
+  tree.flow_level = false;
+  SimulationShape flow = tree;
+  flow.flow_level = true;
+  const SimulationEstimate step_e = estimate_simulation(tree), flow_e = estimate_simulation(flow);
+  EXPECT_EQ(step_e.actors, 5 * 8192);
+  EXPECT_EQ(flow_e.actors, 8192);
+  EXPECT_EQ(step_e.stack_mappings, 2 * 5 * 8192);
+  // 8,192 ranks' own stacks fit under the default limit; with the tree's they do not.
+  MachineLimits m = roomy();
+  m.max_map_count = 65530;
+  EXPECT_FALSE(stacks_without_guard_pages(flow_e, m));
+  EXPECT_TRUE(stacks_without_guard_pages(step_e, m));
+  // Memory that holds the flow level's estimate but not the tree's actors: refused.
+  EXPECT_GT(step_e.memory_bytes, flow_e.memory_bytes + 8192 * 4 * kSimBytesPerActor);
+  m.available_memory_bytes = (flow_e.memory_bytes + 8192 * 2 * kSimBytesPerActor) / kMemoryShare;
+  EXPECT_NO_THROW(check_simulation_size(flow_e, m, "x"));
+  EXPECT_THROW(check_simulation_size(step_e, m, "x"), std::invalid_argument);
+  // The ring's step level: a receiver per rank, and an actor per channel with channels.
+  SimulationShape ring = tree;
+  ring.algorithm = costmodel::Collective::kRing;
+  EXPECT_EQ(estimate_simulation(ring).actors, 2 * 8192);
+  ring.ring_channels = 8;
+  EXPECT_EQ(estimate_simulation(ring).actors, 10 * 8192);
+  ring.ranks = ring.simulated_ranks = 1;  // runs no collective
+  EXPECT_EQ(estimate_simulation(ring).actors, 1);
+}
+
 TEST(SizeGuard, StacksWithoutGuardPagesGiveTheSameTimes) {
   const schema::ClusterSpec cluster = test::tiny_cluster(4, 2, 1.25e9, 2.5e-5);
   schema::TrainingConfig t = test::ring_config(8);
