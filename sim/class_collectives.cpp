@@ -35,8 +35,8 @@ void ClassCollectives::run(int64_t rank_class, costmodel::CollectiveOp op, doubl
 // The same simulated times as the patterns' rank-by-rank flow level (collective_ring.cpp,
 // collective_tree.cpp): the edges start when the last member arrives; a ring ends after its
 // slowest edge, and not before its least duration (flow_least_duration_s), a tree's members sleep
-// the extra latency after the barrier that follows its slowest edge
-// (StagePattern::latency_after_barrier).
+// the extra latency and the pipeline's fill (flow_fill_s) after the barrier that follows its
+// slowest edge (StagePattern::latency_after_barrier).
 void ClassCollectives::run_stage(size_t s, int rank_class, double bytes) {
   const StageRule& stage = classes_.stages[s];
   const auto gi = static_cast<size_t>(classes_.group_of_class[s][static_cast<size_t>(rank_class)]);
@@ -60,8 +60,10 @@ void ClassCollectives::run_stage(size_t s, int rank_class, double bytes) {
       sg4::this_actor::sleep_for(g.extra_latency_s);
   }
   if (barrier) barrier->wait();
-  if (stage.pattern->latency_after_barrier && g.extra_latency_s > 0)
-    sg4::this_actor::sleep_for(g.extra_latency_s);
+  if (!stage.pattern->latency_after_barrier) return;
+  const double after =
+      g.extra_latency_s + flow_fill_s(stage, g.group_ranks, g.chunk_path, bytes);  // tree's fill
+  if (after > 0) sg4::this_actor::sleep_for(after);
 }
 
 }  // namespace vitsim::sim

@@ -101,7 +101,9 @@ std::optional<std::vector<ClosedFormAllReduce>> allreduce_equations(
         const ClassFlow& flow = classes.flows[static_cast<size_t>(f)];
         stage.flows.emplace_back(flow.simgrid_latency_s, transfer_s(classes, flow, payload));
       }
-      stage.extra_latency_s = g.extra_latency_s;
+      // A tree's fill is slept with its extra latency, after its barrier (class_collectives.cpp).
+      stage.extra_latency_s =
+          g.extra_latency_s + flow_fill_s(rule, g.group_ranks, g.chunk_path, b.bytes);
       stage.least_duration_s =
           flow_least_duration_s(rule, g.group_ranks, g.pipelined, g.chunk_path, b.bytes);
       a.stages.push_back(std::move(stage));

@@ -86,6 +86,12 @@ double flow_least_duration_s(const StageRule& stage, int64_t group_ranks, bool p
   return costmodel::chunk_path_time_s(path, per_hop);
 }
 
+double flow_fill_s(const StageRule& stage, int64_t group_ranks, const costmodel::ChunkPath& path,
+                   double bytes) {
+  if (stage.pattern->flow_fill_s == nullptr || flow_phases(stage, group_ranks) < 1) return 0;
+  return stage.pattern->flow_fill_s(stage, group_ranks, path, bytes);
+}
+
 std::vector<std::pair<int64_t, int64_t>> flow_edges(const StageRule& stage,
                                                     const CollectiveGroup& group) {
   return stage.pattern->edges(group);

@@ -22,6 +22,7 @@
 namespace vitsim::sim {
 
 class Collectives;  // the rank-by-rank engine (collectives.h) a pattern's simulation runs in
+struct StageRule;
 
 struct CollectiveGroup {
   std::vector<int64_t> ranks;  // ring order; the trees' heap order
@@ -36,6 +37,10 @@ struct CollectiveGroup {
   // A ring whose sends run ahead of their receives (collective_ring.h, plan_ring_chunk_paths):
   // the largest chunk path over its ring orders, which the flow level charges instead of
   // (phases - 1) x max_latency_s.
+  // A tree (not pipelined) carries its chunks' path here too (collective_tree.cpp,
+  // plan_tree_path): its slowest path's hops' seconds per byte alone, summed (seconds_per_byte),
+  // and its slowest edge's (slowest_seconds_per_byte), for the fill its flow level adds
+  // (StagePattern::flow_fill_s).
   bool pipelined = false;
   costmodel::ChunkPath chunk_path;
   // Per ring order, per position: the seconds per byte of the edge from that rank (its share of
@@ -70,6 +75,12 @@ struct StagePattern {
   void (*prepare_step)(Collectives& engine, size_t stage);
   void (*run_step)(Collectives& engine, size_t stage, int64_t rank, double bytes);
   void (*run_flow)(Collectives& engine, size_t stage, int64_t rank, double bytes);
+  // Flow level, a pattern whose step level pipelines chunks along a path the flow level does not
+  // (the tree): the time the pipeline's fill and drain add, for `bytes` of the operation in a
+  // group of `group_ranks` with that chunk path (CollectiveGroup::chunk_path), slept with the
+  // extra latency after the barrier. Null: none (the ring's is its least duration instead).
+  double (*flow_fill_s)(const StageRule& stage, int64_t group_ranks,
+                        const costmodel::ChunkPath& path, double bytes);
 };
 
 // What a stage does, apart from its groups: a value, so that the class level keeps it.
@@ -141,6 +152,10 @@ double flow_extra_latency_s(const StageRule& stage, const CollectiveGroup& group
 // other groups. The class level calls it with its groups' figures (rank_classes.h).
 double flow_least_duration_s(const StageRule& stage, int64_t group_ranks, bool pipelined,
                              const costmodel::ChunkPath& path, double bytes);
+// The pipeline's fill and drain the stage's pattern adds after its barrier
+// (StagePattern::flow_fill_s); 0 for a pattern without one.
+double flow_fill_s(const StageRule& stage, int64_t group_ranks, const costmodel::ChunkPath& path,
+                   double bytes);
 // The edges (sender, receiver) of one group of a stage, each carrying flow_edge_bytes.
 std::vector<std::pair<int64_t, int64_t>> flow_edges(const StageRule& stage,
                                                     const CollectiveGroup& group);

@@ -327,6 +327,7 @@ const StagePattern kRingPattern{
     ring_prepare_step,
     ring_run_step,
     ring_run_flow,
+    nullptr,  // flow_fill_s: its least duration (flow_least_duration_s) instead
 };
 
 extern const CollectiveAlgorithm kRingAlgorithm{

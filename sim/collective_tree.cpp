@@ -5,7 +5,6 @@
 #include "costmodel/collective_tree.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "sim/collective_registry.h"
 #include "sim/collectives.h"
@@ -20,10 +19,6 @@ namespace {
 // Mailbox tags, + tree index (0, 1): leaves -> root, root -> leaves.
 constexpr int kTreeReduceTag = 0;
 constexpr int kTreeBroadcastTag = 2;
-// Chunks of the step-level pipeline: each half of the message is cut into chunks of
-// ~kTreeChunkBytes, at most kTreeMaxChunks of them.
-constexpr double kTreeChunkBytes = 512.0 * 1024;
-constexpr int kTreeMaxChunks = 64;
 
 // Position of a rank in tree t (0: in order; 1: mirrored, so that interior nodes of one tree are
 // mostly leaves of the other, as in NCCL's double binary tree).
@@ -92,8 +87,7 @@ void tree_down(Collectives& e, int64_t me, int64_t parent, const std::vector<int
 void tree_one(Collectives& e, const CollectiveGroup& g, size_t pos, int t, double half_bytes) {
   const size_t n = g.ranks.size();
   const int64_t me = g.ranks[pos];
-  const int chunks = static_cast<int>(
-      std::clamp(std::ceil(half_bytes / kTreeChunkBytes), 1.0, double{kTreeMaxChunks}));
+  const int chunks = static_cast<int>(costmodel::tree_chunks(half_bytes));  // pipelined
   const uint64_t chunk = message_payload(half_bytes / chunks);
   const size_t p = tree_pos(pos, n, t);
   const int64_t parent = p == 0 ? -1 : g.ranks[tree_pos((p - 1) / 2, n, t)];
@@ -162,8 +156,19 @@ void tree_run_flow(Collectives& e, size_t s, int64_t rank, double bytes) {
   }
   sg::wait_all(comms);
   g.barrier->wait();
-  const double extra = flow_extra_latency_s(st.rule, *g.plan);
-  if (extra > 0) sg4::this_actor::sleep_for(extra);
+  // The phases' latencies and the pipeline's fill and drain (tree_flow_fill_s).
+  const double after = flow_extra_latency_s(st.rule, *g.plan) +
+                       flow_fill_s(st.rule, static_cast<int64_t>(n), g.plan->chunk_path, bytes);
+  if (after > 0) sg4::this_actor::sleep_for(after);
+}
+
+// The flow level moves every edge's bytes at once; the step level, as NCCL, in chunks forwarded
+// hop by hop, which pays its pipeline's fill and drain (costmodel::tree_pipeline_fill_s): each
+// tree's half in costmodel::tree_chunks chunks along the group's chunk path (plan_tree_path).
+double tree_flow_fill_s(const StageRule& stage, int64_t group_ranks,
+                        const costmodel::ChunkPath& path, double bytes) {
+  return costmodel::tree_pipeline_fill_s(flow_edge_bytes(stage, group_ranks, bytes), path.hops,
+                                         path.seconds_per_byte, path.slowest_seconds_per_byte);
 }
 
 const StagePattern kTreePattern{
@@ -171,12 +176,46 @@ const StagePattern kTreePattern{
     tree_share,   // M/2 each way per edge
     tree_phases,  // 2 x depth
     tree_edges,
-    true,           // latency_after_barrier
-    nullptr,        // prepare_flow: the tree's mailboxes are made as they are used
-    nullptr,        // prepare_step
-    tree_run_step,  // per tree an actor up and one down, chunks pipelined
-    tree_run_flow,  // every tree edge at once, between two barriers
+    true,              // latency_after_barrier
+    nullptr,           // prepare_flow: the tree's mailboxes are made as they are used
+    nullptr,           // prepare_step
+    tree_run_step,     // per tree an actor up and one down, chunks pipelined
+    tree_run_flow,     // every tree edge at once, between two barriers
+    tree_flow_fill_s,  // and the pipeline's fill after the second
 };
+
+// The group's chunk path (CollectiveGroup::chunk_path): per edge the seconds per byte of its
+// route alone (its narrowest link), as a chunk crosses it in the pipeline's fill and drain, before
+// the other edges' chunks reach its links or after they have left them; the slowest path of the
+// slower tree, from a leaf up to the root (the reduce waits for its slowest child) and down to a
+// leaf; and the slowest edge, whose chunks the flow level's bandwidth time counts already.
+void plan_tree_path(const PlatformPlan& plan, CollectiveStage& stage) {
+  auto alone = [&plan](int64_t src, int64_t dst) {
+    return 1 / plan.route_bandwidth_bytes_per_s(src, dst);
+  };
+  for (CollectiveGroup& g : stage.groups) {
+    const std::vector<int64_t>& r = g.ranks;
+    const size_t n = r.size();
+    costmodel::ChunkPath& c = g.chunk_path;
+    c.hops = costmodel::tree_phases(static_cast<int64_t>(n));
+    for (int t = 0; n > 1 && t < 2; ++t) {
+      // Per heap position: the slowest seconds per byte from it up to the root and down to it.
+      std::vector<double> up(n, 0), down(n, 0);
+      double up_most = 0, down_most = 0;
+      for (size_t p = 1; p < n; ++p) {  // a parent's position comes before its children's
+        const size_t q = (p - 1) / 2;
+        const int64_t child = r[tree_pos(p, n, t)], parent = r[tree_pos(q, n, t)];
+        const double to_parent = alone(child, parent), to_child = alone(parent, child);
+        up[p] = up[q] + to_parent;
+        down[p] = down[q] + to_child;
+        up_most = std::max(up_most, up[p]);
+        down_most = std::max(down_most, down[p]);
+        c.slowest_seconds_per_byte = std::max({c.slowest_seconds_per_byte, to_parent, to_child});
+      }
+      c.seconds_per_byte = std::max(c.seconds_per_byte, up_most + down_most);
+    }
+  }
+}
 
 // NCCL runs its trees for all-reduce only.
 CollectivePlan plan_tree(const PlatformPlan& plan, costmodel::CollectiveOp op) {
@@ -184,13 +223,14 @@ CollectivePlan plan_tree(const PlatformPlan& plan, costmodel::CollectiveOp op) {
   CollectivePlan out;
   out.stages.push_back(
       world_stage(plan, {&kTreePattern, costmodel::CollectiveOp::kAllReduce, 1, kTreeReduceTag}));
+  plan_tree_path(plan, out.stages.back());
   return out;
 }
 
 // Step level: two trees, up to kTreeMaxChunks chunks each, ~8 simcalls per chunk; flow level: the
 // barriers, a put and a get per tree edge, the sleep.
 double tree_simcalls(const CollectiveSize& s) {
-  return s.flow_level ? 12 : 2 * kTreeMaxChunks * 8;
+  return s.flow_level ? 12 : 2 * static_cast<double>(costmodel::kTreeMaxChunks) * 8;
 }
 
 // Step level, while an all-reduce runs: an actor per tree and, on a rank that is not the tree's

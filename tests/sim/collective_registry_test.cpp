@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <simgrid/s4u.hpp>
 #include <string>
@@ -160,6 +161,22 @@ TEST(CollectiveRegistry, TheTreeReducesUpAndBroadcastsDownAtOnce) {
   const double flow = simulated_s(platform, CollectiveOp::kAllReduce, true, m, tree);
   EXPECT_GT(step, flow);
   EXPECT_LT(step, flow * (1 + 2.0 * 4 / 64));
+}
+
+// The flow level moves every tree edge's bytes at once; the step level pipelines chunks of 512 KiB
+// (NCCL's), and pays the pipeline's fill and drain, which the flow level now adds after its barrier
+// (costmodel::tree_pipeline_fill_s: a chunk across the slowest path's hops, less the slowest, each
+// alone). On 4 HGX-like nodes of 8 GPUs (a NIC per GPU), a 25 MiB bucket (DDP's; 25 chunks a tree,
+// a path of 10 hops): flow 1.2 % below step, 4.6 % below without the fill.
+TEST(CollectiveRegistry, TheTreesFlowLevelPaysItsPipelinesFill) {
+  const double m = 25.0 * 1024 * 1024;
+  schema::ClusterSpec c = test::tiny_cluster(4, 8, 5e10, 3e-6, 4.5e11, 2e-6);
+  c.nodes[0].nic_per_gpu = true;
+  const PlatformPlan platform = plan_platform(c, place_ranks(c, test::ring_config(32)), nullptr);
+  const auto tree = costmodel::Collective::kTree;
+  const double step = simulated_s(platform, CollectiveOp::kAllReduce, false, m, tree);
+  const double flow = simulated_s(platform, CollectiveOp::kAllReduce, true, m, tree);
+  EXPECT_LT(std::abs(flow / step - 1), 0.025) << "flow " << flow << " s, step " << step << " s";
 }
 
 // The hierarchical reduce-scatter is the all-reduce's first two stages (a ring reduce-scatter in
