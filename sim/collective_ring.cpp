@@ -92,6 +92,10 @@ void ring_prepare_step(Collectives& e, size_t s) {
 // path pays each hop's own latency. A phase larger than the whole buffer waits for its receiver
 // to come for it (receiver_ready; the buffer's 4 MiB head start is not modelled).
 // docs/simulator.md, "Small buckets on many ranks".
+// Only a window's comms are held, each slot taken again once its comm is waited: holding all
+// 2(N-1) phases' until the operation ended made the memory grow as N^2 x channels (a step-level
+// ring on 256 H200 GPUs, 8 channels: 1.63 GB peak RSS, 157 MB with the window; the size guard's
+// estimate counts a window, tests/sim/size_guard_test.cpp).
 void ring_step(Collectives& e, const std::vector<int64_t>& order, size_t pos, int64_t phases,
                double chunk_bytes, int tag, double seconds_per_byte) {
   const size_t n = order.size();
@@ -108,34 +112,34 @@ void ring_step(Collectives& e, const std::vector<int64_t>& order, size_t pos, in
   const int64_t chunks = fits ? costmodel::ring_phase_chunks(chunk_bytes) : 0;
   const int64_t window = costmodel::ring_window_phases(chunk_bytes);
   std::vector<int*> slots(static_cast<size_t>(window), nullptr);
-  std::vector<sg4::CommPtr> sends(static_cast<size_t>(phases)), recvs(static_cast<size_t>(phases));
+  // Phase p's comms in slot p % window: phase p + window's take the slot once p's are waited.
+  std::vector<sg4::CommPtr> sends(static_cast<size_t>(window)), recvs(static_cast<size_t>(window));
+  auto slot = [window](int64_t p) { return static_cast<size_t>(p % window); };
   double next_send_s = 0;
   for (int64_t p = 0; p < std::min(window, phases); ++p) {
-    recvs[static_cast<size_t>(p)] = in->get_async<int>(&slots[static_cast<size_t>(p)]);
+    recvs[slot(p)] = in->get_async<int>(&slots[slot(p)]);
     if (me_ready) me_ready->release();
   }
   for (int64_t p = 0; p < phases; ++p) {
     for (int64_t c = 0; c < chunks; ++c) room_out->acquire();
     if (next_ready) next_ready->acquire();
     // The receiver had phase p - window, so that send is done (the wait returns at once).
-    if (p >= window) sends[static_cast<size_t>(p - window)]->wait();
+    if (p >= window) sends[slot(p)]->wait();
     // A connection sends its slots in order: a message's bytes leave after the previous one's.
     if (sg4::Engine::get_clock() < next_send_s) sg4::this_actor::sleep_until(next_send_s);
     // The route's token buckets let their credit through at once; the rest flows at the link's
     // rate (token_buckets.h).
     const double paced_bytes = chunk_bytes - e.credit(me, next, chunk_bytes);
-    sends[static_cast<size_t>(p)] = out->put_async(e.token(), message_payload(paced_bytes));
+    sends[slot(p)] = out->put_async(e.token(), message_payload(paced_bytes));
     next_send_s = sg4::Engine::get_clock() + paced_bytes * seconds_per_byte;
-    recvs[static_cast<size_t>(p)]->wait();
+    recvs[slot(p)]->wait();
     for (int64_t c = 0; c < chunks; ++c) room_in->release();
     if (p + window < phases) {
-      recvs[static_cast<size_t>(p + window)] =
-          in->get_async<int>(&slots[static_cast<size_t>(p % window)]);
+      recvs[slot(p)] = in->get_async<int>(&slots[slot(p)]);
       if (me_ready) me_ready->release();
     }
   }
-  for (int64_t p = std::max<int64_t>(0, phases - window); p < phases; ++p)
-    sends[static_cast<size_t>(p)]->wait();
+  for (int64_t p = std::max<int64_t>(0, phases - window); p < phases; ++p) sends[slot(p)]->wait();
 }
 
 // The channels, step by step: each in an actor of its own on the rank's host (a rank waiting in

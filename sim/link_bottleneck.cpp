@@ -48,12 +48,13 @@ void LinkBottleneckRecorder::sample(double delta_s) {
   // unsaturated. Consecutive intervals with the same links merge, so a long compute phase or a
   // steady all-reduce costs one entry.
   if (saturated.empty()) return;
-  if (!timeline_.empty() && timeline_.back().saturated == saturated &&
+  const LinkSet* set = &*sets_.insert(std::move(saturated)).first;
+  if (!timeline_.empty() && timeline_.back().saturated == set &&
       timeline_.back().end_s == now - delta_s) {
     timeline_.back().end_s = now;
     return;
   }
-  timeline_.push_back({now - delta_s, now, std::move(saturated)});
+  timeline_.push_back({now - delta_s, now, set});
 }
 
 LinkAttribution LinkBottleneckRecorder::attribute(
@@ -71,7 +72,7 @@ LinkAttribution LinkBottleneckRecorder::attribute(
       const double overlap = std::min(w1, it->end_s) - std::max(w0, it->start_s);
       if (overlap <= 0) continue;
       covered += overlap;
-      for (int l : it->saturated) out.link_s[static_cast<size_t>(l)] += overlap;
+      for (int l : *it->saturated) out.link_s[static_cast<size_t>(l)] += overlap;
     }
     out.unsaturated_s += std::max(0.0, (w1 - w0) - covered);
   }
