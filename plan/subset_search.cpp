@@ -177,8 +177,9 @@ std::vector<HostClass> host_classes(const schema::ClusterSpec& cluster,
 schema::ClusterSpec with_device(const schema::ClusterSpec& cluster, const std::string& device,
                                 const costmodel::DeviceCatalog& catalog) {
   schema::ClusterSpec out = cluster;
-  const costmodel::DeviceSpec* spec =
-      costmodel::with_devices(catalog, cluster.devices).find(device);
+  // The merged catalog lives as long as `spec`, which points into it.
+  const costmodel::DeviceCatalog devices = costmodel::with_devices(catalog, cluster.devices);
+  const costmodel::DeviceSpec* spec = devices.find(device);
   for (auto& n : out.nodes) schema::replace_gpus(n, device, spec, cluster.name);
   return out;
 }
