@@ -45,10 +45,12 @@ asan: deps
 
 # RingOverlap is left to the main build: 64 H200s rank by rank at step level, 114 s of the
 # sanitizer run's 516 s of test time for code paths (the ring's window, overlapped buckets) that
-# tests/sim and the CLI tests run under the sanitizers at a few ranks (docs/build.md).
+# tests/sim and the CLI tests run under the sanitizers at a few ranks (docs/build.md). So is
+# SizeGuard.AStepLevelRingStaysWithinItsEstimate: it measures peak resident memory, which under
+# ASan is its shadow and quarantine (312 MB where the main build measures 4 MB).
 test-asan:
 	cd $(ASAN_BUILD) && $(SANITIZER_ENV) ctest --output-on-failure -j $(JOBS) --timeout 900 \
-	  --output-junit junit.xml -E '^RingOverlap\.'
+	  --output-junit junit.xml -E '^(RingOverlap\.|SizeGuard\.AStepLevelRingStaysWithinItsEstimate)'
 	scripts/check-skips $(ASAN_BUILD)/junit.xml
 
 # Emulated cluster on this machine (root): measure, calibrate, predict, run, validate
