@@ -58,24 +58,6 @@ plan::SweepResult search(const SweepArgs& a, const plan::SweepSpec& spec,
       throw std::invalid_argument(
           clikit::unknown_name("devices", "device", "the catalog", d, ids, names));
   }
-  // A part brings its fabric (schema::replace_gpus): say where a host's changes, once a device.
-  for (const std::string& d : searched) {
-    const schema::ClusterSpec with = plan::with_device(cluster, d, catalog);
-    for (size_t i = 0; i < with.nodes.size(); ++i) {
-      const auto& was = cluster.nodes[i].intra_node;
-      const auto& now = with.nodes[i].intra_node;
-      if (now.kind == was.kind && now.link.bandwidth_bytes_per_s == was.link.bandwidth_bytes_per_s)
-        continue;
-      std::cout << fmt::format(
-          "note: {} brings its own fabric inside a host: {} at {:.4g} GB/s per direction "
-          "(catalog: the part's {}), in place of host {}'s {} at {:.4g} GB/s\n",
-          d, now.kind, now.link.bandwidth_bytes_per_s / 1e9,
-          now.kind == "nvlink" ? "NVLink" : "PCIe card",
-          schema::node_host_names(cluster.nodes[i]).front(), was.kind,
-          was.link.bandwidth_bytes_per_s / 1e9);
-      break;
-    }
-  }
   const plan::SubsetSearch s = plan::subset_search_of(spec, hosts, searched);
   // Quietly here: attach_costs, after the search, warns once per missing price.
   const schema::PriceTable prices = schema::read_prices(cost.prices);
@@ -85,6 +67,13 @@ plan::SweepResult search(const SweepArgs& a, const plan::SweepSpec& spec,
     p.cost = present::run_cost(p, prices, devices, cost_options);
   };
   plan::SubsetResult found = plan::search_subsets(s, cluster, catalog, vit, costs, options, attach);
+  for (const plan::FabricChange& f : found.fabric_changes)
+    std::cout << fmt::format(
+        "note: {} brings its own fabric inside a host: {} at {:.4g} GB/s per direction "
+        "(catalog: the part's {}), in place of host {}'s {} at {:.4g} GB/s\n",
+        f.device, f.now.kind, f.now.link.bandwidth_bytes_per_s / 1e9,
+        f.now.kind == "nvlink" ? "NVLink" : "PCIe card", f.host, f.was.kind,
+        f.was.link.bandwidth_bytes_per_s / 1e9);
   std::cout << (found.greedy ? fmt::format("greedy search (more than {} host subsets)\n",
                                            plan::kMaxExhaustiveSubsets)
                              : fmt::format("exhaustive search: {} host subset(s) per device\n",

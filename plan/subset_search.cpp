@@ -209,6 +209,15 @@ SubsetResult search_subsets(const SubsetSearch& s, const schema::ClusterSpec& cl
       s.variants.empty() ? std::vector<schema::TrainingConfig>{s.base} : s.variants;
   for (const auto& d : devices) {
     const schema::ClusterSpec cl = d.empty() ? cluster : with_device(cluster, d, catalog);
+    for (size_t i = 0; i < cl.nodes.size(); ++i) {
+      const schema::IntraNodeFabric& was = cluster.nodes[i].intra_node;
+      const schema::IntraNodeFabric& now = cl.nodes[i].intra_node;
+      if (now.kind == was.kind && now.link.bandwidth_bytes_per_s == was.link.bandwidth_bytes_per_s)
+        continue;
+      out.fabric_changes.push_back(
+          {d, schema::node_host_names(cluster.nodes[i]).front(), was, now});
+      break;
+    }
     for (const schema::TrainingConfig& v : variants) {
       SubsetSearch with = s;
       with.base = v;

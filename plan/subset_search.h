@@ -54,12 +54,21 @@ struct SubsetSearch {
   int64_t max_exhaustive = kMaxExhaustiveSubsets;  // more combinations: the greedy search
 };
 
+// The first host whose fabric inside changed when a searched device took its GPUs' place: a part
+// brings its own (schema::replace_gpus), and the sweep says so in a note, once per device.
+struct FabricChange {
+  std::string device;  // the searched device
+  std::string host;    // the first host of the changed node (schema::node_host_names)
+  schema::IntraNodeFabric was, now;
+};
+
 struct SubsetResult {
-  schema::PredictionFile predictions;  // every candidate simulated (label: device and hosts)
-  std::vector<bool> requested;         // all true (pick_best's argument)
-  std::vector<std::string> skipped;    // candidates that cannot run, with the reason
-  bool greedy = false;                 // the search was greedy (too many combinations)
-  int64_t combinations = 0;            // subsets per device in the exhaustive search
+  schema::PredictionFile predictions;        // every candidate simulated (label: device and hosts)
+  std::vector<FabricChange> fabric_changes;  // per searched device whose part changed a fabric
+  std::vector<bool> requested;               // all true (pick_best's argument)
+  std::vector<std::string> skipped;          // candidates that cannot run, with the reason
+  bool greedy = false;                       // the search was greedy (too many combinations)
+  int64_t combinations = 0;                  // subsets per device in the exhaustive search
 };
 
 // Simulates the candidates; `attach_cost` (may be empty) sets each prediction's cost before the

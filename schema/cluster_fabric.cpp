@@ -89,8 +89,7 @@ std::vector<std::string> fabric_warnings(const ClusterSpec& cluster,
           continue;
         out.push_back(fmt::format(
             "{}: host {}: {} x {} joined by nvlink at {:.4g} GB/s per direction, {}: its "
-            "predictions are too fast inside the host (hint: bandwidth_bytes_per_s {:g}, or "
-            "vitsim cluster init again)",
+            "predictions are too fast inside the host (hint: {}, or vitsim cluster init again)",
             file, node_host_names(n).front(), g.count, d->id,
             n.intra_node.link.bandwidth_bytes_per_s / 1e9,
             part > 0 ? fmt::format("above the part's NVLink ({:.4g} GB/s per direction, its "
@@ -99,7 +98,8 @@ std::vector<std::string> fabric_warnings(const ClusterSpec& cluster,
                                    part / 1e9)
                      : std::string("a part without NVLink (catalog nvlink_bandwidth_bytes_per_s "
                                    "0)"),
-            part));
+            part > 0 ? fmt::format("bandwidth_bytes_per_s {:g}", part)
+                     : std::string("intra_node kind \"pcie-host\"")));
         break;
       }
       continue;

@@ -62,24 +62,14 @@ void require_all_reduce(costmodel::Collective algorithm, costmodel::CollectiveOp
                               " (hint: --collective ring)");
 }
 
-double allreduce_simcalls_per_rank(costmodel::Collective algorithm, bool flow_level, int64_t ranks,
-                                   int64_t ranks_per_node, int64_t ring_channels) {
-  return collective_algorithm(algorithm).simcalls_per_rank(
-      {costmodel::CollectiveOp::kAllReduce, flow_level, ranks, ranks_per_node, ring_channels});
-}
-
-int64_t allreduce_actors_per_rank(costmodel::Collective algorithm, bool flow_level, int64_t ranks,
-                                  int64_t ranks_per_node, int64_t ring_channels) {
-  if (ranks < 2) return 0;
-  return collective_algorithm(algorithm).actors_per_rank(
-      {costmodel::CollectiveOp::kAllReduce, flow_level, ranks, ranks_per_node, ring_channels});
-}
-
-double allreduce_sim_bytes_per_rank(costmodel::Collective algorithm, bool flow_level, int64_t ranks,
-                                    int64_t ranks_per_node, int64_t ring_channels) {
-  if (ranks < 2) return 0;
-  return collective_algorithm(algorithm).sim_bytes_per_rank(
-      {costmodel::CollectiveOp::kAllReduce, flow_level, ranks, ranks_per_node, ring_channels});
+CollectiveCost collective_cost(costmodel::Collective algorithm, const CollectiveSize& size) {
+  const CollectiveAlgorithm& a = collective_algorithm(algorithm);
+  CollectiveCost c;
+  c.simcalls_per_rank = a.simcalls_per_rank(size);
+  if (size.ranks < 2) return c;
+  c.actors_per_rank = a.actors_per_rank(size);
+  c.sim_bytes_per_rank = a.sim_bytes_per_rank(size);
+  return c;
 }
 
 }  // namespace vitsim::sim

@@ -62,14 +62,14 @@ CollectivePlan plan_collective(const PlatformPlan& plan, costmodel::Collective a
 // it. std::invalid_argument where the algorithm refuses one of them.
 CollectivePlan plan_collectives(const PlatformPlan& plan, costmodel::Collective algorithm,
                                 const std::vector<costmodel::CollectiveOp>& ops);
-double allreduce_simcalls_per_rank(costmodel::Collective algorithm, bool flow_level, int64_t ranks,
-                                   int64_t ranks_per_node, int64_t ring_channels = 1);
-// The actors an all-reduce of `algorithm` creates per rank (CollectiveAlgorithm::actors_per_rank);
-// 0 for one rank, which runs none.
-int64_t allreduce_actors_per_rank(costmodel::Collective algorithm, bool flow_level, int64_t ranks,
-                                  int64_t ranks_per_node, int64_t ring_channels = 1);
-// Their memory per rank (CollectiveAlgorithm::sim_bytes_per_rank); 0 for one rank.
-double allreduce_sim_bytes_per_rank(costmodel::Collective algorithm, bool flow_level, int64_t ranks,
-                                    int64_t ranks_per_node, int64_t ring_channels = 1);
+// What one operation of `algorithm` at `size` costs the size guard per rank (size_guard.h): its
+// entry's simcalls_per_rank, actors_per_rank and sim_bytes_per_rank; actors and memory 0 for one
+// rank, which runs none.
+struct CollectiveCost {
+  double simcalls_per_rank = 0;
+  int64_t actors_per_rank = 0;
+  double sim_bytes_per_rank = 0;
+};
+CollectiveCost collective_cost(costmodel::Collective algorithm, const CollectiveSize& size);
 
 }  // namespace vitsim::sim

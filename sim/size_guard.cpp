@@ -45,12 +45,17 @@ constexpr double kSecondsPerHostPair = 6e-8;
 // Memory mappings a process has besides the actors' stacks (libraries, heap, SimGrid's own).
 constexpr int64_t kOtherMappings = 2000;
 
+// The size of one operation `op` of the shape's collective (collective_registry.h).
+CollectiveSize size_of(const SimulationShape& s,
+                       costmodel::CollectiveOp op = costmodel::CollectiveOp::kAllReduce) {
+  return {op, s.flow_level, s.ranks, s.ranks_per_node, s.ring_channels};
+}
+
 // Context switches of one all-reduce of one bucket by one simulated rank: the algorithm's own
 // (its registry entry, collective_registry.h) and the stream actor's.
 double simcalls_per_allreduce(const SimulationShape& s) {
   const double streams = s.stream_actors ? 2 : 0;  // a semaphore each way
-  return streams + allreduce_simcalls_per_rank(s.algorithm, s.flow_level, s.ranks, s.ranks_per_node,
-                                               s.ring_channels);
+  return streams + collective_cost(s.algorithm, size_of(s)).simcalls_per_rank;
 }
 
 // Context switches of a sharded step's collectives and per-unit sleeps by one simulated rank
@@ -60,9 +65,7 @@ double sharded_simcalls_per_step(const SimulationShape& s) {
   const double units = static_cast<double>(s.units), a = static_cast<double>(s.accumulation);
   auto per = [&](costmodel::CollectiveOp op) {
     if (s.ranks < 2) return 2.0;
-    return 2 +
-           collective_algorithm(s.algorithm)
-               .simcalls_per_rank({op, s.flow_level, s.ranks, s.ranks_per_node, s.ring_channels});
+    return 2 + collective_cost(s.algorithm, size_of(s, op)).simcalls_per_rank;
   };
   const double gathers = s.zero_stage == 3 ? a * (2 * units - 1) : units;
   const double scatters = s.zero_stage >= 2 ? a * units : 0;
@@ -117,18 +120,16 @@ SimulationEstimate estimate_simulation(const SimulationShape& s) {
   SimulationEstimate e;
   const double sim = static_cast<double>(s.simulated_ranks);
   // The rank's actor, its stream's, and those its collective creates (collective_registry.h).
-  const int64_t collective = allreduce_actors_per_rank(s.algorithm, s.flow_level, s.ranks,
-                                                       s.ranks_per_node, s.ring_channels);
+  const CollectiveCost collective = collective_cost(s.algorithm, size_of(s));
   const int64_t own = s.simulated_ranks * (s.stream_actors ? 2 : 1);
-  e.actors = own + s.simulated_ranks * collective;
+  e.actors = own + s.simulated_ranks * collective.actors_per_rank;
   e.stack_mappings = 2 * e.actors;  // the stack and its guard page
   const bool classes = s.flow_classes > 0;
   e.memory_bytes =
       kBaseBytes + kParentBytesPerRank * static_cast<double>(s.ranks) +
       (classes ? 0.0 : kSimBytesPerRank * sim) +
       kSimBytesPerActor * static_cast<double>(own - (classes ? 0 : s.simulated_ranks)) +
-      sim * allreduce_sim_bytes_per_rank(s.algorithm, s.flow_level, s.ranks, s.ranks_per_node,
-                                         s.ring_channels) +
+      sim * collective.sim_bytes_per_rank +
       kSimBytesPerFlowClass * static_cast<double>(s.flow_classes);
   if (s.trace) {  // per traced actor and step: a span per layer and pass, the others, the buckets
     const double spans =

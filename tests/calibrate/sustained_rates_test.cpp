@@ -25,6 +25,11 @@ class SustainedRatesTest : public ::testing::Test {
   std::vector<GpuEvidence> rows(const std::string& body) {
     return evidence_from_gemm_table(schema::CsvTable::parse(kHeader + body, "gemm.csv"), catalog);
   }
+  // The shipped table (data/public-benchmarks/gemm_throughput.csv).
+  static schema::CsvTable shipped_gemm_table() {
+    return schema::CsvTable::read(std::string(VITSIM_SOURCE_DIR) +
+                                  "/data/public-benchmarks/gemm_throughput.csv");
+  }
 };
 
 TEST_F(SustainedRatesTest, RowsOfUnitsTheCatalogLacksAreNoEvidence) {
@@ -103,8 +108,7 @@ TEST_F(SustainedRatesTest, TheTransferRunsOnThePeaksTimesTheFractions) {
 // The shipped table (data/public-benchmarks/gemm_throughput.csv): datacenter dies run fp32
 // GEMMs closer to their peak than GeForce dies and the T4; every class of the brief has rows.
 TEST_F(SustainedRatesTest, TheShippedTableSeparatesTheClasses) {
-  const auto table = schema::CsvTable::read(std::string(VITSIM_SOURCE_DIR) +
-                                            "/data/public-benchmarks/gemm_throughput.csv");
+  const auto table = shipped_gemm_table();
   ASSERT_TRUE(is_gemm_table(table));
   const SustainedRates rates(evidence_from_gemm_table(table, catalog), catalog);
   const double a100 = rates.fraction(spec("a100-sxm4-40gb"), MatrixUnit::kFp32).value;
@@ -125,8 +129,7 @@ TEST_F(SustainedRatesTest, TheShippedTableSeparatesTheClasses) {
 // The L4 (72 W), the L40S and the RTX A6000 (GeForce dies in datacenter and workstation boards)
 // have rows of their own, and a card of their class without rows takes them with the others'.
 TEST_F(SustainedRatesTest, TheL4VotesInTheSeventyWattClassAndTheAdaAndAmpereBoardsInGeForce) {
-  const auto table = schema::CsvTable::read(std::string(VITSIM_SOURCE_DIR) +
-                                            "/data/public-benchmarks/gemm_throughput.csv");
+  const auto table = shipped_gemm_table();
   const std::vector<GpuEvidence> all = evidence_from_gemm_table(table, catalog);
   const SustainedRates rates(all, catalog);
   const SustainedFraction l4 = rates.fraction(spec("l4"), MatrixUnit::kFp32);
@@ -149,8 +152,7 @@ TEST_F(SustainedRatesTest, TheL4VotesInTheSeventyWattClassAndTheAdaAndAmpereBoar
 // The H100 PCIe (GH100 with 114 SMs, 350 W) runs at its own rows, below the SXM's; it is no
 // sibling of the SXM, so with the H100 and H200 held out its row stays a vote of their class.
 TEST_F(SustainedRatesTest, TheH100PcieRunsAtItsOwnRowsAndVotesForTheHeldOutSxm) {
-  const auto table = schema::CsvTable::read(std::string(VITSIM_SOURCE_DIR) +
-                                            "/data/public-benchmarks/gemm_throughput.csv");
+  const auto table = shipped_gemm_table();
   const std::vector<GpuEvidence> all = evidence_from_gemm_table(table, catalog);
   const SustainedRates rates(all, catalog);
   const SustainedFraction pcie = rates.fraction(spec("h100-pcie"), MatrixUnit::kFp32);

@@ -102,11 +102,14 @@ TEST(ClusterFabric, AFileFasterThanItsPartsNvlinkIsWarned) {
   ASSERT_EQ(w.size(), 1u);
   EXPECT_TRUE(has(w[0], "old: host h1: 8 x a100-sxm4-80gb joined by nvlink at 450 GB/s")) << w[0];
   EXPECT_TRUE(has(w[0], "above the part's NVLink (300 GB/s per direction")) << w[0];
+  EXPECT_TRUE(has(w[0], "(hint: bandwidth_bytes_per_s 3e+11,")) << w[0];
   c.nodes[0].intra_node.link.bandwidth_bytes_per_s = 3e11;
   EXPECT_TRUE(fabric_warnings(c, shipped()).empty());
   c.nodes[0] = host("l4", 8, "nvlink", 4.5e11);
   ASSERT_EQ(fabric_warnings(c, shipped()).size(), 1u);
-  EXPECT_TRUE(has(fabric_warnings(c, shipped())[0], "a part without NVLink"));
+  const std::string none = fabric_warnings(c, shipped())[0];
+  EXPECT_TRUE(has(none, "a part without NVLink")) << none;
+  EXPECT_TRUE(has(none, "(hint: intra_node kind \"pcie-host\", or vitsim cluster init")) << none;
 }
 
 }  // namespace

@@ -52,8 +52,11 @@ TEST(CollectiveRegistry, EveryNameHasAnEntryThatPlacesEveryRankOncePerStage) {
       for (size_t r = 0; r < 8; ++r)
         EXPECT_EQ(s.groups.at(s.group_of[r]).ranks.at(s.pos_of[r]), static_cast<int64_t>(r));
     }
-    EXPECT_GT(allreduce_simcalls_per_rank(named.value, true, 8, 4), 0);
-    EXPECT_GT(allreduce_simcalls_per_rank(named.value, false, 8, 4), 0);
+    for (const bool flow : {true, false}) {
+      const CollectiveSize size{costmodel::CollectiveOp::kAllReduce, flow, 8, 4};
+      EXPECT_GT(collective_cost(named.value, size).simcalls_per_rank, 0);
+      EXPECT_EQ(collective_cost(named.value, {size.op, flow, 1, 1}).actors_per_rank, 0);
+    }
   }
   EXPECT_THROW(collective_algorithm(static_cast<costmodel::Collective>(99)), std::logic_error);
 }
