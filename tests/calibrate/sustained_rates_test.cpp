@@ -169,6 +169,26 @@ TEST_F(SustainedRatesTest, TheH100PcieRunsAtItsOwnRowsAndVotesForTheHeldOutSxm) 
   EXPECT_NE(sxm.from.find("h100-pcie"), std::string::npos) << sxm.from;
 }
 
+// The B200 (HGX, 180 GB) runs at its own fp32 and 16-bit rows; it has no tf32 row, so its TF32
+// rate is its own 16-bit rows' (the same tensor cores); held out, the H100 counts it as a vote.
+TEST_F(SustainedRatesTest, TheB200RunsAtItsOwnRowsAndVotesInTheDatacenterClass) {
+  const std::vector<GpuEvidence> all = evidence_from_gemm_table(shipped_gemm_table(), catalog);
+  const SustainedRates rates(all, catalog);
+  const SustainedFraction fp32 = rates.fraction(spec("b200"), MatrixUnit::kFp32);
+  EXPECT_NE(fp32.from.find("its own"), std::string::npos) << fp32.from;
+  EXPECT_NEAR(fp32.value, 66.24 / 75, 1e-9);
+  const SustainedFraction tensor = rates.fraction(spec("b200"), MatrixUnit::kTensor16);
+  EXPECT_NEAR(tensor.value, (1627.64 + 1696.03) / 2 / 2250, 1e-9);
+  EXPECT_NEAR(rates.fraction(spec("b200"), MatrixUnit::kTf32).value, tensor.value, 1e-12);
+  std::vector<GpuEvidence> without_gh100_sxm;
+  for (const auto& r : all) {
+    if (r.gpu != "h100-sxm" && r.gpu != "h200-sxm") without_gh100_sxm.push_back(r);
+  }
+  const SustainedFraction held =
+      SustainedRates(without_gh100_sxm, catalog).fraction(spec("h100-sxm"), MatrixUnit::kFp32);
+  EXPECT_NE(held.from.find("b200"), std::string::npos) << held.from;
+}
+
 }  // namespace
 }  // namespace sustained_rates_test
 }  // namespace vitsim::calibrate

@@ -65,7 +65,7 @@ TEST(CatalogFabric, ClusterInitJoinsSxmPartsByNvlinkAndCardsByPcie) {
   for (const auto& d : gpus["devices"]) {
     const std::string id = d["id"];
     const bool sxm = id == "v100-sxm2" || id == "a100-sxm4-40gb" || id == "a100-sxm4-80gb" ||
-                     id == "h100-sxm" || id == "h200-sxm";
+                     id == "h100-sxm" || id == "h200-sxm" || id == "b200";
     EXPECT_EQ(d["intra_node_fabric"], sxm ? "nvlink" : "pcie") << id;
     EXPECT_TRUE(has(d["source"].get<std::string>(), sxm ? "fabric nvlink: " : "fabric pcie: "))
         << id;

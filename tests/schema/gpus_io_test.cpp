@@ -32,7 +32,7 @@ TEST(Gpus, ShippedCatalogHasEveryRow) {
       ids,
       "gtx1070 rtx3070 p4 t4 v100-pcie v100-sxm2 a100-pcie-40gb a100-sxm4-40gb a100-pcie-80gb "
       "a100-sxm4-80gb rtx3090 rtx4090 h100-sxm h100-pcie h200-sxm rtx5090 rtx-pro-6000-max-q "
-      "rtx-a6000 l4 l40s ");
+      "rtx-a6000 l4 l40s b200 ");
   for (const auto& d : c.devices) {
     EXPECT_FALSE(d.source.empty()) << d.id;
     EXPECT_NE(d.source.find("cross-check"), std::string::npos) << d.id;
@@ -112,6 +112,19 @@ TEST(Gpus, ShippedFigures) {
   EXPECT_EQ(pcie->intra_node_fabric, "pcie");
   EXPECT_FALSE(pcie->same_chip(*c.find("h100-sxm")));
   EXPECT_EQ(c.find("H100"), nullptr);
+  // The B200 of HGX boards (180 GB): 148 SMs over two dies, dense peaks half the table's sparse
+  // figures, NVLink 5's 1.8 TB/s halved per direction, a datacenter die.
+  const auto* b200 = c.find("b200");
+  ASSERT_NE(b200, nullptr);
+  EXPECT_EQ(b200->sm_count, 148);
+  EXPECT_DOUBLE_EQ(b200->fp32_peak_flop_per_s, 75e12);
+  EXPECT_DOUBLE_EQ(b200->bf16_tensor_peak_flop_per_s, 2250e12);
+  EXPECT_DOUBLE_EQ(b200->tf32_tensor_peak_flop_per_s, 1100e12);
+  EXPECT_DOUBLE_EQ(b200->memory_bandwidth_bytes_per_s, 7.7e12);
+  EXPECT_DOUBLE_EQ(b200->nvlink_bandwidth_bytes_per_s, 9e11);
+  EXPECT_DOUBLE_EQ(b200->memory_bytes, 180.0 * (1LL << 30));
+  EXPECT_EQ(b200->arch_class, "datacenter");
+  EXPECT_EQ(b200->intra_node_fabric, "nvlink");
 }
 
 TEST(Gpus, PrecisionSupport) {
