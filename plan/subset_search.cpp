@@ -12,6 +12,7 @@
 #include "costmodel/buckets.h"
 #include "schema/cluster_fabric.h"
 #include "schema/input_error.h"
+#include "schema/rank_groups.h"
 #include "sim/placement.h"
 
 namespace vitsim::plan {
@@ -35,17 +36,19 @@ schema::TrainingConfig config_for(const SubsetSearch& s, const std::vector<HostC
   c.hosts.clear();
   c.per_rank_micro_batch.clear();
   c.gpus_per_node.reset();
-  std::string used;
+  std::vector<std::string> used;
   for (size_t k = 0; k < classes.size(); ++k) {
     for (int64_t i = 0; i < counts[k]; ++i) {
       const std::string& h = classes[k].hosts[static_cast<size_t>(i)];
       for (int64_t g = 0; g < gpus_of.at(h); ++g) c.hosts.push_back(h);
-      used += (used.empty() ? "" : ",") + h;
+      used.push_back(h);
     }
   }
   c.gpus = static_cast<int64_t>(c.hosts.size());
+  // Runs of numbered hosts as ranges ("h200-0..h200-19"): a 20-host subset's label stays short,
+  // and its table column with it.
   c.label = (s.base.label.empty() ? "" : s.base.label + ": ") +
-            (device.empty() ? "" : device + " on ") + used;
+            (device.empty() ? "" : device + " on ") + schema::format_host_ranges(used);
   return c;
 }
 

@@ -56,7 +56,7 @@ TEST(SubsetSearch, ExhaustiveFindsTheTwoFastHosts) {
   ASSERT_EQ(r.predictions.configurations.size(), 5u);
   const BestPick pick = pick_best(r.predictions.configurations, r.requested, s.goal, s.limits);
   ASSERT_GE(pick.best, 0);
-  EXPECT_EQ(r.predictions.configurations[static_cast<size_t>(pick.best)].config.label, "n0,n1");
+  EXPECT_EQ(r.predictions.configurations[static_cast<size_t>(pick.best)].config.label, "n0..n1");
 }
 
 TEST(SubsetSearch, GreedyDropsTheSlowHostFirstAndStops) {
@@ -67,7 +67,7 @@ TEST(SubsetSearch, GreedyDropsTheSlowHostFirstAndStops) {
   EXPECT_TRUE(r.greedy);
   const BestPick pick = pick_best(r.predictions.configurations, r.requested, s.goal, s.limits);
   ASSERT_GE(pick.best, 0);
-  EXPECT_EQ(r.predictions.configurations[static_cast<size_t>(pick.best)].config.label, "n0,n1");
+  EXPECT_EQ(r.predictions.configurations[static_cast<size_t>(pick.best)].config.label, "n0..n1");
   // Start (3 hosts) + round 1 (drop a fast one, drop slow) + round 2 from n0,n1 (drop a fast one):
   // fewer simulations than the exhaustive search would need on a large cluster.
   EXPECT_EQ(r.predictions.configurations.size(), 4u);
