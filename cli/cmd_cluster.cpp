@@ -13,7 +13,9 @@
 #include "cli/file_options.h"
 #include "clikit/list_options.h"
 #include "clikit/run_app.h"
+#include "costmodel/enum_names.h"
 #include "costmodel/physical_bounds.h"
+#include "costmodel/transport_model.h"
 #include "import/cluster_init.h"
 #include "import/hosts_file.h"
 #include "schema/gpus_io.h"
@@ -42,7 +44,7 @@ int cmd_cluster(int argc, char** argv) {
   app.require_subcommand(1);
   auto* init = app.add_subcommand("init", "write a cluster file from profiles and stated hosts");
   std::vector<std::string> host_texts, profile_paths;
-  std::string hosts_file, out, transport = "socket", gpus_path;
+  std::string hosts_file, out, transport = "socket", link_layer, gpus_path;
   import::ClusterInitOptions opt;
   init->add_option("--name", opt.name, "cluster name (link classes are <name>-<nic>)")->required();
   init->add_option("--host", host_texts,
@@ -56,11 +58,19 @@ int cmd_cluster(int argc, char** argv) {
                    "profiles that name the devices (and whose link classes are measured)")
       ->check(CLI::ExistingFile);
   init->add_option("--transport", transport,
-                   "NIC transport: socket (NCCL over TCP) | tcp (MPI, Gloo)")
+                   "NIC transport: socket (NCCL over TCP) | tcp (MPI, Gloo) | net-ib (NCCL's "
+                   "NET/IB with GPUDirect RDMA: InfiniBand, or RoCE with --link-layer ethernet)")
       ->capture_default_str();
-  init->add_option("--mtu-bytes", opt.mtu_bytes, "IP MTU of the NICs")->capture_default_str();
-  init->add_option("--nic-latency-s", opt.nic_latency_s, "NIC + switch latency")
-      ->capture_default_str();
+  init->add_option("--link-layer", link_layer,
+                   "with --transport net-ib: infiniband (default) | ethernet (RoCE v2)");
+  init->add_flag("--nic-per-gpu", opt.nic_per_gpu,
+                 "one NIC per GPU (rail-optimized HGX/DGX nodes: each GPU its own NIC at the "
+                 "stated rate) instead of one the host's GPUs share");
+  init->add_option("--mtu-bytes", opt.mtu_bytes,
+                   "MTU of the NICs: IP MTU (socket, tcp: 1500), IB MTU (net-ib: 4096)");
+  init->add_option("--nic-latency-s", opt.nic_latency_s,
+                   "NIC + switch latency (socket, tcp: 2.5e-05, as tesla.json; net-ib: 3e-06, as "
+                   "h200-cluster.json)");
   init->add_option("--nic-burst-bytes", opt.nic_burst_bytes,
                    "every NIC's token bucket per direction: bytes sent at line speed after idling "
                    "(a shaper's or a cloud NIC's credit; docs/formats/cluster.md, burst_bytes)")
@@ -82,12 +92,29 @@ int cmd_cluster(int argc, char** argv) {
       for (const auto& h : import::read_hosts_file(hosts_file)) host_texts.push_back(h);
     for (const auto& h : host_texts) opt.hosts.push_back(import::parse_host_statement(h));
     opt.nic_transport = costmodel::parse_transport(transport);
+    const bool ib = opt.nic_transport == costmodel::Transport::kNetIb;
     if (opt.nic_transport != costmodel::Transport::kSocket &&
-        opt.nic_transport != costmodel::Transport::kTcp)
-      throw std::invalid_argument("--transport: expected socket or tcp, got '" + transport +
-                                  "' (hint: InfiniBand/RoCE clusters are written by hand, "
-                                  "docs/formats/cluster.md)");
-    if (!(opt.mtu_bytes >= 576 && opt.mtu_bytes <= 9216))
+        opt.nic_transport != costmodel::Transport::kTcp && !ib)
+      throw std::invalid_argument("--transport: expected socket, tcp or net-ib, got '" + transport +
+                                  "'");
+    if (!link_layer.empty()) {
+      if (!ib)
+        throw std::invalid_argument(
+            "--link-layer: only with --transport net-ib (hint: "
+            "--transport net-ib --link-layer " +
+            link_layer + ")");
+      opt.link_layer =
+          costmodel::parse_named(costmodel::kLinkLayerNames, link_layer, "--link-layer");
+    }
+    // net-ib's defaults: an IB MTU, and h200-cluster.json's IB path (end to end 3 us).
+    if (ib && init->count("--mtu-bytes") == 0) opt.mtu_bytes = 4096;
+    if (ib && init->count("--nic-latency-s") == 0) opt.nic_latency_s = 3e-6;
+    if (ib && !costmodel::valid_ib_mtu_bytes(opt.mtu_bytes))
+      throw std::invalid_argument(
+          "--mtu-bytes: expected an IB MTU with --transport net-ib: 256, "
+          "512, 1024, 2048 or 4096, got " +
+          std::to_string(opt.mtu_bytes) + " (hint: RoCE on a 1500-byte Ethernet MTU uses 1024)");
+    if (!ib && !(opt.mtu_bytes >= 576 && opt.mtu_bytes <= 9216))
       throw std::invalid_argument("--mtu-bytes: expected 576 to 9216, got " +
                                   std::to_string(opt.mtu_bytes));
     if (!(opt.nic_latency_s >= 0 && opt.nic_latency_s <= 1))

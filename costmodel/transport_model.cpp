@@ -167,6 +167,11 @@ const char* to_string(LinkLayer l) {
   return name_of(kLinkLayerNames, l);
 }
 
+bool valid_ib_mtu_bytes(int64_t mtu_bytes) {
+  return mtu_bytes == 256 || mtu_bytes == 512 || mtu_bytes == 1024 || mtu_bytes == 2048 ||
+         mtu_bytes == 4096;
+}
+
 const char* to_string(LinkSource s) {
   return name_of(kLinkSourceNames, s);
 }

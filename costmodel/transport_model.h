@@ -38,6 +38,8 @@ inline constexpr EnumName<LinkLayer> kLinkLayerNames[] = {
     {LinkLayer::kEthernet, "ethernet"},
 };
 const char* to_string(LinkLayer l);
+// An IB MTU (net-ib, InfiniBand or RoCE v2): 256, 512, 1024, 2048 or 4096 bytes (IBTA Vol. 1).
+bool valid_ib_mtu_bytes(int64_t mtu_bytes);
 
 // What a cluster file says about a link's transport (docs/formats/cluster.md).
 struct TransportSpec {

@@ -219,6 +219,11 @@ schema::NodeSpec node_of(const HostStatement& h, const std::string& device,
       h.link_class.empty() ? schema::nic_link_class(options.name, h.nic) : h.link_class;
   n.nic.transport.kind = options.nic_transport;
   n.nic.transport.mtu_bytes = options.mtu_bytes;
+  if (options.nic_transport == costmodel::Transport::kNetIb) {
+    n.nic.transport.link_layer = options.link_layer;
+    n.nic.transport.gpudirect = true;
+  }
+  n.nic_per_gpu = options.nic_per_gpu && h.gpus > 1;
   if (h.gpus > 1) {
     n.intra_node.kind = intra_kind;
     n.intra_node.link = schema::intra_link_of(
@@ -228,9 +233,13 @@ schema::NodeSpec node_of(const HostStatement& h, const std::string& device,
         "--host " + h.name + ": " + (options.intra_kind.empty() ? "the part's " : "--intra ") +
             intra_kind);
   }
-  n.description = fmt::format("stated: {} x {}, NIC {} ({} line rate{})", h.gpus, device, h.nic,
-                              costmodel::to_string(options.nic_transport),
-                              h.gpus > 1 ? ", " + intra_kind + " inside" : "");
+  n.description = fmt::format(
+      "stated: {} x {}, {} {} ({} line rate{}{})", h.gpus, device,
+      n.nic_per_gpu ? "a NIC per GPU," : "NIC", h.nic, costmodel::to_string(options.nic_transport),
+      options.nic_transport == costmodel::Transport::kNetIb
+          ? std::string(" over ") + costmodel::to_string(options.link_layer) + ", GPUDirect RDMA"
+          : "",
+      h.gpus > 1 ? ", " + intra_kind + " inside" : "");
   return n;
 }
 

@@ -40,8 +40,12 @@ struct ClusterInitOptions {
   std::string name;
   std::string description;
   std::vector<HostStatement> hosts;
-  costmodel::Transport nic_transport = costmodel::Transport::kSocket;  // socket | tcp
-  int64_t mtu_bytes = 1500;
+  costmodel::Transport nic_transport = costmodel::Transport::kSocket;  // socket | tcp | net-ib
+  // net-ib: InfiniBand, or RoCE v2 (ethernet), always with GPUDirect RDMA (the NIC reads and
+  // writes GPU memory: HGX/DGX nodes; a host-staged path needs the GPU's PCIe figures, by hand).
+  costmodel::LinkLayer link_layer = costmodel::LinkLayer::kInfiniband;
+  bool nic_per_gpu = false;       // one NIC per GPU (rail-optimized) instead of one the node shares
+  int64_t mtu_bytes = 1500;       // socket, tcp: IP MTU; net-ib: IB MTU (valid_ib_mtu_bytes)
   double nic_latency_s = 2.5e-5;  // NIC + switch, as platforms/tesla.json assumes for Ethernet
   double nic_burst_bytes = 0;     // every NIC's token bucket (LinkSpec::burst_bytes), 0 = none
   // Hosts with 2+ GPUs: pcie-host | pcie-p2p | nvlink; empty: the device's own fabric from the

@@ -68,8 +68,7 @@ void read_ethernet_keys(const Node& link, costmodel::TransportSpec& t) {
 void read_ib_keys(const Node& link, bool fabric, costmodel::TransportSpec& t) {
   t.link_layer = read_named(link["link_layer"], costmodel::kLinkLayerNames);
   t.mtu_bytes = link["mtu_bytes"].integer();
-  if (t.mtu_bytes != 256 && t.mtu_bytes != 512 && t.mtu_bytes != 1024 && t.mtu_bytes != 2048 &&
-      t.mtu_bytes != 4096) {
+  if (!costmodel::valid_ib_mtu_bytes(t.mtu_bytes)) {
     link["mtu_bytes"].fail("an IB MTU: 256, 512, 1024, 2048 or 4096", link["mtu_bytes"].describe(),
                            "RoCE on a 1500-byte Ethernet MTU uses 1024; with jumbo frames 4096");
   }
