@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "schema/gpus_io.h"
@@ -29,6 +30,15 @@ class SustainedRatesTest : public ::testing::Test {
   static schema::CsvTable shipped_gemm_table() {
     return schema::CsvTable::read(std::string(VITSIM_SOURCE_DIR) +
                                   "/data/public-benchmarks/gemm_throughput.csv");
+  }
+  // `rows` without those of the GPUs `held_out` (a leave-one-GPU-out fold).
+  static std::vector<GpuEvidence> without(const std::vector<GpuEvidence>& rows,
+                                          const std::vector<std::string>& held_out) {
+    std::vector<GpuEvidence> out;
+    for (const auto& r : rows) {
+      if (std::find(held_out.begin(), held_out.end(), r.gpu) == held_out.end()) out.push_back(r);
+    }
+    return out;
   }
 };
 
@@ -136,11 +146,7 @@ TEST_F(SustainedRatesTest, TheL4VotesInTheSeventyWattClassAndTheAdaAndAmpereBoar
   EXPECT_NE(l4.from.find("its own"), std::string::npos) << l4.from;
   EXPECT_NEAR(l4.value, 15.38 / 30.3, 1e-9);  // a power-limited clock, as the T4's
   // The T4 held out takes its class's other two cards: the median of two is their mean.
-  std::vector<GpuEvidence> without_t4;
-  for (const auto& r : all) {
-    if (r.gpu != "t4") without_t4.push_back(r);
-  }
-  const SustainedRates rest(without_t4, catalog);
+  const SustainedRates rest(without(all, {"t4"}), catalog);
   const SustainedFraction t4 = rest.fraction(spec("t4"), MatrixUnit::kFp32);
   EXPECT_NE(t4.from.find("l4, p4"), std::string::npos) << t4.from;
   EXPECT_NEAR(t4.value, (l4.value + rates.fraction(spec("p4"), MatrixUnit::kFp32).value) / 2,
@@ -160,11 +166,7 @@ TEST_F(SustainedRatesTest, TheH100PcieRunsAtItsOwnRowsAndVotesForTheHeldOutSxm) 
   EXPECT_NEAR(pcie.value, 36.95 / 51.2, 1e-9);
   EXPECT_NEAR(rates.fraction(spec("h100-pcie"), MatrixUnit::kTf32).value, 240.43 / 378, 1e-9);
   EXPECT_LT(pcie.value, rates.fraction(spec("h100-sxm"), MatrixUnit::kFp32).value);
-  std::vector<GpuEvidence> without_gh100_sxm;
-  for (const auto& r : all) {
-    if (r.gpu != "h100-sxm" && r.gpu != "h200-sxm") without_gh100_sxm.push_back(r);
-  }
-  const SustainedRates rest(without_gh100_sxm, catalog);
+  const SustainedRates rest(without(all, {"h100-sxm", "h200-sxm"}), catalog);
   const SustainedFraction sxm = rest.fraction(spec("h100-sxm"), MatrixUnit::kFp32);
   EXPECT_NE(sxm.from.find("h100-pcie"), std::string::npos) << sxm.from;
 }
@@ -180,12 +182,8 @@ TEST_F(SustainedRatesTest, TheB200RunsAtItsOwnRowsAndVotesInTheDatacenterClass) 
   const SustainedFraction tensor = rates.fraction(spec("b200"), MatrixUnit::kTensor16);
   EXPECT_NEAR(tensor.value, (1627.64 + 1696.03) / 2 / 2250, 1e-9);
   EXPECT_NEAR(rates.fraction(spec("b200"), MatrixUnit::kTf32).value, tensor.value, 1e-12);
-  std::vector<GpuEvidence> without_gh100_sxm;
-  for (const auto& r : all) {
-    if (r.gpu != "h100-sxm" && r.gpu != "h200-sxm") without_gh100_sxm.push_back(r);
-  }
-  const SustainedFraction held =
-      SustainedRates(without_gh100_sxm, catalog).fraction(spec("h100-sxm"), MatrixUnit::kFp32);
+  const SustainedFraction held = SustainedRates(without(all, {"h100-sxm", "h200-sxm"}), catalog)
+                                     .fraction(spec("h100-sxm"), MatrixUnit::kFp32);
   EXPECT_NE(held.from.find("b200"), std::string::npos) << held.from;
 }
 
